@@ -1,0 +1,118 @@
+//! The single list of load-balancing algorithm names.
+//!
+//! Every name used in configs, ns-3 attributes, command-line options, result folders and plot
+//! legends comes from [`Algorithm::name`]; nothing else spells them (no integer mode codes).
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Where an algorithm makes its decisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// At the sender NIC, per queue pair: it chooses the entropy of each data packet.
+    Host,
+    /// At switches, per packet: it chooses the egress port among the equal-cost candidates.
+    Switch,
+}
+
+/// A load-balancing scheme a run can select.
+///
+/// A run names one scheme; the scheme decides both what the NICs do (the entropy of each data
+/// packet) and what the switches do (the egress among equal-cost candidates). Host schemes run
+/// over switch ECMP; switch schemes run over NICs that keep one entropy per flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Algorithm {
+    /// Flow-level ECMP: one entropy per flow, hashed by every switch (spec/algorithms.md §5).
+    Ecmp,
+    /// Oblivious packet spraying: a uniformly random entropy for every data packet.
+    Spray,
+}
+
+impl Algorithm {
+    /// Every algorithm, in the order tables and legends list them.
+    pub const ALL: &'static [Algorithm] = &[Algorithm::Ecmp, Algorithm::Spray];
+
+    /// The algorithm's one name (kebab-case), as used everywhere.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Algorithm::Ecmp => "ecmp",
+            Algorithm::Spray => "spray",
+        }
+    }
+
+    /// Where the algorithm's own decisions are made.
+    #[must_use]
+    pub const fn side(self) -> Side {
+        match self {
+            Algorithm::Ecmp | Algorithm::Spray => Side::Host,
+        }
+    }
+
+    /// All names, comma-separated, for error messages and `--help`.
+    #[must_use]
+    pub fn all_names() -> String {
+        Algorithm::ALL
+            .iter()
+            .map(|a| a.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The name given is not an algorithm we have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownAlgorithm(pub String);
+
+impl fmt::Display for UnknownAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown algorithm `{}` (known: {})",
+            self.0,
+            Algorithm::all_names()
+        )
+    }
+}
+
+impl std::error::Error for UnknownAlgorithm {}
+
+impl FromStr for Algorithm {
+    type Err = UnknownAlgorithm;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Algorithm::ALL
+            .iter()
+            .copied()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| UnknownAlgorithm(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_are_unique() {
+        for a in Algorithm::ALL {
+            assert_eq!(a.name().parse::<Algorithm>(), Ok(*a));
+        }
+        let mut names: Vec<_> = Algorithm::ALL.iter().map(|a| a.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Algorithm::ALL.len());
+    }
+
+    #[test]
+    fn unknown_name_lists_the_known_ones() {
+        let err = "bogus".parse::<Algorithm>().unwrap_err().to_string();
+        assert_eq!(err, "unknown algorithm `bogus` (known: ecmp, spray)");
+    }
+}

@@ -1,0 +1,219 @@
+//! Algorithm configuration: parsed and validated once, before any packet is sent.
+//!
+//! An algorithm is configured by its name (see [`Algorithm`]) and a parameter table written as
+//! the body of a TOML inline table, e.g. `num_entropies = 256`. The same keys appear in the
+//! `[lb]` section of scenario configs and in the ns-3 attribute `LbParameters`. Unknown keys
+//! and out-of-range values are errors that name the parameter.
+
+use std::fmt;
+
+use serde::Deserialize;
+
+use crate::algorithm::Algorithm;
+use crate::host::spray::SprayConfig;
+
+/// Why a configuration was refused. The message names the offending parameter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The algorithm being configured (or the name that was not recognised).
+    pub algorithm: String,
+    /// The parameter at fault, when one can be named.
+    pub parameter: Option<String>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl ConfigError {
+    /// An error about one parameter of `algorithm`.
+    #[must_use]
+    pub fn parameter(algorithm: Algorithm, parameter: &str, message: impl Into<String>) -> Self {
+        ConfigError {
+            algorithm: algorithm.name().to_owned(),
+            parameter: Some(parameter.to_owned()),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.parameter {
+            Some(p) => write!(
+                f,
+                "algorithm `{}`, parameter `{}`: {}",
+                self.algorithm, p, self.message
+            ),
+            None => write!(f, "algorithm `{}`: {}", self.algorithm, self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// The validated configuration of one run's load balancing, shared by every NIC and switch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LbConfig {
+    /// The scheme the run uses.
+    pub algorithm: Algorithm,
+    /// What each sender NIC does.
+    pub host: HostLbConfig,
+    /// What each switch does.
+    pub switch: SwitchLbConfig,
+}
+
+/// Configuration of the sender-NIC path selector.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostLbConfig {
+    /// One random entropy per queue pair, kept for the flow's life.
+    FixedPerFlow,
+    /// A uniformly random entropy per data packet.
+    Spray(SprayConfig),
+}
+
+/// Configuration of the per-switch egress chooser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SwitchLbConfig {
+    /// The reference simulator's flow ECMP hash over the 5-tuple (entropy = UDP source port).
+    EcmpHash,
+}
+
+/// An algorithm whose table of parameters is empty.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+
+impl LbConfig {
+    /// Parses and validates `params` (the body of a TOML inline table; may be empty) for the
+    /// algorithm called `algorithm`.
+    ///
+    /// # Errors
+    /// Unknown algorithm names, malformed parameter text, unknown parameters and out-of-range
+    /// values; the message names the parameter.
+    pub fn parse(algorithm: &str, params: &str) -> Result<Self, ConfigError> {
+        let algorithm: Algorithm =
+            algorithm
+                .trim()
+                .parse()
+                .map_err(|e: crate::algorithm::UnknownAlgorithm| ConfigError {
+                    algorithm: e.0.clone(),
+                    parameter: None,
+                    message: e.to_string(),
+                })?;
+        let table = parse_table(algorithm, params)?;
+        let host = match algorithm {
+            Algorithm::Ecmp => {
+                decode::<NoParams>(algorithm, table)?;
+                HostLbConfig::FixedPerFlow
+            }
+            Algorithm::Spray => {
+                let c: SprayConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                HostLbConfig::Spray(c)
+            }
+        };
+        Ok(LbConfig {
+            algorithm,
+            host,
+            switch: SwitchLbConfig::EcmpHash,
+        })
+    }
+}
+
+/// Reads `key = value, ...` (commas or newlines between pairs) into a TOML table.
+fn parse_table(algorithm: Algorithm, params: &str) -> Result<toml::Table, ConfigError> {
+    let text = params.trim();
+    if text.is_empty() {
+        return Ok(toml::Table::new());
+    }
+    let wrapped = format!("p = {{ {} }}", text.replace('\n', ", "));
+    let mut outer: toml::Table = wrapped.parse().map_err(|e: toml::de::Error| ConfigError {
+        algorithm: algorithm.name().to_owned(),
+        parameter: None,
+        message: format!("cannot read parameters `{text}`: {}", e.message()),
+    })?;
+    match outer.remove("p") {
+        Some(toml::Value::Table(t)) => Ok(t),
+        _ => Err(ConfigError {
+            algorithm: algorithm.name().to_owned(),
+            parameter: None,
+            message: format!("cannot read parameters `{text}`"),
+        }),
+    }
+}
+
+/// Decodes a parameter table into an algorithm's typed parameters, naming the key at fault.
+fn decode<T: for<'de> Deserialize<'de>>(
+    algorithm: Algorithm,
+    table: toml::Table,
+) -> Result<T, ConfigError> {
+    let whole = toml::Value::Table(table.clone()).try_into::<T>();
+    whole.map_err(|e: toml::de::Error| {
+        // Parameter structs default every field, so a key that fails on its own is the culprit.
+        let parameter = table.iter().find_map(|(k, v)| {
+            let mut alone = toml::Table::new();
+            alone.insert(k.clone(), v.clone());
+            toml::Value::Table(alone)
+                .try_into::<T>()
+                .is_err()
+                .then(|| k.clone())
+        });
+        ConfigError {
+            algorithm: algorithm.name().to_owned(),
+            parameter,
+            message: e.message().to_owned(),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ecmp_takes_no_parameters() {
+        let c = LbConfig::parse("ecmp", "").unwrap();
+        assert_eq!(c.host, HostLbConfig::FixedPerFlow);
+        assert_eq!(c.switch, SwitchLbConfig::EcmpHash);
+        let e = LbConfig::parse("ecmp", "num_entropies = 4").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("num_entropies"));
+        assert!(
+            e.to_string().contains("unknown field `num_entropies`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn spray_defaults_and_range() {
+        let c = LbConfig::parse("spray", "").unwrap();
+        assert_eq!(
+            c.host,
+            HostLbConfig::Spray(SprayConfig {
+                num_entropies: 65_536
+            })
+        );
+        let c = LbConfig::parse("spray", "num_entropies = 256").unwrap();
+        assert_eq!(
+            c.host,
+            HostLbConfig::Spray(SprayConfig { num_entropies: 256 })
+        );
+        let e = LbConfig::parse("spray", "num_entropies = 0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `spray`, parameter `num_entropies`: must be in 1..=65536, got 0"
+        );
+        let e = LbConfig::parse("spray", "num_entropies = \"many\"").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("num_entropies"), "{e}");
+    }
+
+    #[test]
+    fn unknown_algorithm_and_garbage_are_errors() {
+        let e = LbConfig::parse("bogus", "").unwrap_err();
+        assert!(e.to_string().contains("unknown algorithm `bogus`"), "{e}");
+        let e = LbConfig::parse("spray", "num_entropies = = 3").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("algorithm `spray`: cannot read parameters"),
+            "{e}"
+        );
+    }
+}
