@@ -26,11 +26,14 @@ pub enum Algorithm {
     Ecmp,
     /// Oblivious packet spraying: a uniformly random entropy for every data packet.
     Spray,
+    /// REPS: recycle the entropies of un-marked ACKs, explore otherwise, freeze on failures
+    /// (seed 002 §3; spec/algorithms.md §2).
+    Reps,
 }
 
 impl Algorithm {
     /// Every algorithm, in the order tables and legends list them.
-    pub const ALL: &'static [Algorithm] = &[Algorithm::Ecmp, Algorithm::Spray];
+    pub const ALL: &'static [Algorithm] = &[Algorithm::Ecmp, Algorithm::Spray, Algorithm::Reps];
 
     /// The algorithm's one name (kebab-case), as used everywhere.
     #[must_use]
@@ -38,6 +41,7 @@ impl Algorithm {
         match self {
             Algorithm::Ecmp => "ecmp",
             Algorithm::Spray => "spray",
+            Algorithm::Reps => "reps",
         }
     }
 
@@ -45,7 +49,7 @@ impl Algorithm {
     #[must_use]
     pub const fn side(self) -> Side {
         match self {
-            Algorithm::Ecmp | Algorithm::Spray => Side::Host,
+            Algorithm::Ecmp | Algorithm::Spray | Algorithm::Reps => Side::Host,
         }
     }
 
@@ -113,6 +117,6 @@ mod tests {
     #[test]
     fn unknown_name_lists_the_known_ones() {
         let err = "bogus".parse::<Algorithm>().unwrap_err().to_string();
-        assert_eq!(err, "unknown algorithm `bogus` (known: ecmp, spray)");
+        assert_eq!(err, "unknown algorithm `bogus` (known: ecmp, spray, reps)");
     }
 }

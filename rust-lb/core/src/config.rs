@@ -10,6 +10,7 @@ use std::fmt;
 use serde::Deserialize;
 
 use crate::algorithm::Algorithm;
+use crate::host::reps::RepsConfig;
 use crate::host::spray::SprayConfig;
 
 /// Why a configuration was refused. The message names the offending parameter.
@@ -50,6 +51,45 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Checks that an integer parameter lies in `lo..=hi`; the error names the parameter and range.
+pub(crate) fn check_int(
+    algorithm: Algorithm,
+    parameter: &str,
+    value: u64,
+    lo: u64,
+    hi: u64,
+) -> Result<(), ConfigError> {
+    if (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::parameter(
+            algorithm,
+            parameter,
+            format!("must be in {lo}..={hi}, got {value}"),
+        ))
+    }
+}
+
+/// Checks that a real parameter is a number in `[lo, hi]`; the error names the parameter and
+/// range.
+pub(crate) fn check_real(
+    algorithm: Algorithm,
+    parameter: &str,
+    value: f64,
+    lo: f64,
+    hi: f64,
+) -> Result<(), ConfigError> {
+    if value >= lo && value <= hi {
+        Ok(())
+    } else {
+        Err(ConfigError::parameter(
+            algorithm,
+            parameter,
+            format!("must be in [{lo}, {hi}], got {value}"),
+        ))
+    }
+}
+
 /// The validated configuration of one run's load balancing, shared by every NIC and switch.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LbConfig {
@@ -68,6 +108,8 @@ pub enum HostLbConfig {
     FixedPerFlow,
     /// A uniformly random entropy per data packet.
     Spray(SprayConfig),
+    /// REPS: recycled entropies of un-marked ACKs.
+    Reps(RepsConfig),
 }
 
 /// Configuration of the per-switch egress chooser.
@@ -109,6 +151,11 @@ impl LbConfig {
                 let c: SprayConfig = decode(algorithm, table)?;
                 c.validate(algorithm)?;
                 HostLbConfig::Spray(c)
+            }
+            Algorithm::Reps => {
+                let c: RepsConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                HostLbConfig::Reps(c)
             }
         };
         Ok(LbConfig {
@@ -203,6 +250,55 @@ mod tests {
         );
         let e = LbConfig::parse("spray", "num_entropies = \"many\"").unwrap_err();
         assert_eq!(e.parameter.as_deref(), Some("num_entropies"), "{e}");
+    }
+
+    #[test]
+    fn reps_defaults_parameters_and_ranges() {
+        let c = LbConfig::parse("reps", "").unwrap();
+        assert_eq!(c.host, HostLbConfig::Reps(RepsConfig::default()));
+        let d = RepsConfig::default();
+        assert_eq!(
+            (d.num_entropies, d.buffer_size),
+            (256, 8),
+            "seed 002 Algorithm 1"
+        );
+        assert_eq!(
+            d.freeze_ns, 10_000_000,
+            "artifact exit_freeze_after = 10 ms"
+        );
+        let c = LbConfig::parse(
+            "reps",
+            "num_entropies = 64, buffer_size = 4, explore_pkts = 16, trimming = true, \
+             rtt_guard_factor = 2",
+        )
+        .unwrap();
+        assert_eq!(
+            c.host,
+            HostLbConfig::Reps(RepsConfig {
+                num_entropies: 64,
+                buffer_size: 4,
+                explore_pkts: 16,
+                trimming: true,
+                rtt_guard_factor: 2.0,
+                ..RepsConfig::default()
+            })
+        );
+        let e = LbConfig::parse("reps", "buffer_size = 0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `reps`, parameter `buffer_size`: must be in 1..=1024, got 0"
+        );
+        let e = LbConfig::parse("reps", "rtt_guard_factor = 0.5").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `reps`, parameter `rtt_guard_factor`: must be in [1, 100], got 0.5"
+        );
+        let e = LbConfig::parse("reps", "rtt_guard_factor = nan").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("rtt_guard_factor"), "{e}");
+        let e = LbConfig::parse("reps", "freeze_ns = 0").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("freeze_ns"), "{e}");
+        let e = LbConfig::parse("reps", "buffer = 3").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("buffer"), "{e}");
     }
 
     #[test]

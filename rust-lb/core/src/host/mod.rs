@@ -7,6 +7,7 @@
 //! closed and known at compile time).
 
 pub mod ecmp;
+pub mod reps;
 pub mod spray;
 
 use crate::config::HostLbConfig;
@@ -78,6 +79,8 @@ pub enum HostSelector {
     Ecmp(ecmp::FixedEntropy),
     /// See [`spray::Spray`].
     Spray(spray::Spray),
+    /// See [`reps::Reps`].
+    Reps(reps::Reps),
 }
 
 impl PathSelector for HostSelector {
@@ -85,6 +88,7 @@ impl PathSelector for HostSelector {
         match self {
             HostSelector::Ecmp(s) => s.next_entropy(cx, rng),
             HostSelector::Spray(s) => s.next_entropy(cx, rng),
+            HostSelector::Reps(s) => s.next_entropy(cx, rng),
         }
     }
 
@@ -92,6 +96,7 @@ impl PathSelector for HostSelector {
         match self {
             HostSelector::Ecmp(s) => s.on_feedback(fb, rng),
             HostSelector::Spray(s) => s.on_feedback(fb, rng),
+            HostSelector::Reps(s) => s.on_feedback(fb, rng),
         }
     }
 
@@ -99,6 +104,7 @@ impl PathSelector for HostSelector {
         match self {
             HostSelector::Ecmp(s) => s.poll_at(),
             HostSelector::Spray(s) => s.poll_at(),
+            HostSelector::Reps(s) => s.poll_at(),
         }
     }
 
@@ -106,6 +112,7 @@ impl PathSelector for HostSelector {
         match self {
             HostSelector::Ecmp(s) => s.on_timer(now, rng),
             HostSelector::Spray(s) => s.on_timer(now, rng),
+            HostSelector::Reps(s) => s.on_timer(now, rng),
         }
     }
 }
@@ -125,6 +132,7 @@ impl HostLb {
         let selector = match config {
             HostLbConfig::FixedPerFlow => HostSelector::Ecmp(ecmp::FixedEntropy::new(&mut rng)),
             HostLbConfig::Spray(c) => HostSelector::Spray(spray::Spray::new(c)),
+            HostLbConfig::Reps(c) => HostSelector::Reps(reps::Reps::new(c)),
         };
         HostLb { selector, rng }
     }
