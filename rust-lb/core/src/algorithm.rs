@@ -29,11 +29,19 @@ pub enum Algorithm {
     /// REPS: recycle the entropies of un-marked ACKs, explore otherwise, freeze on failures
     /// (seed 002 §3; spec/algorithms.md §2).
     Reps,
+    /// FlowBender: one entropy per flow, re-drawn after congested RTTs or a timeout
+    /// (spec/algorithms.md §5).
+    FlowBender,
 }
 
 impl Algorithm {
     /// Every algorithm, in the order tables and legends list them.
-    pub const ALL: &'static [Algorithm] = &[Algorithm::Ecmp, Algorithm::Spray, Algorithm::Reps];
+    pub const ALL: &'static [Algorithm] = &[
+        Algorithm::Ecmp,
+        Algorithm::Spray,
+        Algorithm::Reps,
+        Algorithm::FlowBender,
+    ];
 
     /// The algorithm's one name (kebab-case), as used everywhere.
     #[must_use]
@@ -42,6 +50,7 @@ impl Algorithm {
             Algorithm::Ecmp => "ecmp",
             Algorithm::Spray => "spray",
             Algorithm::Reps => "reps",
+            Algorithm::FlowBender => "flowbender",
         }
     }
 
@@ -49,7 +58,9 @@ impl Algorithm {
     #[must_use]
     pub const fn side(self) -> Side {
         match self {
-            Algorithm::Ecmp | Algorithm::Spray | Algorithm::Reps => Side::Host,
+            Algorithm::Ecmp | Algorithm::Spray | Algorithm::Reps | Algorithm::FlowBender => {
+                Side::Host
+            }
         }
     }
 
@@ -117,6 +128,9 @@ mod tests {
     #[test]
     fn unknown_name_lists_the_known_ones() {
         let err = "bogus".parse::<Algorithm>().unwrap_err().to_string();
-        assert_eq!(err, "unknown algorithm `bogus` (known: ecmp, spray, reps)");
+        assert_eq!(
+            err,
+            "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender)"
+        );
     }
 }

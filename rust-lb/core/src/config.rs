@@ -10,6 +10,7 @@ use std::fmt;
 use serde::Deserialize;
 
 use crate::algorithm::Algorithm;
+use crate::host::flowbender::FlowBenderConfig;
 use crate::host::reps::RepsConfig;
 use crate::host::spray::SprayConfig;
 
@@ -110,6 +111,8 @@ pub enum HostLbConfig {
     Spray(SprayConfig),
     /// REPS: recycled entropies of un-marked ACKs.
     Reps(RepsConfig),
+    /// FlowBender: re-hash a flow after congested RTTs or a timeout.
+    FlowBender(FlowBenderConfig),
 }
 
 /// Configuration of the per-switch egress chooser.
@@ -156,6 +159,11 @@ impl LbConfig {
                 let c: RepsConfig = decode(algorithm, table)?;
                 c.validate(algorithm)?;
                 HostLbConfig::Reps(c)
+            }
+            Algorithm::FlowBender => {
+                let c: FlowBenderConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                HostLbConfig::FlowBender(c)
             }
         };
         Ok(LbConfig {
@@ -299,6 +307,39 @@ mod tests {
         assert_eq!(e.parameter.as_deref(), Some("freeze_ns"), "{e}");
         let e = LbConfig::parse("reps", "buffer = 3").unwrap_err();
         assert_eq!(e.parameter.as_deref(), Some("buffer"), "{e}");
+    }
+
+    #[test]
+    fn flowbender_defaults_parameters_and_ranges() {
+        let c = LbConfig::parse("flowbender", "").unwrap();
+        let d = FlowBenderConfig::default();
+        assert_eq!(c.host, HostLbConfig::FlowBender(d));
+        assert_eq!(
+            (d.threshold, d.consecutive_rtts),
+            (0.05, 1),
+            "T and N of §5"
+        );
+        let c = LbConfig::parse("flowbender", "threshold = 0.1, consecutive_rtts = 3").unwrap();
+        assert_eq!(
+            c.host,
+            HostLbConfig::FlowBender(FlowBenderConfig {
+                threshold: 0.1,
+                consecutive_rtts: 3,
+                ..d
+            })
+        );
+        let e = LbConfig::parse("flowbender", "threshold = 1.5").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `flowbender`, parameter `threshold`: must be in [0, 1], got 1.5"
+        );
+        let e = LbConfig::parse("flowbender", "consecutive_rtts = 0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `flowbender`, parameter `consecutive_rtts`: must be in 1..=1000000, got 0"
+        );
+        let e = LbConfig::parse("flowbender", "num_entropies = 1").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("num_entropies"), "{e}");
     }
 
     #[test]

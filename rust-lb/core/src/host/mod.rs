@@ -7,6 +7,7 @@
 //! closed and known at compile time).
 
 pub mod ecmp;
+pub mod flowbender;
 pub mod reps;
 pub mod spray;
 
@@ -81,6 +82,8 @@ pub enum HostSelector {
     Spray(spray::Spray),
     /// See [`reps::Reps`].
     Reps(reps::Reps),
+    /// See [`flowbender::FlowBender`].
+    FlowBender(flowbender::FlowBender),
 }
 
 impl PathSelector for HostSelector {
@@ -89,6 +92,7 @@ impl PathSelector for HostSelector {
             HostSelector::Ecmp(s) => s.next_entropy(cx, rng),
             HostSelector::Spray(s) => s.next_entropy(cx, rng),
             HostSelector::Reps(s) => s.next_entropy(cx, rng),
+            HostSelector::FlowBender(s) => s.next_entropy(cx, rng),
         }
     }
 
@@ -97,6 +101,7 @@ impl PathSelector for HostSelector {
             HostSelector::Ecmp(s) => s.on_feedback(fb, rng),
             HostSelector::Spray(s) => s.on_feedback(fb, rng),
             HostSelector::Reps(s) => s.on_feedback(fb, rng),
+            HostSelector::FlowBender(s) => s.on_feedback(fb, rng),
         }
     }
 
@@ -105,6 +110,7 @@ impl PathSelector for HostSelector {
             HostSelector::Ecmp(s) => s.poll_at(),
             HostSelector::Spray(s) => s.poll_at(),
             HostSelector::Reps(s) => s.poll_at(),
+            HostSelector::FlowBender(s) => s.poll_at(),
         }
     }
 
@@ -113,6 +119,7 @@ impl PathSelector for HostSelector {
             HostSelector::Ecmp(s) => s.on_timer(now, rng),
             HostSelector::Spray(s) => s.on_timer(now, rng),
             HostSelector::Reps(s) => s.on_timer(now, rng),
+            HostSelector::FlowBender(s) => s.on_timer(now, rng),
         }
     }
 }
@@ -133,6 +140,9 @@ impl HostLb {
             HostLbConfig::FixedPerFlow => HostSelector::Ecmp(ecmp::FixedEntropy::new(&mut rng)),
             HostLbConfig::Spray(c) => HostSelector::Spray(spray::Spray::new(c)),
             HostLbConfig::Reps(c) => HostSelector::Reps(reps::Reps::new(c)),
+            HostLbConfig::FlowBender(c) => {
+                HostSelector::FlowBender(flowbender::FlowBender::new(c, &mut rng))
+            }
         };
         HostLb { selector, rng }
     }
