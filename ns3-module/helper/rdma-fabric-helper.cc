@@ -1,0 +1,264 @@
+/*
+ * rdma-lb: RdmaFabricHelper.
+ */
+#include "rdma-fabric-helper.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/rdma-channel.h"
+#include "ns3/rdma-header.h"
+#include "ns3/rdma-net-device.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-switch.h"
+#include "ns3/simulator.h"
+
+#include <deque>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaFabricHelper");
+
+RdmaFabricHelper::RdmaFabricHelper() = default;
+
+void
+RdmaFabricHelper::SetLoadBalancer(const std::string& algorithm, const std::string& params)
+{
+    m_lb = LbConfig::ParseOrAbort(algorithm, params);
+}
+
+Ptr<LbConfig>
+RdmaFabricHelper::GetLoadBalancer() const
+{
+    return m_lb;
+}
+
+void
+RdmaFabricHelper::CreateNodes(uint32_t n, const std::vector<uint32_t>& switchIds)
+{
+    NS_ABORT_MSG_IF(m_nodes.GetN() != 0, "RdmaFabricHelper: nodes already created");
+    m_nodes.Create(n);
+    m_isSwitch.assign(n, false);
+    for (uint32_t s : switchIds)
+    {
+        NS_ABORT_MSG_IF(s >= n, "RdmaFabricHelper: switch id " << s << " >= node count " << n);
+        m_isSwitch[s] = true;
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (m_isSwitch[i])
+        {
+            m_nodes.Get(i)->AggregateObject(CreateObject<RdmaSwitch>());
+        }
+        else
+        {
+            m_hosts.push_back(i);
+            m_nodes.Get(i)->AggregateObject(CreateObject<RdmaNic>());
+        }
+    }
+}
+
+Ptr<RdmaChannel>
+RdmaFabricHelper::Link(uint32_t a, uint32_t b, DataRate rate, Time delay)
+{
+    NS_ABORT_MSG_IF(a >= m_nodes.GetN() || b >= m_nodes.GetN(),
+                    "RdmaFabricHelper: link " << a << "-" << b << " names an unknown node");
+    Ptr<RdmaChannel> ch = CreateObject<RdmaChannel>();
+    ch->SetAttribute("Delay", TimeValue(delay));
+    LinkRec rec{a, b, 0, 0, ch};
+    for (int end = 0; end < 2; ++end)
+    {
+        uint32_t n = end == 0 ? a : b;
+        Ptr<Node> node = m_nodes.Get(n);
+        Ptr<RdmaNetDevice> dev = CreateObject<RdmaNetDevice>();
+        dev->SetAttribute("DataRate", DataRateValue(rate));
+        node->AddDevice(dev);
+        dev->Attach(ch);
+        uint32_t port = 0;
+        if (m_isSwitch[n])
+        {
+            port = node->GetObject<RdmaSwitch>()->AddPort(dev);
+        }
+        else
+        {
+            NS_ABORT_MSG_IF(node->GetNDevices() > 1,
+                            "RdmaFabricHelper: host node " << n << " has more than one link");
+            node->GetObject<RdmaNic>()->Setup(dev, RdmaHostAddress(n));
+        }
+        (end == 0 ? rec.portA : rec.portB) = port;
+    }
+    m_links.push_back(rec);
+    return ch;
+}
+
+void
+RdmaFabricHelper::Finish()
+{
+    NS_ABORT_MSG_IF(!m_lb, "RdmaFabricHelper: call SetLoadBalancer before Finish");
+    uint32_t n = m_nodes.GetN();
+    // Adjacency: per node, (neighbour, local port).
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> adj(n);
+    for (const auto& l : m_links)
+    {
+        adj[l.a].emplace_back(l.b, l.portA);
+        adj[l.b].emplace_back(l.a, l.portB);
+    }
+    // One BFS per host, expanding only through switches (spec §5.1).
+    for (uint32_t h : m_hosts)
+    {
+        uint32_t dip = RdmaHostAddress(h);
+        std::vector<uint32_t> dist(n, std::numeric_limits<uint32_t>::max());
+        std::deque<uint32_t> q;
+        dist[h] = 0;
+        q.push_back(h);
+        while (!q.empty())
+        {
+            uint32_t m = q.front();
+            q.pop_front();
+            if (m != h && !m_isSwitch[m])
+            {
+                continue; // hosts are never transit
+            }
+            for (const auto& [nb, port] : adj[m])
+            {
+                (void)port;
+                if (dist[nb] == std::numeric_limits<uint32_t>::max())
+                {
+                    dist[nb] = dist[m] + 1;
+                    q.push_back(nb);
+                }
+            }
+        }
+        // Every switch's next hops towards h: neighbours one step closer.
+        for (uint32_t s = 0; s < n; ++s)
+        {
+            if (!m_isSwitch[s] || dist[s] == std::numeric_limits<uint32_t>::max())
+            {
+                continue;
+            }
+            Ptr<RdmaSwitch> sw = m_nodes.Get(s)->GetObject<RdmaSwitch>();
+            for (const auto& [nb, port] : adj[s])
+            {
+                if (dist[nb] + 1 == dist[s] && (nb == h || m_isSwitch[nb]))
+                {
+                    sw->AddRoute(dip, port);
+                }
+            }
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (m_isSwitch[i])
+        {
+            m_nodes.Get(i)->GetObject<RdmaSwitch>()->SetLoadBalancer(m_lb, i);
+        }
+        else
+        {
+            m_nodes.Get(i)->GetObject<RdmaNic>()->SetLoadBalancer(m_lb);
+        }
+    }
+}
+
+void
+RdmaFabricHelper::BuildLeafSpine(uint32_t leaves,
+                                 uint32_t hostsPerLeaf,
+                                 uint32_t spines,
+                                 DataRate hostRate,
+                                 DataRate fabricRate,
+                                 Time delay)
+{
+    uint32_t nHosts = leaves * hostsPerLeaf;
+    std::vector<uint32_t> switches;
+    for (uint32_t s = nHosts; s < nHosts + leaves + spines; ++s)
+    {
+        switches.push_back(s);
+    }
+    CreateNodes(nHosts + leaves + spines, switches);
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        Link(h, nHosts + h / hostsPerLeaf, hostRate, delay);
+    }
+    for (uint32_t l = 0; l < leaves; ++l)
+    {
+        for (uint32_t s = 0; s < spines; ++s)
+        {
+            Link(nHosts + l, nHosts + leaves + s, fabricRate, delay);
+        }
+    }
+}
+
+Ptr<Node>
+RdmaFabricHelper::GetNode(uint32_t i) const
+{
+    return m_nodes.Get(i);
+}
+
+uint32_t
+RdmaFabricHelper::GetNNodes() const
+{
+    return m_nodes.GetN();
+}
+
+bool
+RdmaFabricHelper::IsSwitch(uint32_t i) const
+{
+    return m_isSwitch.at(i);
+}
+
+const std::vector<uint32_t>&
+RdmaFabricHelper::GetHosts() const
+{
+    return m_hosts;
+}
+
+Ptr<RdmaNic>
+RdmaFabricHelper::GetNic(uint32_t i) const
+{
+    return m_nodes.Get(i)->GetObject<RdmaNic>();
+}
+
+Ptr<RdmaSwitch>
+RdmaFabricHelper::GetSwitch(uint32_t i) const
+{
+    return m_nodes.Get(i)->GetObject<RdmaSwitch>();
+}
+
+Ptr<RdmaChannel>
+RdmaFabricHelper::GetChannel(uint32_t a, uint32_t b) const
+{
+    for (const auto& l : m_links)
+    {
+        if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
+        {
+            return l.channel;
+        }
+    }
+    return nullptr;
+}
+
+void
+RdmaFabricHelper::AddFlow(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t size, Time start, uint32_t pg)
+{
+    NS_ABORT_MSG_IF(src >= m_nodes.GetN() || m_isSwitch[src],
+                    "RdmaFabricHelper: flow " << flowId << ": source " << src << " is not a host");
+    NS_ABORT_MSG_IF(dst >= m_nodes.GetN() || m_isSwitch[dst],
+                    "RdmaFabricHelper: flow " << flowId << ": destination " << dst
+                                              << " is not a host");
+    Ptr<RdmaNic> nic = GetNic(src);
+    uint32_t dip = RdmaHostAddress(dst);
+    Simulator::ScheduleWithContext(src, start, &RdmaNic::StartFlow, nic, flowId, dip, size, pg);
+}
+
+int64_t
+RdmaFabricHelper::AssignStreams(int64_t stream)
+{
+    int64_t s = stream;
+    for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+    {
+        s += m_isSwitch[i] ? GetSwitch(i)->AssignStreams(s) : GetNic(i)->AssignStreams(s);
+    }
+    return s - stream;
+}
+
+} // namespace ns3

@@ -1,0 +1,98 @@
+/*
+ * rdma-lb: builds a fabric of RdmaNic hosts and RdmaSwitch switches, computes the routing
+ * tables as the reference driver does (spec/rdma-model.md §5.1: one BFS per host that expands
+ * only through switches, every equal-cost next hop kept, ports in ascending order) and installs
+ * the run's load balancer everywhere.
+ */
+#ifndef RDMA_FABRIC_HELPER_H
+#define RDMA_FABRIC_HELPER_H
+
+#include "ns3/data-rate.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/rdma-lb-bridge.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class RdmaNic;
+class RdmaSwitch;
+class RdmaChannel;
+
+/**
+ * \ingroup rdma-lb
+ * Fabric builder: nodes are numbered in creation order (hosts and switches share the space,
+ * as in ConWeave's topology files); host node i has the reference's address
+ * 11.(i/256).(i%256).1 (RdmaHostAddress).
+ */
+class RdmaFabricHelper
+{
+  public:
+    RdmaFabricHelper();
+
+    /// Sets the load balancer; a bad name or parameter is a fatal error naming it.
+    void SetLoadBalancer(const std::string& algorithm, const std::string& params = "");
+    /// \return the load balancer configuration (null before SetLoadBalancer)
+    Ptr<LbConfig> GetLoadBalancer() const;
+
+    /// Creates \p n nodes; those whose index is in \p switchIds become switches, the rest hosts.
+    void CreateNodes(uint32_t n, const std::vector<uint32_t>& switchIds);
+    /// Links nodes \p a and \p b (indices) at \p rate with one-way \p delay; returns the channel.
+    Ptr<RdmaChannel> Link(uint32_t a, uint32_t b, DataRate rate, Time delay);
+    /// Computes all routing tables and installs the load balancer (call after all links).
+    void Finish();
+
+    /// Builds a two-tier leaf-spine: hosts 0..L*H-1 (H per leaf), then leaves, then spines.
+    void BuildLeafSpine(uint32_t leaves,
+                        uint32_t hostsPerLeaf,
+                        uint32_t spines,
+                        DataRate hostRate,
+                        DataRate fabricRate,
+                        Time delay);
+
+    /// \return node \p i
+    Ptr<Node> GetNode(uint32_t i) const;
+    /// \return the number of nodes
+    uint32_t GetNNodes() const;
+    /// \return whether node \p i is a switch
+    bool IsSwitch(uint32_t i) const;
+    /// \return the host nodes' indices in creation order
+    const std::vector<uint32_t>& GetHosts() const;
+    /// \return the NIC of host node \p i
+    Ptr<RdmaNic> GetNic(uint32_t i) const;
+    /// \return the switch of switch node \p i
+    Ptr<RdmaSwitch> GetSwitch(uint32_t i) const;
+    /// \return the channel between nodes \p a and \p b (first one if parallel links)
+    Ptr<RdmaChannel> GetChannel(uint32_t a, uint32_t b) const;
+
+    /// Schedules a flow from host node \p src to host node \p dst starting at \p start.
+    void AddFlow(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t size, Time start, uint32_t pg = 3);
+
+    /**
+     * Assigns fixed random-stream numbers to every NIC and switch.
+     * \param stream first stream index
+     * \return the number of streams used
+     */
+    int64_t AssignStreams(int64_t stream);
+
+  private:
+    struct LinkRec
+    {
+        uint32_t a, b;
+        uint32_t portA, portB;
+        Ptr<RdmaChannel> channel;
+    };
+
+    NodeContainer m_nodes;
+    std::vector<bool> m_isSwitch;
+    std::vector<uint32_t> m_hosts;
+    std::vector<LinkRec> m_links;
+    Ptr<LbConfig> m_lb;
+};
+
+} // namespace ns3
+
+#endif /* RDMA_FABRIC_HELPER_H */

@@ -1,0 +1,120 @@
+/*
+ * rdma-lb: RdmaChannel.
+ */
+#include "rdma-channel.h"
+
+#include "rdma-net-device.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaChannel");
+NS_OBJECT_ENSURE_REGISTERED(RdmaChannel);
+
+TypeId
+RdmaChannel::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaChannel")
+            .SetParent<Channel>()
+            .SetGroupName("RdmaLb")
+            .AddConstructor<RdmaChannel>()
+            .AddAttribute("Delay",
+                          "One-way propagation delay of the link",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&RdmaChannel::m_delay),
+                          MakeTimeChecker())
+            .AddTraceSource("Loss",
+                            "A packet was lost because the link was (or went) down",
+                            MakeTraceSourceAccessor(&RdmaChannel::m_lossTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+RdmaChannel::RdmaChannel() = default;
+
+void
+RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
+{
+    NS_ABORT_MSG_IF(m_nDevices >= 2, "RdmaChannel: a link has exactly two ends");
+    m_dev[m_nDevices++] = device;
+}
+
+bool
+RdmaChannel::TransmitStart(Ptr<const Packet> p, Ptr<RdmaNetDevice> src, Time txTime)
+{
+    if (m_down)
+    {
+        m_lossTrace(p);
+        return false;
+    }
+    uint32_t dst = (m_dev[0] == src) ? 1 : 0;
+    Simulator::ScheduleWithContext(m_dev[dst]->GetNode()->GetId(),
+                                   txTime + m_delay,
+                                   &RdmaChannel::Deliver,
+                                   this,
+                                   p,
+                                   dst,
+                                   m_epoch);
+    return true;
+}
+
+void
+RdmaChannel::Deliver(Ptr<const Packet> p, uint32_t dstIndex, uint64_t epoch)
+{
+    if (m_down || epoch != m_epoch)
+    {
+        m_lossTrace(p);
+        return;
+    }
+    m_dev[dstIndex]->Receive(p->Copy());
+}
+
+void
+RdmaChannel::SetDown(bool down)
+{
+    NS_LOG_FUNCTION(this << down);
+    if (down && !m_down)
+    {
+        ++m_epoch;
+    }
+    m_down = down;
+}
+
+bool
+RdmaChannel::IsDown() const
+{
+    return m_down;
+}
+
+Time
+RdmaChannel::GetDelay() const
+{
+    return m_delay;
+}
+
+Ptr<RdmaNetDevice>
+RdmaChannel::GetPeer(Ptr<const RdmaNetDevice> d) const
+{
+    return (m_dev[0] == d) ? m_dev[1] : m_dev[0];
+}
+
+std::size_t
+RdmaChannel::GetNDevices() const
+{
+    return m_nDevices;
+}
+
+Ptr<NetDevice>
+RdmaChannel::GetDevice(std::size_t i) const
+{
+    return m_dev[i];
+}
+
+} // namespace ns3

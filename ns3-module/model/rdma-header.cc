@@ -1,0 +1,177 @@
+/*
+ * rdma-lb: RdmaHeader serialization (sizes of spec/rdma-model.md §2).
+ */
+#include "rdma-header.h"
+
+#include "ns3/abort.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaHeader);
+
+namespace
+{
+constexpr uint32_t L2_BYTES = 14;
+constexpr uint32_t IPV4_BYTES = 20;
+constexpr uint16_t PPP_PROTO_IPV4 = 0x0021;
+} // namespace
+
+uint32_t
+RdmaHostAddress(uint32_t hostId)
+{
+    return 0x0B000001u + ((hostId / 256) << 16) + ((hostId % 256) << 8);
+}
+
+uint32_t
+RdmaHostId(uint32_t address)
+{
+    return (address >> 8) & 0xFFFF;
+}
+
+RdmaHeader::RdmaHeader() = default;
+
+TypeId
+RdmaHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("RdmaLb")
+                            .AddConstructor<RdmaHeader>();
+    return tid;
+}
+
+TypeId
+RdmaHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RdmaHeader::Print(std::ostream& os) const
+{
+    os << "type=0x" << std::hex << static_cast<uint32_t>(type) << std::dec << " sip=" << sip
+       << " dip=" << dip << " sport=" << sport << " dport=" << dport << " ecn=" << uint32_t(ecn)
+       << " seq=" << seq;
+}
+
+uint32_t
+RdmaHeader::GetSerializedSize() const
+{
+    switch (type)
+    {
+    case DATA:
+        return DATA_HEADER_BYTES;
+    case ACK:
+    case NACK:
+        return ACK_BYTES;
+    case PFC:
+        return PFC_BYTES;
+    }
+    return DATA_HEADER_BYTES;
+}
+
+void
+RdmaHeader::Serialize(Buffer::Iterator i) const
+{
+    // L2 (14 B): protocol, then 12 bytes the reference leaves zero; we keep the send time
+    // (8 B) and the echoed sequence (4 B) there.
+    i.WriteHtonU16(PPP_PROTO_IPV4);
+    i.WriteHtonU64(tsNs);
+    i.WriteHtonU32(echoSeq);
+    // IPv4 (20 B).
+    i.WriteU8(0x45);
+    i.WriteU8(ecn & 0x3);
+    i.WriteHtonU16(static_cast<uint16_t>(GetSerializedSize() - L2_BYTES));
+    i.WriteHtonU16(0); // id
+    i.WriteHtonU16(0); // fragment
+    i.WriteU8(type == PFC ? 1 : 64);
+    i.WriteU8(type);
+    i.WriteHtonU16(0); // checksum (not computed)
+    i.WriteHtonU32(sip);
+    i.WriteHtonU32(dip);
+    switch (type)
+    {
+    case DATA:
+        // UDP (8 B) + SeqTs (6 B).
+        i.WriteHtonU16(sport);
+        i.WriteHtonU16(dport);
+        i.WriteHtonU16(0); // length
+        i.WriteHtonU16(0); // checksum
+        i.WriteHtonU32(seq);
+        i.WriteHtonU16(pg);
+        break;
+    case ACK:
+    case NACK:
+        // qbb (18 B) + 8 B padding to 60 B.
+        i.WriteHtonU16(sport);
+        i.WriteHtonU16(dport);
+        i.WriteHtonU16(flags);
+        i.WriteHtonU16(pg);
+        i.WriteHtonU32(seq);
+        i.WriteHtonU32(sackSeq);
+        i.WriteHtonU16(sackLen);
+        i.WriteHtonU64(0);
+        break;
+    case PFC:
+        // pause time (µs), queue length, class: 9 B.
+        i.WriteHtonU32(pauseUs);
+        i.WriteHtonU32(pfcQlen);
+        i.WriteU8(pfcClass);
+        break;
+    }
+}
+
+uint32_t
+RdmaHeader::Deserialize(Buffer::Iterator start)
+{
+    Buffer::Iterator i = start;
+    i.ReadNtohU16();
+    tsNs = i.ReadNtohU64();
+    echoSeq = i.ReadNtohU32();
+    i.ReadU8();
+    ecn = i.ReadU8() & 0x3;
+    i.ReadNtohU16();
+    i.ReadNtohU16();
+    i.ReadNtohU16();
+    i.ReadU8();
+    uint8_t proto = i.ReadU8();
+    i.ReadNtohU16();
+    sip = i.ReadNtohU32();
+    dip = i.ReadNtohU32();
+    switch (proto)
+    {
+    case DATA:
+        type = DATA;
+        sport = i.ReadNtohU16();
+        dport = i.ReadNtohU16();
+        i.ReadNtohU16();
+        i.ReadNtohU16();
+        seq = i.ReadNtohU32();
+        pg = i.ReadNtohU16();
+        break;
+    case ACK:
+    case NACK:
+        type = static_cast<Type>(proto);
+        sport = i.ReadNtohU16();
+        dport = i.ReadNtohU16();
+        flags = i.ReadNtohU16();
+        pg = i.ReadNtohU16();
+        seq = i.ReadNtohU32();
+        sackSeq = i.ReadNtohU32();
+        sackLen = i.ReadNtohU16();
+        i.ReadNtohU64();
+        break;
+    case PFC:
+        type = PFC;
+        pauseUs = i.ReadNtohU32();
+        pfcQlen = i.ReadNtohU32();
+        pfcClass = i.ReadU8();
+        break;
+    default:
+        NS_ABORT_MSG("RdmaHeader: unknown protocol " << uint32_t(proto));
+    }
+    return GetSerializedSize();
+}
+
+} // namespace ns3

@@ -1,0 +1,85 @@
+/*
+ * rdma-lb: the one header of every packet of the RDMA fabric model.
+ *
+ * Wire sizes follow spec/rdma-model.md §2 (the HPCC/ConWeave simulator):
+ *  - data:  L2 14 + IPv4 20 + UDP 8 + SeqTs 6 = 48 B of headers (1000 B payload -> 1048 B);
+ *  - ACK/NACK: L2 14 + IPv4 20 + qbb 18, padded to 60 B;
+ *  - PFC:   L2 14 + IPv4 20 + 9 = 43 B.
+ * The model's own metadata (the send timestamp echoed for per-packet RTT, the PSN echo) is
+ * carried in bytes the reference leaves zero (the 12 zero bytes of its 14-byte "PPP" header
+ * and the ACK padding), so sizes on the wire stay exactly those of the reference.
+ */
+#ifndef RDMA_HEADER_H
+#define RDMA_HEADER_H
+
+#include "ns3/header.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-lb
+ * L2 + IPv4 + UDP/qbb/PFC fields of a fabric packet, serialized with the reference's sizes.
+ */
+class RdmaHeader : public Header
+{
+  public:
+    /// The IPv4 protocol numbers the reference uses.
+    enum Type : uint8_t
+    {
+        DATA = 0x11, //!< RoCEv2 data (UDP)
+        ACK = 0xFC,  //!< acknowledgement
+        NACK = 0xFD, //!< negative acknowledgement
+        PFC = 0xFE,  //!< priority flow control pause/resume
+    };
+
+    /// Bytes of headers on a data packet.
+    static constexpr uint32_t DATA_HEADER_BYTES = 48;
+    /// Bytes of an ACK or NACK on the wire.
+    static constexpr uint32_t ACK_BYTES = 60;
+    /// Bytes of a PFC frame on the wire.
+    static constexpr uint32_t PFC_BYTES = 43;
+
+    RdmaHeader();
+
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    void Print(std::ostream& os) const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+
+    // Fields (public: a plain record, as the reference's one-shot parser exposes them).
+    Type type{DATA};     //!< packet type (the IPv4 protocol)
+    uint32_t sip{0};     //!< source IPv4 address
+    uint32_t dip{0};     //!< destination IPv4 address
+    uint16_t sport{0};   //!< UDP source port; on data packets, the entropy switches hash
+    uint16_t dport{0};   //!< UDP destination port
+    uint8_t ecn{0};      //!< IPv4 ECN bits (0 = not ECT, 3 = CE)
+    uint16_t pg{3};      //!< priority group (switch queue of data)
+    uint32_t seq{0};     //!< data: byte offset of the first payload byte; ACK/NACK: next expected byte
+    uint64_t tsNs{0};    //!< data: send time; ACK/NACK: echoed send time of the answered packet
+    uint32_t echoSeq{0}; //!< ACK/NACK: byte offset of the answered data packet
+    uint16_t flags{0};   //!< ACK/NACK: bit 0 = CNP (the answered packet was ECN-marked)
+    uint32_t sackSeq{0}; //!< ACK/NACK: start of the selectively acknowledged block (IRN)
+    uint16_t sackLen{0}; //!< ACK/NACK: length of that block in bytes (IRN)
+    uint32_t pauseUs{0}; //!< PFC: pause time in microseconds (0 = resume)
+    uint32_t pfcQlen{0}; //!< PFC: queue length reported
+    uint8_t pfcClass{0}; //!< PFC: priority class
+
+    /// ACK/NACK flag: the answered data packet carried CE.
+    static constexpr uint16_t FLAG_CNP = 1;
+};
+
+/// \return the IPv4 address the reference gives host \p hostId: 11.(id/256).(id%256).1
+uint32_t RdmaHostAddress(uint32_t hostId);
+/// \return the host id of a host address (inverse of RdmaHostAddress)
+uint32_t RdmaHostId(uint32_t address);
+
+} // namespace ns3
+
+#endif /* RDMA_HEADER_H */

@@ -1,0 +1,272 @@
+/*
+ * rdma-lb: forwarding from the plain C++ API of rdma-lb-bridge.h to the cxx bridge.
+ * The only file of the module that includes cxx headers.
+ */
+#include "rdma-lb-bridge.h"
+
+#include "ns3/fatal-error.h"
+#include "ns3/log.h"
+
+#include "rust/cxx.h"
+#include "rdma-lb-bridge/src/lib.rs.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaLbBridge");
+
+namespace rb = ::rdmalb::bridge;
+
+struct LbConfig::Impl
+{
+    rust::Box<rb::LbConfig> cfg;
+};
+
+struct QpPathSelector::Impl
+{
+    rust::Box<rb::HostLb> lb;
+};
+
+struct SwitchEgressChooser::Impl
+{
+    rust::Box<rb::SwitchLb> lb;
+    std::vector<rb::EgressCandidate> scratch; //!< reused per packet: no allocation per packet
+};
+
+uint64_t
+DrawLbSeed(Ptr<UniformRandomVariable> rng)
+{
+    const uint32_t top = 0xFFFFFFFEu;
+    uint64_t hi = rng->GetInteger(0, top);
+    return (hi << 32) | rng->GetInteger(0, top);
+}
+
+LbConfig::LbConfig(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl))
+{
+}
+
+LbConfig::~LbConfig() = default;
+
+Ptr<LbConfig>
+LbConfig::Parse(const std::string& algorithm, const std::string& params, std::string* error)
+{
+    try
+    {
+        auto cfg = rb::new_lb_config(algorithm, params);
+        return Ptr<LbConfig>(new LbConfig(std::make_unique<Impl>(Impl{std::move(cfg)})), false);
+    }
+    catch (const rust::Error& e)
+    {
+        if (error != nullptr)
+        {
+            *error = e.what();
+        }
+        return nullptr;
+    }
+}
+
+Ptr<LbConfig>
+LbConfig::ParseOrAbort(const std::string& algorithm, const std::string& params)
+{
+    std::string error;
+    Ptr<LbConfig> cfg = Parse(algorithm, params, &error);
+    if (!cfg)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << error);
+    }
+    return cfg;
+}
+
+std::vector<std::string>
+LbConfig::AlgorithmNames()
+{
+    std::vector<std::string> names;
+    for (const auto& n : rb::algorithm_names())
+    {
+        names.emplace_back(std::string(n));
+    }
+    return names;
+}
+
+std::string
+LbConfig::GetAlgorithmName() const
+{
+    return std::string(m_impl->cfg->algorithm_name());
+}
+
+std::unique_ptr<QpPathSelector>
+LbConfig::CreateQpSelector(uint64_t seed) const
+{
+    try
+    {
+        return std::make_unique<QpPathSelector>(
+            std::make_unique<QpPathSelector::Impl>(QpPathSelector::Impl{m_impl->cfg->new_host_lb(seed)}));
+    }
+    catch (const rust::Error& e)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << e.what());
+    }
+}
+
+std::unique_ptr<SwitchEgressChooser>
+LbConfig::CreateSwitchChooser(uint32_t switchId, uint64_t seed) const
+{
+    try
+    {
+        return std::make_unique<SwitchEgressChooser>(std::make_unique<SwitchEgressChooser::Impl>(
+            SwitchEgressChooser::Impl{m_impl->cfg->new_switch_lb(switchId, seed), {}}));
+    }
+    catch (const rust::Error& e)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << e.what());
+    }
+}
+
+QpPathSelector::QpPathSelector(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl))
+{
+}
+
+QpPathSelector::~QpPathSelector() = default;
+
+bool
+QpPathSelector::TryNextEntropy(const LbSendContext& cx, uint16_t* entropy)
+{
+    rb::SendContext c{static_cast<uint64_t>(cx.now.GetNanoSeconds()),
+                      cx.psn,
+                      cx.retransmission,
+                      cx.inflightPkts};
+    rb::EntropyDecision d = m_impl->lb->next_entropy(c);
+    if (d.failed)
+    {
+        return false;
+    }
+    *entropy = d.entropy;
+    return true;
+}
+
+uint16_t
+QpPathSelector::NextEntropy(const LbSendContext& cx)
+{
+    uint16_t e = 0;
+    if (!TryNextEntropy(cx, &e))
+    {
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
+    }
+    return e;
+}
+
+void
+QpPathSelector::OnFeedback(const LbFeedback& fb)
+{
+    rb::FeedbackKind kind = rb::FeedbackKind::Ack;
+    switch (fb.kind)
+    {
+    case LbFeedbackKind::ACK:
+        kind = rb::FeedbackKind::Ack;
+        break;
+    case LbFeedbackKind::NACK:
+        kind = rb::FeedbackKind::Nack;
+        break;
+    case LbFeedbackKind::CNP:
+        kind = rb::FeedbackKind::Cnp;
+        break;
+    case LbFeedbackKind::TIMEOUT:
+        kind = rb::FeedbackKind::Timeout;
+        break;
+    }
+    rb::FeedbackEvent e{kind,
+                        static_cast<uint64_t>(fb.now.GetNanoSeconds()),
+                        fb.entropy,
+                        fb.psn,
+                        static_cast<uint64_t>(fb.rtt.GetNanoSeconds()),
+                        fb.hasRtt,
+                        fb.ecn};
+    if (!m_impl->lb->on_feedback(e))
+    {
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
+    }
+}
+
+Time
+QpPathSelector::PollAt() const
+{
+    uint64_t ns = m_impl->lb->poll_at_ns();
+    return ns == UINT64_MAX ? Time::Max() : NanoSeconds(static_cast<int64_t>(ns));
+}
+
+void
+QpPathSelector::OnTimer(Time now)
+{
+    if (!m_impl->lb->on_timer(static_cast<uint64_t>(now.GetNanoSeconds())))
+    {
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
+    }
+}
+
+std::string
+QpPathSelector::GetLastError() const
+{
+    return std::string(m_impl->lb->last_error());
+}
+
+void
+QpPathSelector::ArmTestPanic()
+{
+    m_impl->lb->arm_test_panic();
+}
+
+SwitchEgressChooser::SwitchEgressChooser(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl))
+{
+}
+
+SwitchEgressChooser::~SwitchEgressChooser() = default;
+
+uint32_t
+SwitchEgressChooser::Choose(Time now,
+                            const LbPacketInfo& pkt,
+                            const std::vector<LbEgressCandidate>& candidates)
+{
+    rb::PacketKind kind = rb::PacketKind::Data;
+    switch (pkt.kind)
+    {
+    case LbPacketKind::DATA:
+        kind = rb::PacketKind::Data;
+        break;
+    case LbPacketKind::ACK:
+        kind = rb::PacketKind::Ack;
+        break;
+    case LbPacketKind::NACK:
+        kind = rb::PacketKind::Nack;
+        break;
+    case LbPacketKind::CNP:
+        kind = rb::PacketKind::Cnp;
+        break;
+    }
+    rb::PacketInfo info{kind,
+                        pkt.sip,
+                        pkt.dip,
+                        pkt.sport,
+                        pkt.dport,
+                        pkt.psn,
+                        pkt.ingressPort,
+                        pkt.sizeBytes};
+    auto& s = m_impl->scratch;
+    s.clear();
+    for (const auto& c : candidates)
+    {
+        s.push_back(rb::EgressCandidate{c.port, c.queueBytes, c.txBytes});
+    }
+    rb::EgressDecision d = m_impl->lb->choose_egress(static_cast<uint64_t>(now.GetNanoSeconds()),
+                                                     info,
+                                                     rust::Slice<const rb::EgressCandidate>(s.data(), s.size()));
+    if (d.failed)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << std::string(m_impl->lb->last_error()));
+    }
+    return d.index;
+}
+
+} // namespace ns3

@@ -1,0 +1,187 @@
+/*
+ * rdma-lb: the C++ face of the Rust load balancers (crate rdma-lb-bridge).
+ *
+ * This header is plain C++: the cxx-generated types stay private to rdma-lb-bridge.cc
+ * (PIMPL), so scenario programs and other modules never see `rust/cxx.h`. Everything here is
+ * a thin forwarding layer; the algorithms live in Rust (rust-lb/core).
+ *
+ * Error policy (DESIGN.md "no Rust panic crosses the bridge"):
+ *  - Construction errors (unknown algorithm, bad parameter) come back as a message, naming the
+ *    parameter; the ParseOrAbort variants turn them into NS_FATAL_ERROR.
+ *  - A per-packet call cannot fail unless the Rust side caught a panic; the Try* variants then
+ *    return false and GetLastError() holds the message, the plain variants raise NS_FATAL_ERROR.
+ */
+#ifndef RDMA_LB_BRIDGE_H
+#define RDMA_LB_BRIDGE_H
+
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/simple-ref-count.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// What the NIC knows when it is about to send a data packet.
+struct LbSendContext
+{
+    Time now;                  //!< now
+    uint32_t psn{0};           //!< sequence number of the packet (in packets)
+    bool retransmission{false}; //!< whether the packet is a retransmission
+    uint32_t inflightPkts{0};  //!< packets sent and not yet acknowledged
+};
+
+/// Kind of feedback a sender receives about a packet.
+enum class LbFeedbackKind
+{
+    ACK,
+    NACK,
+    CNP,
+    TIMEOUT
+};
+
+/// Feedback for a packet sent on `entropy`.
+struct LbFeedback
+{
+    LbFeedbackKind kind{LbFeedbackKind::ACK}; //!< kind
+    Time now;                                 //!< now
+    uint16_t entropy{0};                      //!< entropy of the answered packet (echoed)
+    uint32_t psn{0};                          //!< answered sequence number (in packets)
+    Time rtt;                                 //!< round-trip time of that packet, if hasRtt
+    bool hasRtt{false};                       //!< whether rtt is meaningful
+    bool ecn{false};                          //!< whether the answered packet was ECN-marked
+};
+
+/// What a packet at a switch is.
+enum class LbPacketKind
+{
+    DATA,
+    ACK,
+    NACK,
+    CNP
+};
+
+/// The packet fields a switch algorithm reads.
+struct LbPacketInfo
+{
+    LbPacketKind kind{LbPacketKind::DATA}; //!< kind
+    uint32_t sip{0};                       //!< source IPv4 address
+    uint32_t dip{0};                       //!< destination IPv4 address
+    uint16_t sport{0};                     //!< UDP source port (the entropy of data packets)
+    uint16_t dport{0};                     //!< UDP destination port
+    uint32_t psn{0};                       //!< sequence number (in packets)
+    uint32_t ingressPort{0};               //!< port the packet arrived on
+    uint32_t sizeBytes{0};                 //!< size on the wire
+};
+
+/// One equal-cost egress port and its state.
+struct LbEgressCandidate
+{
+    uint32_t port{0};       //!< port index on the switch
+    uint64_t queueBytes{0}; //!< bytes queued at the port
+    uint64_t txBytes{0};    //!< bytes sent so far
+};
+
+class QpPathSelector;
+class SwitchEgressChooser;
+
+/// \return a 64-bit seed for a Rust load balancer, drawn from the ns-3 stream \p rng (so that
+/// RngRun and AssignStreams govern the Rust decisions, DESIGN.md decision 6)
+uint64_t DrawLbSeed(Ptr<UniformRandomVariable> rng);
+
+/**
+ * \ingroup rdma-lb
+ * A validated load-balancing configuration (algorithm name + parameters), shared by all the
+ * NICs and switches of a run; it creates the per-queue-pair and per-switch deciders.
+ */
+class LbConfig : public SimpleRefCount<LbConfig>
+{
+  public:
+    /**
+     * Parses and validates.
+     * \param algorithm the algorithm's name (see AlgorithmNames())
+     * \param params parameters as `key = value` pairs separated by commas or newlines
+     * \param[out] error the reason, naming the parameter, when nullptr is returned
+     * \return the configuration, or nullptr
+     */
+    static Ptr<LbConfig> Parse(const std::string& algorithm,
+                               const std::string& params,
+                               std::string* error);
+    /// Like Parse, but a bad configuration is an NS_FATAL_ERROR carrying the message.
+    static Ptr<LbConfig> ParseOrAbort(const std::string& algorithm, const std::string& params);
+    /// Every algorithm name the Rust side knows, in table order.
+    static std::vector<std::string> AlgorithmNames();
+
+    ~LbConfig();
+    /// \return the algorithm's name
+    std::string GetAlgorithmName() const;
+    /// \return a path selector for one queue pair, seeded with \p seed
+    std::unique_ptr<QpPathSelector> CreateQpSelector(uint64_t seed) const;
+    /// \return an egress chooser for switch \p switchId, seeded with \p seed
+    std::unique_ptr<SwitchEgressChooser> CreateSwitchChooser(uint32_t switchId, uint64_t seed) const;
+
+    struct Impl;
+
+  private:
+    explicit LbConfig(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+/**
+ * \ingroup rdma-lb
+ * One queue pair's path selector (Rust object): chooses each data packet's entropy.
+ */
+class QpPathSelector
+{
+  public:
+    struct Impl;
+    explicit QpPathSelector(std::unique_ptr<Impl> impl);
+    ~QpPathSelector();
+
+    /// \return the entropy of the next data packet (NS_FATAL_ERROR if the algorithm failed)
+    uint16_t NextEntropy(const LbSendContext& cx);
+    /// \return false if the algorithm failed (see GetLastError); else sets \p entropy
+    bool TryNextEntropy(const LbSendContext& cx, uint16_t* entropy);
+    /// Delivers feedback (NS_FATAL_ERROR if the algorithm failed).
+    void OnFeedback(const LbFeedback& fb);
+    /// \return the time the selector wants OnTimer called, or Time::Max() for none
+    Time PollAt() const;
+    /// Fires the selector's timer (NS_FATAL_ERROR if the algorithm failed).
+    void OnTimer(Time now);
+    /// \return the message of the caught failure, or an empty string
+    std::string GetLastError() const;
+    /// Makes the next call panic inside the Rust guard (tests only).
+    void ArmTestPanic();
+
+  private:
+    std::unique_ptr<Impl> m_impl;
+};
+
+/**
+ * \ingroup rdma-lb
+ * One switch's egress chooser (Rust object).
+ */
+class SwitchEgressChooser
+{
+  public:
+    struct Impl;
+    explicit SwitchEgressChooser(std::unique_ptr<Impl> impl);
+    ~SwitchEgressChooser();
+
+    /// \return the index into \p candidates of the chosen port (NS_FATAL_ERROR on failure)
+    uint32_t Choose(Time now,
+                    const LbPacketInfo& pkt,
+                    const std::vector<LbEgressCandidate>& candidates);
+
+  private:
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace ns3
+
+#endif /* RDMA_LB_BRIDGE_H */

@@ -1,0 +1,370 @@
+/*
+ * rdma-lb: RdmaNetDevice (spec/rdma-model.md §4).
+ */
+#include "rdma-net-device.h"
+
+#include "rdma-channel.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(RdmaNetDevice);
+
+TypeId
+RdmaNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("RdmaLb")
+            .AddConstructor<RdmaNetDevice>()
+            .AddAttribute("DataRate",
+                          "Link rate of the port",
+                          DataRateValue(DataRate("100Gbps")),
+                          MakeDataRateAccessor(&RdmaNetDevice::m_rate),
+                          MakeDataRateChecker())
+            .AddTraceSource("Tx",
+                            "A packet starts transmission on the port",
+                            MakeTraceSourceAccessor(&RdmaNetDevice::m_txTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Rx",
+                            "A packet arrived at the port",
+                            MakeTraceSourceAccessor(&RdmaNetDevice::m_rxTrace),
+                            "ns3::Packet::TracedCallback");
+    return tid;
+}
+
+RdmaNetDevice::RdmaNetDevice()
+    : m_address(Mac48Address::Allocate())
+{
+}
+
+RdmaNetDevice::~RdmaNetDevice() = default;
+
+void
+RdmaNetDevice::DoDispose()
+{
+    for (auto& q : m_queues)
+    {
+        q.clear();
+    }
+    m_channel = nullptr;
+    m_node = nullptr;
+    m_receiveHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>>();
+    m_dataSource = MakeNullCallback<Ptr<Packet>, Ptr<RdmaNetDevice>>();
+    m_dequeueHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t>();
+    NetDevice::DoDispose();
+}
+
+void
+RdmaNetDevice::Attach(Ptr<RdmaChannel> channel)
+{
+    m_channel = channel;
+    channel->Attach(this);
+}
+
+void
+RdmaNetDevice::Enqueue(Ptr<Packet> p, uint32_t q)
+{
+    NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
+    m_queueBytes[q] += p->GetSize();
+    m_queues[q].push_back(p);
+    TriggerTransmit();
+}
+
+void
+RdmaNetDevice::TriggerTransmit()
+{
+    if (!m_busy)
+    {
+        TransmitNext();
+    }
+}
+
+Ptr<Packet>
+RdmaNetDevice::Dequeue()
+{
+    // Queue 0: strict priority.
+    uint32_t q = N_QUEUES;
+    if (!m_queues[0].empty())
+    {
+        q = 0;
+    }
+    else
+    {
+        // Queues 1..7: round-robin, starting after the last one served.
+        for (uint32_t k = 1; k < N_QUEUES; ++k)
+        {
+            uint32_t cand = 1 + (m_lastRr + k - 1) % (N_QUEUES - 1);
+            if (!m_queues[cand].empty())
+            {
+                q = cand;
+                m_lastRr = cand;
+                break;
+            }
+        }
+    }
+    if (q == N_QUEUES)
+    {
+        return nullptr;
+    }
+    Ptr<Packet> p = m_queues[q].front();
+    m_queues[q].pop_front();
+    m_queueBytes[q] -= p->GetSize();
+    if (!m_dequeueHandler.IsNull())
+    {
+        m_dequeueHandler(this, p, q);
+    }
+    return p;
+}
+
+void
+RdmaNetDevice::TransmitNext()
+{
+    Ptr<Packet> p = Dequeue();
+    if (!p && !m_dataSource.IsNull())
+    {
+        p = m_dataSource(this);
+    }
+    if (!p)
+    {
+        return;
+    }
+    m_busy = true;
+    m_txBytes += p->GetSize();
+    m_txTrace(p);
+    Time txTime = m_rate.CalculateBytesTxTime(p->GetSize());
+    m_channel->TransmitStart(p, this, txTime);
+    Simulator::Schedule(txTime, &RdmaNetDevice::TransmitComplete, this);
+}
+
+void
+RdmaNetDevice::TransmitComplete()
+{
+    m_busy = false;
+    TransmitNext();
+}
+
+void
+RdmaNetDevice::Receive(Ptr<Packet> p)
+{
+    m_rxTrace(p);
+    if (!m_receiveHandler.IsNull())
+    {
+        m_receiveHandler(this, p);
+    }
+}
+
+void
+RdmaNetDevice::SetReceiveHandler(ReceiveHandler h)
+{
+    m_receiveHandler = h;
+}
+
+void
+RdmaNetDevice::SetDataSource(DataSource s)
+{
+    m_dataSource = s;
+}
+
+void
+RdmaNetDevice::SetDequeueHandler(DequeueHandler h)
+{
+    m_dequeueHandler = h;
+}
+
+DataRate
+RdmaNetDevice::GetDataRate() const
+{
+    return m_rate;
+}
+
+uint64_t
+RdmaNetDevice::GetQueueBytes(uint32_t q) const
+{
+    return q < N_QUEUES ? m_queueBytes[q] : 0;
+}
+
+uint64_t
+RdmaNetDevice::GetTotalQueueBytes() const
+{
+    uint64_t s = 0;
+    for (uint64_t b : m_queueBytes)
+    {
+        s += b;
+    }
+    return s;
+}
+
+uint64_t
+RdmaNetDevice::GetTxBytes() const
+{
+    return m_txBytes;
+}
+
+Ptr<RdmaChannel>
+RdmaNetDevice::GetRdmaChannel() const
+{
+    return m_channel;
+}
+
+bool
+RdmaNetDevice::IsBusy() const
+{
+    return m_busy;
+}
+
+void
+RdmaNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+RdmaNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+RdmaNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+RdmaNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+RdmaNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+RdmaNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_mtu = mtu;
+    return true;
+}
+
+uint16_t
+RdmaNetDevice::GetMtu() const
+{
+    return m_mtu;
+}
+
+bool
+RdmaNetDevice::IsLinkUp() const
+{
+    return m_channel && !m_channel->IsDown();
+}
+
+void
+RdmaNetDevice::AddLinkChangeCallback(Callback<void> /*callback*/)
+{
+}
+
+bool
+RdmaNetDevice::IsBroadcast() const
+{
+    return false;
+}
+
+Address
+RdmaNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+RdmaNetDevice::IsMulticast() const
+{
+    return false;
+}
+
+Address
+RdmaNetDevice::GetMulticast(Ipv4Address /*multicastGroup*/) const
+{
+    return Mac48Address::GetMulticast(Ipv4Address());
+}
+
+Address
+RdmaNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+RdmaNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+RdmaNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+RdmaNetDevice::Send(Ptr<Packet> packet, const Address& /*dest*/, uint16_t /*protocolNumber*/)
+{
+    Enqueue(packet, 1);
+    return true;
+}
+
+bool
+RdmaNetDevice::SendFrom(Ptr<Packet> packet,
+                        const Address& /*source*/,
+                        const Address& dest,
+                        uint16_t protocolNumber)
+{
+    return Send(packet, dest, protocolNumber);
+}
+
+Ptr<Node>
+RdmaNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+RdmaNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+RdmaNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+RdmaNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback /*cb*/)
+{
+}
+
+void
+RdmaNetDevice::SetPromiscReceiveCallback(PromiscReceiveCallback /*cb*/)
+{
+}
+
+bool
+RdmaNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

@@ -1,0 +1,137 @@
+/*
+ * rdma-lb: the port device of hosts and switches (spec/rdma-model.md §4).
+ *
+ * Eight priority FIFOs; queue 0 is strict high priority (control: ACK/NACK/PFC), queues 1-7 are
+ * served round-robin, one packet per turn. On a host the device also pulls data packets from
+ * its NIC (the "data source") whenever the control queue is empty, as the reference's
+ * RdmaEgressQueue does. Transmission time = size x 8 / rate; the channel adds the delay.
+ */
+#ifndef RDMA_NET_DEVICE_H
+#define RDMA_NET_DEVICE_H
+
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/node.h"
+#include "ns3/packet.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+
+namespace ns3
+{
+
+class RdmaChannel;
+
+/**
+ * \ingroup rdma-lb
+ * A point-to-point port with eight priority queues.
+ */
+class RdmaNetDevice : public NetDevice
+{
+  public:
+    /// Number of priority queues (classes).
+    static constexpr uint32_t N_QUEUES = 8;
+
+    /// Receives every packet that arrives at this port.
+    using ReceiveHandler = Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>>;
+    /// Returns the host's next data packet, or nullptr when none may be sent now.
+    using DataSource = Callback<Ptr<Packet>, Ptr<RdmaNetDevice>>;
+    /// Called when a packet leaves queue `q` (before transmission).
+    using DequeueHandler = Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t>;
+
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    RdmaNetDevice();
+    ~RdmaNetDevice() override;
+
+    /// Connects the port to a link.
+    void Attach(Ptr<RdmaChannel> channel);
+    /// Queues \p p in queue \p q and starts sending if idle.
+    void Enqueue(Ptr<Packet> p, uint32_t q);
+    /// Starts sending if idle (a host NIC calls this when data becomes eligible).
+    void TriggerTransmit();
+    /// Called by the channel when a packet arrives.
+    void Receive(Ptr<Packet> p);
+
+    /// Sets who receives arriving packets.
+    void SetReceiveHandler(ReceiveHandler h);
+    /// Sets the host NIC's data source.
+    void SetDataSource(DataSource s);
+    /// Sets the dequeue hook (switch MMU, ECN marking).
+    void SetDequeueHandler(DequeueHandler h);
+
+    /// \return the link rate
+    DataRate GetDataRate() const;
+    /// \return bytes queued in queue \p q
+    uint64_t GetQueueBytes(uint32_t q) const;
+    /// \return bytes queued in all queues
+    uint64_t GetTotalQueueBytes() const;
+    /// \return bytes this port has started to transmit
+    uint64_t GetTxBytes() const;
+    /// \return the channel as RdmaChannel
+    Ptr<RdmaChannel> GetRdmaChannel() const;
+    /// \return whether the port is transmitting
+    bool IsBusy() const;
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsBridge() const override;
+    bool IsPointToPoint() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void TransmitNext();
+    void TransmitComplete();
+    Ptr<Packet> Dequeue();
+
+    DataRate m_rate;
+    Ptr<RdmaChannel> m_channel;
+    Ptr<Node> m_node;
+    uint32_t m_ifIndex{0};
+    Mac48Address m_address;
+    uint16_t m_mtu{1500};
+    bool m_busy{false};
+    std::array<std::deque<Ptr<Packet>>, N_QUEUES> m_queues;
+    std::array<uint64_t, N_QUEUES> m_queueBytes{};
+    uint32_t m_lastRr{0};
+    uint64_t m_txBytes{0};
+    ReceiveHandler m_receiveHandler;
+    DataSource m_dataSource;
+    DequeueHandler m_dequeueHandler;
+    TracedCallback<Ptr<const Packet>> m_txTrace;
+    TracedCallback<Ptr<const Packet>> m_rxTrace;
+};
+
+} // namespace ns3
+
+#endif /* RDMA_NET_DEVICE_H */

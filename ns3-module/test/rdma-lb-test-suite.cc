@@ -1,0 +1,233 @@
+/*
+ * rdma-lb: the module's test suite (runs under ns-3's test runner: `test.py -s rdma-lb` or
+ * `test-runner --suite=rdma-lb`, and under the out-of-tree build's ctest).
+ *
+ * Bridge tests: a bad parameter is refused with a message naming it; a panic inside Rust is
+ * caught at the bridge and reported, never crossing into C++.
+ * Fabric tests (a 2-leaf x 4-spine leaf-spine, 100 Gbps, 1 us links): under ECMP every flow
+ * keeps one entropy and one uplink and different flows get different entropies; under
+ * spraying a flow uses many; runs are deterministic under a fixed seed and differ across seeds.
+ */
+#include "ns3/core-module.h"
+#include "ns3/rdma-lb-module.h"
+
+#include <map>
+#include <set>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// The result of one small leaf-spine run.
+struct RunRecord
+{
+    std::map<uint32_t, std::vector<uint16_t>> entropies; //!< per flow, in send order
+    std::map<uint32_t, std::set<uint32_t>> uplinks;      //!< per flow, leaf egress ports used
+    std::map<uint32_t, Time> fct;                        //!< per completed flow
+};
+
+/**
+ * Runs 8 cross-rack flows of \p size bytes on a 2-leaf, 4-host-per-leaf, 4-spine fabric.
+ */
+RunRecord
+RunLeafSpine(const std::string& algorithm, const std::string& params, uint32_t run, uint64_t size)
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(run);
+    RunRecord rec;
+    RdmaFabricHelper fabric;
+    fabric.SetLoadBalancer(algorithm, params);
+    fabric.BuildLeafSpine(2, 4, 4, DataRate("100Gbps"), DataRate("100Gbps"), MicroSeconds(1));
+    fabric.Finish();
+    fabric.AssignStreams(0);
+    const uint32_t leaf0 = 8; // hosts 0..7, leaves 8-9, spines 10-13
+    for (uint32_t f = 0; f < 4; ++f)
+    {
+        fabric.AddFlow(f, f, 4 + f, size, MicroSeconds(1));
+        fabric.GetNic(f)->TraceConnectWithoutContext(
+            "DataSent",
+            MakeBoundCallback(+[](RunRecord* r, uint32_t flow, uint32_t, uint16_t e) {
+                                  r->entropies[flow].push_back(e);
+                              },
+                              &rec));
+        fabric.GetNic(f)->TraceConnectWithoutContext(
+            "FlowComplete",
+            MakeBoundCallback(+[](RunRecord* r, uint32_t flow, uint32_t, uint32_t, uint64_t, Time s,
+                                 Time e, uint64_t) { r->fct[flow] = e - s; },
+                              &rec));
+    }
+    // Data leaving leaf 0 towards a spine (ports 4..7 are its uplinks).
+    fabric.GetSwitch(leaf0)->TraceConnectWithoutContext(
+        "Forward",
+        MakeBoundCallback(+[](RunRecord* r, Ptr<const Packet> p, uint32_t, uint32_t out) {
+                              RdmaHeader h;
+                              p->PeekHeader(h);
+                              if (h.type == RdmaHeader::DATA && out >= 4)
+                              {
+                                  r->uplinks[RdmaHostId(h.sip)].insert(out);
+                              }
+                          },
+                          &rec));
+    Simulator::Stop(MilliSeconds(10));
+    Simulator::Run();
+    Simulator::Destroy();
+    return rec;
+}
+
+} // namespace
+
+/// A bad parameter or algorithm name is refused, naming it.
+class LbConfigErrorTestCase : public TestCase
+{
+  public:
+    LbConfigErrorTestCase()
+        : TestCase("bad algorithm parameters are refused with a message naming them")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::string err;
+        NS_TEST_EXPECT_MSG_EQ(LbConfig::Parse("spray", "num_entropies = 0", &err), nullptr, "accepted");
+        NS_TEST_EXPECT_MSG_EQ(err,
+                              "algorithm `spray`, parameter `num_entropies`: must be in "
+                              "1..=65536, got 0",
+                              "message");
+        err.clear();
+        NS_TEST_EXPECT_MSG_EQ(LbConfig::Parse("ecmp", "bucket = 3", &err), nullptr, "accepted");
+        NS_TEST_EXPECT_MSG_NE(err.find("parameter `bucket`"), std::string::npos, err);
+        err.clear();
+        NS_TEST_EXPECT_MSG_EQ(LbConfig::Parse("bogus", "", &err), nullptr, "accepted");
+        NS_TEST_EXPECT_MSG_NE(err.find("unknown algorithm `bogus`"), std::string::npos, err);
+        Ptr<LbConfig> ok = LbConfig::Parse("spray", "num_entropies = 256", &err);
+        NS_TEST_ASSERT_MSG_NE(ok, nullptr, err);
+        NS_TEST_EXPECT_MSG_EQ(ok->GetAlgorithmName(), "spray", "name");
+        std::vector<std::string> names = LbConfig::AlgorithmNames();
+        NS_TEST_EXPECT_MSG_EQ(names.at(0), "ecmp", "first name");
+    }
+};
+
+/// A panic inside the Rust algorithm is caught at the bridge and reported as an error.
+class PanicGuardTestCase : public TestCase
+{
+  public:
+    PanicGuardTestCase()
+        : TestCase("a panic in Rust is caught at the bridge and reported, not propagated")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<LbConfig> cfg = LbConfig::ParseOrAbort("ecmp", "");
+        std::unique_ptr<QpPathSelector> sel = cfg->CreateQpSelector(42);
+        LbSendContext cx;
+        uint16_t e = 0;
+        NS_TEST_ASSERT_MSG_EQ(sel->TryNextEntropy(cx, &e), true, "healthy selector");
+        sel->ArmTestPanic();
+        uint16_t e2 = 0;
+        NS_TEST_EXPECT_MSG_EQ(sel->TryNextEntropy(cx, &e2), false, "panic reported as failure");
+        NS_TEST_EXPECT_MSG_NE(sel->GetLastError().find("injected test panic"),
+                              std::string::npos,
+                              sel->GetLastError());
+        NS_TEST_EXPECT_MSG_EQ(sel->TryNextEntropy(cx, &e2), false, "selector stays poisoned");
+    }
+};
+
+/// ECMP: one entropy and one uplink per flow; different flows, different entropies.
+class EcmpFlowStabilityTestCase : public TestCase
+{
+  public:
+    EcmpFlowStabilityTestCase()
+        : TestCase("ecmp keeps each flow on one entropy and one uplink; flows differ")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t size = 100000; // 100 packets of 1000 B
+        RunRecord r = RunLeafSpine("ecmp", "", 1, size);
+        std::set<uint16_t> distinct;
+        for (uint32_t f = 0; f < 4; ++f)
+        {
+            const auto& es = r.entropies[f];
+            NS_TEST_ASSERT_MSG_EQ(es.size(), 100u, "flow " << f << " sent 100 packets once");
+            for (uint16_t e : es)
+            {
+                NS_TEST_EXPECT_MSG_EQ(e, es.front(), "flow " << f << " changed entropy");
+            }
+            distinct.insert(es.front());
+            NS_TEST_EXPECT_MSG_EQ(r.uplinks[f].size(), 1u, "flow " << f << " used one uplink");
+            NS_TEST_EXPECT_MSG_EQ(r.fct.count(f), 1u, "flow " << f << " completed");
+        }
+        NS_TEST_EXPECT_MSG_EQ(distinct.size(), 4u, "flows drew distinct entropies");
+    }
+};
+
+/// Spraying: a flow's packets use many entropies and every uplink.
+class SprayUsesAllUplinksTestCase : public TestCase
+{
+  public:
+    SprayUsesAllUplinksTestCase()
+        : TestCase("spray gives a flow many entropies and all four uplinks")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RunRecord r = RunLeafSpine("spray", "num_entropies = 256", 1, 100000);
+        for (uint32_t f = 0; f < 4; ++f)
+        {
+            std::set<uint16_t> es(r.entropies[f].begin(), r.entropies[f].end());
+            // 100 draws from 256 values: about 84 distinct are expected; fewer than 60 would
+            // mean the entropy is not drawn per packet.
+            NS_TEST_EXPECT_MSG_GT(es.size(), 60u, "flow " << f);
+            NS_TEST_EXPECT_MSG_EQ(r.uplinks[f].size(), 4u, "flow " << f << " used all uplinks");
+            NS_TEST_EXPECT_MSG_EQ(r.fct.count(f), 1u, "flow " << f << " completed");
+        }
+    }
+};
+
+/// Same seed, same decisions; a different run number, different decisions.
+class DeterminismTestCase : public TestCase
+{
+  public:
+    DeterminismTestCase()
+        : TestCase("same seed gives identical decisions and FCTs; another run differs")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RunRecord a = RunLeafSpine("spray", "", 3, 50000);
+        RunRecord b = RunLeafSpine("spray", "", 3, 50000);
+        RunRecord c = RunLeafSpine("spray", "", 4, 50000);
+        NS_TEST_EXPECT_MSG_EQ((a.entropies == b.entropies), true, "same run, same entropies");
+        NS_TEST_EXPECT_MSG_EQ((a.fct == b.fct), true, "same run, same FCTs");
+        NS_TEST_EXPECT_MSG_EQ((a.entropies == c.entropies), false, "another run differs");
+    }
+};
+
+/// The rdma-lb test suite.
+class RdmaLbTestSuite : public TestSuite
+{
+  public:
+    RdmaLbTestSuite()
+        : TestSuite("rdma-lb", UNIT)
+    {
+        AddTestCase(new LbConfigErrorTestCase, TestCase::QUICK);
+        AddTestCase(new PanicGuardTestCase, TestCase::QUICK);
+        AddTestCase(new EcmpFlowStabilityTestCase, TestCase::QUICK);
+        AddTestCase(new SprayUsesAllUplinksTestCase, TestCase::QUICK);
+        AddTestCase(new DeterminismTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static RdmaLbTestSuite g_rdmaLbTestSuite;
