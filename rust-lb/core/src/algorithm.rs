@@ -32,6 +32,9 @@ pub enum Algorithm {
     /// FlowBender: one entropy per flow, re-drawn after congested RTTs or a timeout
     /// (spec/algorithms.md §5).
     FlowBender,
+    /// Whack-a-Mole: deterministic bit-reversal spraying over a discrete path profile that
+    /// congestion feedback whacks down (seed 000; spec/algorithms.md §1).
+    WhackAMole,
 }
 
 impl Algorithm {
@@ -41,6 +44,7 @@ impl Algorithm {
         Algorithm::Spray,
         Algorithm::Reps,
         Algorithm::FlowBender,
+        Algorithm::WhackAMole,
     ];
 
     /// The algorithm's one name (kebab-case), as used everywhere.
@@ -51,6 +55,7 @@ impl Algorithm {
             Algorithm::Spray => "spray",
             Algorithm::Reps => "reps",
             Algorithm::FlowBender => "flowbender",
+            Algorithm::WhackAMole => "whack-a-mole",
         }
     }
 
@@ -58,9 +63,11 @@ impl Algorithm {
     #[must_use]
     pub const fn side(self) -> Side {
         match self {
-            Algorithm::Ecmp | Algorithm::Spray | Algorithm::Reps | Algorithm::FlowBender => {
-                Side::Host
-            }
+            Algorithm::Ecmp
+            | Algorithm::Spray
+            | Algorithm::Reps
+            | Algorithm::FlowBender
+            | Algorithm::WhackAMole => Side::Host,
         }
     }
 
@@ -130,7 +137,7 @@ mod tests {
         let err = "bogus".parse::<Algorithm>().unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender)"
+            "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole)"
         );
     }
 }

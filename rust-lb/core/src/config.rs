@@ -13,6 +13,7 @@ use crate::algorithm::Algorithm;
 use crate::host::flowbender::FlowBenderConfig;
 use crate::host::reps::RepsConfig;
 use crate::host::spray::SprayConfig;
+use crate::host::whack_a_mole::WhackAMoleConfig;
 
 /// Why a configuration was refused. The message names the offending parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,6 +114,8 @@ pub enum HostLbConfig {
     Reps(RepsConfig),
     /// FlowBender: re-hash a flow after congested RTTs or a timeout.
     FlowBender(FlowBenderConfig),
+    /// Whack-a-Mole: bit-reversal spraying over a profile whacked by feedback.
+    WhackAMole(WhackAMoleConfig),
 }
 
 /// Configuration of the per-switch egress chooser.
@@ -164,6 +167,11 @@ impl LbConfig {
                 let c: FlowBenderConfig = decode(algorithm, table)?;
                 c.validate(algorithm)?;
                 HostLbConfig::FlowBender(c)
+            }
+            Algorithm::WhackAMole => {
+                let c: WhackAMoleConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                HostLbConfig::WhackAMole(c)
             }
         };
         Ok(LbConfig {
@@ -340,6 +348,68 @@ mod tests {
         );
         let e = LbConfig::parse("flowbender", "num_entropies = 1").unwrap_err();
         assert_eq!(e.parameter.as_deref(), Some("num_entropies"), "{e}");
+    }
+
+    #[test]
+    fn whack_a_mole_defaults_parameters_and_ranges() {
+        use crate::host::whack_a_mole::{Redistribution, Shuffle};
+        let c = LbConfig::parse("whack-a-mole", "").unwrap();
+        let d = WhackAMoleConfig::default();
+        assert_eq!(c.host, HostLbConfig::WhackAMole(d));
+        let c = LbConfig::parse(
+            "whack-a-mole",
+            "num_paths = 16, log2_balls = 12, shuffle = \"method-2\", \
+             redistribution = \"proportional\", update_interval_ns = 0",
+        )
+        .unwrap();
+        assert_eq!(
+            c.host,
+            HostLbConfig::WhackAMole(WhackAMoleConfig {
+                num_paths: 16,
+                log2_balls: 12,
+                shuffle: Shuffle::Method2,
+                redistribution: Redistribution::Proportional,
+                update_interval_ns: 0,
+                ..d
+            })
+        );
+        for (text, want) in [
+            ("shuffle = \"none\"", Shuffle::None),
+            ("shuffle = \"method-1\"", Shuffle::Method1),
+        ] {
+            let c = LbConfig::parse("whack-a-mole", text).unwrap();
+            assert!(matches!(c.host, HostLbConfig::WhackAMole(w) if w.shuffle == want));
+        }
+        for name in ["even-each", "even-all", "even-others", "proportional"] {
+            LbConfig::parse("whack-a-mole", &format!("redistribution = \"{name}\"")).unwrap();
+        }
+        let e = LbConfig::parse("whack-a-mole", "shuffle = \"method-3\"").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("shuffle"), "{e}");
+        let e = LbConfig::parse("whack-a-mole", "num_paths = 64, log2_balls = 5").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `whack-a-mole`, parameter `log2_balls`: 2^log2_balls = 32 balls must be \
+             at least num_paths = 64"
+        );
+        let e = LbConfig::parse("whack-a-mole", "log2_balls = 17").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `whack-a-mole`, parameter `log2_balls`: must be in 1..=16, got 17"
+        );
+        let e = LbConfig::parse(
+            "whack-a-mole",
+            "num_paths = 4, log2_balls = 3, min_balls = 3",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `whack-a-mole`, parameter `min_balls`: must be in 0..=2, got 3"
+        );
+        let e = LbConfig::parse("whack-a-mole", "loss_factor = 2.0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `whack-a-mole`, parameter `loss_factor`: must be in [0, 1], got 2"
+        );
     }
 
     #[test]

@@ -150,7 +150,7 @@ impl FlowBender {
         let congested =
             self.counted > 0 && f64::from(self.marked) > self.threshold * f64::from(self.counted);
         if congested {
-            self.congested_rtts += 1;
+            self.congested_rtts = self.congested_rtts.saturating_add(1);
             if self.congested_rtts >= self.consecutive_rtts {
                 self.reroute(rng);
                 return;
@@ -168,7 +168,7 @@ impl FlowBender {
             new += 1;
         }
         self.entropy = Entropy(u16::try_from(new).unwrap_or(0));
-        self.reroutes += 1;
+        self.reroutes = self.reroutes.saturating_add(1);
         self.congested_rtts = 0;
         self.start_window();
     }
@@ -189,8 +189,8 @@ impl PathSelector for FlowBender {
             FeedbackKind::Cnp => {}
             FeedbackKind::Ack | FeedbackKind::Nack => {
                 if fb.entropy == self.entropy {
-                    self.counted += 1;
-                    self.marked += u32::from(fb.ecn);
+                    self.counted = self.counted.saturating_add(1);
+                    self.marked = self.marked.saturating_add(u32::from(fb.ecn));
                 }
                 match self.window_end {
                     None => self.window_end = self.mark(),

@@ -10,6 +10,7 @@ pub mod ecmp;
 pub mod flowbender;
 pub mod reps;
 pub mod spray;
+pub mod whack_a_mole;
 
 use crate::config::HostLbConfig;
 use crate::rng::SimRng;
@@ -84,6 +85,8 @@ pub enum HostSelector {
     Reps(reps::Reps),
     /// See [`flowbender::FlowBender`].
     FlowBender(flowbender::FlowBender),
+    /// See [`whack_a_mole::WhackAMole`].
+    WhackAMole(whack_a_mole::WhackAMole),
 }
 
 impl PathSelector for HostSelector {
@@ -93,6 +96,7 @@ impl PathSelector for HostSelector {
             HostSelector::Spray(s) => s.next_entropy(cx, rng),
             HostSelector::Reps(s) => s.next_entropy(cx, rng),
             HostSelector::FlowBender(s) => s.next_entropy(cx, rng),
+            HostSelector::WhackAMole(s) => s.next_entropy(cx, rng),
         }
     }
 
@@ -102,6 +106,7 @@ impl PathSelector for HostSelector {
             HostSelector::Spray(s) => s.on_feedback(fb, rng),
             HostSelector::Reps(s) => s.on_feedback(fb, rng),
             HostSelector::FlowBender(s) => s.on_feedback(fb, rng),
+            HostSelector::WhackAMole(s) => s.on_feedback(fb, rng),
         }
     }
 
@@ -111,6 +116,7 @@ impl PathSelector for HostSelector {
             HostSelector::Spray(s) => s.poll_at(),
             HostSelector::Reps(s) => s.poll_at(),
             HostSelector::FlowBender(s) => s.poll_at(),
+            HostSelector::WhackAMole(s) => s.poll_at(),
         }
     }
 
@@ -120,6 +126,7 @@ impl PathSelector for HostSelector {
             HostSelector::Spray(s) => s.on_timer(now, rng),
             HostSelector::Reps(s) => s.on_timer(now, rng),
             HostSelector::FlowBender(s) => s.on_timer(now, rng),
+            HostSelector::WhackAMole(s) => s.on_timer(now, rng),
         }
     }
 }
@@ -142,6 +149,9 @@ impl HostLb {
             HostLbConfig::Reps(c) => HostSelector::Reps(reps::Reps::new(c)),
             HostLbConfig::FlowBender(c) => {
                 HostSelector::FlowBender(flowbender::FlowBender::new(c, &mut rng))
+            }
+            HostLbConfig::WhackAMole(c) => {
+                HostSelector::WhackAMole(whack_a_mole::WhackAMole::new(c, &mut rng))
             }
         };
         HostLb { selector, rng }

@@ -1,0 +1,1268 @@
+//! Whack-a-Mole: deterministic packet spraying over a discrete path profile (M. Luby and
+//! J. Byers, "Whack-a-Mole: Deterministic Packet Spraying Across Multiple Network Paths",
+//! arXiv:2509.18519, seed 000; spec/algorithms.md §1).
+//!
+//! * **Profile** (seed §3): n paths ("bins") share m = 2^ℓ balls; path i holds b(i) balls,
+//!   Σ b(i) = m, and gets the share b(i)/m of the packets. The cumulative counts
+//!   c(i) = b(0) + … + b(i) are kept alongside ([`Profile`]).
+//! * **Spray counter** (seed §4): an ℓ-bit counter j advances by one per packet sent; the packet
+//!   goes to the path whose interval [c(i−1), c(i)) holds the ball x = θ(j), θ being the
+//!   reversal of the ℓ low bits of j. Over any window of consecutive packets each path's count
+//!   stays within ℓ = log2 m of its expected share ([`SprayCounter`]).
+//! * **Shuffles with a per-source seed** (s_a, s_b), s_a ∈ [0, m), s_b odd (seed §4): method 1
+//!   applies the linear map before the reversal, x = θ((s_a + s_b·j) mod m); method 2 after it,
+//!   x = (s_a + s_b·θ(j)) mod m. Each source draws its seed from its own generator.
+//! * **Whack** (seed §5–6): feedback on path i (an ECN mark, an RTT above the average, a loss)
+//!   removes r = ⌊f·b(i)⌋ balls from it, f growing with the severity; the freed balls go to
+//!   the other paths by one of the four update embodiments of seed §7 ([`Redistribution`]),
+//!   with a persistent residual index ρ so that leftover balls rotate across updates.
+//!
+//! **Paths are entropies: path i is sent with entropy i** (`0 ≤ i < num_paths`). With the
+//! ns-3 module's deterministic path-index routing mode the entropy names the path; under plain
+//! ECMP hashing, entropy i is merely one of n distinct hash inputs.
+//!
+//! Reconstructions (the seed lost its formulas; each is our documented, tested choice):
+//! * Shuffle formulas: spec §1.3; the multiplier of method 2 follows the seed's wording ("a
+//!   reverse binary operation … then a linear sequence generator"). Tested bounds: window
+//!   deviation ≤ log2 m with no shuffle and method 1, ≤ 2·log2 m with method 2.
+//! * The four embodiments (seed §7 kept only their headings; spec §1.5):
+//!   1. [`Redistribution::EvenEach`]: each whacked bin in turn; its r balls are spread evenly
+//!      over all n bins **including itself**, ⌊r/n⌋ each, the r mod n leftovers one each
+//!      round-robin from ρ.
+//!   2. [`Redistribution::EvenAll`]: all whacked bins at once; R = Σ r(i) spread evenly over
+//!      all bins, leftovers round-robin from ρ.
+//!   3. [`Redistribution::EvenOthers`]: R spread evenly over the bins **not** whacked (S'),
+//!      leftovers round-robin from ρ skipping whacked bins. If every bin was whacked, as 2.
+//!   4. [`Redistribution::Proportional`]: R spread over all bins in proportion to their
+//!      counts after removal, ⌊R·b'(j)/(m−R)⌋ each; what rounding leaves is spread evenly over
+//!      S' with leftovers round-robin from ρ. If S' is empty, over all bins.
+//! * The whack amount is r = max(1, ⌊f·b(i)⌋), capped so that b(i) never drops below the floor
+//!   `min_balls` (the "at least one ball" keeps a path probed); f = 0 removes nothing.
+//! * Severities: `ecn_factor` for an ECN-marked ACK or a CNP, `rtt_factor` for an RTT sample
+//!   above (1 + `rtt_margin`) × the running average RTT over all paths (EWMA, gain 1/8),
+//!   `loss_factor` for a timeout, `nack_factor` (default 0) for a NACK: with spraying a NACK
+//!   mostly reports reordering, and our headers lack the per-path sequence numbers (seed §5)
+//!   that would pin a loss to a path.
+//! * Batching: feedback within one `update_interval_ns` is gathered (per path, the most severe
+//!   factor) and applied as one multi-bin update when the interval ends, so a burst of marks
+//!   costs a path one whack per interval; 0 applies each feedback at once as a single-bin
+//!   update. Intervals end lazily, at the first send or feedback at or after their end.
+//! * Recovery (spec §1.5(d)): the seed's profile only moves when paths are whacked, so a
+//!   healed path would never win its balls back. Every `recovery_interval_ns` the profile
+//!   moves toward the target (uniform) profile: each bin above target gives
+//!   ⌈g·excess⌉ balls, spread over the bins below target in proportion to their deficit,
+//!   never past the target (g = `recovery_gain`). A path whose feedback stops thus returns
+//!   exactly to its target share.
+//! * The counter advances once per packet sent, retransmissions included (seed §4: "with each
+//!   packet transmission"); it is never reset by profile updates (the rule is memoryless).
+//!
+//! Not implemented: the time-varying profile schedule (seed §8), periodic reseeding of
+//! (s_a, s_b), and non-uniform target profiles.
+
+use serde::Deserialize;
+
+use super::{Feedback, FeedbackKind, PathSelector, SendCx};
+use crate::algorithm::Algorithm;
+use crate::config::{check_int, check_real, ConfigError};
+use crate::rng::SimRng;
+use crate::time::{SimDuration, SimTime};
+use crate::units::Entropy;
+
+/// How the spray counter is shuffled with the source's seed (s_a, s_b) (seed §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum Shuffle {
+    /// x = θ(j): the plain bit-reversal counter.
+    #[serde(rename = "none")]
+    None,
+    /// Shuffle method 1: x = θ((s_a + s_b·j) mod m).
+    #[serde(rename = "method-1")]
+    Method1,
+    /// Shuffle method 2: x = (s_a + s_b·θ(j)) mod m.
+    #[serde(rename = "method-2")]
+    Method2,
+}
+
+/// Where whacked balls go: the four profile-update embodiments of seed §7.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Redistribution {
+    /// Embodiment 1: each whacked bin in turn, its balls spread evenly over all bins
+    /// (itself included), leftovers round-robin.
+    EvenEach,
+    /// Embodiment 2: all whacked balls at once, spread evenly over all bins.
+    EvenAll,
+    /// Embodiment 3: all whacked balls spread evenly over the bins not whacked.
+    EvenOthers,
+    /// Embodiment 4: all whacked balls spread over all bins in proportion to their counts,
+    /// the rounding remainder evenly over the bins not whacked.
+    Proportional,
+}
+
+/// Parameters of Whack-a-Mole.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WhackAMoleConfig {
+    /// n: paths, sent with entropies `0..num_paths`.
+    pub num_paths: u32,
+    /// ℓ: the profile has m = 2^ℓ balls (m ≥ n).
+    pub log2_balls: u32,
+    /// Counter shuffle.
+    pub shuffle: Shuffle,
+    /// Profile-update embodiment.
+    pub redistribution: Redistribution,
+    /// Floor: a whack never leaves a path with fewer balls.
+    pub min_balls: u32,
+    /// Whack factor for an ECN-marked ACK or a CNP.
+    pub ecn_factor: f64,
+    /// Whack factor for an RTT above (1 + `rtt_margin`) × the average.
+    pub rtt_factor: f64,
+    /// Margin over the average RTT that counts as "above average".
+    pub rtt_margin: f64,
+    /// Whack factor for a retransmission timeout.
+    pub loss_factor: f64,
+    /// Whack factor for a NACK.
+    pub nack_factor: f64,
+    /// Feedback is gathered over this interval and applied as one update; 0 = at once.
+    pub update_interval_ns: u64,
+    /// The profile moves toward the target once per this interval; 0 = never.
+    pub recovery_interval_ns: u64,
+    /// Fraction of each path's excess over target given back per recovery step.
+    pub recovery_gain: f64,
+}
+
+impl Default for WhackAMoleConfig {
+    fn default() -> Self {
+        WhackAMoleConfig {
+            num_paths: 8,
+            log2_balls: 10,
+            shuffle: Shuffle::Method1,
+            redistribution: Redistribution::EvenOthers,
+            min_balls: 1,
+            ecn_factor: 0.125,
+            rtt_factor: 0.0625,
+            rtt_margin: 0.5,
+            loss_factor: 0.5,
+            nack_factor: 0.0,
+            update_interval_ns: 10_000,
+            recovery_interval_ns: 100_000,
+            recovery_gain: 0.25,
+        }
+    }
+}
+
+impl WhackAMoleConfig {
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// The first parameter out of range, with its allowed range.
+    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+        check_int(algorithm, "num_paths", self.num_paths.into(), 1, 1024)?;
+        check_int(algorithm, "log2_balls", self.log2_balls.into(), 1, 16)?;
+        let m = 1u64 << self.log2_balls;
+        if m < u64::from(self.num_paths) {
+            return Err(ConfigError::parameter(
+                algorithm,
+                "log2_balls",
+                format!(
+                    "2^log2_balls = {m} balls must be at least num_paths = {}",
+                    self.num_paths
+                ),
+            ));
+        }
+        let per_path = m / u64::from(self.num_paths);
+        check_int(algorithm, "min_balls", self.min_balls.into(), 0, per_path)?;
+        for (name, f) in [
+            ("ecn_factor", self.ecn_factor),
+            ("rtt_factor", self.rtt_factor),
+            ("loss_factor", self.loss_factor),
+            ("nack_factor", self.nack_factor),
+            ("recovery_gain", self.recovery_gain),
+        ] {
+            check_real(algorithm, name, f, 0.0, 1.0)?;
+        }
+        check_real(algorithm, "rtt_margin", self.rtt_margin, 0.0, 100.0)?;
+        check_int(
+            algorithm,
+            "update_interval_ns",
+            self.update_interval_ns,
+            0,
+            u64::MAX / 4,
+        )?;
+        check_int(
+            algorithm,
+            "recovery_interval_ns",
+            self.recovery_interval_ns,
+            0,
+            u64::MAX / 4,
+        )?;
+        Ok(())
+    }
+}
+
+/// θ(j, ℓ): the ℓ low bits of `j`, reversed (1 ≤ ℓ ≤ 32).
+#[must_use]
+pub fn bit_reverse(j: u32, log2_m: u32) -> u32 {
+    j.reverse_bits()
+        .checked_shr(32u32.saturating_sub(log2_m))
+        .unwrap_or(0)
+}
+
+/// The spray counter and the source's seed (seed §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SprayCounter {
+    log2_m: u32,
+    mask: u32,
+    shuffle: Shuffle,
+    s_a: u32,
+    s_b: u32,
+    j: u32,
+}
+
+impl SprayCounter {
+    /// A counter at 0 with the seed (s_a, s_b); `s_a` is reduced mod m and `s_b` made odd.
+    #[must_use]
+    pub fn with_seed(log2_m: u32, shuffle: Shuffle, s_a: u32, s_b: u32) -> Self {
+        let log2_m = log2_m.clamp(1, 31);
+        let mask = (1u32 << log2_m) - 1;
+        SprayCounter {
+            log2_m,
+            mask,
+            shuffle,
+            s_a: s_a & mask,
+            s_b: (s_b | 1) & mask,
+            j: 0,
+        }
+    }
+
+    /// A counter with a seed drawn uniformly: s_a ∈ [0, m), s_b odd in [1, m).
+    pub fn random(log2_m: u32, shuffle: Shuffle, rng: &mut SimRng) -> Self {
+        let m = 1u32 << log2_m.clamp(1, 31);
+        let s_a = rng.below(m);
+        let s_b = 2 * rng.below(m / 2) + 1;
+        SprayCounter::with_seed(log2_m, shuffle, s_a, s_b)
+    }
+
+    /// The ball that counter value `j` selects.
+    #[must_use]
+    pub fn ball(&self, j: u32) -> u32 {
+        let m = self.mask;
+        match self.shuffle {
+            Shuffle::None => bit_reverse(j & m, self.log2_m),
+            Shuffle::Method1 => bit_reverse(
+                self.s_a.wrapping_add(self.s_b.wrapping_mul(j)) & m,
+                self.log2_m,
+            ),
+            Shuffle::Method2 => {
+                self.s_a
+                    .wrapping_add(self.s_b.wrapping_mul(bit_reverse(j & m, self.log2_m)))
+                    & m
+            }
+        }
+    }
+
+    /// The ball for the next packet; advances the counter.
+    pub fn next_ball(&mut self) -> u32 {
+        let x = self.ball(self.j);
+        self.j = (self.j + 1) & self.mask;
+        x
+    }
+}
+
+/// A discrete path profile: n bins sharing m = 2^ℓ balls, with the cumulative counts and the
+/// persistent residual index ρ (seed §3 and §7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    balls: Vec<u32>,
+    cum: Vec<u32>,
+    m: u32,
+    residual: usize,
+}
+
+impl Profile {
+    /// m = 2^`log2_m` balls over `n` bins as evenly as possible: ⌊m/n⌋ each, one more for
+    /// each of the first m mod n bins.
+    #[must_use]
+    pub fn uniform(n: usize, log2_m: u32) -> Self {
+        let n = n.max(1);
+        let m = 1u32 << log2_m.clamp(0, 31);
+        let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+        let (q, rem) = (m / n32, m % n32);
+        let balls = (0..n32).map(|i| q + u32::from(i < rem)).collect();
+        Profile::from_balls(balls, log2_m).unwrap_or_else(|| Profile {
+            balls: vec![m],
+            cum: vec![m],
+            m,
+            residual: 0,
+        })
+    }
+
+    /// A profile with the given counts, or `None` if there are none or they do not sum to
+    /// 2^`log2_m`.
+    #[must_use]
+    pub fn from_balls(balls: Vec<u32>, log2_m: u32) -> Option<Self> {
+        let m = 1u32.checked_shl(log2_m)?;
+        if balls.is_empty() || balls.iter().map(|&b| u64::from(b)).sum::<u64>() != u64::from(m) {
+            return None;
+        }
+        let mut p = Profile {
+            cum: vec![0; balls.len()],
+            balls,
+            m,
+            residual: 0,
+        };
+        p.recompute();
+        Some(p)
+    }
+
+    /// b(i) for every bin.
+    #[must_use]
+    pub fn balls(&self) -> &[u32] {
+        &self.balls
+    }
+
+    /// c(i) = b(0) + … + b(i) for every bin.
+    #[must_use]
+    pub fn cumulative(&self) -> &[u32] {
+        &self.cum
+    }
+
+    /// m.
+    #[must_use]
+    pub fn total(&self) -> u32 {
+        self.m
+    }
+
+    /// ρ, the next bin to receive a leftover ball.
+    #[must_use]
+    pub fn residual_index(&self) -> usize {
+        self.residual
+    }
+
+    /// The smallest i with c(i−1) ≤ x < c(i).
+    #[must_use]
+    pub fn path_of(&self, x: u32) -> usize {
+        self.cum
+            .partition_point(|&c| c <= x)
+            .min(self.balls.len().saturating_sub(1))
+    }
+
+    fn recompute(&mut self) {
+        let mut acc = 0u32;
+        for (c, &b) in self.cum.iter_mut().zip(&self.balls) {
+            acc = acc.saturating_add(b);
+            *c = acc;
+        }
+    }
+
+    /// Removes `r` balls (at most all) from bin `i`; returns how many were removed.
+    fn take_one(&mut self, i: usize, r: u32) -> u64 {
+        self.balls.get_mut(i).map_or(0, |b| {
+            let r = r.min(*b);
+            *b -= r;
+            u64::from(r)
+        })
+    }
+
+    /// Removes `removal[i]` (at most all) from every bin; returns the total removed.
+    fn take(&mut self, removal: &[u32]) -> u64 {
+        self.balls
+            .iter_mut()
+            .zip(removal)
+            .map(|(b, &r)| {
+                let r = r.min(*b);
+                *b -= r;
+                u64::from(r)
+            })
+            .sum()
+    }
+
+    /// Gives `left` balls one at a time to bins round-robin from ρ, skipping bins for which
+    /// `eligible(index, current count)` is false; ρ ends after the last bin served.
+    fn round_robin(&mut self, mut left: u64, mut eligible: impl FnMut(usize, u32) -> bool) {
+        let n = self.balls.len();
+        if n == 0 {
+            return;
+        }
+        // Callers guarantee enough eligible room; the step bound only rules out a hang.
+        let mut steps = (left + 1).saturating_mul(n as u64);
+        while left > 0 && steps > 0 {
+            let i = self.residual % n;
+            if let Some(b) = self.balls.get_mut(i) {
+                if eligible(i, *b) {
+                    *b += 1;
+                    left -= 1;
+                }
+            }
+            self.residual = (i + 1) % n;
+            steps -= 1;
+        }
+        if left > 0 {
+            debug_assert!(false, "whack-a-mole: {left} balls found no bin");
+            if let Some(b) = self.balls.get_mut(self.residual % n) {
+                *b += u32::try_from(left).unwrap_or(0);
+            }
+        }
+    }
+
+    /// Spreads `total` balls evenly over the bins `eligible(i)` selects (over all bins if it
+    /// selects none): the quotient to each, the remainder round-robin from ρ.
+    fn spread_even(&mut self, total: u64, eligible: impl Fn(usize) -> bool) {
+        let k = (0..self.balls.len()).filter(|&i| eligible(i)).count() as u64;
+        let all = k == 0;
+        let k = if all { self.balls.len() as u64 } else { k };
+        if k == 0 {
+            return;
+        }
+        let q = u32::try_from(total / k).unwrap_or(0);
+        for (i, b) in self.balls.iter_mut().enumerate() {
+            if all || eligible(i) {
+                *b += q;
+            }
+        }
+        self.round_robin(total % k, |i, _| all || eligible(i));
+    }
+
+    /// Removes `removal[i]` balls from each bin i (at most all it has) and redistributes them
+    /// by embodiment `how`. Keeps Σ b = m; bins only lose what `removal` says.
+    pub fn apply(&mut self, removal: &[u32], how: Redistribution) {
+        let r_of = |i: usize| removal.get(i).copied().unwrap_or(0);
+        match how {
+            Redistribution::EvenEach => {
+                for (i, &r) in removal.iter().enumerate() {
+                    if r > 0 {
+                        let taken = self.take_one(i, r);
+                        self.spread_even(taken, |_| true);
+                    }
+                }
+            }
+            Redistribution::EvenAll => {
+                let total = self.take(removal);
+                self.spread_even(total, |_| true);
+            }
+            Redistribution::EvenOthers => {
+                let total = self.take(removal);
+                self.spread_even(total, |j| r_of(j) == 0);
+            }
+            Redistribution::Proportional => {
+                let total = self.take(removal);
+                // m − R balls remain; if none do, nothing is proportional: all go evenly.
+                let rest = u64::from(self.m).saturating_sub(total);
+                let mut given = 0u64;
+                for b in &mut self.balls {
+                    let add = (total * u64::from(*b)).checked_div(rest).unwrap_or(0);
+                    given += add;
+                    *b += u32::try_from(add).unwrap_or(0);
+                }
+                let none_left = rest == 0;
+                self.spread_even(total.saturating_sub(given), |j| !none_left && r_of(j) == 0);
+            }
+        }
+        self.recompute();
+    }
+
+    /// One recovery step toward `target` (same length and total): every bin above target
+    /// gives ⌈gain·excess⌉ balls, which go to the bins below target in proportion to their
+    /// deficit, never past the target. Returns whether anything moved.
+    pub fn relax_toward(&mut self, target: &[u32], gain: f64) -> bool {
+        let mut moved = 0u64;
+        let mut deficit = 0u64;
+        for (b, &t) in self.balls.iter_mut().zip(target) {
+            if *b > t {
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    reason = "gain in [0, 1] keeps the product in [0, excess]"
+                )]
+                let give = ((gain.clamp(0.0, 1.0) * f64::from(*b - t)).ceil() as u32).min(*b - t);
+                *b -= give;
+                moved += u64::from(give);
+            } else {
+                deficit += u64::from(t - *b);
+            }
+        }
+        if moved == 0 {
+            return false;
+        }
+        let mut given = 0u64;
+        for (b, &t) in self.balls.iter_mut().zip(target) {
+            if *b < t {
+                let room = u64::from(t - *b);
+                let add = (moved * room).checked_div(deficit).unwrap_or(0).min(room);
+                given += add;
+                *b += u32::try_from(add).unwrap_or(0);
+            }
+        }
+        self.round_robin(moved.saturating_sub(given), |i, b| {
+            target.get(i).is_some_and(|&t| b < t)
+        });
+        self.recompute();
+        true
+    }
+}
+
+/// The whack: r = max(1, ⌊f·b⌋) balls, leaving at least `floor`; none if f = 0.
+#[must_use]
+pub fn whack_amount(balls: u32, factor: f64, floor: u32) -> u32 {
+    if factor <= 0.0 || balls <= floor {
+        return 0;
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "factor in (0, 1] keeps the product in [0, balls]"
+    )]
+    let r = (factor.min(1.0) * f64::from(balls)).floor() as u32;
+    r.max(1).min(balls - floor)
+}
+
+/// Whack-a-Mole for one queue pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhackAMole {
+    profile: Profile,
+    target: Vec<u32>,
+    counter: SprayCounter,
+    redistribution: Redistribution,
+    floor: u32,
+    ecn_factor: f64,
+    rtt_factor: f64,
+    rtt_margin: f64,
+    loss_factor: f64,
+    nack_factor: f64,
+    /// Running average RTT over all paths, in ns.
+    rtt_avg_ns: Option<f64>,
+    update_interval: SimDuration,
+    next_update: Option<SimTime>,
+    recovery_interval: SimDuration,
+    next_recovery: Option<SimTime>,
+    recovery_gain: f64,
+    /// Per path, the most severe factor seen in the current update interval.
+    pending: Vec<f64>,
+    /// Scratch for the removal vector of a batched update.
+    removal: Vec<u32>,
+}
+
+/// Recovery steps applied at most per event (they converge well before this).
+const MAX_RECOVERY_STEPS: u64 = 64;
+
+impl WhackAMole {
+    /// A uniform profile and a counter seeded from `rng`.
+    pub fn new(config: &WhackAMoleConfig, rng: &mut SimRng) -> Self {
+        let n = usize::try_from(config.num_paths.clamp(1, 1 << 16)).unwrap_or(1);
+        let log2_m = config.log2_balls.clamp(1, 16);
+        let profile = Profile::uniform(n, log2_m);
+        WhackAMole {
+            target: profile.balls().to_vec(),
+            profile,
+            counter: SprayCounter::random(log2_m, config.shuffle, rng),
+            redistribution: config.redistribution,
+            floor: config.min_balls,
+            ecn_factor: config.ecn_factor,
+            rtt_factor: config.rtt_factor,
+            rtt_margin: config.rtt_margin,
+            loss_factor: config.loss_factor,
+            nack_factor: config.nack_factor,
+            rtt_avg_ns: None,
+            update_interval: SimDuration::from_ns(config.update_interval_ns),
+            next_update: None,
+            recovery_interval: SimDuration::from_ns(config.recovery_interval_ns),
+            next_recovery: None,
+            recovery_gain: config.recovery_gain,
+            pending: vec![0.0; n],
+            removal: vec![0; n],
+        }
+    }
+
+    /// The current profile.
+    #[must_use]
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The profile recovery returns to.
+    #[must_use]
+    pub fn target(&self) -> &[u32] {
+        &self.target
+    }
+
+    /// Ends the update and recovery intervals that ended by `now`.
+    fn advance(&mut self, now: SimTime) {
+        let interval = self.update_interval.as_ns();
+        if interval > 0 {
+            match self.next_update {
+                None => self.next_update = Some(now + self.update_interval),
+                Some(end) if now >= end => {
+                    self.apply_pending();
+                    let elapsed = now
+                        .saturating_since(end)
+                        .as_ns()
+                        .checked_div(interval)
+                        .unwrap_or(0)
+                        .saturating_add(1);
+                    self.next_update =
+                        Some(end + SimDuration::from_ns(elapsed.saturating_mul(interval)));
+                }
+                Some(_) => {}
+            }
+        }
+        let interval = self.recovery_interval.as_ns();
+        if interval > 0 {
+            match self.next_recovery {
+                None => self.next_recovery = Some(now + self.recovery_interval),
+                Some(end) if now >= end => {
+                    let ticks = now
+                        .saturating_since(end)
+                        .as_ns()
+                        .checked_div(interval)
+                        .unwrap_or(0)
+                        .saturating_add(1);
+                    for _ in 0..ticks.min(MAX_RECOVERY_STEPS) {
+                        if !self.profile.relax_toward(&self.target, self.recovery_gain) {
+                            break;
+                        }
+                    }
+                    self.next_recovery =
+                        Some(end + SimDuration::from_ns(ticks.saturating_mul(interval)));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Applies the whacks gathered in the interval that just ended, as one update.
+    fn apply_pending(&mut self) {
+        let mut any = false;
+        for ((r, f), &b) in self
+            .removal
+            .iter_mut()
+            .zip(self.pending.iter_mut())
+            .zip(self.profile.balls())
+        {
+            *r = whack_amount(b, *f, self.floor);
+            any |= *r > 0;
+            *f = 0.0;
+        }
+        if any {
+            self.profile.apply(&self.removal, self.redistribution);
+        }
+    }
+
+    /// The whack factor this feedback calls for (0 for none).
+    fn severity(&mut self, fb: &Feedback) -> f64 {
+        let mut f: f64 = 0.0;
+        match fb.kind {
+            FeedbackKind::Timeout => f = f.max(self.loss_factor),
+            FeedbackKind::Nack => f = f.max(self.nack_factor),
+            FeedbackKind::Cnp => f = f.max(self.ecn_factor),
+            FeedbackKind::Ack => {
+                if fb.ecn {
+                    f = f.max(self.ecn_factor);
+                }
+            }
+        }
+        if let (Some(rtt), FeedbackKind::Ack | FeedbackKind::Nack) = (fb.rtt, fb.kind) {
+            #[allow(clippy::cast_precision_loss, reason = "RTTs are far below 2^52 ns")]
+            let sample = rtt.as_ns() as f64;
+            match self.rtt_avg_ns {
+                None => self.rtt_avg_ns = Some(sample),
+                Some(avg) => {
+                    if sample > (1.0 + self.rtt_margin) * avg {
+                        f = f.max(self.rtt_factor);
+                    }
+                    self.rtt_avg_ns = Some(avg + (sample - avg) / 8.0);
+                }
+            }
+        }
+        f
+    }
+}
+
+impl PathSelector for WhackAMole {
+    fn next_entropy(&mut self, cx: &SendCx, _rng: &mut SimRng) -> Entropy {
+        self.advance(cx.now);
+        let path = self.profile.path_of(self.counter.next_ball());
+        Entropy(u16::try_from(path).unwrap_or(0))
+    }
+
+    fn on_feedback(&mut self, fb: &Feedback, _rng: &mut SimRng) {
+        self.advance(fb.now);
+        let f = self.severity(fb);
+        let path = usize::from(fb.entropy.0);
+        if f <= 0.0 || path >= self.pending.len() {
+            return;
+        }
+        if self.update_interval.as_ns() == 0 {
+            let b = self.profile.balls().get(path).copied().unwrap_or(0);
+            let r = whack_amount(b, f, self.floor);
+            if r > 0 {
+                self.removal.fill(0);
+                if let Some(slot) = self.removal.get_mut(path) {
+                    *slot = r;
+                }
+                self.profile.apply(&self.removal, self.redistribution);
+            }
+        } else if let Some(p) = self.pending.get_mut(path) {
+            *p = p.max(f);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Psn;
+    use proptest::prelude::*;
+
+    const ALL_HOW: [Redistribution; 4] = [
+        Redistribution::EvenEach,
+        Redistribution::EvenAll,
+        Redistribution::EvenOthers,
+        Redistribution::Proportional,
+    ];
+
+    fn profile(balls: &[u32], log2_m: u32) -> Profile {
+        Profile::from_balls(balls.to_vec(), log2_m).unwrap()
+    }
+
+    #[test]
+    fn bit_reversal_of_the_low_bits() {
+        assert_eq!(bit_reverse(0b001, 3), 0b100);
+        assert_eq!(bit_reverse(0b110, 3), 0b011);
+        assert_eq!(bit_reverse(0b0001, 4), 0b1000);
+        assert_eq!(bit_reverse(0b1011, 4), 0b1101);
+        assert_eq!(bit_reverse(1, 16), 1 << 15);
+        // The plain counter visits balls in van der Corput order: 0, 4, 2, 6, 1, 5, 3, 7.
+        let c = SprayCounter::with_seed(3, Shuffle::None, 0, 1);
+        let order: Vec<u32> = (0..8).map(|j| c.ball(j)).collect();
+        assert_eq!(order, vec![0, 4, 2, 6, 1, 5, 3, 7]);
+    }
+
+    #[test]
+    fn every_shuffle_is_a_permutation_of_the_balls() {
+        let mut rng = SimRng::new(1);
+        for shuffle in [Shuffle::None, Shuffle::Method1, Shuffle::Method2] {
+            for log2_m in 1..=10 {
+                let c = SprayCounter::random(log2_m, shuffle, &mut rng);
+                let mut seen: Vec<u32> = (0..1 << log2_m).map(|j| c.ball(j)).collect();
+                seen.sort_unstable();
+                assert_eq!(seen, (0..1 << log2_m).collect::<Vec<u32>>(), "{shuffle:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn seeds_are_in_range_and_differ_across_sources() {
+        let mut rng = SimRng::new(2);
+        let seeds: Vec<(u32, u32)> = (0..32)
+            .map(|_| {
+                let c = SprayCounter::random(10, Shuffle::Method1, &mut rng);
+                assert!(c.s_a < 1024 && c.s_b < 1024 && c.s_b % 2 == 1);
+                (c.s_a, c.s_b)
+            })
+            .collect();
+        let mut d = seeds.clone();
+        d.sort_unstable();
+        d.dedup();
+        assert_eq!(d.len(), seeds.len());
+        // m = 2: s_b can only be 1.
+        let c = SprayCounter::random(1, Shuffle::Method1, &mut rng);
+        assert_eq!(c.s_b, 1);
+    }
+
+    #[test]
+    fn path_of_uses_the_cumulative_counts() {
+        let p = profile(&[2, 3, 3], 3);
+        assert_eq!(p.cumulative(), &[2, 5, 8]);
+        let paths: Vec<usize> = (0..8).map(|x| p.path_of(x)).collect();
+        assert_eq!(paths, vec![0, 0, 1, 1, 1, 2, 2, 2]);
+        // Empty bins are never chosen.
+        let p = profile(&[0, 4, 0, 4], 3);
+        let paths: Vec<usize> = (0..8).map(|x| p.path_of(x)).collect();
+        assert_eq!(paths, vec![1, 1, 1, 1, 3, 3, 3, 3]);
+    }
+
+    #[test]
+    fn uniform_profile_spreads_the_remainder_over_the_first_bins() {
+        let p = Profile::uniform(3, 4);
+        assert_eq!(p.balls(), &[6, 5, 5]);
+        assert_eq!(p.total(), 16);
+        assert!(
+            Profile::from_balls(vec![1, 2], 2).is_none(),
+            "sums to 3, not 4"
+        );
+    }
+
+    #[test]
+    fn one_period_sends_exactly_the_profile() {
+        let p = profile(&[5, 0, 8, 3], 4);
+        let mut rng = SimRng::new(3);
+        for shuffle in [Shuffle::None, Shuffle::Method1, Shuffle::Method2] {
+            let mut c = SprayCounter::random(4, shuffle, &mut rng);
+            // Any 16 consecutive packets (here from counter 5) match the profile exactly.
+            for _ in 0..5 {
+                c.next_ball();
+            }
+            let mut counts = [0u32; 4];
+            for _ in 0..16 {
+                counts[p.path_of(c.next_ball())] += 1;
+            }
+            assert_eq!(counts, [5, 0, 8, 3], "{shuffle:?}");
+        }
+    }
+
+    #[test]
+    fn embodiment_1_spreads_over_all_with_rotating_residuals() {
+        let mut p = profile(&[4, 4, 4, 4], 4);
+        // Whack bin 1 by 3: ⌊3/4⌋ = 0 each, 3 leftovers to bins 0, 1, 2 from ρ = 0.
+        p.apply(&[0, 3, 0, 0], Redistribution::EvenEach);
+        assert_eq!(p.balls(), &[5, 2, 5, 4]);
+        assert_eq!(p.residual_index(), 3);
+        // Again by 1: the leftover goes to bin 3 (ρ persists), then ρ wraps to 0.
+        p.apply(&[0, 1, 0, 0], Redistribution::EvenEach);
+        assert_eq!(p.balls(), &[5, 1, 5, 5]);
+        assert_eq!(p.residual_index(), 0);
+        // 5 balls from bin 0: 1 to each (itself included), 1 leftover at ρ = 0.
+        p.apply(&[5, 0, 0, 0], Redistribution::EvenEach);
+        assert_eq!(p.balls(), &[2, 2, 6, 6]);
+        assert_eq!(p.cumulative(), &[2, 4, 10, 16]);
+    }
+
+    #[test]
+    fn embodiment_1_takes_bins_one_at_a_time() {
+        let mut p = profile(&[4, 4, 4, 4], 4);
+        // Bin 0 first: 2 balls → +0 each, leftovers to 0, 1 (ρ → 2) = [3, 5, 4, 4];
+        // then bin 2 (3 balls) → leftovers to 2, 3, 0 (ρ → 1) = [4, 5, 2, 5].
+        p.apply(&[2, 0, 3, 0], Redistribution::EvenEach);
+        assert_eq!(p.balls(), &[4, 5, 2, 5]);
+        assert_eq!(p.residual_index(), 1);
+    }
+
+    #[test]
+    fn embodiment_2_spreads_the_total_over_all() {
+        let mut p = profile(&[4, 4, 4, 4], 4);
+        // R = 5: 1 each, 1 leftover at ρ = 0.
+        p.apply(&[2, 0, 3, 0], Redistribution::EvenAll);
+        assert_eq!(p.balls(), &[4, 5, 2, 5]);
+        assert_eq!(p.residual_index(), 1);
+    }
+
+    #[test]
+    fn embodiment_3_spreads_over_the_bins_not_whacked() {
+        let mut p = profile(&[4, 4, 4, 4], 4);
+        // R = 5 over S' = {1, 3}: 2 each, the leftover skips bin 0 and lands on bin 1.
+        p.apply(&[2, 0, 3, 0], Redistribution::EvenOthers);
+        assert_eq!(p.balls(), &[2, 7, 1, 6]);
+        assert_eq!(p.residual_index(), 2);
+        // Every bin whacked: as embodiment 2.
+        let mut p = profile(&[4, 4, 4, 4], 4);
+        p.apply(&[1, 1, 1, 1], Redistribution::EvenOthers);
+        assert_eq!(p.balls(), &[4, 4, 4, 4]);
+    }
+
+    #[test]
+    fn embodiment_4_spreads_in_proportion() {
+        let mut p = profile(&[8, 4, 4, 0], 4);
+        // R = 4 from bin 0: b' = (4, 4, 4, 0), m − R = 12, ⌊4·4/12⌋ = 1 to bins 0..2;
+        // the 1 left over goes evenly over S' = {1, 2, 3}: round-robin from ρ = 0, skipping 0.
+        p.apply(&[4, 0, 0, 0], Redistribution::Proportional);
+        assert_eq!(p.balls(), &[5, 6, 5, 0]);
+        assert_eq!(p.residual_index(), 2);
+        // Scaling shape: removing half of every bin gives it all back proportionally.
+        let mut p = profile(&[8, 4, 4, 0], 4);
+        p.apply(&[4, 2, 2, 0], Redistribution::Proportional);
+        assert_eq!(p.balls(), &[8, 4, 4, 0]);
+    }
+
+    #[test]
+    fn whack_amount_respects_factor_and_floor() {
+        assert_eq!(whack_amount(64, 0.125, 1), 8);
+        assert_eq!(whack_amount(64, 0.5, 1), 32);
+        assert_eq!(whack_amount(5, 0.125, 1), 1, "at least one ball");
+        assert_eq!(whack_amount(2, 1.0, 1), 1, "never below the floor");
+        assert_eq!(whack_amount(1, 1.0, 1), 0);
+        assert_eq!(whack_amount(3, 1.0, 0), 3);
+        assert_eq!(whack_amount(64, 0.0, 1), 0);
+    }
+
+    #[test]
+    fn relax_moves_toward_target_without_overshoot() {
+        let mut p = profile(&[1, 7, 4, 4], 4);
+        let target = [4, 4, 4, 4];
+        // Excess 3 on bin 1: ⌈0.5·3⌉ = 2 moved to bin 0 (the only deficit).
+        assert!(p.relax_toward(&target, 0.5));
+        assert_eq!(p.balls(), &[3, 5, 4, 4]);
+        assert!(p.relax_toward(&target, 0.5));
+        assert_eq!(p.balls(), &[4, 4, 4, 4]);
+        assert!(!p.relax_toward(&target, 0.5), "at target nothing moves");
+    }
+
+    // ---- the selector ----------------------------------------------------------------------
+
+    fn cfg() -> WhackAMoleConfig {
+        WhackAMoleConfig {
+            num_paths: 4,
+            log2_balls: 6,
+            ..WhackAMoleConfig::default()
+        }
+    }
+
+    fn send_at(w: &mut WhackAMole, rng: &mut SimRng, now_ns: u64) -> usize {
+        let cx = SendCx {
+            now: SimTime::from_ns(now_ns),
+            psn: Psn(0),
+            retransmission: false,
+            inflight_pkts: 0,
+        };
+        usize::from(w.next_entropy(&cx, rng).0)
+    }
+
+    fn feedback(
+        kind: FeedbackKind,
+        now_ns: u64,
+        path: u16,
+        ecn: bool,
+        rtt_ns: Option<u64>,
+    ) -> Feedback {
+        Feedback {
+            kind,
+            now: SimTime::from_ns(now_ns),
+            entropy: Entropy(path),
+            psn: Psn(0),
+            rtt: rtt_ns.map(SimDuration::from_ns),
+            ecn,
+        }
+    }
+
+    #[test]
+    fn path_i_is_entropy_i_and_sends_follow_the_profile() {
+        let mut rng = SimRng::new(4);
+        let mut w = WhackAMole::new(&cfg(), &mut rng);
+        let mut counts = [0u32; 4];
+        for _ in 0..64 {
+            counts[send_at(&mut w, &mut rng, 0)] += 1;
+        }
+        assert_eq!(counts, [16; 4]);
+    }
+
+    #[test]
+    fn ecn_feedback_whacks_the_path_when_the_interval_ends() {
+        let mut rng = SimRng::new(5);
+        let mut w = WhackAMole::new(&cfg(), &mut rng);
+        send_at(&mut w, &mut rng, 0); // opens the 10 µs interval
+        for t in 1..5 {
+            w.on_feedback(&feedback(FeedbackKind::Ack, t, 2, true, None), &mut rng);
+        }
+        assert_eq!(w.profile().balls(), &[16; 4], "gathered, not yet applied");
+        send_at(&mut w, &mut rng, 10_000);
+        // One whack for the interval: ⌊16/8⌋ = 2 balls, 1 to each of 2 of the other paths
+        // (2 over 3 others: 0 each, leftovers round-robin from ρ = 0 skipping path 2).
+        assert_eq!(w.profile().balls(), &[17, 17, 14, 16]);
+    }
+
+    #[test]
+    fn severity_sets_the_factor() {
+        let mut rng = SimRng::new(6);
+        let mut w = WhackAMole::new(
+            &WhackAMoleConfig {
+                redistribution: Redistribution::EvenAll,
+                ..cfg()
+            },
+            &mut rng,
+        );
+        send_at(&mut w, &mut rng, 0);
+        // Path 0: RTT above 1.5 × average (f = 1/16 → 1 ball); path 1: ECN (1/8 → 2);
+        // path 2: timeout (1/2 → 8); path 3: a NACK (factor 0: nothing).
+        w.on_feedback(
+            &feedback(FeedbackKind::Ack, 1, 3, false, Some(10_000)),
+            &mut rng,
+        );
+        w.on_feedback(
+            &feedback(FeedbackKind::Ack, 2, 0, false, Some(16_000)),
+            &mut rng,
+        );
+        w.on_feedback(&feedback(FeedbackKind::Ack, 3, 1, true, None), &mut rng);
+        w.on_feedback(
+            &feedback(FeedbackKind::Timeout, 4, 2, false, None),
+            &mut rng,
+        );
+        w.on_feedback(&feedback(FeedbackKind::Nack, 5, 3, false, None), &mut rng);
+        send_at(&mut w, &mut rng, 10_000);
+        // Removed 1 + 2 + 8 = 11, spread evenly over all 4: 2 each, 3 leftovers to 0, 1, 2.
+        assert_eq!(
+            w.profile().balls(),
+            &[16 - 1 + 3, 16 - 2 + 3, 16 - 8 + 3, 16 + 2]
+        );
+        // The most severe feedback of an interval wins: ECN then timeout on path 3 → 1/2.
+        w.on_feedback(
+            &feedback(FeedbackKind::Ack, 10_001, 3, true, None),
+            &mut rng,
+        );
+        w.on_feedback(
+            &feedback(FeedbackKind::Timeout, 10_002, 3, false, None),
+            &mut rng,
+        );
+        send_at(&mut w, &mut rng, 20_000);
+        // 9 balls spread over all 4: 2 each, the leftover at ρ = 3.
+        assert_eq!(w.profile().balls()[3], 18 - 9 + 2 + 1);
+    }
+
+    #[test]
+    fn an_rtt_at_or_below_the_margin_is_not_whacked() {
+        let mut rng = SimRng::new(7);
+        let mut w = WhackAMole::new(
+            &WhackAMoleConfig {
+                update_interval_ns: 0,
+                ..cfg()
+            },
+            &mut rng,
+        );
+        w.on_feedback(
+            &feedback(FeedbackKind::Ack, 1, 0, false, Some(10_000)),
+            &mut rng,
+        );
+        w.on_feedback(
+            &feedback(FeedbackKind::Ack, 2, 1, false, Some(15_000)),
+            &mut rng,
+        );
+        assert_eq!(
+            w.profile().balls(),
+            &[16; 4],
+            "15,000 = 1.5 × 10,000 is not above"
+        );
+    }
+
+    #[test]
+    fn immediate_mode_whacks_each_feedback_and_ignores_unknown_paths() {
+        let mut rng = SimRng::new(8);
+        let mut w = WhackAMole::new(
+            &WhackAMoleConfig {
+                update_interval_ns: 0,
+                ..cfg()
+            },
+            &mut rng,
+        );
+        w.on_feedback(&feedback(FeedbackKind::Ack, 1, 9, true, None), &mut rng);
+        assert_eq!(w.profile().balls(), &[16; 4], "entropy 9 names no path");
+        w.on_feedback(&feedback(FeedbackKind::Cnp, 1, 0, false, None), &mut rng);
+        w.on_feedback(&feedback(FeedbackKind::Ack, 2, 0, true, None), &mut rng);
+        // 16 → 14 → 14 − ⌊14/8⌋ = 13; 3 balls to the others.
+        assert_eq!(w.profile().balls()[0], 13);
+        assert_eq!(w.profile().balls().iter().sum::<u32>(), 64);
+    }
+
+    #[test]
+    fn a_whacked_path_drains_to_its_floor_and_recovers_when_feedback_stops() {
+        let mut rng = SimRng::new(9);
+        let mut w = WhackAMole::new(&cfg(), &mut rng);
+        let mut t = 0;
+        // Marks on path 1 every 10 µs for 2 ms; recovery every 100 µs fights back.
+        while t < 2_000_000 {
+            send_at(&mut w, &mut rng, t);
+            w.on_feedback(&feedback(FeedbackKind::Ack, t, 1, true, None), &mut rng);
+            t += 10_000;
+        }
+        // Under sustained marks the path hovers near its floor of 1: recovery returns
+        // ⌈0.25·15⌉ = 4 balls per 100 µs, and the 10 whacks per 100 µs take them again.
+        // Measured within the last update interval (before recovery's next step at 2 ms).
+        let b1 = w.profile().balls()[1];
+        assert!(b1 <= 4, "{:?}", w.profile().balls());
+        let sent_on_1 = (0..64)
+            .filter(|_| send_at(&mut w, &mut rng, t - 10_000) == 1)
+            .count();
+        assert!(sent_on_1 <= 4, "{sent_on_1}");
+        // Feedback stops: within ~15 recovery intervals the profile is back at target.
+        for _ in 0..20 {
+            t += 100_000;
+            send_at(&mut w, &mut rng, t);
+        }
+        assert_eq!(w.profile().balls(), w.target());
+    }
+
+    #[test]
+    fn without_recovery_a_whacked_path_sits_at_its_floor() {
+        for how in ALL_HOW {
+            let mut rng = SimRng::new(10);
+            let mut w = WhackAMole::new(
+                &WhackAMoleConfig {
+                    recovery_interval_ns: 0,
+                    redistribution: how,
+                    min_balls: 2,
+                    ..cfg()
+                },
+                &mut rng,
+            );
+            for i in 0..200 {
+                let t = i * 10_000;
+                send_at(&mut w, &mut rng, t);
+                w.on_feedback(&feedback(FeedbackKind::Ack, t, 3, true, None), &mut rng);
+            }
+            assert_eq!(
+                w.profile().balls()[3],
+                2,
+                "{how:?}: {:?}",
+                w.profile().balls()
+            );
+        }
+    }
+
+    #[test]
+    fn same_seed_same_sequence() {
+        let run = |seed| {
+            let mut rng = SimRng::new(seed);
+            let mut w = WhackAMole::new(&WhackAMoleConfig::default(), &mut rng);
+            (0..256)
+                .map(|t| send_at(&mut w, &mut rng, t))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(1), run(1));
+        assert_ne!(run(1), run(2), "different seeds shuffle differently");
+    }
+
+    // ---- properties ------------------------------------------------------------------------
+
+    /// A random profile: ℓ in 4..=12, n in 1..=16, ball counts from sorted cut points (zero
+    /// counts allowed).
+    fn arb_profile() -> impl Strategy<Value = (u32, Vec<u32>)> {
+        (4u32..=12, 1usize..=16).prop_flat_map(|(l, n)| {
+            let m = 1u32 << l;
+            (Just(l), proptest::collection::vec(0..=m, n - 1)).prop_map(move |(l, mut cuts)| {
+                cuts.sort_unstable();
+                let mut prev = 0;
+                let mut balls: Vec<u32> = cuts
+                    .iter()
+                    .map(|&c| {
+                        let b = c - prev;
+                        prev = c;
+                        b
+                    })
+                    .collect();
+                balls.push(m - prev);
+                (l, balls)
+            })
+        })
+    }
+
+    /// The largest |actual − expected| count of any path over any window of consecutive
+    /// packets, in units of 1/m packet. The selection is periodic in m, so with
+    /// D(t) = m·count(0..t) − t·b the worst window is max D − min D over one period.
+    fn worst_window_deviation(p: &Profile, c: &SprayCounter) -> i64 {
+        let m = i64::from(p.total());
+        let n = p.balls().len();
+        let mut count = vec![0i64; n];
+        let mut lo = vec![0i64; n];
+        let mut hi = vec![0i64; n];
+        for t in 0..p.total() {
+            count[p.path_of(c.ball(t))] += 1;
+            for i in 0..n {
+                let d = m * count[i] - i64::from(t + 1) * i64::from(p.balls()[i]);
+                lo[i] = lo[i].min(d);
+                hi[i] = hi[i].max(d);
+            }
+        }
+        (0..n).map(|i| hi[i] - lo[i]).max().unwrap_or(0)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn spray_deviation_is_bounded_by_log2_m(
+            (l, balls) in arb_profile(),
+            s_a: u32,
+            s_b: u32,
+        ) {
+            let p = Profile::from_balls(balls, l).unwrap();
+            let m = i64::from(p.total());
+            let l64 = i64::from(l);
+            for (shuffle, bound) in
+                [(Shuffle::None, l64), (Shuffle::Method1, l64), (Shuffle::Method2, 2 * l64)]
+            {
+                let c = SprayCounter::with_seed(l, shuffle, s_a, s_b);
+                let dev = worst_window_deviation(&p, &c);
+                prop_assert!(
+                    dev <= bound * m,
+                    "{:?}: deviation {} > {} (profile {:?})",
+                    shuffle, dev as f64 / m as f64, bound, p.balls()
+                );
+            }
+        }
+
+        #[test]
+        fn updates_keep_m_balls_and_the_floor(
+            (l, balls) in arb_profile(),
+            floor in 0u32..3,
+            ops in proptest::collection::vec(
+                (0usize..16, 0.0f64..=1.0, 0usize..4, proptest::bool::ANY), 1..60),
+        ) {
+            // Lift every bin to the floor first (taking from the largest) to start valid.
+            let mut balls = balls;
+            let m = 1u32 << l;
+            let n = balls.len();
+            prop_assume!(u64::from(floor) * n as u64 <= u64::from(m));
+            for i in 0..n {
+                while balls[i] < floor {
+                    let j = (0..n).max_by_key(|&j| balls[j]).unwrap();
+                    balls[j] -= 1;
+                    balls[i] += 1;
+                }
+            }
+            let mut p = Profile::from_balls(balls, l).unwrap();
+            let target = Profile::uniform(n, l).balls().to_vec();
+            for (path, f, how, multi) in ops {
+                let how = ALL_HOW[how];
+                if multi {
+                    // A batched update: every bin whacked by f.
+                    let removal: Vec<u32> =
+                        p.balls().iter().map(|&b| whack_amount(b, f, floor)).collect();
+                    p.apply(&removal, how);
+                } else if path < n {
+                    let mut removal = vec![0; n];
+                    removal[path] = whack_amount(p.balls()[path], f, floor);
+                    p.apply(&removal, how);
+                } else {
+                    p.relax_toward(&target, f);
+                }
+                prop_assert_eq!(p.balls().iter().sum::<u32>(), m);
+                prop_assert!(p.balls().iter().all(|&b| b >= floor), "{:?}", p.balls());
+                prop_assert_eq!(p.cumulative().last().copied(), Some(m));
+                prop_assert!(p.residual_index() < n);
+                let mut acc = 0;
+                for (c, b) in p.cumulative().iter().zip(p.balls()) {
+                    acc += b;
+                    prop_assert_eq!(*c, acc);
+                }
+            }
+        }
+
+        #[test]
+        fn a_repeatedly_whacked_path_drains_to_its_floor_and_recovers(
+            l in 4u32..=12,
+            n in 2usize..=16,
+            floor in 0u32..=2,
+            path in 0usize..16,
+            f in 0.03f64..=1.0,
+            gain in 0.05f64..=1.0,
+            how in 0usize..4,
+        ) {
+            let path = path % n;
+            let how = ALL_HOW[how];
+            let mut p = Profile::uniform(n, l);
+            let target = p.balls().to_vec();
+            prop_assume!(target.iter().all(|&b| b >= floor));
+            let mut whacks = 0;
+            while p.balls()[path] > floor {
+                let mut removal = vec![0; n];
+                removal[path] = whack_amount(p.balls()[path], f, floor);
+                p.apply(&removal, how);
+                whacks += 1;
+                prop_assert!(whacks < 20_000, "not drained: {:?}", p.balls());
+            }
+            prop_assert_eq!(p.balls()[path], floor);
+            let mut steps = 0;
+            while p.relax_toward(&target, gain) {
+                steps += 1;
+                prop_assert!(steps < 2_000, "not recovered: {:?}", p.balls());
+            }
+            prop_assert_eq!(p.balls(), &target[..]);
+        }
+    }
+}
