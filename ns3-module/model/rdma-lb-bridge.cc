@@ -175,6 +175,9 @@ QpPathSelector::OnFeedback(const LbFeedback& fb)
     case LbFeedbackKind::TIMEOUT:
         kind = rb::FeedbackKind::Timeout;
         break;
+    case LbFeedbackKind::PROBE_ACK:
+        kind = rb::FeedbackKind::ProbeAck;
+        break;
     }
     rb::FeedbackEvent e{kind,
                         static_cast<uint64_t>(fb.now.GetNanoSeconds()),
@@ -203,6 +206,34 @@ QpPathSelector::OnTimer(Time now)
     {
         NS_FATAL_ERROR("rdma-lb: " << GetLastError());
     }
+}
+
+Time
+QpPathSelector::GetSendAfter() const
+{
+    return NanoSeconds(static_cast<int64_t>(m_impl->lb->send_after_ns()));
+}
+
+bool
+QpPathSelector::TakeProbe(Time now, uint16_t* entropy)
+{
+    int32_t e = m_impl->lb->take_probe(static_cast<uint64_t>(now.GetNanoSeconds()));
+    if (!m_impl->lb->last_error().empty())
+    {
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
+    }
+    if (e < 0)
+    {
+        return false;
+    }
+    *entropy = static_cast<uint16_t>(e);
+    return true;
+}
+
+uint64_t
+QpPathSelector::GetPathSwitches() const
+{
+    return m_impl->lb->path_switches();
 }
 
 std::string

@@ -42,7 +42,8 @@ enum class LbFeedbackKind
     ACK,
     NACK,
     CNP,
-    TIMEOUT
+    TIMEOUT,
+    PROBE_ACK //!< the answer to a probe packet the selector asked for (TakeProbe)
 };
 
 /// Feedback for a packet sent on `entropy`.
@@ -153,6 +154,18 @@ class QpPathSelector
     Time PollAt() const;
     /// Fires the selector's timer (NS_FATAL_ERROR if the algorithm failed).
     void OnTimer(Time now);
+    /// \return the earliest time the next data packet may leave (Hopper holds a queue pair
+    /// while it switches paths); Time(0) when there is no hold
+    Time GetSendAfter() const;
+    /**
+     * Asks whether the selector wants a probe packet sent now.
+     * \param now the current time
+     * \param[out] entropy the probe's entropy, when true is returned
+     * \return whether to send a probe
+     */
+    bool TakeProbe(Time now, uint16_t* entropy);
+    /// \return how many times the selector moved the queue pair to another path
+    uint64_t GetPathSwitches() const;
     /// \return the message of the caught failure, or an empty string
     std::string GetLastError() const;
     /// Makes the next call panic inside the Rust guard (tests only).

@@ -37,6 +37,8 @@ mod ffi {
         Cnp,
         /// Retransmission timeout.
         Timeout,
+        /// Answer to a probe packet the selector asked for (`take_probe`).
+        ProbeAck,
     }
 
     /// What a packet at a switch is.
@@ -137,6 +139,12 @@ mod ffi {
         /// Returns false if the algorithm failed (see `last_error`).
         fn on_timer(self: &mut HostLb, now_ns: u64) -> bool;
         fn last_error(self: &HostLb) -> String;
+        /// Earliest time the next data packet may leave (ns since the start).
+        fn send_after_ns(self: &HostLb) -> u64;
+        /// Entropy of a probe packet to send now, or -1 for none.
+        fn take_probe(self: &mut HostLb, now_ns: u64) -> i32;
+        /// Path switches so far.
+        fn path_switches(self: &HostLb) -> u64;
         /// Makes the next call panic inside the guard (for the test that proves the guard).
         fn arm_test_panic(self: &mut HostLb);
 
@@ -249,6 +257,7 @@ impl HostLb {
             ffi::FeedbackKind::Nack => host::FeedbackKind::Nack,
             ffi::FeedbackKind::Cnp => host::FeedbackKind::Cnp,
             ffi::FeedbackKind::Timeout => host::FeedbackKind::Timeout,
+            ffi::FeedbackKind::ProbeAck => host::FeedbackKind::ProbeAck,
             _ => return self.fail("unknown feedback kind from C++"),
         };
         let fb = host::Feedback {
@@ -272,6 +281,19 @@ impl HostLb {
 
     fn last_error(&self) -> String {
         self.failure.clone().unwrap_or_default()
+    }
+
+    fn send_after_ns(&self) -> u64 {
+        self.lb.send_after().as_ns()
+    }
+
+    fn take_probe(&mut self, now_ns: u64) -> i32 {
+        let (probe, _) = self.call(None, |lb| lb.take_probe(SimTime::from_ns(now_ns)));
+        probe.map_or(-1, |e| i32::from(e.0))
+    }
+
+    fn path_switches(&self) -> u64 {
+        self.lb.path_switches()
     }
 
     fn arm_test_panic(&mut self) {

@@ -35,6 +35,9 @@ pub enum Algorithm {
     /// Whack-a-Mole: deterministic bit-reversal spraying over a discrete path profile that
     /// congestion feedback whacks down (seed 000; spec/algorithms.md §1).
     WhackAMole,
+    /// Hopper: RTT-driven path switching with two-path probing and an OOO-avoiding hold
+    /// (seed 004 §3; spec/algorithms.md §3).
+    Hopper,
 }
 
 impl Algorithm {
@@ -45,6 +48,7 @@ impl Algorithm {
         Algorithm::Reps,
         Algorithm::FlowBender,
         Algorithm::WhackAMole,
+        Algorithm::Hopper,
     ];
 
     /// The algorithm's one name (kebab-case), as used everywhere.
@@ -56,6 +60,7 @@ impl Algorithm {
             Algorithm::Reps => "reps",
             Algorithm::FlowBender => "flowbender",
             Algorithm::WhackAMole => "whack-a-mole",
+            Algorithm::Hopper => "hopper",
         }
     }
 
@@ -67,7 +72,8 @@ impl Algorithm {
             | Algorithm::Spray
             | Algorithm::Reps
             | Algorithm::FlowBender
-            | Algorithm::WhackAMole => Side::Host,
+            | Algorithm::WhackAMole
+            | Algorithm::Hopper => Side::Host,
         }
     }
 
@@ -137,7 +143,7 @@ mod tests {
         let err = "bogus".parse::<Algorithm>().unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole)"
+            "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole, hopper)"
         );
     }
 }

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::algorithm::Algorithm;
 use crate::host::flowbender::FlowBenderConfig;
+use crate::host::hopper::HopperConfig;
 use crate::host::reps::RepsConfig;
 use crate::host::spray::SprayConfig;
 use crate::host::whack_a_mole::WhackAMoleConfig;
@@ -116,6 +117,8 @@ pub enum HostLbConfig {
     FlowBender(FlowBenderConfig),
     /// Whack-a-Mole: bit-reversal spraying over a profile whacked by feedback.
     WhackAMole(WhackAMoleConfig),
+    /// Hopper: switch paths on RTT, after probing two others.
+    Hopper(HopperConfig),
 }
 
 /// Configuration of the per-switch egress chooser.
@@ -172,6 +175,11 @@ impl LbConfig {
                 let c: WhackAMoleConfig = decode(algorithm, table)?;
                 c.validate(algorithm)?;
                 HostLbConfig::WhackAMole(c)
+            }
+            Algorithm::Hopper => {
+                let c: HopperConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                HostLbConfig::Hopper(c)
             }
         };
         Ok(LbConfig {

@@ -186,7 +186,7 @@ impl PathSelector for FlowBender {
     fn on_feedback(&mut self, fb: &Feedback, rng: &mut SimRng) {
         match fb.kind {
             FeedbackKind::Timeout => self.reroute(rng),
-            FeedbackKind::Cnp => {}
+            FeedbackKind::Cnp | FeedbackKind::ProbeAck => {}
             FeedbackKind::Ack | FeedbackKind::Nack => {
                 if fb.entropy == self.entropy {
                     self.counted = self.counted.saturating_add(1);

@@ -8,6 +8,7 @@
 
 pub mod ecmp;
 pub mod flowbender;
+pub mod hopper;
 pub mod reps;
 pub mod spray;
 pub mod whack_a_mole;
@@ -41,6 +42,8 @@ pub enum FeedbackKind {
     Cnp,
     /// The retransmission timer fired.
     Timeout,
+    /// The answer to a probe packet the selector asked for ([`PathSelector::take_probe`]).
+    ProbeAck,
 }
 
 /// Feedback about a packet sent on `entropy`.
@@ -72,6 +75,21 @@ pub trait PathSelector {
     }
     /// Fires at (or after) the time [`PathSelector::poll_at`] asked for.
     fn on_timer(&mut self, _now: SimTime, _rng: &mut SimRng) {}
+    /// The earliest time the next data packet may leave (a selector may hold the queue pair
+    /// while it switches paths, e.g. Hopper).
+    fn send_after(&self) -> SimTime {
+        SimTime::ZERO
+    }
+    /// Fires when the NIC may send a probe: returns the entropy of a small probe packet to send
+    /// now, if the selector wants one; its answer comes back as [`FeedbackKind::ProbeAck`].
+    fn take_probe(&mut self, _now: SimTime) -> Option<Entropy> {
+        None
+    }
+    /// How many times the selector has moved the queue pair to another path (for the per-flow
+    /// output; per-packet sprayers report 0).
+    fn path_switches(&self) -> u64 {
+        0
+    }
 }
 
 /// The selectors we have, dispatched statically.
@@ -87,47 +105,53 @@ pub enum HostSelector {
     FlowBender(flowbender::FlowBender),
     /// See [`whack_a_mole::WhackAMole`].
     WhackAMole(whack_a_mole::WhackAMole),
+    /// See [`hopper::Hopper`]. Boxed: its probe and explored-path tables would otherwise make
+    /// every queue pair's selector, whatever the algorithm, ~630 bytes (one allocation per
+    /// queue pair, none per packet).
+    Hopper(Box<hopper::Hopper>),
+}
+
+/// Forwards a call to the selector inside any [`HostSelector`] (static dispatch).
+macro_rules! dispatch {
+    ($self:expr, $s:ident => $call:expr) => {
+        match $self {
+            HostSelector::Ecmp($s) => $call,
+            HostSelector::Spray($s) => $call,
+            HostSelector::Reps($s) => $call,
+            HostSelector::FlowBender($s) => $call,
+            HostSelector::WhackAMole($s) => $call,
+            HostSelector::Hopper($s) => $call,
+        }
+    };
 }
 
 impl PathSelector for HostSelector {
     fn next_entropy(&mut self, cx: &SendCx, rng: &mut SimRng) -> Entropy {
-        match self {
-            HostSelector::Ecmp(s) => s.next_entropy(cx, rng),
-            HostSelector::Spray(s) => s.next_entropy(cx, rng),
-            HostSelector::Reps(s) => s.next_entropy(cx, rng),
-            HostSelector::FlowBender(s) => s.next_entropy(cx, rng),
-            HostSelector::WhackAMole(s) => s.next_entropy(cx, rng),
-        }
+        dispatch!(self, s => s.next_entropy(cx, rng))
     }
 
     fn on_feedback(&mut self, fb: &Feedback, rng: &mut SimRng) {
-        match self {
-            HostSelector::Ecmp(s) => s.on_feedback(fb, rng),
-            HostSelector::Spray(s) => s.on_feedback(fb, rng),
-            HostSelector::Reps(s) => s.on_feedback(fb, rng),
-            HostSelector::FlowBender(s) => s.on_feedback(fb, rng),
-            HostSelector::WhackAMole(s) => s.on_feedback(fb, rng),
-        }
+        dispatch!(self, s => s.on_feedback(fb, rng));
     }
 
     fn poll_at(&self) -> Option<SimTime> {
-        match self {
-            HostSelector::Ecmp(s) => s.poll_at(),
-            HostSelector::Spray(s) => s.poll_at(),
-            HostSelector::Reps(s) => s.poll_at(),
-            HostSelector::FlowBender(s) => s.poll_at(),
-            HostSelector::WhackAMole(s) => s.poll_at(),
-        }
+        dispatch!(self, s => s.poll_at())
     }
 
     fn on_timer(&mut self, now: SimTime, rng: &mut SimRng) {
-        match self {
-            HostSelector::Ecmp(s) => s.on_timer(now, rng),
-            HostSelector::Spray(s) => s.on_timer(now, rng),
-            HostSelector::Reps(s) => s.on_timer(now, rng),
-            HostSelector::FlowBender(s) => s.on_timer(now, rng),
-            HostSelector::WhackAMole(s) => s.on_timer(now, rng),
-        }
+        dispatch!(self, s => s.on_timer(now, rng));
+    }
+
+    fn send_after(&self) -> SimTime {
+        dispatch!(self, s => s.send_after())
+    }
+
+    fn take_probe(&mut self, now: SimTime) -> Option<Entropy> {
+        dispatch!(self, s => s.take_probe(now))
+    }
+
+    fn path_switches(&self) -> u64 {
+        dispatch!(self, s => s.path_switches())
     }
 }
 
@@ -153,6 +177,9 @@ impl HostLb {
             HostLbConfig::WhackAMole(c) => {
                 HostSelector::WhackAMole(whack_a_mole::WhackAMole::new(c, &mut rng))
             }
+            HostLbConfig::Hopper(c) => {
+                HostSelector::Hopper(Box::new(hopper::Hopper::new(c, &mut rng)))
+            }
         };
         HostLb { selector, rng }
     }
@@ -176,5 +203,22 @@ impl HostLb {
     /// See [`PathSelector::on_timer`].
     pub fn on_timer(&mut self, now: SimTime) {
         self.selector.on_timer(now, &mut self.rng);
+    }
+
+    /// See [`PathSelector::send_after`].
+    #[must_use]
+    pub fn send_after(&self) -> SimTime {
+        self.selector.send_after()
+    }
+
+    /// See [`PathSelector::take_probe`].
+    pub fn take_probe(&mut self, now: SimTime) -> Option<Entropy> {
+        self.selector.take_probe(now)
+    }
+
+    /// See [`PathSelector::path_switches`].
+    #[must_use]
+    pub fn path_switches(&self) -> u64 {
+        self.selector.path_switches()
     }
 }

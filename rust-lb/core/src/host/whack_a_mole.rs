@@ -653,6 +653,7 @@ impl WhackAMole {
             FeedbackKind::Timeout => f = f.max(self.loss_factor),
             FeedbackKind::Nack => f = f.max(self.nack_factor),
             FeedbackKind::Cnp => f = f.max(self.ecn_factor),
+            FeedbackKind::ProbeAck => {}
             FeedbackKind::Ack => {
                 if fb.ecn {
                     f = f.max(self.ecn_factor);

@@ -1,0 +1,620 @@
+//! Hopper: RTT-driven path switching with power-of-two probing and an out-of-order-avoiding
+//! switch delay (Nosrati & Ghaderi, arXiv 2506.08132, seed 004 §3 and Table 1;
+//! spec/algorithms.md §3).
+//!
+//! One queue pair sends on one entropy (one ECMP path) at a time. Per control epoch of one RTT
+//! it averages the per-packet RTTs of ACKs on that path (§3.1):
+//! * above `th_prob` × base RTT it probes two random paths it has not explored within
+//!   `ttl_prob` × base RTT (§3.2, power of two choices): the NIC sends a small probe packet on
+//!   each entropy ([`PathSelector::take_probe`]) and the answer comes back as
+//!   [`FeedbackKind::ProbeAck`] with its RTT;
+//! * above `th_cong` × base RTT it switches to the better probed path, but only if that path's
+//!   RTT is below `margin` × the current one (§3.3);
+//! * before the first packet on the new path it holds the queue pair
+//!   ([`PathSelector::send_after`]) for the RTT the in-flight packets on the old path are
+//!   expected to see minus the new path's RTT (§3.3, Fig. 1): a least-squares line of RTT
+//!   against packet index over the epoch, extrapolated over the packets in flight.
+//!
+//! Reconstructions (the seed lost its formulas and Table 1's first row; these are our choices):
+//! * The epoch average is the mean of the epoch's RTT samples, folded into the running estimate
+//!   with gain `alpha` (default 1: the estimate is the last epoch's mean; Table 1 lists "1").
+//! * An epoch lasts max(base RTT, current estimate) and closes on the first ACK after that.
+//! * The hold is max(0, predicted old-path RTT − new-path RTT), capped at `ttl_prob` × base RTT.
+//! * A timeout counts as severe congestion: if an answered probe is still fresh the queue pair
+//!   switches to the best one at once (no hold: the old path is presumed dead), else it probes.
+//! * Base RTT defaults to 8,320 ns, the reference's leaf-spine inter-rack RTT (rdma-model §5.1).
+
+use serde::Deserialize;
+
+use super::{Feedback, FeedbackKind, PathSelector, SendCx};
+use crate::algorithm::Algorithm;
+use crate::config::{check_int, check_real, ConfigError};
+use crate::rng::SimRng;
+use crate::time::{SimDuration, SimTime};
+use crate::units::Entropy;
+
+/// Probes sent per round (the paper's power of two choices).
+const PROBES: usize = 2;
+/// Recently explored paths remembered (a ring; older entries are overwritten).
+const EXPLORED: usize = 16;
+
+/// Parameters of Hopper (seed 004 Table 1).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HopperConfig {
+    /// Base (unloaded) RTT of the fabric, ns.
+    pub base_rtt_ns: u64,
+    /// Gain of the moving average of per-epoch RTT (1 = last epoch only).
+    pub alpha: f64,
+    /// Probing starts when the average RTT exceeds this multiple of the base RTT.
+    pub th_prob: f64,
+    /// Switching is considered when the average RTT exceeds this multiple of the base RTT.
+    pub th_cong: f64,
+    /// A probed path is not probed again, and a probe answer expires, after this multiple of
+    /// the base RTT.
+    pub ttl_prob: f64,
+    /// Switch only to a path whose RTT is below `margin` × the current path's.
+    pub margin: f64,
+    /// Size of the entropy space probes are drawn from.
+    pub num_entropies: u32,
+}
+
+impl Default for HopperConfig {
+    fn default() -> Self {
+        HopperConfig {
+            base_rtt_ns: 8_320,
+            alpha: 1.0,
+            th_prob: 1.5,
+            th_cong: 2.5,
+            ttl_prob: 4.0,
+            margin: 0.8,
+            num_entropies: 1 << 16,
+        }
+    }
+}
+
+impl HopperConfig {
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// The first parameter out of range, with its allowed range.
+    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+        check_int(algorithm, "base_rtt_ns", self.base_rtt_ns, 1, 1_000_000_000)?;
+        check_real(algorithm, "alpha", self.alpha, f64::MIN_POSITIVE, 1.0)?;
+        check_real(algorithm, "th_prob", self.th_prob, 1.0, 1_000.0)?;
+        check_real(algorithm, "th_cong", self.th_cong, self.th_prob, 1_000.0)?;
+        check_real(algorithm, "ttl_prob", self.ttl_prob, 0.0, 1_000_000.0)?;
+        check_real(algorithm, "margin", self.margin, f64::MIN_POSITIVE, 1.0)?;
+        check_int(
+            algorithm,
+            "num_entropies",
+            self.num_entropies.into(),
+            3,
+            1 << 16,
+        )?;
+        Ok(())
+    }
+}
+
+/// A probe of one path: sent, and possibly answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Probe {
+    entropy: Entropy,
+    /// `None` until the NIC has taken it for sending.
+    sent_at: Option<SimTime>,
+    rtt: Option<SimDuration>,
+}
+
+/// Running least-squares sums of RTT against packet index within one epoch.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct EpochStats {
+    n: f64,
+    sum_k: f64,
+    sum_kk: f64,
+    sum_r: f64,
+    sum_kr: f64,
+    last_rtt: f64,
+}
+
+impl EpochStats {
+    fn add(&mut self, rtt_ns: f64) {
+        let k = self.n;
+        self.n += 1.0;
+        self.sum_k += k;
+        self.sum_kk += k * k;
+        self.sum_r += rtt_ns;
+        self.sum_kr += k * rtt_ns;
+        self.last_rtt = rtt_ns;
+    }
+
+    fn mean(&self) -> Option<f64> {
+        (self.n > 0.0).then(|| self.sum_r / self.n)
+    }
+
+    /// RTT predicted for the packet `ahead` indices after the last sample (at least the last
+    /// sample when the trend is flat or falling).
+    fn predict(&self, ahead: f64) -> f64 {
+        let denom = self.n * self.sum_kk - self.sum_k * self.sum_k;
+        if self.n < 2.0 || denom <= 0.0 {
+            return self.last_rtt;
+        }
+        let slope = (self.n * self.sum_kr - self.sum_k * self.sum_r) / denom;
+        let intercept = (self.sum_r - slope * self.sum_k) / self.n;
+        let at = (self.n - 1.0) + ahead;
+        (intercept + slope * at).max(self.last_rtt)
+    }
+}
+
+/// Hopper's per-queue-pair state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hopper {
+    cfg: HopperConfig,
+    current: Entropy,
+    /// Running RTT estimate of the current path (ns), from closed epochs.
+    rtt_avg_ns: Option<f64>,
+    epoch_start: Option<SimTime>,
+    epoch: EpochStats,
+    probes: [Option<Probe>; PROBES],
+    explored: [Option<(Entropy, SimTime)>; EXPLORED],
+    explored_next: usize,
+    hold_until: SimTime,
+    inflight_pkts: u32,
+    switches: u64,
+}
+
+impl Hopper {
+    /// A selector starting on a random path.
+    pub fn new(cfg: &HopperConfig, rng: &mut SimRng) -> Self {
+        Hopper {
+            cfg: *cfg,
+            current: Entropy(u16::try_from(rng.below(cfg.num_entropies)).unwrap_or(0)),
+            rtt_avg_ns: None,
+            epoch_start: None,
+            epoch: EpochStats::default(),
+            probes: [None; PROBES],
+            explored: [None; EXPLORED],
+            explored_next: 0,
+            hold_until: SimTime::ZERO,
+            inflight_pkts: 0,
+            switches: 0,
+        }
+    }
+
+    /// The entropy (path) in use.
+    #[must_use]
+    pub fn current(&self) -> Entropy {
+        self.current
+    }
+
+    /// Path switches so far.
+    #[must_use]
+    pub fn switches(&self) -> u64 {
+        self.switches
+    }
+
+    /// The running RTT estimate of the current path.
+    #[must_use]
+    pub fn rtt_estimate(&self) -> Option<SimDuration> {
+        self.rtt_avg_ns
+            .map(|r| SimDuration::from_ns(r.round() as u64))
+    }
+
+    fn base(&self) -> f64 {
+        self.cfg.base_rtt_ns as f64
+    }
+
+    fn ttl(&self) -> SimDuration {
+        SimDuration::from_ns((self.cfg.ttl_prob * self.base()).round() as u64)
+    }
+
+    fn recently_explored(&self, e: Entropy, now: SimTime) -> bool {
+        let ttl = self.ttl();
+        self.explored
+            .iter()
+            .flatten()
+            .any(|&(x, at)| x == e && now - at < ttl)
+    }
+
+    /// A probe round is in progress while any probe is unsent, or sent and still fresh.
+    fn probing(&self, now: SimTime) -> bool {
+        let ttl = self.ttl();
+        self.probes
+            .iter()
+            .flatten()
+            .any(|p| p.sent_at.is_none_or(|t| now - t < ttl))
+    }
+
+    fn start_probes(&mut self, now: SimTime, rng: &mut SimRng) {
+        if self.probing(now) {
+            return;
+        }
+        let mut chosen = [Entropy(0); PROBES];
+        let mut n = 0;
+        // Bounded rejection sampling: distinct, not current, not recently explored.
+        for _ in 0..64 {
+            if n == PROBES {
+                break;
+            }
+            let e = Entropy(u16::try_from(rng.below(self.cfg.num_entropies)).unwrap_or(0));
+            if e == self.current
+                || chosen.iter().take(n).any(|&c| c == e)
+                || self.recently_explored(e, now)
+            {
+                continue;
+            }
+            if let Some(slot) = chosen.get_mut(n) {
+                *slot = e;
+            }
+            n += 1;
+        }
+        for (slot, &e) in self.probes.iter_mut().zip(chosen.iter().take(n)) {
+            *slot = Some(Probe {
+                entropy: e,
+                sent_at: None,
+                rtt: None,
+            });
+        }
+        for &e in chosen.iter().take(n) {
+            if let Some(slot) = self.explored.get_mut(self.explored_next) {
+                *slot = Some((e, now));
+            }
+            self.explored_next = (self.explored_next + 1) % EXPLORED;
+        }
+    }
+
+    /// The fresh answered probe with the lowest RTT.
+    fn best_probe(&self, now: SimTime) -> Option<(Entropy, SimDuration)> {
+        let ttl = self.ttl();
+        self.probes
+            .iter()
+            .flatten()
+            .filter_map(|p| match (p.sent_at, p.rtt) {
+                (Some(t), Some(r)) if now - t < ttl => Some((p.entropy, r)),
+                _ => None,
+            })
+            .min_by_key(|&(_, r)| r)
+    }
+
+    fn switch_to(&mut self, e: Entropy, hold: SimDuration, now: SimTime) {
+        self.current = e;
+        self.hold_until = now + hold;
+        self.switches += 1;
+        self.probes = [None; PROBES];
+        self.rtt_avg_ns = None;
+        self.epoch_start = None;
+        self.epoch = EpochStats::default();
+    }
+
+    /// Closes the epoch: updates the estimate, then probes and/or switches (§3.1-3.3).
+    fn close_epoch(&mut self, now: SimTime, rng: &mut SimRng) {
+        let Some(mean) = self.epoch.mean() else {
+            return;
+        };
+        let avg = match self.rtt_avg_ns {
+            Some(prev) => (1.0 - self.cfg.alpha) * prev + self.cfg.alpha * mean,
+            None => mean,
+        };
+        self.rtt_avg_ns = Some(avg);
+        let base = self.base();
+        if avg > self.cfg.th_cong * base {
+            if let Some((e, r)) = self.best_probe(now) {
+                let r_ns = r.as_ns() as f64;
+                if r_ns < self.cfg.margin * avg {
+                    let predicted = self.epoch.predict(f64::from(self.inflight_pkts));
+                    let hold = (predicted - r_ns).clamp(0.0, self.ttl().as_ns() as f64);
+                    self.switch_to(e, SimDuration::from_ns(hold.round() as u64), now);
+                    return;
+                }
+            }
+        }
+        if avg > self.cfg.th_prob * base {
+            self.start_probes(now, rng);
+        }
+        self.epoch_start = Some(now);
+        self.epoch = EpochStats::default();
+    }
+}
+
+impl PathSelector for Hopper {
+    fn next_entropy(&mut self, cx: &SendCx, _rng: &mut SimRng) -> Entropy {
+        self.inflight_pkts = cx.inflight_pkts;
+        self.current
+    }
+
+    fn on_feedback(&mut self, fb: &Feedback, rng: &mut SimRng) {
+        match fb.kind {
+            FeedbackKind::ProbeAck => {
+                for p in self.probes.iter_mut().flatten() {
+                    if p.entropy == fb.entropy && p.sent_at.is_some() && p.rtt.is_none() {
+                        p.rtt = fb.rtt;
+                    }
+                }
+            }
+            FeedbackKind::Ack => {
+                let (Some(rtt), true) = (fb.rtt, fb.entropy == self.current) else {
+                    return;
+                };
+                let start = *self.epoch_start.get_or_insert(fb.now);
+                self.epoch.add(rtt.as_ns() as f64);
+                let len = self.rtt_avg_ns.unwrap_or(0.0).max(self.base());
+                if (fb.now - start).as_ns() as f64 >= len {
+                    self.close_epoch(fb.now, rng);
+                }
+            }
+            FeedbackKind::Timeout => match self.best_probe(fb.now) {
+                Some((e, _)) => self.switch_to(e, SimDuration::ZERO, fb.now),
+                None => self.start_probes(fb.now, rng),
+            },
+            FeedbackKind::Nack | FeedbackKind::Cnp => {}
+        }
+    }
+
+    fn send_after(&self) -> SimTime {
+        self.hold_until
+    }
+
+    fn take_probe(&mut self, now: SimTime) -> Option<Entropy> {
+        let p = self
+            .probes
+            .iter_mut()
+            .flatten()
+            .find(|p| p.sent_at.is_none())?;
+        p.sent_at = Some(now);
+        Some(p.entropy)
+    }
+
+    fn path_switches(&self) -> u64 {
+        self.switches
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Psn;
+
+    const BASE: u64 = 8_320;
+
+    fn hopper(seed: u64) -> (Hopper, SimRng) {
+        let mut rng = SimRng::new(seed);
+        (Hopper::new(&HopperConfig::default(), &mut rng), rng)
+    }
+
+    fn ack(h: &Hopper, now: u64, rtt: u64) -> Feedback {
+        Feedback {
+            kind: FeedbackKind::Ack,
+            now: SimTime::from_ns(now),
+            entropy: h.current(),
+            psn: Psn(0),
+            rtt: Some(SimDuration::from_ns(rtt)),
+            ecn: false,
+        }
+    }
+
+    fn probe_ack(e: Entropy, now: u64, rtt: u64) -> Feedback {
+        Feedback {
+            kind: FeedbackKind::ProbeAck,
+            now: SimTime::from_ns(now),
+            entropy: e,
+            psn: Psn(0),
+            rtt: Some(SimDuration::from_ns(rtt)),
+            ecn: false,
+        }
+    }
+
+    /// Feeds ACKs with `rtt` every 100 ns from `t0` for `epochs` base RTTs; returns the time.
+    fn feed(h: &mut Hopper, rng: &mut SimRng, t0: u64, rtt: u64, epochs: u64) -> u64 {
+        let mut t = t0;
+        while t < t0 + epochs * BASE.max(rtt) + 1 {
+            let fb = ack(h, t, rtt);
+            h.on_feedback(&fb, rng);
+            t += 100;
+        }
+        t
+    }
+
+    #[test]
+    fn never_probes_or_switches_below_th_prob() {
+        // 1.4 x base < th_prob = 1.5 x base: no probe, no switch, ever.
+        let (mut h, mut rng) = hopper(1);
+        let e0 = h.current();
+        feed(&mut h, &mut rng, 0, BASE * 14 / 10, 50);
+        assert_eq!(h.take_probe(SimTime::from_ns(1)), None);
+        assert_eq!(h.current(), e0);
+        assert_eq!(h.switches(), 0);
+    }
+
+    #[test]
+    fn probes_two_distinct_other_paths_above_th_prob() {
+        let (mut h, mut rng) = hopper(2);
+        let t = feed(&mut h, &mut rng, 0, BASE * 2, 3); // 2.0 x base: probe, no switch
+        let p1 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        let p2 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        assert_eq!(
+            h.take_probe(SimTime::from_ns(t)),
+            None,
+            "exactly two probes"
+        );
+        assert_ne!(p1, p2);
+        assert_ne!(p1, h.current());
+        assert_ne!(p2, h.current());
+        // Below th_cong the answers do not cause a switch however good they are.
+        h.on_feedback(&probe_ack(p1, t + 10, BASE), &mut rng);
+        feed(&mut h, &mut rng, t + 20, BASE * 2, 3);
+        assert_eq!(h.switches(), 0);
+    }
+
+    #[test]
+    fn switches_above_th_cong_only_to_a_path_below_margin() {
+        let (mut h, mut rng) = hopper(3);
+        let cur = BASE * 3; // 3.0 x base > th_cong
+        let t = feed(&mut h, &mut rng, 0, cur, 2);
+        let p1 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        let p2 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        // Both answers at 0.85 x current: not below the 0.8 margin, so no switch.
+        h.on_feedback(&probe_ack(p1, t + 10, cur * 85 / 100), &mut rng);
+        h.on_feedback(&probe_ack(p2, t + 10, cur * 85 / 100), &mut rng);
+        let e0 = h.current();
+        let t = feed(&mut h, &mut rng, t + 20, cur, 2);
+        assert_eq!(h.current(), e0, "no switch to a path >= 0.8 x current");
+        // Next round, one answer at 0.5 x current: switch to it.
+        let t = feed(&mut h, &mut rng, t, cur, 5); // the old probes expire (4 x base)
+        let q1 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        let q2 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        h.on_feedback(&probe_ack(q1, t + 10, cur / 2), &mut rng);
+        h.on_feedback(&probe_ack(q2, t + 10, cur * 9 / 10), &mut rng);
+        feed(&mut h, &mut rng, t + 20, cur, 2);
+        assert_eq!(h.current(), q1);
+        assert_eq!(h.switches(), 1);
+    }
+
+    #[test]
+    fn regression_extrapolates_over_the_packets_in_flight() {
+        // r_k = 1000 + 10 k for k = 0..99: the packet 50 after the last is predicted at
+        // 1000 + 10 (99 + 50) = 2490; a flat or falling trend predicts the last sample.
+        let mut st = EpochStats::default();
+        (0..100).for_each(|k| st.add(1000.0 + 10.0 * f64::from(k)));
+        assert!(
+            (st.predict(50.0) - 2490.0).abs() < 1e-6,
+            "{}",
+            st.predict(50.0)
+        );
+        let mut falling = EpochStats::default();
+        (0..10).for_each(|k| falling.add(2000.0 - 10.0 * f64::from(k)));
+        assert_eq!(falling.predict(50.0), 1910.0);
+    }
+
+    #[test]
+    fn hold_is_the_extrapolated_rtt_gap() {
+        // Congested at 3 x base until the epoch closes and probes go out; the probe answers at
+        // base RTT; then an epoch of RTTs rising 10 ns per sample. With 50 packets in flight the
+        // hold is (last sample + 50 x 10) - base RTT.
+        let (mut h, mut rng) = hopper(4);
+        let cx = SendCx {
+            now: SimTime::ZERO,
+            psn: Psn(0),
+            retransmission: false,
+            inflight_pkts: 50,
+        };
+        h.next_entropy(&cx, &mut rng);
+        let start = BASE * 3;
+        let mut now = 0;
+        let probe = loop {
+            let fb = ack(&h, now, start);
+            h.on_feedback(&fb, &mut rng);
+            now += 100;
+            if let Some(p) = h.take_probe(SimTime::from_ns(now)) {
+                break p;
+            }
+            assert!(now < 1_000_000);
+        };
+        h.take_probe(SimTime::from_ns(now)).unwrap();
+        h.on_feedback(&probe_ack(probe, now + 1, BASE), &mut rng);
+        let mut k = 0;
+        let mut last = start;
+        while h.switches() == 0 {
+            now += 100;
+            last = start + 10 * k;
+            let fb = ack(&h, now, last);
+            h.on_feedback(&fb, &mut rng);
+            k += 1;
+            assert!(k < 10_000);
+        }
+        let hold = h.send_after().as_ns() - now;
+        let expected = last + 10 * 50 - BASE;
+        assert!(
+            hold.abs_diff(expected) <= 2,
+            "hold {hold} expected {expected}"
+        );
+        assert_eq!(h.current(), probe);
+    }
+
+    #[test]
+    fn timeout_switches_to_a_fresh_probe_at_once_else_probes() {
+        let (mut h, mut rng) = hopper(5);
+        let to = |now| Feedback {
+            kind: FeedbackKind::Timeout,
+            now: SimTime::from_ns(now),
+            entropy: Entropy(0),
+            psn: Psn(0),
+            rtt: None,
+            ecn: false,
+        };
+        h.on_feedback(&to(100), &mut rng);
+        let p = h.take_probe(SimTime::from_ns(100)).unwrap();
+        assert_eq!(h.switches(), 0);
+        h.on_feedback(&probe_ack(p, 200, BASE), &mut rng);
+        h.on_feedback(&to(300), &mut rng);
+        assert_eq!(h.current(), p);
+        assert_eq!(
+            h.send_after(),
+            SimTime::from_ns(300),
+            "no hold after a timeout"
+        );
+    }
+
+    #[test]
+    fn a_probed_path_is_not_probed_again_within_ttl() {
+        // 4 entropies: start on c, probe {a, b}, switch to a at once (timeout). Congestion on a
+        // starts a new round within the TTL: b (probed) and a (current) are excluded, so the
+        // probes are drawn from {c, d}.
+        let cfg = HopperConfig {
+            num_entropies: 4,
+            ..HopperConfig::default()
+        };
+        let mut rng = SimRng::new(6);
+        let mut h = Hopper::new(&cfg, &mut rng);
+        let c = h.current();
+        let t = feed(&mut h, &mut rng, 0, BASE * 2, 2);
+        let a = h.take_probe(SimTime::from_ns(t)).unwrap();
+        let b = h.take_probe(SimTime::from_ns(t)).unwrap();
+        h.on_feedback(&probe_ack(a, t + 1, BASE), &mut rng);
+        h.on_feedback(&probe_ack(b, t + 2, BASE * 2), &mut rng);
+        let timeout = Feedback {
+            kind: FeedbackKind::Timeout,
+            now: SimTime::from_ns(t + 3),
+            entropy: c,
+            psn: Psn(0),
+            rtt: None,
+            ecn: false,
+        };
+        h.on_feedback(&timeout, &mut rng);
+        assert_eq!(h.current(), a);
+        let t2 = feed(&mut h, &mut rng, t + 4, BASE * 2, 1);
+        assert!(t2 - t < 4 * BASE, "still within the TTL");
+        let again: Vec<Entropy> = [
+            h.take_probe(SimTime::from_ns(t2)),
+            h.take_probe(SimTime::from_ns(t2)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        assert_eq!(again.len(), 2, "{again:?}");
+        assert!(
+            again.iter().all(|&x| x != a && x != b),
+            "{again:?} vs a={a:?} b={b:?}"
+        );
+        assert!(again.contains(&c));
+    }
+
+    #[test]
+    fn config_ranges_name_the_parameter() {
+        let bad = HopperConfig {
+            margin: 1.5,
+            ..HopperConfig::default()
+        };
+        let e = bad.validate(Algorithm::Hopper).unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("margin"));
+        let bad = HopperConfig {
+            th_cong: 1.2,
+            ..HopperConfig::default()
+        };
+        assert_eq!(
+            bad.validate(Algorithm::Hopper)
+                .unwrap_err()
+                .parameter
+                .as_deref(),
+            Some("th_cong")
+        );
+    }
+}
