@@ -17,6 +17,27 @@ NS_LOG_COMPONENT_DEFINE("RdmaLbBridge");
 
 namespace rb = ::rdmalb::bridge;
 
+namespace
+{
+/// Nanoseconds of \p t. With ns-3's default nanosecond resolution this is the raw time step;
+/// the general conversion (Time::GetNanoSeconds) costs ~30 ns in a logging build of ns-3,
+/// more than the Rust decision itself, so the per-packet path avoids it.
+uint64_t
+ToNs(Time t)
+{
+    static const bool nsResolution = Time::GetResolution() == Time::NS;
+    return static_cast<uint64_t>(nsResolution ? t.GetTimeStep() : t.GetNanoSeconds());
+}
+
+/// The Time of \p ns nanoseconds (see ToNs).
+Time
+FromNs(uint64_t ns)
+{
+    static const bool nsResolution = Time::GetResolution() == Time::NS;
+    return nsResolution ? Time(static_cast<int64_t>(ns)) : NanoSeconds(static_cast<int64_t>(ns));
+}
+} // namespace
+
 struct LbConfig::Impl
 {
     rust::Box<rb::LbConfig> cfg;
@@ -133,7 +154,7 @@ QpPathSelector::~QpPathSelector() = default;
 bool
 QpPathSelector::TryNextEntropy(const LbSendContext& cx, uint16_t* entropy)
 {
-    rb::SendContext c{static_cast<uint64_t>(cx.now.GetNanoSeconds()),
+    rb::SendContext c{ToNs(cx.now),
                       cx.psn,
                       cx.retransmission,
                       cx.inflightPkts};
@@ -180,10 +201,10 @@ QpPathSelector::OnFeedback(const LbFeedback& fb)
         break;
     }
     rb::FeedbackEvent e{kind,
-                        static_cast<uint64_t>(fb.now.GetNanoSeconds()),
+                        ToNs(fb.now),
                         fb.entropy,
                         fb.psn,
-                        static_cast<uint64_t>(fb.rtt.GetNanoSeconds()),
+                        ToNs(fb.rtt),
                         fb.hasRtt,
                         fb.ecn};
     if (!m_impl->lb->on_feedback(e))
@@ -196,13 +217,13 @@ Time
 QpPathSelector::PollAt() const
 {
     uint64_t ns = m_impl->lb->poll_at_ns();
-    return ns == UINT64_MAX ? Time::Max() : NanoSeconds(static_cast<int64_t>(ns));
+    return ns == UINT64_MAX ? Time::Max() : FromNs(ns);
 }
 
 void
 QpPathSelector::OnTimer(Time now)
 {
-    if (!m_impl->lb->on_timer(static_cast<uint64_t>(now.GetNanoSeconds())))
+    if (!m_impl->lb->on_timer(ToNs(now)))
     {
         NS_FATAL_ERROR("rdma-lb: " << GetLastError());
     }
@@ -211,13 +232,13 @@ QpPathSelector::OnTimer(Time now)
 Time
 QpPathSelector::GetSendAfter() const
 {
-    return NanoSeconds(static_cast<int64_t>(m_impl->lb->send_after_ns()));
+    return FromNs(m_impl->lb->send_after_ns());
 }
 
 bool
 QpPathSelector::TakeProbe(Time now, uint16_t* entropy)
 {
-    int32_t e = m_impl->lb->take_probe(static_cast<uint64_t>(now.GetNanoSeconds()));
+    int32_t e = m_impl->lb->take_probe(ToNs(now));
     if (!m_impl->lb->last_error().empty())
     {
         NS_FATAL_ERROR("rdma-lb: " << GetLastError());
@@ -290,7 +311,7 @@ SwitchEgressChooser::Choose(Time now,
     {
         s.push_back(rb::EgressCandidate{c.port, c.queueBytes, c.txBytes});
     }
-    rb::EgressDecision d = m_impl->lb->choose_egress(static_cast<uint64_t>(now.GetNanoSeconds()),
+    rb::EgressDecision d = m_impl->lb->choose_egress(ToNs(now),
                                                      info,
                                                      rust::Slice<const rb::EgressCandidate>(s.data(), s.size()));
     if (d.failed)

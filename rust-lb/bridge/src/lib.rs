@@ -205,6 +205,7 @@ impl LbConfig {
             Box::new(SwitchLb {
                 lb: sw::SwitchLb::new(&self.0.switch, switch_id, seed),
                 failure: None,
+                scratch: Vec::new(),
             })
         })
     }
@@ -310,6 +311,7 @@ impl HostLb {
 pub struct SwitchLb {
     lb: sw::SwitchLb,
     failure: Option<String>,
+    scratch: Vec<sw::EgressCandidate>,
 }
 
 impl SwitchLb {
@@ -346,24 +348,17 @@ impl SwitchLb {
             ingress_port: pkt.ingress_port,
             size_bytes: pkt.size_bytes,
         };
-        let lb = &mut self.lb;
+        let (lb, scratch) = (&mut self.lb, &mut self.scratch);
         match guard(|| {
-            // Candidates are converted into a small stack buffer to keep the hot path free of
-            // allocation; equal-cost sets above 64 ports are cut to the first 64.
-            let mut buf = [sw::EgressCandidate {
-                port: 0,
-                queue_bytes: 0,
-                tx_bytes: 0,
-            }; 64];
-            let n = candidates.len().min(buf.len());
-            for (dst, c) in buf.iter_mut().zip(candidates) {
-                *dst = sw::EgressCandidate {
-                    port: c.port,
-                    queue_bytes: c.queue_bytes,
-                    tx_bytes: c.tx_bytes,
-                };
-            }
-            lb.choose(SimTime::from_ns(now_ns), &meta, buf.get(..n).unwrap_or(&[]))
+            // Candidates are converted into a buffer kept across calls: after the first packets
+            // it has the capacity of the largest equal-cost set and never allocates again.
+            scratch.clear();
+            scratch.extend(candidates.iter().map(|c| sw::EgressCandidate {
+                port: c.port,
+                queue_bytes: c.queue_bytes,
+                tx_bytes: c.tx_bytes,
+            }));
+            lb.choose(SimTime::from_ns(now_ns), &meta, scratch)
         }) {
             Ok(i) => ffi::EgressDecision {
                 index: u32::try_from(i).unwrap_or(0),
