@@ -7,6 +7,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
@@ -30,6 +31,16 @@ RdmaNetDevice::GetTypeId()
                           DataRateValue(DataRate("100Gbps")),
                           MakeDataRateAccessor(&RdmaNetDevice::m_rate),
                           MakeDataRateChecker())
+            .AddAttribute("ReceiveErrorModel",
+                          "Error model deciding which arriving packets are lost (loss "
+                          "injection; none by default)",
+                          PointerValue(),
+                          MakePointerAccessor(&RdmaNetDevice::m_receiveErrorModel),
+                          MakePointerChecker<ErrorModel>())
+            .AddTraceSource("RxDrop",
+                            "An arriving packet was dropped by the ReceiveErrorModel",
+                            MakeTraceSourceAccessor(&RdmaNetDevice::m_rxDropTrace),
+                            "ns3::Packet::TracedCallback")
             .AddTraceSource("Tx",
                             "A packet starts transmission on the port",
                             MakeTraceSourceAccessor(&RdmaNetDevice::m_txTrace),
@@ -57,6 +68,7 @@ RdmaNetDevice::DoDispose()
     }
     m_channel = nullptr;
     m_node = nullptr;
+    m_receiveErrorModel = nullptr;
     m_receiveHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>>();
     m_dataSource = MakeNullCallback<Ptr<Packet>, Ptr<RdmaNetDevice>>();
     m_dequeueHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t>();
@@ -155,6 +167,12 @@ RdmaNetDevice::TransmitComplete()
 void
 RdmaNetDevice::Receive(Ptr<Packet> p)
 {
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
+    {
+        NS_LOG_LOGIC("packet " << p->GetUid() << " lost by the receive error model");
+        m_rxDropTrace(p);
+        return;
+    }
     m_rxTrace(p);
     if (!m_receiveHandler.IsNull())
     {

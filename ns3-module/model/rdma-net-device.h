@@ -11,6 +11,7 @@
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
+#include "ns3/error-model.h"
 #include "ns3/event-id.h"
 #include "ns3/mac48-address.h"
 #include "ns3/net-device.h"
@@ -128,6 +129,8 @@ class RdmaNetDevice : public NetDevice
     ReceiveHandler m_receiveHandler;
     DataSource m_dataSource;
     DequeueHandler m_dequeueHandler;
+    Ptr<ErrorModel> m_receiveErrorModel; //!< loss injection on arrival (optional)
+    TracedCallback<Ptr<const Packet>> m_rxDropTrace;
     TracedCallback<Ptr<const Packet>> m_txTrace;
     TracedCallback<Ptr<const Packet>> m_rxTrace;
 };

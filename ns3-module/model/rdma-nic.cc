@@ -7,11 +7,19 @@
 #include "rdma-net-device.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
+#include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -32,14 +40,155 @@ RdmaNic::GetTypeId()
                           UintegerValue(1000),
                           MakeUintegerAccessor(&RdmaNic::m_payloadBytes),
                           MakeUintegerChecker<uint32_t>(1, 9000))
+            .AddAttribute("LossRecovery",
+                          "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0, spec §3.3-3.5), irn = "
+                          "the reference's IRN (ENABLE_IRN 1, §3.6), nic-sr = commodity NIC "
+                          "selective repeat (one NACK per expected PSN, resend only that packet)",
+                          EnumValue(RdmaNic::GBN),
+                          MakeEnumAccessor(&RdmaNic::m_recovery),
+                          MakeEnumChecker(RdmaNic::GBN, "gbn", RdmaNic::IRN, "irn",
+                                          RdmaNic::NIC_SR, "nic-sr"))
+            .AddAttribute("CcMode",
+                          "Congestion control (CC_MODE): 1 = DCQCN (spec §3.7), 0 = none "
+                          "(line rate, CNPs ignored)",
+                          EnumValue(RdmaNic::CC_DCQCN),
+                          MakeEnumAccessor(&RdmaNic::m_ccMode),
+                          MakeEnumChecker(RdmaNic::CC_NONE, "none", RdmaNic::CC_DCQCN, "dcqcn"))
+            .AddAttribute("RateBound",
+                          "Pace each queue pair at its current rate (RATE_BOUND); false paces "
+                          "at the line rate",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_rateBound),
+                          MakeBooleanChecker())
+            .AddAttribute("L2AckInterval",
+                          "ACK milestone in packets (L2_ACK_INTERVAL). Reference quirk: the "
+                          "milestone is reset every packet, so every in-order packet is ACKed "
+                          "unless AckMilestoneFix is set",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("L2ChunkSize",
+                          "An ACK is also sent when the expected byte is a multiple of this "
+                          "(L2_CHUNK_SIZE, bytes; 0 = off)",
+                          UintegerValue(4000),
+                          MakeUintegerAccessor(&RdmaNic::m_chunkSize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AckMilestoneFix",
+                          "Fix of the milestone quirk (spec §3.3, §12.1): ACK once per "
+                          "L2AckInterval packets instead of every packet",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_ackMilestoneFix),
+                          MakeBooleanChecker())
+            .AddAttribute("NackCarriesCnp",
+                          "Reference quirk (spec §3.3, §12.2): an out-of-order NACK always "
+                          "carries the CNP flag (rate cut). false = only ECN-marked packets",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNic::m_nackCarriesCnp),
+                          MakeBooleanChecker())
+            .AddAttribute("NackInterval",
+                          "NACK generation interval (NACKGenerationInterval): no second NACK "
+                          "for the same expected byte within it (GBN, IRN)",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_nackInterval),
+                          MakeTimeChecker())
+            .AddAttribute("L2Timeout",
+                          "Retransmission timeout of Go-Back-N and NIC-SR (L2Timeout, spec §3.5)",
+                          TimeValue(MilliSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_l2Timeout),
+                          MakeTimeChecker())
+            .AddAttribute("IrnRtoLow",
+                          "IRN RTO with at most 3 packets in flight (IrnRtoLow; driver value)",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(&RdmaNic::m_irnRtoLow),
+                          MakeTimeChecker())
+            .AddAttribute("IrnRtoHigh",
+                          "IRN RTO with more than 3 packets in flight (IrnRtoHigh; driver value)",
+                          TimeValue(MicroSeconds(320)),
+                          MakeTimeAccessor(&RdmaNic::m_irnRtoHigh),
+                          MakeTimeChecker())
+            .AddAttribute("IrnBdp",
+                          "IRN sender BDP cap in bytes (IrnBdp; 104000 for leaf_spine_128_100G)",
+                          UintegerValue(104000),
+                          MakeUintegerAccessor(&RdmaNic::m_irnBdp),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("IrnOooThreshold",
+                          "IRN option: go back only when SACKed data reaches more than this "
+                          "many packets beyond the first hole (0 = reference: any SACK)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::m_irnOooThreshold),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AlphaResumeInterval",
+                          "DCQCN alpha update period (ALPHA_RESUME_INTERVAL; run.py 1 us)",
+                          TimeValue(MicroSeconds(1)),
+                          MakeTimeAccessor(&RdmaNic::m_alphaResumeInterval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RateDecreaseInterval",
+                          "DCQCN rate-decrease check period (RATE_DECREASE_INTERVAL; 4 us)",
+                          TimeValue(MicroSeconds(4)),
+                          MakeTimeAccessor(&RdmaNic::m_rateDecreaseInterval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RpTimer",
+                          "DCQCN rate-increase timer (RP_TIMER; 300 us)",
+                          TimeValue(MicroSeconds(300)),
+                          MakeTimeAccessor(&RdmaNic::m_rpTimer),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("FastRecoveryTimes",
+                          "DCQCN fast-recovery stages (FAST_RECOVERY_TIMES; 1)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaNic::m_fastRecoveryTimes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EwmaGain",
+                          "DCQCN alpha EWMA gain g (EWMA_GAIN; run.py 1/256)",
+                          DoubleValue(1.0 / 256),
+                          MakeDoubleAccessor(&RdmaNic::m_g),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("RateAI",
+                          "DCQCN additive increase (RATE_AI; run.py 40Mb/s at 100G)",
+                          DataRateValue(DataRate("40Mb/s")),
+                          MakeDataRateAccessor(&RdmaNic::m_rateAi),
+                          MakeDataRateChecker())
+            .AddAttribute("RateHAI",
+                          "DCQCN hyper increase (RATE_HAI; run.py 100Mb/s at 100G)",
+                          DataRateValue(DataRate("100Mb/s")),
+                          MakeDataRateAccessor(&RdmaNic::m_rateHai),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "DCQCN minimum rate (MIN_RATE; 100Mb/s)",
+                          DataRateValue(DataRate("100Mb/s")),
+                          MakeDataRateAccessor(&RdmaNic::m_minRate),
+                          MakeDataRateChecker())
+            .AddAttribute("ClampTargetRate",
+                          "DCQCN: every decrease sets the target to the current rate "
+                          "(CLAMP_TARGET_RATE; 0)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_clampTargetRate),
+                          MakeBooleanChecker())
+            .AddAttribute("RateOnFirstCnp",
+                          "DCQCN: fraction of the rate kept on a queue pair's first CNP "
+                          "(attribute RateOnFirstCnp; 1.0)",
+                          DoubleValue(1.0),
+                          MakeDoubleAccessor(&RdmaNic::m_rateOnFirstCnp),
+                          MakeDoubleChecker<double>(0, 1))
             .AddTraceSource("FlowComplete",
                             "A flow was completely acknowledged",
                             MakeTraceSourceAccessor(&RdmaNic::m_flowComplete),
                             "ns3::RdmaNic::FlowCompleteTracedCallback")
+            .AddTraceSource("FlowRecord",
+                            "A flow was completely acknowledged: all its counters",
+                            MakeTraceSourceAccessor(&RdmaNic::m_flowRecord),
+                            "ns3::RdmaNic::FlowRecordTracedCallback")
             .AddTraceSource("DataSent",
                             "A data packet left the NIC: flow id, byte offset, entropy",
                             MakeTraceSourceAccessor(&RdmaNic::m_dataSent),
-                            "ns3::RdmaNic::DataSentTracedCallback");
+                            "ns3::RdmaNic::DataSentTracedCallback")
+            .AddTraceSource("NackSent",
+                            "The receiver sent a NACK: source, sender's qpn, expected byte",
+                            MakeTraceSourceAccessor(&RdmaNic::m_nackSent),
+                            "ns3::RdmaNic::NackSentTracedCallback")
+            .AddTraceSource("RateChange",
+                            "A queue pair's DCQCN rate changed: flow id, old, new (bit/s)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_rateChange),
+                            "ns3::RdmaNic::RateChangeTracedCallback");
     return tid;
 }
 
@@ -53,7 +202,17 @@ RdmaNic::~RdmaNic() = default;
 void
 RdmaNic::DoDispose()
 {
+    for (auto& [qpn, qp] : m_qps)
+    {
+        (void)qpn;
+        qp.decreaseEvent.Cancel();
+        qp.increaseEvent.Cancel();
+        qp.rtoEvent.Cancel();
+        qp.lbEvent.Cancel();
+    }
+    m_wakeEvent.Cancel();
     m_qps.clear();
+    m_rx.clear();
     m_dev = nullptr;
     m_lbConfig = nullptr;
     Object::DoDispose();
@@ -86,6 +245,36 @@ RdmaNic::GetActiveFlows() const
     return static_cast<uint32_t>(m_qps.size());
 }
 
+DataRate
+RdmaNic::GetFlowRate(uint32_t flowId) const
+{
+    for (const auto& [qpn, qp] : m_qps)
+    {
+        (void)qpn;
+        if (qp.flowId == flowId)
+        {
+            return DataRate(qp.rate);
+        }
+    }
+    return DataRate(0);
+}
+
+RdmaFlowRecord
+RdmaNic::GetFlowRecord(uint32_t flowId) const
+{
+    for (const auto& [qpn, qp] : m_qps)
+    {
+        (void)qpn;
+        if (qp.flowId == flowId)
+        {
+            return qp.rec;
+        }
+    }
+    RdmaFlowRecord none;
+    none.flowId = 0xffffffff;
+    return none;
+}
+
 int64_t
 RdmaNic::AssignStreams(int64_t stream)
 {
@@ -98,6 +287,7 @@ RdmaNic::StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg)
 {
     NS_ABORT_MSG_IF(!m_lbConfig, "RdmaNic: no load balancer installed");
     NS_ABORT_MSG_IF(size == 0, "RdmaNic: flow " << flowId << " has size 0");
+    NS_ABORT_MSG_IF(size > UINT32_MAX, "RdmaNic: flow " << flowId << " exceeds 4 GiB");
     NS_ABORT_MSG_IF(m_qps.size() >= 65535, "RdmaNic: more than 65535 concurrent flows");
     while (m_nextQpn == 0 || m_qps.count(m_nextQpn) != 0)
     {
@@ -110,9 +300,79 @@ RdmaNic::StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg)
     qp.size = size;
     qp.start = Simulator::Now();
     qp.pg = pg;
+    qp.nextAvail = Simulator::Now();
+    qp.rate = m_dev->GetDataRate().GetBitRate();
+    qp.targetRate = qp.rate;
+    qp.rtoDeadline = Time::Max();
+    qp.rec.flowId = flowId;
+    qp.rec.sip = m_address;
+    qp.rec.dip = dip;
+    qp.rec.size = size;
+    qp.rec.start = qp.start;
     qp.lb = m_lbConfig->CreateQpSelector(DrawLbSeed(m_rng));
     NS_LOG_INFO("flow " << flowId << " qpn " << qp.qpn << " to " << dip << " size " << size);
+    ArmLbTimer(qp);
     m_dev->TriggerTransmit();
+}
+
+// ---- Sender: scheduling and pacing (§3.2) ------------------------------------------------
+
+bool
+RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
+{
+    if (m_recovery == NIC_SR)
+    {
+        while (!qp.srRetx.empty() && *qp.srRetx.begin() < qp.sndUna)
+        {
+            qp.srRetx.erase(qp.srRetx.begin());
+        }
+    }
+    if (m_recovery == IRN)
+    {
+        // Skip what the receiver already holds.
+        for (auto b = qp.sack.begin(); b != qp.sack.end() && b->first <= qp.sndNxt; ++b)
+        {
+            if (qp.sndNxt < b->second)
+            {
+                qp.sndNxt = b->second;
+            }
+        }
+    }
+    bool hasData = qp.sndNxt < qp.size || !qp.srRetx.empty();
+    if (!hasData)
+    {
+        return false;
+    }
+    if (m_recovery == IRN && qp.srRetx.empty())
+    {
+        uint64_t inflight = qp.maxSentSeq > qp.sndUna ? qp.maxSentSeq - qp.sndUna : 0;
+        uint64_t next = std::min<uint64_t>(m_payloadBytes, qp.size - qp.sndNxt);
+        if (!(inflight + next < m_irnBdp || qp.sndUna + m_irnBdp > qp.sndNxt))
+        {
+            return false; // an ACK will kick the port
+        }
+    }
+    if (qp.nextAvail > now)
+    {
+        *wake = std::min(*wake, qp.nextAvail);
+        return false;
+    }
+    Time hold = qp.lb->GetSendAfter();
+    if (hold > now)
+    {
+        *wake = std::min(*wake, hold);
+        return false;
+    }
+    return true;
+}
+
+void
+RdmaNic::Wake()
+{
+    if (m_dev)
+    {
+        m_dev->TriggerTransmit();
+    }
 }
 
 Ptr<Packet>
@@ -122,7 +382,9 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
     {
         return nullptr;
     }
-    // Round-robin: the first queue pair after the last one served that has data to send.
+    Time now = Simulator::Now();
+    Time wake = Time::Max();
+    // Round-robin: the first eligible queue pair after the last one served.
     auto it = m_qps.upper_bound(m_lastServed);
     for (std::size_t k = 0; k < m_qps.size(); ++k, ++it)
     {
@@ -131,18 +393,20 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
             it = m_qps.begin();
         }
         RdmaQueuePair& qp = it->second;
-        if (qp.sndNxt >= qp.size)
+        if (!Eligible(qp, now, &wake))
         {
             continue;
         }
         m_lastServed = qp.qpn;
-        uint32_t payload =
-            static_cast<uint32_t>(std::min<uint64_t>(m_payloadBytes, qp.size - qp.sndNxt));
+        bool fromSr = !qp.srRetx.empty();
+        uint64_t seq = fromSr ? *qp.srRetx.begin() : qp.sndNxt;
+        uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(m_payloadBytes, qp.size - seq));
         LbSendContext cx;
-        cx.now = Simulator::Now();
-        cx.psn = static_cast<uint32_t>(qp.sndNxt / m_payloadBytes);
-        cx.inflightPkts = static_cast<uint32_t>((qp.sndNxt - qp.sndUna + m_payloadBytes - 1) /
-                                                m_payloadBytes);
+        cx.now = now;
+        cx.psn = static_cast<uint32_t>(seq / m_payloadBytes);
+        cx.retransmission = seq < qp.highSent;
+        cx.inflightPkts = static_cast<uint32_t>(
+            (qp.highSent - std::min(qp.highSent, qp.sndUna) + m_payloadBytes - 1) / m_payloadBytes);
         RdmaHeader h;
         h.type = RdmaHeader::DATA;
         h.sip = m_address;
@@ -150,16 +414,43 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         h.sport = qp.lb->NextEntropy(cx);
         h.dport = qp.qpn;
         h.pg = static_cast<uint16_t>(qp.pg);
-        h.seq = static_cast<uint32_t>(qp.sndNxt);
-        h.tsNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        h.seq = static_cast<uint32_t>(seq);
+        h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
         Ptr<Packet> p = Create<Packet>(payload);
         p->AddHeader(h);
         m_dataSent(qp.flowId, h.seq, h.sport);
-        qp.sndNxt += payload;
+        if (fromSr)
+        {
+            qp.srRetx.erase(qp.srRetx.begin());
+        }
+        else
+        {
+            qp.sndNxt += payload;
+        }
+        ++qp.rec.dataPkts;
+        if (cx.retransmission)
+        {
+            ++qp.rec.retxPkts;
+        }
+        qp.highSent = std::max(qp.highSent, seq + payload);
+        qp.maxSentSeq = std::max(qp.maxSentSeq, seq);
+        qp.lastEntropy = h.sport;
+        DataRate pace = m_rateBound ? DataRate(qp.rate) : m_dev->GetDataRate();
+        qp.nextAvail = now + pace.CalculateBytesTxTime(p->GetSize());
+        ArmRto(qp);
+        ArmLbTimer(qp);
         return p;
+    }
+    if (wake != Time::Max() &&
+        (!m_wakeEvent.IsRunning() || m_wakeEvent.GetTs() > static_cast<uint64_t>(wake.GetTimeStep())))
+    {
+        m_wakeEvent.Cancel();
+        m_wakeEvent = Simulator::Schedule(wake - now, &RdmaNic::Wake, this);
     }
     return nullptr;
 }
+
+// ---- Receiver (§3.3, §3.6, NIC-SR) ----------------------------------------------------------
 
 void
 RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, Ptr<Packet> p)
@@ -181,12 +472,15 @@ RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, Ptr<Packet> p)
 }
 
 void
-RdmaNic::ReceiveData(Ptr<Packet> p)
+RdmaNic::SendFeedback(const RdmaHeader& h,
+                      RxState& rx,
+                      uint8_t type,
+                      uint16_t flags,
+                      uint64_t sackSeq,
+                      uint64_t sackLen)
 {
-    RdmaHeader h;
-    p->RemoveHeader(h);
-    RxState& rx = m_rx[{h.sip, h.dport}];
     RdmaHeader a;
+    a.type = static_cast<RdmaHeader::Type>(type);
     a.sip = m_address;
     a.dip = h.sip;
     a.sport = h.dport; // the sender's queue-pair number
@@ -194,33 +488,145 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
     a.pg = h.pg;
     a.tsNs = h.tsNs;
     a.echoSeq = h.seq;
-    a.flags = (h.ecn == 3) ? RdmaHeader::FLAG_CNP : 0;
-    if (h.seq == rx.expected)
-    {
-        rx.expected += p->GetSize();
-        rx.nacked = false;
-        a.type = RdmaHeader::ACK;
-    }
-    else if (h.seq > rx.expected)
-    {
-        // A gap: Go-Back-N asks once for the expected byte.
-        if (rx.nacked)
-        {
-            return;
-        }
-        rx.nacked = true;
-        a.type = RdmaHeader::NACK;
-    }
-    else
-    {
-        // A duplicate: acknowledge what we have.
-        a.type = RdmaHeader::ACK;
-    }
+    a.flags = flags;
     a.seq = static_cast<uint32_t>(rx.expected);
+    a.sackSeq = static_cast<uint32_t>(sackSeq);
+    a.sackLen = static_cast<uint16_t>(sackLen);
+    if (flags & RdmaHeader::FLAG_CNP)
+    {
+        ++rx.cnpsSent;
+    }
     Ptr<Packet> ack = Create<Packet>();
     ack->AddHeader(a);
     m_dev->Enqueue(ack, 0);
 }
+
+void
+RdmaNic::ReceiveData(Ptr<Packet> p)
+{
+    RdmaHeader h;
+    p->RemoveHeader(h);
+    RxState& rx = m_rx[{h.sip, h.dport}];
+    const uint64_t s = h.seq;
+    const uint64_t len = p->GetSize();
+    const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;
+    const uint16_t oooFlag = m_nackCarriesCnp ? RdmaHeader::FLAG_CNP : 0;
+    Time now = Simulator::Now();
+    auto nack = [&](uint16_t flags, uint64_t sackSeq, uint64_t sackLen) {
+        ++rx.nacksSent;
+        m_nackSent(h.sip, h.dport, static_cast<uint32_t>(rx.expected));
+        NS_LOG_LOGIC("NACK to " << h.sip << " qpn " << h.dport << " E " << rx.expected);
+        SendFeedback(h, rx, RdmaHeader::NACK, flags, sackSeq, sackLen);
+    };
+
+    if (m_recovery == IRN)
+    {
+        if (s <= rx.expected && rx.expected < s + len)
+        {
+            rx.expected = s + len;
+            while (!rx.ooo.empty() && rx.ooo.begin()->first <= rx.expected)
+            {
+                rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
+                rx.ooo.erase(rx.ooo.begin());
+            }
+            if (rx.ooo.empty())
+            {
+                SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, 0, 0); // "ACK-like NACK"
+            }
+            else
+            {
+                SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, s, len);
+            }
+        }
+        else if (s > rx.expected)
+        {
+            bool sacked = rx.ooo.count(s) != 0;
+            if (sacked && now < rx.nackDeadline)
+            {
+                return;
+            }
+            rx.nackDeadline = now + m_nackInterval;
+            rx.ooo[s] = s + len;
+            nack(ecnFlag | oooFlag, s, len);
+        }
+        else
+        {
+            SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, rx.ooo.empty() ? 0 : s,
+                         rx.ooo.empty() ? 0 : len);
+        }
+        return;
+    }
+
+    if (m_recovery == NIC_SR)
+    {
+        if (s == rx.expected)
+        {
+            rx.expected = s + len;
+            while (!rx.ooo.empty() && rx.ooo.begin()->first <= rx.expected)
+            {
+                rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
+                rx.ooo.erase(rx.ooo.begin());
+            }
+            SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+        }
+        else if (s > rx.expected)
+        {
+            rx.ooo[s] = s + len; // the bitmap
+            if (rx.lastNacked != rx.expected)
+            {
+                // The first out-of-order arrival for this ePSN: one NACK, carrying only E.
+                rx.lastNacked = rx.expected;
+                nack(ecnFlag, 0, 0);
+            }
+            else if (ecnFlag)
+            {
+                SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+            }
+        }
+        else
+        {
+            SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+        }
+        return;
+    }
+
+    // Go-Back-N (§3.3).
+    if (s <= rx.expected && rx.expected <= s + len)
+    {
+        rx.expected = s + len;
+        bool ack;
+        if (m_ackMilestoneFix)
+        {
+            ack = rx.expected >= rx.milestone;
+        }
+        else
+        {
+            ack = rx.expected >= m_ackInterval; // the milestone is reset every packet
+        }
+        ack = ack || (m_chunkSize != 0 && rx.expected % m_chunkSize == 0);
+        if (!ack)
+        {
+            return;
+        }
+        rx.milestone = rx.expected + uint64_t(m_ackInterval) * m_payloadBytes;
+        SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+    }
+    else if (s > rx.expected)
+    {
+        if (now >= rx.nackDeadline || rx.expected != rx.lastNacked)
+        {
+            rx.nackDeadline = now + m_nackInterval;
+            rx.lastNacked = rx.expected;
+            nack(ecnFlag | oooFlag, 0, 0);
+        }
+    }
+    else
+    {
+        SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0); // duplicate
+    }
+}
+
+// ---- Sender: feedback (§3.4, §3.6) ----------------------------------------------------------
 
 void
 RdmaNic::ReceiveAck(Ptr<Packet> p)
@@ -233,34 +639,386 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
         return; // late feedback for a finished queue pair
     }
     RdmaQueuePair& qp = it->second;
+    const bool cnp = (h.flags & RdmaHeader::FLAG_CNP) != 0;
+    const bool isNack =
+        h.type == RdmaHeader::NACK && (m_recovery != IRN || h.sackLen != 0);
     LbFeedback fb;
-    fb.kind = h.type == RdmaHeader::ACK ? LbFeedbackKind::ACK : LbFeedbackKind::NACK;
+    fb.kind = isNack ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
     fb.now = Simulator::Now();
     fb.entropy = h.dport;
     fb.psn = h.echoSeq / m_payloadBytes;
     fb.rtt = Simulator::Now() - NanoSeconds(static_cast<int64_t>(h.tsNs));
     fb.hasRtt = true;
-    fb.ecn = (h.flags & RdmaHeader::FLAG_CNP) != 0;
+    fb.ecn = cnp;
     qp.lb->OnFeedback(fb);
-    if (h.seq > qp.sndUna)
+    if (isNack)
     {
-        qp.sndUna = h.seq;
+        ++qp.rec.nacksRx;
     }
-    if (h.type == RdmaHeader::NACK)
+    qp.sndUna = std::max<uint64_t>(qp.sndUna, h.seq);
+
+    switch (m_recovery)
     {
-        ++qp.nacks;
-        if (qp.sndNxt > h.seq)
+    case GBN:
+        if (isNack)
         {
-            qp.retxPkts += (qp.sndNxt - h.seq + m_payloadBytes - 1) / m_payloadBytes;
-            qp.sndNxt = h.seq; // go back
-            m_dev->TriggerTransmit();
+            qp.sndNxt = qp.sndUna; // go back
         }
+        break;
+    case NIC_SR:
+        if (isNack && h.seq < qp.size && h.seq < qp.highSent)
+        {
+            qp.srRetx.insert(h.seq); // resend only the expected packet
+        }
+        break;
+    case IRN: {
+        if (h.sackLen != 0)
+        {
+            uint64_t b = h.sackSeq;
+            uint64_t e = b + h.sackLen;
+            auto [bit, fresh] = qp.sack.emplace(b, e);
+            if (!fresh)
+            {
+                bit->second = std::max(bit->second, e);
+            }
+        }
+        while (!qp.sack.empty() && qp.sack.begin()->first <= qp.sndUna)
+        {
+            qp.sndUna = std::max(qp.sndUna, qp.sack.begin()->second);
+            qp.sack.erase(qp.sack.begin());
+        }
+        if (qp.irnRecovery && qp.sndUna >= qp.irnRecoverySeq)
+        {
+            qp.irnRecovery = false;
+        }
+        if (h.sackLen != 0)
+        {
+            uint64_t sackedEnd = qp.sack.empty() ? 0 : qp.sack.rbegin()->second;
+            bool beyond = sackedEnd > qp.sndUna &&
+                          sackedEnd - qp.sndUna > uint64_t(m_irnOooThreshold) * m_payloadBytes;
+            if (!qp.irnRecovery && beyond)
+            {
+                qp.irnRecoverySeq = qp.sndNxt;
+                qp.sndNxt = qp.sndUna;
+                qp.irnRecovery = true;
+            }
+        }
+        else
+        {
+            qp.irnRecovery = false;
+        }
+        break;
+    }
+    }
+    qp.sndNxt = std::max(qp.sndNxt, qp.sndUna);
+
+    if (cnp)
+    {
+        ++qp.rec.cnpsRx;
+    }
+    if (cnp || (m_recovery == NIC_SR && isNack))
+    {
+        DcqcnOnCnp(qp); // NIC-SR: a NACK is also a congestion signal
     }
     if (qp.sndUna >= qp.size)
     {
-        m_flowComplete(qp.flowId, m_address, qp.dip, qp.size, qp.start, Simulator::Now(), qp.retxPkts);
-        m_qps.erase(it);
+        Complete(it);
+        return;
     }
+    if (qp.highSent > qp.sndUna)
+    {
+        ArmRto(qp);
+    }
+    ArmLbTimer(qp);
+    m_dev->TriggerTransmit();
+}
+
+void
+RdmaNic::NotifyCnp(uint32_t flowId)
+{
+    for (auto& [qpn, qp] : m_qps)
+    {
+        (void)qpn;
+        if (qp.flowId != flowId)
+        {
+            continue;
+        }
+        ++qp.rec.cnpsRx;
+        LbFeedback fb;
+        fb.kind = LbFeedbackKind::CNP;
+        fb.now = Simulator::Now();
+        fb.entropy = qp.lastEntropy;
+        fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
+        fb.ecn = true;
+        qp.lb->OnFeedback(fb);
+        DcqcnOnCnp(qp);
+        ArmLbTimer(qp);
+        return;
+    }
+}
+
+void
+RdmaNic::Complete(std::map<uint16_t, RdmaQueuePair>::iterator it)
+{
+    RdmaQueuePair& qp = it->second;
+    qp.decreaseEvent.Cancel();
+    qp.increaseEvent.Cancel();
+    qp.rtoEvent.Cancel();
+    qp.lbEvent.Cancel();
+    qp.rec.finish = Simulator::Now();
+    // The receiver's counters; its RX state is deleted, as the reference's completion does.
+    uint32_t dstNode = RdmaHostId(qp.dip);
+    if (dstNode < NodeList::GetNNodes())
+    {
+        Ptr<RdmaNic> peer = NodeList::GetNode(dstNode)->GetObject<RdmaNic>();
+        if (peer && peer->m_address == qp.dip)
+        {
+            auto rx = peer->m_rx.find({m_address, qp.qpn});
+            if (rx != peer->m_rx.end())
+            {
+                qp.rec.nacksSent = rx->second.nacksSent;
+                qp.rec.cnpsSent = rx->second.cnpsSent;
+                peer->m_rx.erase(rx);
+            }
+        }
+    }
+    NS_LOG_INFO("flow " << qp.flowId << " complete: fct " << (qp.rec.finish - qp.start).As(Time::US)
+                        << " retx " << qp.rec.retxPkts << " nacks " << qp.rec.nacksRx << " cnps "
+                        << qp.rec.cnpsRx << " timeouts " << qp.rec.timeouts);
+    m_flowComplete(qp.flowId, m_address, qp.dip, qp.size, qp.start, qp.rec.finish, qp.rec.retxPkts);
+    m_flowRecord(qp.rec);
+    m_qps.erase(it);
+}
+
+// ---- Timeouts (§3.5) ------------------------------------------------------------------------
+
+void
+RdmaNic::ArmRto(RdmaQueuePair& qp)
+{
+    Time rto = m_l2Timeout;
+    if (m_recovery == IRN)
+    {
+        uint64_t inflight = qp.maxSentSeq > qp.sndUna ? qp.maxSentSeq - qp.sndUna : 0;
+        rto = inflight > 3ULL * m_payloadBytes ? m_irnRtoHigh : m_irnRtoLow;
+    }
+    Time now = Simulator::Now();
+    qp.rtoDeadline = now + rto;
+    // One event per queue pair; it re-checks the (lazily moved) deadline when it fires.
+    if (!qp.rtoEvent.IsRunning() ||
+        qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
+    {
+        qp.rtoEvent.Cancel();
+        qp.rtoEvent = Simulator::Schedule(rto, &RdmaNic::RtoCheck, this, qp.qpn);
+    }
+}
+
+void
+RdmaNic::RtoCheck(uint16_t qpn)
+{
+    auto it = m_qps.find(qpn);
+    if (it == m_qps.end())
+    {
+        return;
+    }
+    RdmaQueuePair& qp = it->second;
+    Time now = Simulator::Now();
+    if (now < qp.rtoDeadline)
+    {
+        qp.rtoEvent = Simulator::Schedule(qp.rtoDeadline - now, &RdmaNic::RtoCheck, this, qpn);
+        return;
+    }
+    qp.rtoDeadline = Time::Max();
+    if (qp.highSent <= qp.sndUna)
+    {
+        return; // nothing outstanding
+    }
+    ++qp.rec.timeouts;
+    NS_LOG_LOGIC("flow " << qp.flowId << " timeout at una " << qp.sndUna);
+    LbFeedback fb;
+    fb.kind = LbFeedbackKind::TIMEOUT;
+    fb.now = now;
+    fb.entropy = qp.lastEntropy;
+    fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
+    qp.lb->OnFeedback(fb);
+    if (m_recovery == IRN && !qp.irnRecovery)
+    {
+        qp.irnRecovery = true;
+        qp.irnRecoverySeq = qp.sndNxt;
+    }
+    qp.srRetx.clear();
+    qp.sndNxt = qp.sndUna;
+    ArmLbTimer(qp);
+    m_dev->TriggerTransmit();
+}
+
+// ---- The selector's timer -------------------------------------------------------------------
+
+void
+RdmaNic::ArmLbTimer(RdmaQueuePair& qp)
+{
+    Time at = qp.lb->PollAt();
+    if (at == Time::Max())
+    {
+        qp.lbEvent.Cancel();
+        return;
+    }
+    if (qp.lbEvent.IsRunning() && qp.lbEvent.GetTs() == static_cast<uint64_t>(at.GetTimeStep()))
+    {
+        return;
+    }
+    qp.lbEvent.Cancel();
+    Time delay = std::max(at - Simulator::Now(), Time(0));
+    qp.lbEvent = Simulator::Schedule(delay, &RdmaNic::LbTimer, this, qp.qpn);
+}
+
+void
+RdmaNic::LbTimer(uint16_t qpn)
+{
+    auto it = m_qps.find(qpn);
+    if (it == m_qps.end())
+    {
+        return;
+    }
+    it->second.lb->OnTimer(Simulator::Now());
+    ArmLbTimer(it->second);
+    m_dev->TriggerTransmit();
+}
+
+// ---- DCQCN, Mellanox variant (§3.7) ---------------------------------------------------------
+// The reference runs the alpha timer (every ALPHA_RESUME_INTERVAL) and the decrease check
+// (every RATE_DECREASE_INTERVAL) forever after a queue pair's first CNP. Here both grids keep
+// the reference's phase (anchored at the first CNP) but cost no idle events: alpha is brought
+// up to date lazily (periods without a CNP only decay it), and a decrease check is scheduled
+// only while a CNP is pending. The increase timer stops once further events cannot change the
+// rate (hyper-increase at the line rate).
+
+void
+RdmaNic::SetRate(RdmaQueuePair& qp, uint64_t rate)
+{
+    if (rate != qp.rate)
+    {
+        m_rateChange(qp.flowId, qp.rate, rate);
+        qp.rate = rate;
+    }
+}
+
+void
+RdmaNic::DcqcnAdvanceAlpha(RdmaQueuePair& qp)
+{
+    int64_t elapsed = (Simulator::Now() - qp.firstCnp).GetTimeStep();
+    uint64_t ticks = static_cast<uint64_t>(elapsed / m_alphaResumeInterval.GetTimeStep());
+    if (ticks <= qp.alphaTicks)
+    {
+        return;
+    }
+    // The first pending period sees the flag; the rest only decay.
+    qp.alpha = (1 - m_g) * qp.alpha + (qp.alphaCnpSeen ? m_g : 0.0);
+    qp.alphaCnpSeen = false;
+    uint64_t rest = ticks - qp.alphaTicks - 1;
+    if (rest > 0)
+    {
+        qp.alpha *= std::pow(1 - m_g, static_cast<double>(rest));
+    }
+    qp.alphaTicks = ticks;
+}
+
+void
+RdmaNic::DcqcnOnCnp(RdmaQueuePair& qp)
+{
+    if (m_ccMode != CC_DCQCN)
+    {
+        return;
+    }
+    Time now = Simulator::Now();
+    if (!qp.firstCnpSeen)
+    {
+        qp.firstCnpSeen = true;
+        qp.firstCnp = now;
+        qp.alphaTicks = 0;
+        qp.alpha = 1.0;
+        qp.alphaCnpSeen = false;
+        qp.decreaseCnpSeen = true;
+        uint64_t r = static_cast<uint64_t>(static_cast<double>(qp.rate) * m_rateOnFirstCnp);
+        qp.targetRate = r;
+        SetRate(qp, r);
+        qp.decreaseEvent = Simulator::Schedule(m_rateDecreaseInterval + NanoSeconds(1),
+                                               &RdmaNic::DcqcnDecrease, this, qp.qpn);
+        return;
+    }
+    DcqcnAdvanceAlpha(qp);
+    qp.alphaCnpSeen = true;
+    if (!qp.decreaseCnpSeen)
+    {
+        qp.decreaseCnpSeen = true;
+        // The next point of the grid firstCnp + interval + 1 ns + k * interval after now.
+        Time t0 = qp.firstCnp + m_rateDecreaseInterval + NanoSeconds(1);
+        Time next = t0;
+        if (now >= t0)
+        {
+            int64_t k = (now - t0).GetTimeStep() / m_rateDecreaseInterval.GetTimeStep() + 1;
+            next = t0 + m_rateDecreaseInterval * k;
+        }
+        qp.decreaseEvent = Simulator::Schedule(next - now, &RdmaNic::DcqcnDecrease, this, qp.qpn);
+    }
+}
+
+void
+RdmaNic::DcqcnDecrease(uint16_t qpn)
+{
+    auto it = m_qps.find(qpn);
+    if (it == m_qps.end())
+    {
+        return;
+    }
+    RdmaQueuePair& qp = it->second;
+    DcqcnAdvanceAlpha(qp);
+    if (!qp.decreaseCnpSeen)
+    {
+        return;
+    }
+    if (m_clampTargetRate || qp.stage != 0)
+    {
+        qp.targetRate = qp.rate;
+    }
+    double cut = static_cast<double>(qp.rate) * (1 - qp.alpha / 2);
+    uint64_t r = std::max<uint64_t>(m_minRate.GetBitRate(), static_cast<uint64_t>(cut));
+    SetRate(qp, r);
+    ++qp.rec.rateCuts;
+    qp.stage = 0;
+    qp.decreaseCnpSeen = false;
+    qp.increaseEvent.Cancel();
+    qp.increaseEvent = Simulator::Schedule(m_rpTimer, &RdmaNic::DcqcnIncrease, this, qpn);
+    NS_LOG_LOGIC("flow " << qp.flowId << " DCQCN cut to " << r << " alpha " << qp.alpha);
+}
+
+void
+RdmaNic::DcqcnIncrease(uint16_t qpn)
+{
+    auto it = m_qps.find(qpn);
+    if (it == m_qps.end())
+    {
+        return;
+    }
+    RdmaQueuePair& qp = it->second;
+    const uint64_t line = m_dev->GetDataRate().GetBitRate();
+    const uint64_t oldRate = qp.rate;
+    const uint64_t oldTarget = qp.targetRate;
+    const uint32_t stage = qp.stage;
+    if (stage == m_fastRecoveryTimes)
+    {
+        qp.targetRate = std::min(qp.targetRate + m_rateAi.GetBitRate(), line);
+    }
+    else if (stage > m_fastRecoveryTimes)
+    {
+        qp.targetRate = std::min(qp.targetRate + m_rateHai.GetBitRate(), line);
+    }
+    SetRate(qp, (qp.rate + qp.targetRate) / 2);
+    ++qp.stage;
+    if (stage > m_fastRecoveryTimes && qp.rate == oldRate && qp.targetRate == oldTarget)
+    {
+        return; // every further event would be this same no-op
+    }
+    qp.increaseEvent = Simulator::Schedule(m_rpTimer, &RdmaNic::DcqcnIncrease, this, qpn);
 }
 
 } // namespace ns3

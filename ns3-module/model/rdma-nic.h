@@ -1,12 +1,28 @@
 /*
  * rdma-lb: the RDMA NIC of the fabric model (spec/rdma-model.md §3).
  *
- * This first version carries the load-balancing hooks of DESIGN.md decision 5 end to end:
- * queue pairs (one per flow), round-robin among queue pairs with data to send, the entropy of
- * every data packet chosen by the run's load balancer (Rust), per-packet ACKs that echo the
- * entropy, sequence and send time, and feedback (with RTT and ECN) delivered to the selector.
- * Loss recovery is Go-Back-N on NACK (spec §3.3-3.4, one NACK per gap). Rate control (DCQCN),
- * timeouts, IRN and NIC selective repeat are the fabric-model issue's work.
+ * Queue pairs (one per flow) served round-robin by the host port, each paced at its own rate
+ * (§3.2: after a data packet of on-wire size S, nextAvail = now + S*8/rate; when no queue pair
+ * is eligible the NIC schedules one wake-up at the earliest nextAvail, so an idle NIC has no
+ * events). The entropy of every data packet is chosen by the run's load balancer (Rust);
+ * every ACK/NACK/CNP/timeout is fed back to it, and its timer (PollAt/OnTimer) is honoured.
+ *
+ * Receiver (§3.3): ACK per in-order packet (L2_ACK_INTERVAL / L2_CHUNK_SIZE milestones), one
+ * NACK per gap within NACK_INTERVAL, CNP flag on the ACK/NACK of an ECN-marked packet.
+ * Sender (§3.4), timeouts (§3.5), DCQCN Mellanox variant (§3.7).
+ *
+ * Loss recovery ("LossRecovery" attribute):
+ *  - gbn:    Go-Back-N (§3.3-3.5), the reference's default;
+ *  - irn:    the reference's simplified IRN (§3.6): SACK list, BDP cap, RTO low/high, plus an
+ *            optional out-of-order threshold before going back (IrnOooThreshold, 0 = reference);
+ *  - nic-sr: commodity selective repeat (Themis §2.2, seed 001): the receiver keeps the
+ *            expected PSN and a bitmap of out-of-order arrivals; the first out-of-order arrival
+ *            for an ePSN triggers exactly one NACK carrying only the ePSN; the sender resends
+ *            only that packet and treats the NACK as congestion (DCQCN rate decrease).
+ *
+ * Reference quirks (spec §12) reproduced by default, each with its fix as an attribute:
+ *  - every in-order packet is ACKed (the milestone is reset each packet): AckMilestoneFix;
+ *  - an out-of-order NACK always carries the CNP flag: NackCarriesCnp.
  *
  * Packets: data carries sport = entropy, dport = the queue pair's number at the sender; the
  * receiver keys its state by (source address, dport), so the entropy may change per packet.
@@ -16,19 +32,46 @@
 
 #include "rdma-lb-bridge.h"
 
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace ns3
 {
 
 class RdmaNetDevice;
+class RdmaHeader;
 class Packet;
+
+/**
+ * \ingroup rdma-lb
+ * Per-flow counters, reported by the FlowRecord trace when a flow completes and queryable
+ * while it runs (RdmaNic::GetFlowRecord).
+ */
+struct RdmaFlowRecord
+{
+    uint32_t flowId{0};     //!< the flow's id
+    uint32_t sip{0};        //!< source address
+    uint32_t dip{0};        //!< destination address
+    uint64_t size{0};       //!< bytes
+    Time start;             //!< flow start
+    Time finish;            //!< completion (zero while running)
+    uint64_t dataPkts{0};   //!< data packets sent, retransmissions included
+    uint64_t retxPkts{0};   //!< data packets sent again (offset below the highest sent)
+    uint64_t nacksRx{0};    //!< NACKs received by the sender (IRN: NACKs carrying a SACK)
+    uint64_t nacksSent{0};  //!< NACKs sent by the receiver for this flow
+    uint64_t cnpsRx{0};     //!< CNP-flagged feedback received by the sender
+    uint64_t cnpsSent{0};   //!< CNP-flagged feedback sent by the receiver
+    uint64_t timeouts{0};   //!< retransmission timeouts
+    uint64_t rateCuts{0};   //!< DCQCN rate decreases
+};
 
 /**
  * \ingroup rdma-lb
@@ -42,10 +85,33 @@ struct RdmaQueuePair
     uint64_t size{0};      //!< bytes to send
     uint64_t sndNxt{0};    //!< next byte to send
     uint64_t sndUna{0};    //!< bytes cumulatively acknowledged
+    uint64_t highSent{0};  //!< end of the highest byte sent (retransmission detection)
+    uint64_t maxSentSeq{0}; //!< start offset of the highest packet sent (IRN)
     Time start;            //!< creation time (= flow start)
     uint32_t pg{3};        //!< priority group
-    uint64_t retxPkts{0};  //!< packets sent again after a NACK
-    uint64_t nacks{0};     //!< NACKs received
+    Time nextAvail;        //!< pacing: earliest time of the next data packet
+    uint16_t lastEntropy{0}; //!< entropy of the last data packet (timeout feedback)
+    // Rate control (DCQCN, spec §3.7); rates in bit/s.
+    uint64_t rate{0};       //!< current rate
+    uint64_t targetRate{0}; //!< DCQCN target rate
+    double alpha{1.0};      //!< DCQCN alpha
+    bool alphaCnpSeen{false};    //!< a CNP arrived in the current alpha period
+    bool decreaseCnpSeen{false}; //!< a CNP arrived since the last decrease check
+    bool firstCnpSeen{false};    //!< the first CNP has arrived (alpha/decrease grids started)
+    Time firstCnp;               //!< time of the first CNP (origin of the timer grids)
+    uint64_t alphaTicks{0};      //!< alpha periods already applied
+    uint32_t stage{0};           //!< rate-increase stage
+    EventId decreaseEvent;       //!< pending decrease check (only while a CNP is pending)
+    EventId increaseEvent;       //!< pending rate-increase event (only while recovering)
+    // Loss recovery.
+    Time rtoDeadline;            //!< retransmission deadline (Time::Max() = none)
+    EventId rtoEvent;            //!< the event checking rtoDeadline
+    std::map<uint64_t, uint64_t> sack; //!< IRN: SACKed blocks, start -> end
+    bool irnRecovery{false};     //!< IRN: in recovery
+    uint64_t irnRecoverySeq{0};  //!< IRN: leave recovery when sndUna reaches this
+    std::set<uint64_t> srRetx;   //!< NIC-SR: offsets to resend (one packet each)
+    EventId lbEvent;             //!< the selector's timer (PollAt)
+    RdmaFlowRecord rec;          //!< counters
     std::unique_ptr<QpPathSelector> lb; //!< the load balancer's selector
 };
 
@@ -56,6 +122,21 @@ struct RdmaQueuePair
 class RdmaNic : public Object
 {
   public:
+    /// Loss-recovery scheme of the NIC.
+    enum LossRecovery
+    {
+        GBN,   //!< Go-Back-N (reference, ENABLE_IRN 0)
+        IRN,   //!< the reference's IRN (ENABLE_IRN 1)
+        NIC_SR //!< commodity selective repeat (Themis §2.2)
+    };
+
+    /// Congestion control of the NIC (CC_MODE).
+    enum CcMode
+    {
+        CC_NONE = 0,  //!< line rate, no reaction to CNPs
+        CC_DCQCN = 1, //!< DCQCN, Mellanox variant (spec §3.7)
+    };
+
     /// \return the TypeId
     static TypeId GetTypeId();
     RdmaNic();
@@ -71,6 +152,15 @@ class RdmaNic : public Object
     uint32_t GetAddress() const;
     /// \return the number of flows not yet completed
     uint32_t GetActiveFlows() const;
+    /// \return the current sending rate of active flow \p flowId (0 bps if unknown)
+    DataRate GetFlowRate(uint32_t flowId) const;
+    /// \return the counters of active flow \p flowId so far (flowId 0xffffffff if unknown)
+    RdmaFlowRecord GetFlowRecord(uint32_t flowId) const;
+    /**
+     * Handles a congestion notification for active flow \p flowId as a CNP-flagged ACK would
+     * (DCQCN §3.7). For external CNP sources and unit tests.
+     */
+    void NotifyCnp(uint32_t flowId);
     /**
      * Assigns a fixed stream number to the random variables used by this NIC.
      * \param stream first stream index to use
@@ -86,8 +176,14 @@ class RdmaNic : public Object
                                                Time start,
                                                Time finish,
                                                uint64_t retxPkts);
+    /// Trace signature of FlowRecord: all counters of a completed flow.
+    typedef void (*FlowRecordTracedCallback)(const RdmaFlowRecord& record);
     /// Trace signature of DataSent: flow id, byte offset, entropy.
     typedef void (*DataSentTracedCallback)(uint32_t flowId, uint32_t seq, uint16_t entropy);
+    /// Trace signature of NackSent (receiver): source address, sender's qpn, expected byte.
+    typedef void (*NackSentTracedCallback)(uint32_t sip, uint16_t qpn, uint32_t expected);
+    /// Trace signature of RateChange: flow id, old rate, new rate (bit/s).
+    typedef void (*RateChangeTracedCallback)(uint32_t flowId, uint64_t oldRate, uint64_t newRate);
 
   protected:
     void DoDispose() override;
@@ -96,16 +192,62 @@ class RdmaNic : public Object
     /// Receiver state of one incoming flow.
     struct RxState
     {
-        uint64_t expected{0}; //!< next expected byte
-        bool nacked{false};   //!< a NACK was sent for the current gap
+        uint64_t expected{0};      //!< next expected byte (E)
+        uint64_t milestone{0};     //!< ACK milestone (bytes)
+        Time nackDeadline;         //!< GBN/IRN: no new NACK for the same E before this
+        uint64_t lastNacked{UINT64_MAX}; //!< E of the last NACK
+        std::map<uint64_t, uint64_t> ooo; //!< IRN SACK list / NIC-SR bitmap: start -> end
+        uint64_t nacksSent{0};     //!< NACKs sent
+        uint64_t cnpsSent{0};      //!< CNP-flagged feedback sent
     };
 
     Ptr<Packet> NextPacket(Ptr<RdmaNetDevice> dev);
+    bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
+    void Wake();
     void Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
     void ReceiveData(Ptr<Packet> p);
     void ReceiveAck(Ptr<Packet> p);
+    void SendFeedback(const RdmaHeader& data, RxState& rx, uint8_t type, uint16_t flags,
+                      uint64_t sackSeq, uint64_t sackLen);
+    void Complete(std::map<uint16_t, RdmaQueuePair>::iterator it);
+    // Timers.
+    void ArmRto(RdmaQueuePair& qp);
+    void RtoCheck(uint16_t qpn);
+    void ArmLbTimer(RdmaQueuePair& qp);
+    void LbTimer(uint16_t qpn);
+    // DCQCN.
+    void DcqcnOnCnp(RdmaQueuePair& qp);
+    void DcqcnAdvanceAlpha(RdmaQueuePair& qp);
+    void DcqcnDecrease(uint16_t qpn);
+    void DcqcnIncrease(uint16_t qpn);
+    void SetRate(RdmaQueuePair& qp, uint64_t rate);
 
+    // Attributes.
     uint32_t m_payloadBytes{1000};
+    LossRecovery m_recovery{GBN};
+    CcMode m_ccMode{CC_DCQCN};
+    bool m_rateBound{true};
+    uint32_t m_ackInterval{1};
+    uint32_t m_chunkSize{4000};
+    bool m_ackMilestoneFix{false};
+    bool m_nackCarriesCnp{true};
+    Time m_nackInterval;
+    Time m_l2Timeout;
+    Time m_irnRtoLow;
+    Time m_irnRtoHigh;
+    uint64_t m_irnBdp{104000};
+    uint32_t m_irnOooThreshold{0};
+    Time m_alphaResumeInterval;
+    Time m_rateDecreaseInterval;
+    Time m_rpTimer;
+    uint32_t m_fastRecoveryTimes{1};
+    double m_g{1.0 / 256};
+    DataRate m_rateAi;
+    DataRate m_rateHai;
+    DataRate m_minRate;
+    bool m_clampTargetRate{false};
+    double m_rateOnFirstCnp{1.0};
+
     Ptr<RdmaNetDevice> m_dev;
     uint32_t m_address{0};
     Ptr<LbConfig> m_lbConfig;
@@ -113,9 +255,13 @@ class RdmaNic : public Object
     uint16_t m_nextQpn{1};
     std::map<uint16_t, RdmaQueuePair> m_qps; //!< active queue pairs by number
     uint16_t m_lastServed{0};
+    EventId m_wakeEvent; //!< pacing wake-up of the port (at most one)
     std::map<std::pair<uint32_t, uint16_t>, RxState> m_rx; //!< by (sip, qpn)
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time, Time, uint64_t> m_flowComplete;
+    TracedCallback<const RdmaFlowRecord&> m_flowRecord;
     TracedCallback<uint32_t, uint32_t, uint16_t> m_dataSent;
+    TracedCallback<uint32_t, uint16_t, uint32_t> m_nackSent;
+    TracedCallback<uint32_t, uint64_t, uint64_t> m_rateChange;
 };
 
 } // namespace ns3

@@ -1,0 +1,301 @@
+/*
+ * rdma-lb: test suite "rdma-lb-nic" for the NIC half of the fabric model (spec/rdma-model.md
+ * §3): pacing and ideal FCT, loss recovery (gbn, irn, nic-sr) under injected losses, NIC-SR's
+ * one NACK per expected PSN, and DCQCN's rate cut after one CNP.
+ *
+ * Fabric: host 0 -- switch 2 -- host 1, 100 Gbps, 1 us links; flows from host 0 to host 1.
+ * Losses are injected on host 1's port (RdmaNetDevice::ReceiveErrorModel), so only data is lost.
+ */
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rdma-lb-module.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Drops the first arrival of data packets at the listed byte offsets.
+class DropSeqOnceErrorModel : public ErrorModel
+{
+  public:
+    explicit DropSeqOnceErrorModel(std::set<uint32_t> seqs)
+        : m_seqs(std::move(seqs))
+    {
+    }
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        RdmaHeader h;
+        p->PeekHeader(h);
+        if (h.type == RdmaHeader::DATA && m_seqs.erase(h.seq) != 0)
+        {
+            return true;
+        }
+        return false;
+    }
+
+    void DoReset() override
+    {
+    }
+
+    std::set<uint32_t> m_seqs;
+};
+
+/// What one run recorded.
+struct NicRun
+{
+    std::map<uint32_t, RdmaFlowRecord> recs; //!< completed flows
+    std::vector<uint32_t> nackE;             //!< expected byte of every NACK sent
+    uint64_t drops{0};                       //!< packets lost by the error model
+};
+
+/// The three-node fabric with both NICs in \p mode.
+struct SmallFabric
+{
+    RdmaFabricHelper fabric;
+    NicRun run;
+
+    explicit SmallFabric(const std::string& mode)
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        fabric.SetLoadBalancer("ecmp");
+        fabric.CreateNodes(3, {2});
+        fabric.Link(0, 2, DataRate("100Gbps"), MicroSeconds(1));
+        fabric.Link(1, 2, DataRate("100Gbps"), MicroSeconds(1));
+        fabric.Finish();
+        fabric.AssignStreams(0);
+        for (uint32_t h : {0u, 1u})
+        {
+            Ptr<RdmaNic> nic = fabric.GetNic(h);
+            nic->SetAttribute("LossRecovery", StringValue(mode));
+        }
+        fabric.GetNic(0)->TraceConnectWithoutContext(
+            "FlowRecord",
+            MakeBoundCallback(+[](NicRun* r, const RdmaFlowRecord& rec) { r->recs[rec.flowId] = rec; },
+                              &run));
+        fabric.GetNic(1)->TraceConnectWithoutContext(
+            "NackSent",
+            MakeBoundCallback(+[](NicRun* r, uint32_t, uint16_t, uint32_t e) { r->nackE.push_back(e); },
+                              &run));
+        fabric.GetNode(1)->GetDevice(0)->TraceConnectWithoutContext(
+            "RxDrop",
+            MakeBoundCallback(+[](NicRun* r, Ptr<const Packet>) { ++r->drops; }, &run));
+    }
+
+    void SetLoss(Ptr<ErrorModel> em)
+    {
+        fabric.GetNode(1)->GetDevice(0)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+
+    NicRun& Run(Time stop = MilliSeconds(50))
+    {
+        Simulator::Stop(stop);
+        Simulator::Run();
+        Simulator::Destroy();
+        return run;
+    }
+};
+
+} // namespace
+
+/// One 10 MB flow through one switch completes within 2 % of the ideal FCT (spec §8.4).
+class IdealFctTestCase : public TestCase
+{
+  public:
+    IdealFctTestCase()
+        : TestCase("a 10 MB flow across one switch at 100 Gbps is within 2% of the ideal FCT")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t size = 10000000;
+        SmallFabric f("gbn");
+        f.fabric.AddFlow(0, 0, 1, size, MicroSeconds(1));
+        NicRun& r = f.Run();
+        NS_TEST_ASSERT_MSG_EQ(r.recs.count(0), 1u, "flow completed");
+        const RdmaFlowRecord& rec = r.recs[0];
+        // §8.4 / §5.1: base RTT = 2 x (2 hops x 1 us) + one 1000 B transmission; then the bytes
+        // with 48 B of headers per packet at the bottleneck.
+        const double bw = 100e9;
+        const uint64_t pkts = (size + 999) / 1000;
+        const double baseRttNs = 2 * 2 * 1000.0 + 1000 * 8 / bw * 1e9;
+        const double idealNs = baseRttNs + (size + 48.0 * pkts) * 8 / bw * 1e9;
+        const double fctNs = static_cast<double>((rec.finish - rec.start).GetNanoSeconds());
+        std::cout << "ideal FCT " << idealNs << " ns, measured " << fctNs << " ns (ratio "
+                  << fctNs / idealNs << ")" << std::endl;
+        NS_TEST_EXPECT_MSG_LT(std::abs(fctNs / idealNs - 1), 0.02, "FCT " << fctNs << " vs " << idealNs);
+        NS_TEST_EXPECT_MSG_EQ(rec.nacksRx, 0u, "no NACKs");
+        NS_TEST_EXPECT_MSG_EQ(rec.nacksSent, 0u, "no NACKs sent");
+        NS_TEST_EXPECT_MSG_EQ(rec.retxPkts, 0u, "no retransmissions");
+        NS_TEST_EXPECT_MSG_EQ(rec.timeouts, 0u, "no timeouts");
+        NS_TEST_EXPECT_MSG_EQ(rec.dataPkts, pkts, "each packet once");
+    }
+};
+
+/// Every recovery scheme completes every flow under random (1 %) loss.
+class RandomLossTestCase : public TestCase
+{
+  public:
+    explicit RandomLossTestCase(std::string mode)
+        : TestCase(mode + " recovers from 1% random data loss and completes every flow"),
+          m_mode(std::move(mode))
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SmallFabric f(m_mode);
+        Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+        em->SetAttribute("ErrorRate", DoubleValue(0.01));
+        em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+        em->AssignStreams(11);
+        f.SetLoss(em);
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            f.fabric.AddFlow(i, 0, 1, 1000000, MicroSeconds(1 + 5 * i));
+        }
+        NicRun& r = f.Run();
+        NS_TEST_EXPECT_MSG_GT(r.drops, 10u, m_mode << ": losses were injected");
+        uint64_t retx = 0;
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(r.recs.count(i), 1u, m_mode << ": flow " << i << " completed");
+            retx += r.recs[i].retxPkts;
+            std::cout << m_mode << " flow " << i << ": fct "
+                      << (r.recs[i].finish - r.recs[i].start).As(Time::US) << " retx "
+                      << r.recs[i].retxPkts << " nacks " << r.recs[i].nacksSent << " timeouts "
+                      << r.recs[i].timeouts << std::endl;
+        }
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(retx, r.drops, m_mode << ": every lost packet was resent");
+    }
+
+    std::string m_mode;
+};
+
+/// Deterministic losses, including the tail packet (only a timeout recovers it).
+class ListedLossTestCase : public TestCase
+{
+  public:
+    explicit ListedLossTestCase(std::string mode)
+        : TestCase(mode + " recovers from listed losses incl. the tail (timeout)"),
+          m_mode(std::move(mode))
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t size = 1000000;
+        SmallFabric f(m_mode);
+        const std::set<uint32_t> lost{10000, 300000, 301000, 600000, uint32_t(size - 1000)};
+        f.SetLoss(Create<DropSeqOnceErrorModel>(lost));
+        f.fabric.AddFlow(0, 0, 1, size, MicroSeconds(1));
+        NicRun& r = f.Run();
+        NS_TEST_ASSERT_MSG_EQ(r.recs.count(0), 1u, m_mode << ": flow completed");
+        const RdmaFlowRecord& rec = r.recs[0];
+        std::cout << m_mode << ": fct " << (rec.finish - rec.start).As(Time::US) << " retx "
+                  << rec.retxPkts << " nacks sent " << rec.nacksSent << " rx " << rec.nacksRx
+                  << " timeouts " << rec.timeouts << " rate cuts " << rec.rateCuts << std::endl;
+        NS_TEST_EXPECT_MSG_EQ(r.drops, lost.size(), "every listed packet was lost once");
+        NS_TEST_EXPECT_MSG_EQ(rec.timeouts, 1u, m_mode << ": the tail loss needs one timeout");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(rec.retxPkts, lost.size(), m_mode);
+        if (m_mode == "nic-sr")
+        {
+            // One NACK per ePSN, carrying it; the sender resends only those packets (and the
+            // tail after the timeout).
+            std::vector<uint32_t> expect{10000, 300000, 301000, 600000};
+            NS_TEST_EXPECT_MSG_EQ((r.nackE == expect), true, "one NACK per ePSN, in order");
+            NS_TEST_EXPECT_MSG_EQ(rec.nacksSent, 4u, "NACKs sent");
+            NS_TEST_EXPECT_MSG_EQ(rec.nacksRx, 4u, "NACKs received");
+            NS_TEST_EXPECT_MSG_EQ(rec.retxPkts, 5u, "only the lost packets were resent");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(rec.rateCuts, 1u, "a NACK cuts the DCQCN rate");
+        }
+        else
+        {
+            // Go-back resends 300000 and 301000 together: NACKs name 10000, 300000, 600000 (and,
+            // IRN, possibly 301000 while the resent packets are in flight).
+            std::set<uint32_t> distinct(r.nackE.begin(), r.nackE.end());
+            for (uint32_t e : {10000u, 300000u, 600000u})
+            {
+                NS_TEST_EXPECT_MSG_EQ(distinct.count(e), 1u, m_mode << ": a NACK for gap " << e);
+            }
+            for (uint32_t e : distinct)
+            {
+                NS_TEST_EXPECT_MSG_EQ(lost.count(e), 1u, m_mode << ": NACK names a lost packet");
+            }
+        }
+    }
+
+    std::string m_mode;
+};
+
+/// DCQCN (§3.7): the rate after one CNP follows rate x (1 - alpha/2) with alpha = (1-g)^4.
+class DcqcnCnpTestCase : public TestCase
+{
+  public:
+    DcqcnCnpTestCase()
+        : TestCase("DCQCN cuts the rate after one CNP per the spec's formula, then recovers")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SmallFabric f("gbn");
+        f.fabric.AddFlow(0, 0, 1, 10000000, MicroSeconds(0));
+        Ptr<RdmaNic> nic = f.fabric.GetNic(0);
+        std::vector<uint64_t> rates;
+        auto sample = [&rates, nic]() { rates.push_back(nic->GetFlowRate(0).GetBitRate()); };
+        const Time cnpAt = MicroSeconds(20);
+        Simulator::Schedule(cnpAt, &RdmaNic::NotifyCnp, nic, 0);
+        Simulator::Schedule(cnpAt + NanoSeconds(1), sample);                 // first CNP: no cut
+        Simulator::Schedule(cnpAt + MicroSeconds(4), sample);                // before the check
+        Simulator::Schedule(cnpAt + MicroSeconds(4) + NanoSeconds(2), sample); // after the cut
+        Simulator::Schedule(cnpAt + MicroSeconds(304) + NanoSeconds(2), sample); // fast recovery
+        f.Run();
+        NS_TEST_ASSERT_MSG_EQ(rates.size(), 4u, "samples");
+        const double line = 100e9;
+        const double g = 1.0 / 256;
+        // First CNP: alpha = 1 and the alpha-CNP flag cleared; four alpha periods without a CNP.
+        const double alpha = std::pow(1 - g, 4);
+        const uint64_t cut = static_cast<uint64_t>(line * (1 - alpha / 2));
+        std::cout << "rate after one CNP: " << rates[2] << " bps (expected " << cut
+                  << "), after one increase: " << rates[3] << std::endl;
+        NS_TEST_EXPECT_MSG_EQ(rates[0], uint64_t(line), "RateOnFirstCnp = 1 keeps the rate");
+        NS_TEST_EXPECT_MSG_EQ(rates[1], uint64_t(line), "no cut before the decrease check");
+        NS_TEST_EXPECT_MSG_EQ(rates[2], cut, "rate x (1 - alpha/2)");
+        // Stage 0 without clamping keeps target = line rate; fast recovery halves the gap.
+        NS_TEST_EXPECT_MSG_EQ(rates[3], (cut + uint64_t(line)) / 2, "fast recovery");
+    }
+};
+
+/// The rdma-lb-nic test suite.
+class RdmaLbNicTestSuite : public TestSuite
+{
+  public:
+    RdmaLbNicTestSuite()
+        : TestSuite("rdma-lb-nic", UNIT)
+    {
+        AddTestCase(new IdealFctTestCase, TestCase::QUICK);
+        for (const char* mode : {"gbn", "irn", "nic-sr"})
+        {
+            AddTestCase(new RandomLossTestCase(mode), TestCase::QUICK);
+            AddTestCase(new ListedLossTestCase(mode), TestCase::QUICK);
+        }
+        AddTestCase(new DcqcnCnpTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static RdmaLbNicTestSuite g_rdmaLbNicTestSuite;
