@@ -506,7 +506,12 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
 {
     RdmaHeader h;
     p->RemoveHeader(h);
-    RxState& rx = m_rx[{h.sip, h.dport}];
+    auto [rit, fresh] = m_rx.try_emplace({h.sip, h.dport});
+    RxState& rx = rit->second;
+    if (fresh)
+    {
+        rx.milestone = uint64_t(m_ackInterval) * m_payloadBytes;
+    }
     const uint64_t s = h.seq;
     const uint64_t len = p->GetSize();
     const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;

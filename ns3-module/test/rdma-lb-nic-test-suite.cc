@@ -10,6 +10,7 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-lb-module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -88,6 +89,12 @@ struct SmallFabric
         fabric.GetNode(1)->GetDevice(0)->TraceConnectWithoutContext(
             "RxDrop",
             MakeBoundCallback(+[](NicRun* r, Ptr<const Packet>) { ++r->drops; }, &run));
+    }
+
+    void SetNics(const std::string& name, const AttributeValue& v)
+    {
+        fabric.GetNic(0)->SetAttribute(name, v);
+        fabric.GetNic(1)->SetAttribute(name, v);
     }
 
     void SetLoss(Ptr<ErrorModel> em)
@@ -263,6 +270,13 @@ class DcqcnCnpTestCase : public TestCase
         Simulator::Schedule(cnpAt + MicroSeconds(4), sample);                // before the check
         Simulator::Schedule(cnpAt + MicroSeconds(4) + NanoSeconds(2), sample); // after the cut
         Simulator::Schedule(cnpAt + MicroSeconds(304) + NanoSeconds(2), sample); // fast recovery
+        std::vector<Time> sent;
+        nic->TraceConnectWithoutContext(
+            "DataSent",
+            MakeBoundCallback(+[](std::vector<Time>* v, uint32_t, uint32_t, uint16_t) {
+                                  v->push_back(Simulator::Now());
+                              },
+                              &sent));
         f.Run();
         NS_TEST_ASSERT_MSG_EQ(rates.size(), 4u, "samples");
         const double line = 100e9;
@@ -277,6 +291,122 @@ class DcqcnCnpTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(rates[2], cut, "rate x (1 - alpha/2)");
         // Stage 0 without clamping keeps target = line rate; fast recovery halves the gap.
         NS_TEST_EXPECT_MSG_EQ(rates[3], (cut + uint64_t(line)) / 2, "fast recovery");
+        // Pacing (§3.2): before the cut packets leave back to back at the line rate; after it,
+        // one 1048 B packet per 1048 x 8 / rate.
+        const Time cutAt = cnpAt + MicroSeconds(4) + NanoSeconds(1);
+        auto gapAfter = [&sent](Time t) {
+            auto it = std::lower_bound(sent.begin(), sent.end(), t);
+            return (it != sent.end() && it + 1 != sent.end()) ? *(it + 1) - *it : Time(0);
+        };
+        Time before = gapAfter(MicroSeconds(10));
+        Time after = gapAfter(cutAt + MicroSeconds(1));
+        std::cout << "send gap before the cut " << before.GetNanoSeconds() << " ns, after "
+                  << after.GetNanoSeconds() << " ns" << std::endl;
+        NS_TEST_EXPECT_MSG_EQ(before, DataRate(uint64_t(line)).CalculateBytesTxTime(1048), "line rate");
+        NS_TEST_EXPECT_MSG_EQ(after, DataRate(cut).CalculateBytesTxTime(1048), "paced at the cut rate");
+    }
+};
+
+/// An idle NIC costs no events: after a flow (with a CNP, so DCQCN timers ran) completes, a
+/// long idle period adds nothing.
+class IdleNoEventsTestCase : public TestCase
+{
+  public:
+    IdleNoEventsTestCase()
+        : TestCase("no periodic per-QP timers: an idle second costs no events")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        SmallFabric f("gbn");
+        f.fabric.AddFlow(0, 0, 1, 100000, MicroSeconds(0));
+        Ptr<RdmaNic> nic = f.fabric.GetNic(0);
+        Simulator::Schedule(MicroSeconds(2), &RdmaNic::NotifyCnp, nic, 0);
+        uint64_t atEnd = 0;
+        f.fabric.GetNic(0)->TraceConnectWithoutContext(
+            "FlowComplete",
+            MakeBoundCallback(+[](uint64_t* n, uint32_t, uint32_t, uint32_t, uint64_t, Time, Time,
+                                 uint64_t) { *n = Simulator::GetEventCount(); },
+                              &atEnd));
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        uint64_t total = Simulator::GetEventCount();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(f.run.recs.count(0), 1u, "flow completed");
+        NS_TEST_EXPECT_MSG_EQ(f.run.recs[0].rateCuts, 1u, "the CNP cut the rate once");
+        std::cout << "events until completion " << atEnd << ", in total " << total << std::endl;
+        // At most the already pending one-shot events (an RTO check, a wake-up) after the end.
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(total - atEnd, 4u, "idle events");
+    }
+};
+
+/// The quirks' fixes: AckMilestoneFix thins the ACKs; NackCarriesCnp=false stops OOO rate cuts.
+class QuirkFixesTestCase : public TestCase
+{
+  public:
+    QuirkFixesTestCase()
+        : TestCase("quirk fixes: ACK milestone interval; NACK without the CNP flag")
+    {
+    }
+
+    struct Counts
+    {
+        uint64_t acks{0};
+        RdmaFlowRecord rec;
+    };
+
+    static Counts Run(bool fix, bool loss)
+    {
+        SmallFabric f("gbn");
+        if (fix)
+        {
+            f.SetNics("AckMilestoneFix", BooleanValue(true));
+            f.SetNics("L2AckInterval", UintegerValue(8));
+            f.SetNics("L2ChunkSize", UintegerValue(0));
+            f.SetNics("NackCarriesCnp", BooleanValue(false));
+        }
+        // 96 packets: a multiple of the interval, so the last packet is ACKed.
+        if (loss)
+        {
+            f.SetLoss(Create<DropSeqOnceErrorModel>(std::set<uint32_t>{30000}));
+        }
+        f.fabric.AddFlow(0, 0, 1, 96000, MicroSeconds(0));
+        Counts c;
+        f.fabric.GetNode(0)->GetDevice(0)->TraceConnectWithoutContext(
+            "Rx",
+            MakeBoundCallback(+[](Counts* c, Ptr<const Packet> p) {
+                                  RdmaHeader h;
+                                  p->PeekHeader(h);
+                                  c->acks += h.type == RdmaHeader::ACK;
+                              },
+                              &c));
+        NicRun& r = f.Run();
+        c.rec = r.recs[0];
+        return c;
+    }
+
+  private:
+    void DoRun() override
+    {
+        Counts refClean = Run(false, false);
+        Counts fixedClean = Run(true, false);
+        Counts ref = Run(false, true);
+        Counts fixed = Run(true, true);
+        std::cout << "ACKs without loss: reference " << refClean.acks << ", fixed "
+                  << fixedClean.acks << "; CNPs with one loss: " << ref.rec.cnpsRx << " / "
+                  << fixed.rec.cnpsRx << std::endl;
+        NS_TEST_EXPECT_MSG_EQ(refClean.rec.finish.IsStrictlyPositive(), true, "completed");
+        NS_TEST_EXPECT_MSG_EQ(fixedClean.rec.finish.IsStrictlyPositive(), true, "completed");
+        NS_TEST_EXPECT_MSG_EQ(ref.rec.finish.IsStrictlyPositive(), true, "reference completed");
+        NS_TEST_EXPECT_MSG_EQ(fixed.rec.finish.IsStrictlyPositive(), true, "fixed completed");
+        NS_TEST_EXPECT_MSG_EQ(refClean.acks, 96u, "reference: every in-order packet ACKed");
+        NS_TEST_EXPECT_MSG_EQ(fixedClean.acks, 12u, "fixed: one ACK per 8 packets");
+        NS_TEST_EXPECT_MSG_EQ(fixedClean.rec.timeouts, 0u, "fixed: the last packet is ACKed");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(ref.rec.cnpsRx, 1u, "reference: the OOO NACK carries CNP");
+        NS_TEST_EXPECT_MSG_EQ(fixed.rec.cnpsRx, 0u, "fixed: no CNP without ECN");
+        NS_TEST_EXPECT_MSG_EQ(fixed.rec.rateCuts, 0u, "fixed: no rate cut");
     }
 };
 
@@ -294,6 +424,8 @@ class RdmaLbNicTestSuite : public TestSuite
             AddTestCase(new ListedLossTestCase(mode), TestCase::QUICK);
         }
         AddTestCase(new DcqcnCnpTestCase, TestCase::QUICK);
+        AddTestCase(new IdleNoEventsTestCase, TestCase::QUICK);
+        AddTestCase(new QuirkFixesTestCase, TestCase::QUICK);
     }
 };
 
