@@ -83,7 +83,7 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
     i.WriteU8(0x45);
     i.WriteU8(ecn & 0x3);
     i.WriteHtonU16(static_cast<uint16_t>(GetSerializedSize() - L2_BYTES));
-    i.WriteHtonU16(0); // id
+    i.WriteHtonU16(type == DATA ? flags : 0); // IPv4 id: data packets carry their flags here
     i.WriteHtonU16(0); // fragment
     i.WriteU8(type == PFC ? 1 : 64);
     i.WriteU8(type);
@@ -132,7 +132,7 @@ RdmaHeader::Deserialize(Buffer::Iterator start)
     i.ReadU8();
     ecn = i.ReadU8() & 0x3;
     i.ReadNtohU16();
-    i.ReadNtohU16();
+    uint16_t ipId = i.ReadNtohU16();
     i.ReadNtohU16();
     i.ReadU8();
     uint8_t proto = i.ReadU8();
@@ -143,6 +143,7 @@ RdmaHeader::Deserialize(Buffer::Iterator start)
     {
     case DATA:
         type = DATA;
+        flags = ipId;
         sport = i.ReadNtohU16();
         dport = i.ReadNtohU16();
         i.ReadNtohU16();

@@ -64,7 +64,7 @@ class RdmaHeader : public Header
     uint32_t seq{0};     //!< data: byte offset of the first payload byte; ACK/NACK: next expected byte
     uint64_t tsNs{0};    //!< data: send time; ACK/NACK: echoed send time of the answered packet
     uint32_t echoSeq{0}; //!< ACK/NACK: byte offset of the answered data packet
-    uint16_t flags{0};   //!< ACK/NACK: bit 0 = CNP (the answered packet was ECN-marked)
+    uint16_t flags{0};   //!< ACK/NACK: bit 0 = CNP; data and ACK: bit 1 = probe (IPv4 id on data)
     uint32_t sackSeq{0}; //!< ACK/NACK: start of the selectively acknowledged block (IRN)
     uint16_t sackLen{0}; //!< ACK/NACK: length of that block in bytes (IRN)
     uint32_t pauseUs{0}; //!< PFC: pause time in microseconds (0 = resume)
@@ -73,6 +73,8 @@ class RdmaHeader : public Header
 
     /// ACK/NACK flag: the answered data packet carried CE.
     static constexpr uint16_t FLAG_CNP = 1;
+    /// Data: a path probe (no transport state; answered at once). ACK: the answer to one.
+    static constexpr uint16_t FLAG_PROBE = 2;
 };
 
 /// \return the IPv4 address the reference gives host \p hostId: 11.(id/256).(id%256).1

@@ -502,10 +502,59 @@ RdmaNic::SendFeedback(const RdmaHeader& h,
 }
 
 void
+RdmaNic::AnswerProbe(const RdmaHeader& h)
+{
+    RdmaHeader a;
+    a.type = RdmaHeader::ACK;
+    a.sip = m_address;
+    a.dip = h.sip;
+    a.sport = h.dport; // the sender's queue-pair number
+    a.dport = h.sport; // the probed entropy
+    a.pg = h.pg;
+    a.tsNs = h.tsNs;
+    a.flags = RdmaHeader::FLAG_PROBE;
+    Ptr<Packet> ack = Create<Packet>();
+    ack->AddHeader(a);
+    m_dev->Enqueue(ack, 0);
+}
+
+void
+RdmaNic::LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb)
+{
+    qp.lb->OnFeedback(fb);
+    qp.rec.pathSwitches = qp.lb->GetPathSwitches();
+    uint16_t entropy = 0;
+    Time now = Simulator::Now();
+    while (qp.lb->TakeProbe(now, &entropy))
+    {
+        // A probe is a small data packet (64 B on the wire) in the flow's priority group, so it
+        // queues behind the same data the flow's own packets would.
+        RdmaHeader h;
+        h.type = RdmaHeader::DATA;
+        h.flags = RdmaHeader::FLAG_PROBE;
+        h.sip = m_address;
+        h.dip = qp.dip;
+        h.sport = entropy;
+        h.dport = qp.qpn;
+        h.pg = static_cast<uint16_t>(qp.pg);
+        h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
+        Ptr<Packet> probe = Create<Packet>(64 - RdmaHeader::DATA_HEADER_BYTES);
+        probe->AddHeader(h);
+        ++qp.rec.probes;
+        m_dev->Enqueue(probe, qp.pg);
+    }
+}
+
+void
 RdmaNic::ReceiveData(Ptr<Packet> p)
 {
     RdmaHeader h;
     p->RemoveHeader(h);
+    if (h.flags & RdmaHeader::FLAG_PROBE)
+    {
+        AnswerProbe(h);
+        return;
+    }
     auto [rit, fresh] = m_rx.try_emplace({h.sip, h.dport});
     RxState& rx = rit->second;
     if (fresh)
@@ -644,6 +693,17 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
         return; // late feedback for a finished queue pair
     }
     RdmaQueuePair& qp = it->second;
+    if (h.flags & RdmaHeader::FLAG_PROBE)
+    {
+        LbFeedback pf;
+        pf.kind = LbFeedbackKind::PROBE_ACK;
+        pf.now = Simulator::Now();
+        pf.entropy = h.dport;
+        pf.rtt = Simulator::Now() - NanoSeconds(static_cast<int64_t>(h.tsNs));
+        pf.hasRtt = true;
+        LbFeedbackAndProbes(qp, pf);
+        return;
+    }
     const bool cnp = (h.flags & RdmaHeader::FLAG_CNP) != 0;
     const bool isNack =
         h.type == RdmaHeader::NACK && (m_recovery != IRN || h.sackLen != 0);
@@ -655,7 +715,7 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
     fb.rtt = Simulator::Now() - NanoSeconds(static_cast<int64_t>(h.tsNs));
     fb.hasRtt = true;
     fb.ecn = cnp;
-    qp.lb->OnFeedback(fb);
+    LbFeedbackAndProbes(qp, fb);
     if (isNack)
     {
         ++qp.rec.nacksRx;
@@ -755,7 +815,7 @@ RdmaNic::NotifyCnp(uint32_t flowId)
         fb.entropy = qp.lastEntropy;
         fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
         fb.ecn = true;
-        qp.lb->OnFeedback(fb);
+        LbFeedbackAndProbes(qp, fb);
         DcqcnOnCnp(qp);
         ArmLbTimer(qp);
         return;
@@ -844,7 +904,7 @@ RdmaNic::RtoCheck(uint16_t qpn)
     fb.now = now;
     fb.entropy = qp.lastEntropy;
     fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
-    qp.lb->OnFeedback(fb);
+    LbFeedbackAndProbes(qp, fb);
     if (m_recovery == IRN && !qp.irnRecovery)
     {
         qp.irnRecovery = true;

@@ -71,6 +71,8 @@ struct RdmaFlowRecord
     uint64_t cnpsSent{0};   //!< CNP-flagged feedback sent by the receiver
     uint64_t timeouts{0};   //!< retransmission timeouts
     uint64_t rateCuts{0};   //!< DCQCN rate decreases
+    uint64_t probes{0};     //!< path probes sent for the load balancer (Hopper)
+    uint64_t pathSwitches{0}; //!< times the load balancer moved the flow to another path
 };
 
 /**
@@ -214,6 +216,10 @@ class RdmaNic : public Object
     void ArmRto(RdmaQueuePair& qp);
     void RtoCheck(uint16_t qpn);
     void ArmLbTimer(RdmaQueuePair& qp);
+    /// Delivers feedback to the queue pair's load balancer, then sends the probes it asks for.
+    void LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb);
+    /// Answers a probe packet at once (no receiver state).
+    void AnswerProbe(const RdmaHeader& h);
     void LbTimer(uint16_t qpn);
     // DCQCN.
     void DcqcnOnCnp(RdmaQueuePair& qp);

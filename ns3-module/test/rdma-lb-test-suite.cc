@@ -243,6 +243,99 @@ class EveryAlgorithmRunsTestCase : public TestCase
     }
 };
 
+namespace
+{
+/// Outcome of one flow over a fabric with one slow path.
+struct AsymOutcome
+{
+    bool completed{false};
+    uint64_t slowBytes{0}; //!< bytes leaf 0 sent on its 10 Gbps uplink
+    RdmaFlowRecord rec;
+};
+
+/**
+ * host 0 -- leaf 2 =(spine 4 at 100 Gbps, spine 5 at 10 Gbps)= leaf 3 -- host 1; one 2 MB flow
+ * from host 0 to host 1 under \p algorithm, RngRun \p run.
+ */
+AsymOutcome
+RunAsymmetric(const std::string& algorithm, uint32_t run)
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(run);
+    RdmaFabricHelper fabric;
+    fabric.SetLoadBalancer(algorithm, "");
+    fabric.CreateNodes(6, {2, 3, 4, 5});
+    const DataRate fast("100Gbps");
+    const DataRate slow("10Gbps");
+    fabric.Link(0, 2, fast, MicroSeconds(1));
+    fabric.Link(1, 3, fast, MicroSeconds(1));
+    fabric.Link(2, 4, fast, MicroSeconds(1));
+    fabric.Link(2, 5, slow, MicroSeconds(1));
+    fabric.Link(3, 4, fast, MicroSeconds(1));
+    fabric.Link(3, 5, slow, MicroSeconds(1));
+    fabric.Finish();
+    fabric.AssignStreams(0);
+    const uint64_t size = 2000000;
+    fabric.AddFlow(0, 0, 1, size, MicroSeconds(1));
+    AsymOutcome out;
+    fabric.GetNic(0)->TraceConnectWithoutContext(
+        "FlowRecord",
+        MakeBoundCallback(+[](AsymOutcome* o, const RdmaFlowRecord& r) {
+                              o->completed = true;
+                              o->rec = r;
+                          },
+                          &out));
+    Simulator::Stop(MilliSeconds(50));
+    Simulator::Run();
+    out.slowBytes = fabric.GetSwitch(2)->GetPort(2)->GetTxBytes(); // leaf 2's port to spine 5
+    Simulator::Destroy();
+    return out;
+}
+} // namespace
+
+/// Hopper probes a second path when its RTT rises and moves off a slow path; ECMP stays on it.
+class HopperEscapesSlowPathTestCase : public TestCase
+{
+  public:
+    HopperEscapesSlowPathTestCase()
+        : TestCase("hopper probes and leaves a 10x slower path that ecmp stays on")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        uint32_t ecmpStuck = 0;
+        uint32_t hopperSwitched = 0;
+        double ecmpFctUs = 0;
+        double hopperFctUs = 0;
+        for (uint32_t run = 1; run <= 6; ++run)
+        {
+            AsymOutcome e = RunAsymmetric("ecmp", run);
+            AsymOutcome h = RunAsymmetric("hopper", run);
+            NS_TEST_ASSERT_MSG_EQ(e.completed, true, "ecmp run " << run);
+            NS_TEST_ASSERT_MSG_EQ(h.completed, true, "hopper run " << run);
+            ecmpFctUs += (e.rec.finish - e.rec.start).GetMicroSeconds();
+            hopperFctUs += (h.rec.finish - h.rec.start).GetMicroSeconds();
+            // ECMP pins the flow: all of it (2 MB + headers) or none of it crosses the slow path.
+            bool stuck = e.slowBytes > 2000000;
+            NS_TEST_EXPECT_MSG_EQ((stuck || e.slowBytes < 1000), true, "ecmp run " << run);
+            ecmpStuck += stuck ? 1 : 0;
+            // Hopper leaves the slow path: less than half the flow ever crosses it.
+            NS_TEST_EXPECT_MSG_LT(h.slowBytes, 1000000u, "hopper run " << run);
+            if (h.rec.pathSwitches > 0)
+            {
+                ++hopperSwitched;
+                NS_TEST_EXPECT_MSG_GT(h.rec.probes, 0u, "switched without probing, run " << run);
+            }
+        }
+        // A 2 MB flow takes ~1.7 ms on the 10 Gbps path and ~0.18 ms on the 100 Gbps one.
+        NS_TEST_EXPECT_MSG_LT(hopperFctUs, 0.7 * ecmpFctUs, "mean FCT, hopper vs ecmp");
+        NS_TEST_EXPECT_MSG_GT(ecmpStuck, 0u, "some ECMP run hashed onto the slow path");
+        NS_TEST_EXPECT_MSG_GT(hopperSwitched, 0u, "some Hopper run switched paths");
+    }
+};
+
 /// The rdma-lb test suite.
 class RdmaLbTestSuite : public TestSuite
 {
@@ -256,6 +349,7 @@ class RdmaLbTestSuite : public TestSuite
         AddTestCase(new SprayUsesAllUplinksTestCase, TestCase::QUICK);
         AddTestCase(new DeterminismTestCase, TestCase::QUICK);
         AddTestCase(new EveryAlgorithmRunsTestCase, TestCase::QUICK);
+        AddTestCase(new HopperEscapesSlowPathTestCase, TestCase::QUICK);
     }
 };
 
