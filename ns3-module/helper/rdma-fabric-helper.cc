@@ -250,6 +250,57 @@ RdmaFabricHelper::AddFlow(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t 
     Simulator::ScheduleWithContext(src, start, &RdmaNic::StartFlow, nic, flowId, dip, size, pg);
 }
 
+namespace
+{
+
+/// Applies a link state change to the channel and tells the switches at its ends.
+void
+ApplyLinkState(Ptr<RdmaChannel> ch,
+               Ptr<RdmaSwitch> swA,
+               uint32_t portA,
+               Ptr<RdmaSwitch> swB,
+               uint32_t portB,
+               bool down)
+{
+    ch->SetDown(down);
+    if (swA)
+    {
+        swA->NotifyLinkState(portA, down);
+    }
+    if (swB)
+    {
+        swB->NotifyLinkState(portB, down);
+    }
+}
+
+} // namespace
+
+void
+RdmaFabricHelper::ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down)
+{
+    for (const auto& l : m_links)
+    {
+        if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
+        {
+            Ptr<RdmaSwitch> swA = m_isSwitch[l.a] ? GetSwitch(l.a) : nullptr;
+            Ptr<RdmaSwitch> swB = m_isSwitch[l.b] ? GetSwitch(l.b) : nullptr;
+            Simulator::Schedule(at, &ApplyLinkState, l.channel, swA, l.portA, swB, l.portB, down);
+            return;
+        }
+    }
+    NS_FATAL_ERROR("RdmaFabricHelper: no link between nodes " << a << " and " << b);
+}
+
+void
+RdmaFabricHelper::ScheduleLinkFailure(uint32_t a, uint32_t b, Time downAt, Time upAt)
+{
+    ScheduleLinkState(a, b, downAt, true);
+    if (upAt > downAt)
+    {
+        ScheduleLinkState(a, b, upAt, false);
+    }
+}
+
 int64_t
 RdmaFabricHelper::AssignStreams(int64_t stream)
 {

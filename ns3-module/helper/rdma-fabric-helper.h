@@ -72,6 +72,17 @@ class RdmaFabricHelper
     void AddFlow(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t size, Time start, uint32_t pg = 3);
 
     /**
+     * Schedules the link between nodes \p a and \p b to go down (\p down true) or up at
+     * \p at: packets that start or are in flight on a down link are lost (RdmaChannel), and
+     * the switches at both ends are told (RdmaSwitch::NotifyLinkState: they withdraw the port
+     * from their candidate lists only if their WithdrawFailedPorts attribute is set).
+     */
+    void ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down);
+    /// Takes the link between \p a and \p b down at \p downAt and, if \p upAt > \p downAt, up
+    /// again at \p upAt.
+    void ScheduleLinkFailure(uint32_t a, uint32_t b, Time downAt, Time upAt = Time(0));
+
+    /**
      * Assigns fixed random-stream numbers to every NIC and switch.
      * \param stream first stream index
      * \return the number of streams used

@@ -4,6 +4,7 @@
 #include "rdma-net-device.h"
 
 #include "rdma-channel.h"
+#include "rdma-header.h"
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
@@ -48,7 +49,20 @@ RdmaNetDevice::GetTypeId()
             .AddTraceSource("Rx",
                             "A packet arrived at the port",
                             MakeTraceSourceAccessor(&RdmaNetDevice::m_rxTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcTx",
+                            "This port sent a PFC frame: class, pause time in us (0 = resume)",
+                            MakeTraceSourceAccessor(&RdmaNetDevice::m_pfcTxTrace),
+                            "ns3::RdmaNetDevice::PfcTracedCallback")
+            .AddTraceSource("PfcRx",
+                            "This port received a PFC frame: class, pause time in us (0 = "
+                            "resume)",
+                            MakeTraceSourceAccessor(&RdmaNetDevice::m_pfcRxTrace),
+                            "ns3::RdmaNetDevice::PfcTracedCallback")
+            .AddTraceSource("QueueLength",
+                            "A queue's length changed: queue, bytes",
+                            MakeTraceSourceAccessor(&RdmaNetDevice::m_queueLengthTrace),
+                            "ns3::RdmaNetDevice::QueueLengthTracedCallback");
     return tid;
 }
 
@@ -65,6 +79,10 @@ RdmaNetDevice::DoDispose()
     for (auto& q : m_queues)
     {
         q.clear();
+    }
+    for (auto& e : m_resumeEvent)
+    {
+        e.Cancel();
     }
     m_channel = nullptr;
     m_node = nullptr;
@@ -88,6 +106,7 @@ RdmaNetDevice::Enqueue(Ptr<Packet> p, uint32_t q)
     NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
     m_queueBytes[q] += p->GetSize();
     m_queues[q].push_back(p);
+    m_queueLengthTrace(q, m_queueBytes[q]);
     TriggerTransmit();
 }
 
@@ -115,7 +134,7 @@ RdmaNetDevice::Dequeue()
         for (uint32_t k = 1; k < N_QUEUES; ++k)
         {
             uint32_t cand = 1 + (m_lastRr + k - 1) % (N_QUEUES - 1);
-            if (!m_queues[cand].empty())
+            if (!m_queues[cand].empty() && !m_paused[cand])
             {
                 q = cand;
                 m_lastRr = cand;
@@ -130,6 +149,7 @@ RdmaNetDevice::Dequeue()
     Ptr<Packet> p = m_queues[q].front();
     m_queues[q].pop_front();
     m_queueBytes[q] -= p->GetSize();
+    m_queueLengthTrace(q, m_queueBytes[q]);
     if (!m_dequeueHandler.IsNull())
     {
         m_dequeueHandler(this, p, q);
@@ -141,7 +161,7 @@ void
 RdmaNetDevice::TransmitNext()
 {
     Ptr<Packet> p = Dequeue();
-    if (!p && !m_dataSource.IsNull())
+    if (!p && !m_dataSource.IsNull() && !AnyDataClassPaused())
     {
         p = m_dataSource(this);
     }
@@ -174,10 +194,108 @@ RdmaNetDevice::Receive(Ptr<Packet> p)
         return;
     }
     m_rxTrace(p);
+    RdmaHeader h;
+    p->PeekHeader(h);
+    if (h.type == RdmaHeader::PFC)
+    {
+        ReceivePfc(h.pfcClass, h.pauseUs);
+        return;
+    }
     if (!m_receiveHandler.IsNull())
     {
         m_receiveHandler(this, p);
     }
+}
+
+void
+RdmaNetDevice::SendPfc(uint32_t cls, uint32_t pauseUs, uint32_t qlen)
+{
+    RdmaHeader h;
+    h.type = RdmaHeader::PFC;
+    h.dip = 0xFFFFFFFF;
+    h.pauseUs = pauseUs;
+    h.pfcQlen = qlen;
+    h.pfcClass = static_cast<uint8_t>(cls);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(h);
+    ++(pauseUs > 0 ? m_pfcPausesSent : m_pfcResumesSent);
+    NS_LOG_LOGIC("PFC " << (pauseUs > 0 ? "pause" : "resume") << " class " << cls << " sent");
+    m_pfcTxTrace(cls, pauseUs);
+    Enqueue(p, 0);
+}
+
+void
+RdmaNetDevice::ReceivePfc(uint32_t cls, uint32_t pauseUs)
+{
+    m_pfcRxTrace(cls, pauseUs);
+    ++(pauseUs > 0 ? m_pfcPausesReceived : m_pfcResumesReceived);
+    if (cls == 0 || cls >= N_QUEUES)
+    {
+        return; // queue 0 is never paused
+    }
+    m_resumeEvent[cls].Cancel();
+    if (pauseUs > 0)
+    {
+        NS_LOG_LOGIC("class " << cls << " paused for " << pauseUs << " us");
+        m_paused[cls] = true;
+        m_resumeEvent[cls] =
+            Simulator::Schedule(MicroSeconds(pauseUs), &RdmaNetDevice::PauseExpired, this, cls);
+    }
+    else
+    {
+        PauseExpired(cls);
+    }
+}
+
+void
+RdmaNetDevice::PauseExpired(uint32_t cls)
+{
+    NS_LOG_LOGIC("class " << cls << " resumed");
+    m_paused[cls] = false;
+    TriggerTransmit();
+}
+
+bool
+RdmaNetDevice::AnyDataClassPaused() const
+{
+    for (uint32_t q = 1; q < N_QUEUES; ++q)
+    {
+        if (m_paused[q])
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+RdmaNetDevice::IsPaused(uint32_t q) const
+{
+    return q < N_QUEUES && m_paused[q];
+}
+
+uint64_t
+RdmaNetDevice::GetPfcPausesSent() const
+{
+    return m_pfcPausesSent;
+}
+
+uint64_t
+RdmaNetDevice::GetPfcResumesSent() const
+{
+    return m_pfcResumesSent;
+}
+
+uint64_t
+RdmaNetDevice::GetPfcPausesReceived() const
+{
+    return m_pfcPausesReceived;
+}
+
+uint64_t
+RdmaNetDevice::GetPfcResumesReceived() const
+{
+    return m_pfcResumesReceived;
 }
 
 void

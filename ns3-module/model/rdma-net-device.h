@@ -5,6 +5,14 @@
  * served round-robin, one packet per turn. On a host the device also pulls data packets from
  * its NIC (the "data source") whenever the control queue is empty, as the reference's
  * RdmaEgressQueue does. Transmission time = size x 8 / rate; the channel adds the delay.
+ *
+ * PFC (§4): a received PFC frame is consumed by the port (never handed to the switch or NIC):
+ * pause time > 0 pauses its class (1-7; queue 0 is never paused) and schedules an automatic
+ * resume after that time, replacing any pending one; pause time 0 resumes at once. A paused
+ * class is skipped by the round-robin. On a host, the data source is not pulled while any
+ * class 1-7 is paused (hosts send one priority group in the reference; a NIC with several
+ * may check IsPaused(pg) itself). PFC events are traced at the receiving port (PfcRx), as the
+ * reference logs them; frames sent by SendPfc are traced as PfcTx.
  */
 #ifndef RDMA_NET_DEVICE_H
 #define RDMA_NET_DEVICE_H
@@ -78,6 +86,37 @@ class RdmaNetDevice : public NetDevice
     /// \return whether the port is transmitting
     bool IsBusy() const;
 
+    /**
+     * Sends a PFC frame (43 B) in queue 0.
+     * \param cls the priority class
+     * \param pauseUs pause time in microseconds (0 = resume)
+     * \param qlen the queue length reported in the frame
+     */
+    void SendPfc(uint32_t cls, uint32_t pauseUs, uint32_t qlen);
+    /// \return whether class \p q is paused by the peer
+    bool IsPaused(uint32_t q) const;
+    /// \return PFC pause frames sent by this port
+    uint64_t GetPfcPausesSent() const;
+    /// \return PFC resume frames sent by this port
+    uint64_t GetPfcResumesSent() const;
+    /// \return PFC pause frames received by this port
+    uint64_t GetPfcPausesReceived() const;
+    /// \return PFC resume frames received by this port
+    uint64_t GetPfcResumesReceived() const;
+
+    /**
+     * Trace signature of PfcTx / PfcRx.
+     * \param cls priority class
+     * \param pauseUs pause time in microseconds (0 = resume)
+     */
+    typedef void (*PfcTracedCallback)(uint32_t cls, uint32_t pauseUs);
+    /**
+     * Trace signature of QueueLength, fired whenever a queue's length changes.
+     * \param q the queue
+     * \param bytes its new length in bytes
+     */
+    typedef void (*QueueLengthTracedCallback)(uint32_t q, uint64_t bytes);
+
     // NetDevice
     void SetIfIndex(const uint32_t index) override;
     uint32_t GetIfIndex() const override;
@@ -114,6 +153,9 @@ class RdmaNetDevice : public NetDevice
     void TransmitNext();
     void TransmitComplete();
     Ptr<Packet> Dequeue();
+    void ReceivePfc(uint32_t cls, uint32_t pauseUs);
+    void PauseExpired(uint32_t cls);
+    bool AnyDataClassPaused() const;
 
     DataRate m_rate;
     Ptr<RdmaChannel> m_channel;
@@ -133,6 +175,15 @@ class RdmaNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_rxDropTrace;
     TracedCallback<Ptr<const Packet>> m_txTrace;
     TracedCallback<Ptr<const Packet>> m_rxTrace;
+    std::array<bool, N_QUEUES> m_paused{};        //!< classes paused by the peer
+    std::array<EventId, N_QUEUES> m_resumeEvent;  //!< automatic resumes
+    uint64_t m_pfcPausesSent{0};
+    uint64_t m_pfcResumesSent{0};
+    uint64_t m_pfcPausesReceived{0};
+    uint64_t m_pfcResumesReceived{0};
+    TracedCallback<uint32_t, uint32_t> m_pfcTxTrace;
+    TracedCallback<uint32_t, uint32_t> m_pfcRxTrace;
+    TracedCallback<uint32_t, uint64_t> m_queueLengthTrace;
 };
 
 } // namespace ns3

@@ -6,16 +6,71 @@
 #include "rdma-header.h"
 #include "rdma-net-device.h"
 
+#include "rdma-channel.h"
+
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/pointer.h"
 #include "ns3/simulator.h"
+#include "ns3/tag.h"
 #include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaSwitch");
 NS_OBJECT_ENSURE_REGISTERED(RdmaSwitch);
+
+/**
+ * \ingroup rdma-lb
+ * The ingress port of a packet inside a switch (spec §2: added on receive, removed at dequeue;
+ * no bytes on the wire).
+ */
+class RdmaIngressTag : public Tag
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RdmaIngressTag")
+                                .SetParent<Tag>()
+                                .SetGroupName("RdmaLb")
+                                .AddConstructor<RdmaIngressTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 4;
+    }
+
+    void Serialize(TagBuffer i) const override
+    {
+        i.WriteU32(port);
+    }
+
+    void Deserialize(TagBuffer i) override
+    {
+        port = i.ReadU32();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "ingress=" << port;
+    }
+
+    uint32_t port{0}; //!< ingress port index
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaIngressTag);
 
 TypeId
 RdmaSwitch::GetTypeId()
@@ -29,15 +84,77 @@ RdmaSwitch::GetTypeId()
                             "A packet was forwarded: packet, ingress port, egress port",
                             MakeTraceSourceAccessor(&RdmaSwitch::m_forwardTrace),
                             "ns3::RdmaSwitch::ForwardTracedCallback")
+            .AddAttribute("Mmu",
+                          "The shared-buffer MMU (spec §5.3)",
+                          PointerValue(),
+                          MakePointerAccessor(&RdmaSwitch::m_mmu),
+                          MakePointerChecker<SwitchMmu>())
+            .AddAttribute("PfcEnabled",
+                          "Generate PFC pause/resume frames (ENABLE_PFC, spec §5.4); off, the "
+                          "egress dynamic threshold drops packets",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaSwitch::m_pfcEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("PauseTime",
+                          "Pause time carried by PFC pause frames (PAUSE_TIME, whole "
+                          "microseconds)",
+                          TimeValue(MicroSeconds(5)),
+                          MakeTimeAccessor(&RdmaSwitch::m_pauseTime),
+                          MakeTimeChecker(MicroSeconds(1)))
+            .AddAttribute("EcnEnabled",
+                          "ECN marking at dequeue (ENABLE_QCN, spec §5.5)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKmin",
+                          "Egress shared bytes above which packets may be marked (KMIN; "
+                          "100 KB for 100 Gbps ports)",
+                          UintegerValue(100000),
+                          MakeUintegerAccessor(&RdmaSwitch::m_kmin),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnKmax",
+                          "Egress shared bytes above which every packet is marked (KMAX; "
+                          "400 KB for 100 Gbps ports)",
+                          UintegerValue(400000),
+                          MakeUintegerAccessor(&RdmaSwitch::m_kmax),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EcnPmax",
+                          "Marking probability reached at EcnKmax (PMAX; 0.2 for 100 Gbps)",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&RdmaSwitch::m_pmax),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("WithdrawFailedPorts",
+                          "Withdraw a port whose link is down from the candidate lists "
+                          "(WithdrawDelay after the failure; restored the same delay after "
+                          "repair). Off: routing does not react to link faults",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaSwitch::m_withdrawFailed),
+                          MakeBooleanChecker())
+            .AddAttribute("WithdrawDelay",
+                          "Delay between a link state change and the routing reaction",
+                          TimeValue(MicroSeconds(10)),
+                          MakeTimeAccessor(&RdmaSwitch::m_withdrawDelay),
+                          MakeTimeChecker(Time(0)))
             .AddTraceSource("Drop",
-                            "A packet was dropped (no route)",
+                            "A packet was dropped (no route, or refused by the MMU)",
                             MakeTraceSourceAccessor(&RdmaSwitch::m_dropTrace),
-                            "ns3::Packet::TracedCallback");
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("BufferDrop",
+                            "The MMU refused a packet: packet, ingress port, egress port, queue",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_bufferDropTrace),
+                            "ns3::RdmaSwitch::BufferDropTracedCallback")
+            .AddTraceSource("EcnMark",
+                            "A data packet was ECN-marked at dequeue: egress port, queue, egress "
+                            "shared bytes of the queue",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_ecnMarkTrace),
+                            "ns3::RdmaSwitch::EcnMarkTracedCallback");
     return tid;
 }
 
 RdmaSwitch::RdmaSwitch()
-    : m_rng(CreateObject<UniformRandomVariable>())
+    : m_rng(CreateObject<UniformRandomVariable>()),
+      m_mmu(CreateObject<SwitchMmu>()),
+      m_ecnRng(CreateObject<UniformRandomVariable>())
 {
 }
 
@@ -50,6 +167,7 @@ RdmaSwitch::DoDispose()
     m_portIndex.clear();
     m_chooser.reset();
     m_lbConfig = nullptr;
+    m_mmu = nullptr;
     Object::DoDispose();
 }
 
@@ -59,7 +177,12 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     uint32_t i = static_cast<uint32_t>(m_ports.size());
     m_ports.push_back(dev);
     m_portIndex[dev] = i;
+    m_drops.push_back(0);
+    m_ecnMarks.push_back(0);
+    m_remotePaused.push_back({});
+    m_withdrawn.push_back(false);
     dev->SetReceiveHandler(MakeCallback(&RdmaSwitch::Receive, this));
+    dev->SetDequeueHandler(MakeCallback(&RdmaSwitch::Dequeued, this));
     return i;
 }
 
@@ -105,12 +228,198 @@ int64_t
 RdmaSwitch::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
+    m_ecnRng->SetStream(stream + 1);
     if (m_lbConfig)
     {
         // Re-seed the chooser from the newly assigned stream.
         m_chooser = m_lbConfig->CreateSwitchChooser(m_switchId, DrawLbSeed(m_rng));
     }
-    return 1;
+    return 2;
+}
+
+Ptr<SwitchMmu>
+RdmaSwitch::GetMmu() const
+{
+    return m_mmu;
+}
+
+void
+RdmaSwitch::ConfigureMmu()
+{
+    std::vector<uint64_t> headroom;
+    for (const auto& dev : m_ports)
+    {
+        Ptr<RdmaChannel> ch = dev->GetRdmaChannel();
+        Time delay = ch ? ch->GetDelay() : Time(0);
+        headroom.push_back(SwitchMmu::ComputeHeadroom(dev->GetDataRate().GetBitRate(), delay));
+    }
+    m_mmu->Configure(headroom);
+}
+
+uint64_t
+RdmaSwitch::GetPortDrops(uint32_t port) const
+{
+    return m_drops.at(port);
+}
+
+uint64_t
+RdmaSwitch::GetPortEcnMarks(uint32_t port) const
+{
+    return m_ecnMarks.at(port);
+}
+
+uint64_t
+RdmaSwitch::GetTotalDrops() const
+{
+    uint64_t s = 0;
+    for (uint64_t d : m_drops)
+    {
+        s += d;
+    }
+    return s;
+}
+
+uint64_t
+RdmaSwitch::GetTotalEcnMarks() const
+{
+    uint64_t s = 0;
+    for (uint64_t m : m_ecnMarks)
+    {
+        s += m;
+    }
+    return s;
+}
+
+uint64_t
+RdmaSwitch::GetTotalPausesSent() const
+{
+    uint64_t s = 0;
+    for (const auto& dev : m_ports)
+    {
+        s += dev->GetPfcPausesSent();
+    }
+    return s;
+}
+
+bool
+RdmaSwitch::IsPortWithdrawn(uint32_t port) const
+{
+    return m_withdrawn.at(port);
+}
+
+void
+RdmaSwitch::NotifyLinkState(uint32_t port, bool down)
+{
+    NS_LOG_INFO("switch " << m_switchId << ": link of port " << port << (down ? " down" : " up"));
+    if (m_withdrawFailed)
+    {
+        Simulator::Schedule(m_withdrawDelay, &RdmaSwitch::SetPortWithdrawn, this, port, down);
+    }
+}
+
+void
+RdmaSwitch::SetPortWithdrawn(uint32_t port, bool withdrawn)
+{
+    if (m_withdrawn.at(port) == withdrawn)
+    {
+        return;
+    }
+    NS_LOG_INFO("switch " << m_switchId << ": port " << port
+                          << (withdrawn ? " withdrawn from" : " restored to")
+                          << " the candidate lists");
+    m_withdrawn[port] = withdrawn;
+    m_nWithdrawn += withdrawn ? 1 : static_cast<uint32_t>(-1);
+}
+
+void
+RdmaSwitch::CheckPfc(uint32_t in, uint32_t arrivingCls)
+{
+    for (uint32_t k = 1; k < RdmaNetDevice::N_QUEUES; ++k)
+    {
+        if (m_mmu->ShouldPause(in, k, arrivingCls))
+        {
+            NS_LOG_LOGIC("switch " << m_switchId << ": pause port " << in << " class " << k);
+            m_ports[in]->SendPfc(k,
+                                 static_cast<uint32_t>(m_pauseTime.GetMicroSeconds()),
+                                 static_cast<uint32_t>(m_mmu->GetIngressBytes(in, k)));
+            m_mmu->SetPaused(in, k, m_pauseTime);
+            m_remotePaused[in][k] = true;
+        }
+    }
+    for (uint32_t k = 1; k < RdmaNetDevice::N_QUEUES; ++k)
+    {
+        CheckResume(in, k);
+    }
+}
+
+void
+RdmaSwitch::CheckResume(uint32_t in, uint32_t k)
+{
+    if (!m_remotePaused[in][k])
+    {
+        return;
+    }
+    if (!m_mmu->IsPaused(in, k))
+    {
+        m_remotePaused[in][k] = false; // the pause expired by itself
+        return;
+    }
+    if (m_mmu->ShouldResume(in, k))
+    {
+        NS_LOG_LOGIC("switch " << m_switchId << ": resume port " << in << " class " << k);
+        m_ports[in]->SendPfc(k, 0, static_cast<uint32_t>(m_mmu->GetIngressBytes(in, k)));
+        m_mmu->ClearPaused(in, k);
+        m_remotePaused[in][k] = false;
+    }
+}
+
+void
+RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
+{
+    if (q == 0)
+    {
+        return; // control traffic bypasses the MMU
+    }
+    RdmaIngressTag tag;
+    if (!p->RemovePacketTag(tag))
+    {
+        return; // not admitted by this switch's MMU
+    }
+    const uint32_t out = m_portIndex.at(dev);
+    const uint32_t size = p->GetSize();
+    m_mmu->RemoveFromIngressAdmission(tag.port, q, size);
+    m_mmu->RemoveFromEgressAdmission(out, q, size);
+    if (m_ecnEnabled)
+    {
+        const uint64_t shared = m_mmu->GetEgressSharedBytes(out, q);
+        bool mark = false;
+        if (shared > m_kmax)
+        {
+            mark = true;
+        }
+        else if (shared > m_kmin && m_kmin != m_kmax)
+        {
+            const double prob = static_cast<double>(shared - m_kmin) /
+                                static_cast<double>(m_kmax - m_kmin) * m_pmax;
+            mark = m_ecnRng->GetValue() < prob;
+        }
+        if (mark)
+        {
+            RdmaHeader h;
+            p->RemoveHeader(h);
+            if (h.type == RdmaHeader::DATA)
+            {
+                h.ecn = 3;
+                ++m_ecnMarks[out];
+                m_ecnMarkTrace(out, q, shared);
+            }
+            p->AddHeader(h);
+        }
+    }
+    if (m_pfcEnabled)
+    {
+        CheckResume(tag.port, q);
+    }
 }
 
 void
@@ -119,7 +428,20 @@ RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
     RdmaHeader h;
     p->PeekHeader(h);
     uint32_t in = m_portIndex.at(dev);
-    const std::vector<uint32_t>& routes = GetRoutes(h.dip);
+    const std::vector<uint32_t>* candidates = &GetRoutes(h.dip);
+    if (m_nWithdrawn != 0)
+    {
+        m_liveRoutes.clear();
+        for (uint32_t port : *candidates)
+        {
+            if (!m_withdrawn[port])
+            {
+                m_liveRoutes.push_back(port);
+            }
+        }
+        candidates = &m_liveRoutes;
+    }
+    const std::vector<uint32_t>& routes = *candidates;
     if (routes.empty())
     {
         NS_LOG_WARN("switch " << m_switchId << ": no route to " << h.dip << ", dropped");
@@ -149,8 +471,35 @@ RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
         }
         out = routes[m_chooser->Choose(Simulator::Now(), info, m_candidates)];
     }
-    m_forwardTrace(p, in, out);
     uint32_t queue = (h.type == RdmaHeader::DATA) ? h.pg : 0;
+    if (queue != 0)
+    {
+        if (!m_mmu->IsConfigured())
+        {
+            ConfigureMmu();
+        }
+        const uint32_t size = p->GetSize();
+        if (!m_mmu->CheckEgressAdmission(out, queue, size) ||
+            !m_mmu->CheckIngressAdmission(in, queue, size))
+        {
+            NS_LOG_LOGIC("switch " << m_switchId << ": MMU drop, in " << in << " out " << out
+                                   << " queue " << queue);
+            ++m_drops[out];
+            m_bufferDropTrace(p, in, out, queue);
+            m_dropTrace(p);
+            return;
+        }
+        m_mmu->UpdateIngressAdmission(in, queue, size);
+        m_mmu->UpdateEgressAdmission(out, queue, size);
+        RdmaIngressTag tag;
+        tag.port = in;
+        p->AddPacketTag(tag);
+        if (m_pfcEnabled)
+        {
+            CheckPfc(in, queue);
+        }
+    }
+    m_forwardTrace(p, in, out);
     m_ports[out]->Enqueue(p, queue);
 }
 

@@ -7,16 +7,39 @@
  * the switch id). Data goes to the queue of its priority group, ACK/NACK to queue 0.
  * Port indices are the node's device indices (0-based; the reference counts from 1 because its
  * port 0 is a loopback device).
+ *
+ * Buffer (spec §5.2 step 5, §5.3): every packet of queue 1-7 passes the egress then the ingress
+ * admission of the switch's SwitchMmu (attribute Mmu; sized lazily from the ports' rates and
+ * link delays, or by ConfigureMmu) and is charged to both; failing either drops it (Drop trace,
+ * per-egress-port drop counter). Queue 0 (ACK/NACK/PFC) bypasses the MMU. With PFC off the
+ * egress dynamic threshold is the drop point.
+ *
+ * PFC generation (§5.4, PfcEnabled): after admitting a packet from port i, every class k that
+ * must pause gets a pause frame of PauseTime out of port i (queue 0) -- re-sent for every
+ * arriving packet while the condition holds -- and classes that may resume get an explicit
+ * resume; the resume check also runs when a packet that entered via port i departs.
+ *
+ * ECN (§5.5, EcnEnabled): at dequeue of a data packet of queue q from port j, with S the egress
+ * shared bytes of (j, q) after its removal, mark CE (RdmaHeader::ecn = 3) if S > EcnKmax, else
+ * with probability (S - Kmin) / (Kmax - Kmin) x Pmax if S > EcnKmin.
+ *
+ * Link faults: NotifyLinkState (called by RdmaFabricHelper::ScheduleLinkState) lets the switch
+ * withdraw a failed port from its candidate lists WithdrawDelay after the failure (and restore
+ * it the same delay after repair) when WithdrawFailedPorts is set; by default routing does not
+ * react, as in the reference without route recomputation.
  */
 #ifndef RDMA_SWITCH_H
 #define RDMA_SWITCH_H
 
 #include "rdma-lb-bridge.h"
+#include "switch-mmu.h"
 
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <vector>
@@ -58,6 +81,44 @@ class RdmaSwitch : public Object
      */
     int64_t AssignStreams(int64_t stream);
 
+    /// \return the switch's MMU
+    Ptr<SwitchMmu> GetMmu() const;
+    /// Sizes the MMU from the ports' rates and link delays (done lazily on the first packet).
+    void ConfigureMmu();
+    /// \return packets dropped by the MMU whose egress port was \p port
+    uint64_t GetPortDrops(uint32_t port) const;
+    /// \return data packets ECN-marked when leaving \p port
+    uint64_t GetPortEcnMarks(uint32_t port) const;
+    /// \return packets dropped by the MMU on all ports
+    uint64_t GetTotalDrops() const;
+    /// \return ECN marks on all ports
+    uint64_t GetTotalEcnMarks() const;
+    /// \return PFC pause frames sent on all ports
+    uint64_t GetTotalPausesSent() const;
+    /// \return whether \p port is currently withdrawn from the candidate lists
+    bool IsPortWithdrawn(uint32_t port) const;
+    /// Tells the switch that the link of \p port went down (true) or up (false).
+    void NotifyLinkState(uint32_t port, bool down);
+
+    /**
+     * Trace signature of EcnMark.
+     * \param port egress port
+     * \param queue the queue (class)
+     * \param sharedBytes egress shared bytes of the queue after the packet's removal
+     */
+    typedef void (*EcnMarkTracedCallback)(uint32_t port, uint32_t queue, uint64_t sharedBytes);
+    /**
+     * Trace signature of BufferDrop.
+     * \param p the dropped packet
+     * \param in ingress port
+     * \param out egress port
+     * \param queue the queue (class)
+     */
+    typedef void (*BufferDropTracedCallback)(Ptr<const Packet> p,
+                                             uint32_t in,
+                                             uint32_t out,
+                                             uint32_t queue);
+
     /// Trace signature: packet, ingress port, egress port.
     typedef void (*ForwardTracedCallback)(Ptr<const Packet> p, uint32_t in, uint32_t out);
 
@@ -66,6 +127,10 @@ class RdmaSwitch : public Object
 
   private:
     void Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
+    void Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q);
+    void CheckPfc(uint32_t in, uint32_t arrivingCls);
+    void CheckResume(uint32_t in, uint32_t k);
+    void SetPortWithdrawn(uint32_t port, bool withdrawn);
 
     std::vector<Ptr<RdmaNetDevice>> m_ports;
     std::map<Ptr<RdmaNetDevice>, uint32_t> m_portIndex;
@@ -77,6 +142,25 @@ class RdmaSwitch : public Object
     Ptr<UniformRandomVariable> m_rng;
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_forwardTrace;
     TracedCallback<Ptr<const Packet>> m_dropTrace;
+
+    Ptr<SwitchMmu> m_mmu;
+    bool m_pfcEnabled;
+    Time m_pauseTime;
+    bool m_ecnEnabled;
+    uint64_t m_kmin;
+    uint64_t m_kmax;
+    double m_pmax;
+    bool m_withdrawFailed;
+    Time m_withdrawDelay;
+    Ptr<UniformRandomVariable> m_ecnRng;
+    std::vector<uint64_t> m_drops;                    //!< per egress port
+    std::vector<uint64_t> m_ecnMarks;                 //!< per egress port
+    std::vector<std::array<bool, 8>> m_remotePaused;  //!< per ingress port and class
+    std::vector<bool> m_withdrawn;                    //!< per port
+    uint32_t m_nWithdrawn{0};
+    std::vector<uint32_t> m_liveRoutes;               //!< reused per packet
+    TracedCallback<uint32_t, uint32_t, uint64_t> m_ecnMarkTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t, uint32_t> m_bufferDropTrace;
 };
 
 } // namespace ns3

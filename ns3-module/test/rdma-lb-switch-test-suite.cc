@@ -1,0 +1,478 @@
+/*
+ * rdma-lb: test suite "rdma-lb-switch" for the switch half of the fabric model
+ * (spec/rdma-model.md §4, §5.3-5.5): the MMU's derived limits and dynamic thresholds, PFC
+ * under a 16:1 incast (lossless, every flow completes), drops with PFC off, ECN marking at
+ * dequeue, link faults and route withdrawal.
+ *
+ * NICs run without congestion control (CcMode none: line rate) so that queues build as the
+ * first-principles arguments below assume.
+ */
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rdma-lb-module.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const DataRate G100("100Gbps");
+
+/// Everything an incast run records.
+struct IncastResult
+{
+    uint64_t pausesSent{0};    //!< by all switches
+    uint64_t resumesSent{0};   //!< by all switches
+    uint64_t pausesAtHosts{0}; //!< pause frames received by host ports
+    uint64_t drops{0};         //!< MMU drops, all switches
+    uint32_t completed{0};     //!< flows completed
+    uint64_t maxQueue{0};      //!< largest data queue seen at the receiver's port
+};
+
+/**
+ * A 16:1 incast of \p flowBytes per sender, all starting at 0.
+ *  - oneSwitch: 17 hosts on one switch (17 ports), hosts 0-15 send to host 16;
+ *  - otherwise: hosts 0-15 hang four by four off four aggregation switches, each with one
+ *    uplink to a top switch that also holds the receiver (host 16) -- every hop is single-path.
+ */
+IncastResult
+RunIncast(bool pfc, bool oneSwitch, uint64_t flowBytes, Time stop, const std::string& cc = "none")
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+    RdmaFabricHelper f;
+    f.SetLoadBalancer("ecmp");
+    uint32_t receiverSwitch;
+    if (oneSwitch)
+    {
+        f.CreateNodes(18, {17});
+        for (uint32_t h = 0; h < 17; ++h)
+        {
+            f.Link(h, 17, G100, MicroSeconds(1));
+        }
+        receiverSwitch = 17;
+    }
+    else
+    {
+        // Hosts 0-16, aggregation switches 17-20, top switch 21.
+        f.CreateNodes(22, {17, 18, 19, 20, 21});
+        for (uint32_t h = 0; h < 16; ++h)
+        {
+            f.Link(h, 17 + h / 4, G100, MicroSeconds(1));
+        }
+        for (uint32_t a = 17; a < 21; ++a)
+        {
+            f.Link(a, 21, G100, MicroSeconds(1));
+        }
+        f.Link(16, 21, G100, MicroSeconds(1));
+        receiverSwitch = 21;
+    }
+    f.Finish();
+    f.AssignStreams(0);
+    IncastResult r;
+    for (uint32_t h : f.GetHosts())
+    {
+        f.GetNic(h)->SetAttribute("CcMode", StringValue(cc));
+        f.GetNic(h)->TraceConnectWithoutContext(
+            "FlowRecord",
+            MakeBoundCallback(+[](IncastResult* res, const RdmaFlowRecord&) { ++res->completed; },
+                              &r));
+    }
+    for (uint32_t i = 0; i < f.GetNNodes(); ++i)
+    {
+        if (f.IsSwitch(i))
+        {
+            f.GetSwitch(i)->SetAttribute("PfcEnabled", BooleanValue(pfc));
+        }
+    }
+    // The receiver's port at its switch is the last one added there.
+    Ptr<RdmaSwitch> rs = f.GetSwitch(receiverSwitch);
+    rs->GetPort(rs->GetNPorts() - 1)
+        ->TraceConnectWithoutContext(
+            "QueueLength",
+            MakeBoundCallback(
+                +[](IncastResult* res, uint32_t q, uint64_t bytes) {
+                    if (q != 0)
+                    {
+                        res->maxQueue = std::max(res->maxQueue, bytes);
+                    }
+                },
+                &r));
+    for (uint32_t h = 0; h < 16; ++h)
+    {
+        f.AddFlow(h, h, 16, flowBytes, Seconds(0));
+    }
+    Simulator::Stop(stop);
+    Simulator::Run();
+    for (uint32_t i = 0; i < f.GetNNodes(); ++i)
+    {
+        if (f.IsSwitch(i))
+        {
+            Ptr<RdmaSwitch> sw = f.GetSwitch(i);
+            r.pausesSent += sw->GetTotalPausesSent();
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                r.resumesSent += sw->GetPort(p)->GetPfcResumesSent();
+            }
+            r.drops += f.GetSwitch(i)->GetTotalDrops();
+        }
+        else
+        {
+            Ptr<RdmaNetDevice> dev = DynamicCast<RdmaNetDevice>(f.GetNode(i)->GetDevice(0));
+            r.pausesAtHosts += dev->GetPfcPausesReceived();
+        }
+    }
+    Simulator::Destroy();
+    return r;
+}
+
+} // namespace
+
+/// The MMU's derived limits (spec §5.3) for a 24-port leaf and an 8-port spine.
+class MmuLimitsTestCase : public TestCase
+{
+  public:
+    MmuLimitsTestCase()
+        : TestCase("MMU limits: headroom 27,096 B, L_in and L_eg of a 24-port leaf and an 8-port spine")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ(SwitchMmu::ComputeHeadroom(100000000000ULL, MicroSeconds(1)),
+                              27096,
+                              "headroom at 100 Gbps / 1 us");
+        // A leaf-spine with 16 hosts + 8 uplinks per leaf (24 ports) and 8 leaves per spine.
+        RdmaFabricHelper f;
+        f.SetLoadBalancer("ecmp");
+        f.BuildLeafSpine(8, 16, 8, G100, G100, MicroSeconds(1));
+        f.Finish();
+        Ptr<RdmaSwitch> leaf = f.GetSwitch(128);
+        Ptr<RdmaSwitch> spine = f.GetSwitch(136);
+        NS_TEST_ASSERT_MSG_EQ(leaf->GetNPorts(), 24, "leaf ports");
+        NS_TEST_ASSERT_MSG_EQ(spine->GetNPorts(), 8, "spine ports");
+        leaf->ConfigureMmu();
+        spine->ConfigureMmu();
+        Ptr<SwitchMmu> lm = leaf->GetMmu();
+        Ptr<SwitchMmu> sm = spine->GetMmu();
+        NS_TEST_ASSERT_MSG_EQ(lm->GetBufferSize(), 9437184, "B = 9 MB x 1024 x 1024");
+        NS_TEST_ASSERT_MSG_EQ(lm->GetHeadroom(0), 27096, "leaf port headroom");
+        NS_TEST_ASSERT_MSG_EQ(lm->GetIngressSharedLimit(), 8598164, "leaf L_in (quirk)");
+        NS_TEST_ASSERT_MSG_EQ(sm->GetIngressSharedLimit(), 9165844, "spine L_in (quirk)");
+        NS_TEST_ASSERT_MSG_EQ(lm->GetEgressSharedLimit(), 9235968, "leaf L_eg");
+        NS_TEST_ASSERT_MSG_EQ(sm->GetEgressSharedLimit(), 9370112, "spine L_eg");
+        // Initial pause threshold of an empty leaf: L_in / 16 + 2096 = 539,481.25 B.
+        NS_TEST_ASSERT_MSG_EQ_TOL(lm->GetPauseThreshold(3), 539481.25, 0.01, "pause threshold");
+        Simulator::Destroy();
+
+        // Fat-tree ToR (12 ports) and the quirk fixed.
+        std::vector<uint64_t> h12(12, 27096);
+        Ptr<SwitchMmu> m = CreateObject<SwitchMmu>();
+        m->Configure(h12);
+        NS_TEST_ASSERT_MSG_EQ(m->GetIngressSharedLimit(), 9023924, "fat-tree ToR L_in");
+        Ptr<SwitchMmu> fixed = CreateObject<SwitchMmu>();
+        fixed->SetAttribute("HeadroomSumQuirk", BooleanValue(false));
+        fixed->Configure(std::vector<uint64_t>(24, 27096));
+        NS_TEST_ASSERT_MSG_EQ(fixed->GetIngressSharedLimit(),
+                              9437184 - 24 * 27096 - 24 * 8 * 1048,
+                              "leaf L_in, quirk fixed");
+    }
+};
+
+/// The egress dynamic threshold: one queue alone holds L_eg / 2 (spec §5.3).
+class EgressThresholdTestCase : public TestCase
+{
+  public:
+    EgressThresholdTestCase()
+        : TestCase("MMU egress dynamic threshold: one queue alone holds about half of L_eg")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<SwitchMmu> m = CreateObject<SwitchMmu>();
+        m->Configure(std::vector<uint64_t>(24, 27096));
+        uint32_t admitted = 0;
+        while (m->CheckEgressAdmission(0, 3, 1048))
+        {
+            m->UpdateEgressAdmission(0, 3, 1048);
+            ++admitted;
+        }
+        const uint64_t shared = m->GetEgressSharedBytes(0, 3);
+        const uint64_t half = m->GetEgressSharedLimit() / 2; // 4,617,984
+        NS_TEST_ASSERT_MSG_EQ(m->GetEgressBytes(0, 3), uint64_t(admitted) * 1048, "accounted");
+        NS_TEST_ASSERT_MSG_EQ(shared + 1049, m->GetEgressBytes(0, 3), "first 1049 B are min");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(shared, half, "shared <= L_eg/2");
+        NS_TEST_ASSERT_MSG_GT(shared + 1048, half, "the next packet would cross L_eg/2");
+        // Queue 0 is not the MMU's business; releasing everything returns to zero.
+        for (uint32_t i = 0; i < admitted; ++i)
+        {
+            m->RemoveFromEgressAdmission(0, 3, 1048);
+        }
+        NS_TEST_ASSERT_MSG_EQ(m->GetEgressBytes(0, 3), 0, "released");
+        NS_TEST_ASSERT_MSG_EQ(m->GetEgressPoolBytes(1), 0, "pool released");
+    }
+};
+
+/// PFC on, 16:1 incast: pauses are sent and obeyed, nothing is dropped, every flow completes.
+class PfcIncastTestCase : public TestCase
+{
+  public:
+    PfcIncastTestCase()
+        : TestCase("PFC on, 16:1 incast: pauses, no drop, all 16 flows complete")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // 16 x 1 MB through one 100 Gbps port: >= 1.34 ms; the queue would reach 15 MB.
+        IncastResult r = RunIncast(true, false, 1000000, MilliSeconds(3));
+        NS_TEST_ASSERT_MSG_GT(r.pausesSent, 0, "pauses sent");
+        NS_TEST_ASSERT_MSG_GT(r.pausesAtHosts, 0, "hosts were paused");
+        NS_TEST_ASSERT_MSG_EQ(r.drops, 0, "lossless");
+        NS_TEST_ASSERT_MSG_EQ(r.completed, 16, "every flow completes");
+        // The queue stays far below the egress drop point L_eg / 2 (~4.6 MB).
+        NS_TEST_ASSERT_MSG_LT(r.maxQueue, 4600000, "queue below the drop point");
+        NS_TEST_ASSERT_MSG_GT(r.resumesSent, 0, "explicit resumes sent");
+        // One switch, 17 ports, DCQCN on (the NIC's default): the marks keep the queue below
+        // the pause point; lossless, all complete.
+        IncastResult d = RunIncast(true, true, 1000000, MilliSeconds(3), "dcqcn");
+        NS_TEST_ASSERT_MSG_EQ(d.drops, 0, "DCQCN: lossless");
+        NS_TEST_ASSERT_MSG_EQ(d.completed, 16, "DCQCN: every flow completes");
+    }
+};
+
+/// PFC off, 16:1 incast on one switch: the egress dynamic threshold drops, no pause is sent.
+class NoPfcDropTestCase : public TestCase
+{
+  public:
+    NoPfcDropTestCase()
+        : TestCase("PFC off, 16:1 incast: drops at the egress threshold, no pause")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // 16 x 400 KB: 6.4 MB arrive at 16x the drain rate, 15/16 would stay queued (6 MB)
+        // against a drop point of L_eg/2 = 4.65 MB (17 ports).
+        IncastResult r = RunIncast(false, true, 400000, MicroSeconds(800));
+        NS_TEST_ASSERT_MSG_GT(r.drops, 0, "drops");
+        NS_TEST_ASSERT_MSG_EQ(r.pausesSent, 0, "no pause sent");
+        NS_TEST_ASSERT_MSG_EQ(r.pausesAtHosts, 0, "no pause received");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r.maxQueue, 4700000, "queue capped by the threshold");
+        NS_TEST_ASSERT_MSG_GT(r.maxQueue, 4500000, "queue reached the threshold");
+    }
+};
+
+/// What an ECN run records.
+struct EcnResult
+{
+    uint64_t marks{0};                           //!< EcnMark events
+    uint64_t minMarkedShared{~uint64_t(0)};      //!< smallest shared occupancy at a mark
+    uint64_t marksAboveKmax{0};                  //!< marks with S > Kmax
+    uint64_t maxQueue{0};                        //!< largest data queue at the receiver's port
+    uint64_t ceArrived{0};                       //!< CE data packets at the receiver
+};
+
+/// ECN marking at dequeue (spec §5.5): marks only when S > Kmin.
+class EcnTestCase : public TestCase
+{
+  public:
+    EcnTestCase()
+        : TestCase("ECN at dequeue: marks above Kmin only, none without a standing queue")
+    {
+    }
+
+  private:
+    static EcnResult Run(uint32_t senders)
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RdmaFabricHelper f;
+        f.SetLoadBalancer("ecmp");
+        const uint32_t n = senders + 1; // hosts 0..senders, switch n
+        std::vector<uint32_t> sw{n};
+        f.CreateNodes(n + 1, sw);
+        for (uint32_t h = 0; h < n; ++h)
+        {
+            f.Link(h, n, G100, MicroSeconds(1));
+        }
+        f.Finish();
+        f.AssignStreams(0);
+        EcnResult r;
+        for (uint32_t h : f.GetHosts())
+        {
+            f.GetNic(h)->SetAttribute("CcMode", StringValue("none"));
+        }
+        Ptr<RdmaSwitch> s = f.GetSwitch(n);
+        s->TraceConnectWithoutContext(
+            "EcnMark",
+            MakeBoundCallback(
+                +[](EcnResult* res, uint32_t, uint32_t, uint64_t shared) {
+                    ++res->marks;
+                    res->minMarkedShared = std::min(res->minMarkedShared, shared);
+                    res->marksAboveKmax += shared > 400000 ? 1 : 0;
+                },
+                &r));
+        s->GetPort(senders)->TraceConnectWithoutContext(
+            "QueueLength",
+            MakeBoundCallback(
+                +[](EcnResult* res, uint32_t q, uint64_t bytes) {
+                    if (q != 0)
+                    {
+                        res->maxQueue = std::max(res->maxQueue, bytes);
+                    }
+                },
+                &r));
+        f.GetNode(senders)->GetDevice(0)->TraceConnectWithoutContext(
+            "Rx",
+            MakeBoundCallback(
+                +[](EcnResult* res, Ptr<const Packet> p) {
+                    RdmaHeader h;
+                    p->PeekHeader(h);
+                    res->ceArrived += (h.type == RdmaHeader::DATA && h.ecn == 3) ? 1 : 0;
+                },
+                &r));
+        for (uint32_t h = 0; h < senders; ++h)
+        {
+            f.AddFlow(h, h, senders, 1000000, Seconds(0));
+        }
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        Simulator::Destroy();
+        return r;
+    }
+
+    void DoRun() override
+    {
+        // 2:1 for 1 MB each: the queue grows at line rate to ~1 MB, past Kmax (400 KB).
+        EcnResult two = Run(2);
+        NS_TEST_ASSERT_MSG_GT(two.maxQueue, 400000, "the queue passed Kmax");
+        NS_TEST_ASSERT_MSG_GT(two.marks, 0, "marks");
+        NS_TEST_ASSERT_MSG_GT(two.minMarkedShared, 100000, "never marked at or below Kmin");
+        NS_TEST_ASSERT_MSG_GT(two.marksAboveKmax, 0, "marked above Kmax");
+        NS_TEST_ASSERT_MSG_EQ(two.ceArrived, two.marks, "every mark reached the receiver as CE");
+        // One sender at line rate: no standing queue, no mark.
+        EcnResult one = Run(1);
+        NS_TEST_ASSERT_MSG_LT(one.maxQueue, 100000, "no standing queue");
+        NS_TEST_ASSERT_MSG_EQ(one.marks, 0, "no mark below Kmin");
+        NS_TEST_ASSERT_MSG_EQ(one.ceArrived, 0, "no CE");
+    }
+};
+
+/// What a link-fault run records.
+struct FaultResult
+{
+    uint64_t lost{0};                   //!< packets lost on the failed link
+    uint64_t toFailedAfter{0};          //!< data forwarded by the leaf to the failed port later
+    uint64_t toOtherAfter{0};           //!< data forwarded by the leaf to the other uplink later
+    uint64_t toFailedBefore{0};         //!< data forwarded to the failed port before the fault
+    bool withdrawn{false};              //!< the leaf withdrew the port
+};
+
+/// A link taken down loses packets; with withdrawal the leaf moves traffic to the other uplink.
+class LinkFaultTestCase : public TestCase
+{
+  public:
+    LinkFaultTestCase()
+        : TestCase("Link fault: a down link loses packets; a withdrawn port moves traffic away")
+    {
+    }
+
+  private:
+    static FaultResult Run(bool withdraw)
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RdmaFabricHelper f;
+        f.SetLoadBalancer("ecmp");
+        // Hosts 0, 1; leaves 2, 3; spines 4, 5. Leaf 2: port 0 host, 1 -> spine 4, 2 -> spine 5.
+        f.BuildLeafSpine(2, 1, 2, G100, G100, MicroSeconds(1));
+        f.Finish();
+        f.AssignStreams(0);
+        FaultResult r;
+        for (uint32_t h : f.GetHosts())
+        {
+            f.GetNic(h)->SetAttribute("CcMode", StringValue("none"));
+        }
+        Ptr<RdmaSwitch> leaf = f.GetSwitch(2);
+        leaf->SetAttribute("WithdrawFailedPorts", BooleanValue(withdraw));
+        leaf->SetAttribute("WithdrawDelay", TimeValue(MicroSeconds(10)));
+        f.GetChannel(2, 4)->TraceConnectWithoutContext(
+            "Loss",
+            MakeBoundCallback(+[](FaultResult* res, Ptr<const Packet>) { ++res->lost; }, &r));
+        leaf->TraceConnectWithoutContext(
+            "Forward",
+            MakeBoundCallback(
+                +[](FaultResult* res, Ptr<const Packet> p, uint32_t, uint32_t out) {
+                    RdmaHeader h;
+                    p->PeekHeader(h);
+                    if (h.type != RdmaHeader::DATA)
+                    {
+                        return;
+                    }
+                    const Time now = Simulator::Now();
+                    if (now < MicroSeconds(50))
+                    {
+                        res->toFailedBefore += out == 1 ? 1 : 0;
+                    }
+                    else if (now > MicroSeconds(61))
+                    {
+                        res->toFailedAfter += out == 1 ? 1 : 0;
+                        res->toOtherAfter += out == 2 ? 1 : 0;
+                    }
+                },
+                &r));
+        for (uint32_t i = 0; i < 8; ++i)
+        {
+            f.AddFlow(i, 0, 1, 2000000, Seconds(0));
+        }
+        f.ScheduleLinkFailure(2, 4, MicroSeconds(50));
+        Simulator::Stop(MicroSeconds(200));
+        Simulator::Run();
+        r.withdrawn = leaf->IsPortWithdrawn(1);
+        Simulator::Destroy();
+        return r;
+    }
+
+    void DoRun() override
+    {
+        FaultResult stay = Run(false);
+        NS_TEST_ASSERT_MSG_GT(stay.toFailedBefore, 0, "some flows hashed onto spine 4");
+        NS_TEST_ASSERT_MSG_GT(stay.lost, 0, "the down link loses packets");
+        NS_TEST_ASSERT_MSG_EQ(stay.withdrawn, false, "no withdrawal by default");
+        NS_TEST_ASSERT_MSG_GT(stay.toFailedAfter, 0, "routing does not react by default");
+
+        FaultResult moved = Run(true);
+        NS_TEST_ASSERT_MSG_GT(moved.lost, 0, "packets lost before the withdrawal");
+        NS_TEST_ASSERT_MSG_EQ(moved.withdrawn, true, "port withdrawn");
+        NS_TEST_ASSERT_MSG_EQ(moved.toFailedAfter, 0, "nothing sent to the failed port");
+        NS_TEST_ASSERT_MSG_GT(moved.toOtherAfter, 0, "traffic moved to the other uplink");
+    }
+};
+
+/// The suite.
+class RdmaLbSwitchTestSuite : public TestSuite
+{
+  public:
+    RdmaLbSwitchTestSuite()
+        : TestSuite("rdma-lb-switch", UNIT)
+    {
+        AddTestCase(new MmuLimitsTestCase, TestCase::QUICK);
+        AddTestCase(new EgressThresholdTestCase, TestCase::QUICK);
+        AddTestCase(new PfcIncastTestCase, TestCase::QUICK);
+        AddTestCase(new NoPfcDropTestCase, TestCase::QUICK);
+        AddTestCase(new EcnTestCase, TestCase::QUICK);
+        AddTestCase(new LinkFaultTestCase, TestCase::QUICK);
+    }
+};
+
+static RdmaLbSwitchTestSuite g_rdmaLbSwitchTestSuite;
