@@ -1,0 +1,115 @@
+"""``python -m plots {slowdown,cdf,cct} ...``: figures (PNG + PDF) and a CSV table beside them.
+
+Exit status: 0 on success, 2 on bad input or usage (one line on stderr naming file:line)."""
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from . import analysis, figures
+from .errors import InputError
+from .io import read_collectives, read_run
+
+
+def _write_csv(path, header, rows):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        for r in rows:
+            w.writerow([_fmt(v) for v in r])
+
+
+def _fmt(v):
+    """Whole numbers exactly (sizes, ns); other floats to 6 significant digits."""
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() else f"{v:.6g}"
+    return v
+
+
+def _out_paths(out):
+    out = Path(out)
+    if out.suffix.lower() not in (".png", ".pdf"):
+        raise InputError(out, None, "output must end in .png or .pdf (both are written)")
+    png = out.with_suffix(".png")
+    return png, png.with_suffix(".csv")
+
+
+def _add_flow_options(p):
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories (summary.json + flows.csv and/or fct.txt)")
+    p.add_argument("-o", "--out", required=True, help="figure path (.png; .pdf and .csv are written beside it)")
+    p.add_argument("--source", choices=("auto", "csv", "fct"), default="auto",
+                   help="which flow file to read: auto = flows.csv if present, else fct.txt")
+    p.add_argument("--start-after-ns", type=float, default=None,
+                   help="keep flows with start > this (reference: 2005000000); default keeps all")
+    p.add_argument("--finish-before-ns", type=float, default=None,
+                   help="keep flows with start + fct < this (reference: stop + 50 ms); default keeps all")
+    p.add_argument("--keep-largest", action="store_true",
+                   help="fix: keep each run's largest flow (the reference drops it)")
+    p.add_argument("--ideal", choices=("file", "reference", "fixed"), default="file",
+                   help="ideal FCT: as recorded in the file (default), or recomputed from size on a "
+                        "leaf-spine with the reference formula or the fixed one (needs --hosts-per-tor)")
+    p.add_argument("--hosts-per-tor", type=int, default=None, help="for --ideal reference/fixed (ConWeave: 16)")
+    p.add_argument("--link-delay-ns", type=int, default=1000, help="for --ideal reference/fixed")
+    p.add_argument("--bw-gbps", type=float, default=100.0, help="for --ideal reference/fixed")
+    p.add_argument("--bdp-bytes", type=int, default=analysis.DEFAULT_BDP_BYTES,
+                   help="small/large split (default 104000, leaf-spine 100G)")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python -m plots", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("slowdown", help="avg/p99 FCT slowdown per flow-size bucket")
+    _add_flow_options(p)
+    p.add_argument("--buckets", type=int, default=20, help="count-quantile buckets (reference: 20 of 5%%)")
+    p = sub.add_parser("cdf", help="CDF of FCT slowdown")
+    _add_flow_options(p)
+    p.add_argument("--group", choices=("all", "small", "large"), default="all",
+                   help="all flows, or flows below / at-or-above the BDP")
+    p = sub.add_parser("cct", help="collective completion time per algorithm")
+    p.add_argument("files", nargs="+", metavar="COLLECTIVES_CSV")
+    p.add_argument("-o", "--out", required=True, help="figure path (.png; .pdf and .csv beside it)")
+    return parser
+
+
+def _prepared(args):
+    ideal = None
+    if args.ideal != "file":
+        if not args.hosts_per_tor or args.hosts_per_tor < 1:
+            raise InputError("--ideal", None, f"{args.ideal} needs --hosts-per-tor N (N >= 1)")
+        ideal = {"variant": args.ideal, "hosts_per_tor": args.hosts_per_tor,
+                 "link_delay_ns": args.link_delay_ns, "bw_gbps": args.bw_gbps}
+    runs = [read_run(d, args.source) for d in args.runs]
+    return analysis.prepare_runs(runs, args.start_after_ns, args.finish_before_ns,
+                                 drop_largest=not args.keep_largest, ideal=ideal)
+
+
+def run(args):
+    png, table = _out_paths(args.out)
+    if args.command == "slowdown":
+        if args.buckets < 1:
+            raise InputError("--buckets", None, "must be >= 1")
+        (png, pdf), rows = figures.slowdown_figure(_prepared(args), png, args.buckets, args.bdp_bytes)
+        header = figures.SLOWDOWN_HEADER
+    elif args.command == "cdf":
+        (png, pdf), rows = figures.cdf_figure(_prepared(args), png, args.group, args.bdp_bytes)
+        header = figures.CDF_HEADER
+    else:
+        colls = [c for f in args.files for c in read_collectives(f)]
+        (png, pdf), rows = figures.cct_figure(colls, png)
+        header = figures.CCT_HEADER
+    _write_csv(table, header, rows)
+    print(f"wrote {png} {pdf} {table}")
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        run(args)
+    except (InputError, ValueError) as e:
+        print(f"python -m plots {args.command}: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"python -m plots {args.command}: {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,229 @@
+"""Readers for ConWeave's fct.txt, our flows.csv, run directories and collectives CSVs.
+
+Every malformed line raises :class:`plots.errors.InputError` naming ``file:line``.
+"""
+
+import csv
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import InputError
+from .slowdown import slowdown
+
+FCT_TXT_COLUMNS = ("src", "dst", "sport", "dport", "size_bytes", "start_ns", "fct_ns", "ideal_fct_ns")
+FLOWS_CSV_COLUMNS = (
+    "flow_id", "src", "dst", "size_bytes", "start_ns", "fct_ns", "ideal_fct_ns", "slowdown",
+    "retx_pkts", "nacks", "path_switches", "algorithm",
+)
+COLLECTIVES_COLUMNS = ("group", "algorithm", "start_ns", "finish_ns")
+# Relative tolerance between a flows.csv `slowdown` and max(1, fct_ns / ideal_fct_ns).
+SLOWDOWN_RTOL = 1e-4
+
+
+@dataclass
+class Flows:
+    """Columns of completed flows (numpy arrays, one entry per flow, in file order)."""
+
+    size: np.ndarray
+    start_ns: np.ndarray
+    fct_ns: np.ndarray
+    ideal_ns: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+
+    def __len__(self):
+        return len(self.size)
+
+    @property
+    def slowdown(self):
+        return slowdown(self.fct_ns, self.ideal_ns)
+
+    def select(self, mask_or_index):
+        return Flows(*(getattr(self, f)[mask_or_index] for f in ("size", "start_ns", "fct_ns", "ideal_ns", "src", "dst")))
+
+    @staticmethod
+    def concat(parts):
+        parts = list(parts)
+        if not parts:
+            return _flows_from_rows([])
+        return Flows(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("size", "start_ns", "fct_ns", "ideal_ns", "src", "dst")))
+
+
+@dataclass
+class Run:
+    path: Path
+    algorithm: str
+    seed: object
+    flows: Flows
+    summary: dict = field(default_factory=dict)
+
+
+def _flows_from_rows(rows):
+    # rows: list of (size, start, fct, ideal, src, dst)
+    arr = np.array(rows, dtype=float).reshape(-1, 6)
+    return Flows(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3], arr[:, 4].astype(np.int64), arr[:, 5].astype(np.int64))
+
+
+def _num(path, lineno, name, text, integer=False, positive=False):
+    try:
+        value = int(text) if integer else float(text)
+    except ValueError:
+        raise InputError(path, lineno, f"column {name}: not a{'n integer' if integer else ' number'}: {text!r}") from None
+    if not integer and not math.isfinite(value):
+        raise InputError(path, lineno, f"column {name}: not finite: {text!r}")
+    if positive and value <= 0:
+        raise InputError(path, lineno, f"column {name}: must be > 0, got {text}")
+    if value < 0:
+        raise InputError(path, lineno, f"column {name}: must be >= 0, got {text}")
+    return value
+
+
+def _flow_row(path, lineno, cols):
+    """Parse (src, dst, size, start, fct, ideal) from a dict of column texts."""
+    size = _num(path, lineno, "size_bytes", cols["size_bytes"], integer=True, positive=True)
+    start = _num(path, lineno, "start_ns", cols["start_ns"])
+    fct = _num(path, lineno, "fct_ns", cols["fct_ns"], positive=True)
+    ideal = _num(path, lineno, "ideal_fct_ns", cols["ideal_fct_ns"], positive=True)
+    src = _num(path, lineno, "src", cols["src"], integer=True)
+    dst = _num(path, lineno, "dst", cols["dst"], integer=True)
+    return size, start, fct, ideal, src, dst
+
+
+def read_fct_txt(path):
+    """ConWeave/HPCC ``fct.txt`` (spec §7.6): 8 whitespace-separated columns per line,
+    ``src dst sport dport size_B start_ns fct_ns ideal_fct_ns``. Blank lines are skipped."""
+    path = Path(path)
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            parts = line.split()
+            if not parts:
+                continue
+            if len(parts) != len(FCT_TXT_COLUMNS):
+                raise InputError(path, lineno, f"expected {len(FCT_TXT_COLUMNS)} columns "
+                                 f"({' '.join(FCT_TXT_COLUMNS)}), got {len(parts)}")
+            cols = dict(zip(FCT_TXT_COLUMNS, parts))
+            for name in ("sport", "dport"):
+                _num(path, lineno, name, cols[name], integer=True)
+            rows.append(_flow_row(path, lineno, cols))
+    return _flows_from_rows(rows)
+
+
+def read_flows_csv(path, expect_algorithm=None):
+    """Our per-flow CSV (schema in plots/README.md). Returns (Flows, algorithm)."""
+    path = Path(path)
+    rows, algorithms = [], set()
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header is None:
+            raise InputError(path, 1, "empty file (expected the header line)")
+        if tuple(h.strip() for h in header) != FLOWS_CSV_COLUMNS:
+            raise InputError(path, 1, f"header must be exactly {','.join(FLOWS_CSV_COLUMNS)}, got {','.join(header)}")
+        for record in reader:
+            lineno = reader.line_num
+            if not record or all(not c.strip() for c in record):
+                continue
+            if len(record) != len(FLOWS_CSV_COLUMNS):
+                raise InputError(path, lineno, f"expected {len(FLOWS_CSV_COLUMNS)} columns, got {len(record)}")
+            cols = dict(zip(FLOWS_CSV_COLUMNS, (c.strip() for c in record)))
+            row = _flow_row(path, lineno, cols)
+            for name in ("retx_pkts", "nacks", "path_switches"):
+                _num(path, lineno, name, cols[name], integer=True)
+            recorded = _num(path, lineno, "slowdown", cols["slowdown"])
+            expected = slowdown(row[2], row[3])
+            if abs(recorded - expected) > SLOWDOWN_RTOL * expected:
+                raise InputError(path, lineno, f"slowdown {recorded} != max(1, fct_ns/ideal_fct_ns) = {expected:.6g}")
+            algo = cols["algorithm"]
+            if not algo:
+                raise InputError(path, lineno, "empty algorithm")
+            if expect_algorithm is not None and algo != expect_algorithm:
+                raise InputError(path, lineno, f"algorithm {algo!r} differs from summary.json's {expect_algorithm!r}")
+            algorithms.add(algo)
+            rows.append(row)
+    if len(algorithms) > 1:
+        raise InputError(path, None, f"more than one algorithm in one file: {sorted(algorithms)}")
+    algo = algorithms.pop() if algorithms else expect_algorithm
+    return _flows_from_rows(rows), algo
+
+
+def read_run(run_dir, source="auto"):
+    """A run directory: summary.json ({"algorithm": ..., "seed": ...}) plus flows.csv and/or fct.txt.
+
+    ``source`` is "auto" (flows.csv if present, else fct.txt), "csv" or "fct"."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise InputError(run_dir, None, "not a directory")
+    summary_path = run_dir / "summary.json"
+    try:
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(summary_path, None, "missing (a run directory needs summary.json)") from None
+    except json.JSONDecodeError as e:
+        raise InputError(summary_path, e.lineno, f"invalid JSON: {e.msg}") from None
+    if not isinstance(summary, dict):
+        raise InputError(summary_path, None, "must be a JSON object")
+    for key in ("algorithm", "seed"):
+        if key not in summary:
+            raise InputError(summary_path, None, f"missing key {key!r}")
+    algorithm = summary["algorithm"]
+    if not isinstance(algorithm, str) or not algorithm:
+        raise InputError(summary_path, None, "'algorithm' must be a non-empty string")
+    csv_path, fct_path = run_dir / "flows.csv", run_dir / "fct.txt"
+    if source not in ("auto", "csv", "fct"):
+        raise ValueError(f"source must be auto, csv or fct, got {source!r}")
+    use_csv = source == "csv" or (source == "auto" and csv_path.exists())
+    if use_csv:
+        if not csv_path.exists():
+            raise InputError(csv_path, None, "missing")
+        flows, _ = read_flows_csv(csv_path, expect_algorithm=algorithm)
+    else:
+        if not fct_path.exists():
+            raise InputError(run_dir, None, "has neither flows.csv nor fct.txt")
+        flows = read_fct_txt(fct_path)
+    return Run(run_dir, algorithm, summary["seed"], flows, summary)
+
+
+@dataclass
+class Collective:
+    group: str
+    algorithm: str
+    start_ns: float
+    finish_ns: float
+    where: str
+    collective: str = ""
+
+    @property
+    def cct_ns(self):
+        return self.finish_ns - self.start_ns
+
+
+def read_collectives(path):
+    """Collectives CSV: header ``group,algorithm,start_ns,finish_ns``; one file is one collective,
+    one row per (group, algorithm) taking part in it."""
+    path = Path(path)
+    out = []
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader, None)
+        if header is None or tuple(h.strip() for h in header) != COLLECTIVES_COLUMNS:
+            raise InputError(path, 1, f"header must be exactly {','.join(COLLECTIVES_COLUMNS)}")
+        for record in reader:
+            lineno = reader.line_num
+            if not record or all(not c.strip() for c in record):
+                continue
+            if len(record) != len(COLLECTIVES_COLUMNS):
+                raise InputError(path, lineno, f"expected {len(COLLECTIVES_COLUMNS)} columns, got {len(record)}")
+            group, algo, start, finish = (c.strip() for c in record)
+            if not group or not algo:
+                raise InputError(path, lineno, "empty group or algorithm")
+            s = _num(path, lineno, "start_ns", start)
+            e = _num(path, lineno, "finish_ns", finish)
+            if e < s:
+                raise InputError(path, lineno, f"finish_ns {finish} < start_ns {start}")
+            out.append(Collective(group, algo, s, e, f"{path}:{lineno}", str(path)))
+    return out

@@ -1,0 +1,84 @@
+"""The one visual language: a colour and marker per algorithm name, and paper-column rc settings.
+
+Every figure takes an algorithm's look from ``ALGORITHM_STYLE`` and nowhere else; a name not in
+it is an error (add it here, once).
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+# name -> (colour, marker). Colour-blind-friendly hues first for the most-compared names.
+ALGORITHM_STYLE = {
+    "ecmp": ("#000000", "o"),
+    "spray": ("#0072b2", "s"),
+    "reps": ("#e69f00", "^"),
+    "flowbender": ("#009e73", "v"),
+    "whack-a-mole": ("#d55e00", "D"),
+    "hopper": ("#cc79a7", "P"),
+    "themis": ("#56b4e9", "X"),
+    "plts-random": ("#8c564b", "<"),
+    "plts-counter": ("#7f7f7f", ">"),
+    "plts-rr": ("#bcbd22", "p"),
+    "adaptive": ("#9467bd", "h"),
+    "drill": ("#17becf", "*"),
+    "conweave": ("#d62728", "d"),
+}
+
+COLUMN_WIDTH_IN = 3.3
+
+
+def style_for(algorithm):
+    """(colour, marker) of ``algorithm``; ValueError naming the known names otherwise."""
+    try:
+        return ALGORITHM_STYLE[algorithm]
+    except KeyError:
+        raise ValueError(f"unknown algorithm {algorithm!r}: add it to ALGORITHM_STYLE in plots/style.py "
+                         f"(known: {', '.join(ALGORITHM_STYLE)})") from None
+
+
+def line_kwargs(algorithm):
+    colour, marker = style_for(algorithm)
+    return {"color": colour, "marker": marker, "label": algorithm}
+
+
+RC = {
+    "font.size": 7,
+    "axes.labelsize": 7,
+    "axes.titlesize": 7,
+    "legend.fontsize": 6,
+    "xtick.labelsize": 6,
+    "ytick.labelsize": 6,
+    "lines.linewidth": 1.0,
+    "lines.markersize": 3.5,
+    "axes.linewidth": 0.6,
+    "grid.linewidth": 0.4,
+    "grid.alpha": 0.5,
+    "legend.frameon": False,
+    "savefig.dpi": 300,
+    "savefig.bbox": "tight",
+    "pdf.fonttype": 42,
+    "ps.fonttype": 42,
+}
+
+
+def figure(height_in, nrows=1, sharex=False):
+    """A column-wide figure with ``nrows`` stacked axes (rc settings above applied)."""
+    plt.rcParams.update(RC)
+    fig, axes = plt.subplots(nrows, 1, figsize=(COLUMN_WIDTH_IN, height_in), sharex=sharex, squeeze=False)
+    return fig, [a[0] for a in axes]
+
+
+def save(fig, out_png):
+    """Write ``out`` as PNG and, beside it, the same figure as PDF. Returns the two paths."""
+    from pathlib import Path
+
+    out_png = Path(out_png)
+    out_png.parent.mkdir(parents=True, exist_ok=True)
+    out_pdf = out_png.with_suffix(".pdf")
+    fig.savefig(out_png)
+    fig.savefig(out_pdf)
+    plt.close(fig)
+    return out_png, out_pdf

@@ -1,0 +1,336 @@
+"""Fast tests of plots/: hand-computed ideal FCTs, slowdowns, buckets, percentiles, CCT, errors, CLI."""
+
+import csv
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from plots import InputError, analysis
+from plots.cli import main
+from plots.io import read_collectives, read_fct_txt, read_flows_csv, read_run
+from plots.slowdown import base_rtt_ns, ideal_fct_ns, slowdown, total_wire_bytes
+
+REPO = Path(__file__).resolve().parents[2]
+FLOWS_HEADER = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_pkts,nacks,path_switches,algorithm"
+
+# 100G leaf-spine, 1 us links. Inter-rack = 4 links (host-leaf-spine-leaf-host), intra-rack = 2.
+# base RTT = 2*4*1000 + 4 * (1000 B * 8 / 100 Gb/s = 80 ns) = 8320 ns (spec §5.1).
+# 1000 B flow: 1 packet -> 1000 + 48 = 1048 B -> 83.84 ns, truncated to 83 -> ideal 8403 ns.
+IDEAL_1000B = 8403
+# 10 MB = 10^7 B: 10^4 packets -> 10,480,000 B -> 838,400 ns -> ideal 846,720 ns.
+IDEAL_10MB = 846_720
+
+
+# ---------------------------------------------------------------- ideal FCT and slowdown
+def test_base_rtt_matches_spec_pair_rtts():
+    assert base_rtt_ns(4) == 8320
+    assert base_rtt_ns(2) == 4160
+    assert base_rtt_ns(6) == 12480  # fat-tree k=8 inter-pod
+
+
+def test_total_wire_bytes_adds_48_per_started_packet():
+    assert total_wire_bytes(1) == 49
+    assert total_wire_bytes(1000) == 1048
+    assert total_wire_bytes(1001) == 1001 + 2 * 48
+    assert total_wire_bytes(10_000_000) == 10_480_000
+
+
+def test_ideal_fct_reference():
+    assert ideal_fct_ns(1000, hops=4) == IDEAL_1000B
+    assert ideal_fct_ns(10_000_000, hops=4) == IDEAL_10MB
+    assert ideal_fct_ns(1000, hops=2) == 4160 + 83
+    # 1500 B: 2 packets -> 1596 B -> 127.68 ns -> 127
+    assert ideal_fct_ns(1500, hops=4) == 8320 + 127
+
+
+def test_ideal_fct_fixed_uses_first_packet_wire_size_per_hop():
+    # per hop: (1000 + 48) B * 8 / 100 = 83.84 ns, x4 = 335.36; RTT = 8335.36
+    assert ideal_fct_ns(1000, hops=4, variant="fixed") == pytest.approx(8000 + 335.36 + 83.84)
+    assert ideal_fct_ns(10_000_000, hops=4, variant="fixed") == pytest.approx(8335.36 + 838_400)
+    # a 100 B flow's single packet is 148 B: per hop 11.84 ns
+    assert ideal_fct_ns(100, hops=4, variant="fixed") == pytest.approx(8000 + 4 * 11.84 + 11.84)
+    with pytest.raises(ValueError):
+        ideal_fct_ns(1000, hops=4, variant="nope")
+
+
+def test_slowdown_is_ratio_floored_at_one():
+    assert slowdown(2 * IDEAL_1000B, IDEAL_1000B) == 2.0
+    assert slowdown(4000, IDEAL_1000B) == 1.0  # faster than "ideal" -> 1
+    assert slowdown(IDEAL_10MB * 3, IDEAL_10MB) == 3.0
+    np.testing.assert_allclose(slowdown([1, 20, 30], [10, 10, 10]), [1.0, 2.0, 3.0])
+
+
+# ---------------------------------------------------------------- readers
+def _fct_line(size, fct, ideal, start=2_010_000_000, i=0):
+    return f"3 100 {10000 + i} 100 {size} {start} {fct} {ideal}\n"
+
+
+def _run(tmp_path, name, algorithm, lines=None, csv_rows=None, seed=1):
+    d = tmp_path / name
+    d.mkdir()
+    (d / "summary.json").write_text(json.dumps({"algorithm": algorithm, "seed": seed}))
+    if lines is not None:
+        (d / "fct.txt").write_text("".join(lines))
+    if csv_rows is not None:
+        (d / "flows.csv").write_text(FLOWS_HEADER + "\n" + "".join(r + "\n" for r in csv_rows))
+    return d
+
+
+def test_read_fct_txt(tmp_path):
+    p = tmp_path / "fct.txt"
+    p.write_text(_fct_line(1000, 2 * IDEAL_1000B, IDEAL_1000B) + "\n" + _fct_line(10_000_000, 4000, IDEAL_10MB, i=1))
+    f = read_fct_txt(p)
+    assert len(f) == 2
+    assert list(f.size) == [1000, 10_000_000]
+    assert list(f.slowdown) == [2.0, 1.0]
+
+
+def test_read_flows_csv_and_run_dir(tmp_path):
+    rows = [f"0,3,100,1000,2010000000,{3 * IDEAL_1000B},{IDEAL_1000B},3.0,0,0,0,spray",
+            f"1,3,100,10000000,2010000000,{IDEAL_10MB // 2},{IDEAL_10MB},1,2,1,5,spray"]
+    d = _run(tmp_path, "r", "spray", lines=[_fct_line(5, 5, 5)], csv_rows=rows)
+    run = read_run(d)  # flows.csv preferred over fct.txt
+    assert run.algorithm == "spray" and run.seed == 1
+    assert list(run.flows.slowdown) == [3.0, 1.0]
+    assert len(read_run(d, source="fct").flows) == 1
+
+
+def test_flows_csv_inconsistent_slowdown_and_algorithm(tmp_path):
+    p = tmp_path / "flows.csv"
+    p.write_text(FLOWS_HEADER + "\n" + f"0,3,100,1000,0,{2 * IDEAL_1000B},{IDEAL_1000B},2.5,0,0,0,ecmp\n")
+    with pytest.raises(InputError, match=r"flows\.csv:2: slowdown 2\.5"):
+        read_flows_csv(p)
+    p.write_text(FLOWS_HEADER + "\n" + f"0,3,100,1000,0,{2 * IDEAL_1000B},{IDEAL_1000B},2,0,0,0,ecmp\n")
+    with pytest.raises(InputError, match=r"flows\.csv:2: algorithm 'ecmp' differs"):
+        read_flows_csv(p, expect_algorithm="reps")
+
+
+@pytest.mark.parametrize("text,where,what", [
+    ("3 100 10000 100 1000 0 16806 8403\n3 100 10001 100 1000 0 16806\n", ":2:", "expected 8 columns"),
+    ("3 100 10000 100 1000 0 16806 8403 9\n", ":1:", "got 9"),
+    ("3 100 10000 100 1k 0 16806 8403\n", ":1:", "size_bytes: not an integer"),
+    ("3 100 10000 100 1000 0 16806 0\n", ":1:", "ideal_fct_ns: must be > 0"),
+])
+def test_bad_fct_txt(tmp_path, text, where, what):
+    p = tmp_path / "fct.txt"
+    p.write_text(text)
+    with pytest.raises(InputError) as e:
+        read_fct_txt(p)
+    assert f"{p}{where}" in str(e.value) and what in str(e.value)
+
+
+def test_bad_flows_csv_column_count_and_header(tmp_path):
+    p = tmp_path / "flows.csv"
+    p.write_text(FLOWS_HEADER + "\n0,3,100,1000,0,16806,8403,2,0,0,0\n")
+    with pytest.raises(InputError, match=r"flows\.csv:2: expected 12 columns, got 11"):
+        read_flows_csv(p)
+    p.write_text("flow_id,src\n")
+    with pytest.raises(InputError, match=r"flows\.csv:1: header must be exactly"):
+        read_flows_csv(p)
+
+
+def test_run_dir_needs_summary_with_algorithm_and_seed(tmp_path):
+    d = tmp_path / "r"
+    d.mkdir()
+    with pytest.raises(InputError, match="summary.json: missing"):
+        read_run(d)
+    (d / "summary.json").write_text('{"algorithm": "ecmp"}')
+    with pytest.raises(InputError, match="missing key 'seed'"):
+        read_run(d)
+    (d / "summary.json").write_text('{"algorithm": "ecmp", "seed": 3}')
+    with pytest.raises(InputError, match="neither flows.csv nor fct.txt"):
+        read_run(d)
+
+
+# ---------------------------------------------------------------- statistics
+def test_index_percentile_vs_interpolated():
+    a = np.arange(1, 101, dtype=float)
+    assert analysis.index_percentile(a, 0.5) == 51.0  # a[int(100*0.5)] = a[50]
+    assert analysis.index_percentile(a, 0.99) == 100.0
+    assert np.percentile(a, 99) == pytest.approx(99.01)
+
+
+def _flows(sizes, slowdowns, ideal=1000.0):
+    rows = [(s, 0.0, sd * ideal, ideal, 0, 1) for s, sd in zip(sizes, slowdowns)]
+    from plots.io import _flows_from_rows
+    return _flows_from_rows(rows)
+
+
+def test_drop_largest_and_buckets_reference():
+    # 40 flows, sizes 100..4000 B given in reverse; slowdown of the flow of size 100*k is k.
+    sizes = [100 * k for k in range(40, 0, -1)]
+    f = analysis.sort_by_size(_flows(sizes, [s / 100 for s in sizes]), drop_largest=True)
+    assert len(f) == 39 and f.size[-1] == 3900  # the 4000 B flow is dropped
+    b = analysis.bucket_stats(f, 20)
+    # boundaries i*39//20: 0,1,3,5,...,37,39 -> bucket 1 holds 1 flow, the others 2
+    assert [x.n for x in b] == [1] + [2] * 19
+    assert b[0].size_max == 100 and b[0].avg == 1.0 and b[0].p99 == 1.0
+    # bucket 2 = flows of 200 and 300 B, slowdowns 2 and 3: avg 2.5; p50 = a[int(2*.5)] = a[1] = 3
+    assert (b[1].size_max, b[1].avg, b[1].p50, b[1].p99) == (300, 2.5, 3.0, 3.0)
+    assert b[-1].size_max == 3900 and b[-1].avg == 38.5
+    kept = analysis.sort_by_size(_flows(sizes, [1] * 40), drop_largest=False)
+    assert len(kept) == 40 and kept.size[-1] == 4000
+
+
+def test_buckets_with_equal_sizes_keep_file_order_and_floor():
+    # 4 flows of equal size; slowdowns 0.5 (floored to 1), 2, 3, 4; 2 buckets, no drop.
+    f = analysis.sort_by_size(_flows([1000] * 4, [0.5, 2, 3, 4]), drop_largest=False)
+    b = analysis.bucket_stats(f, 2)
+    assert [(x.n, x.avg) for x in b] == [(2, 1.5), (2, 3.5)]
+
+
+def test_group_stats_bdp_split_interpolated():
+    sizes = [1000] * 100 + [200_000] * 4
+    sds = list(range(1, 101)) + [2, 4, 6, 8]
+    g = {s.label: s for s in analysis.group_stats(_flows(sizes, sds))}
+    assert g["<1BDP"].n == 100 and g["<1BDP"].p99 == pytest.approx(99.01) and g["<1BDP"].p50 == 50.5
+    assert g["<1BDP"].avg == 50.5
+    # 2,4,6,8: p50 = 5, p99 = 6 + 0.97*2 = 7.94
+    assert g[">=1BDP"].p50 == 5.0 and g[">=1BDP"].p99 == pytest.approx(7.94) and g[">=1BDP"].avg == 5.0
+    assert g["all"].n == 104 and g["all"].size_max == 200_000
+
+
+def test_filter_window_matches_reference_inequalities():
+    from plots.io import _flows_from_rows
+    f = _flows_from_rows([(1000, 100, 10, 10, 0, 1), (1000, 101, 10, 10, 0, 1), (1000, 150, 50, 10, 0, 1)])
+    kept = analysis.filter_flows(f, start_after_ns=100, finish_before_ns=200)
+    assert list(kept.start_ns) == [101]  # start > 100 strictly; 150 + 50 < 200 fails
+
+
+def test_recompute_ideal_leaf_spine():
+    from plots.io import _flows_from_rows
+    # hosts 0-15 on ToR 0, 16-31 on ToR 1: 3->100 inter-rack, 3->5 intra-rack
+    f = _flows_from_rows([(1000, 0, 16806, 1, 3, 100), (1000, 0, 8486, 1, 3, 5), (10_000_000, 0, 1, 1, 3, 100)])
+    ref = analysis.recompute_ideal(f, "reference", hosts_per_tor=16)
+    assert list(ref.ideal_ns) == [IDEAL_1000B, 4243, IDEAL_10MB]
+    assert list(ref.slowdown[:2]) == [2.0, 2.0]
+    fixed = analysis.recompute_ideal(f, "fixed", hosts_per_tor=16)
+    np.testing.assert_allclose(fixed.ideal_ns, [8419.2, 4000 + 2 * 83.84 + 83.84, 846_735.36])
+
+
+def test_cdf_points():
+    x, F = analysis.cdf_points([3, 1, 2, 4])
+    assert list(x) == [1, 2, 3, 4] and list(F) == [0.25, 0.5, 0.75, 1.0]
+    x, F = analysis.cdf_points(np.arange(100_000), max_points=1000)
+    assert len(x) <= 1001 and F[-1] == 1.0 and x[-1] == 99_999 and np.all(np.diff(x) > 0)
+
+
+def test_pooling_by_algorithm_drops_largest_per_run(tmp_path):
+    from plots.io import Run
+    r1 = Run(Path("a"), "ecmp", 1, _flows([100, 200, 300], [1, 2, 3]))
+    r2 = Run(Path("b"), "ecmp", 2, _flows([150, 250], [4, 5]))
+    r3 = Run(Path("c"), "reps", 1, _flows([100, 200], [1, 1]))
+    p = analysis.prepare_runs([r1, r2, r3])
+    assert list(p) == ["ecmp", "reps"]
+    assert list(p["ecmp"][0].size) == [100, 150, 200] and len(p["ecmp"][1]) == 2
+
+
+# ---------------------------------------------------------------- CCT
+def test_cct_slowest_group(tmp_path):
+    p = tmp_path / "coll.csv"
+    p.write_text("group,algorithm,start_ns,finish_ns\n"
+                 "g0,ecmp,1000,51000\ng1,ecmp,1000,81000\ng0,reps,0,30000\ng1,reps,500,20500\n")
+    q = tmp_path / "coll2.csv"
+    q.write_text("group,algorithm,start_ns,finish_ns\ng0,ecmp,0,60000\ng1,ecmp,0,70000\n")
+    rows = analysis.cct_table(read_collectives(p) + read_collectives(q))
+    c1, c2 = str(p), str(q)
+    assert rows == [(c1, "ecmp", "g0", 50000, 0), (c1, "ecmp", "g1", 80000, 1),
+                    (c1, "reps", "g0", 30000, 1), (c1, "reps", "g1", 20000, 0),
+                    (c2, "ecmp", "g0", 60000, 0), (c2, "ecmp", "g1", 70000, 1)]
+    assert analysis.cct_per_algorithm(rows) == {"ecmp": [80000, 70000], "reps": [30000]}
+
+
+def test_bad_collectives(tmp_path):
+    p = tmp_path / "coll.csv"
+    p.write_text("group,algorithm,start_ns,finish_ns\ng0,ecmp,100,50\n")
+    with pytest.raises(InputError, match=r"coll\.csv:2: finish_ns 50 < start_ns 100"):
+        read_collectives(p)
+    p.write_text("group,algorithm,start_ns,finish_ns\ng0,ecmp,100\n")
+    with pytest.raises(InputError, match=r"coll\.csv:2: expected 4 columns, got 3"):
+        read_collectives(p)
+
+
+# ---------------------------------------------------------------- style and CLI
+def test_every_named_algorithm_has_a_distinct_style():
+    from plots.style import ALGORITHM_STYLE, style_for
+    names = ["ecmp", "spray", "reps", "flowbender", "whack-a-mole", "hopper", "themis", "plts-random",
+             "plts-counter", "plts-rr", "adaptive", "drill", "conweave"]
+    assert set(ALGORITHM_STYLE) == set(names)
+    assert len({c for c, _ in ALGORITHM_STYLE.values()}) == len(names)
+    assert len({m for _, m in ALGORITHM_STYLE.values()}) == len(names)
+    with pytest.raises(ValueError, match="unknown algorithm 'foo'"):
+        style_for("foo")
+
+
+def _two_runs(tmp_path):
+    lines = [_fct_line(100 * k, IDEAL_1000B * (1 + k % 7), IDEAL_1000B, i=k) for k in range(1, 60)]
+    a = _run(tmp_path, "ecmp-1", "ecmp", lines=lines)
+    rows = [f"{k},3,100,{1000 * k},0,{IDEAL_1000B * 2},{IDEAL_1000B},2,0,0,0,conweave" for k in range(1, 60)]
+    b = _run(tmp_path, "cw-1", "conweave", csv_rows=rows)
+    return a, b
+
+
+def _assert_outputs(out):
+    for suffix in (".png", ".pdf", ".csv"):
+        p = out.with_suffix(suffix)
+        assert p.is_file() and p.stat().st_size > 0, p
+
+
+def test_cli_slowdown_cdf_cct(tmp_path):
+    a, b = _two_runs(tmp_path)
+    out = tmp_path / "figs" / "slowdown.png"
+    assert main(["slowdown", str(a), str(b), "-o", str(out)]) == 0
+    _assert_outputs(out)
+    with open(out.with_suffix(".csv")) as f:
+        table = list(csv.DictReader(f))
+    cw = [r for r in table if r["algorithm"] == "conweave" and r["kind"] == "bucket"]
+    assert len(cw) == 20 and all(float(r["avg"]) == 2.0 for r in cw)
+    assert sum(int(r["n_flows"]) for r in cw) == 58  # 59 flows minus the largest
+    out = tmp_path / "fixed.png"
+    assert main(["slowdown", str(a), "-o", str(out), "--ideal", "fixed", "--hosts-per-tor", "16",
+                 "--keep-largest"]) == 0
+    with open(out.with_suffix(".csv")) as f:
+        assert sum(int(r["n_flows"]) for r in csv.DictReader(f) if r["kind"] == "bucket") == 59
+    assert main(["slowdown", str(a), "-o", str(out), "--ideal", "fixed"]) == 2
+    out = tmp_path / "cdf.png"
+    assert main(["cdf", str(a), str(b), "-o", str(out), "--group", "small"]) == 0
+    _assert_outputs(out)
+    coll = tmp_path / "coll.csv"
+    coll.write_text("group,algorithm,start_ns,finish_ns\ng0,ecmp,0,100000\ng1,ecmp,0,120000\ng0,hopper,1000,1235567\n")
+    out = tmp_path / "cct.png"
+    assert main(["cct", str(coll), "-o", str(out)]) == 0
+    _assert_outputs(out)
+    with open(out.with_suffix(".csv")) as f:
+        table = list(csv.DictReader(f))
+    assert [(r["algorithm"], r["group"], r["cct_ns"], r["slowest"]) for r in table] == [
+        ("ecmp", "g0", "100000", "0"), ("ecmp", "g1", "120000", "1"), ("hopper", "g0", "1234567", "1")]
+
+
+def test_cli_bad_input_exit_code_and_message(tmp_path, capsys):
+    d = _run(tmp_path, "bad", "ecmp", lines=[_fct_line(1000, 2, 1), "1 2 3\n"])
+    assert main(["slowdown", str(d), "-o", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert f"{d / 'fct.txt'}:2: expected 8 columns" in err
+    assert not (tmp_path / "x.png").exists()
+    d2 = _run(tmp_path, "unknown", "mystery-lb", lines=[_fct_line(1000, 2, 1)])
+    assert main(["cdf", str(d2), "-o", str(tmp_path / "y.png")]) == 2
+    assert "unknown algorithm 'mystery-lb'" in capsys.readouterr().err
+
+
+def test_python_dash_m_entry_point(tmp_path):
+    a, b = _two_runs(tmp_path)
+    out = tmp_path / "s.png"
+    ok = subprocess.run([sys.executable, "-m", "plots", "slowdown", str(a), str(b), "-o", str(out)],
+                        cwd=REPO, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    _assert_outputs(out)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    res = subprocess.run([sys.executable, "-m", "plots", "slowdown", str(bad), "-o", str(out)],
+                         cwd=REPO, capture_output=True, text=True)
+    assert res.returncode == 2 and "summary.json: missing" in res.stderr
