@@ -363,7 +363,7 @@ mod tests {
         use crate::host::whack_a_mole::{Redistribution, Shuffle};
         let c = LbConfig::parse("whack-a-mole", "").unwrap();
         let d = WhackAMoleConfig::default();
-        assert_eq!(c.host, HostLbConfig::WhackAMole(d));
+        assert_eq!(c.host, HostLbConfig::WhackAMole(d.clone()));
         let c = LbConfig::parse(
             "whack-a-mole",
             "num_paths = 16, log2_balls = 12, shuffle = \"method-2\", \

@@ -56,8 +56,17 @@
 //! * The counter advances once per packet sent, retransmissions included (seed §4: "with each
 //!   packet transmission"); it is never reset by profile updates (the rule is memoryless).
 //!
-//! Not implemented: the time-varying profile schedule (seed §8), periodic reseeding of
-//! (s_a, s_b), and non-uniform target profiles.
+//! * **Time-varying profiles** (seed §8; the example's inputs reconstructed in spec §1.6): an
+//!   optional `schedule` of steps `{ at_ns, weights }`, times measured from the queue pair's
+//!   first data packet. When a step comes due, the profile becomes its weights rounded to m
+//!   balls (largest remainder, ties to the lower index; a weight of 0 gives 0 balls), and that
+//!   profile becomes the recovery target, so recovery returns to the schedule's current
+//!   profile rather than to the uniform one. Whacks still apply between steps; the embodiments
+//!   that spread over all bins may give balls to a bin the schedule set to 0 until recovery
+//!   takes them back, and the floor `min_balls` limits whacks only, not the schedule. Steps
+//!   apply lazily, at the first send or feedback at or after their time; ρ restarts at 0.
+//!
+//! Not implemented: periodic reseeding of (s_a, s_b).
 
 use serde::Deserialize;
 
@@ -67,6 +76,52 @@ use crate::config::{check_int, check_real, ConfigError};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 use crate::units::Entropy;
+
+/// Most steps a profile schedule may have.
+pub const MAX_SCHEDULE_STEPS: usize = 64;
+
+/// One step of a time-varying profile (seed §8): from `at_ns` after the queue pair's first
+/// data packet, send over the paths in proportion to `weights` (one per path).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileStep {
+    /// When the step starts, in ns after the first data packet.
+    pub at_ns: u64,
+    /// Relative share of each path (non-negative, not all zero).
+    pub weights: Vec<f64>,
+}
+
+/// `weights` rounded to `m` balls: ⌊m·w/Σw⌋ each, then one more for the bins with the largest
+/// remainders (ties to the lower index).
+#[must_use]
+pub fn balls_from_weights(weights: &[f64], log2_m: u32) -> Vec<u32> {
+    let m = 1u32 << log2_m.clamp(0, 31);
+    let sum: f64 = weights.iter().map(|w| w.max(0.0)).sum();
+    if weights.is_empty() || sum <= 0.0 {
+        return Profile::uniform(weights.len(), log2_m).balls().to_vec();
+    }
+    let exact: Vec<f64> = weights
+        .iter()
+        .map(|w| f64::from(m) * w.max(0.0) / sum)
+        .collect();
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "each share lies in [0, m] and m ≤ 2^31"
+    )]
+    let mut balls: Vec<u32> = exact.iter().map(|e| e.floor() as u32).collect();
+    let given: u64 = balls.iter().map(|&b| u64::from(b)).sum();
+    let mut order: Vec<usize> = (0..balls.len()).collect();
+    let rem = |i: usize| exact.get(i).map_or(0.0, |e| e - e.floor());
+    order.sort_by(|&a, &b| rem(b).total_cmp(&rem(a)).then(a.cmp(&b)));
+    let short = usize::try_from(u64::from(m).saturating_sub(given)).unwrap_or(0);
+    for &i in order.iter().take(short) {
+        if let Some(b) = balls.get_mut(i) {
+            *b += 1;
+        }
+    }
+    balls
+}
 
 /// How the spray counter is shuffled with the source's seed (s_a, s_b) (seed §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -99,7 +154,7 @@ pub enum Redistribution {
 }
 
 /// Parameters of Whack-a-Mole.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WhackAMoleConfig {
     /// n: paths, sent with entropies `0..num_paths`.
@@ -128,6 +183,9 @@ pub struct WhackAMoleConfig {
     pub recovery_interval_ns: u64,
     /// Fraction of each path's excess over target given back per recovery step.
     pub recovery_gain: f64,
+    /// Time-varying profile (seed §8): steps in strictly increasing `at_ns`; empty = the
+    /// uniform profile throughout.
+    pub schedule: Vec<ProfileStep>,
 }
 
 impl Default for WhackAMoleConfig {
@@ -146,6 +204,7 @@ impl Default for WhackAMoleConfig {
             update_interval_ns: 10_000,
             recovery_interval_ns: 100_000,
             recovery_gain: 0.25,
+            schedule: Vec::new(),
         }
     }
 }
@@ -195,6 +254,43 @@ impl WhackAMoleConfig {
             0,
             u64::MAX / 4,
         )?;
+        self.validate_schedule(algorithm)
+    }
+
+    fn validate_schedule(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+        let bad = |msg: String| Err(ConfigError::parameter(algorithm, "schedule", msg));
+        if self.schedule.len() > MAX_SCHEDULE_STEPS {
+            return bad(format!(
+                "at most {MAX_SCHEDULE_STEPS} steps, got {}",
+                self.schedule.len()
+            ));
+        }
+        let mut last: Option<u64> = None;
+        for (k, step) in self.schedule.iter().enumerate() {
+            if last.is_some_and(|t| step.at_ns <= t) {
+                return bad(format!(
+                    "step {k}: at_ns = {} must be after the previous step's",
+                    step.at_ns
+                ));
+            }
+            last = Some(step.at_ns);
+            if step.at_ns > u64::MAX / 4 {
+                return bad(format!("step {k}: at_ns = {} is too large", step.at_ns));
+            }
+            if step.weights.len() != self.num_paths as usize {
+                return bad(format!(
+                    "step {k}: {} weights for num_paths = {}",
+                    step.weights.len(),
+                    self.num_paths
+                ));
+            }
+            if step.weights.iter().any(|w| !w.is_finite() || *w < 0.0) {
+                return bad(format!("step {k}: weights must be finite and >= 0"));
+            }
+            if step.weights.iter().all(|w| *w == 0.0) {
+                return bad(format!("step {k}: weights are all 0"));
+            }
+        }
         Ok(())
     }
 }
@@ -344,6 +440,19 @@ impl Profile {
         self.cum
             .partition_point(|&c| c <= x)
             .min(self.balls.len().saturating_sub(1))
+    }
+
+    /// Replaces the counts by `balls` (same length, summing to m) without allocating;
+    /// returns whether it did (false leaves the profile as it was). ρ restarts at 0.
+    pub fn set_balls(&mut self, balls: &[u32]) -> bool {
+        let sum: u64 = balls.iter().map(|&b| u64::from(b)).sum();
+        if balls.len() != self.balls.len() || sum != u64::from(self.m) {
+            return false;
+        }
+        self.balls.copy_from_slice(balls);
+        self.residual = 0;
+        self.recompute();
+        true
     }
 
     fn recompute(&mut self) {
@@ -539,6 +648,12 @@ pub struct WhackAMole {
     pending: Vec<f64>,
     /// Scratch for the removal vector of a batched update.
     removal: Vec<u32>,
+    /// Time-varying profile: (offset from the first packet, balls), in order.
+    schedule: Vec<(SimDuration, Vec<u32>)>,
+    /// The next schedule step to apply.
+    next_step: usize,
+    /// When the first data packet was sent.
+    started: Option<SimTime>,
 }
 
 /// Recovery steps applied at most per event (they converge well before this).
@@ -569,6 +684,38 @@ impl WhackAMole {
             recovery_gain: config.recovery_gain,
             pending: vec![0.0; n],
             removal: vec![0; n],
+            schedule: config
+                .schedule
+                .iter()
+                .map(|s| {
+                    (
+                        SimDuration::from_ns(s.at_ns),
+                        balls_from_weights(&s.weights, log2_m),
+                    )
+                })
+                .collect(),
+            next_step: 0,
+            started: None,
+        }
+    }
+
+    /// Applies the schedule steps due by `now` (the last one due wins).
+    fn apply_schedule(&mut self, now: SimTime) {
+        let Some(start) = self.started else {
+            return;
+        };
+        let mut due = None;
+        while let Some((at, balls)) = self.schedule.get(self.next_step) {
+            if now < start + *at {
+                break;
+            }
+            due = Some(balls);
+            self.next_step += 1;
+        }
+        if let Some(balls) = due {
+            if self.profile.set_balls(balls) {
+                self.target.copy_from_slice(balls);
+            }
         }
     }
 
@@ -586,6 +733,7 @@ impl WhackAMole {
 
     /// Ends the update and recovery intervals that ended by `now`.
     fn advance(&mut self, now: SimTime) {
+        self.apply_schedule(now);
         let interval = self.update_interval.as_ns();
         if interval > 0 {
             match self.next_update {
@@ -679,6 +827,9 @@ impl WhackAMole {
 
 impl PathSelector for WhackAMole {
     fn next_entropy(&mut self, cx: &SendCx, _rng: &mut SimRng) -> Entropy {
+        if self.started.is_none() {
+            self.started = Some(cx.now);
+        }
         self.advance(cx.now);
         let path = self.profile.path_of(self.counter.next_ball());
         Entropy(u16::try_from(path).unwrap_or(0))
@@ -931,6 +1082,187 @@ mod tests {
             rtt: rtt_ns.map(SimDuration::from_ns),
             ecn,
         }
+    }
+
+    #[test]
+    fn weights_round_to_m_balls_by_largest_remainder() {
+        assert_eq!(balls_from_weights(&[2.0, 1.0], 10), vec![683, 341]);
+        assert_eq!(balls_from_weights(&[0.0, 1.0], 10), vec![0, 1024]);
+        assert_eq!(balls_from_weights(&[1.0, 1.0, 1.0], 4), vec![6, 5, 5]);
+        // 16·(0.1, 0.2, 0.7) = (1.6, 3.2, 11.2): floors 1+3+11 = 15, the largest remainder
+        // (0.6, bin 0) gets the 16th ball.
+        assert_eq!(balls_from_weights(&[0.1, 0.2, 0.7], 4), vec![2, 3, 11]);
+    }
+
+    #[test]
+    fn schedule_is_validated() {
+        let step = |at_ns, weights: &[f64]| ProfileStep {
+            at_ns,
+            weights: weights.to_vec(),
+        };
+        let with = |schedule| WhackAMoleConfig {
+            num_paths: 2,
+            schedule,
+            ..WhackAMoleConfig::default()
+        };
+        let a = Algorithm::WhackAMole;
+        assert!(with(vec![step(0, &[2.0, 1.0]), step(5, &[0.0, 1.0])])
+            .validate(a)
+            .is_ok());
+        for (bad, what) in [
+            (
+                vec![step(5, &[1.0, 1.0]), step(5, &[0.0, 1.0])],
+                "after the previous",
+            ),
+            (
+                vec![step(0, &[1.0, 1.0, 1.0])],
+                "3 weights for num_paths = 2",
+            ),
+            (vec![step(0, &[-1.0, 1.0])], ">= 0"),
+            (vec![step(0, &[0.0, 0.0])], "all 0"),
+        ] {
+            let e = with(bad).validate(a).unwrap_err();
+            assert_eq!(e.parameter.as_deref(), Some("schedule"));
+            assert!(e.message.contains(what), "{e}");
+        }
+    }
+
+    #[test]
+    fn schedule_parses_from_the_parameter_text() {
+        use crate::config::{HostLbConfig, LbConfig};
+        let c = LbConfig::parse(
+            "whack-a-mole",
+            "num_paths = 2, schedule = [{ at_ns = 0, weights = [2, 1] }, \
+             { at_ns = 36700000, weights = [0, 1] }]",
+        )
+        .unwrap();
+        let HostLbConfig::WhackAMole(w) = c.host else {
+            panic!("not whack-a-mole: {c:?}");
+        };
+        assert_eq!(w.schedule.len(), 2);
+        assert_eq!(w.schedule[1].at_ns, 36_700_000);
+        assert_eq!(w.schedule[1].weights, vec![0.0, 1.0]);
+        let e = LbConfig::parse("whack-a-mole", "schedule = [{ at_ns = 0, weights = [1] }]")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `whack-a-mole`, parameter `schedule`: step 0: 1 weights for num_paths = 8"
+        );
+    }
+
+    #[test]
+    fn schedule_steps_apply_from_the_first_packet_and_set_the_target() {
+        let config = WhackAMoleConfig {
+            num_paths: 2,
+            log2_balls: 4,
+            schedule: vec![
+                ProfileStep {
+                    at_ns: 0,
+                    weights: vec![3.0, 1.0],
+                },
+                ProfileStep {
+                    at_ns: 1_000,
+                    weights: vec![0.0, 1.0],
+                },
+            ],
+            ..WhackAMoleConfig::default()
+        };
+        let mut rng = SimRng::new(1);
+        let mut w = WhackAMole::new(&config, &mut rng);
+        assert_eq!(
+            w.profile().balls(),
+            &[8, 8],
+            "uniform before the first packet"
+        );
+        let first = 50_000;
+        let mut on_0 = 0;
+        for _ in 0..16 {
+            on_0 += u32::from(send_at(&mut w, &mut rng, first) == 0);
+        }
+        assert_eq!(w.profile().balls(), &[12, 4]);
+        assert_eq!(w.target(), &[12, 4]);
+        assert_eq!(
+            on_0, 12,
+            "one period of 16 packets follows the profile exactly"
+        );
+        send_at(&mut w, &mut rng, first + 999);
+        assert_eq!(
+            w.profile().balls(),
+            &[12, 4],
+            "offsets count from the first packet"
+        );
+        for _ in 0..32 {
+            assert_eq!(send_at(&mut w, &mut rng, first + 1_000), 1);
+        }
+        assert_eq!(w.target(), &[0, 16]);
+    }
+
+    /// Seed §8's two-path example with the inputs reconstructed in spec/algorithms.md §1.6:
+    /// path 0 at 100 Mb/s with 100 ms latency, path 1 at 50 Mb/s with 10 ms; a 10 Mbit
+    /// message in 1000 packets of 10 kbit. The sender paces at the summed bandwidth of the
+    /// paths its profile uses; each path is a FIFO at its bandwidth. Completion times
+    /// (first principles): all on path 0: 100 + 100 = 200 ms; all on path 1: 200 + 10 =
+    /// 210 ms; (2/3, 1/3) throughout: 10/150 s + 100 ms = 166.7 ms; (2/3, 1/3) for the first
+    /// x = 36.7 ms, then path 1 only: max(x + 100, 210 − 2x) = 136.7 ms (the seed's 137 ms).
+    fn two_path_completion_ms(schedule: Vec<ProfileStep>) -> f64 {
+        const BW_BPS: [f64; 2] = [100e6, 50e6];
+        const LATENCY_S: [f64; 2] = [0.100, 0.010];
+        const PKT_BITS: f64 = 10_000.0;
+        let config = WhackAMoleConfig {
+            num_paths: 2,
+            log2_balls: 10,
+            schedule,
+            ..WhackAMoleConfig::default()
+        };
+        let mut rng = SimRng::new(7);
+        let mut w = WhackAMole::new(&config, &mut rng);
+        let (mut now_s, mut free_s, mut done_s) = (0.0f64, [0.0f64; 2], 0.0f64);
+        for _ in 0..1000 {
+            let now_ns = (now_s * 1e9).round() as u64;
+            let p = send_at(&mut w, &mut rng, now_ns);
+            let rate: f64 = w
+                .profile()
+                .balls()
+                .iter()
+                .zip(BW_BPS)
+                .filter(|(&b, _)| b > 0)
+                .map(|(_, bw)| bw)
+                .sum();
+            let depart = now_s.max(free_s[p]);
+            free_s[p] = depart + PKT_BITS / BW_BPS[p];
+            done_s = done_s.max(free_s[p] + LATENCY_S[p]);
+            now_s += PKT_BITS / rate;
+        }
+        done_s * 1e3
+    }
+
+    #[test]
+    fn time_varying_profile_beats_every_fixed_one_in_the_two_path_example() {
+        let fixed = |w: [f64; 2]| {
+            two_path_completion_ms(vec![ProfileStep {
+                at_ns: 0,
+                weights: w.to_vec(),
+            }])
+        };
+        let close = |got: f64, want: f64| (got - want).abs() <= 0.01 * want;
+        let only_0 = fixed([1.0, 0.0]);
+        let only_1 = fixed([0.0, 1.0]);
+        let both = fixed([2.0, 1.0]);
+        let hybrid = two_path_completion_ms(vec![
+            ProfileStep {
+                at_ns: 0,
+                weights: vec![2.0, 1.0],
+            },
+            ProfileStep {
+                at_ns: 36_700_000,
+                weights: vec![0.0, 1.0],
+            },
+        ]);
+        assert!(close(only_0, 200.0), "{only_0}");
+        assert!(close(only_1, 210.0), "{only_1}");
+        assert!(close(both, 166.7), "{both}");
+        assert!(close(hybrid, 136.7), "{hybrid}");
+        assert!(hybrid < both && both < only_0 && only_0 < only_1);
     }
 
     #[test]
