@@ -522,7 +522,7 @@ RdmaNic::SendFeedback(const RdmaHeader& h,
     a.pg = h.pg;
     a.tsNs = h.tsNs;
     a.echoSeq = h.seq;
-    a.flags = flags;
+    a.flags = flags | (h.ecn != 0 ? FLAG_ECN_ECHO : 0);
     a.seq = static_cast<uint32_t>(rx.expected);
     a.sackSeq = static_cast<uint32_t>(sackSeq);
     a.sackLen = static_cast<uint16_t>(sackLen);
@@ -741,14 +741,21 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
     const bool cnp = (h.flags & RdmaHeader::FLAG_CNP) != 0;
     const bool isNack =
         h.type == RdmaHeader::NACK && (m_recovery != IRN || h.sackLen != 0);
+    // To the load balancer, feedback is about the answered packet (its entropy, RTT and ECN
+    // echo). An IRN NACK that SACKs the answered packet itself says that packet arrived: a
+    // selective acknowledgement of its path (the gap it reports is about another packet, whose
+    // path the feedback does not name), so it is delivered as an ACK.
+    const bool sacksAnswered = m_recovery == IRN && h.sackLen != 0 && h.sackSeq == h.echoSeq;
     LbFeedback fb;
-    fb.kind = isNack ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
+    fb.kind = (isNack && !sacksAnswered) ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
     fb.now = Simulator::Now();
     fb.entropy = h.dport;
     fb.psn = h.echoSeq / m_payloadBytes;
     fb.rtt = Simulator::Now() - NanoSeconds(static_cast<int64_t>(h.tsNs));
     fb.hasRtt = true;
-    fb.ecn = cnp;
+    // The load balancer learns whether *this* packet was marked (the ECN echo), not the CNP
+    // flag, which an out-of-order NACK also carries (NackCarriesCnp) for the early packet.
+    fb.ecn = (h.flags & FLAG_ECN_ECHO) != 0;
     LbFeedbackAndProbes(qp, fb);
     if (isNack)
     {

@@ -145,6 +145,15 @@ class RdmaNic : public Object
         CC_DCQCN = 1, //!< DCQCN, Mellanox variant (spec §3.7)
     };
 
+    /**
+     * ACK/NACK flag set by the receiver when the answered data packet arrived CE-marked (model
+     * metadata in a flags bit the reference leaves zero; bit 0 is CNP, bit 1 probe). The CNP
+     * flag alone cannot tell the load balancer which path was marked: with NackCarriesCnp an
+     * out-of-order NACK carries CNP too, and it echoes the entropy of the packet that arrived
+     * early -- a fast path, not a congested one.
+     */
+    static constexpr uint16_t FLAG_ECN_ECHO = 4;
+
     /// \return the TypeId
     static TypeId GetTypeId();
     RdmaNic();
