@@ -340,9 +340,8 @@ RdmaNic::PortIsLossless() const
     {
         return false; // hosts never send PFC
     }
-    BooleanValue pfc;
-    sw->GetAttribute("PfcEnabled", pfc);
-    return pfc.Get();
+    BooleanValue pfc(false);
+    return sw->GetAttributeFailSafe("PfcEnabled", pfc) && pfc.Get();
 }
 
 // ---- Sender: scheduling and pacing (§3.2) ------------------------------------------------

@@ -191,11 +191,25 @@ Percentile(std::vector<double> v, double p)
     return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
-// Test cases live in this file's anonymous namespace too (no clash with other suites).
-
 // ==== 1. DCQCN: two flows into one port ======================================================
 
-/// Two long DCQCN flows share one 100 Gbps port: marks, CNPs, fairness, utilisation.
+/**
+ * Two long DCQCN flows share one 100 Gbps port (the spec §3.7 parameters, ECN per §5.5).
+ * Flow 0 starts alone at line rate, flow 1 joins at line rate 100 us later (an asymmetric
+ * start, so that fairness has to be reached, not inherited).
+ *  - Marks and CNPs: two line-rate senders into one port grow the queue at 100 Gbps, past
+ *    Kmin = 100 KB within 8 us: marks, and (spec §3.3) one CNP-flagged ACK per marked packet.
+ *  - Fairness: both flows see the same marking probability per packet (one shared queue), so
+ *    the faster flow collects proportionally more CNPs and cuts proportionally more
+ *    (rate x (1 - alpha/2)), while increases move each rate half-way to its target every
+ *    RP_TIMER = 300 us: the rates converge. After 5 ms (~16 increase periods) the 100 us head
+ *    start is gone; the test asks for |r0 - r1| / max(r0, r1) < 0.2 over [5, 10] ms (the
+ *    task's acceptance bound), on the DCQCN rates (RateChange, time-weighted) and on the
+ *    bytes each flow actually sent.
+ *  - Utilisation: a cut needs a queue above Kmin = 100 KB, i.e. 8 us of work for the port,
+ *    and the sum of the rates is cut by at most alpha/2 <= 1/2, so the port rarely drains:
+ *    > 90 % of the line rate (wire bytes out of the bottleneck port over the window).
+ */
 class DcqcnTwoFlowTestCase : public TestCase
 {
   public:
