@@ -4,8 +4,10 @@
  * the seed papers or first principles:
  *  1. DCQCN, two flows into one 100 Gbps port: ECN marks, CNPs, the flows' rates converge to
  *     within 20 % of each other and the bottleneck stays above 90 % busy;
- *  2. 16:1 incast through one switch under Go-Back-N and IRN: with PFC, pauses and no drop;
- *     without PFC, drops at the egress threshold and every flow still completes;
+ *  2. 16:1 incast through one switch under Go-Back-N and IRN: with PFC (lossless MMU
+ *     configuration), pauses and no drop -- IRN's BDP cap alone keeps it lossless; with DCQCN
+ *     no drop; without PFC, drops at the egress threshold and every flow still completes; and
+ *     the reference MMU, which drops despite PFC without congestion control;
  *  3. loss on a fabric link (not the receiver's port, which rdma-lb-nic covers) under ECMP:
  *     Go-Back-N, IRN and NIC-SR complete every flow; NIC-SR sends exactly one NACK per ePSN,
  *     and only for lost packets;
@@ -15,7 +17,8 @@
  *  6. PFC at the NIC: a paused priority group is not scheduled while another keeps the link;
  *     IRN's two RTOs, and IRN timeouts ignored with PFC on (spec §3.5);
  *  7. host load balancers on a leaf-spine with one slow (25 Gbps) spine: mean and p99 FCT
- *     slowdown per algorithm for one fixed flow set.
+ *     slowdown per algorithm for one fixed flow set (printed as a table).
+ * RDMA_LB_FABRIC_CASES=text in the environment keeps only the cases whose name contains text.
  * All runs use fixed seeds (RngSeedManager seed 1, run 1, AssignStreams(0)) and are
  * deterministic.
  */
@@ -566,7 +569,8 @@ class FabricLinkLossTestCase : public TestCase
         }
         std::cout << m_mode << " with 1% loss on leaf 8 -> spine 10: lost " << drops
                   << " data packets of " << lost.size() << " flows, completed " << recs.size()
-                  << "/" << m_flows << ", retx " << retx << ", NACKs received " << nacksRx << ", timeouts "
+                  << "/" << m_flows << ", retx " << retx << ", NACKs received " << nacksRx
+                  << ", timeouts "
                   << timeouts << ", MMU drops " << sw.drops << std::endl;
         NS_TEST_EXPECT_MSG_GT(drops, 0u, "the error model lost data on the fabric link");
         NS_TEST_EXPECT_MSG_EQ(recs.size(), m_flows, "every flow completes");
@@ -585,7 +589,7 @@ class FabricLinkLossTestCase : public TestCase
             for (uint32_t e : distinct)
             {
                 const bool wasLost = lost[k].count(e) > 0;
-                NS_TEST_EXPECT_MSG_EQ(wasLost, true, "the NACK for ePSN " << e << " names a lost packet");
+                NS_TEST_EXPECT_MSG_EQ(wasLost, true, "the NACK for ePSN " << e << " names a loss");
             }
             nackCount += es.size();
         }
@@ -850,8 +854,8 @@ class PausedPgNotScheduledTestCase : public TestCase
         // During: nothing from group 3 after the packet already on the wire; group 4 gets
         // the whole link: one packet per transmission time (83.84 ns, which ns-3's 1 ns time
         // resolution makes 84 ns), (50 us - 1 packet) / 84 ns = 594.2 -> 594 packets.
-        const uint64_t fullLink = static_cast<uint64_t>((resume - m_pauseAt - pkt).GetNanoSeconds() /
-                                                        pkt.GetNanoSeconds());
+        const uint64_t fullLink =
+            static_cast<uint64_t>((resume - m_pauseAt - pkt).GetNanoSeconds() / pkt.GetNanoSeconds());
         NS_TEST_EXPECT_MSG_EQ(during0, 0u, "paused group not scheduled");
         NS_TEST_EXPECT_MSG_GT_OR_EQ(during1, fullLink, "the other group keeps the whole link");
         // After: group 3 is back within one packet time (round-robin with group 4).
@@ -990,7 +994,8 @@ class IrnTimeoutTestCase : public TestCase
         // PFC on with IrnRtoWithPfc: the timeout is back.
         IrnRtoResult kept = Run(3, 1, true, true);
         auto gap = [](const IrnRtoResult& r) {
-            return r.firstRetx == Time::Max() ? -1.0 : (r.firstRetx - r.lastFeedback).GetMicroSeconds() * 1.0;
+            return r.firstRetx == Time::Max() ? -1.0
+                                              : (r.firstRetx - r.lastFeedback).GetMicroSeconds() * 1.0;
         };
         std::cout << "IRN RTO: 3 pkts, tail lost: resent " << gap(low)
                   << " us after the last feedback (timeouts " << low.timeouts
@@ -1128,7 +1133,8 @@ class HostLbSlowSpineTestCase : public TestCase
         {
             for (uint32_t port = 8; port < 12; ++port)
             {
-                const double b = static_cast<double>(f.GetSwitch(LEAF0 + l)->GetPort(port)->GetTxBytes());
+                Ptr<RdmaNetDevice> dev = f.GetSwitch(LEAF0 + l)->GetPort(port);
+                const double b = static_cast<double>(dev->GetTxBytes());
                 up += b;
                 slow += port == 8 ? b : 0;
             }
