@@ -7,6 +7,7 @@
 #include "rdma-header.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -32,6 +33,15 @@ RdmaNetDevice::GetTypeId()
                           DataRateValue(DataRate("100Gbps")),
                           MakeDataRateAccessor(&RdmaNetDevice::m_rate),
                           MakeDataRateChecker())
+            .AddAttribute("PfcEnabled",
+                          "Obey received PFC pause/resume frames (the reference's QbbEnabled / "
+                          "ENABLE_PFC). Off, frames are counted and traced but ignored. A host "
+                          "NIC in IRN mode ignores its retransmission timeouts when its port "
+                          "is lossless (this set and the switch at the other end generating "
+                          "PFC), as the reference does (spec §3.5)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaNetDevice::m_pfcEnabled),
+                          MakeBooleanChecker())
             .AddAttribute("ReceiveErrorModel",
                           "Error model deciding which arriving packets are lost (loss "
                           "injection; none by default)",
@@ -161,7 +171,7 @@ void
 RdmaNetDevice::TransmitNext()
 {
     Ptr<Packet> p = Dequeue();
-    if (!p && !m_dataSource.IsNull() && !AnyDataClassPaused())
+    if (!p && !m_dataSource.IsNull())
     {
         p = m_dataSource(this);
     }
@@ -229,9 +239,9 @@ RdmaNetDevice::ReceivePfc(uint32_t cls, uint32_t pauseUs)
 {
     m_pfcRxTrace(cls, pauseUs);
     ++(pauseUs > 0 ? m_pfcPausesReceived : m_pfcResumesReceived);
-    if (cls == 0 || cls >= N_QUEUES)
+    if (cls == 0 || cls >= N_QUEUES || !m_pfcEnabled)
     {
-        return; // queue 0 is never paused
+        return; // queue 0 is never paused; a port without PFC ignores the frame
     }
     m_resumeEvent[cls].Cancel();
     if (pauseUs > 0)
@@ -256,16 +266,9 @@ RdmaNetDevice::PauseExpired(uint32_t cls)
 }
 
 bool
-RdmaNetDevice::AnyDataClassPaused() const
+RdmaNetDevice::GetPfcEnabled() const
 {
-    for (uint32_t q = 1; q < N_QUEUES; ++q)
-    {
-        if (m_paused[q])
-        {
-            return true;
-        }
-    }
-    return false;
+    return m_pfcEnabled;
 }
 
 bool

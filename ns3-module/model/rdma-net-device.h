@@ -9,10 +9,13 @@
  * PFC (§4): a received PFC frame is consumed by the port (never handed to the switch or NIC):
  * pause time > 0 pauses its class (1-7; queue 0 is never paused) and schedules an automatic
  * resume after that time, replacing any pending one; pause time 0 resumes at once. A paused
- * class is skipped by the round-robin. On a host, the data source is not pulled while any
- * class 1-7 is paused (hosts send one priority group in the reference; a NIC with several
- * may check IsPaused(pg) itself). PFC events are traced at the receiving port (PfcRx), as the
- * reference logs them; frames sent by SendPfc are traced as PfcTx.
+ * class is skipped by the round-robin. On a host, the data source (the NIC) is offered every
+ * transmit opportunity the control queue leaves; the NIC itself skips the queue pairs whose
+ * priority group is paused (spec §3.2: "its pg is not PFC-paused"), so a pause of one class
+ * never blocks another. A resume re-offers the link. With PfcEnabled false (the reference's
+ * QbbEnabled off) received frames are counted and traced but not obeyed. PFC events are traced
+ * at the receiving port (PfcRx), as the reference logs them; frames sent by SendPfc are traced
+ * as PfcTx.
  */
 #ifndef RDMA_NET_DEVICE_H
 #define RDMA_NET_DEVICE_H
@@ -95,6 +98,8 @@ class RdmaNetDevice : public NetDevice
     void SendPfc(uint32_t cls, uint32_t pauseUs, uint32_t qlen);
     /// \return whether class \p q is paused by the peer
     bool IsPaused(uint32_t q) const;
+    /// \return whether the port obeys received PFC frames (attribute PfcEnabled)
+    bool GetPfcEnabled() const;
     /// \return PFC pause frames sent by this port
     uint64_t GetPfcPausesSent() const;
     /// \return PFC resume frames sent by this port
@@ -155,7 +160,6 @@ class RdmaNetDevice : public NetDevice
     Ptr<Packet> Dequeue();
     void ReceivePfc(uint32_t cls, uint32_t pauseUs);
     void PauseExpired(uint32_t cls);
-    bool AnyDataClassPaused() const;
 
     DataRate m_rate;
     Ptr<RdmaChannel> m_channel;
@@ -163,6 +167,7 @@ class RdmaNetDevice : public NetDevice
     uint32_t m_ifIndex{0};
     Mac48Address m_address;
     uint16_t m_mtu{1500};
+    bool m_pfcEnabled{true};
     bool m_busy{false};
     std::array<std::deque<Ptr<Packet>>, N_QUEUES> m_queues;
     std::array<uint64_t, N_QUEUES> m_queueBytes{};

@@ -11,6 +11,12 @@
  * NACK per gap within NACK_INTERVAL, CNP flag on the ACK/NACK of an ECN-marked packet.
  * Sender (§3.4), timeouts (§3.5), DCQCN Mellanox variant (§3.7).
  *
+ * PFC (§3.2, §3.5): a queue pair whose priority group is paused at the NIC's port is not
+ * eligible (other groups keep sending); the port's resume re-offers the link. In IRN mode the
+ * retransmission timer is not armed while the port is lossless -- the port obeys PFC and the
+ * switch at the other end generates it -- as the reference ignores IRN timeouts with PFC on
+ * (IrnRtoWithPfc keeps them).
+ *
  * Loss recovery ("LossRecovery" attribute):
  *  - gbn:    Go-Back-N (§3.3-3.5), the reference's default;
  *  - irn:    the reference's simplified IRN (§3.6): SACK list, BDP cap, RTO low/high, plus an
@@ -139,6 +145,15 @@ class RdmaNic : public Object
         CC_DCQCN = 1, //!< DCQCN, Mellanox variant (spec §3.7)
     };
 
+    /**
+     * ACK/NACK flag set by the receiver when the answered data packet arrived CE-marked (model
+     * metadata in a flags bit the reference leaves zero; bit 0 is CNP, bit 1 probe). The CNP
+     * flag alone cannot tell the load balancer which path was marked: with NackCarriesCnp an
+     * out-of-order NACK carries CNP too, and it echoes the entropy of the packet that arrived
+     * early -- a fast path, not a congested one.
+     */
+    static constexpr uint16_t FLAG_ECN_ECHO = 4;
+
     /// \return the TypeId
     static TypeId GetTypeId();
     RdmaNic();
@@ -212,6 +227,8 @@ class RdmaNic : public Object
     void SendFeedback(const RdmaHeader& data, RxState& rx, uint8_t type, uint16_t flags,
                       uint64_t sackSeq, uint64_t sackLen);
     void Complete(std::map<uint16_t, RdmaQueuePair>::iterator it);
+    /// \return whether the port is lossless: it obeys PFC and its peer switch generates PFC
+    bool PortIsLossless() const;
     // Timers.
     void ArmRto(RdmaQueuePair& qp);
     void RtoCheck(uint16_t qpn);
@@ -243,6 +260,8 @@ class RdmaNic : public Object
     Time m_irnRtoHigh;
     uint64_t m_irnBdp{104000};
     uint32_t m_irnOooThreshold{0};
+    bool m_irnRtoWithPfc{false};
+    bool m_lossless{false}; //!< PortIsLossless(), refreshed at every flow start
     Time m_alphaResumeInterval;
     Time m_rateDecreaseInterval;
     Time m_rpTimer;

@@ -42,6 +42,17 @@ SwitchMmu::GetTypeId()
                           DoubleValue(1.0),
                           MakeDoubleAccessor(&SwitchMmu::m_alphaEgress),
                           MakeDoubleChecker<double>(0))
+            .AddAttribute("EgressDynamicThreshold",
+                          "Drop at the egress dynamic threshold (reference: on for every data "
+                          "class, PFC or not). false keeps only the pool/port/buffer limits at "
+                          "egress, so that with PFC on the ingress pause threshold and the "
+                          "per-port headroom alone bound a lossless queue: with alpha_eg = 1 "
+                          "the threshold sits near L_eg / 2, only sum(headroom) / 2 above the "
+                          "pause point L_in / 2 that many converging ports reach, and their "
+                          "in-flight bytes after the pause overflow it",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&SwitchMmu::m_egressDt),
+                          MakeBooleanChecker())
             .AddAttribute("HeadroomSumQuirk",
                           "Reproduce the reference's headroom sum in the ingress shared limit "
                           "(indices 0..N-1 of a 1-based array: QuirkHeadroom replaces the last "
@@ -187,7 +198,7 @@ SwitchMmu::CheckEgressAdmission(uint32_t port, uint32_t cls, uint32_t size) cons
         return false;
     }
     const double dt = m_alphaEgress * (static_cast<double>(m_egressLimit) - static_cast<double>(pool));
-    if (static_cast<double>(pg.egressShared + size) > dt)
+    if (m_egressDt && static_cast<double>(pg.egressShared + size) > dt)
     {
         NS_LOG_LOGIC("egress drop (dynamic threshold): port " << port << " class " << cls
                                                               << " shared " << pg.egressShared);

@@ -25,7 +25,16 @@
  *   - ingress drop if total + p > B; or if (PG usage + p > 1048 and port usage + p > 1048) and
  *     pool usage > L_in and headroom usage(i, c) + p > H_i;
  *   - egress drop if pool + p > L_eg; or port usage + p > B; or shared(j, c) + p > B; or the
- *     dynamic threshold shared(j, c) + p > alpha_eg x (L_eg - pool).
+ *     dynamic threshold shared(j, c) + p > alpha_eg x (L_eg - pool) (unless
+ *     EgressDynamicThreshold is false).
+ *
+ * Lossless-drop quirk, reproduced by default: the reference applies the egress dynamic
+ * threshold to PFC-protected classes too. When n ingress ports feed one egress queue, each
+ * pauses once usage - 2096 > alpha_in x (L_in - pool), i.e. at pool ~ L_in x n / (16 + n)
+ * (L_in / 2 for n = 16), while the egress drop point is ~ L_eg / 2 = (L_in + sum of
+ * headrooms) / 2: for n = 16 line-rate senders on one 17-port switch the bytes still in flight
+ * after the pauses (~26 KB per port at 100 Gbps / 1 us) exceed that 224 KB margin and lossless
+ * traffic is dropped. EgressDynamicThreshold = false removes that drop point for PFC runs.
  * Accounting: ingress counters += p (and the headroom counter when the pool exceeds L_in
  * after the update); egress: the first 1049 B of each queue go to its "min" counter, the rest
  * to "shared" and the pool.
@@ -173,6 +182,7 @@ class SwitchMmu : public Object
     uint64_t m_bufferSize;
     double m_alphaIngress;
     double m_alphaEgress;
+    bool m_egressDt{true}; //!< attribute EgressDynamicThreshold
     bool m_headroomQuirk;
     uint64_t m_quirkHeadroom;
     std::vector<Port> m_ports;

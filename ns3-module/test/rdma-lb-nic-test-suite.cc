@@ -78,6 +78,9 @@ struct SmallFabric
             Ptr<RdmaNic> nic = fabric.GetNic(h);
             nic->SetAttribute("LossRecovery", StringValue(mode));
         }
+        // IRN runs lossy (spec §10 "IRN RDMA": PFC off); with PFC on its timeouts are ignored
+        // (§3.5) and a lost tail packet would never be resent.
+        fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(mode != "irn"));
         fabric.GetNic(0)->TraceConnectWithoutContext(
             "FlowRecord",
             MakeBoundCallback(+[](NicRun* r, const RdmaFlowRecord& rec) { r->recs[rec.flowId] = rec; },
