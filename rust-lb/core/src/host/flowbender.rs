@@ -285,7 +285,11 @@ mod tests {
         f.ack(10, false);
         assert_ne!(f.fb.entropy(), e0, "rerouted when the RTT closed");
         assert_eq!(f.fb.reroutes(), 1);
-        assert_eq!(f.fb.path_switches(), 1, "a reroute is a path switch in the per-flow output");
+        assert_eq!(
+            f.fb.path_switches(),
+            1,
+            "a reroute is a path switch in the per-flow output"
+        );
         assert!(f.send(11..20).iter().all(|&e| e == f.fb.entropy()));
     }
 
