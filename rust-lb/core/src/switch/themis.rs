@@ -35,6 +35,12 @@
 //!   arrivals this is exactly the trigger (property-tested). `"first-greater"` is the paper's
 //!   literal rule. A duplicate (spuriously retransmitted) PSN below ePSN arriving between the
 //!   trigger and the NACK would hide the trigger; the NACK is then forwarded.
+//! * **A blocked ePSN that already passed.** The NACK needs a last-hop RTT to come back; the
+//!   late ePSN packet may leave the ToR in that time (it is then queued behind the trigger).
+//!   The paper would arm compensation anyway and, since the ePSN never passes again, send a
+//!   spurious NACK at the next packet of its path (the ring scenario of seed 001 Fig. 1 does
+//!   this for most blocked NACKs). We look for the ePSN among the entries queued after the
+//!   trigger and arm compensation only if it is not there.
 //! * A NACK whose tPSN is not in the queue (overwritten or never seen) is forwarded, and
 //!   counted as unresolved. A QP that the ToR has not seen data for (intra-rack traffic, whose
 //!   data enters from a host port) is not tracked and its NACKs pass.
@@ -224,6 +230,9 @@ pub struct ThemisStats {
     pub compensations: u64,
     /// Pending compensations cancelled by the BePSN packet's arrival.
     pub cancellations: u64,
+    /// Blocked NACKs whose ePSN packet had already passed the ToR when the NACK arrived (no
+    /// compensation armed).
+    pub already_passed: u64,
     /// Queue entries overwritten before a NACK consumed them (queue too small).
     pub ring_overwrites: u64,
     /// Queue pairs in the flow table.
@@ -287,6 +296,11 @@ impl DstFlow {
             self.len += 1;
             false
         }
+    }
+
+    /// Whether `psn` is still queued.
+    fn queued(&self, psn: u32) -> bool {
+        (0..self.len).any(|i| self.at(i) == psn)
     }
 
     /// Dequeues the `n` oldest entries.
@@ -427,7 +441,11 @@ impl Themis {
                         }
                         Some(t) if t % n == epsn % n => (NackVerdict::Forward, Some(Psn(t))),
                         Some(t) => {
-                            if compensation {
+                            if flow.queued(epsn) {
+                                // The ePSN packet already passed the ToR, after the trigger:
+                                // it was late, not lost; nothing to compensate.
+                                self.stats.already_passed += 1;
+                            } else if compensation {
                                 flow.bepsn = epsn;
                                 flow.valid = true;
                                 flow.n_paths = n;
