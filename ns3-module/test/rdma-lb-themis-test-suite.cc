@@ -402,6 +402,136 @@ class ThemisLinkFailureTestCase : public TestCase
     }
 };
 
+namespace
+{
+/// Drops the first arrival of each listed PSN of the flow from one sender (a real loss).
+class DropPsnsErrorModel : public ErrorModel
+{
+  public:
+    DropPsnsErrorModel(uint32_t sip, std::set<uint32_t> psns)
+        : m_sip(sip),
+          m_psns(std::move(psns))
+    {
+    }
+
+    uint32_t dropped{0}; //!< packets dropped so far
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        RdmaHeader h;
+        p->PeekHeader(h);
+        if (h.type != RdmaHeader::DATA || h.sip != m_sip || m_psns.erase(h.seq / PAYLOAD) == 0)
+        {
+            return false;
+        }
+        ++dropped;
+        return true;
+    }
+
+    void DoReset() override
+    {
+    }
+
+    uint32_t m_sip;
+    std::set<uint32_t> m_psns;
+};
+
+/// What the loss run measured for the flow 0 -> 2.
+struct LossResult
+{
+    bool done{false};
+    RdmaFlowRecord rec;
+    LbThemisCounters dst; //!< the destination ToR's counters
+    uint32_t dropped{0};
+};
+
+/// The ring under Themis with three data packets of flow 0 -> 2 lost at the destination ToR.
+LossResult
+RunRingWithLosses(const std::string& params)
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+    RdmaFabricHelper f;
+    f.SetLoadBalancer("themis", params);
+    f.BuildLeafSpine(4, 2, 2, G100, G100, MicroSeconds(1));
+    for (uint32_t h = 0; h < 8; ++h)
+    {
+        f.GetNic(h)->SetAttribute("LossRecovery", StringValue("nic-sr"));
+    }
+    f.Finish();
+    f.AssignStreams(0);
+    Ptr<DropPsnsErrorModel> em =
+        Create<DropPsnsErrorModel>(RdmaHostAddress(0), std::set<uint32_t>{100, 1001, 1502});
+    for (uint32_t port : {2, 3}) // leaf 9's uplinks
+    {
+        f.GetSwitch(9)->GetPort(port)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
+    LossResult out;
+    for (uint32_t h = 0; h < 8; ++h)
+    {
+        f.AddFlow(h, h, (h + 2) % 8, 2000000, MicroSeconds(1));
+    }
+    f.GetNic(0)->TraceConnectWithoutContext(
+        "FlowRecord",
+        MakeBoundCallback(+[](LossResult* o, const RdmaFlowRecord& r) {
+                              o->done = true;
+                              o->rec = r;
+                          },
+                          &out));
+    Simulator::Stop(MilliSeconds(30));
+    Simulator::Run();
+    out.dst = f.GetSwitch(9)->GetThemisCounters();
+    out.dropped = em->dropped;
+    Simulator::Destroy();
+    return out;
+}
+} // namespace
+
+/// Seed 001 §3.3-3.4 with real losses: each loss is repaired by a forwarded valid NACK or a
+/// compensation NACK, never by a timeout; without compensation a blocked loss waits for one.
+class ThemisLossRecoveryTestCase : public TestCase
+{
+  public:
+    ThemisLossRecoveryTestCase()
+        : TestCase("real losses under Themis: valid or compensation NACKs repair them, no "
+                   "timeout; without compensation, timeouts")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        LossResult with = RunRingWithLosses("");
+        LossResult without = RunRingWithLosses("compensation = false");
+        std::printf("\nrdma-lb-themis: 3 losses in flow 0->2: with compensation: fct %.1f us, "
+                    "retx %lu, timeouts %lu, valid NACKs %lu, compensations %lu; without: fct "
+                    "%.1f us, retx %lu, timeouts %lu\n",
+                    (with.rec.finish - with.rec.start).GetMicroSeconds() + 0.0,
+                    static_cast<unsigned long>(with.rec.retxPkts),
+                    static_cast<unsigned long>(with.rec.timeouts),
+                    static_cast<unsigned long>(with.dst.nacksForwarded),
+                    static_cast<unsigned long>(with.dst.compensations),
+                    (without.rec.finish - without.rec.start).GetMicroSeconds() + 0.0,
+                    static_cast<unsigned long>(without.rec.retxPkts),
+                    static_cast<unsigned long>(without.rec.timeouts));
+        std::fflush(stdout);
+        NS_TEST_ASSERT_MSG_EQ(with.done, true, "flow completes");
+        NS_TEST_EXPECT_MSG_EQ(with.dropped, 3u, "three losses");
+        NS_TEST_EXPECT_MSG_EQ(with.rec.timeouts, 0u, "no timeout with compensation");
+        NS_TEST_EXPECT_MSG_EQ(with.dst.nacksForwarded + with.dst.compensations,
+                              3u,
+                              "one repairing NACK per loss");
+        NS_TEST_EXPECT_MSG_EQ(with.rec.retxPkts, 3u, "only the lost packets are resent");
+        NS_TEST_ASSERT_MSG_EQ(without.done, true, "flow completes without compensation");
+        NS_TEST_EXPECT_MSG_EQ(without.dropped, 3u, "three losses");
+        if (with.dst.compensations > 0)
+        {
+            NS_TEST_EXPECT_MSG_GT(without.rec.timeouts, 0u, "a blocked loss waits for a timeout");
+        }
+    }
+};
+
 /// Seed 001 §3.2, 3-tier: the PathMap rewrite + path-index routing above the ToR spread one
 /// flow over the 4 core paths of a k = 4 fat tree, one packet in four on each.
 class ThemisThreeTierTestCase : public TestCase
@@ -499,6 +629,7 @@ class RdmaLbThemisTestSuite : public TestSuite
         AddTestCase(new ThemisRingTestCase, TestCase::QUICK);
         AddTestCase(new UplinkBalanceTestCase, TestCase::QUICK);
         AddTestCase(new ThemisLinkFailureTestCase, TestCase::QUICK);
+        AddTestCase(new ThemisLossRecoveryTestCase, TestCase::QUICK);
         AddTestCase(new ThemisThreeTierTestCase, TestCase::QUICK);
     }
 };

@@ -720,6 +720,20 @@ mod tests {
         assert_eq!((t.stats().compensations, t.stats().cancellations), (0, 1));
     }
 
+    /// The late ePSN packet left the ToR between the trigger and the NACK's return: the NACK is
+    /// blocked and nothing is armed, so the next packet of its path sends no compensation.
+    #[test]
+    fn epsn_that_already_passed_is_not_compensated() {
+        let mut t = themis(ThemisConfig::default());
+        for psn in [0, 1, 3, 2, 5] {
+            observe(&mut t, psn);
+        }
+        assert_eq!(t.filter(&nack(2), 2), (NackVerdict::Block, Some(Psn(3))));
+        assert_eq!(observe(&mut t, 4), None);
+        let s = t.stats();
+        assert_eq!((s.already_passed, s.compensations), (1, 0));
+    }
+
     /// The counterexample to the paper's literal search (module docs): arrivals 0, 2, 4, 1, 5
     /// with 3 lost on path 1; the NACK for 3 is triggered by 5 and valid.
     #[test]
