@@ -6,7 +6,7 @@
 //! * Plain data in, plain data out; units in field names (`*_ns`, `*_bytes`).
 //! * Only constructors return `Result` (a `rust::Error` in C++, raised by the ns-3 side as a
 //!   fatal error with the message).
-//! * **No panic crosses the bridge.** Every exported call runs inside [`guard`], which catches
+//! * **No panic crosses the bridge.** Every exported call runs inside `guard`, which catches
 //!   a panic (the release profile keeps `panic = "unwind"` for this). A constructor turns it
 //!   into an error; a per-packet call returns a safe decision flagged `failed`, poisons the
 //!   object and keeps the message for `last_error()`, and the C++ caller stops the simulation
@@ -242,7 +242,7 @@ fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
-/// See [`ffi::LbConfig`].
+/// See `ffi::LbConfig`.
 pub struct LbConfig(config::LbConfig);
 
 fn new_lb_config(algorithm: &str, params: &str) -> Result<Box<LbConfig>, String> {
@@ -282,7 +282,7 @@ impl LbConfig {
     }
 }
 
-/// See [`ffi::HostLb`]. Poisoned (every call reports failure) after a caught panic.
+/// See `ffi::HostLb`. Poisoned (every call reports failure) after a caught panic.
 pub struct HostLb {
     lb: host::HostLb,
     failure: Option<String>,
@@ -378,7 +378,7 @@ impl HostLb {
     }
 }
 
-/// See [`ffi::SwitchLb`]. Poisoned after a caught panic.
+/// See `ffi::SwitchLb`. Poisoned after a caught panic.
 pub struct SwitchLb {
     lb: sw::SwitchLb,
     failure: Option<String>,

@@ -49,7 +49,7 @@
 //!   even for adversarial inputs.
 //! * The PathMap is computed for the fabric's deterministic path-index routing mode (a switch
 //!   with `n` candidates takes candidate `entropy mod n`; DESIGN.md decision 4) where entry `r`
-//!   is entropy `r`. The paper builds it from the linearity of the switches' CRC hash [37]; our
+//!   is entropy `r`. The paper builds it from the linearity of the switches' CRC hash (its ref. 37); our
 //!   ECMP hash (MurmurHash3, as the reference simulator) is not linear, so no flow-independent
 //!   PathMap exists for it and 3-tier Themis needs the path-index mode at the upper tiers.
 //! * The queue stores full 32-bit PSNs (the paper truncates to 1 byte); memory is reported
