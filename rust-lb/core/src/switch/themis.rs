@@ -24,6 +24,10 @@
 //!   Themis-D forwards every NACK and drops pending compensations; it resumes when every
 //!   failed link is back.
 //!
+//! Themis expects NIC-SR receivers (one NACK per ePSN, carrying only the ePSN), as the paper
+//! does; Go-Back-N receivers also work. IRN receivers do not: their "ACK-like NACKs" would be
+//! filtered as NACKs.
+//!
 //! Deviations and reconstructions (documented choices):
 //! * **tPSN search.** The paper dequeues to the first PSN greater than ePSN. That misses when
 //!   a packet beyond the new ePSN arrived *before* the packet that advanced the receiver's
