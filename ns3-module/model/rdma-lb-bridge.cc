@@ -276,10 +276,10 @@ SwitchEgressChooser::SwitchEgressChooser(std::unique_ptr<Impl> impl)
 
 SwitchEgressChooser::~SwitchEgressChooser() = default;
 
-uint32_t
-SwitchEgressChooser::Choose(Time now,
-                            const LbPacketInfo& pkt,
-                            const std::vector<LbEgressCandidate>& candidates)
+namespace
+{
+rb::PacketInfo
+ToBridge(const LbPacketInfo& pkt)
 {
     rb::PacketKind kind = rb::PacketKind::Data;
     switch (pkt.kind)
@@ -297,14 +297,31 @@ SwitchEgressChooser::Choose(Time now,
         kind = rb::PacketKind::Cnp;
         break;
     }
-    rb::PacketInfo info{kind,
-                        pkt.sip,
-                        pkt.dip,
-                        pkt.sport,
-                        pkt.dport,
-                        pkt.psn,
-                        pkt.ingressPort,
-                        pkt.sizeBytes};
+    return rb::PacketInfo{kind,
+                          pkt.sip,
+                          pkt.dip,
+                          pkt.sport,
+                          pkt.dport,
+                          pkt.psn,
+                          pkt.ingressPort,
+                          pkt.sizeBytes};
+}
+} // namespace
+
+uint32_t
+SwitchEgressChooser::Choose(Time now,
+                            const LbPacketInfo& pkt,
+                            const std::vector<LbEgressCandidate>& candidates)
+{
+    return Decide(now, pkt, candidates).index;
+}
+
+LbEgressChoice
+SwitchEgressChooser::Decide(Time now,
+                            const LbPacketInfo& pkt,
+                            const std::vector<LbEgressCandidate>& candidates)
+{
+    rb::PacketInfo info = ToBridge(pkt);
     auto& s = m_impl->scratch;
     s.clear();
     for (const auto& c : candidates)
@@ -316,9 +333,99 @@ SwitchEgressChooser::Choose(Time now,
                                                      rust::Slice<const rb::EgressCandidate>(s.data(), s.size()));
     if (d.failed)
     {
-        NS_FATAL_ERROR("rdma-lb: " << std::string(m_impl->lb->last_error()));
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
     }
-    return d.index;
+    return LbEgressChoice{d.index, d.rewrite_entropy, d.entropy};
+}
+
+bool
+SwitchEgressChooser::WantsTorHooks() const
+{
+    return m_impl->lb->wants_tor_hooks();
+}
+
+void
+SwitchEgressChooser::AddHostPort(uint32_t port, uint64_t bandwidthBps, Time delay)
+{
+    m_impl->lb->add_host_port(port, bandwidthBps, ToNs(delay));
+    if (!GetLastError().empty())
+    {
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
+    }
+}
+
+bool
+SwitchEgressChooser::OnDataToHost(Time now, const LbPacketInfo& pkt, uint32_t port, LbCompensation* comp)
+{
+    rb::CompensationDecision d = m_impl->lb->on_data_to_host(ToNs(now), ToBridge(pkt), port);
+    if (d.failed)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
+    }
+    if (d.send)
+    {
+        *comp = LbCompensation{d.sender, d.receiver, d.qpn, d.epsn};
+    }
+    return d.send;
+}
+
+bool
+SwitchEgressChooser::OnNackFromHost(Time now, const LbPacketInfo& pkt, uint32_t numUplinks)
+{
+    rb::NackDecision d = m_impl->lb->on_nack_from_host(ToNs(now), ToBridge(pkt), numUplinks);
+    if (d.failed)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
+    }
+    return d.block;
+}
+
+void
+SwitchEgressChooser::OnLinkState(uint32_t port, bool remote, bool down)
+{
+    if (!m_impl->lb->on_link_state(port, remote, down))
+    {
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
+    }
+}
+
+uint64_t
+SwitchEgressChooser::GetMemoryBytes() const
+{
+    return m_impl->lb->memory_bytes();
+}
+
+LbThemisCounters
+SwitchEgressChooser::GetThemisCounters() const
+{
+    rb::ThemisCounters c = m_impl->lb->themis_counters();
+    LbThemisCounters out;
+    out.enabled = c.enabled;
+    out.sprayedPkts = c.sprayed_pkts;
+    out.dataObserved = c.data_observed;
+    out.nacksSeen = c.nacks_seen;
+    out.nacksBlocked = c.nacks_blocked;
+    out.nacksForwarded = c.nacks_forwarded;
+    out.nacksUnresolved = c.nacks_unresolved;
+    out.compensations = c.compensations;
+    out.cancellations = c.cancellations;
+    out.alreadyPassed = c.already_passed;
+    out.ringOverwrites = c.ring_overwrites;
+    out.flows = c.flows;
+    out.ecmpFallback = c.ecmp_fallback;
+    return out;
+}
+
+std::string
+SwitchEgressChooser::GetLastError() const
+{
+    return std::string(m_impl->lb->last_error());
+}
+
+void
+SwitchEgressChooser::ArmTestPanic()
+{
+    m_impl->lb->arm_test_panic();
 }
 
 } // namespace ns3

@@ -88,6 +88,41 @@ struct LbEgressCandidate
     uint64_t txBytes{0};    //!< bytes sent so far
 };
 
+/// A switch's decision for one packet.
+struct LbEgressChoice
+{
+    uint32_t index{0};          //!< index into the candidates
+    bool rewriteEntropy{false}; //!< write `entropy` into the UDP source port before sending
+    uint16_t entropy{0};        //!< the new entropy (Themis-S PathMap, 3-tier)
+};
+
+/// A NACK a ToR sends on a receiver's behalf (Themis NACK compensation, seed 001 §3.4).
+struct LbCompensation
+{
+    uint32_t sender{0};   //!< the data sender (the NACK's destination)
+    uint32_t receiver{0}; //!< the receiving host (the NACK's source)
+    uint16_t qpn{0};      //!< the sender's queue-pair number (the NACK's source port)
+    uint32_t epsn{0};     //!< the expected sequence number the NACK carries (packets)
+};
+
+/// Themis counters of one ToR (see rust-lb/core/src/switch/themis.rs, ThemisStats).
+struct LbThemisCounters
+{
+    bool enabled{false};        //!< the switch runs Themis
+    uint64_t sprayedPkts{0};    //!< data packets sprayed by Themis-S
+    uint64_t dataObserved{0};   //!< data packets to hosts recorded in a PSN queue
+    uint64_t nacksSeen{0};      //!< NACKs from hosts seen
+    uint64_t nacksBlocked{0};   //!< NACKs blocked as invalid
+    uint64_t nacksForwarded{0}; //!< NACKs forwarded
+    uint64_t nacksUnresolved{0}; //!< forwarded NACKs whose trigger was not in the queue
+    uint64_t compensations{0};  //!< compensation NACKs generated
+    uint64_t cancellations{0};  //!< pending compensations cancelled by the BePSN packet
+    uint64_t alreadyPassed{0};  //!< blocked NACKs whose ePSN packet had already passed
+    uint64_t ringOverwrites{0}; //!< PSN-queue entries overwritten before use
+    uint64_t flows{0};          //!< queue pairs in the flow table
+    bool ecmpFallback{false};   //!< reverted to ECMP after a link failure
+};
+
 class QpPathSelector;
 class SwitchEgressChooser;
 
@@ -190,6 +225,41 @@ class SwitchEgressChooser
     uint32_t Choose(Time now,
                     const LbPacketInfo& pkt,
                     const std::vector<LbEgressCandidate>& candidates);
+    /// \return the full decision: the index and an optional entropy rewrite (NS_FATAL_ERROR
+    /// on failure)
+    LbEgressChoice Decide(Time now,
+                          const LbPacketInfo& pkt,
+                          const std::vector<LbEgressCandidate>& candidates);
+
+    // ToR hooks (DESIGN.md decision 5). They do nothing unless WantsTorHooks().
+
+    /// \return whether the algorithm has a ToR role (Themis)
+    bool WantsTorHooks() const;
+    /// Declares \p port as facing a host, with the last hop's rate and one-way delay.
+    void AddHostPort(uint32_t port, uint64_t bandwidthBps, Time delay);
+    /**
+     * A data packet leaves towards a host through \p port (at dequeue).
+     * \param[out] comp the compensation NACK to send, when true is returned
+     * \return whether to send a compensation NACK (NS_FATAL_ERROR on failure)
+     */
+    bool OnDataToHost(Time now, const LbPacketInfo& pkt, uint32_t port, LbCompensation* comp);
+    /**
+     * A NACK arrived from a host.
+     * \param numUplinks equal-cost candidates towards the NACK's destination
+     * \return true to drop it (an invalid NACK), false to forward it (NS_FATAL_ERROR on failure)
+     */
+    bool OnNackFromHost(Time now, const LbPacketInfo& pkt, uint32_t numUplinks);
+    /// A link went down (\p down) or up: port \p port of this switch, or (\p remote) a link
+    /// elsewhere in the fabric as a monitoring system reports it.
+    void OnLinkState(uint32_t port, bool remote, bool down);
+    /// \return bytes of switch memory the algorithm's state needs (its paper's accounting)
+    uint64_t GetMemoryBytes() const;
+    /// \return the Themis counters (enabled false for other algorithms)
+    LbThemisCounters GetThemisCounters() const;
+    /// \return the message of the caught failure, or an empty string
+    std::string GetLastError() const;
+    /// Makes the next call panic inside the Rust guard (tests only).
+    void ArmTestPanic();
 
   private:
     std::unique_ptr<Impl> m_impl;

@@ -5,6 +5,7 @@
 
 #include "rdma-header.h"
 #include "rdma-net-device.h"
+#include "rdma-nic.h"
 
 #include "rdma-channel.h"
 
@@ -135,6 +136,37 @@ RdmaSwitch::GetTypeId()
                           TimeValue(MicroSeconds(10)),
                           MakeTimeAccessor(&RdmaSwitch::m_withdrawDelay),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("PayloadSize",
+                          "Payload bytes per data packet: the load balancer sees PSN = byte "
+                          "offset / PayloadSize (must equal the NICs' PayloadSize)",
+                          UintegerValue(1000),
+                          MakeUintegerAccessor(&RdmaSwitch::m_payloadBytes),
+                          MakeUintegerChecker<uint32_t>(1, 9000))
+            .AddAttribute("PathIndexRouting",
+                          "Deterministic path-index routing: with n equal-cost candidates take "
+                          "candidate (entropy / PathIndexDivisor) mod n instead of asking the "
+                          "load balancer, so an entropy names a path (DESIGN.md decision 4; "
+                          "the upper tiers of a 3-tier Themis fabric)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaSwitch::m_pathIndexRouting),
+                          MakeBooleanChecker())
+            .AddAttribute("PathIndexDivisor",
+                          "Divisor of the entropy under PathIndexRouting (1 at the first tier "
+                          "that reads the entropy; the product of the fan-outs of the tiers "
+                          "below it above that)",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaSwitch::m_pathIndexDivisor),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("NackBlocked",
+                            "The load balancer blocked a NACK from a host (Themis-D): the NACK, "
+                            "the host port",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_nackBlockedTrace),
+                            "ns3::RdmaSwitch::NackBlockedTracedCallback")
+            .AddTraceSource("NackCompensation",
+                            "The switch sent a NACK on a receiver's behalf (Themis NACK "
+                            "compensation): sender, receiver, queue pair, ePSN",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_compensationTrace),
+                            "ns3::RdmaSwitch::NackCompensationTracedCallback")
             .AddTraceSource("Drop",
                             "A packet was dropped (no route, or refused by the MMU)",
                             MakeTraceSourceAccessor(&RdmaSwitch::m_dropTrace),
@@ -181,6 +213,7 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     m_ecnMarks.push_back(0);
     m_remotePaused.push_back({});
     m_withdrawn.push_back(false);
+    m_hostPort.push_back(false);
     dev->SetReceiveHandler(MakeCallback(&RdmaSwitch::Receive, this));
     dev->SetDequeueHandler(MakeCallback(&RdmaSwitch::Dequeued, this));
     return i;
@@ -221,7 +254,42 @@ RdmaSwitch::SetLoadBalancer(Ptr<LbConfig> cfg, uint32_t switchId)
 {
     m_lbConfig = cfg;
     m_switchId = switchId;
-    m_chooser = cfg->CreateSwitchChooser(switchId, DrawLbSeed(m_rng));
+    InstallChooser(DrawLbSeed(m_rng));
+}
+
+void
+RdmaSwitch::InstallChooser(uint64_t seed)
+{
+    m_chooser = m_lbConfig->CreateSwitchChooser(m_switchId, seed);
+    m_torHooks = m_chooser->WantsTorHooks();
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        Ptr<RdmaChannel> ch = m_ports[i]->GetRdmaChannel();
+        Ptr<RdmaNetDevice> peer = ch ? ch->GetPeer(m_ports[i]) : nullptr;
+        m_hostPort[i] = peer && peer->GetNode() && peer->GetNode()->GetObject<RdmaNic>();
+        if (m_hostPort[i])
+        {
+            m_chooser->AddHostPort(i, m_ports[i]->GetDataRate().GetBitRate(), ch->GetDelay());
+        }
+    }
+}
+
+bool
+RdmaSwitch::IsHostPort(uint32_t port) const
+{
+    return m_hostPort.at(port);
+}
+
+uint64_t
+RdmaSwitch::GetLbMemoryBytes() const
+{
+    return m_chooser ? m_chooser->GetMemoryBytes() : 0;
+}
+
+LbThemisCounters
+RdmaSwitch::GetThemisCounters() const
+{
+    return m_chooser ? m_chooser->GetThemisCounters() : LbThemisCounters{};
 }
 
 int64_t
@@ -232,7 +300,7 @@ RdmaSwitch::AssignStreams(int64_t stream)
     if (m_lbConfig)
     {
         // Re-seed the chooser from the newly assigned stream.
-        m_chooser = m_lbConfig->CreateSwitchChooser(m_switchId, DrawLbSeed(m_rng));
+        InstallChooser(DrawLbSeed(m_rng));
     }
     return 2;
 }
@@ -315,6 +383,23 @@ RdmaSwitch::NotifyLinkState(uint32_t port, bool down)
     {
         Simulator::Schedule(m_withdrawDelay, &RdmaSwitch::SetPortWithdrawn, this, port, down);
     }
+    Simulator::Schedule(m_withdrawDelay, &RdmaSwitch::ApplyLbLinkState, this, port, false, down);
+}
+
+void
+RdmaSwitch::NotifyRemoteLinkState(bool down)
+{
+    NS_LOG_INFO("switch " << m_switchId << ": a remote link went " << (down ? "down" : "up"));
+    Simulator::Schedule(m_withdrawDelay, &RdmaSwitch::ApplyLbLinkState, this, 0, true, down);
+}
+
+void
+RdmaSwitch::ApplyLbLinkState(uint32_t port, bool remote, bool down)
+{
+    if (m_chooser)
+    {
+        m_chooser->OnLinkState(port, remote, down);
+    }
 }
 
 void
@@ -389,6 +474,20 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     const uint32_t size = p->GetSize();
     m_mmu->RemoveFromIngressAdmission(tag.port, q, size);
     m_mmu->RemoveFromEgressAdmission(out, q, size);
+    if (m_torHooks && m_hostPort[out])
+    {
+        RdmaHeader h;
+        p->PeekHeader(h);
+        if (h.type == RdmaHeader::DATA && (h.flags & RdmaHeader::FLAG_PROBE) == 0)
+        {
+            LbCompensation c;
+            if (m_chooser->OnDataToHost(Simulator::Now(), MakeInfo(h, tag.port, size), out, &c))
+            {
+                // Sent as its own event: this runs inside the port's transmit path.
+                Simulator::ScheduleNow(&RdmaSwitch::SendCompensation, this, out, c, h);
+            }
+        }
+    }
     if (m_ecnEnabled)
     {
         const uint64_t shared = m_mmu->GetEgressSharedBytes(out, q);
@@ -422,12 +521,56 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     }
 }
 
+LbPacketInfo
+RdmaSwitch::MakeInfo(const RdmaHeader& h, uint32_t in, uint32_t size) const
+{
+    LbPacketInfo info;
+    info.kind = h.type == RdmaHeader::DATA  ? LbPacketKind::DATA
+                : h.type == RdmaHeader::ACK ? LbPacketKind::ACK
+                                            : LbPacketKind::NACK;
+    info.sip = h.sip;
+    info.dip = h.dip;
+    info.sport = h.sport;
+    info.dport = h.dport;
+    info.psn = h.seq / m_payloadBytes;
+    info.ingressPort = in;
+    info.sizeBytes = size;
+    return info;
+}
+
+void
+RdmaSwitch::SendCompensation(uint32_t hostPort, LbCompensation c, RdmaHeader data)
+{
+    // The NACK the receiver NIC would have sent (RdmaNic::SendFeedback under nic-sr).
+    RdmaHeader a;
+    a.type = RdmaHeader::NACK;
+    a.sip = c.receiver;
+    a.dip = c.sender;
+    a.sport = c.qpn;
+    a.dport = data.sport; // echo the entropy
+    a.pg = data.pg;
+    a.tsNs = data.tsNs;
+    a.echoSeq = data.seq;
+    a.seq = c.epsn * m_payloadBytes;
+    Ptr<Packet> nack = Create<Packet>();
+    nack->AddHeader(a);
+    NS_LOG_LOGIC("switch " << m_switchId << ": compensation NACK to " << c.sender << " qpn "
+                           << c.qpn << " ePSN " << c.epsn);
+    m_compensationTrace(c.sender, c.receiver, c.qpn, c.epsn);
+    Route(nack, hostPort, false);
+}
+
 void
 RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
 {
+    Route(p, m_portIndex.at(dev), true);
+}
+
+void
+RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool filterNacks)
+{
     RdmaHeader h;
     p->PeekHeader(h);
-    uint32_t in = m_portIndex.at(dev);
     const std::vector<uint32_t>* candidates = &GetRoutes(h.dip);
     if (m_nWithdrawn != 0)
     {
@@ -448,28 +591,44 @@ RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
         m_dropTrace(p);
         return;
     }
+    if (filterNacks && m_torHooks && h.type == RdmaHeader::NACK && m_hostPort[in])
+    {
+        NS_ABORT_MSG_IF(!m_chooser, "RdmaSwitch: no load balancer installed");
+        if (m_chooser->OnNackFromHost(Simulator::Now(),
+                                      MakeInfo(h, in, p->GetSize()),
+                                      static_cast<uint32_t>(routes.size())))
+        {
+            NS_LOG_LOGIC("switch " << m_switchId << ": NACK from port " << in << " blocked");
+            m_nackBlockedTrace(p, in);
+            return;
+        }
+    }
     uint32_t out = routes.front();
     if (routes.size() > 1)
     {
-        NS_ABORT_MSG_IF(!m_chooser, "RdmaSwitch: no load balancer installed");
-        LbPacketInfo info;
-        info.kind = h.type == RdmaHeader::DATA  ? LbPacketKind::DATA
-                    : h.type == RdmaHeader::ACK ? LbPacketKind::ACK
-                                                : LbPacketKind::NACK;
-        info.sip = h.sip;
-        info.dip = h.dip;
-        info.sport = h.sport;
-        info.dport = h.dport;
-        info.psn = h.seq;
-        info.ingressPort = in;
-        info.sizeBytes = p->GetSize();
-        m_candidates.clear();
-        for (uint32_t port : routes)
+        if (m_pathIndexRouting)
         {
-            Ptr<RdmaNetDevice> d = m_ports[port];
-            m_candidates.push_back({port, d->GetTotalQueueBytes(), d->GetTxBytes()});
+            out = routes[(h.sport / m_pathIndexDivisor) % routes.size()];
         }
-        out = routes[m_chooser->Choose(Simulator::Now(), info, m_candidates)];
+        else
+        {
+            NS_ABORT_MSG_IF(!m_chooser, "RdmaSwitch: no load balancer installed");
+            m_candidates.clear();
+            for (uint32_t port : routes)
+            {
+                Ptr<RdmaNetDevice> d = m_ports[port];
+                m_candidates.push_back({port, d->GetTotalQueueBytes(), d->GetTxBytes()});
+            }
+            LbEgressChoice c =
+                m_chooser->Decide(Simulator::Now(), MakeInfo(h, in, p->GetSize()), m_candidates);
+            out = routes[c.index];
+            if (c.rewriteEntropy && h.type == RdmaHeader::DATA)
+            {
+                p->RemoveHeader(h);
+                h.sport = c.entropy;
+                p->AddHeader(h);
+            }
+        }
     }
     uint32_t queue = (h.type == RdmaHeader::DATA) ? h.pg : 0;
     if (queue != 0)

@@ -26,7 +26,23 @@
  * Link faults: NotifyLinkState (called by RdmaFabricHelper::ScheduleLinkState) lets the switch
  * withdraw a failed port from its candidate lists WithdrawDelay after the failure (and restore
  * it the same delay after repair) when WithdrawFailedPorts is set; by default routing does not
- * react, as in the reference without route recomputation.
+ * react, as in the reference without route recomputation. The load balancer is told of the
+ * change WithdrawDelay after it (Themis reverts to ECMP, seed 001 §6); NotifyRemoteLinkState
+ * tells it of a failure elsewhere, as a fabric monitoring system would.
+ *
+ * Switch-side load balancing hooks (DESIGN.md decision 5; doc/rdma-lb.rst "Switch-side load
+ * balancers"): the load balancer sees each packet's PSN (byte offset / PayloadSize). When it
+ * has a ToR role (Themis), the switch finds its host-facing ports when the load balancer is
+ * installed (ports whose peer node has an RdmaNic) and:
+ *  - reports every data packet leaving towards a host (at dequeue) -- the load balancer may
+ *    ask for a compensation NACK, which the switch builds as the receiver NIC would (from the
+ *    receiver to the sender, source port = the sender's queue pair, seq = ePSN x PayloadSize,
+ *    echoing the entropy, send time and sequence of the data packet that triggered it) and
+ *    routes towards the sender (trace NackCompensation);
+ *  - filters every NACK arriving from a host: blocked NACKs are dropped (trace NackBlocked);
+ *  - applies an entropy rewrite the load balancer asks for (Themis-S PathMap in 3-tier fabrics).
+ * PathIndexRouting: the switch ignores the load balancer and takes candidate
+ * (entropy / PathIndexDivisor) mod n, so an entropy names a path (DESIGN.md decision 4).
  */
 #ifndef RDMA_SWITCH_H
 #define RDMA_SWITCH_H
@@ -48,6 +64,7 @@ namespace ns3
 {
 
 class RdmaNetDevice;
+class RdmaHeader;
 class Packet;
 
 /**
@@ -99,6 +116,17 @@ class RdmaSwitch : public Object
     bool IsPortWithdrawn(uint32_t port) const;
     /// Tells the switch that the link of \p port went down (true) or up (false).
     void NotifyLinkState(uint32_t port, bool down);
+    /// Tells the switch's load balancer that a link elsewhere in the fabric went down (true) or
+    /// up (false), as a monitoring system would (Themis reverts to ECMP, seed 001 §6).
+    void NotifyRemoteLinkState(bool down);
+    /// \return whether \p port faces a host (known once the load balancer is installed)
+    bool IsHostPort(uint32_t port) const;
+    /// \return bytes of switch memory the load balancer's state needs, by its paper's
+    /// accounting (Themis: seed 001 §4, PathMap + flow table + PSN queues); 0 for stateless
+    /// algorithms
+    uint64_t GetLbMemoryBytes() const;
+    /// \return the load balancer's Themis counters (enabled false for other algorithms)
+    LbThemisCounters GetThemisCounters() const;
 
     /**
      * Trace signature of EcnMark.
@@ -122,11 +150,35 @@ class RdmaSwitch : public Object
     /// Trace signature: packet, ingress port, egress port.
     typedef void (*ForwardTracedCallback)(Ptr<const Packet> p, uint32_t in, uint32_t out);
 
+    /// Trace signature of NackBlocked: the dropped NACK, the host port it came from.
+    typedef void (*NackBlockedTracedCallback)(Ptr<const Packet> p, uint32_t port);
+    /**
+     * Trace signature of NackCompensation.
+     * \param sender the data sender (the NACK's destination)
+     * \param receiver the receiving host (the NACK's source)
+     * \param qpn the sender's queue-pair number
+     * \param epsn the expected PSN the NACK carries
+     */
+    typedef void (*NackCompensationTracedCallback)(uint32_t sender,
+                                                   uint32_t receiver,
+                                                   uint16_t qpn,
+                                                   uint32_t epsn);
+
   protected:
     void DoDispose() override;
 
   private:
     void Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
+    /// Routes \p p that entered through port \p in; NACKs from hosts are filtered if
+    /// \p filterNacks.
+    void Route(Ptr<Packet> p, uint32_t in, bool filterNacks);
+    /// The load balancer's view of a packet.
+    LbPacketInfo MakeInfo(const RdmaHeader& h, uint32_t in, uint32_t size) const;
+    /// Creates the chooser and tells it the host ports.
+    void InstallChooser(uint64_t seed);
+    /// Builds and routes a compensation NACK as if it came from the host on \p hostPort.
+    void SendCompensation(uint32_t hostPort, LbCompensation c, RdmaHeader data);
+    void ApplyLbLinkState(uint32_t port, bool remote, bool down);
     void Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q);
     void CheckPfc(uint32_t in, uint32_t arrivingCls);
     void CheckResume(uint32_t in, uint32_t k);
@@ -159,6 +211,13 @@ class RdmaSwitch : public Object
     std::vector<bool> m_withdrawn;                    //!< per port
     uint32_t m_nWithdrawn{0};
     std::vector<uint32_t> m_liveRoutes;               //!< reused per packet
+    uint32_t m_payloadBytes{1000};                    //!< bytes per PSN
+    bool m_pathIndexRouting{false};
+    uint32_t m_pathIndexDivisor{1};
+    std::vector<bool> m_hostPort;                     //!< per port: faces a host
+    bool m_torHooks{false};                           //!< the load balancer has a ToR role
+    TracedCallback<Ptr<const Packet>, uint32_t> m_nackBlockedTrace;
+    TracedCallback<uint32_t, uint32_t, uint16_t, uint32_t> m_compensationTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_ecnMarkTrace;
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t, uint32_t> m_bufferDropTrace;
 };

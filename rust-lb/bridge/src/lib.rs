@@ -6,7 +6,7 @@
 //! * Plain data in, plain data out; units in field names (`*_ns`, `*_bytes`).
 //! * Only constructors return `Result` (a `rust::Error` in C++, raised by the ns-3 side as a
 //!   fatal error with the message).
-//! * **No panic crosses the bridge.** Every exported call runs inside [`guard`], which catches
+//! * **No panic crosses the bridge.** Every exported call runs inside `guard`, which catches
 //!   a panic (the release profile keeps `panic = "unwind"` for this). A constructor turns it
 //!   into an error; a per-packet call returns a safe decision flagged `failed`, poisons the
 //!   object and keeps the message for `last_error()`, and the C++ caller stops the simulation
@@ -109,8 +109,52 @@ mod ffi {
     #[derive(Debug)]
     struct EgressDecision {
         index: u32,
+        /// Write `entropy` into the packet's UDP source port before it leaves (Themis-S in a
+        /// 3-tier fabric steers the next tiers this way).
+        rewrite_entropy: bool,
+        entropy: u16,
         /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
         failed: bool,
+    }
+
+    /// A NACK a ToR must send on a receiver's behalf (Themis NACK compensation): from
+    /// `receiver` to `sender`, UDP source port `qpn`, expected sequence number `epsn`.
+    #[derive(Debug)]
+    struct CompensationDecision {
+        send: bool,
+        sender: u32,
+        receiver: u32,
+        qpn: u16,
+        epsn: u32,
+        /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
+        failed: bool,
+    }
+
+    /// What to do with a NACK a host sent.
+    #[derive(Debug)]
+    struct NackDecision {
+        /// Drop it (an invalid NACK).
+        block: bool,
+        /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
+        failed: bool,
+    }
+
+    /// Themis counters of one ToR (all zero, `enabled` false, for other algorithms).
+    #[derive(Debug)]
+    struct ThemisCounters {
+        enabled: bool,
+        sprayed_pkts: u64,
+        data_observed: u64,
+        nacks_seen: u64,
+        nacks_blocked: u64,
+        nacks_forwarded: u64,
+        nacks_unresolved: u64,
+        compensations: u64,
+        cancellations: u64,
+        already_passed: u64,
+        ring_overwrites: u64,
+        flows: u64,
+        ecmp_fallback: bool,
     }
 
     // ---- Rust types and functions exposed to C++ ---------------------------------------
@@ -157,6 +201,32 @@ mod ffi {
             candidates: &[EgressCandidate],
         ) -> EgressDecision;
         fn last_error(self: &SwitchLb) -> String;
+        /// Whether the ToR hooks below do anything (the algorithm has a ToR role).
+        fn wants_tor_hooks(self: &SwitchLb) -> bool;
+        /// Declares `port` as facing a host (last-hop bandwidth and one-way delay).
+        fn add_host_port(self: &mut SwitchLb, port: u32, bandwidth_bps: u64, delay_ns: u64);
+        /// A data packet leaves towards a host through `port` (at dequeue).
+        fn on_data_to_host(
+            self: &mut SwitchLb,
+            now_ns: u64,
+            pkt: &PacketInfo,
+            port: u32,
+        ) -> CompensationDecision;
+        /// A NACK arrived from a host; `num_uplinks` = candidates towards its destination.
+        fn on_nack_from_host(
+            self: &mut SwitchLb,
+            now_ns: u64,
+            pkt: &PacketInfo,
+            num_uplinks: u32,
+        ) -> NackDecision;
+        /// A link went down or up: one of this switch's (`remote` false, `port`), or one
+        /// elsewhere (`remote` true). Returns false if the algorithm failed.
+        fn on_link_state(self: &mut SwitchLb, port: u32, remote: bool, down: bool) -> bool;
+        /// Switch memory of the algorithm's state, by its paper's accounting.
+        fn memory_bytes(self: &SwitchLb) -> u64;
+        fn themis_counters(self: &SwitchLb) -> ThemisCounters;
+        /// Makes the next call panic inside the guard (for the test that proves the guard).
+        fn arm_test_panic(self: &mut SwitchLb);
     }
 }
 
@@ -172,7 +242,7 @@ fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     })
 }
 
-/// See [`ffi::LbConfig`].
+/// See `ffi::LbConfig`.
 pub struct LbConfig(config::LbConfig);
 
 fn new_lb_config(algorithm: &str, params: &str) -> Result<Box<LbConfig>, String> {
@@ -205,13 +275,14 @@ impl LbConfig {
             Box::new(SwitchLb {
                 lb: sw::SwitchLb::new(&self.0.switch, switch_id, seed),
                 failure: None,
+                armed: false,
                 scratch: Vec::new(),
             })
         })
     }
 }
 
-/// See [`ffi::HostLb`]. Poisoned (every call reports failure) after a caught panic.
+/// See `ffi::HostLb`. Poisoned (every call reports failure) after a caught panic.
 pub struct HostLb {
     lb: host::HostLb,
     failure: Option<String>,
@@ -307,49 +378,81 @@ impl HostLb {
     }
 }
 
-/// See [`ffi::SwitchLb`]. Poisoned after a caught panic.
+/// See `ffi::SwitchLb`. Poisoned after a caught panic.
 pub struct SwitchLb {
     lb: sw::SwitchLb,
     failure: Option<String>,
+    armed: bool,
     scratch: Vec<sw::EgressCandidate>,
 }
 
+/// The core's view of a packet from the bridge's; `None` for an unknown kind.
+fn packet_meta(pkt: &ffi::PacketInfo) -> Option<sw::PacketMeta> {
+    let kind = match pkt.kind {
+        ffi::PacketKind::Data => sw::PacketKind::Data,
+        ffi::PacketKind::Ack => sw::PacketKind::Ack,
+        ffi::PacketKind::Nack => sw::PacketKind::Nack,
+        ffi::PacketKind::Cnp => sw::PacketKind::Cnp,
+        _ => return None,
+    };
+    Some(sw::PacketMeta {
+        kind,
+        sip: pkt.sip,
+        dip: pkt.dip,
+        sport: Entropy(pkt.sport),
+        dport: pkt.dport,
+        psn: Psn(pkt.psn),
+        ingress_port: pkt.ingress_port,
+        size_bytes: pkt.size_bytes,
+    })
+}
+
 impl SwitchLb {
+    /// Runs `f` on the load balancer unless poisoned; a panic poisons. `None` on failure.
+    fn call<T>(
+        &mut self,
+        f: impl FnOnce(&mut sw::SwitchLb, &mut Vec<sw::EgressCandidate>) -> T,
+    ) -> Option<T> {
+        if self.failure.is_some() {
+            return None;
+        }
+        let armed = std::mem::take(&mut self.armed);
+        let (lb, scratch) = (&mut self.lb, &mut self.scratch);
+        match guard(|| {
+            assert!(!armed, "injected test panic");
+            f(lb, scratch)
+        }) {
+            Ok(v) => Some(v),
+            Err(msg) => {
+                self.failure = Some(msg);
+                None
+            }
+        }
+    }
+
+    /// Like [`SwitchLb::call`] for a call taking a packet; an unknown packet kind poisons.
+    fn call_pkt<T>(
+        &mut self,
+        pkt: &ffi::PacketInfo,
+        f: impl FnOnce(&mut sw::SwitchLb, &mut Vec<sw::EgressCandidate>, &sw::PacketMeta) -> T,
+    ) -> Option<T> {
+        let Some(meta) = packet_meta(pkt) else {
+            if self.failure.is_none() {
+                self.failure = Some("unknown packet kind from C++".to_owned());
+            }
+            return None;
+        };
+        self.call(|lb, scratch| f(lb, scratch, &meta))
+    }
+
     fn choose_egress(
         &mut self,
         now_ns: u64,
         pkt: &ffi::PacketInfo,
         candidates: &[ffi::EgressCandidate],
     ) -> ffi::EgressDecision {
-        let failed = ffi::EgressDecision {
-            index: 0,
-            failed: true,
-        };
-        if self.failure.is_some() {
-            return failed;
-        }
-        let kind = match pkt.kind {
-            ffi::PacketKind::Data => sw::PacketKind::Data,
-            ffi::PacketKind::Ack => sw::PacketKind::Ack,
-            ffi::PacketKind::Nack => sw::PacketKind::Nack,
-            ffi::PacketKind::Cnp => sw::PacketKind::Cnp,
-            _ => {
-                self.failure = Some("unknown packet kind from C++".to_owned());
-                return failed;
-            }
-        };
-        let meta = sw::PacketMeta {
-            kind,
-            sip: pkt.sip,
-            dip: pkt.dip,
-            sport: Entropy(pkt.sport),
-            dport: pkt.dport,
-            psn: Psn(pkt.psn),
-            ingress_port: pkt.ingress_port,
-            size_bytes: pkt.size_bytes,
-        };
-        let (lb, scratch) = (&mut self.lb, &mut self.scratch);
-        match guard(|| {
+        let now = SimTime::from_ns(now_ns);
+        let choice = self.call_pkt(pkt, |lb, scratch, meta| {
             // Candidates are converted into a buffer kept across calls: after the first packets
             // it has the capacity of the largest equal-cost set and never allocates again.
             scratch.clear();
@@ -358,21 +461,111 @@ impl SwitchLb {
                 queue_bytes: c.queue_bytes,
                 tx_bytes: c.tx_bytes,
             }));
-            lb.choose(SimTime::from_ns(now_ns), &meta, scratch)
-        }) {
-            Ok(i) => ffi::EgressDecision {
-                index: u32::try_from(i).unwrap_or(0),
+            lb.choose(now, meta, scratch)
+        });
+        match choice {
+            Some(c) => ffi::EgressDecision {
+                index: u32::try_from(c.index).unwrap_or(0),
+                rewrite_entropy: c.rewrite_entropy.is_some(),
+                entropy: c.rewrite_entropy.map_or(0, |e| e.0),
                 failed: false,
             },
-            Err(msg) => {
-                self.failure = Some(msg);
-                failed
-            }
+            None => ffi::EgressDecision {
+                index: 0,
+                rewrite_entropy: false,
+                entropy: 0,
+                failed: true,
+            },
         }
     }
 
     fn last_error(&self) -> String {
         self.failure.clone().unwrap_or_default()
+    }
+
+    fn wants_tor_hooks(&self) -> bool {
+        self.lb.wants_tor_hooks()
+    }
+
+    fn add_host_port(&mut self, port: u32, bandwidth_bps: u64, delay_ns: u64) {
+        // Setup, not the hot path; a failure poisons and shows at the next per-packet call.
+        let _ = self.call(|lb, _| lb.add_host_port(port, bandwidth_bps, delay_ns));
+    }
+
+    fn on_data_to_host(
+        &mut self,
+        now_ns: u64,
+        pkt: &ffi::PacketInfo,
+        port: u32,
+    ) -> ffi::CompensationDecision {
+        let now = SimTime::from_ns(now_ns);
+        let r = self.call_pkt(pkt, |lb, _, meta| lb.on_data_to_host(now, meta, port));
+        let c = r.flatten();
+        ffi::CompensationDecision {
+            send: c.is_some(),
+            sender: c.map_or(0, |c| c.sender),
+            receiver: c.map_or(0, |c| c.receiver),
+            qpn: c.map_or(0, |c| c.qpn),
+            epsn: c.map_or(0, |c| c.epsn.0),
+            failed: r.is_none(),
+        }
+    }
+
+    fn on_nack_from_host(
+        &mut self,
+        now_ns: u64,
+        pkt: &ffi::PacketInfo,
+        num_uplinks: u32,
+    ) -> ffi::NackDecision {
+        let now = SimTime::from_ns(now_ns);
+        let n = usize::try_from(num_uplinks).unwrap_or(usize::MAX);
+        match self.call_pkt(pkt, |lb, _, meta| lb.on_nack_from_host(now, meta, n)) {
+            Some(v) => ffi::NackDecision {
+                block: v == sw::NackVerdict::Block,
+                failed: false,
+            },
+            None => ffi::NackDecision {
+                block: false,
+                failed: true,
+            },
+        }
+    }
+
+    fn on_link_state(&mut self, port: u32, remote: bool, down: bool) -> bool {
+        let scope = if remote {
+            sw::LinkScope::Remote
+        } else {
+            sw::LinkScope::Local { port }
+        };
+        self.call(|lb, _| lb.on_link_state(scope, down)).is_some()
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        self.lb.memory_bytes()
+    }
+
+    fn themis_counters(&self) -> ffi::ThemisCounters {
+        let s = self.lb.themis_stats();
+        let t = s.unwrap_or_default();
+        ffi::ThemisCounters {
+            enabled: s.is_some(),
+            sprayed_pkts: t.sprayed_pkts,
+            data_observed: t.data_observed,
+            nacks_seen: t.nacks_seen,
+            nacks_blocked: t.nacks_blocked,
+            nacks_forwarded: t.nacks_forwarded,
+            nacks_unresolved: t.nacks_unresolved,
+            compensations: t.compensations,
+            cancellations: t.cancellations,
+            already_passed: t.already_passed,
+            ring_overwrites: t.ring_overwrites,
+            flows: t.flows,
+            ecmp_fallback: t.ecmp_fallback,
+        }
+    }
+
+    fn arm_test_panic(&mut self) {
+        self.armed = true;
     }
 }
 
@@ -438,5 +631,71 @@ mod tests {
             let d = lb.choose_egress(0, &pkt, &cands);
             assert!(!d.failed && d.index < 4);
         }
+    }
+
+    fn pkt(
+        kind: ffi::PacketKind,
+        sip: u32,
+        dip: u32,
+        sport: u16,
+        dport: u16,
+        psn: u32,
+        ingress: u32,
+    ) -> ffi::PacketInfo {
+        ffi::PacketInfo {
+            kind,
+            sip,
+            dip,
+            sport,
+            dport,
+            psn,
+            ingress_port: ingress,
+            size_bytes: 1048,
+        }
+    }
+
+    #[test]
+    fn themis_tor_hooks_block_and_compensate_through_the_bridge() {
+        let cfg = new_lb_config("themis", "").unwrap();
+        let mut lb = cfg.new_switch_lb(8, 0).unwrap();
+        assert!(lb.wants_tor_hooks());
+        lb.add_host_port(0, 100_000_000_000, 1_000);
+        for psn in [0, 1, 3] {
+            let d = lb.on_data_to_host(0, &pkt(ffi::PacketKind::Data, 1, 2, 99, 7, psn, 4), 0);
+            assert!(!d.failed && !d.send);
+        }
+        let n = lb.on_nack_from_host(0, &pkt(ffi::PacketKind::Nack, 2, 1, 7, 99, 2, 0), 2);
+        assert!(!n.failed && n.block);
+        let d = lb.on_data_to_host(0, &pkt(ffi::PacketKind::Data, 1, 2, 99, 7, 4, 4), 0);
+        assert!(d.send && !d.failed);
+        assert_eq!((d.sender, d.receiver, d.qpn, d.epsn), (1, 2, 7, 2));
+        let c = lb.themis_counters();
+        assert!(c.enabled);
+        assert_eq!((c.nacks_blocked, c.compensations, c.flows), (1, 1, 1));
+        assert_eq!(lb.memory_bytes(), 20 + 38);
+        assert!(lb.on_link_state(5, false, true));
+        assert!(lb.themis_counters().ecmp_fallback);
+    }
+
+    #[test]
+    fn switch_panic_is_caught_and_poisons() {
+        let cfg = new_lb_config("plts-random", "").unwrap();
+        let mut lb = cfg.new_switch_lb(1, 0).unwrap();
+        assert!(!lb.wants_tor_hooks());
+        assert!(!lb.themis_counters().enabled);
+        lb.arm_test_panic();
+        let p = pkt(ffi::PacketKind::Nack, 2, 1, 7, 99, 2, 0);
+        assert!(lb.on_nack_from_host(0, &p, 2).failed);
+        assert!(
+            lb.last_error().contains("injected test panic"),
+            "{}",
+            lb.last_error()
+        );
+        let cands = [ffi::EgressCandidate {
+            port: 0,
+            queue_bytes: 0,
+            tx_bytes: 0,
+        }];
+        assert!(lb.choose_egress(0, &p, &cands).failed, "stays poisoned");
     }
 }

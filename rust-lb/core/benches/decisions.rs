@@ -1,7 +1,11 @@
-//! Cost of one decision (`next_entropy`) and one feedback (`on_feedback`) per algorithm, and of
-//! one switch egress choice, in Rust. Run: `cargo bench -p rdma-lb-core --bench decisions`.
+//! Cost of one decision (`next_entropy`) and one feedback (`on_feedback`) per algorithm, of
+//! one switch egress choice per switch scheme, and of Themis-D's two ToR hooks (the NACK
+//! bench includes the 8 data observations that refill the queue), in Rust.
+//! Run: `cargo bench -p rdma-lb-core --bench decisions`.
 #![allow(
     clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
     missing_docs,
     reason = "benchmark harness: fixed valid configs; criterion macros generate undocumented items"
 )]
@@ -12,7 +16,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use rdma_lb_core::config::LbConfig;
 use rdma_lb_core::host::{Feedback, FeedbackKind, HostLb, SendCx};
 use rdma_lb_core::switch::{EgressCandidate, PacketKind, PacketMeta, SwitchLb};
-use rdma_lb_core::{Algorithm, Entropy, Psn, SimDuration, SimTime};
+use rdma_lb_core::{Algorithm, Entropy, Psn, Side, SimDuration, SimTime};
 
 fn host(c: &mut Criterion) {
     for alg in Algorithm::ALL {
@@ -48,31 +52,88 @@ fn host(c: &mut Criterion) {
     }
 }
 
+/// A data packet of flow `flow` (0..16) entering a ToR from host port `flow % 4`.
+fn data_pkt(flow: u16, psn: u32) -> PacketMeta {
+    PacketMeta {
+        kind: PacketKind::Data,
+        sip: 0x0b00_0001 + u32::from(flow % 4) * 0x100,
+        dip: 0x0b00_0801,
+        sport: Entropy(1000 + flow),
+        dport: flow,
+        psn: Psn(psn),
+        ingress_port: u32::from(flow % 4),
+        size_bytes: 1048,
+    }
+}
+
 fn switch(c: &mut Criterion) {
-    let cfg = LbConfig::parse("ecmp", "").unwrap();
-    let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
-    let cands: Vec<EgressCandidate> = (0..8)
+    // Every switch scheme (and the ECMP hash the host schemes run over), 8 candidates whose
+    // queues change every packet, 16 flows entering from the ToR's 4 host ports.
+    let mut cands: Vec<EgressCandidate> = (0..8)
         .map(|p| EgressCandidate {
-            port: p,
+            port: 4 + p,
             queue_bytes: 0,
             tx_bytes: 0,
         })
         .collect();
-    let mut i = 0u16;
-    c.bench_function("choose/ecmp-hash-8", |b| {
+    let names = std::iter::once("ecmp").chain(
+        Algorithm::ALL
+            .iter()
+            .filter(|a| a.side() == Side::Switch)
+            .map(|a| a.name()),
+    );
+    for name in names {
+        let cfg = LbConfig::parse(name, "").unwrap();
+        let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
+        for port in 0..4 {
+            sw.add_host_port(port, 100_000_000_000, 1_000);
+        }
+        let mut i = 0u32;
+        c.bench_function(&format!("choose/{name}-8"), |b| {
+            b.iter(|| {
+                i = i.wrapping_add(1);
+                let k = (i % 8) as usize;
+                cands[k].queue_bytes = u64::from(i.wrapping_mul(2_654_435_761) % 100_000);
+                let pkt = data_pkt((i % 16) as u16, i / 16);
+                black_box(sw.choose(SimTime::ZERO, black_box(&pkt), &cands))
+            });
+        });
+    }
+    // Themis-D at the destination ToR: data to a host, and a NACK from it every 8 packets.
+    let cfg = LbConfig::parse("themis", "").unwrap();
+    let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
+    sw.add_host_port(0, 100_000_000_000, 1_000);
+    let mut psn = 0u32;
+    c.bench_function("themis/on_data_to_host", |b| {
         b.iter(|| {
-            i = i.wrapping_add(1);
-            let pkt = PacketMeta {
-                kind: PacketKind::Data,
-                sip: 0x0b00_0001,
-                dip: 0x0b00_0101,
-                sport: Entropy(i),
-                dport: 100,
-                psn: Psn(0),
+            psn = psn.wrapping_add(1);
+            let mut pkt = data_pkt((psn % 16) as u16, psn / 16);
+            pkt.ingress_port = 5;
+            black_box(sw.on_data_to_host(SimTime::ZERO, black_box(&pkt), 0))
+        });
+    });
+    c.bench_function("themis/on_nack_from_host", |b| {
+        b.iter(|| {
+            psn = psn.wrapping_add(1);
+            // Keep the queues filled: 8 data packets, then the NACK.
+            let flow = (psn % 16) as u16;
+            for k in 0..8 {
+                let mut pkt = data_pkt(flow, psn * 8 + (k ^ 1));
+                pkt.ingress_port = 5;
+                sw.on_data_to_host(SimTime::ZERO, &pkt, 0);
+            }
+            let data = data_pkt(flow, 0);
+            let nack = PacketMeta {
+                kind: PacketKind::Nack,
+                sip: data.dip,
+                dip: data.sip,
+                sport: Entropy(data.dport),
+                dport: data.sport.0,
+                psn: Psn(psn * 8),
                 ingress_port: 0,
-                size_bytes: 1048,
+                size_bytes: 60,
             };
-            black_box(sw.choose(SimTime::ZERO, black_box(&pkt), &cands))
+            black_box(sw.on_nack_from_host(SimTime::ZERO, black_box(&nack), 8))
         });
     });
 }

@@ -19,7 +19,9 @@ pub enum Side {
 ///
 /// A run names one scheme; the scheme decides both what the NICs do (the entropy of each data
 /// packet) and what the switches do (the egress among equal-cost candidates). Host schemes run
-/// over switch ECMP; switch schemes run over NICs that keep one entropy per flow.
+/// over switch ECMP; switch schemes run over NICs that keep one entropy per flow (the host
+/// side of `ecmp`), so under a switch scheme every flow's entropy is fixed and any spreading
+/// is the switches' doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Algorithm {
     /// Flow-level ECMP: one entropy per flow, hashed by every switch (spec/algorithms.md §5).
@@ -38,6 +40,21 @@ pub enum Algorithm {
     /// Hopper: RTT-driven path switching with two-path probing and an OOO-avoiding hold
     /// (seed 004 §3; spec/algorithms.md §3).
     Hopper,
+    /// Themis: PSN-based spraying at the source ToR, invalid-NACK blocking and NACK
+    /// compensation at the destination ToR (seed 001 §3; spec/algorithms.md §4).
+    Themis,
+    /// PLTS-Random: a uniformly random equal-cost port per packet (seed 003 §III-A.1).
+    PltsRandom,
+    /// PLTS-Counter: the equal-cost port with the fewest bytes sent (seed 003 §III-A.2).
+    PltsCounter,
+    /// PLTS-RR: per-flow round robin over the equal-cost ports (seed 003 §III-A.3).
+    PltsRr,
+    /// Adaptive routing: the equal-cost port with the shortest queue, per packet (the "AR"
+    /// baseline of seed 001 §5; spec/algorithms.md §5).
+    Adaptive,
+    /// DRILL(d, m): shortest of d random ports and m remembered ones (ConWeave's baseline;
+    /// spec/algorithms.md §5).
+    Drill,
 }
 
 impl Algorithm {
@@ -49,6 +66,12 @@ impl Algorithm {
         Algorithm::FlowBender,
         Algorithm::WhackAMole,
         Algorithm::Hopper,
+        Algorithm::Themis,
+        Algorithm::PltsRandom,
+        Algorithm::PltsCounter,
+        Algorithm::PltsRr,
+        Algorithm::Adaptive,
+        Algorithm::Drill,
     ];
 
     /// The algorithm's one name (kebab-case), as used everywhere.
@@ -61,6 +84,12 @@ impl Algorithm {
             Algorithm::FlowBender => "flowbender",
             Algorithm::WhackAMole => "whack-a-mole",
             Algorithm::Hopper => "hopper",
+            Algorithm::Themis => "themis",
+            Algorithm::PltsRandom => "plts-random",
+            Algorithm::PltsCounter => "plts-counter",
+            Algorithm::PltsRr => "plts-rr",
+            Algorithm::Adaptive => "adaptive",
+            Algorithm::Drill => "drill",
         }
     }
 
@@ -74,6 +103,12 @@ impl Algorithm {
             | Algorithm::FlowBender
             | Algorithm::WhackAMole
             | Algorithm::Hopper => Side::Host,
+            Algorithm::Themis
+            | Algorithm::PltsRandom
+            | Algorithm::PltsCounter
+            | Algorithm::PltsRr
+            | Algorithm::Adaptive
+            | Algorithm::Drill => Side::Switch,
         }
     }
 
@@ -139,11 +174,32 @@ mod tests {
     }
 
     #[test]
+    fn switch_schemes_are_on_the_switch_side() {
+        let switch: Vec<_> = Algorithm::ALL
+            .iter()
+            .filter(|a| a.side() == Side::Switch)
+            .map(|a| a.name())
+            .collect();
+        assert_eq!(
+            switch,
+            [
+                "themis",
+                "plts-random",
+                "plts-counter",
+                "plts-rr",
+                "adaptive",
+                "drill"
+            ]
+        );
+    }
+
+    #[test]
     fn unknown_name_lists_the_known_ones() {
         let err = "bogus".parse::<Algorithm>().unwrap_err().to_string();
         assert_eq!(
             err,
-            "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole, hopper)"
+            "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole, hopper, \
+             themis, plts-random, plts-counter, plts-rr, adaptive, drill)"
         );
     }
 }

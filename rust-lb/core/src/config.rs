@@ -15,6 +15,8 @@ use crate::host::hopper::HopperConfig;
 use crate::host::reps::RepsConfig;
 use crate::host::spray::SprayConfig;
 use crate::host::whack_a_mole::WhackAMoleConfig;
+use crate::switch::drill::DrillConfig;
+use crate::switch::themis::ThemisConfig;
 
 /// Why a configuration was refused. The message names the offending parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +96,12 @@ pub(crate) fn check_real(
 }
 
 /// The validated configuration of one run's load balancing, shared by every NIC and switch.
+///
+/// One name configures both sides. A host scheme (`Side::Host`) sets the NICs' selector and
+/// leaves the switches on [`SwitchLbConfig::EcmpHash`]; a switch scheme (`Side::Switch`) sets
+/// the switches' chooser and gives the NICs [`HostLbConfig::FixedPerFlow`] (the host side of
+/// `ecmp`: one random entropy per queue pair), so the parameters of a run always belong to the
+/// one algorithm named.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LbConfig {
     /// The scheme the run uses.
@@ -122,10 +130,22 @@ pub enum HostLbConfig {
 }
 
 /// Configuration of the per-switch egress chooser.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SwitchLbConfig {
     /// The reference simulator's flow ECMP hash over the 5-tuple (entropy = UDP source port).
     EcmpHash,
+    /// Themis at the ToRs (ECMP elsewhere).
+    Themis(ThemisConfig),
+    /// PLTS-Random.
+    PltsRandom,
+    /// PLTS-Counter.
+    PltsCounter,
+    /// PLTS per-flow round robin.
+    PltsRr,
+    /// Per-packet shortest-queue adaptive routing.
+    Adaptive,
+    /// DRILL(d, m).
+    Drill(DrillConfig),
 }
 
 /// An algorithm whose table of parameters is empty.
@@ -151,6 +171,7 @@ impl LbConfig {
                     message: e.to_string(),
                 })?;
         let table = parse_table(algorithm, params)?;
+        let mut switch = SwitchLbConfig::EcmpHash;
         let host = match algorithm {
             Algorithm::Ecmp => {
                 decode::<NoParams>(algorithm, table)?;
@@ -181,11 +202,36 @@ impl LbConfig {
                 c.validate(algorithm)?;
                 HostLbConfig::Hopper(c)
             }
+            Algorithm::Themis => {
+                let c: ThemisConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                switch = SwitchLbConfig::Themis(c);
+                HostLbConfig::FixedPerFlow
+            }
+            Algorithm::PltsRandom
+            | Algorithm::PltsCounter
+            | Algorithm::PltsRr
+            | Algorithm::Adaptive => {
+                decode::<NoParams>(algorithm, table)?;
+                switch = match algorithm {
+                    Algorithm::PltsRandom => SwitchLbConfig::PltsRandom,
+                    Algorithm::PltsCounter => SwitchLbConfig::PltsCounter,
+                    Algorithm::PltsRr => SwitchLbConfig::PltsRr,
+                    _ => SwitchLbConfig::Adaptive,
+                };
+                HostLbConfig::FixedPerFlow
+            }
+            Algorithm::Drill => {
+                let c: DrillConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                switch = SwitchLbConfig::Drill(c);
+                HostLbConfig::FixedPerFlow
+            }
         };
         Ok(LbConfig {
             algorithm,
             host,
-            switch: SwitchLbConfig::EcmpHash,
+            switch,
         })
     }
 }
@@ -417,6 +463,59 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "algorithm `whack-a-mole`, parameter `loss_factor`: must be in [0, 1], got 2"
+        );
+    }
+
+    #[test]
+    fn switch_schemes_configure_switches_and_fix_host_entropies() {
+        use crate::switch::themis::TpsnSearch;
+        for name in ["plts-random", "plts-counter", "plts-rr", "adaptive"] {
+            let c = LbConfig::parse(name, "").unwrap();
+            assert_eq!(c.host, HostLbConfig::FixedPerFlow, "{name}");
+            assert_ne!(c.switch, SwitchLbConfig::EcmpHash, "{name}");
+            let e = LbConfig::parse(name, "samples = 2").unwrap_err();
+            assert_eq!(e.parameter.as_deref(), Some("samples"), "{e}");
+        }
+        let c = LbConfig::parse("themis", "").unwrap();
+        assert_eq!(c.host, HostLbConfig::FixedPerFlow);
+        assert_eq!(c.switch, SwitchLbConfig::Themis(ThemisConfig::default()));
+        let c = LbConfig::parse(
+            "themis",
+            "remote_paths = 4, queue_factor = 2.0, tpsn_search = \"first-greater\", \
+             compensation = false, last_hop_rtt_ns = 3000",
+        )
+        .unwrap();
+        assert_eq!(
+            c.switch,
+            SwitchLbConfig::Themis(ThemisConfig {
+                remote_paths: 4,
+                queue_factor: 2.0,
+                tpsn_search: TpsnSearch::FirstGreater,
+                compensation: false,
+                last_hop_rtt_ns: 3000,
+                ..ThemisConfig::default()
+            })
+        );
+        let c = LbConfig::parse("drill", "").unwrap();
+        assert_eq!(
+            c.switch,
+            SwitchLbConfig::Drill(DrillConfig {
+                samples: 2,
+                memory: 1
+            }),
+            "DRILL(2, 1)"
+        );
+        let e = LbConfig::parse("drill", "samples = 0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `drill`, parameter `samples`: must be in 1..=16, got 0"
+        );
+        let e = LbConfig::parse("drill", "memory = 5").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("memory"), "{e}");
+        // Host schemes leave the switches on ECMP.
+        assert_eq!(
+            LbConfig::parse("spray", "").unwrap().switch,
+            SwitchLbConfig::EcmpHash
         );
     }
 

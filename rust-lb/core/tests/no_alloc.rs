@@ -1,5 +1,6 @@
 //! The per-packet path allocates nothing: every algorithm's `next_entropy`, `on_feedback` and
-//! `on_timer`, and the switch's `choose`, run under a counting global allocator after warm-up.
+//! `on_timer`, and every switch scheme's `choose` and ToR hooks, run under a counting global
+//! allocator after warm-up.
 #![allow(unsafe_code, reason = "a GlobalAlloc wrapper is unsafe by definition")]
 #![allow(missing_docs, reason = "test binary")]
 
@@ -9,7 +10,7 @@ use std::cell::Cell;
 use rdma_lb_core::config::LbConfig;
 use rdma_lb_core::host::{Feedback, FeedbackKind, HostLb, SendCx};
 use rdma_lb_core::switch::{EgressCandidate, PacketKind, PacketMeta, SwitchLb};
-use rdma_lb_core::{Algorithm, Entropy, Psn, SimDuration, SimTime};
+use rdma_lb_core::{Algorithm, Entropy, Psn, Side, SimDuration, SimTime};
 
 struct Counting;
 
@@ -100,31 +101,90 @@ fn host_decisions_allocate_nothing() {
     }
 }
 
+/// One ToR's traffic: 16 flows enter from 4 host ports and are sprayed over 8 uplinks; 16
+/// flows arrive from the uplinks to the hosts, with a NACK from the host every 13 packets.
+fn drive_switch(sw: &mut SwitchLb, cands: &mut [EgressCandidate], start: u32, n: u32) {
+    for i in start..start + n {
+        let flow = i % 16;
+        let psn = i / 16;
+        let out = PacketMeta {
+            kind: PacketKind::Data,
+            sip: 0x0b00_0001 + (flow % 4) * 0x100,
+            dip: 0x0b00_0801,
+            sport: Entropy(1000 + flow as u16),
+            dport: flow as u16,
+            psn: Psn(psn),
+            ingress_port: flow % 4,
+            size_bytes: 1048,
+        };
+        if let Some(c) = cands.get_mut((i % 8) as usize) {
+            c.queue_bytes = u64::from(i.wrapping_mul(2_654_435_761) % 100_000);
+        }
+        let k = sw.choose(SimTime::from_ns(u64::from(i)), &out, cands);
+        assert!(k.index < cands.len());
+        let inbound = PacketMeta {
+            sip: out.dip,
+            dip: out.sip,
+            psn: Psn(psn ^ 1), // pairwise reordered
+            ingress_port: 4 + i % 8,
+            ..out
+        };
+        sw.on_data_to_host(SimTime::from_ns(u64::from(i)), &inbound, flow % 4);
+        if i % 13 == 0 {
+            let nack = PacketMeta {
+                kind: PacketKind::Nack,
+                sip: inbound.dip,
+                dip: inbound.sip,
+                sport: Entropy(inbound.dport),
+                dport: inbound.sport.0,
+                psn: Psn(psn),
+                ingress_port: flow % 4,
+                size_bytes: 60,
+            };
+            sw.on_nack_from_host(SimTime::from_ns(u64::from(i)), &nack, 8);
+        }
+    }
+}
+
 #[test]
 fn switch_decisions_allocate_nothing() {
-    let cfg = LbConfig::parse("ecmp", "").unwrap();
-    let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
-    let cands: Vec<EgressCandidate> = (0..8)
+    let mut cands: Vec<EgressCandidate> = (0..8)
         .map(|p| EgressCandidate {
-            port: p,
-            queue_bytes: u64::from(p) * 1000,
+            port: 4 + p,
+            queue_bytes: 0,
             tx_bytes: 0,
         })
         .collect();
-    let before = allocations();
-    for i in 0..10_000u32 {
-        let pkt = PacketMeta {
-            kind: PacketKind::Data,
-            sip: 1,
-            dip: 2,
-            sport: Entropy((i % 65_536) as u16),
-            dport: 100,
-            psn: Psn(i),
-            ingress_port: 0,
-            size_bytes: 1048,
-        };
-        let k = sw.choose(SimTime::from_ns(u64::from(i)), &pkt, &cands);
-        assert!(k < cands.len());
+    let names = std::iter::once("ecmp").chain(
+        Algorithm::ALL
+            .iter()
+            .filter(|a| a.side() == Side::Switch)
+            .map(|a| a.name()),
+    );
+    for name in names {
+        let cfg = LbConfig::parse(name, "").unwrap();
+        let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
+        for port in 0..4 {
+            sw.add_host_port(port, 100_000_000_000, 1_000);
+        }
+        drive_switch(&mut sw, &mut cands, 0, 1_000); // warm-up: every flow's entry exists
+        let before = allocations();
+        drive_switch(&mut sw, &mut cands, 1_000, 10_000);
+        let after = allocations();
+        assert_eq!(
+            after - before,
+            0,
+            "{name}: {} allocations in 10000 packets",
+            after - before
+        );
     }
-    assert_eq!(allocations() - before, 0);
+    // Themis really filtered in this drive (the test covers its ToR hooks, not just hashing).
+    let cfg = LbConfig::parse("themis", "").unwrap();
+    let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
+    for port in 0..4 {
+        sw.add_host_port(port, 100_000_000_000, 1_000);
+    }
+    drive_switch(&mut sw, &mut cands, 0, 2_000);
+    let s = sw.themis_stats().unwrap();
+    assert!(s.sprayed_pkts == 2_000 && s.nacks_seen > 100, "{s:?}");
 }

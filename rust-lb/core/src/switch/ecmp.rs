@@ -3,7 +3,7 @@
 //! The host's entropy is the UDP source port, so a host algorithm steers a packet by choosing
 //! its entropy; the same entropy always takes the same path.
 
-use super::{EgressCandidate, EgressChooser, PacketMeta};
+use super::{EgressCandidate, EgressChoice, EgressChooser, PacketMeta};
 use crate::hash::flow_hash;
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -36,8 +36,8 @@ impl EgressChooser for EcmpHash {
         pkt: &PacketMeta,
         candidates: &[EgressCandidate],
         _rng: &mut SimRng,
-    ) -> usize {
-        self.index(pkt, candidates.len())
+    ) -> EgressChoice {
+        EgressChoice::at(self.index(pkt, candidates.len()))
     }
 }
 

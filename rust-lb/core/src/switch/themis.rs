@@ -1,0 +1,1012 @@
+//! Themis (Liu, Li, Chen, "Enabling Packet Spraying over Commodity RNICs with In-Network
+//! Support", APNet 2025; seed 001): PSN-based spraying at the source ToR and invalid-NACK
+//! blocking with NACK compensation at the destination ToR, so that commodity RNICs running
+//! selective repeat (NIC-SR) can be sprayed.
+//!
+//! * **Themis-S** (§3.2), at the source ToR, for data packets arriving from a host: with `N`
+//!   equal-cost paths and `P_base` = the flow's ECMP hash mod `N`, packet `PSN` takes path
+//!   `(PSN mod N + P_base) mod N` (Eq. 1). In a 2-tier leaf-spine the ToR's uplinks are the
+//!   paths. In a 3-tier fabric (`remote_paths` > 1) path `p` leaves on uplink `p mod n_up`
+//!   and the entropy is rewritten to `PathMap[p / n_up]`, an entropy that the next tier maps
+//!   onto its `p / n_up`-th candidate, so the `N = n_up × remote_paths` indices are `N`
+//!   distinct paths.
+//! * **Themis-D** (§3.3), at the destination ToR: a per-QP ring of the PSNs of the data
+//!   packets sent to the host, of `ceil(BW × RTT_last × F / MTU)` entries; on a NACK from the
+//!   host, dequeue to the packet that triggered it (tPSN) and forward the NACK iff
+//!   `tPSN mod N = ePSN mod N` (Eq. 3), else block it and record `BePSN = ePSN`, `Valid`.
+//! * **NACK compensation** (§3.4): while `Valid`, a later data packet with `PSN > BePSN` on
+//!   BePSN's path makes the ToR send the NACK for BePSN itself; the BePSN packet arriving
+//!   instead cancels it. Either way `Valid` is cleared.
+//! * **Memory** (§4): [`ThemisConfig::ring_entries`], [`paper_memory_bytes`]; a ToR reports
+//!   its own by the same accounting ([`Themis::memory_bytes`]).
+//! * **Link failure** (§6): when a link fails (one of the ToR's uplinks, or elsewhere as
+//!   reported by the monitoring system) the ToR reverts every flow to ECMP: Themis-S hashes,
+//!   Themis-D forwards every NACK and drops pending compensations; it resumes when every
+//!   failed link is back.
+//!
+//! Themis expects NIC-SR receivers (one NACK per ePSN, carrying only the ePSN), as the paper
+//! does; Go-Back-N receivers also work. IRN receivers do not: their "ACK-like NACKs" would be
+//! filtered as NACKs.
+//!
+//! Deviations and reconstructions (documented choices):
+//! * **tPSN search.** The paper dequeues to the first PSN greater than ePSN. That misses when
+//!   a packet beyond the new ePSN arrived *before* the packet that advanced the receiver's
+//!   ePSN (e.g. arrivals 0, 2, 4, 1, 5 with packet 3 lost on path 1: the NACK for 3 was
+//!   triggered by 5, but 4 comes first in the queue, and the valid NACK is blocked). The
+//!   default `tpsn_search = "after-advance"` first skips to the last queued PSN below ePSN
+//!   (the arrival that advanced the ePSN; the RNIC only NACKs an ePSN on an arrival after it
+//!   was reached) and takes the first PSN greater than ePSN after it; with no duplicate
+//!   arrivals this is exactly the trigger (property-tested). `"first-greater"` is the paper's
+//!   literal rule. A duplicate (spuriously retransmitted) PSN below ePSN arriving between the
+//!   trigger and the NACK would hide the trigger; the NACK is then forwarded.
+//! * **A blocked ePSN that already passed.** The NACK needs a last-hop RTT to come back; the
+//!   late ePSN packet may leave the ToR in that time (it is then queued behind the trigger).
+//!   The paper would arm compensation anyway and, since the ePSN never passes again, send a
+//!   spurious NACK at the next packet of its path (the ring scenario of seed 001 Fig. 1 does
+//!   this for most blocked NACKs). We look for the ePSN among the entries queued after the
+//!   trigger and arm compensation only if it is not there.
+//! * A NACK whose tPSN is not in the queue (overwritten or never seen) is forwarded, and
+//!   counted as unresolved. A QP that the ToR has not seen data for (intra-rack traffic, whose
+//!   data enters from a host port) is not tracked and its NACKs pass.
+//! * Each ePSN is compensated at most once, and never an ePSN at or below one already
+//!   compensated (the RNIC's ePSN only grows), which bounds compensations to one per BePSN
+//!   even for adversarial inputs.
+//! * The PathMap is computed for the fabric's deterministic path-index routing mode (a switch
+//!   with `n` candidates takes candidate `entropy mod n`; DESIGN.md decision 4) where entry `r`
+//!   is entropy `r`. The paper builds it from the linearity of the switches' CRC hash (its ref. 37); our
+//!   ECMP hash (MurmurHash3, as the reference simulator) is not linear, so no flow-independent
+//!   PathMap exists for it and 3-tier Themis needs the path-index mode at the upper tiers.
+//! * The queue stores full 32-bit PSNs (the paper truncates to 1 byte); memory is reported
+//!   with the paper's accounting (1 byte per entry, 20 bytes per flow-table entry).
+//! * `RTT_last` is the configured `last_hop_rtt_ns`, or by default derived from the host port:
+//!   two propagation delays plus one MTU and one 60-byte NACK serialised at the port's rate.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::ecmp::EcmpHash;
+use super::plts_rr::TableHasher;
+use super::{
+    Compensation, EgressCandidate, EgressChoice, EgressChooser, LinkScope, NackVerdict, PacketKind,
+    PacketMeta, TorAgent,
+};
+use crate::algorithm::Algorithm;
+use crate::config::{check_int, check_real, ConfigError};
+use crate::rng::SimRng;
+use crate::time::SimTime;
+use crate::units::{Entropy, Psn};
+
+/// Bytes of one flow-table entry in the paper's accounting (§4): 13 B QP id, 3 B BePSN, 1 B
+/// Valid, 3 B queue metadata.
+pub const FLOW_ENTRY_BYTES: u64 = 20;
+/// Bytes of one PSN-queue entry in the paper's accounting (a truncated PSN).
+pub const RING_ENTRY_BYTES: u64 = 1;
+/// Bytes of one PathMap entry (a 16-bit entropy).
+pub const PATH_MAP_ENTRY_BYTES: u64 = 2;
+/// Wire size of a NACK (spec/rdma-model.md §2), used for the derived last-hop RTT.
+const NACK_BYTES: u64 = 60;
+
+/// How Themis-D finds the packet that triggered a NACK.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TpsnSearch {
+    /// The first queued PSN greater than ePSN after the last one below it (default; see the
+    /// module documentation).
+    AfterAdvance,
+    /// The paper's rule: the first queued PSN greater than ePSN.
+    FirstGreater,
+}
+
+/// Parameters of Themis.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThemisConfig {
+    /// Paths beyond the ToR's own uplink choice (1 in a 2-tier leaf-spine; in a 3-tier fat
+    /// tree, the aggregation switch's core fan-out). `N` = uplinks × `remote_paths`.
+    pub remote_paths: u32,
+    /// The queue capacity expansion factor `F` (§3.3, Table 1: 1.5).
+    pub queue_factor: f64,
+    /// Bytes of a full data packet on the wire (`MTU` of §3.3; 1000 B payload + 48 B headers).
+    pub mtu_bytes: u32,
+    /// Last-hop RTT; 0 derives it from each host port's delay and rate.
+    pub last_hop_rtt_ns: u64,
+    /// How the trigger of a NACK is found.
+    pub tpsn_search: TpsnSearch,
+    /// Whether blocked NACKs are compensated (§3.4).
+    pub compensation: bool,
+}
+
+impl Default for ThemisConfig {
+    fn default() -> Self {
+        ThemisConfig {
+            remote_paths: 1,
+            queue_factor: 1.5,
+            mtu_bytes: 1048,
+            last_hop_rtt_ns: 0,
+            tpsn_search: TpsnSearch::AfterAdvance,
+            compensation: true,
+        }
+    }
+}
+
+impl ThemisConfig {
+    /// Checks the ranges.
+    ///
+    /// # Errors
+    /// `remote_paths` outside `1..=4096`, `queue_factor` outside `[1, 16]`, `mtu_bytes` outside
+    /// `64..=9216`, `last_hop_rtt_ns` above 1 s.
+    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+        check_int(
+            algorithm,
+            "remote_paths",
+            u64::from(self.remote_paths),
+            1,
+            4096,
+        )?;
+        check_real(algorithm, "queue_factor", self.queue_factor, 1.0, 16.0)?;
+        check_int(algorithm, "mtu_bytes", u64::from(self.mtu_bytes), 64, 9216)?;
+        check_int(
+            algorithm,
+            "last_hop_rtt_ns",
+            self.last_hop_rtt_ns,
+            0,
+            1_000_000_000,
+        )
+    }
+
+    /// The last-hop RTT used for a host port of `bandwidth_bps` and one-way `delay_ns`.
+    #[must_use]
+    pub fn last_hop_rtt_ns(&self, bandwidth_bps: u64, delay_ns: u64) -> u64 {
+        if self.last_hop_rtt_ns != 0 {
+            return self.last_hop_rtt_ns;
+        }
+        let serialisation_ns = if bandwidth_bps == 0 {
+            0
+        } else {
+            let bits = u128::from(u64::from(self.mtu_bytes) + NACK_BYTES) * 8 * 1_000_000_000;
+            u64::try_from(bits.div_ceil(u128::from(bandwidth_bps))).unwrap_or(u64::MAX)
+        };
+        delay_ns.saturating_mul(2).saturating_add(serialisation_ns)
+    }
+
+    /// PSN-queue entries for a host port: `ceil(BW × RTT_last × F / MTU)` (§3.3), at least 1.
+    #[must_use]
+    pub fn ring_entries(&self, bandwidth_bps: u64, delay_ns: u64) -> usize {
+        ring_entries(
+            bandwidth_bps,
+            self.last_hop_rtt_ns(bandwidth_bps, delay_ns),
+            self.mtu_bytes,
+            self.queue_factor,
+        )
+    }
+}
+
+/// `ceil(BW × RTT × F / MTU)` with `F` taken to a thousandth, in exact integer arithmetic;
+/// at least 1, at most 2^20.
+#[must_use]
+pub fn ring_entries(bandwidth_bps: u64, rtt_ns: u64, mtu_bytes: u32, factor: f64) -> usize {
+    // `factor` is validated to [1, 16]; rounding it to 1/1000 keeps the ceiling exact.
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "factor is in [1, 16], so factor * 1000 fits in u32"
+    )]
+    let factor_milli = (factor.clamp(0.0, 1.0e6) * 1000.0).round() as u128;
+    let num = u128::from(bandwidth_bps) * u128::from(rtt_ns) * factor_milli;
+    let den = 8 * u128::from(mtu_bytes.max(1)) * 1_000_000_000 * 1000;
+    let entries = num.div_ceil(den).clamp(1, 1 << 20);
+    usize::try_from(entries).unwrap_or(1 << 20)
+}
+
+/// Total Themis memory of one ToR by the paper's Eq. 4: `N_paths × 2 B + (20 B + entries ×
+/// 1 B) × N_QP × N_NIC`.
+#[must_use]
+pub fn paper_memory_bytes(
+    n_paths: u64,
+    bandwidth_bps: u64,
+    rtt_ns: u64,
+    mtu_bytes: u32,
+    factor: f64,
+    n_nic: u64,
+    n_qp: u64,
+) -> u64 {
+    let entries = ring_entries(bandwidth_bps, rtt_ns, mtu_bytes, factor) as u64;
+    n_paths * PATH_MAP_ENTRY_BYTES + (FLOW_ENTRY_BYTES + entries * RING_ENTRY_BYTES) * n_qp * n_nic
+}
+
+/// Counters of one Themis ToR.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ThemisStats {
+    /// Data packets sprayed by Themis-S (source role).
+    pub sprayed_pkts: u64,
+    /// Data packets to hosts recorded in a PSN queue.
+    pub data_observed: u64,
+    /// NACKs from hosts seen.
+    pub nacks_seen: u64,
+    /// NACKs blocked as invalid.
+    pub nacks_blocked: u64,
+    /// NACKs forwarded (valid, unresolved, untracked or in ECMP mode).
+    pub nacks_forwarded: u64,
+    /// Forwarded NACKs whose trigger was not in the queue.
+    pub nacks_unresolved: u64,
+    /// Compensation NACKs generated.
+    pub compensations: u64,
+    /// Pending compensations cancelled by the BePSN packet's arrival.
+    pub cancellations: u64,
+    /// Blocked NACKs whose ePSN packet had already passed the ToR when the NACK arrived (no
+    /// compensation armed).
+    pub already_passed: u64,
+    /// Queue entries overwritten before a NACK consumed them (queue too small).
+    pub ring_overwrites: u64,
+    /// Queue pairs in the flow table.
+    pub flows: u64,
+    /// Whether the ToR is in ECMP mode after a link failure.
+    pub ecmp_fallback: bool,
+}
+
+/// The flow table's key: (data sender, data receiver, sender's queue-pair number).
+type QpKey = (u32, u32, u16);
+
+/// Themis-D state of one queue pair.
+#[derive(Debug, Clone)]
+struct DstFlow {
+    ring: Vec<u32>,
+    head: usize,
+    len: usize,
+    bepsn: u32,
+    valid: bool,
+    /// Paths of the flow, learned from its NACKs (for the compensation check).
+    n_paths: u32,
+    max_compensated: Option<u32>,
+}
+
+impl DstFlow {
+    fn new(capacity: usize) -> Self {
+        DstFlow {
+            ring: vec![0; capacity.max(1)],
+            head: 0,
+            len: 0,
+            bepsn: 0,
+            valid: false,
+            n_paths: 0,
+            max_compensated: None,
+        }
+    }
+
+    fn cap(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// The `i`-th queued PSN (0 = oldest).
+    fn at(&self, i: usize) -> u32 {
+        self.ring
+            .get((self.head + i) % self.cap())
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Enqueues; returns whether the oldest entry was overwritten.
+    fn push(&mut self, psn: u32) -> bool {
+        let cap = self.cap();
+        let tail = (self.head + self.len) % cap;
+        if let Some(slot) = self.ring.get_mut(tail) {
+            *slot = psn;
+        }
+        if self.len == cap {
+            self.head = (self.head + 1) % cap;
+            true
+        } else {
+            self.len += 1;
+            false
+        }
+    }
+
+    /// Whether `psn` is still queued.
+    fn queued(&self, psn: u32) -> bool {
+        (0..self.len).any(|i| self.at(i) == psn)
+    }
+
+    /// Dequeues the `n` oldest entries.
+    fn pop(&mut self, n: usize) {
+        let n = n.min(self.len);
+        self.head = (self.head + n) % self.cap();
+        self.len -= n;
+    }
+
+    /// Dequeues to the trigger of a NACK for `epsn` and returns it (see [`TpsnSearch`]).
+    fn find_tpsn(&mut self, epsn: u32, search: TpsnSearch) -> Option<u32> {
+        let start = match search {
+            TpsnSearch::FirstGreater => 0,
+            TpsnSearch::AfterAdvance => (0..self.len)
+                .rev()
+                .find(|&i| self.at(i) < epsn)
+                .map_or(0, |i| i + 1),
+        };
+        match (start..self.len).find(|&i| self.at(i) > epsn) {
+            Some(j) => {
+                let t = self.at(j);
+                self.pop(j + 1);
+                Some(t)
+            }
+            None => {
+                // Nothing before `start` can be a later trigger; the rest may still be.
+                let drop = match search {
+                    TpsnSearch::FirstGreater => self.len,
+                    TpsnSearch::AfterAdvance => start,
+                };
+                self.pop(drop);
+                None
+            }
+        }
+    }
+}
+
+/// Per-host-port parameters.
+#[derive(Debug, Clone, Copy)]
+struct HostPort {
+    ring_entries: usize,
+}
+
+/// One ToR's Themis (both roles; a switch without host ports only hashes).
+#[derive(Debug, Clone)]
+pub struct Themis {
+    config: ThemisConfig,
+    ecmp: EcmpHash,
+    path_map: Vec<Entropy>,
+    /// Indexed by port; `Some` for host-facing ports.
+    host_ports: Vec<Option<HostPort>>,
+    /// Indexed by port: whether the link is down.
+    down_ports: Vec<bool>,
+    local_failures: u32,
+    remote_failures: u32,
+    flows: HashMap<QpKey, DstFlow, TableHasher>,
+    max_paths: u64,
+    stats: ThemisStats,
+}
+
+impl Themis {
+    /// Themis of the switch whose ECMP hash is `ecmp` (no host ports yet).
+    #[must_use]
+    pub fn new(config: &ThemisConfig, ecmp: EcmpHash) -> Self {
+        let path_map = (0..config.remote_paths)
+            .map(|r| Entropy(u16::try_from(r).unwrap_or(u16::MAX)))
+            .collect();
+        Themis {
+            config: *config,
+            ecmp,
+            path_map,
+            host_ports: Vec::new(),
+            down_ports: Vec::new(),
+            local_failures: 0,
+            remote_failures: 0,
+            flows: HashMap::default(),
+            max_paths: 0,
+            stats: ThemisStats::default(),
+        }
+    }
+
+    /// The counters.
+    #[must_use]
+    pub fn stats(&self) -> ThemisStats {
+        let mut s = self.stats;
+        s.flows = self.flows.len() as u64;
+        s.ecmp_fallback = self.in_ecmp_mode();
+        s
+    }
+
+    /// The PathMap (entropies written for remote path indices `0..remote_paths`).
+    #[must_use]
+    pub fn path_map(&self) -> &[Entropy] {
+        &self.path_map
+    }
+
+    fn in_ecmp_mode(&self) -> bool {
+        self.local_failures > 0 || self.remote_failures > 0
+    }
+
+    fn host_port(&self, port: u32) -> Option<HostPort> {
+        usize::try_from(port)
+            .ok()
+            .and_then(|p| self.host_ports.get(p))
+            .copied()
+            .flatten()
+    }
+
+    fn remote_paths(&self) -> usize {
+        usize::try_from(self.config.remote_paths)
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// The NACK verdict and the trigger found (for tests and tracing).
+    fn filter(&mut self, pkt: &PacketMeta, num_uplinks: usize) -> (NackVerdict, Option<Psn>) {
+        if pkt.kind != PacketKind::Nack || self.host_port(pkt.ingress_port).is_none() {
+            return (NackVerdict::Forward, None);
+        }
+        self.stats.nacks_seen += 1;
+        let n = num_uplinks.saturating_mul(self.remote_paths());
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        let key = (pkt.dip, pkt.sip, pkt.sport.0);
+        let search = self.config.tpsn_search;
+        let compensation = self.config.compensation;
+        let ecmp_mode = self.in_ecmp_mode();
+        let verdict = match self.flows.get_mut(&key) {
+            Some(flow) if n > 1 && !ecmp_mode => {
+                let epsn = pkt.psn.0;
+                if flow.max_compensated.is_some_and(|c| epsn <= c) {
+                    // The ToR already sent the NACK for this ePSN (or a later one).
+                    (NackVerdict::Block, None)
+                } else {
+                    match flow.find_tpsn(epsn, search) {
+                        None => {
+                            self.stats.nacks_unresolved += 1;
+                            (NackVerdict::Forward, None)
+                        }
+                        Some(t) if t % n == epsn % n => (NackVerdict::Forward, Some(Psn(t))),
+                        Some(t) => {
+                            if flow.queued(epsn) {
+                                // The ePSN packet already passed the ToR, after the trigger:
+                                // it was late, not lost; nothing to compensate.
+                                self.stats.already_passed += 1;
+                            } else if compensation {
+                                flow.bepsn = epsn;
+                                flow.valid = true;
+                                flow.n_paths = n;
+                            }
+                            (NackVerdict::Block, Some(Psn(t)))
+                        }
+                    }
+                }
+            }
+            _ => (NackVerdict::Forward, None),
+        };
+        match verdict.0 {
+            NackVerdict::Forward => self.stats.nacks_forwarded += 1,
+            NackVerdict::Block => self.stats.nacks_blocked += 1,
+        }
+        verdict
+    }
+}
+
+impl EgressChooser for Themis {
+    fn choose(
+        &mut self,
+        _now: SimTime,
+        pkt: &PacketMeta,
+        candidates: &[EgressCandidate],
+        _rng: &mut SimRng,
+    ) -> EgressChoice {
+        let n_up = candidates.len().max(1);
+        let sprays = pkt.kind == PacketKind::Data
+            && self.host_port(pkt.ingress_port).is_some()
+            && !self.in_ecmp_mode();
+        if !sprays {
+            return EgressChoice::at(self.ecmp.index(pkt, n_up));
+        }
+        // Eq. 1: path = (PSN mod N + P_base) mod N, P_base = the flow's ECMP hash mod N.
+        let n = n_up.saturating_mul(self.remote_paths());
+        self.max_paths = self.max_paths.max(n as u64);
+        let p_base = self.ecmp.index(pkt, n);
+        let psn = usize::try_from(pkt.psn.0).unwrap_or(0);
+        let path = (psn % n + p_base) % n;
+        self.stats.sprayed_pkts += 1;
+        EgressChoice {
+            index: path % n_up,
+            rewrite_entropy: if self.remote_paths() > 1 {
+                self.path_map.get(path / n_up).copied()
+            } else {
+                None
+            },
+        }
+    }
+}
+
+impl TorAgent for Themis {
+    fn add_host_port(&mut self, port: u32, bandwidth_bps: u64, delay_ns: u64) {
+        let Ok(p) = usize::try_from(port) else { return };
+        if p >= self.host_ports.len() {
+            self.host_ports.resize(p + 1, None);
+        }
+        if let Some(slot) = self.host_ports.get_mut(p) {
+            *slot = Some(HostPort {
+                ring_entries: self.config.ring_entries(bandwidth_bps, delay_ns),
+            });
+        }
+    }
+
+    fn on_data_to_host(
+        &mut self,
+        _now: SimTime,
+        pkt: &PacketMeta,
+        port: u32,
+    ) -> Option<Compensation> {
+        if pkt.kind != PacketKind::Data || self.in_ecmp_mode() {
+            return None;
+        }
+        let hp = self.host_port(port)?;
+        if self.host_port(pkt.ingress_port).is_some() {
+            return None; // intra-rack: one path, nothing to filter
+        }
+        let key = (pkt.sip, pkt.dip, pkt.dport);
+        let flow = self
+            .flows
+            .entry(key)
+            .or_insert_with(|| DstFlow::new(hp.ring_entries));
+        let psn = pkt.psn.0;
+        self.stats.data_observed += 1;
+        if flow.push(psn) {
+            self.stats.ring_overwrites += 1;
+        }
+        if !flow.valid {
+            return None;
+        }
+        let n = flow.n_paths.max(1);
+        if psn == flow.bepsn {
+            flow.valid = false;
+            self.stats.cancellations += 1;
+            None
+        } else if psn > flow.bepsn && psn % n == flow.bepsn % n {
+            flow.valid = false;
+            flow.max_compensated = Some(flow.bepsn);
+            self.stats.compensations += 1;
+            Some(Compensation {
+                sender: pkt.sip,
+                receiver: pkt.dip,
+                qpn: pkt.dport,
+                epsn: Psn(flow.bepsn),
+            })
+        } else {
+            None
+        }
+    }
+
+    fn on_nack_from_host(
+        &mut self,
+        _now: SimTime,
+        pkt: &PacketMeta,
+        num_uplinks: usize,
+    ) -> NackVerdict {
+        self.filter(pkt, num_uplinks).0
+    }
+
+    fn on_link_state(&mut self, scope: LinkScope, down: bool) {
+        let was = self.in_ecmp_mode();
+        match scope {
+            LinkScope::Local { port } => {
+                if self.host_port(port).is_some() {
+                    return; // a host link carries one path; spraying is unaffected
+                }
+                let Ok(p) = usize::try_from(port) else { return };
+                if p >= self.down_ports.len() {
+                    self.down_ports.resize(p + 1, false);
+                }
+                if let Some(d) = self.down_ports.get_mut(p) {
+                    if *d != down {
+                        *d = down;
+                        if down {
+                            self.local_failures += 1;
+                        } else {
+                            self.local_failures = self.local_failures.saturating_sub(1);
+                        }
+                    }
+                }
+            }
+            LinkScope::Remote => {
+                if down {
+                    self.remote_failures += 1;
+                } else {
+                    self.remote_failures = self.remote_failures.saturating_sub(1);
+                }
+            }
+        }
+        if !was && self.in_ecmp_mode() {
+            for f in self.flows.values_mut() {
+                f.valid = false; // no compensation for NACKs blocked before the failure
+            }
+        }
+    }
+
+    fn memory_bytes(&self) -> u64 {
+        let rings: u64 = self
+            .flows
+            .values()
+            .map(|f| FLOW_ENTRY_BYTES + f.cap() as u64 * RING_ENTRY_BYTES)
+            .sum();
+        self.max_paths * PATH_MAP_ENTRY_BYTES + rings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::switch::test_support::cands;
+    use proptest::prelude::*;
+
+    const SENDER: u32 = 0x0b00_0001;
+    const RECEIVER: u32 = 0x0b00_0101;
+    const QPN: u16 = 7;
+    const HOST_PORT: u32 = 0;
+    const UPLINK: u32 = 4;
+
+    fn themis(cfg: ThemisConfig) -> Themis {
+        let mut t = Themis::new(&cfg, EcmpHash::new(3));
+        t.add_host_port(HOST_PORT, 100_000_000_000, 1_000);
+        t
+    }
+
+    fn data(psn: u32) -> PacketMeta {
+        PacketMeta {
+            kind: PacketKind::Data,
+            sip: SENDER,
+            dip: RECEIVER,
+            sport: Entropy(4242),
+            dport: QPN,
+            psn: Psn(psn),
+            ingress_port: UPLINK,
+            size_bytes: 1048,
+        }
+    }
+
+    fn nack(epsn: u32) -> PacketMeta {
+        PacketMeta {
+            kind: PacketKind::Nack,
+            sip: RECEIVER,
+            dip: SENDER,
+            sport: Entropy(QPN),
+            dport: 4242,
+            psn: Psn(epsn),
+            ingress_port: HOST_PORT,
+            size_bytes: 60,
+        }
+    }
+
+    fn observe(t: &mut Themis, psn: u32) -> Option<Compensation> {
+        t.on_data_to_host(SimTime::ZERO, &data(psn), HOST_PORT)
+    }
+
+    /// Seed 001 Fig. 4b: two paths, arrivals 0, 1, 3, 2, then 6 (4 lost on path 0).
+    #[test]
+    fn paper_example_blocks_epsn_2_and_forwards_epsn_4() {
+        for search in [TpsnSearch::AfterAdvance, TpsnSearch::FirstGreater] {
+            let mut t = themis(ThemisConfig {
+                tpsn_search: search,
+                ..ThemisConfig::default()
+            });
+            for psn in [0, 1, 3, 2, 6] {
+                assert_eq!(observe(&mut t, psn), None);
+            }
+            assert_eq!(t.filter(&nack(2), 2), (NackVerdict::Block, Some(Psn(3))));
+            assert_eq!(t.filter(&nack(4), 2), (NackVerdict::Forward, Some(Psn(6))));
+            let s = t.stats();
+            assert_eq!((s.nacks_blocked, s.nacks_forwarded), (1, 1));
+        }
+    }
+
+    /// Seed 001 Fig. 4c: after blocking ePSN 2, PSN 4 on the same path compensates 2 ...
+    #[test]
+    fn paper_example_compensates_blocked_epsn() {
+        let mut t = themis(ThemisConfig::default());
+        for psn in [0, 1, 3] {
+            observe(&mut t, psn);
+        }
+        assert_eq!(
+            t.on_nack_from_host(SimTime::ZERO, &nack(2), 2),
+            NackVerdict::Block
+        );
+        assert_eq!(observe(&mut t, 5), None, "5 is on the other path");
+        assert_eq!(
+            observe(&mut t, 4),
+            Some(Compensation {
+                sender: SENDER,
+                receiver: RECEIVER,
+                qpn: QPN,
+                epsn: Psn(2)
+            })
+        );
+        assert_eq!(observe(&mut t, 6), None, "only once");
+        assert_eq!(t.stats().compensations, 1);
+    }
+
+    /// ... and PSN 2 arriving instead cancels it.
+    #[test]
+    fn paper_example_bepsn_arrival_cancels() {
+        let mut t = themis(ThemisConfig::default());
+        for psn in [0, 1, 3] {
+            observe(&mut t, psn);
+        }
+        assert_eq!(
+            t.on_nack_from_host(SimTime::ZERO, &nack(2), 2),
+            NackVerdict::Block
+        );
+        assert_eq!(observe(&mut t, 2), None);
+        assert_eq!(observe(&mut t, 4), None);
+        assert_eq!((t.stats().compensations, t.stats().cancellations), (0, 1));
+    }
+
+    /// The late ePSN packet left the ToR between the trigger and the NACK's return: the NACK is
+    /// blocked and nothing is armed, so the next packet of its path sends no compensation.
+    #[test]
+    fn epsn_that_already_passed_is_not_compensated() {
+        let mut t = themis(ThemisConfig::default());
+        for psn in [0, 1, 3, 2, 5] {
+            observe(&mut t, psn);
+        }
+        assert_eq!(t.filter(&nack(2), 2), (NackVerdict::Block, Some(Psn(3))));
+        assert_eq!(observe(&mut t, 4), None);
+        let s = t.stats();
+        assert_eq!((s.already_passed, s.compensations), (1, 0));
+    }
+
+    /// The counterexample to the paper's literal search (module docs): arrivals 0, 2, 4, 1, 5
+    /// with 3 lost on path 1; the NACK for 3 is triggered by 5 and valid.
+    #[test]
+    fn after_advance_search_finds_the_real_trigger() {
+        let run = |search| {
+            let mut t = themis(ThemisConfig {
+                tpsn_search: search,
+                ..ThemisConfig::default()
+            });
+            observe(&mut t, 0);
+            observe(&mut t, 2);
+            let first = t.filter(&nack(1), 2);
+            assert_eq!(first, (NackVerdict::Block, Some(Psn(2))));
+            for psn in [4, 1, 5] {
+                observe(&mut t, psn);
+            }
+            t.filter(&nack(3), 2)
+        };
+        assert_eq!(
+            run(TpsnSearch::AfterAdvance),
+            (NackVerdict::Forward, Some(Psn(5)))
+        );
+        assert_eq!(
+            run(TpsnSearch::FirstGreater),
+            (NackVerdict::Block, Some(Psn(4)))
+        );
+    }
+
+    #[test]
+    fn source_tor_sprays_by_psn_from_the_flow_base_path() {
+        let mut t = themis(ThemisConfig::default());
+        let mut rng = SimRng::new(0);
+        let cs = cands(&[0, 0, 0, 0]);
+        let mut p = data(0);
+        p.ingress_port = HOST_PORT;
+        let base = EcmpHash::new(3).index(&p, 4);
+        for psn in 0..12u32 {
+            p.psn = Psn(psn);
+            let c = t.choose(SimTime::ZERO, &p, &cs, &mut rng);
+            assert_eq!(c.index, (psn as usize % 4 + base) % 4, "psn {psn}");
+            assert_eq!(c.rewrite_entropy, None);
+        }
+        // Transit traffic (not from a host port) and ACKs are hashed.
+        let mut transit = data(5);
+        transit.ingress_port = UPLINK;
+        let c = t.choose(SimTime::ZERO, &transit, &cs, &mut rng);
+        assert_eq!(c.index, EcmpHash::new(3).index(&transit, 4));
+    }
+
+    #[test]
+    fn three_tier_pathmap_gives_distinct_paths() {
+        // 2 uplinks x 4 core choices = 8 paths; consecutive PSNs visit each (uplink, entropy)
+        // pair exactly once per 8 packets.
+        let mut t = themis(ThemisConfig {
+            remote_paths: 4,
+            ..ThemisConfig::default()
+        });
+        assert_eq!(
+            t.path_map(),
+            &[Entropy(0), Entropy(1), Entropy(2), Entropy(3)]
+        );
+        let mut rng = SimRng::new(0);
+        let cs = cands(&[0, 0]);
+        let mut p = data(0);
+        p.ingress_port = HOST_PORT;
+        let mut seen = std::collections::BTreeSet::new();
+        for psn in 100..108 {
+            p.psn = Psn(psn);
+            let c = t.choose(SimTime::ZERO, &p, &cs, &mut rng);
+            seen.insert((c.index, c.rewrite_entropy.unwrap().0 % 4));
+        }
+        assert_eq!(seen.len(), 8, "{seen:?}");
+        assert_eq!(t.memory_bytes(), 8 * PATH_MAP_ENTRY_BYTES);
+    }
+
+    #[test]
+    fn memory_matches_the_paper_example() {
+        // §4, Table 1: 256 paths, 400 Gbps, 2 us, MTU 1500, F = 1.5, 16 NICs x 100 QPs:
+        // 100 entries per queue, 120 B per QP, 256 x 2 + 120 x 1600 = 192,512 B (~193 KB).
+        assert_eq!(ring_entries(400_000_000_000, 2_000, 1500, 1.5), 100);
+        assert_eq!(
+            paper_memory_bytes(256, 400_000_000_000, 2_000, 1500, 1.5, 16, 100),
+            192_512
+        );
+        // Our default last hop: 100 Gbps, 1 us: RTT = 2000 + (1048 + 60) x 8 / 100 = 2088.64
+        // -> 2089 ns; 100e9 x 2089e-9 x 1.5 / (1048 x 8) = 37.37 -> 38 entries.
+        let c = ThemisConfig::default();
+        assert_eq!(c.last_hop_rtt_ns(100_000_000_000, 1_000), 2_089);
+        assert_eq!(c.ring_entries(100_000_000_000, 1_000), 38);
+        let mut t = themis(c);
+        observe(&mut t, 0);
+        assert_eq!(t.memory_bytes(), FLOW_ENTRY_BYTES + 38);
+    }
+
+    #[test]
+    fn link_failure_reverts_to_ecmp_and_recovery_resumes() {
+        let mut t = themis(ThemisConfig::default());
+        let mut rng = SimRng::new(0);
+        let cs = cands(&[0, 0, 0, 0]);
+        let mut p = data(0);
+        p.ingress_port = HOST_PORT;
+        let hash = EcmpHash::new(3).index(&p, 4);
+        for psn in [0, 1, 3] {
+            observe(&mut t, psn);
+        }
+        assert_eq!(
+            t.on_nack_from_host(SimTime::ZERO, &nack(2), 2),
+            NackVerdict::Block
+        );
+        t.on_link_state(LinkScope::Local { port: HOST_PORT }, true);
+        assert!(!t.stats().ecmp_fallback, "a host link is not a path");
+        t.on_link_state(LinkScope::Local { port: UPLINK }, true);
+        assert!(t.stats().ecmp_fallback);
+        for psn in 0..8 {
+            p.psn = Psn(psn);
+            assert_eq!(t.choose(SimTime::ZERO, &p, &cs, &mut rng).index, hash);
+        }
+        assert_eq!(observe(&mut t, 4), None, "pending compensation dropped");
+        assert_eq!(
+            t.on_nack_from_host(SimTime::ZERO, &nack(5), 2),
+            NackVerdict::Forward
+        );
+        t.on_link_state(LinkScope::Remote, true);
+        t.on_link_state(LinkScope::Local { port: UPLINK }, false);
+        assert!(t.stats().ecmp_fallback, "the remote failure persists");
+        t.on_link_state(LinkScope::Remote, false);
+        assert!(!t.stats().ecmp_fallback);
+        p.psn = Psn(1);
+        let base = EcmpHash::new(3).index(&p, 4);
+        assert_eq!(
+            t.choose(SimTime::ZERO, &p, &cs, &mut rng).index,
+            (1 + base) % 4
+        );
+    }
+
+    #[test]
+    fn intra_rack_and_untracked_flows_pass() {
+        let mut t = themis(ThemisConfig::default());
+        t.add_host_port(1, 100_000_000_000, 1_000);
+        let mut local = data(3);
+        local.ingress_port = 1; // from another host of the rack
+        assert_eq!(t.on_data_to_host(SimTime::ZERO, &local, HOST_PORT), None);
+        assert_eq!(t.stats().flows, 0);
+        assert_eq!(
+            t.on_nack_from_host(SimTime::ZERO, &nack(1), 4),
+            NackVerdict::Forward
+        );
+    }
+
+    #[test]
+    fn config_validation_names_parameters() {
+        let c = crate::config::LbConfig::parse("themis", "queue_factor = 0.5").unwrap_err();
+        assert_eq!(
+            c.to_string(),
+            "algorithm `themis`, parameter `queue_factor`: must be in [1, 16], got 0.5"
+        );
+        let c = crate::config::LbConfig::parse("themis", "tpsn_search = \"psychic\"").unwrap_err();
+        assert_eq!(c.parameter.as_deref(), Some("tpsn_search"), "{c}");
+        let c = crate::config::LbConfig::parse("themis", "remote_paths = 0").unwrap_err();
+        assert_eq!(c.parameter.as_deref(), Some("remote_paths"), "{c}");
+    }
+
+    /// One replay of PSN spraying over `n` FIFO paths with losses; lost packets are resent
+    /// once, after everything else on their path (no duplicates). Returns the arrival order.
+    fn arrivals(n: u32, pkts: u32, base_delay: &[u32], jitter: &[u32], lost: &[bool]) -> Vec<u32> {
+        let mut last = vec![0u64; n as usize];
+        let mut ev: Vec<(u64, u32)> = Vec::new();
+        let mut resend = Vec::new();
+        for psn in 0..pkts {
+            let path = (psn % n) as usize; // P_base = 0 without loss of generality
+            let t = u64::from(psn) * 10
+                + u64::from(base_delay[path])
+                + u64::from(jitter[psn as usize % jitter.len()]);
+            let t = t.max(last[path] + 1);
+            last[path] = t;
+            if lost[psn as usize % lost.len()] {
+                resend.push(psn);
+            } else {
+                ev.push((t, psn));
+            }
+        }
+        for psn in resend {
+            let path = (psn % n) as usize;
+            let t = last[path] + 50;
+            last[path] = t;
+            ev.push((t, psn));
+        }
+        ev.sort_unstable();
+        ev.into_iter().map(|(_, p)| p).collect()
+    }
+
+    proptest! {
+        /// Replays NIC-SR receivers behind a Themis ToR: every NACK's trigger is identified
+        /// exactly, a NACK caused by a real loss on the same path is never blocked, and a
+        /// blocked NACK for a lost packet is compensated as soon as a later packet of its path
+        /// arrives.
+        #[test]
+        fn real_loss_nacks_pass_and_blocked_losses_are_compensated(
+            n in 2u32..=8,
+            pkts in 20u32..300,
+            base_delay in proptest::collection::vec(0u32..60, 8),
+            jitter in proptest::collection::vec(0u32..8, 1..16),
+            lost in proptest::collection::vec(proptest::bool::weighted(0.04), 1..64),
+            lag in 0usize..12,
+        ) {
+            let order = arrivals(n, pkts, &base_delay, &jitter, &lost);
+            let lost_psn = |p: u32| lost[p as usize % lost.len()];
+            let mut t = themis(ThemisConfig::default());
+            // NIC-SR receiver model (seed 001 §2.2).
+            let mut epsn = 0u32;
+            let mut received = std::collections::BTreeSet::new();
+            let mut last_nacked: Option<u32> = None;
+            // NACKs waiting to reach the ToR: (deliver after this many arrivals, ePSN, trigger).
+            let mut pending: Vec<(usize, u32, u32)> = Vec::new();
+            let mut blocked_lost: Vec<u32> = Vec::new();
+            let mut compensated: Vec<u32> = Vec::new();
+            for (k, &psn) in order.iter().enumerate() {
+                if let Some(c) = observe(&mut t, psn) {
+                    compensated.push(c.epsn.0);
+                }
+                // A pending blocked loss sees a later packet of its path: compensated now.
+                for &b in &blocked_lost {
+                    if psn > b && psn % n == b % n {
+                        prop_assert!(compensated.contains(&b), "no compensation for {}", b);
+                    }
+                }
+                blocked_lost.retain(|&b| psn != b && !(psn > b && psn % n == b % n));
+                received.insert(psn);
+                if psn == epsn {
+                    while received.contains(&epsn) { epsn += 1; }
+                } else if psn > epsn && last_nacked != Some(epsn) {
+                    last_nacked = Some(epsn);
+                    pending.push((k + lag, epsn, psn));
+                }
+                while let Some(&(due, e, trig)) = pending.first() {
+                    if due > k { break; }
+                    pending.remove(0);
+                    let (v, found) = t.filter(&nack(e), n as usize);
+                    prop_assert_eq!(found, Some(Psn(trig)), "trigger of NACK {}", e);
+                    let real_loss = lost_psn(e) && !received.contains(&e);
+                    if real_loss && trig % n == e % n {
+                        prop_assert_eq!(v, NackVerdict::Forward, "valid NACK {} blocked", e);
+                    }
+                    if v == NackVerdict::Block && real_loss {
+                        blocked_lost.push(e);
+                    }
+                }
+            }
+        }
+
+        /// Whatever the order of data and NACKs, no ePSN is compensated twice.
+        #[test]
+        fn no_compensation_twice_for_one_bepsn(
+            n in 2usize..=4,
+            ops in proptest::collection::vec((proptest::bool::ANY, 0u32..48), 1..400),
+        ) {
+            let mut t = themis(ThemisConfig {
+                tpsn_search: TpsnSearch::FirstGreater,
+                ..ThemisConfig::default()
+            });
+            let mut seen = std::collections::BTreeSet::new();
+            for (is_nack, v) in ops {
+                if is_nack {
+                    t.on_nack_from_host(SimTime::ZERO, &nack(v), n);
+                } else if let Some(c) = observe(&mut t, v) {
+                    prop_assert!(seen.insert(c.epsn.0), "ePSN {} compensated twice", c.epsn.0);
+                }
+            }
+            prop_assert_eq!(t.stats().compensations as usize, seen.len());
+        }
+    }
+}
