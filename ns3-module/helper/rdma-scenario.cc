@@ -379,9 +379,11 @@ struct RdmaScenarioRunner::State
         {
             PrintProgress(false);
         }
-        // Back off while nothing else happens (the tick must not keep an idle run alive long).
+        // Back off (up to 1 ms) while nothing else happens, so that an idle stretch costs few
+        // ticks; the tick never changes the model's events or their order.
         uint64_t ev = Simulator::GetEventCount();
-        progressPeriod = (ev - lastTickEvents <= 1) ? progressPeriod * 2 : MicroSeconds(10);
+        progressPeriod = (ev - lastTickEvents <= 1) ? std::min(progressPeriod * 2, MilliSeconds(1))
+                                                    : MicroSeconds(10);
         lastTickEvents = ev;
         Simulator::Schedule(progressPeriod, &State::ProgressTick, this);
     }
