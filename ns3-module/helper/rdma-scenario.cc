@@ -252,6 +252,8 @@ struct RdmaScenarioRunner::State
     Time progressPeriod;
     uint64_t lastTickEvents{0};
     uint64_t endEstimateNs{0};
+    uint64_t firstStartNs{0};  //!< simulated time of the first flow start (ETA reference)
+    double firstStartWall{-1}; //!< wall seconds at the first flow start
 
     void StartFlow(uint32_t id)
     {
@@ -259,7 +261,11 @@ struct RdmaScenarioRunner::State
         const RdmaScenarioFlow& f = spec->flows[id];
         r.started = true;
         r.startNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
-        ++started;
+        if (started++ == 0 && progress)
+        {
+            firstStartNs = r.startNs;
+            firstStartWall = WallNow();
+        }
         fabric->GetNic(f.src)->StartFlow(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg);
     }
 
@@ -354,9 +360,11 @@ struct RdmaScenarioRunner::State
         double wall = WallNow();
         uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
         std::string eta = "?";
-        if (now > 0 && now < endEstimateNs && wall > 0)
+        if (firstStartWall >= 0 && now > firstStartNs && now < endEstimateNs &&
+            wall > firstStartWall)
         {
-            double rate = static_cast<double>(now) / wall; // simulated ns per wall second
+            // Simulated ns per wall second since the traffic began.
+            double rate = static_cast<double>(now - firstStartNs) / (wall - firstStartWall);
             eta = Fmt("%.0f s", static_cast<double>(endEstimateNs - now) / rate);
         }
         else if (now >= endEstimateNs)
