@@ -232,10 +232,16 @@ fn check(a: &CheckArgs) -> Result<ExitCode, Failure> {
         s.flows.iter().filter(|f| !f.after.is_empty()).count()
     )?;
     if !s.collectives.is_empty() {
-        let kinds: Vec<&str> = s.collectives.iter().map(|c| c.kind.name()).collect();
+        let kinds: Vec<String> = rdma_lb_scenario::CollectiveKind::ALL
+            .iter()
+            .filter_map(|k| {
+                let n = s.collectives.iter().filter(|c| c.kind == *k).count();
+                (n > 0).then(|| format!("{n} {}", k.name()))
+            })
+            .collect();
         writeln!(
             out,
-            "collectives {} groups ({})",
+            "collectives {} groups: {}",
             s.collectives.len(),
             kinds.join(", ")
         )?;

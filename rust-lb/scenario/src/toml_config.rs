@@ -314,6 +314,32 @@ fn is_key_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
+/// The key whose inline table is still open at the end of `prefix` (same line), if any.
+fn inline_parent(prefix: &str) -> Option<String> {
+    let mut depth = 0i32;
+    let mut open_at = None;
+    for (i, c) in prefix.char_indices().rev() {
+        match c {
+            '}' => depth += 1,
+            '{' if depth == 0 => {
+                open_at = Some(i);
+                break;
+            }
+            '{' => depth -= 1,
+            _ => {}
+        }
+    }
+    let before = prefix.get(..open_at?)?;
+    let before = before.trim_end_matches(|c: char| c.is_whitespace() || c == '[' || c == ',');
+    let before = before.strip_suffix('=')?.trim_end();
+    let k: String = before
+        .chars()
+        .rev()
+        .take_while(|&c| is_key_char(c) || c == '.')
+        .collect();
+    (!k.is_empty()).then(|| k.chars().rev().collect())
+}
+
 /// The `section.key` a span points at (the key itself, or the value of `key = value`),
 /// found from the text around the span.
 fn key_at(text: &str, span: &Range<usize>) -> String {
@@ -342,6 +368,11 @@ fn key_at(text: &str, span: &Range<usize>) -> String {
         } else {
             k
         }
+    };
+    // Inside an inline table (`parent = { ... }` or `parent = [ { ... } ]`): prefix the parent.
+    let key = match inline_parent(prefix) {
+        Some(parent) if !key.is_empty() => format!("{parent}.{key}"),
+        _ => key,
     };
     // The section: the last [header] at or before the span.
     let section = text

@@ -174,7 +174,7 @@ out = "out/x"
         (
             "\"40Gbps\"",
             "\"40\"",
-            ":4: topology.rate: rate `40` has no unit",
+            ":4: topology.link_rates.rate: rate `40` has no unit",
         ),
         (
             "b = 6, rate",
