@@ -155,7 +155,16 @@ mod ffi {
 }
 
 fn load_scenario(path: &str, overrides: &str) -> Result<ffi::Scenario, String> {
-    super::guard(|| load(path, overrides))?
+    guarded(path, overrides, load)
+}
+
+/// Runs a loader inside the bridge's panic guard.
+fn guarded(
+    path: &str,
+    overrides: &str,
+    f: impl FnOnce(&str, &str) -> Result<ffi::Scenario, String>,
+) -> Result<ffi::Scenario, String> {
+    super::guard(|| f(path, overrides))?
 }
 
 fn override_keys() -> Vec<String> {
@@ -281,5 +290,103 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
         },
         notes: s.notes.clone(),
         effective_config: s.effective_config(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        clippy::panic,
+        reason = "test code: a failed unwrap is a failed test"
+    )]
+    use super::*;
+
+    fn repo(rel: &str) -> String {
+        format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn loads_the_demo_config_with_overrides() {
+        let s = load_scenario(&repo("configs/leaf_spine_demo.toml"), "").unwrap();
+        assert_eq!(s.name, "leaf_spine_demo");
+        assert_eq!(
+            (s.node_count, s.switch_ids.len(), s.links.len()),
+            (12, 4, 12)
+        );
+        assert_eq!(s.links[0].rate_bps, 100_000_000_000);
+        assert_eq!(s.links[0].delay_ns, 1000);
+        assert!(!s.flows.is_empty());
+        assert!(s
+            .flows
+            .iter()
+            .enumerate()
+            .all(|(i, f)| f.id as usize == i && f.pg == 3));
+        assert_eq!((s.lb_name.as_str(), s.run.seed), ("ecmp", 1));
+        assert_eq!(s.transport.recovery, "gbn");
+        assert_eq!(s.transport.buffer_bytes, 9 * 1024 * 1024);
+        assert!(
+            s.effective_config.contains("[transport]"),
+            "{}",
+            s.effective_config
+        );
+
+        let o = load_scenario(
+            &repo("configs/leaf_spine_demo.toml"),
+            "lb=reps;lb_params=num_entropies = 64, buffer_size = 4;seed=3;out=o/d;stop=5ms",
+        )
+        .unwrap();
+        assert_eq!(o.lb_name, "reps");
+        assert_eq!(o.lb_params, "num_entropies = 64, buffer_size = 4");
+        assert_eq!(
+            (o.run.seed, o.run.out_dir.as_str(), o.run.hard_stop_ns),
+            (3, "o/d", 5_000_000)
+        );
+        assert_ne!(o.flows.len(), 0);
+        // The override's seed re-draws the generated workload.
+        assert!(o.flows.len() != s.flows.len() || o.flows[0].start_ns != s.flows[0].start_ns);
+    }
+
+    #[test]
+    fn collectives_cross_with_their_dependencies() {
+        let s = load_scenario(&repo("configs/themis_16x16_400g_allreduce.toml"), "").unwrap();
+        assert_eq!(s.collectives.len(), 16);
+        assert_eq!(s.collectives[0].kind, "allreduce-ring");
+        assert_eq!(s.collectives[0].flow_ids.len(), 480);
+        assert_eq!(s.transport.recovery, "nic-sr");
+        let f = &s.flows[16];
+        assert_eq!(
+            f.after,
+            vec![15],
+            "step 1 of rank 0 waits for rank 15's step-0 flow"
+        );
+    }
+
+    #[test]
+    fn errors_are_single_located_lines() {
+        let e = load_scenario(&repo("configs/leaf_spine_demo.toml"), "colour=red").unwrap_err();
+        assert!(e.starts_with("overrides: colour: unknown override"), "{e}");
+        let e = load_scenario(&repo("configs/leaf_spine_demo.toml"), "lb=nope").unwrap_err();
+        assert!(
+            e.starts_with("overrides: lb: algorithm `nope`: unknown algorithm"),
+            "{e}"
+        );
+        let e = load_scenario("/nonexistent/x.toml", "").unwrap_err();
+        assert_eq!(
+            e,
+            "/nonexistent/x.toml: config: cannot read: No such file or directory (os error 2)"
+        );
+        assert!(!e.contains('\n'));
+        assert_eq!(override_keys().len(), 10);
+    }
+
+    #[test]
+    fn a_panic_becomes_an_error() {
+        let e = guarded("p", "o", |_, _| panic!("injected scenario panic")).unwrap_err();
+        assert_eq!(
+            e,
+            "internal error in rdma-lb (caught panic): injected scenario panic"
+        );
     }
 }
