@@ -1155,6 +1155,12 @@ RdmaScenarioRunner::CollectivesCsv() const
 }
 
 std::string
+RdmaScenarioRunner::PfcText() const
+{
+    return m_state ? m_state->pfcMem.str() : std::string();
+}
+
+std::string
 RdmaScenarioRunner::SummaryJson() const
 {
     const RdmaScenarioSpec& sp = m_spec;

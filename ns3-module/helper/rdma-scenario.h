@@ -262,6 +262,8 @@ class RdmaScenarioRunner
     std::string SummaryJson() const;
     /// \return collectives.csv text (header + one row per complete group)
     std::string CollectivesCsv() const;
+    /// \return pfc.txt text when the PFC trace was on and no output directory was set
+    std::string PfcText() const;
 
     /**
      * Base RTT of a host pair as the reference computes it (spec §5.1): 2 x one-way delay +

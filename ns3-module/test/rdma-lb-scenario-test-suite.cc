@@ -378,6 +378,64 @@ class ScenarioRingAllReduceTestCase : public TestCase
 };
 
 /**
+ * pfc.txt: a 7:1 incast into a small buffer makes the switches pause; every line is ConWeave's
+ * `time node type port pause|resume`, logged where the frame is received.
+ */
+class ScenarioPfcTraceTestCase : public TestCase
+{
+  public:
+    ScenarioPfcTraceTestCase()
+        : TestCase("pfc.txt: ConWeave's 5 columns, one line per received PFC frame")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RdmaScenarioSpec s = LeafSpine(2, 4, 2, 100000000000ULL, 1000);
+        s.transport.bufferBytes = 1000000;
+        s.run.pfcTrace = true;
+        for (uint32_t h = 1; h < 8; ++h)
+        {
+            AddFlow(s, h, 0, 500000, 0);
+        }
+        RdmaScenarioRunner runner(s);
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(runner.Run(&error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(runner.GetCompletedFlows(), 7, "every flow completes (lossless)");
+        std::vector<std::string> lines = Lines(runner.PfcText());
+        NS_TEST_ASSERT_MSG_GT(lines.size(), 0, "the incast triggers PFC");
+        uint64_t pauses = 0;
+        uint64_t prev = 0;
+        for (const std::string& line : lines)
+        {
+            std::istringstream in(line);
+            std::vector<uint64_t> c;
+            std::string tok;
+            while (in >> tok)
+            {
+                c.push_back(std::stoull(tok));
+            }
+            NS_TEST_ASSERT_MSG_EQ(c.size(), 5, line);
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(c[0], prev, "time order");
+            prev = c[0];
+            bool isSwitch = c[1] >= 8;
+            NS_TEST_EXPECT_MSG_EQ(c[2], isSwitch ? 1 : 0, "node type of " << c[1]);
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(c[3], 1, "ports are 1-based");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(c[3], isSwitch ? 6 : 1, "port of node " << c[1]);
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(c[4], 1, "type");
+            pauses += c[4];
+        }
+        std::string summary = runner.SummaryJson();
+        NS_TEST_EXPECT_MSG_NE(summary.find("\"pfc_pauses_received\": " + std::to_string(pauses) + ","),
+                              std::string::npos, "summary counts the pauses: " << pauses);
+        NS_TEST_EXPECT_MSG_NE(summary.find("\"pfc_resumes_received\": " +
+                                           std::to_string(lines.size() - pauses) + ","),
+                              std::string::npos, "summary counts the resumes");
+    }
+};
+
+/**
  * Bad specs: one line naming the field, no abort.
  */
 class ScenarioBadSpecTestCase : public TestCase
@@ -458,6 +516,7 @@ class RdmaLbScenarioTestSuite : public TestSuite
         AddTestCase(new ScenarioOutputsTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioDependenciesTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioDeterminismTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioPfcTraceTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioBadSpecTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRingAllReduceTestCase, TestCase::QUICK);
     }
