@@ -5,7 +5,8 @@
  * collectives.csv (when the scenario has collectives) and pfc.txt (when enabled).
  *
  *   rdma-lb-scenario --config=PATH [--lb=NAME] [--lbParams=STR] [--seed=N] [--out=DIR]
- *                    [--stop=TIME] [--progress=auto|on|off]
+ *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B]
+ *                    [--progress=auto|on|off]
  *
  * The file is parsed by the Rust crate rdma-lb-scenario (the same parser as the `rdma-lb` CLI);
  * the options become its overrides. Output directory: --out, else the config's, else
@@ -19,6 +20,7 @@
 #include "ns3/rdma-lb-module.h"
 
 #include <iostream>
+#include <set>
 
 using namespace ns3;
 
@@ -46,6 +48,57 @@ Bad(const std::string& msg)
     return 2;
 }
 
+/**
+ * Checks the option names before CommandLine::Parse, which answers an unknown one with its
+ * whole usage text and exit status 1: bad input must be one line and exit status 2.
+ * \return "" or the message
+ */
+std::string
+CheckOptionNames(int argc, char* argv[], const std::set<std::string>& ours)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        if (arg.rfind("--", 0) != 0 && !(arg.rfind('-', 0) == 0 && arg.size() > 1))
+        {
+            return "unexpected argument `" + arg + "` (options are --name=value)";
+        }
+        std::string name = arg.substr(arg.find_first_not_of('-'));
+        name = name.substr(0, name.find('='));
+        if (ours.count(name) != 0 || name.rfind("Print", 0) == 0 || name == "help" || name == "h")
+        {
+            continue;
+        }
+        size_t sep = name.rfind("::");
+        if (sep != std::string::npos)
+        {
+            // An attribute default, --ns3::Type::Attribute=value (or without the ns3:: prefix).
+            std::string type = name.substr(0, sep);
+            if (type.rfind("ns3::", 0) != 0)
+            {
+                type = "ns3::" + type;
+            }
+            TypeId tid;
+            TypeId::AttributeInformation info;
+            if (!TypeId::LookupByNameFailSafe(type, &tid))
+            {
+                return "--" + name + ": unknown type " + type;
+            }
+            if (!tid.LookupAttributeByName(name.substr(sep + 2), &info))
+            {
+                return "--" + name + ": " + type + " has no attribute " + name.substr(sep + 2);
+            }
+            continue;
+        }
+        StringValue value;
+        if (!GlobalValue::GetValueByNameFailSafe(name, value))
+        {
+            return "unknown option --" + name + " (see --PrintHelp)";
+        }
+    }
+    return "";
+}
+
 } // namespace
 
 int
@@ -57,6 +110,10 @@ main(int argc, char* argv[])
     std::string seed;
     std::string out;
     std::string stop;
+    std::string load;
+    std::string pfc;
+    std::string recovery;
+    std::string pfcTrace;
     std::string progress = "auto";
     // The priority-queue scheduler runs these fabrics about 20% faster than the default map
     // (same event order, so identical outputs); --SchedulerType=... still overrides it.
@@ -71,7 +128,22 @@ main(int argc, char* argv[])
     AddWholeValue(cmd, "seed", "random seed (overrides the config's)", &seed);
     AddWholeValue(cmd, "out", "output directory (default out/<config stem>-<lb>-s<seed>)", &out);
     AddWholeValue(cmd, "stop", "hard stop, a time with unit such as 10ms (overrides the config's)", &stop);
+    AddWholeValue(cmd,
+                  "load",
+                  "offered host load of a generated (TOML Poisson) workload (overrides the config's)",
+                  &load);
+    AddWholeValue(cmd, "pfc", "PFC on or off: true/false/1/0 (overrides the config's)", &pfc);
+    AddWholeValue(cmd, "recovery", "loss recovery: gbn, irn or nic-sr (overrides the config's)", &recovery);
+    AddWholeValue(cmd, "pfcTrace", "write pfc.txt: true/false/1/0 (overrides the config's)", &pfcTrace);
     AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
+    std::string badOption = CheckOptionNames(argc,
+                                             argv,
+                                             {"config", "lb", "lbParams", "seed", "out", "stop", "load",
+                                              "pfc", "recovery", "pfcTrace", "progress"});
+    if (!badOption.empty())
+    {
+        return Bad(badOption);
+    }
     cmd.Parse(argc, argv);
 
     if (config.empty())
@@ -101,7 +173,11 @@ main(int argc, char* argv[])
           std::make_tuple("lb_params", "--lbParams", &lbParams),
           std::make_tuple("seed", "--seed", &seed),
           std::make_tuple("out", "--out", &out),
-          std::make_tuple("stop", "--stop", &stop)})
+          std::make_tuple("stop", "--stop", &stop),
+          std::make_tuple("load", "--load", &load),
+          std::make_tuple("pfc", "--pfc", &pfc),
+          std::make_tuple("recovery", "--recovery", &recovery),
+          std::make_tuple("pfc_trace", "--pfcTrace", &pfcTrace)})
     {
         if (value->empty() && std::string(key) != "lb_params")
         {
