@@ -244,6 +244,16 @@ struct RdmaScenarioRunner::State
     std::ostream* pfcOut{nullptr};
     std::ofstream pfcFile;
     std::ostringstream pfcMem;
+    // Queue trace (sampled every monitor interval).
+    std::ostream* queueOut{nullptr};
+    std::ostream* uplinkOut{nullptr};
+    std::ofstream queueFile;
+    std::ofstream uplinkFile;
+    std::ostringstream queueMem;
+    std::ostringstream uplinkMem;
+    std::vector<uint32_t> tors;  //!< switches with a host link, ascending
+    Time monitorPeriod;
+    Time monitorEnd;
     // Progress.
     bool progress{false};
     bool progressPrinted{false};
@@ -348,6 +358,42 @@ struct RdmaScenarioRunner::State
     static void OnErrorDrop(State* s, Ptr<const Packet>)
     {
         ++s->errorDrops;
+    }
+
+    /// queue.txt: every switch port with queued bytes; uplink.txt: ConWeave's ToR-uplink
+    /// monitor (spec §7.6), cumulative bytes sent on every ToR port towards a switch.
+    void MonitorTick()
+    {
+        const int64_t t = Simulator::Now().GetNanoSeconds();
+        for (uint32_t id : spec->switchIds)
+        {
+            Ptr<RdmaSwitch> sw = fabric->GetSwitch(id);
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                uint64_t q = sw->GetPort(p)->GetTotalQueueBytes();
+                if (q != 0)
+                {
+                    *queueOut << t << ' ' << id << ' ' << p + 1 << ' ' << q << '\n';
+                }
+            }
+        }
+        for (uint32_t id : tors)
+        {
+            Ptr<RdmaSwitch> sw = fabric->GetSwitch(id);
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                Ptr<RdmaNetDevice> dev = sw->GetPort(p);
+                Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
+                if (peer && isSwitch[peer->GetNode()->GetId()])
+                {
+                    *uplinkOut << t << ',' << id << ',' << p + 1 << ',' << dev->GetTxBytes() << '\n';
+                }
+            }
+        }
+        if (Simulator::Now() + monitorPeriod <= monitorEnd)
+        {
+            Simulator::Schedule(monitorPeriod, &State::MonitorTick, this);
+        }
     }
 
     double WallNow() const
@@ -811,6 +857,30 @@ RdmaScenarioRunner::Run(std::string* error)
         }
     }
 
+    if (spec.run.queueTrace)
+    {
+        if (m_outDir.empty())
+        {
+            s.queueOut = &s.queueMem;
+            s.uplinkOut = &s.uplinkMem;
+        }
+        else
+        {
+            for (auto [name, file, out] :
+                 {std::make_tuple("queue.txt", &s.queueFile, &s.queueOut),
+                  std::make_tuple("uplink.txt", &s.uplinkFile, &s.uplinkOut)})
+            {
+                std::string path = m_outDir + "/" + name;
+                file->open(path, std::ios::binary | std::ios::trunc);
+                if (!*file)
+                {
+                    return fail(path + ": cannot open for writing: " + std::strerror(errno));
+                }
+                *out = file;
+            }
+        }
+    }
+
     // ---- Fabric ----------------------------------------------------------------------------
     const uint32_t previousSeed = RngSeedManager::GetSeed();
     RngSeedManager::SetSeed(static_cast<uint32_t>(spec.run.seed));
@@ -969,6 +1039,28 @@ RdmaScenarioRunner::Run(std::string* error)
         s.collectives.push_back(cr);
     }
 
+    if (spec.run.queueTrace)
+    {
+        // ToRs: switches with a host link (spec §5.1). Samples from FLOWGEN_START_TIME every
+        // monitor interval until FLOWGEN_STOP_TIME + 50 ms, as the reference's monitors.
+        std::set<uint32_t> tors;
+        for (const RdmaScenarioLink& l : spec.links)
+        {
+            if (s.isSwitch[l.a] != s.isSwitch[l.b])
+            {
+                tors.insert(s.isSwitch[l.a] ? l.a : l.b);
+            }
+        }
+        s.tors.assign(tors.begin(), tors.end());
+        s.monitorPeriod = NanoSeconds(static_cast<int64_t>(std::max<uint64_t>(spec.run.monitorIntervalNs, 1)));
+        s.monitorEnd = NanoSeconds(static_cast<int64_t>(spec.run.flowgenStopNs)) + MilliSeconds(50);
+        Time first = NanoSeconds(static_cast<int64_t>(spec.run.flowgenStartNs));
+        if (first <= s.monitorEnd)
+        {
+            Simulator::Schedule(first, &State::MonitorTick, &s);
+        }
+    }
+
     // ---- Run ---------------------------------------------------------------------------------
     s.endEstimateNs = spec.run.flowgenStopNs;
     for (uint32_t id : s.ordinary)
@@ -1032,12 +1124,17 @@ RdmaScenarioRunner::Run(std::string* error)
     }
 
     // ---- Outputs -----------------------------------------------------------------------------
-    if (s.pfcOut == &s.pfcFile)
+    for (auto [name, file] : {std::make_pair("pfc.txt", &s.pfcFile),
+                              std::make_pair("queue.txt", &s.queueFile),
+                              std::make_pair("uplink.txt", &s.uplinkFile)})
     {
-        s.pfcFile.close();
-        if (!s.pfcFile)
+        if (file->is_open())
         {
-            return fail(m_outDir + "/pfc.txt: write failed");
+            file->close();
+            if (!*file)
+            {
+                return fail(m_outDir + "/" + name + ": write failed");
+            }
         }
     }
     if (!m_outDir.empty())
@@ -1161,6 +1258,18 @@ RdmaScenarioRunner::PfcText() const
 }
 
 std::string
+RdmaScenarioRunner::QueueText() const
+{
+    return m_state ? m_state->queueMem.str() : std::string();
+}
+
+std::string
+RdmaScenarioRunner::UplinkText() const
+{
+    return m_state ? m_state->uplinkMem.str() : std::string();
+}
+
+std::string
 RdmaScenarioRunner::SummaryJson() const
 {
     const RdmaScenarioSpec& sp = m_spec;
@@ -1233,7 +1342,8 @@ RdmaScenarioRunner::SummaryJson() const
     std::ostringstream rn;
     rn << "{\"flowgen_start_ns\": " << r.flowgenStartNs << ", \"flowgen_stop_ns\": " << r.flowgenStopNs
        << ", \"hard_stop_ns\": " << r.hardStopNs << ", \"link_events\": " << r.linkEvents.size()
-       << ", \"pfc_trace\": " << b(r.pfcTrace) << ", \"load\": " << JsonDouble(r.load) << "}";
+       << ", \"pfc_trace\": " << b(r.pfcTrace) << ", \"queue_trace\": " << b(r.queueTrace)
+       << ", \"monitor_interval_ns\": " << r.monitorIntervalNs << ", \"load\": " << JsonDouble(r.load) << "}";
     kv("run", rn.str());
     kv("text", JsonString(sp.configEcho), true);
     o << "  },\n";

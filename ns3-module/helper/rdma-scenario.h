@@ -137,7 +137,7 @@ struct RdmaScenarioRun
     std::vector<RdmaScenarioLinkEvent> linkEvents; //!< link faults
     std::string outDir;                  //!< output directory ("" = the program's default)
     bool pfcTrace{false};                //!< write pfc.txt
-    bool queueTrace{false};              //!< queue samples (not produced yet)
+    bool queueTrace{false};              //!< write queue.txt and uplink.txt (sampled)
     double load{0.0};                    //!< offered load (informational)
 };
 
@@ -264,6 +264,10 @@ class RdmaScenarioRunner
     std::string CollectivesCsv() const;
     /// \return pfc.txt text when the PFC trace was on and no output directory was set
     std::string PfcText() const;
+    /// \return queue.txt text when the queue trace was on and no output directory was set
+    std::string QueueText() const;
+    /// \return uplink.txt text when the queue trace was on and no output directory was set
+    std::string UplinkText() const;
 
     /**
      * Base RTT of a host pair as the reference computes it (spec §5.1): 2 x one-way delay +

@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -385,7 +386,7 @@ class ScenarioPfcTraceTestCase : public TestCase
 {
   public:
     ScenarioPfcTraceTestCase()
-        : TestCase("pfc.txt: ConWeave's 5 columns, one line per received PFC frame")
+        : TestCase("pfc.txt, queue.txt and uplink.txt under a 7:1 incast")
     {
     }
 
@@ -395,6 +396,9 @@ class ScenarioPfcTraceTestCase : public TestCase
         RdmaScenarioSpec s = LeafSpine(2, 4, 2, 100000000000ULL, 1000);
         s.transport.bufferBytes = 1000000;
         s.run.pfcTrace = true;
+        s.run.queueTrace = true;
+        s.run.monitorIntervalNs = 10000;
+        s.run.flowgenStopNs = 1000000;
         for (uint32_t h = 1; h < 8; ++h)
         {
             AddFlow(s, h, 0, 500000, 0);
@@ -426,6 +430,45 @@ class ScenarioPfcTraceTestCase : public TestCase
             NS_TEST_EXPECT_MSG_LT_OR_EQ(c[4], 1, "type");
             pauses += c[4];
         }
+        // queue.txt: `time node port bytes` for ports with queued bytes; the incast's
+        // bottleneck, leaf 8's port to host 0 (port 1), must show a standing queue.
+        uint64_t maxQueue = 0;
+        for (const std::string& line : Lines(runner.QueueText()))
+        {
+            std::istringstream in(line);
+            uint64_t t = 0, node = 0, port = 0, bytes = 0;
+            NS_TEST_ASSERT_MSG_EQ(bool(in >> t >> node >> port >> bytes), true, line);
+            NS_TEST_EXPECT_MSG_EQ(t % 10000, 0, "sampled every 10 us");
+            if (node == 8 && port == 1)
+            {
+                maxQueue = std::max(maxQueue, bytes);
+            }
+        }
+        NS_TEST_EXPECT_MSG_GT(maxQueue, 10000, "queue at the incast's bottleneck");
+        // uplink.txt (spec §7.6): `time,tor,port,cumulative_tx_bytes` for the ToR ports towards
+        // the spines (ports 5 and 6 of leaves 8 and 9); cumulative, so never decreasing.
+        std::map<std::pair<uint64_t, uint64_t>, uint64_t> last;
+        std::vector<std::string> up = Lines(runner.UplinkText());
+        NS_TEST_ASSERT_MSG_GT(up.size(), 0, "uplink samples");
+        for (const std::string& line : up)
+        {
+            std::vector<uint64_t> c;
+            std::stringstream ss(line);
+            std::string cell;
+            while (std::getline(ss, cell, ','))
+            {
+                c.push_back(std::stoull(cell));
+            }
+            NS_TEST_ASSERT_MSG_EQ(c.size(), 4, line);
+            NS_TEST_EXPECT_MSG_EQ((c[1] == 8 || c[1] == 9) && (c[2] == 5 || c[2] == 6), true, line);
+            uint64_t& prevBytes = last[std::make_pair(c[1], c[2])];
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(c[3], prevBytes, "cumulative: " << line);
+            prevBytes = c[3];
+        }
+        NS_TEST_EXPECT_MSG_EQ(last.size(), 4, "two uplinks on each of two leaves");
+        // Leaf 9's uplinks carried the four remote senders' 2 MB of data (plus headers).
+        uint64_t leaf9Up = last[std::make_pair(9, 5)] + last[std::make_pair(9, 6)];
+        NS_TEST_EXPECT_MSG_GT(leaf9Up, 4 * 500000, "uplink bytes");
         std::string summary = runner.SummaryJson();
         NS_TEST_EXPECT_MSG_NE(summary.find("\"pfc_pauses_received\": " + std::to_string(pauses) + ","),
                               std::string::npos, "summary counts the pauses: " << pauses);
