@@ -264,6 +264,7 @@ struct RdmaScenarioRunner::State
     uint64_t endEstimateNs{0};
     uint64_t firstStartNs{0};  //!< simulated time of the first flow start (ETA reference)
     double firstStartWall{-1}; //!< wall seconds at the first flow start
+    uint32_t previousSeed{1};  //!< RngSeedManager seed before the run (restored after)
 
     void StartFlow(uint32_t id)
     {
@@ -819,7 +820,6 @@ RdmaScenarioRunner::Run(std::string* error)
     State& s = *m_state;
     s.wallStart = std::chrono::steady_clock::now();
     const RdmaScenarioSpec& spec = m_spec;
-    const RdmaScenarioTransport& t = spec.transport;
     const size_t nFlows = spec.flows.size();
 
     // Reachability of every flow's pair (the BFS above only goes through switches).
@@ -831,12 +831,30 @@ RdmaScenarioRunner::Run(std::string* error)
                             spec.flows[i].dst));
         }
     }
+    std::string e = OpenOutputs();
+    if (e.empty())
+    {
+        BuildFabric();
+        ScheduleTraffic();
+        Simulate();
+        SummarizeCollectives();
+        e = WriteOutputs();
+    }
+    return e.empty() ? true : fail(e);
+}
+
+/// Creates the output directory and opens the streamed trace files.
+std::string
+RdmaScenarioRunner::OpenOutputs()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
     if (!m_outDir.empty())
     {
         std::string e = MakeDirs(m_outDir);
         if (!e.empty())
         {
-            return fail(e);
+            return e;
         }
     }
     if (spec.run.pfcTrace)
@@ -851,7 +869,7 @@ RdmaScenarioRunner::Run(std::string* error)
             s.pfcFile.open(path, std::ios::binary | std::ios::trunc);
             if (!s.pfcFile)
             {
-                return fail(path + ": cannot open for writing: " + std::strerror(errno));
+                return path + ": cannot open for writing: " + std::strerror(errno);
             }
             s.pfcOut = &s.pfcFile;
         }
@@ -874,15 +892,26 @@ RdmaScenarioRunner::Run(std::string* error)
                 file->open(path, std::ios::binary | std::ios::trunc);
                 if (!*file)
                 {
-                    return fail(path + ": cannot open for writing: " + std::strerror(errno));
+                    return path + ": cannot open for writing: " + std::strerror(errno);
                 }
                 *out = file;
             }
         }
     }
 
+    return "";
+}
+
+/// Creates the nodes and links, sets the transport attributes, fixes the random streams and
+/// connects the trace sinks.
+void
+RdmaScenarioRunner::BuildFabric()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    const RdmaScenarioTransport& t = spec.transport;
     // ---- Fabric ----------------------------------------------------------------------------
-    const uint32_t previousSeed = RngSeedManager::GetSeed();
+    s.previousSeed = RngSeedManager::GetSeed();
     RngSeedManager::SetSeed(static_cast<uint32_t>(spec.run.seed));
     s.fabric = std::make_unique<RdmaFabricHelper>();
     RdmaFabricHelper& fabric = *s.fabric;
@@ -993,7 +1022,17 @@ RdmaScenarioRunner::Run(std::string* error)
                 MakeBoundCallback(&State::OnPfcRx, &s, i, fabric.IsSwitch(i) ? 1U : 0U, d + 1));
         }
     }
+}
 
+/// Schedules the flows (ordinary ones chained by start time, dependent ones from the delivery
+/// sink), the link events and the monitors.
+void
+RdmaScenarioRunner::ScheduleTraffic()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    RdmaFabricHelper& fabric = *s.fabric;
+    const size_t nFlows = spec.flows.size();
     // ---- Flows -----------------------------------------------------------------------------
     s.results.assign(nFlows, {});
     s.dependents.assign(nFlows, {});
@@ -1060,7 +1099,16 @@ RdmaScenarioRunner::Run(std::string* error)
             Simulator::Schedule(first, &State::MonitorTick, &s);
         }
     }
+}
 
+/// Runs the simulation to completion or the hard stop, reads the switch counters, destroys it.
+void
+RdmaScenarioRunner::Simulate()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    RdmaFabricHelper& fabric = *s.fabric;
+    const size_t nFlows = spec.flows.size();
     // ---- Run ---------------------------------------------------------------------------------
     s.endEstimateNs = spec.run.flowgenStopNs;
     for (uint32_t id : s.ordinary)
@@ -1095,9 +1143,16 @@ RdmaScenarioRunner::Run(std::string* error)
     }
     Simulator::Destroy();
     s.fabric.reset();
-    RngSeedManager::SetSeed(previousSeed);
+    RngSeedManager::SetSeed(s.previousSeed);
     s.wallSeconds = s.WallNow();
+}
 
+/// Per collective: first actual start .. last delivery, complete only if all were delivered.
+void
+RdmaScenarioRunner::SummarizeCollectives()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
     // Collectives: first start .. last delivery, complete only if every flow was delivered.
     for (size_t i = 0; i < spec.collectives.size(); ++i)
     {
@@ -1122,7 +1177,14 @@ RdmaScenarioRunner::Run(std::string* error)
             cr.finishNs = 0;
         }
     }
+}
 
+/// Closes the streamed traces and writes fct.txt, flows.csv, summary.json, collectives.csv.
+std::string
+RdmaScenarioRunner::WriteOutputs()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
     // ---- Outputs -----------------------------------------------------------------------------
     for (auto [name, file] : {std::make_pair("pfc.txt", &s.pfcFile),
                               std::make_pair("queue.txt", &s.queueFile),
@@ -1133,7 +1195,7 @@ RdmaScenarioRunner::Run(std::string* error)
             file->close();
             if (!*file)
             {
-                return fail(m_outDir + "/" + name + ": write failed");
+                return m_outDir + "/" + name + ": write failed";
             }
         }
     }
@@ -1153,11 +1215,11 @@ RdmaScenarioRunner::Run(std::string* error)
             std::string e = WriteFile(m_outDir + "/" + name, text);
             if (!e.empty())
             {
-                return fail(e);
+                return e;
             }
         }
     }
-    return true;
+    return "";
 }
 
 const std::vector<RdmaScenarioFlowResult>&

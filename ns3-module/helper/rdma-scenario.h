@@ -286,6 +286,13 @@ class RdmaScenarioRunner
     struct State; //!< run-time state (trace sinks, counters)
 
   private:
+    std::string OpenOutputs();
+    void BuildFabric();
+    void ScheduleTraffic();
+    void Simulate();
+    void SummarizeCollectives();
+    std::string WriteOutputs();
+
     RdmaScenarioSpec m_spec;
     std::string m_outDir;
     Progress m_progress{Progress::AUTO};
