@@ -537,17 +537,21 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
         }
     }
 
+    // Missing required keys are reported at the end of the file.
+    let eof = text.lines().count().max(1);
     let topology_file = topology_file.ok_or_else(|| {
-        ScenarioError::file(
+        ScenarioError::at(
             name,
+            eof,
             "TOPOLOGY_FILE",
             ErrorKind::Missing,
             "required key missing",
         )
     })?;
     let flow_file = flow_file.ok_or_else(|| {
-        ScenarioError::file(
+        ScenarioError::at(
             name,
+            eof,
             "FLOW_FILE",
             ErrorKind::Missing,
             "required key missing",
