@@ -196,12 +196,12 @@ fn parse_map(l: &Line<'_>) -> Result<EcnMap> {
             format!("`{n}` is not a count (expected `n rate1 v1 ... raten vn`)"),
         )
     })?;
-    if rest.len() != 2 * n {
+    if rest.len() != n.saturating_mul(2) {
         return Err(l.err(
             ErrorKind::Count,
             format!(
                 "count {n} needs {} values after it, found {}",
-                2 * n,
+                n.saturating_mul(2),
                 rest.len()
             ),
         ));

@@ -687,11 +687,15 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
         let groups = c.groups.unwrap_or(1);
         let n = u64::from(c.ranks);
         let per_group = match kind {
-            CollectiveKind::AllreduceRing => 2 * (n - 1) * n,
-            CollectiveKind::Alltoall => n * (n - 1),
+            CollectiveKind::AllreduceRing => (n - 1).saturating_mul(n).saturating_mul(2),
+            CollectiveKind::Alltoall => n.saturating_mul(n - 1),
             CollectiveKind::Permutation | CollectiveKind::Incast => n,
         };
-        if per_group.saturating_mul(u64::from(groups)) + flows.len() as u64 > MAX_FLOWS {
+        if per_group
+            .saturating_mul(u64::from(groups))
+            .saturating_add(flows.len() as u64)
+            > MAX_FLOWS
+        {
             return Err(cx.err(
                 cs,
                 "workload.collective",

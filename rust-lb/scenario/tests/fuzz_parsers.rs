@@ -152,6 +152,13 @@ fn the_seeds_are_valid() {
     parse_flow_str("f", FLOWS, &topo()).unwrap();
     parse_cdf_str("d", CDF).unwrap();
     parse_toml_str("m", TOML).unwrap();
+    // Found by cargo-fuzz: a huge ECN-map count overflowed `2 * n`.
+    let e = parse_conweave_config_str("c", "KMAX_MAP 18446744073709551615 1 2\n").unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("c:1: KMAX_MAP: count 18446744073709551615 needs"),
+        "{e}"
+    );
     // Resource guards: absurd counts are errors, not allocations.
     let e = parse_topology_str("t", "4000000000 1 1\n0\n").unwrap_err();
     assert!(
