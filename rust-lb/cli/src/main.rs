@@ -389,6 +389,16 @@ fn flowgen(a: &FlowgenArgs) -> Result<(), Failure> {
         pg: 3,
         seed: a.seed,
     };
+    #[allow(clippy::cast_precision_loss, reason = "an estimate")]
+    let expected = f64::from(a.hosts) * rate_bps as f64 * a.load * a.duration_ns as f64 * 1e-9
+        / (cdf.mean_bytes().max(1.0) * 8.0);
+    #[allow(clippy::cast_precision_loss, reason = "an estimate")]
+    let limit = rdma_lb_scenario::toml_config::MAX_FLOWS as f64;
+    if expected > limit {
+        return Err(Failure(format!(
+            "would generate about {expected:.0} flows (limit {limit}); shorten --duration-ns"
+        )));
+    }
     let flows = poisson_flows(&spec, &cdf);
     std::fs::write(&a.output, format_flow_file(&flows))
         .map_err(|e| Failure(format!("{}: cannot write: {e}", a.output.display())))?;

@@ -196,12 +196,12 @@ fn parse_map(l: &Line<'_>) -> Result<EcnMap> {
             format!("`{n}` is not a count (expected `n rate1 v1 ... raten vn`)"),
         )
     })?;
-    if rest.len() != 2 * n {
+    if rest.len() != n.saturating_mul(2) {
         return Err(l.err(
             ErrorKind::Count,
             format!(
                 "count {n} needs {} values after it, found {}",
-                2 * n,
+                n.saturating_mul(2),
                 rest.len()
             ),
         ));
@@ -537,17 +537,21 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
         }
     }
 
+    // Missing required keys are reported at the end of the file.
+    let eof = text.lines().count().max(1);
     let topology_file = topology_file.ok_or_else(|| {
-        ScenarioError::file(
+        ScenarioError::at(
             name,
+            eof,
             "TOPOLOGY_FILE",
             ErrorKind::Missing,
             "required key missing",
         )
     })?;
     let flow_file = flow_file.ok_or_else(|| {
-        ScenarioError::file(
+        ScenarioError::at(
             name,
+            eof,
             "FLOW_FILE",
             ErrorKind::Missing,
             "required key missing",

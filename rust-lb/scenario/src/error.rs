@@ -78,11 +78,31 @@ impl ScenarioError {
     }
 }
 
+/// Keeps a message on one line: line breaks become `; `, other control characters are
+/// escaped (`\u{0}`), so even text quoted from a hostile input prints as one line.
+fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for part in text.trim().split('\n') {
+        if !out.is_empty() {
+            out.push_str("; ");
+        }
+        for c in part.trim_end_matches('\r').chars() {
+            if c.is_control() {
+                out.extend(c.escape_default());
+            } else {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (key, msg) = (one_line(&self.key), one_line(&self.message));
         match self.line {
-            Some(line) => write!(f, "{}:{}: {}: {}", self.file, line, self.key, self.message),
-            None => write!(f, "{}: {}: {}", self.file, self.key, self.message),
+            Some(line) => write!(f, "{}:{}: {key}: {msg}", self.file, line),
+            None => write!(f, "{}: {key}: {msg}", self.file),
         }
     }
 }

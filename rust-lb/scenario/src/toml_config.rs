@@ -77,6 +77,9 @@ use crate::workload::{
     PoissonSpec,
 };
 
+/// Largest number of flows a scenario may generate (memory guard; ~1 GB of flow records).
+pub const MAX_FLOWS: u64 = 20_000_000;
+
 macro_rules! unit_type {
     ($name:ident, $parse:path, $what:literal, $int_ok:literal) => {
         /// A quantity parsed from a string with a unit.
@@ -498,7 +501,12 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
                     ls,
                     "topology.leaf_spine",
                     ErrorKind::Value,
-                    "leaves, hosts_per_leaf and spines must be positive (and the node count fit in 32 bits)",
+                    format!(
+                        "leaves, hosts_per_leaf and spines must be positive, with at most {} \
+                         nodes and {} links",
+                        crate::topology::MAX_NODES,
+                        crate::topology::MAX_LINKS
+                    ),
                 )
             })?
         }
@@ -615,6 +623,21 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
                 "must be positive",
             ));
         }
+        let expected: f64 = spec
+            .hosts
+            .iter()
+            .map(|&(_, r)| {
+                r as f64 * load * p.duration.0 as f64 * 1e-9 / (cdf.mean_bytes().max(1.0) * 8.0)
+            })
+            .sum();
+        if expected > MAX_FLOWS as f64 {
+            return Err(cx.err(
+                ps,
+                "workload.poisson",
+                ErrorKind::Value,
+                format!("would generate about {expected:.0} flows (limit {MAX_FLOWS}); shorten the duration"),
+            ));
+        }
         gen_end_ns = gen_end_ns.max(start_ns.saturating_add(p.duration.0));
         append(&mut flows, poisson_flows(&spec, &cdf));
     } else if o.load.is_some() {
@@ -662,6 +685,24 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
             ));
         }
         let groups = c.groups.unwrap_or(1);
+        let n = u64::from(c.ranks);
+        let per_group = match kind {
+            CollectiveKind::AllreduceRing => (n - 1).saturating_mul(n).saturating_mul(2),
+            CollectiveKind::Alltoall => n.saturating_mul(n - 1),
+            CollectiveKind::Permutation | CollectiveKind::Incast => n,
+        };
+        if per_group
+            .saturating_mul(u64::from(groups))
+            .saturating_add(flows.len() as u64)
+            > MAX_FLOWS
+        {
+            return Err(cx.err(
+                cs,
+                "workload.collective",
+                ErrorKind::Value,
+                format!("{groups} groups of {n} ranks exceed the limit of {MAX_FLOWS} flows"),
+            ));
+        }
         let placed = place_ranks(&topology, placement, groups, c.ranks)
             .map_err(|m| cx.err(cs, "workload.collective", ErrorKind::Value, m))?;
         let start_ns = c.start.map_or(run_start_ns, |t| t.0);

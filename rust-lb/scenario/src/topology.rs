@@ -21,6 +21,12 @@ use crate::model::{Link, Topology};
 use crate::text::{numbered_lines, read_file, real, uint};
 use crate::units::{parse_rate_bps, parse_time_ns};
 
+/// Largest node count accepted (a guard against allocating for absurd inputs; 1 M nodes is
+/// far beyond what a packet-level simulation can run).
+pub const MAX_NODES: u32 = 1 << 20;
+/// Largest link count accepted.
+pub const MAX_LINKS: u32 = 1 << 22;
+
 /// Reads and parses a topology file.
 ///
 /// # Errors
@@ -62,13 +68,22 @@ pub fn parse_topology_str(name: &str, text: &str) -> Result<Topology> {
     let node_count: u32 = uint(name, hl, "total_nodes", n)?;
     let switch_count: u32 = uint(name, hl, "switch_count", s)?;
     let link_count: u32 = uint(name, hl, "link_count", l)?;
-    if node_count == 0 {
+    if node_count == 0 || node_count > MAX_NODES {
         return Err(ScenarioError::at(
             name,
             hl,
             "total_nodes",
             ErrorKind::Value,
-            "must be at least 1",
+            format!("must be in 1..={MAX_NODES}, got {node_count}"),
+        ));
+    }
+    if link_count > MAX_LINKS {
+        return Err(ScenarioError::at(
+            name,
+            hl,
+            "link_count",
+            ErrorKind::Value,
+            format!("at most {MAX_LINKS} links, got {link_count}"),
         ));
     }
     if switch_count > node_count {
@@ -243,6 +258,10 @@ impl LeafSpine {
         }
         let hosts = self.leaves.checked_mul(self.hosts_per_leaf)?;
         let node_count = hosts.checked_add(self.leaves)?.checked_add(self.spines)?;
+        let links = u64::from(hosts) + u64::from(self.leaves) * u64::from(self.spines);
+        if node_count > MAX_NODES || links > u64::from(MAX_LINKS) {
+            return None;
+        }
         let link = |a, b, rate_bps| Link {
             a,
             b,
