@@ -1201,15 +1201,16 @@ RdmaScenarioRunner::WriteOutputs()
     }
     if (!m_outDir.empty())
     {
+        // summary.json last: its presence marks a finished run (rdma-lb sweep relies on it).
         std::vector<std::pair<std::string, std::string>> files = {
             {"fct.txt", FctText()},
             {"flows.csv", FlowsCsv()},
-            {"summary.json", SummaryJson()},
         };
         if (!spec.collectives.empty())
         {
             files.emplace_back("collectives.csv", CollectivesCsv());
         }
+        files.emplace_back("summary.json", SummaryJson());
         for (const auto& [name, text] : files)
         {
             std::string e = WriteFile(m_outDir + "/" + name, text);
