@@ -186,6 +186,11 @@ RdmaNic::GetTypeId()
                             "A flow was completely acknowledged: all its counters",
                             MakeTraceSourceAccessor(&RdmaNic::m_flowRecord),
                             "ns3::RdmaNic::FlowRecordTracedCallback")
+            .AddTraceSource("FlowDelivered",
+                            "Receiver: the last byte of a flow arrived in order (fires once "
+                            "per flow; the flow must have been started with StartFlow)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_flowDelivered),
+                            "ns3::RdmaNic::FlowDeliveredTracedCallback")
             .AddTraceSource("DataSent",
                             "A data packet left the NIC: flow id, byte offset, entropy",
                             MakeTraceSourceAccessor(&RdmaNic::m_dataSent),
@@ -320,6 +325,15 @@ RdmaNic::StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg)
     qp.rec.start = qp.start;
     qp.lb = m_lbConfig->CreateQpSelector(DrawLbSeed(m_rng));
     m_lossless = PortIsLossless();
+    uint32_t dstNode = RdmaHostId(dip);
+    if (dstNode < NodeList::GetNNodes())
+    {
+        Ptr<RdmaNic> peer = NodeList::GetNode(dstNode)->GetObject<RdmaNic>();
+        if (peer && peer->m_address == dip)
+        {
+            peer->ExpectFlow(m_address, qp.qpn, flowId, size);
+        }
+    }
     NS_LOG_INFO("flow " << flowId << " qpn " << qp.qpn << " to " << dip << " size " << size);
     ArmLbTimer(qp);
     m_dev->TriggerTransmit();
@@ -342,6 +356,26 @@ RdmaNic::PortIsLossless() const
     }
     BooleanValue pfc(false);
     return sw->GetAttributeFailSafe("PfcEnabled", pfc) && pfc.Get();
+}
+
+void
+RdmaNic::ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size)
+{
+    RxState& rx = m_rx[{sip, qpn}];
+    rx = RxState{};
+    rx.milestone = uint64_t(m_ackInterval) * m_payloadBytes;
+    rx.flowId = flowId;
+    rx.size = size;
+}
+
+void
+RdmaNic::CheckDelivered(RxState& rx, uint32_t sip)
+{
+    if (rx.size != 0 && !rx.delivered && rx.expected >= rx.size)
+    {
+        rx.delivered = true;
+        m_flowDelivered(rx.flowId, sip, m_address, rx.size, Simulator::Now());
+    }
 }
 
 // ---- Sender: scheduling and pacing (§3.2) ------------------------------------------------
@@ -616,6 +650,7 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
                 rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
                 rx.ooo.erase(rx.ooo.begin());
             }
+            CheckDelivered(rx, h.sip);
             if (rx.ooo.empty())
             {
                 SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, 0, 0); // "ACK-like NACK"
@@ -654,6 +689,7 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
                 rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
                 rx.ooo.erase(rx.ooo.begin());
             }
+            CheckDelivered(rx, h.sip);
             SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
         }
         else if (s > rx.expected)
@@ -681,6 +717,7 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
     if (s <= rx.expected && rx.expected <= s + len)
     {
         rx.expected = s + len;
+        CheckDelivered(rx, h.sip);
         bool ack;
         if (m_ackMilestoneFix)
         {

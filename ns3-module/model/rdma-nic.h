@@ -165,6 +165,12 @@ class RdmaNic : public Object
     void SetLoadBalancer(Ptr<LbConfig> cfg);
     /// Starts a flow of \p size bytes to \p dip now.
     void StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg = 3);
+    /**
+     * Receiver side: announces the flow \p flowId of \p size bytes that the NIC at \p sip
+     * sends on its queue pair \p qpn, so that this NIC fires FlowDelivered when the flow's
+     * last byte arrives in order. StartFlow calls it on the destination NIC.
+     */
+    void ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size);
     /// \return this NIC's address
     uint32_t GetAddress() const;
     /// \return the number of flows not yet completed
@@ -195,6 +201,12 @@ class RdmaNic : public Object
                                                uint64_t retxPkts);
     /// Trace signature of FlowRecord: all counters of a completed flow.
     typedef void (*FlowRecordTracedCallback)(const RdmaFlowRecord& record);
+    /// Trace signature of FlowDelivered (receiver): flow id, sip, dip, size, delivery time.
+    typedef void (*FlowDeliveredTracedCallback)(uint32_t flowId,
+                                                uint32_t sip,
+                                                uint32_t dip,
+                                                uint64_t size,
+                                                Time delivered);
     /// Trace signature of DataSent: flow id, byte offset, entropy.
     typedef void (*DataSentTracedCallback)(uint32_t flowId, uint32_t seq, uint16_t entropy);
     /// Trace signature of NackSent (receiver): source address, sender's qpn, expected byte.
@@ -216,6 +228,9 @@ class RdmaNic : public Object
         std::map<uint64_t, uint64_t> ooo; //!< IRN SACK list / NIC-SR bitmap: start -> end
         uint64_t nacksSent{0};     //!< NACKs sent
         uint64_t cnpsSent{0};      //!< CNP-flagged feedback sent
+        uint32_t flowId{0};        //!< the flow's id (known once ExpectFlow ran)
+        uint64_t size{0};          //!< the flow's bytes (0 = not announced)
+        bool delivered{false};     //!< FlowDelivered has fired
     };
 
     Ptr<Packet> NextPacket(Ptr<RdmaNetDevice> dev);
@@ -229,6 +244,8 @@ class RdmaNic : public Object
     void Complete(std::map<uint16_t, RdmaQueuePair>::iterator it);
     /// \return whether the port is lossless: it obeys PFC and its peer switch generates PFC
     bool PortIsLossless() const;
+    /// Fires FlowDelivered once the announced flow's bytes all arrived in order.
+    void CheckDelivered(RxState& rx, uint32_t sip);
     // Timers.
     void ArmRto(RdmaQueuePair& qp);
     void RtoCheck(uint16_t qpn);
@@ -284,6 +301,7 @@ class RdmaNic : public Object
     std::map<std::pair<uint32_t, uint16_t>, RxState> m_rx; //!< by (sip, qpn)
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time, Time, uint64_t> m_flowComplete;
     TracedCallback<const RdmaFlowRecord&> m_flowRecord;
+    TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_flowDelivered;
     TracedCallback<uint32_t, uint32_t, uint16_t> m_dataSent;
     TracedCallback<uint32_t, uint16_t, uint32_t> m_nackSent;
     TracedCallback<uint32_t, uint64_t, uint64_t> m_rateChange;

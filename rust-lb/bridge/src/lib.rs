@@ -16,6 +16,8 @@
     reason = "only the code cxx generates is unsafe; this file writes none"
 )]
 
+mod scenario;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use rdma_lb_core::host::{self, SendCx};

@@ -1,0 +1,15 @@
+//! Fuzz target: ConWeave topology file (spec §7.3) — must return (never panic); errors are one line with a line number.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let result = rdma_lb_scenario::topology::parse_topology_str("fuzz", text).map(|_| ());
+    if let Err(e) = result {
+        let s = e.to_string();
+        assert!(!s.contains('\n') && e.line.is_some() && s.starts_with("fuzz:"), "{s}");
+    }
+});

@@ -1,0 +1,153 @@
+/*
+ * rdma-lb: LoadRdmaScenario (see rdma-scenario-load.h).
+ */
+#include "rdma-scenario-load.h"
+
+#include "rdma-lb-bridge/src/scenario.rs.h"
+
+#include <exception>
+
+namespace ns3
+{
+
+namespace
+{
+
+std::vector<uint32_t>
+Ids(const rust::Vec<uint32_t>& v)
+{
+    return std::vector<uint32_t>(v.begin(), v.end());
+}
+
+void
+Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
+{
+    out.name = std::string(in.name);
+    out.configPath = std::string(in.config_path);
+    out.nodeCount = in.node_count;
+    out.switchIds = Ids(in.switch_ids);
+    out.links.clear();
+    for (const auto& l : in.links)
+    {
+        out.links.push_back({l.a, l.b, l.rate_bps, l.delay_ns, l.error_rate});
+    }
+    out.flows.clear();
+    out.flows.reserve(in.flows.size());
+    for (const auto& f : in.flows)
+    {
+        RdmaScenarioFlow g;
+        g.id = f.id;
+        g.src = f.src;
+        g.dst = f.dst;
+        g.pg = f.pg;
+        g.sizeBytes = f.size_bytes;
+        g.startNs = f.start_ns;
+        g.after = Ids(f.after);
+        out.flows.push_back(std::move(g));
+    }
+    out.collectives.clear();
+    for (const auto& c : in.collectives)
+    {
+        out.collectives.push_back({c.group, std::string(c.kind), Ids(c.flow_ids)});
+    }
+    const auto& t = in.transport;
+    RdmaScenarioTransport& o = out.transport;
+    o.recovery = std::string(t.recovery);
+    o.cc = std::string(t.cc);
+    o.pfcEnabled = t.pfc_enabled;
+    o.ecnEnabled = t.ecn_enabled;
+    o.bufferBytes = t.buffer_bytes;
+    o.ecn.clear();
+    for (const auto& e : t.ecn)
+    {
+        o.ecn.push_back({e.rate_bps, e.kmin_bytes, e.kmax_bytes, e.pmax});
+    }
+    o.alphaResumeIntervalNs = t.alpha_resume_interval_ns;
+    o.rateDecreaseIntervalNs = t.rate_decrease_interval_ns;
+    o.rpTimerNs = t.rp_timer_ns;
+    o.fastRecoveryTimes = t.fast_recovery_times;
+    o.ewmaGain = t.ewma_gain;
+    o.rateAiBps = t.rate_ai_bps;
+    o.rateHaiBps = t.rate_hai_bps;
+    o.minRateBps = t.min_rate_bps;
+    o.clampTargetRate = t.clamp_target_rate;
+    o.rateOnFirstCnp = t.rate_on_first_cnp;
+    o.ackIntervalPackets = t.ack_interval_packets;
+    o.l2ChunkBytes = t.l2_chunk_bytes;
+    o.l2BackToZero = t.l2_back_to_zero;
+    o.rateBound = t.rate_bound;
+    o.payloadBytes = t.payload_bytes;
+    o.pauseTimeNs = t.pause_time_ns;
+    o.l2TimeoutNs = t.l2_timeout_ns;
+    o.nackIntervalNs = t.nack_interval_ns;
+    o.irnRtoLowNs = t.irn_rto_low_ns;
+    o.irnRtoHighNs = t.irn_rto_high_ns;
+    o.irnBdpBytes = t.irn_bdp_bytes;
+    o.irnOooThreshold = t.irn_ooo_threshold;
+    o.ackMilestoneFix = t.ack_milestone_fix;
+    o.nackCarriesCnp = t.nack_carries_cnp;
+    o.headroomSumQuirk = t.headroom_sum_quirk;
+    o.withdrawFailedPorts = t.withdraw_failed_ports;
+    out.lbName = std::string(in.lb_name);
+    out.lbParams = std::string(in.lb_params);
+    const auto& r = in.run;
+    RdmaScenarioRun& p = out.run;
+    p.seed = r.seed;
+    p.flowgenStartNs = r.flowgen_start_ns;
+    p.flowgenStopNs = r.flowgen_stop_ns;
+    p.hardStopNs = r.hard_stop_ns;
+    p.monitorIntervalNs = r.monitor_interval_ns;
+    p.linkEvents.clear();
+    for (const auto& e : r.link_events)
+    {
+        p.linkEvents.push_back({e.at_ns, e.a, e.b, e.down});
+    }
+    p.outDir = std::string(r.out_dir);
+    p.pfcTrace = r.pfc_trace;
+    p.queueTrace = r.queue_trace;
+    p.load = r.load;
+    out.notes.clear();
+    for (const auto& n : in.notes)
+    {
+        out.notes.emplace_back(std::string(n));
+    }
+    out.configEcho = std::string(in.effective_config);
+}
+
+} // namespace
+
+bool
+LoadRdmaScenario(const std::string& path,
+                 const std::string& overrides,
+                 RdmaScenarioSpec* spec,
+                 std::string* error)
+{
+    try
+    {
+        rdmalb::scenario::Scenario s =
+            rdmalb::scenario::load_scenario(rust::Str(path), rust::Str(overrides));
+        Convert(s, *spec);
+        return true;
+    }
+    catch (const std::exception& e)
+    {
+        if (error)
+        {
+            *error = e.what();
+        }
+        return false;
+    }
+}
+
+std::vector<std::string>
+RdmaScenarioOverrideKeys()
+{
+    std::vector<std::string> keys;
+    for (const auto& k : rdmalb::scenario::override_keys())
+    {
+        keys.emplace_back(std::string(k));
+    }
+    return keys;
+}
+
+} // namespace ns3

@@ -1,0 +1,1472 @@
+/*
+ * rdma-lb: RdmaScenarioRunner (see rdma-scenario.h).
+ */
+#include "rdma-scenario.h"
+
+#include "rdma-fabric-helper.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/error-model.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/rdma-channel.h"
+#include "ns3/rdma-header.h"
+#include "ns3/rdma-lb-bridge.h"
+#include "ns3/rdma-net-device.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-switch.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef RDMA_LB_VERSION
+#define RDMA_LB_VERSION "unknown"
+#endif
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaScenario");
+
+namespace
+{
+
+constexpr uint64_t NO_VALUE = std::numeric_limits<uint64_t>::max();
+
+/// Bytes of headers per data packet counted by the ideal FCT (spec §7.6: 14+20+8+6).
+constexpr uint64_t IDEAL_HEADER_BYTES = 48;
+
+std::string
+Fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
+
+std::string
+Fmt(const char* format, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, format);
+    int n = std::vsnprintf(buf, sizeof(buf), format, ap);
+    va_end(ap);
+    if (n < 0)
+    {
+        return std::string();
+    }
+    if (static_cast<size_t>(n) < sizeof(buf))
+    {
+        return std::string(buf, static_cast<size_t>(n));
+    }
+    std::string out(static_cast<size_t>(n) + 1, '\0');
+    va_start(ap, format);
+    std::vsnprintf(&out[0], out.size(), format, ap);
+    va_end(ap);
+    out.resize(static_cast<size_t>(n));
+    return out;
+}
+
+/// A JSON string literal.
+std::string
+JsonString(const std::string& s)
+{
+    std::string out = "\"";
+    for (unsigned char c : s)
+    {
+        switch (c)
+        {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        default:
+            if (c < 0x20)
+            {
+                out += Fmt("\\u%04x", c);
+            }
+            else
+            {
+                out += static_cast<char>(c);
+            }
+        }
+    }
+    return out + "\"";
+}
+
+/// A JSON number for a double (shortest round-tripping form; always finite here).
+std::string
+JsonDouble(double v)
+{
+    if (!(v == v) || v == std::numeric_limits<double>::infinity() ||
+        v == -std::numeric_limits<double>::infinity())
+    {
+        return "null";
+    }
+    for (int prec = 1; prec <= 17; ++prec)
+    {
+        std::string s = Fmt("%.*g", prec, v);
+        if (std::strtod(s.c_str(), nullptr) == v)
+        {
+            return s;
+        }
+    }
+    return Fmt("%.17g", v);
+}
+
+/// Creates \p dir and its parents; returns "" or the error.
+std::string
+MakeDirs(const std::string& dir)
+{
+    std::string path;
+    std::stringstream ss(dir);
+    std::string part;
+    if (!dir.empty() && dir[0] == '/')
+    {
+        path = "/";
+    }
+    while (std::getline(ss, part, '/'))
+    {
+        if (part.empty())
+        {
+            continue;
+        }
+        path += part + "/";
+        if (mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
+        {
+            return path + ": " + std::strerror(errno);
+        }
+    }
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    {
+        return dir + ": not a directory";
+    }
+    return "";
+}
+
+/// Writes \p text to \p path; returns "" or the error.
+std::string
+WriteFile(const std::string& path, const std::string& text)
+{
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!f)
+    {
+        return path + ": cannot open for writing: " + std::strerror(errno);
+    }
+    f << text;
+    f.close();
+    if (!f)
+    {
+        return path + ": write failed";
+    }
+    return "";
+}
+
+/// The reference's per-pair values (spec §5.1), from a BFS at the destination host.
+struct PairInfo
+{
+    uint64_t delayNs{0}; //!< one-way propagation
+    uint64_t txNs{0};    //!< one payload packet's serialization, summed over hops
+    uint64_t bwBps{0};   //!< bottleneck (0 = unreachable)
+};
+
+} // namespace
+
+std::vector<RdmaScenarioEcnEntry>
+RdmaScenarioSpec::DefaultEcnMap()
+{
+    std::vector<RdmaScenarioEcnEntry> m;
+    for (uint64_t g : {20, 50, 100, 200, 250, 400})
+    {
+        m.push_back({g * 1000000000ULL, 100000, 400000, 0.2});
+    }
+    return m;
+}
+
+/// Run-time state: the fabric, the trace sinks and the results.
+struct RdmaScenarioRunner::State
+{
+    const RdmaScenarioSpec* spec{nullptr};
+    std::unique_ptr<RdmaFabricHelper> fabric;
+    std::vector<bool> isSwitch;
+    std::vector<uint32_t> hostIndex;               //!< node -> index among hosts (or max)
+    std::vector<uint32_t> hosts;                   //!< host node ids, ascending
+    std::vector<std::vector<PairInfo>> pairs;      //!< [dst host idx][src host idx]
+    std::vector<RdmaScenarioFlowResult> results;
+    std::vector<RdmaScenarioCollectiveResult> collectives;
+    std::vector<std::vector<uint32_t>> dependents; //!< flow -> flows waiting for it
+    std::vector<uint32_t> pending;                 //!< flow -> predecessors not delivered
+    std::vector<uint32_t> ordinary;                //!< flows without deps, by (start, id)
+    size_t nextOrdinary{0};
+    uint32_t completed{0};
+    uint32_t started{0};
+    uint32_t delivered{0};
+    uint64_t events{0};
+    uint64_t simTimeNs{0};
+    double wallSeconds{0};
+    // Counters.
+    uint64_t ecnMarks{0};
+    uint64_t mmuDrops{0};
+    uint64_t pfcPausesSent{0};
+    uint64_t pfcPausesRx{0};
+    uint64_t pfcResumesRx{0};
+    uint64_t linkLoss{0};
+    uint64_t errorDrops{0};
+    // PFC trace.
+    std::ostream* pfcOut{nullptr};
+    std::ofstream pfcFile;
+    std::ostringstream pfcMem;
+    // Queue trace (sampled every monitor interval).
+    std::ostream* queueOut{nullptr};
+    std::ostream* uplinkOut{nullptr};
+    std::ofstream queueFile;
+    std::ofstream uplinkFile;
+    std::ostringstream queueMem;
+    std::ostringstream uplinkMem;
+    std::vector<uint32_t> tors;  //!< switches with a host link, ascending
+    Time monitorPeriod;
+    Time monitorEnd;
+    // Progress.
+    bool progress{false};
+    bool progressPrinted{false};
+    std::chrono::steady_clock::time_point wallStart;
+    double lastPrintWall{0};
+    Time progressPeriod;
+    uint64_t lastTickEvents{0};
+    uint64_t endEstimateNs{0};
+    uint64_t firstStartNs{0};  //!< simulated time of the first flow start (ETA reference)
+    double firstStartWall{-1}; //!< wall seconds at the first flow start
+    uint32_t previousSeed{1};  //!< RngSeedManager seed before the run (restored after)
+
+    void StartFlow(uint32_t id)
+    {
+        RdmaScenarioFlowResult& r = results[id];
+        const RdmaScenarioFlow& f = spec->flows[id];
+        r.started = true;
+        r.startNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        if (started++ == 0 && progress)
+        {
+            firstStartNs = r.startNs;
+            firstStartWall = WallNow();
+        }
+        fabric->GetNic(f.src)->StartFlow(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg);
+    }
+
+    void ScheduleNextOrdinary()
+    {
+        if (nextOrdinary >= ordinary.size())
+        {
+            return;
+        }
+        const RdmaScenarioFlow& f = spec->flows[ordinary[nextOrdinary]];
+        Time at = NanoSeconds(static_cast<int64_t>(f.startNs));
+        Simulator::ScheduleWithContext(f.src, at - Simulator::Now(), &State::OrdinaryStep, this);
+    }
+
+    void OrdinaryStep()
+    {
+        StartFlow(ordinary[nextOrdinary++]);
+        ScheduleNextOrdinary();
+    }
+
+    void OnDelivered(uint32_t flowId, uint32_t, uint32_t, uint64_t, Time at)
+    {
+        if (flowId >= results.size() || results[flowId].delivered)
+        {
+            return;
+        }
+        RdmaScenarioFlowResult& r = results[flowId];
+        r.delivered = true;
+        r.deliveredNs = static_cast<uint64_t>(at.GetNanoSeconds());
+        ++delivered;
+        for (uint32_t d : dependents[flowId])
+        {
+            if (pending[d] > 0 && --pending[d] == 0)
+            {
+                const RdmaScenarioFlow& f = spec->flows[d];
+                Time startAt = NanoSeconds(static_cast<int64_t>(f.startNs));
+                Time delay = startAt > at ? startAt - at : Time(0);
+                Simulator::ScheduleWithContext(f.src, delay, &State::StartFlow, this, d);
+            }
+        }
+    }
+
+    void OnRecord(const RdmaFlowRecord& rec)
+    {
+        if (rec.flowId >= results.size() || results[rec.flowId].completed)
+        {
+            return;
+        }
+        RdmaScenarioFlowResult& r = results[rec.flowId];
+        r.completed = true;
+        r.fctNs = static_cast<uint64_t>((rec.finish - rec.start).GetNanoSeconds());
+        r.retxPkts = rec.retxPkts;
+        r.nacks = rec.nacksSent;
+        r.cnps = rec.cnpsRx;
+        r.timeouts = rec.timeouts;
+        r.rateCuts = rec.rateCuts;
+        r.pathSwitches = rec.pathSwitches;
+        r.probes = rec.probes;
+        if (++completed == results.size())
+        {
+            Simulator::Stop();
+        }
+    }
+
+    static void OnPfcRx(State* s, uint32_t node, uint32_t type, uint32_t port, uint32_t, uint32_t pauseUs)
+    {
+        (pauseUs != 0 ? s->pfcPausesRx : s->pfcResumesRx)++;
+        if (s->pfcOut)
+        {
+            *s->pfcOut << Simulator::Now().GetNanoSeconds() << ' ' << node << ' ' << type << ' ' << port
+                       << ' ' << (pauseUs != 0 ? 1 : 0) << '\n';
+        }
+    }
+
+    static void OnLoss(State* s, Ptr<const Packet>)
+    {
+        ++s->linkLoss;
+    }
+
+    static void OnErrorDrop(State* s, Ptr<const Packet>)
+    {
+        ++s->errorDrops;
+    }
+
+    /// queue.txt: every switch port with queued bytes; uplink.txt: ConWeave's ToR-uplink
+    /// monitor (spec §7.6), cumulative bytes sent on every ToR port towards a switch.
+    void MonitorTick()
+    {
+        const int64_t t = Simulator::Now().GetNanoSeconds();
+        for (uint32_t id : spec->switchIds)
+        {
+            Ptr<RdmaSwitch> sw = fabric->GetSwitch(id);
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                uint64_t q = sw->GetPort(p)->GetTotalQueueBytes();
+                if (q != 0)
+                {
+                    *queueOut << t << ' ' << id << ' ' << p + 1 << ' ' << q << '\n';
+                }
+            }
+        }
+        for (uint32_t id : tors)
+        {
+            Ptr<RdmaSwitch> sw = fabric->GetSwitch(id);
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                Ptr<RdmaNetDevice> dev = sw->GetPort(p);
+                Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
+                if (peer && isSwitch[peer->GetNode()->GetId()])
+                {
+                    *uplinkOut << t << ',' << id << ',' << p + 1 << ',' << dev->GetTxBytes() << '\n';
+                }
+            }
+        }
+        if (Simulator::Now() + monitorPeriod <= monitorEnd)
+        {
+            Simulator::Schedule(monitorPeriod, &State::MonitorTick, this);
+        }
+    }
+
+    double WallNow() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    }
+
+    void PrintProgress(bool final)
+    {
+        double wall = WallNow();
+        uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        std::string eta = "?";
+        if (firstStartWall >= 0 && now > firstStartNs && now < endEstimateNs &&
+            wall > firstStartWall)
+        {
+            // Simulated ns per wall second since the traffic began.
+            double rate = static_cast<double>(now - firstStartNs) / (wall - firstStartWall);
+            eta = Fmt("%.0f s", static_cast<double>(endEstimateNs - now) / rate);
+        }
+        else if (now >= endEstimateNs)
+        {
+            eta = "draining";
+        }
+        std::fprintf(stderr,
+                     "\r[rdma-lb] sim %.3f ms / %.3f ms | flows %u/%zu done | %.1f s wall | ETA %s   %s",
+                     static_cast<double>(now) / 1e6, static_cast<double>(endEstimateNs) / 1e6, completed,
+                     results.size(), wall, eta.c_str(), final ? "\n" : "");
+        std::fflush(stderr);
+        progressPrinted = true;
+        lastPrintWall = wall;
+    }
+
+    void ProgressTick()
+    {
+        double wall = WallNow();
+        if (wall >= 2.0 && wall - lastPrintWall >= 0.5)
+        {
+            PrintProgress(false);
+        }
+        // Back off (up to 1 ms) while nothing else happens, so that an idle stretch costs few
+        // ticks; the tick never changes the model's events or their order.
+        uint64_t ev = Simulator::GetEventCount();
+        progressPeriod = (ev - lastTickEvents <= 1) ? std::min(progressPeriod * 2, MilliSeconds(1))
+                                                    : MicroSeconds(10);
+        lastTickEvents = ev;
+        Simulator::Schedule(progressPeriod, &State::ProgressTick, this);
+    }
+};
+
+RdmaScenarioRunner::RdmaScenarioRunner(RdmaScenarioSpec spec)
+    : m_spec(std::move(spec))
+{
+}
+
+RdmaScenarioRunner::~RdmaScenarioRunner() = default;
+
+void
+RdmaScenarioRunner::SetOutputDirectory(const std::string& dir)
+{
+    m_outDir = dir;
+}
+
+void
+RdmaScenarioRunner::SetProgress(Progress mode)
+{
+    m_progress = mode;
+}
+
+std::string
+RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
+{
+    const uint32_t n = spec.nodeCount;
+    if (n == 0)
+    {
+        return "topology: no nodes";
+    }
+    std::vector<bool> isSwitch(n, false);
+    for (size_t i = 0; i < spec.switchIds.size(); ++i)
+    {
+        uint32_t s = spec.switchIds[i];
+        if (s >= n)
+        {
+            return Fmt("topology.switch_ids[%zu]: node %u >= node count %u", i, s, n);
+        }
+        if (isSwitch[s])
+        {
+            return Fmt("topology.switch_ids[%zu]: switch %u listed twice", i, s);
+        }
+        isSwitch[s] = true;
+    }
+    std::vector<uint32_t> degree(n, 0);
+    std::set<std::pair<uint32_t, uint32_t>> linked;
+    for (size_t i = 0; i < spec.links.size(); ++i)
+    {
+        const RdmaScenarioLink& l = spec.links[i];
+        if (l.a >= n || l.b >= n)
+        {
+            return Fmt("topology.links[%zu]: node %u >= node count %u", i, std::max(l.a, l.b), n);
+        }
+        if (l.a == l.b)
+        {
+            return Fmt("topology.links[%zu]: links node %u to itself", i, l.a);
+        }
+        if (l.rateBps == 0)
+        {
+            return Fmt("topology.links[%zu]: rate must be > 0", i);
+        }
+        if (!(l.errorRate >= 0.0 && l.errorRate <= 1.0))
+        {
+            return Fmt("topology.links[%zu]: error rate must be in [0, 1], got %g", i, l.errorRate);
+        }
+        if (l.delayNs > uint64_t(INT64_MAX))
+        {
+            return Fmt("topology.links[%zu]: delay too large", i);
+        }
+        ++degree[l.a];
+        ++degree[l.b];
+        linked.insert({std::min(l.a, l.b), std::max(l.a, l.b)});
+        for (uint32_t end : {l.a, l.b})
+        {
+            if (!isSwitch[end] && degree[end] > 1)
+            {
+                return Fmt("topology.links[%zu]: host %u has more than one link", i, end);
+            }
+        }
+    }
+    const RdmaScenarioTransport& t = spec.transport;
+    if (t.recovery != "gbn" && t.recovery != "irn" && t.recovery != "nic-sr")
+    {
+        return "transport.recovery: unknown `" + t.recovery + "` (gbn, irn, nic-sr)";
+    }
+    if (t.cc != "dcqcn" && t.cc != "none")
+    {
+        return "transport.cc: unknown `" + t.cc + "` (dcqcn, none)";
+    }
+    if (t.l2BackToZero)
+    {
+        return "transport.l2_back_to_zero: only 0 is modelled";
+    }
+    if (t.payloadBytes < 1 || t.payloadBytes > 9000)
+    {
+        return Fmt("transport.payload_bytes: must be in 1..9000, got %u", t.payloadBytes);
+    }
+    if (t.ackIntervalPackets < 1)
+    {
+        return "transport.ack_interval_packets: must be >= 1";
+    }
+    if (!(t.ewmaGain >= 0 && t.ewmaGain <= 1))
+    {
+        return "transport.ewma_gain: must be in [0, 1]";
+    }
+    if (!(t.rateOnFirstCnp >= 0 && t.rateOnFirstCnp <= 1))
+    {
+        return "transport.rate_on_first_cnp: must be in [0, 1]";
+    }
+    if (t.alphaResumeIntervalNs == 0 || t.rateDecreaseIntervalNs == 0 || t.rpTimerNs == 0)
+    {
+        return "transport: DCQCN timer periods must be > 0 ns";
+    }
+    if (t.pauseTimeNs < 1000)
+    {
+        return "transport.pause_time_ns: must be >= 1000 (whole microseconds on the wire)";
+    }
+    if (t.irnBdpBytes == 0)
+    {
+        return "transport.irn_bdp_bytes: must be > 0";
+    }
+    const std::vector<RdmaScenarioEcnEntry> ecn =
+        t.ecn.empty() ? RdmaScenarioSpec::DefaultEcnMap() : t.ecn;
+    for (size_t i = 0; i < ecn.size(); ++i)
+    {
+        if (ecn[i].kminBytes > ecn[i].kmaxBytes)
+        {
+            return Fmt("transport.ecn[%zu]: kmin %" PRIu64 " > kmax %" PRIu64, i, ecn[i].kminBytes,
+                       ecn[i].kmaxBytes);
+        }
+        if (!(ecn[i].pmax >= 0 && ecn[i].pmax <= 1))
+        {
+            return Fmt("transport.ecn[%zu]: pmax must be in [0, 1]", i);
+        }
+    }
+    if (t.ecnEnabled)
+    {
+        for (size_t i = 0; i < spec.links.size(); ++i)
+        {
+            const RdmaScenarioLink& l = spec.links[i];
+            if (!isSwitch[l.a] && !isSwitch[l.b])
+            {
+                continue;
+            }
+            bool found = std::any_of(ecn.begin(), ecn.end(), [&](const RdmaScenarioEcnEntry& e) {
+                return e.rateBps == l.rateBps;
+            });
+            if (!found)
+            {
+                return Fmt("transport.ecn: no KMIN/KMAX/PMAX entry for rate %" PRIu64
+                           " bps (topology.links[%zu])",
+                           l.rateBps, i);
+            }
+        }
+    }
+    std::string lbError;
+    if (!LbConfig::Parse(spec.lbName, spec.lbParams, &lbError))
+    {
+        return "lb: " + lbError;
+    }
+    for (size_t i = 0; i < spec.flows.size(); ++i)
+    {
+        const RdmaScenarioFlow& f = spec.flows[i];
+        if (f.id != i)
+        {
+            return Fmt("flows[%zu].id: must be %zu, got %u", i, i, f.id);
+        }
+        for (auto [name, node] : {std::make_pair("src", f.src), std::make_pair("dst", f.dst)})
+        {
+            if (node >= n || isSwitch[node])
+            {
+                return Fmt("flows[%zu].%s: node %u is not a host", i, name, node);
+            }
+            if (degree[node] == 0)
+            {
+                return Fmt("flows[%zu].%s: host %u has no link", i, name, node);
+            }
+        }
+        if (f.src == f.dst)
+        {
+            return Fmt("flows[%zu]: source and destination are both host %u", i, f.src);
+        }
+        if (f.sizeBytes == 0 || f.sizeBytes > UINT32_MAX)
+        {
+            return Fmt("flows[%zu].size_bytes: must be in 1..4294967295, got %" PRIu64, i, f.sizeBytes);
+        }
+        if (f.pg < 1 || f.pg > 7)
+        {
+            return Fmt("flows[%zu].pg: must be in 1..7, got %u", i, f.pg);
+        }
+        if (f.startNs > uint64_t(INT64_MAX))
+        {
+            return Fmt("flows[%zu].start_ns: too large", i);
+        }
+        for (uint32_t a : f.after)
+        {
+            if (a >= f.id)
+            {
+                return Fmt("flows[%zu].after: flow %u is not an earlier flow", i, a);
+            }
+        }
+    }
+    for (size_t i = 0; i < spec.collectives.size(); ++i)
+    {
+        const RdmaScenarioCollective& c = spec.collectives[i];
+        if (c.flowIds.empty())
+        {
+            return Fmt("collectives[%zu]: no flows", i);
+        }
+        for (uint32_t id : c.flowIds)
+        {
+            if (id >= spec.flows.size())
+            {
+                return Fmt("collectives[%zu].flow_ids: flow %u does not exist", i, id);
+            }
+        }
+    }
+    const RdmaScenarioRun& r = spec.run;
+    if (r.seed == 0 || r.seed > UINT32_MAX)
+    {
+        return Fmt("run.seed: must be in 1..4294967295, got %" PRIu64, r.seed);
+    }
+    if (r.hardStopNs == 0 || r.hardStopNs > uint64_t(INT64_MAX))
+    {
+        return "run.hard_stop_ns: must be > 0";
+    }
+    for (size_t i = 0; i < r.linkEvents.size(); ++i)
+    {
+        const RdmaScenarioLinkEvent& e = r.linkEvents[i];
+        if (linked.count({std::min(e.a, e.b), std::max(e.a, e.b)}) == 0)
+        {
+            return Fmt("run.link_events[%zu]: no link between nodes %u and %u", i, e.a, e.b);
+        }
+    }
+    return "";
+}
+
+void
+RdmaScenarioRunner::ComputePairs()
+{
+    if (!m_state)
+    {
+        m_state = std::make_unique<State>();
+        m_state->spec = &m_spec;
+    }
+    State& s = *m_state;
+    const uint32_t n = m_spec.nodeCount;
+    s.isSwitch.assign(n, false);
+    for (uint32_t id : m_spec.switchIds)
+    {
+        if (id < n)
+        {
+            s.isSwitch[id] = true;
+        }
+    }
+    s.hosts.clear();
+    s.hostIndex.assign(n, UINT32_MAX);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (!s.isSwitch[i])
+        {
+            s.hostIndex[i] = static_cast<uint32_t>(s.hosts.size());
+            s.hosts.push_back(i);
+        }
+    }
+    // Adjacency in link order: (neighbour, link index).
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> adj(n);
+    for (uint32_t i = 0; i < m_spec.links.size(); ++i)
+    {
+        const RdmaScenarioLink& l = m_spec.links[i];
+        if (l.a < n && l.b < n)
+        {
+            adj[l.a].emplace_back(l.b, i);
+            adj[l.b].emplace_back(l.a, i);
+        }
+    }
+    const uint64_t payload = m_spec.transport.payloadBytes;
+    s.pairs.assign(s.hosts.size(), {});
+    std::vector<PairInfo> info(n);
+    std::vector<bool> seen(n);
+    for (size_t hi = 0; hi < s.hosts.size(); ++hi)
+    {
+        const uint32_t h = s.hosts[hi];
+        std::fill(seen.begin(), seen.end(), false);
+        std::fill(info.begin(), info.end(), PairInfo{});
+        std::deque<uint32_t> q;
+        seen[h] = true;
+        info[h].bwBps = NO_VALUE;
+        q.push_back(h);
+        while (!q.empty())
+        {
+            uint32_t m = q.front();
+            q.pop_front();
+            if (m != h && !s.isSwitch[m])
+            {
+                continue; // hosts are never transit (spec §5.1)
+            }
+            for (const auto& [nb, li] : adj[m])
+            {
+                if (seen[nb])
+                {
+                    continue;
+                }
+                const RdmaScenarioLink& l = m_spec.links[li];
+                seen[nb] = true;
+                info[nb].delayNs = info[m].delayNs + l.delayNs;
+                info[nb].txNs = info[m].txNs + payload * 8000000000ULL / l.rateBps;
+                info[nb].bwBps = std::min(info[m].bwBps, l.rateBps);
+                q.push_back(nb);
+            }
+        }
+        std::vector<PairInfo>& row = s.pairs[hi];
+        row.resize(s.hosts.size());
+        for (size_t si = 0; si < s.hosts.size(); ++si)
+        {
+            uint32_t src = s.hosts[si];
+            row[si] = (seen[src] && src != h) ? info[src] : PairInfo{};
+        }
+    }
+}
+
+uint64_t
+RdmaScenarioRunner::GetPairRttNs(uint32_t src, uint32_t dst) const
+{
+    if (!m_state || src >= m_state->hostIndex.size() || dst >= m_state->hostIndex.size() ||
+        m_state->hostIndex[src] == UINT32_MAX || m_state->hostIndex[dst] == UINT32_MAX)
+    {
+        return 0;
+    }
+    const PairInfo& p = m_state->pairs[m_state->hostIndex[dst]][m_state->hostIndex[src]];
+    return p.bwBps == 0 ? 0 : 2 * p.delayNs + p.txNs;
+}
+
+uint64_t
+RdmaScenarioRunner::GetPairBottleneckBps(uint32_t src, uint32_t dst) const
+{
+    if (!m_state || src >= m_state->hostIndex.size() || dst >= m_state->hostIndex.size() ||
+        m_state->hostIndex[src] == UINT32_MAX || m_state->hostIndex[dst] == UINT32_MAX)
+    {
+        return 0;
+    }
+    return m_state->pairs[m_state->hostIndex[dst]][m_state->hostIndex[src]].bwBps;
+}
+
+uint64_t
+RdmaScenarioRunner::GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) const
+{
+    uint64_t bw = GetPairBottleneckBps(src, dst);
+    if (bw == 0)
+    {
+        return 0;
+    }
+    const uint64_t payload = m_spec.transport.payloadBytes;
+    const uint64_t packets = (size + payload - 1) / payload;
+    const unsigned __int128 wireBits =
+        static_cast<unsigned __int128>(size + packets * IDEAL_HEADER_BYTES) * 8000000000ULL;
+    return GetPairRttNs(src, dst) + static_cast<uint64_t>(wireBits / bw);
+}
+
+bool
+RdmaScenarioRunner::Run(std::string* error)
+{
+    auto fail = [&](const std::string& msg) {
+        if (error)
+        {
+            *error = msg;
+        }
+        return false;
+    };
+    std::string bad = Validate(m_spec);
+    if (!bad.empty())
+    {
+        return fail(bad);
+    }
+    m_state.reset();
+    ComputePairs();
+    State& s = *m_state;
+    s.wallStart = std::chrono::steady_clock::now();
+    const RdmaScenarioSpec& spec = m_spec;
+    const size_t nFlows = spec.flows.size();
+
+    // Reachability of every flow's pair (the BFS above only goes through switches).
+    for (size_t i = 0; i < nFlows; ++i)
+    {
+        if (GetPairBottleneckBps(spec.flows[i].src, spec.flows[i].dst) == 0)
+        {
+            return fail(Fmt("flows[%zu]: host %u cannot reach host %u", i, spec.flows[i].src,
+                            spec.flows[i].dst));
+        }
+    }
+    std::string e = OpenOutputs();
+    if (e.empty())
+    {
+        BuildFabric();
+        ScheduleTraffic();
+        Simulate();
+        SummarizeCollectives();
+        e = WriteOutputs();
+    }
+    return e.empty() ? true : fail(e);
+}
+
+/// Creates the output directory and opens the streamed trace files.
+std::string
+RdmaScenarioRunner::OpenOutputs()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    if (!m_outDir.empty())
+    {
+        std::string e = MakeDirs(m_outDir);
+        if (!e.empty())
+        {
+            return e;
+        }
+    }
+    if (spec.run.pfcTrace)
+    {
+        if (m_outDir.empty())
+        {
+            s.pfcOut = &s.pfcMem;
+        }
+        else
+        {
+            std::string path = m_outDir + "/pfc.txt";
+            s.pfcFile.open(path, std::ios::binary | std::ios::trunc);
+            if (!s.pfcFile)
+            {
+                return path + ": cannot open for writing: " + std::strerror(errno);
+            }
+            s.pfcOut = &s.pfcFile;
+        }
+    }
+
+    if (spec.run.queueTrace)
+    {
+        if (m_outDir.empty())
+        {
+            s.queueOut = &s.queueMem;
+            s.uplinkOut = &s.uplinkMem;
+        }
+        else
+        {
+            for (auto [name, file, out] :
+                 {std::make_tuple("queue.txt", &s.queueFile, &s.queueOut),
+                  std::make_tuple("uplink.txt", &s.uplinkFile, &s.uplinkOut)})
+            {
+                std::string path = m_outDir + "/" + name;
+                file->open(path, std::ios::binary | std::ios::trunc);
+                if (!*file)
+                {
+                    return path + ": cannot open for writing: " + std::strerror(errno);
+                }
+                *out = file;
+            }
+        }
+    }
+
+    return "";
+}
+
+/// Creates the nodes and links, sets the transport attributes, fixes the random streams and
+/// connects the trace sinks.
+void
+RdmaScenarioRunner::BuildFabric()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    const RdmaScenarioTransport& t = spec.transport;
+    // ---- Fabric ----------------------------------------------------------------------------
+    s.previousSeed = RngSeedManager::GetSeed();
+    RngSeedManager::SetSeed(static_cast<uint32_t>(spec.run.seed));
+    s.fabric = std::make_unique<RdmaFabricHelper>();
+    RdmaFabricHelper& fabric = *s.fabric;
+    fabric.SetLoadBalancer(spec.lbName, spec.lbParams);
+    fabric.CreateNodes(spec.nodeCount, spec.switchIds);
+    for (uint32_t h : fabric.GetHosts())
+    {
+        Ptr<RdmaNic> nic = fabric.GetNic(h);
+        nic->SetAttribute("PayloadSize", UintegerValue(t.payloadBytes));
+        nic->SetAttribute("LossRecovery", StringValue(t.recovery));
+        nic->SetAttribute("CcMode", StringValue(t.cc));
+        nic->SetAttribute("RateBound", BooleanValue(t.rateBound));
+        nic->SetAttribute("L2AckInterval", UintegerValue(t.ackIntervalPackets));
+        nic->SetAttribute("L2ChunkSize", UintegerValue(t.l2ChunkBytes));
+        nic->SetAttribute("AckMilestoneFix", BooleanValue(t.ackMilestoneFix));
+        nic->SetAttribute("NackCarriesCnp", BooleanValue(t.nackCarriesCnp));
+        nic->SetAttribute("NackInterval", TimeValue(NanoSeconds(t.nackIntervalNs)));
+        nic->SetAttribute("L2Timeout", TimeValue(NanoSeconds(t.l2TimeoutNs)));
+        nic->SetAttribute("IrnRtoLow", TimeValue(NanoSeconds(t.irnRtoLowNs)));
+        nic->SetAttribute("IrnRtoHigh", TimeValue(NanoSeconds(t.irnRtoHighNs)));
+        nic->SetAttribute("IrnBdp", UintegerValue(t.irnBdpBytes));
+        nic->SetAttribute("IrnOooThreshold", UintegerValue(t.irnOooThreshold));
+        nic->SetAttribute("AlphaResumeInterval", TimeValue(NanoSeconds(t.alphaResumeIntervalNs)));
+        nic->SetAttribute("RateDecreaseInterval", TimeValue(NanoSeconds(t.rateDecreaseIntervalNs)));
+        nic->SetAttribute("RpTimer", TimeValue(NanoSeconds(t.rpTimerNs)));
+        nic->SetAttribute("FastRecoveryTimes", UintegerValue(t.fastRecoveryTimes));
+        nic->SetAttribute("EwmaGain", DoubleValue(t.ewmaGain));
+        nic->SetAttribute("RateAI", DataRateValue(DataRate(t.rateAiBps)));
+        nic->SetAttribute("RateHAI", DataRateValue(DataRate(t.rateHaiBps)));
+        nic->SetAttribute("MinRate", DataRateValue(DataRate(t.minRateBps)));
+        nic->SetAttribute("ClampTargetRate", BooleanValue(t.clampTargetRate));
+        nic->SetAttribute("RateOnFirstCnp", DoubleValue(t.rateOnFirstCnp));
+    }
+    for (uint32_t id : spec.switchIds)
+    {
+        Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
+        sw->SetAttribute("PfcEnabled", BooleanValue(t.pfcEnabled));
+        sw->SetAttribute("PauseTime", TimeValue(NanoSeconds(t.pauseTimeNs)));
+        sw->SetAttribute("EcnEnabled", BooleanValue(t.ecnEnabled));
+        sw->SetAttribute("WithdrawFailedPorts", BooleanValue(t.withdrawFailedPorts));
+        sw->GetMmu()->SetAttribute("BufferSize", UintegerValue(t.bufferBytes));
+        sw->GetMmu()->SetAttribute("HeadroomSumQuirk", BooleanValue(t.headroomSumQuirk));
+    }
+    std::vector<Ptr<RateErrorModel>> errorModels;
+    for (const RdmaScenarioLink& l : spec.links)
+    {
+        Ptr<RdmaChannel> ch = fabric.Link(l.a, l.b, DataRate(l.rateBps),
+                                          NanoSeconds(static_cast<int64_t>(l.delayNs)));
+        ch->TraceConnectWithoutContext("Loss", MakeBoundCallback(&State::OnLoss, &s));
+        if (l.errorRate > 0)
+        {
+            for (size_t d = 0; d < ch->GetNDevices(); ++d)
+            {
+                Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+                em->SetAttribute("ErrorRate", DoubleValue(l.errorRate));
+                em->SetAttribute("ErrorUnit", EnumValue(RateErrorModel::ERROR_UNIT_PACKET));
+                Ptr<NetDevice> dev = ch->GetDevice(d);
+                dev->SetAttribute("ReceiveErrorModel", PointerValue(em));
+                dev->TraceConnectWithoutContext("RxDrop", MakeBoundCallback(&State::OnErrorDrop, &s));
+                errorModels.push_back(em);
+            }
+        }
+    }
+    // ECN thresholds by port rate (KMIN_MAP / KMAX_MAP / PMAX_MAP). The switch holds one set:
+    // that of its fastest port (the reference sets them per port; equal on uniform switches).
+    const std::vector<RdmaScenarioEcnEntry> ecn =
+        t.ecn.empty() ? RdmaScenarioSpec::DefaultEcnMap() : t.ecn;
+    for (uint32_t id : spec.switchIds)
+    {
+        Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
+        uint64_t fastest = 0;
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            fastest = std::max(fastest, sw->GetPort(p)->GetDataRate().GetBitRate());
+        }
+        for (const RdmaScenarioEcnEntry& e : ecn)
+        {
+            if (e.rateBps == fastest)
+            {
+                sw->SetAttribute("EcnKmin", UintegerValue(e.kminBytes));
+                sw->SetAttribute("EcnKmax", UintegerValue(e.kmaxBytes));
+                sw->SetAttribute("EcnPmax", DoubleValue(e.pmax));
+            }
+        }
+    }
+    fabric.Finish();
+    int64_t stream = fabric.AssignStreams(0);
+    for (Ptr<RateErrorModel> em : errorModels)
+    {
+        stream += em->AssignStreams(stream);
+    }
+
+    // ---- Traces ----------------------------------------------------------------------------
+    for (uint32_t h : fabric.GetHosts())
+    {
+        Ptr<RdmaNic> nic = fabric.GetNic(h);
+        nic->TraceConnectWithoutContext("FlowRecord", MakeCallback(&State::OnRecord, &s));
+        nic->TraceConnectWithoutContext("FlowDelivered", MakeCallback(&State::OnDelivered, &s));
+    }
+    for (uint32_t i = 0; i < fabric.GetNNodes(); ++i)
+    {
+        Ptr<Node> node = fabric.GetNode(i);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            // Ports as the reference numbers them (1-based; its port 0 is a loopback).
+            node->GetDevice(d)->TraceConnectWithoutContext(
+                "PfcRx",
+                MakeBoundCallback(&State::OnPfcRx, &s, i, fabric.IsSwitch(i) ? 1U : 0U, d + 1));
+        }
+    }
+}
+
+/// Schedules the flows (ordinary ones chained by start time, dependent ones from the delivery
+/// sink), the link events and the monitors.
+void
+RdmaScenarioRunner::ScheduleTraffic()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    RdmaFabricHelper& fabric = *s.fabric;
+    const size_t nFlows = spec.flows.size();
+    // ---- Flows -----------------------------------------------------------------------------
+    s.results.assign(nFlows, {});
+    s.dependents.assign(nFlows, {});
+    s.pending.assign(nFlows, 0);
+    std::map<uint32_t, uint16_t> nextSport;
+    std::map<uint32_t, uint16_t> nextDport;
+    for (size_t i = 0; i < nFlows; ++i)
+    {
+        const RdmaScenarioFlow& f = spec.flows[i];
+        RdmaScenarioFlowResult& r = s.results[i];
+        r.id = f.id;
+        r.src = f.src;
+        r.dst = f.dst;
+        r.sizeBytes = f.sizeBytes;
+        r.sport = nextSport.emplace(f.src, 10000).first->second++;
+        r.dport = nextDport.emplace(f.dst, 100).first->second++;
+        r.idealNs = GetIdealFctNs(f.src, f.dst, f.sizeBytes);
+        std::set<uint32_t> preds(f.after.begin(), f.after.end());
+        s.pending[i] = static_cast<uint32_t>(preds.size());
+        for (uint32_t p : preds)
+        {
+            s.dependents[p].push_back(static_cast<uint32_t>(i));
+        }
+        if (preds.empty())
+        {
+            s.ordinary.push_back(static_cast<uint32_t>(i));
+        }
+    }
+    std::stable_sort(s.ordinary.begin(), s.ordinary.end(), [&](uint32_t a, uint32_t b) {
+        return spec.flows[a].startNs < spec.flows[b].startNs;
+    });
+    s.ScheduleNextOrdinary();
+    for (const RdmaScenarioLinkEvent& e : spec.run.linkEvents)
+    {
+        fabric.ScheduleLinkState(e.a, e.b, NanoSeconds(static_cast<int64_t>(e.atNs)), e.down);
+    }
+    s.collectives.clear();
+    for (const RdmaScenarioCollective& c : spec.collectives)
+    {
+        RdmaScenarioCollectiveResult cr;
+        cr.group = c.group;
+        cr.kind = c.kind;
+        s.collectives.push_back(cr);
+    }
+
+    if (spec.run.queueTrace)
+    {
+        // ToRs: switches with a host link (spec §5.1). Samples from FLOWGEN_START_TIME every
+        // monitor interval until FLOWGEN_STOP_TIME + 50 ms, as the reference's monitors.
+        std::set<uint32_t> tors;
+        for (const RdmaScenarioLink& l : spec.links)
+        {
+            if (s.isSwitch[l.a] != s.isSwitch[l.b])
+            {
+                tors.insert(s.isSwitch[l.a] ? l.a : l.b);
+            }
+        }
+        s.tors.assign(tors.begin(), tors.end());
+        s.monitorPeriod = NanoSeconds(static_cast<int64_t>(std::max<uint64_t>(spec.run.monitorIntervalNs, 1)));
+        s.monitorEnd = NanoSeconds(static_cast<int64_t>(spec.run.flowgenStopNs)) + MilliSeconds(50);
+        Time first = NanoSeconds(static_cast<int64_t>(spec.run.flowgenStartNs));
+        if (first <= s.monitorEnd)
+        {
+            Simulator::Schedule(first, &State::MonitorTick, &s);
+        }
+    }
+}
+
+/// Runs the simulation to completion or the hard stop, reads the switch counters, destroys it.
+void
+RdmaScenarioRunner::Simulate()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    RdmaFabricHelper& fabric = *s.fabric;
+    const size_t nFlows = spec.flows.size();
+    // ---- Run ---------------------------------------------------------------------------------
+    s.endEstimateNs = spec.run.flowgenStopNs;
+    for (uint32_t id : s.ordinary)
+    {
+        s.endEstimateNs = std::max(s.endEstimateNs, spec.flows[id].startNs);
+    }
+    s.progress = m_progress == Progress::ON ||
+                 (m_progress == Progress::AUTO && isatty(fileno(stderr)) != 0);
+    if (s.progress && nFlows > 0)
+    {
+        s.progressPeriod = MicroSeconds(10);
+        Simulator::Schedule(s.progressPeriod, &State::ProgressTick, &s);
+    }
+    Simulator::Stop(NanoSeconds(static_cast<int64_t>(spec.run.hardStopNs)));
+    if (nFlows == 0)
+    {
+        Simulator::Stop();
+    }
+    Simulator::Run();
+    s.events = Simulator::GetEventCount();
+    s.simTimeNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    if (s.progressPrinted)
+    {
+        s.PrintProgress(true);
+    }
+    for (uint32_t id : spec.switchIds)
+    {
+        Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
+        s.ecnMarks += sw->GetTotalEcnMarks();
+        s.mmuDrops += sw->GetTotalDrops();
+        s.pfcPausesSent += sw->GetTotalPausesSent();
+    }
+    Simulator::Destroy();
+    s.fabric.reset();
+    RngSeedManager::SetSeed(s.previousSeed);
+    s.wallSeconds = s.WallNow();
+}
+
+/// Per collective: first actual start .. last delivery, complete only if all were delivered.
+void
+RdmaScenarioRunner::SummarizeCollectives()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    // Collectives: first start .. last delivery, complete only if every flow was delivered.
+    for (size_t i = 0; i < spec.collectives.size(); ++i)
+    {
+        RdmaScenarioCollectiveResult& cr = s.collectives[i];
+        cr.complete = true;
+        cr.startNs = NO_VALUE;
+        cr.finishNs = 0;
+        for (uint32_t id : spec.collectives[i].flowIds)
+        {
+            const RdmaScenarioFlowResult& r = s.results[id];
+            if (!r.delivered)
+            {
+                cr.complete = false;
+                continue;
+            }
+            cr.startNs = std::min(cr.startNs, r.startNs);
+            cr.finishNs = std::max(cr.finishNs, r.deliveredNs);
+        }
+        if (!cr.complete)
+        {
+            cr.startNs = 0;
+            cr.finishNs = 0;
+        }
+    }
+}
+
+/// Closes the streamed traces and writes fct.txt, flows.csv, summary.json, collectives.csv.
+std::string
+RdmaScenarioRunner::WriteOutputs()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    // ---- Outputs -----------------------------------------------------------------------------
+    for (auto [name, file] : {std::make_pair("pfc.txt", &s.pfcFile),
+                              std::make_pair("queue.txt", &s.queueFile),
+                              std::make_pair("uplink.txt", &s.uplinkFile)})
+    {
+        if (file->is_open())
+        {
+            file->close();
+            if (!*file)
+            {
+                return m_outDir + "/" + name + ": write failed";
+            }
+        }
+    }
+    if (!m_outDir.empty())
+    {
+        // summary.json last: its presence marks a finished run (rdma-lb sweep relies on it).
+        std::vector<std::pair<std::string, std::string>> files = {
+            {"fct.txt", FctText()},
+            {"flows.csv", FlowsCsv()},
+        };
+        if (!spec.collectives.empty())
+        {
+            files.emplace_back("collectives.csv", CollectivesCsv());
+        }
+        files.emplace_back("summary.json", SummaryJson());
+        for (const auto& [name, text] : files)
+        {
+            std::string e = WriteFile(m_outDir + "/" + name, text);
+            if (!e.empty())
+            {
+                return e;
+            }
+        }
+    }
+    return "";
+}
+
+const std::vector<RdmaScenarioFlowResult>&
+RdmaScenarioRunner::GetFlowResults() const
+{
+    static const std::vector<RdmaScenarioFlowResult> none;
+    return m_state ? m_state->results : none;
+}
+
+const std::vector<RdmaScenarioCollectiveResult>&
+RdmaScenarioRunner::GetCollectiveResults() const
+{
+    static const std::vector<RdmaScenarioCollectiveResult> none;
+    return m_state ? m_state->collectives : none;
+}
+
+uint32_t
+RdmaScenarioRunner::GetCompletedFlows() const
+{
+    return m_state ? m_state->completed : 0;
+}
+
+uint64_t
+RdmaScenarioRunner::GetEventCount() const
+{
+    return m_state ? m_state->events : 0;
+}
+
+uint64_t
+RdmaScenarioRunner::GetSimTimeNs() const
+{
+    return m_state ? m_state->simTimeNs : 0;
+}
+
+double
+RdmaScenarioRunner::GetWallTimeSeconds() const
+{
+    return m_state ? m_state->wallSeconds : 0;
+}
+
+std::string
+RdmaScenarioRunner::FctText() const
+{
+    std::string out;
+    for (const RdmaScenarioFlowResult& r : GetFlowResults())
+    {
+        if (!r.completed)
+        {
+            continue;
+        }
+        out += Fmt("%u %u %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", r.src, r.dst,
+                   r.sport, r.dport, r.sizeBytes, r.startNs, r.fctNs, r.idealNs);
+    }
+    return out;
+}
+
+std::string
+RdmaScenarioRunner::FlowsCsv() const
+{
+    std::string out = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_pkts,"
+                      "nacks,path_switches,algorithm\n";
+    for (const RdmaScenarioFlowResult& r : GetFlowResults())
+    {
+        if (!r.completed)
+        {
+            continue;
+        }
+        double slowdown = r.idealNs == 0 ? 1.0
+                                         : std::max(1.0, static_cast<double>(r.fctNs) /
+                                                             static_cast<double>(r.idealNs));
+        out += Fmt("%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64
+                   ",%" PRIu64 ",%" PRIu64 ",%s\n",
+                   r.id, r.src, r.dst, r.sizeBytes, r.startNs, r.fctNs, r.idealNs, slowdown,
+                   r.retxPkts, r.nacks, r.pathSwitches, m_spec.lbName.c_str());
+    }
+    return out;
+}
+
+std::string
+RdmaScenarioRunner::CollectivesCsv() const
+{
+    std::string out = "group,algorithm,start_ns,finish_ns\n";
+    for (const RdmaScenarioCollectiveResult& c : GetCollectiveResults())
+    {
+        if (c.complete)
+        {
+            out += Fmt("%u,%s,%" PRIu64 ",%" PRIu64 "\n", c.group, m_spec.lbName.c_str(), c.startNs,
+                       c.finishNs);
+        }
+    }
+    return out;
+}
+
+std::string
+RdmaScenarioRunner::PfcText() const
+{
+    return m_state ? m_state->pfcMem.str() : std::string();
+}
+
+std::string
+RdmaScenarioRunner::QueueText() const
+{
+    return m_state ? m_state->queueMem.str() : std::string();
+}
+
+std::string
+RdmaScenarioRunner::UplinkText() const
+{
+    return m_state ? m_state->uplinkMem.str() : std::string();
+}
+
+std::string
+RdmaScenarioRunner::SummaryJson() const
+{
+    const RdmaScenarioSpec& sp = m_spec;
+    const RdmaScenarioTransport& t = sp.transport;
+    const RdmaScenarioRun& r = sp.run;
+    std::ostringstream o;
+    auto kv = [&](const char* k, const std::string& v, bool last = false) {
+        o << "    " << JsonString(k) << ": " << v << (last ? "\n" : ",\n");
+    };
+    auto u = [](uint64_t v) { return std::to_string(v); };
+    auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+    uint64_t retx = 0, nacks = 0, cnps = 0, timeouts = 0, cuts = 0, switches = 0, probes = 0;
+    uint32_t started = 0, delivered = 0;
+    for (const RdmaScenarioFlowResult& f : GetFlowResults())
+    {
+        started += f.started ? 1 : 0;
+        delivered += f.delivered ? 1 : 0;
+        retx += f.retxPkts;
+        nacks += f.nacks;
+        cnps += f.cnps;
+        timeouts += f.timeouts;
+        cuts += f.rateCuts;
+        switches += f.pathSwitches;
+        probes += f.probes;
+    }
+    o << "{\n";
+    o << "  \"algorithm\": " << JsonString(sp.lbName) << ",\n";
+    o << "  \"lb_params\": " << JsonString(sp.lbParams) << ",\n";
+    o << "  \"seed\": " << r.seed << ",\n";
+    o << "  \"version\": " << JsonString(RDMA_LB_VERSION) << ",\n";
+    o << "  \"scenario\": " << JsonString(sp.name) << ",\n";
+    o << "  \"config\": {\n";
+    kv("path", JsonString(sp.configPath));
+    kv("nodes", u(sp.nodeCount));
+    kv("switches", u(sp.switchIds.size()));
+    kv("links", u(sp.links.size()));
+    kv("flows", u(sp.flows.size()));
+    kv("collectives", u(sp.collectives.size()));
+    std::string ecn = "[";
+    for (const RdmaScenarioEcnEntry& e : t.ecn.empty() ? RdmaScenarioSpec::DefaultEcnMap() : t.ecn)
+    {
+        ecn += Fmt("%s{\"rate_bps\": %" PRIu64 ", \"kmin_bytes\": %" PRIu64
+                   ", \"kmax_bytes\": %" PRIu64 ", \"pmax\": %s}",
+                   ecn.size() > 1 ? ", " : "", e.rateBps, e.kminBytes, e.kmaxBytes,
+                   JsonDouble(e.pmax).c_str());
+    }
+    ecn += "]";
+    std::ostringstream tr;
+    tr << "{\"recovery\": " << JsonString(t.recovery) << ", \"cc\": " << JsonString(t.cc)
+       << ", \"pfc_enabled\": " << b(t.pfcEnabled) << ", \"ecn_enabled\": " << b(t.ecnEnabled)
+       << ", \"buffer_bytes\": " << t.bufferBytes << ", \"ecn\": " << ecn
+       << ", \"alpha_resume_interval_ns\": " << t.alphaResumeIntervalNs
+       << ", \"rate_decrease_interval_ns\": " << t.rateDecreaseIntervalNs
+       << ", \"rp_timer_ns\": " << t.rpTimerNs << ", \"fast_recovery_times\": " << t.fastRecoveryTimes
+       << ", \"ewma_gain\": " << JsonDouble(t.ewmaGain) << ", \"rate_ai_bps\": " << t.rateAiBps
+       << ", \"rate_hai_bps\": " << t.rateHaiBps << ", \"min_rate_bps\": " << t.minRateBps
+       << ", \"clamp_target_rate\": " << b(t.clampTargetRate)
+       << ", \"rate_on_first_cnp\": " << JsonDouble(t.rateOnFirstCnp)
+       << ", \"ack_interval_packets\": " << t.ackIntervalPackets
+       << ", \"l2_chunk_bytes\": " << t.l2ChunkBytes << ", \"rate_bound\": " << b(t.rateBound)
+       << ", \"payload_bytes\": " << t.payloadBytes << ", \"pause_time_ns\": " << t.pauseTimeNs
+       << ", \"l2_timeout_ns\": " << t.l2TimeoutNs << ", \"nack_interval_ns\": " << t.nackIntervalNs
+       << ", \"irn_rto_low_ns\": " << t.irnRtoLowNs << ", \"irn_rto_high_ns\": " << t.irnRtoHighNs
+       << ", \"irn_bdp_bytes\": " << t.irnBdpBytes << ", \"irn_ooo_threshold\": " << t.irnOooThreshold
+       << ", \"ack_milestone_fix\": " << b(t.ackMilestoneFix)
+       << ", \"nack_carries_cnp\": " << b(t.nackCarriesCnp)
+       << ", \"headroom_sum_quirk\": " << b(t.headroomSumQuirk)
+       << ", \"withdraw_failed_ports\": " << b(t.withdrawFailedPorts) << "}";
+    kv("transport", tr.str());
+    std::ostringstream rn;
+    rn << "{\"flowgen_start_ns\": " << r.flowgenStartNs << ", \"flowgen_stop_ns\": " << r.flowgenStopNs
+       << ", \"hard_stop_ns\": " << r.hardStopNs << ", \"link_events\": " << r.linkEvents.size()
+       << ", \"pfc_trace\": " << b(r.pfcTrace) << ", \"queue_trace\": " << b(r.queueTrace)
+       << ", \"monitor_interval_ns\": " << r.monitorIntervalNs << ", \"load\": " << JsonDouble(r.load) << "}";
+    kv("run", rn.str());
+    kv("text", JsonString(sp.configEcho), true);
+    o << "  },\n";
+    o << "  \"flows_total\": " << sp.flows.size() << ",\n";
+    o << "  \"flows_started\": " << started << ",\n";
+    o << "  \"flows_delivered\": " << delivered << ",\n";
+    o << "  \"flows_completed\": " << GetCompletedFlows() << ",\n";
+    o << "  \"events\": " << GetEventCount() << ",\n";
+    o << "  \"sim_time_ns\": " << GetSimTimeNs() << ",\n";
+    o << "  \"wall_time_s\": " << Fmt("%.3f", GetWallTimeSeconds()) << ",\n";
+    o << "  \"counters\": {\n";
+    const State* st = m_state.get();
+    kv("retx_pkts", u(retx));
+    kv("nacks", u(nacks));
+    kv("cnps", u(cnps));
+    kv("timeouts", u(timeouts));
+    kv("rate_cuts", u(cuts));
+    kv("path_switches", u(switches));
+    kv("probes", u(probes));
+    kv("ecn_marks", u(st ? st->ecnMarks : 0));
+    kv("mmu_drops", u(st ? st->mmuDrops : 0));
+    kv("pfc_pauses_sent", u(st ? st->pfcPausesSent : 0));
+    kv("pfc_pauses_received", u(st ? st->pfcPausesRx : 0));
+    kv("pfc_resumes_received", u(st ? st->pfcResumesRx : 0));
+    kv("link_down_losses", u(st ? st->linkLoss : 0));
+    kv("error_model_drops", u(st ? st->errorDrops : 0), true);
+    o << "  },\n";
+    o << "  \"collectives\": {\n";
+    uint32_t complete = 0;
+    uint64_t maxCct = 0;
+    int64_t slowest = -1;
+    long double sum = 0;
+    for (const RdmaScenarioCollectiveResult& c : GetCollectiveResults())
+    {
+        if (!c.complete)
+        {
+            continue;
+        }
+        ++complete;
+        uint64_t cct = c.finishNs - c.startNs;
+        sum += cct;
+        if (slowest < 0 || cct > maxCct)
+        {
+            maxCct = cct;
+            slowest = c.group;
+        }
+    }
+    kv("groups", u(sp.collectives.size()));
+    kv("complete", u(complete));
+    kv("slowest_group", slowest < 0 ? std::string("null") : std::to_string(slowest));
+    kv("cct_max_ns", u(maxCct));
+    kv("cct_mean_ns", complete ? JsonDouble(static_cast<double>(sum / complete)) : "null", true);
+    o << "  },\n";
+    o << "  \"notes\": [";
+    for (size_t i = 0; i < sp.notes.size(); ++i)
+    {
+        o << (i ? ", " : "") << JsonString(sp.notes[i]);
+    }
+    o << "]\n}\n";
+    return o.str();
+}
+
+} // namespace ns3

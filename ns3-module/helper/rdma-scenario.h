@@ -1,0 +1,304 @@
+/*
+ * rdma-lb: scenarios -- a plain-data description of a whole run (topology, flows with
+ * dependencies, collectives, transport settings, load balancer, run control) and the runner
+ * that builds the fabric from it, runs it and writes the outputs of SCENARIO-CONTRACT.md.
+ *
+ * The description mirrors the Rust crate rdma-lb-scenario's `Scenario` (the parsers of
+ * ConWeave's config/topology/flow files and of our TOML live there; rdma-scenario-load.cc
+ * converts). Reference behaviour reproduced from spec/rdma-model.md:
+ *  - §7.3 topology: node ids shared by hosts and switches, ports in link order;
+ *  - §7.4 flows: sport 10000, 10001, ... per source host and dport 100, 101, ... per
+ *    destination host, in flow-id order (16 bit, wrapping);
+ *  - §5.1 pair base RTT = 2 x one-way delay + one payload-size packet's serialization per hop
+ *    (counted once), bottleneck = slowest link of the BFS path;
+ *  - §7.6 / §8.4 / §12.9 ideal FCT = base RTT + (size + ceil(size / payload) x 48) x 8 / bottleneck,
+ *    integer nanoseconds; fct.txt in ConWeave's format.
+ * Deviations: outputs are written in flow-id order at the end of the run (ConWeave appends in
+ * completion order); the run stops as soon as every flow has completed (ConWeave polls every
+ * 100 us), so sim_time_ns is the last completion, not the next poll.
+ *
+ * Dependencies: a flow with a non-empty `after` list starts at max(startNs, the time the last
+ * byte of every listed flow was delivered in order at its receiver) -- RdmaNic's FlowDelivered
+ * trace; the flow's FCT is measured from that actual start.
+ */
+#ifndef RDMA_SCENARIO_H
+#define RDMA_SCENARIO_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/// \ingroup rdma-lb
+/// One link of the topology (file order; port numbers per node follow this order).
+struct RdmaScenarioLink
+{
+    uint32_t a{0};          //!< one end (node id)
+    uint32_t b{0};          //!< the other end
+    uint64_t rateBps{0};    //!< line rate, bit/s
+    uint64_t delayNs{0};    //!< one-way propagation delay, ns
+    double errorRate{0.0};  //!< per-packet loss probability at each receiving end (0..1)
+};
+
+/// \ingroup rdma-lb
+/// One flow (an RDMA write of sizeBytes from src to dst).
+struct RdmaScenarioFlow
+{
+    uint32_t id{0};              //!< id = index in the flow list
+    uint32_t src{0};             //!< sender host
+    uint32_t dst{0};             //!< receiver host
+    uint32_t pg{3};              //!< priority group of its data (1..7)
+    uint64_t sizeBytes{0};       //!< bytes (>= 1)
+    uint64_t startNs{0};         //!< earliest start
+    std::vector<uint32_t> after; //!< flows (smaller ids) that must be delivered first
+};
+
+/// \ingroup rdma-lb
+/// A collective: CCT = last delivery - first start of its flows.
+struct RdmaScenarioCollective
+{
+    uint32_t group{0};              //!< group number
+    std::string kind;               //!< "allreduce-ring" | "alltoall" | "permutation" | "incast"
+    std::vector<uint32_t> flowIds;  //!< its flows
+};
+
+/// \ingroup rdma-lb
+/// ECN thresholds of ports of one rate (KMIN_MAP / KMAX_MAP / PMAX_MAP).
+struct RdmaScenarioEcnEntry
+{
+    uint64_t rateBps{0};     //!< port rate
+    uint64_t kminBytes{0};   //!< marking starts above this
+    uint64_t kmaxBytes{0};   //!< every packet marked above this
+    double pmax{0.0};        //!< probability at kmax
+};
+
+/// \ingroup rdma-lb
+/// NIC, switch and congestion-control settings; defaults are ConWeave's run.py values at 100G.
+struct RdmaScenarioTransport
+{
+    std::string recovery{"gbn"};          //!< RdmaNic::LossRecovery: gbn | irn | nic-sr
+    std::string cc{"dcqcn"};              //!< RdmaNic::CcMode: dcqcn | none
+    bool pfcEnabled{true};                //!< RdmaSwitch::PfcEnabled
+    bool ecnEnabled{true};                //!< RdmaSwitch::EcnEnabled
+    uint64_t bufferBytes{9ULL * 1024 * 1024}; //!< SwitchMmu::BufferSize
+    std::vector<RdmaScenarioEcnEntry> ecn;    //!< per port rate; empty = ConWeave's 6 entries
+    uint64_t alphaResumeIntervalNs{1000};     //!< RdmaNic::AlphaResumeInterval
+    uint64_t rateDecreaseIntervalNs{4000};    //!< RdmaNic::RateDecreaseInterval
+    uint64_t rpTimerNs{300000};               //!< RdmaNic::RpTimer
+    uint32_t fastRecoveryTimes{1};            //!< RdmaNic::FastRecoveryTimes
+    double ewmaGain{1.0 / 256};               //!< RdmaNic::EwmaGain
+    uint64_t rateAiBps{40000000};             //!< RdmaNic::RateAI
+    uint64_t rateHaiBps{100000000};           //!< RdmaNic::RateHAI
+    uint64_t minRateBps{100000000};           //!< RdmaNic::MinRate
+    bool clampTargetRate{false};              //!< RdmaNic::ClampTargetRate
+    double rateOnFirstCnp{1.0};               //!< RdmaNic::RateOnFirstCnp
+    uint32_t ackIntervalPackets{1};           //!< RdmaNic::L2AckInterval
+    uint32_t l2ChunkBytes{4000};              //!< RdmaNic::L2ChunkSize
+    bool l2BackToZero{false};                 //!< L2_BACK_TO_ZERO (only 0 is modelled)
+    bool rateBound{true};                     //!< RdmaNic::RateBound
+    uint32_t payloadBytes{1000};              //!< RdmaNic::PayloadSize
+    uint64_t pauseTimeNs{5000};               //!< RdmaSwitch::PauseTime
+    uint64_t l2TimeoutNs{4000000};            //!< RdmaNic::L2Timeout
+    uint64_t nackIntervalNs{4000};            //!< RdmaNic::NackInterval
+    uint64_t irnRtoLowNs{100000};             //!< RdmaNic::IrnRtoLow
+    uint64_t irnRtoHighNs{320000};            //!< RdmaNic::IrnRtoHigh
+    uint64_t irnBdpBytes{104000};             //!< RdmaNic::IrnBdp
+    uint32_t irnOooThreshold{0};              //!< RdmaNic::IrnOooThreshold
+    bool ackMilestoneFix{false};              //!< RdmaNic::AckMilestoneFix
+    bool nackCarriesCnp{true};                //!< RdmaNic::NackCarriesCnp
+    bool headroomSumQuirk{true};              //!< SwitchMmu::HeadroomSumQuirk
+    bool withdrawFailedPorts{false};          //!< RdmaSwitch::WithdrawFailedPorts
+};
+
+/// \ingroup rdma-lb
+/// A link going down or back up.
+struct RdmaScenarioLinkEvent
+{
+    uint64_t atNs{0}; //!< when
+    uint32_t a{0};    //!< one end
+    uint32_t b{0};    //!< the other end
+    bool down{true};  //!< true = down, false = up
+};
+
+/// \ingroup rdma-lb
+/// Run control and outputs.
+struct RdmaScenarioRun
+{
+    uint64_t seed{1};                    //!< RngSeedManager seed (1..2^32-1)
+    uint64_t flowgenStartNs{0};          //!< start of the measured window (informational)
+    uint64_t flowgenStopNs{0};           //!< end of flow generation (progress estimate)
+    uint64_t hardStopNs{10000000000ULL}; //!< the simulation stops here at the latest
+    uint64_t monitorIntervalNs{10000};   //!< periodic monitors (informational)
+    std::vector<RdmaScenarioLinkEvent> linkEvents; //!< link faults
+    std::string outDir;                  //!< output directory ("" = the program's default)
+    bool pfcTrace{false};                //!< write pfc.txt
+    bool queueTrace{false};              //!< write queue.txt and uplink.txt (sampled)
+    double load{0.0};                    //!< offered load (informational)
+};
+
+/// \ingroup rdma-lb
+/// A whole run.
+struct RdmaScenarioSpec
+{
+    std::string name;                             //!< config stem
+    std::string configPath;                       //!< config file as given
+    uint32_t nodeCount{0};                        //!< node ids 0..nodeCount-1
+    std::vector<uint32_t> switchIds;              //!< the switches; other ids are hosts
+    std::vector<RdmaScenarioLink> links;          //!< in file order
+    std::vector<RdmaScenarioFlow> flows;          //!< ids 0..n-1
+    std::vector<RdmaScenarioCollective> collectives; //!< collective groups
+    RdmaScenarioTransport transport;              //!< NIC/switch settings
+    std::string lbName{"ecmp"};                   //!< rdma_lb_core::Algorithm name
+    std::string lbParams;                         //!< "k = v, ..."
+    RdmaScenarioRun run;                          //!< run control
+    std::vector<std::string> notes;               //!< accepted-but-not-modelled warnings
+    std::string configEcho;                       //!< effective config text (summary.json)
+
+    /// ConWeave's ECN map (KMIN 100 KB, KMAX 400 KB, PMAX 0.2 at 20/50/100/200/250/400G).
+    static std::vector<RdmaScenarioEcnEntry> DefaultEcnMap();
+};
+
+/// \ingroup rdma-lb
+/// The outcome of one flow.
+struct RdmaScenarioFlowResult
+{
+    uint32_t id{0};           //!< flow id
+    uint32_t src{0};          //!< sender host
+    uint32_t dst{0};          //!< receiver host
+    uint16_t sport{0};        //!< ConWeave sport (10000 + k per source)
+    uint16_t dport{0};        //!< ConWeave dport (100 + k per destination)
+    uint64_t sizeBytes{0};    //!< bytes
+    bool started{false};      //!< its queue pair was created
+    bool delivered{false};    //!< its last byte arrived in order
+    bool completed{false};    //!< its last ACK arrived at the sender
+    uint64_t startNs{0};      //!< actual start
+    uint64_t deliveredNs{0};  //!< last byte delivered at the receiver
+    uint64_t fctNs{0};        //!< sender completion - start (ConWeave's FCT)
+    uint64_t idealNs{0};      //!< ideal FCT (spec §7.6)
+    uint64_t retxPkts{0};     //!< data packets resent
+    uint64_t nacks{0};        //!< NACKs the receiver sent
+    uint64_t cnps{0};         //!< CNP-flagged feedback the sender received
+    uint64_t timeouts{0};     //!< retransmission timeouts
+    uint64_t rateCuts{0};     //!< DCQCN rate decreases
+    uint64_t pathSwitches{0}; //!< load-balancer path changes
+    uint64_t probes{0};       //!< probes sent
+};
+
+/// \ingroup rdma-lb
+/// The outcome of one collective group.
+struct RdmaScenarioCollectiveResult
+{
+    uint32_t group{0};      //!< group number
+    std::string kind;       //!< pattern
+    bool complete{false};   //!< every flow delivered
+    uint64_t startNs{0};    //!< first start
+    uint64_t finishNs{0};   //!< last delivery
+};
+
+/**
+ * \ingroup rdma-lb
+ * Builds the fabric of a RdmaScenarioSpec with RdmaFabricHelper, applies its transport
+ * settings to the NIC / switch / MMU attributes, schedules flows (dependent ones on their
+ * predecessors' delivery), link events and the stop conditions, runs the simulation and
+ * writes fct.txt, flows.csv, summary.json, collectives.csv and pfc.txt.
+ *
+ * A spec that cannot be run (unknown node, host with two links, flow between a host and
+ * itself, dependency on a later flow, missing ECN map entry, bad load-balancer parameter, ...)
+ * is reported by Validate / Run as one line naming the field, never by an abort.
+ */
+class RdmaScenarioRunner
+{
+  public:
+    /// Progress indicator on stderr.
+    enum class Progress
+    {
+        AUTO, //!< only when stderr is a terminal
+        ON,   //!< always
+        OFF   //!< never
+    };
+
+    /// \param spec the scenario (copied)
+    explicit RdmaScenarioRunner(RdmaScenarioSpec spec);
+    ~RdmaScenarioRunner();
+
+    /// \return "" if \p spec can be run, else one line naming the offending field
+    static std::string Validate(const RdmaScenarioSpec& spec);
+
+    /// Outputs go to \p dir (created if needed); "" = do not write files.
+    void SetOutputDirectory(const std::string& dir);
+    /// Sets the progress indicator mode (default AUTO).
+    void SetProgress(Progress mode);
+
+    /**
+     * Validates, builds, runs (Simulator::Run, then Simulator::Destroy) and writes the outputs.
+     * \param[out] error one line when false is returned (bad spec or output not writable)
+     * \return true on success (incomplete flows are not an error; see GetCompletedFlows)
+     */
+    bool Run(std::string* error);
+
+    /// \return the per-flow outcomes, in flow-id order
+    const std::vector<RdmaScenarioFlowResult>& GetFlowResults() const;
+    /// \return the per-group outcomes, in spec order
+    const std::vector<RdmaScenarioCollectiveResult>& GetCollectiveResults() const;
+    /// \return the number of flows that completed
+    uint32_t GetCompletedFlows() const;
+    /// \return the simulator events executed
+    uint64_t GetEventCount() const;
+    /// \return the simulated time at the end of the run
+    uint64_t GetSimTimeNs() const;
+    /// \return the wall-clock seconds of build + run
+    double GetWallTimeSeconds() const;
+
+    /// \return ConWeave's fct.txt text (completed flows, flow-id order)
+    std::string FctText() const;
+    /// \return flows.csv text (header + completed flows, flow-id order)
+    std::string FlowsCsv() const;
+    /// \return summary.json text
+    std::string SummaryJson() const;
+    /// \return collectives.csv text (header + one row per complete group)
+    std::string CollectivesCsv() const;
+    /// \return pfc.txt text when the PFC trace was on and no output directory was set
+    std::string PfcText() const;
+    /// \return queue.txt text when the queue trace was on and no output directory was set
+    std::string QueueText() const;
+    /// \return uplink.txt text when the queue trace was on and no output directory was set
+    std::string UplinkText() const;
+
+    /**
+     * Base RTT of a host pair as the reference computes it (spec §5.1): 2 x one-way delay +
+     * serialization of one payload-size packet per hop, on the first BFS path from \p dst.
+     * Valid after Run or ComputePairs.
+     * \return the RTT in ns (0 if unreachable)
+     */
+    uint64_t GetPairRttNs(uint32_t src, uint32_t dst) const;
+    /// \return the bottleneck rate of the pair's path in bit/s (0 if unreachable)
+    uint64_t GetPairBottleneckBps(uint32_t src, uint32_t dst) const;
+    /// \return the ideal FCT of a flow of \p size bytes (spec §7.6)
+    uint64_t GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) const;
+    /// Computes the pair tables without running (for tests of the ideal FCT).
+    void ComputePairs();
+
+    struct State; //!< run-time state (trace sinks, counters)
+
+  private:
+    std::string OpenOutputs();
+    void BuildFabric();
+    void ScheduleTraffic();
+    void Simulate();
+    void SummarizeCollectives();
+    std::string WriteOutputs();
+
+    RdmaScenarioSpec m_spec;
+    std::string m_outDir;
+    Progress m_progress{Progress::AUTO};
+    std::unique_ptr<State> m_state;
+};
+
+} // namespace ns3
+
+#endif /* RDMA_SCENARIO_H */

@@ -1,0 +1,392 @@
+//! Bridge module `rdmalb::scenario`: loads a scenario with `rdma-lb-scenario` and hands it to
+//! C++ as plain shared structs (SCENARIO-CONTRACT.md). One call, [`load_scenario`], returns
+//! everything; the C++ side (`ns3::RdmaScenarioSpec`) copies what it needs.
+//!
+//! Units are in the field names (`_ns`, `_bps`, `_bytes`). Names (`recovery`, `cc`,
+//! collective `kind`, `lb_name`) are the strings the Rust model defines once
+//! (`Recovery::name`, `CollectiveKind::name`, `rdma_lb_core::Algorithm::name`).
+//! Errors are single lines `file:line: key: message`; like every bridge call, a panic is
+//! caught and returned as an error instead of crossing into C++.
+
+use std::path::Path;
+
+use rdma_lb_scenario as sc;
+
+#[cxx::bridge(namespace = "rdmalb::scenario")]
+mod ffi {
+    /// One link, in topology-file order (port numbers per node follow this order).
+    #[derive(Debug, Clone)]
+    struct Link {
+        a: u32,
+        b: u32,
+        rate_bps: u64,
+        delay_ns: u64,
+        error_rate: f64,
+    }
+
+    /// One flow. `after`: ids of flows that must complete (last byte delivered) before this
+    /// one starts (it starts at max(start_ns, their completions)); empty for ordinary flows.
+    #[derive(Debug, Clone)]
+    struct Flow {
+        id: u32,
+        src: u32,
+        dst: u32,
+        pg: u32,
+        size_bytes: u64,
+        start_ns: u64,
+        after: Vec<u32>,
+    }
+
+    /// One collective group: CCT = last completion − first start of `flow_ids`.
+    #[derive(Debug, Clone)]
+    struct Collective {
+        group: u32,
+        /// "allreduce-ring" | "alltoall" | "permutation" | "incast"
+        kind: String,
+        flow_ids: Vec<u32>,
+    }
+
+    /// ECN thresholds for ports of one rate.
+    #[derive(Debug, Clone)]
+    struct EcnEntry {
+        rate_bps: u64,
+        kmin_bytes: u64,
+        kmax_bytes: u64,
+        pmax: f64,
+    }
+
+    /// A link going down (`down`) or up at `at_ns`.
+    #[derive(Debug, Clone)]
+    struct LinkEvent {
+        at_ns: u64,
+        a: u32,
+        b: u32,
+        down: bool,
+    }
+
+    /// NIC, switch and congestion-control settings (ns-3 attribute names in comments).
+    #[derive(Debug, Clone)]
+    struct Transport {
+        /// "gbn" | "irn" | "nic-sr" (RdmaNic::LossRecovery)
+        recovery: String,
+        /// "dcqcn" | "none" (RdmaNic::CcMode)
+        cc: String,
+        pfc_enabled: bool,
+        ecn_enabled: bool,
+        buffer_bytes: u64,
+        ecn: Vec<EcnEntry>,
+        alpha_resume_interval_ns: u64,
+        rate_decrease_interval_ns: u64,
+        rp_timer_ns: u64,
+        fast_recovery_times: u32,
+        ewma_gain: f64,
+        rate_ai_bps: u64,
+        rate_hai_bps: u64,
+        min_rate_bps: u64,
+        clamp_target_rate: bool,
+        rate_on_first_cnp: f64,
+        ack_interval_packets: u32,
+        l2_chunk_bytes: u32,
+        l2_back_to_zero: bool,
+        rate_bound: bool,
+        payload_bytes: u32,
+        pause_time_ns: u64,
+        l2_timeout_ns: u64,
+        nack_interval_ns: u64,
+        irn_rto_low_ns: u64,
+        irn_rto_high_ns: u64,
+        irn_bdp_bytes: u64,
+        irn_ooo_threshold: u32,
+        ack_milestone_fix: bool,
+        nack_carries_cnp: bool,
+        headroom_sum_quirk: bool,
+        withdraw_failed_ports: bool,
+    }
+
+    /// Run control and outputs.
+    #[derive(Debug, Clone)]
+    struct RunSpec {
+        seed: u64,
+        flowgen_start_ns: u64,
+        flowgen_stop_ns: u64,
+        hard_stop_ns: u64,
+        monitor_interval_ns: u64,
+        link_events: Vec<LinkEvent>,
+        /// Empty = the program's default `out/<name>-<lb>-s<seed>`.
+        out_dir: String,
+        pfc_trace: bool,
+        queue_trace: bool,
+        /// Informational host load (0 if unknown).
+        load: f64,
+    }
+
+    /// A validated scenario.
+    #[derive(Debug, Clone)]
+    struct Scenario {
+        /// Config file stem.
+        name: String,
+        config_path: String,
+        node_count: u32,
+        /// Every other node id is a host.
+        switch_ids: Vec<u32>,
+        links: Vec<Link>,
+        flows: Vec<Flow>,
+        collectives: Vec<Collective>,
+        transport: Transport,
+        /// An rdma_lb_core::Algorithm name (validated).
+        lb_name: String,
+        /// `k = v, ...` for rdmalb::bridge::new_lb_config (validated).
+        lb_params: String,
+        run: RunSpec,
+        /// Warnings (`file:line: KEY: ...`) about accepted-but-not-modelled keys; print them.
+        notes: Vec<String>,
+        /// The effective settings as TOML text (no flow list), for summary.json.
+        effective_config: String,
+    }
+
+    extern "Rust" {
+        /// Loads, expands and validates the scenario at `path` (`.toml` = rdma-lb TOML, else a
+        /// ConWeave config) with `overrides` = "key=value;key=value" applied (keys:
+        /// `override_keys()`). Error: one line `file:line: key: message`.
+        fn load_scenario(path: &str, overrides: &str) -> Result<Scenario>;
+        /// The override keys `load_scenario` accepts.
+        fn override_keys() -> Vec<String>;
+    }
+}
+
+fn load_scenario(path: &str, overrides: &str) -> Result<ffi::Scenario, String> {
+    guarded(path, overrides, load)
+}
+
+/// Runs a loader inside the bridge's panic guard.
+fn guarded(
+    path: &str,
+    overrides: &str,
+    f: impl FnOnce(&str, &str) -> Result<ffi::Scenario, String>,
+) -> Result<ffi::Scenario, String> {
+    super::guard(|| f(path, overrides))?
+}
+
+fn override_keys() -> Vec<String> {
+    sc::overrides::OVERRIDE_KEYS
+        .iter()
+        .map(|k| (*k).to_owned())
+        .collect()
+}
+
+fn load(path: &str, overrides: &str) -> Result<ffi::Scenario, String> {
+    let o = sc::Overrides::parse(overrides).map_err(|e| e.to_string())?;
+    let s = sc::load_scenario(Path::new(path), &o).map_err(|e| e.to_string())?;
+    Ok(convert(&s))
+}
+
+fn convert(s: &sc::Scenario) -> ffi::Scenario {
+    let t = &s.transport;
+    ffi::Scenario {
+        name: s.name.clone(),
+        config_path: s.config_path.clone(),
+        node_count: s.topology.node_count,
+        switch_ids: s.topology.switch_ids.clone(),
+        links: s
+            .topology
+            .links
+            .iter()
+            .map(|l| ffi::Link {
+                a: l.a,
+                b: l.b,
+                rate_bps: l.rate_bps,
+                delay_ns: l.delay_ns,
+                error_rate: l.error_rate,
+            })
+            .collect(),
+        flows: s
+            .flows
+            .iter()
+            .map(|f| ffi::Flow {
+                id: f.id,
+                src: f.src,
+                dst: f.dst,
+                pg: f.pg,
+                size_bytes: f.size_bytes,
+                start_ns: f.start_ns,
+                after: f.after.clone(),
+            })
+            .collect(),
+        collectives: s
+            .collectives
+            .iter()
+            .map(|c| ffi::Collective {
+                group: c.group,
+                kind: c.kind.name().to_owned(),
+                flow_ids: c.flow_ids.clone(),
+            })
+            .collect(),
+        transport: ffi::Transport {
+            recovery: t.recovery.name().to_owned(),
+            cc: t.cc.clone(),
+            pfc_enabled: t.pfc_enabled,
+            ecn_enabled: t.ecn_enabled,
+            buffer_bytes: t.buffer_bytes,
+            ecn: t
+                .ecn
+                .iter()
+                .map(|e| ffi::EcnEntry {
+                    rate_bps: e.rate_bps,
+                    kmin_bytes: e.kmin_bytes,
+                    kmax_bytes: e.kmax_bytes,
+                    pmax: e.pmax,
+                })
+                .collect(),
+            alpha_resume_interval_ns: t.alpha_resume_interval_ns,
+            rate_decrease_interval_ns: t.rate_decrease_interval_ns,
+            rp_timer_ns: t.rp_timer_ns,
+            fast_recovery_times: t.fast_recovery_times,
+            ewma_gain: t.ewma_gain,
+            rate_ai_bps: t.rate_ai_bps,
+            rate_hai_bps: t.rate_hai_bps,
+            min_rate_bps: t.min_rate_bps,
+            clamp_target_rate: t.clamp_target_rate,
+            rate_on_first_cnp: t.rate_on_first_cnp,
+            ack_interval_packets: t.ack_interval_packets,
+            l2_chunk_bytes: t.l2_chunk_bytes,
+            l2_back_to_zero: t.l2_back_to_zero,
+            rate_bound: t.rate_bound,
+            payload_bytes: t.payload_bytes,
+            pause_time_ns: t.pause_time_ns,
+            l2_timeout_ns: t.l2_timeout_ns,
+            nack_interval_ns: t.nack_interval_ns,
+            irn_rto_low_ns: t.irn_rto_low_ns,
+            irn_rto_high_ns: t.irn_rto_high_ns,
+            irn_bdp_bytes: t.irn_bdp_bytes,
+            irn_ooo_threshold: t.irn_ooo_threshold,
+            ack_milestone_fix: t.ack_milestone_fix,
+            nack_carries_cnp: t.nack_carries_cnp,
+            headroom_sum_quirk: t.headroom_sum_quirk,
+            withdraw_failed_ports: t.withdraw_failed_ports,
+        },
+        lb_name: s.lb.name.clone(),
+        lb_params: s.lb.params.clone(),
+        run: ffi::RunSpec {
+            seed: s.run.seed,
+            flowgen_start_ns: s.run.flowgen_start_ns,
+            flowgen_stop_ns: s.run.flowgen_stop_ns,
+            hard_stop_ns: s.run.hard_stop_ns,
+            monitor_interval_ns: s.run.monitor_interval_ns,
+            link_events: s
+                .run
+                .link_events
+                .iter()
+                .map(|e| ffi::LinkEvent {
+                    at_ns: e.at_ns,
+                    a: e.a,
+                    b: e.b,
+                    down: e.down,
+                })
+                .collect(),
+            out_dir: s.run.out_dir.clone(),
+            pfc_trace: s.run.pfc_trace,
+            queue_trace: s.run.queue_trace,
+            load: s.run.load,
+        },
+        notes: s.notes.clone(),
+        effective_config: s.effective_config(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        clippy::panic,
+        reason = "test code: a failed unwrap is a failed test"
+    )]
+    use super::*;
+
+    fn repo(rel: &str) -> String {
+        format!("{}/../../{rel}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn loads_the_demo_config_with_overrides() {
+        let s = load_scenario(&repo("configs/leaf_spine_demo.toml"), "").unwrap();
+        assert_eq!(s.name, "leaf_spine_demo");
+        assert_eq!(
+            (s.node_count, s.switch_ids.len(), s.links.len()),
+            (12, 4, 12)
+        );
+        assert_eq!(s.links[0].rate_bps, 100_000_000_000);
+        assert_eq!(s.links[0].delay_ns, 1000);
+        assert!(!s.flows.is_empty());
+        assert!(s
+            .flows
+            .iter()
+            .enumerate()
+            .all(|(i, f)| f.id as usize == i && f.pg == 3));
+        assert_eq!((s.lb_name.as_str(), s.run.seed), ("ecmp", 1));
+        assert_eq!(s.transport.recovery, "gbn");
+        assert_eq!(s.transport.buffer_bytes, 9 * 1024 * 1024);
+        assert!(
+            s.effective_config.contains("[transport]"),
+            "{}",
+            s.effective_config
+        );
+
+        let o = load_scenario(
+            &repo("configs/leaf_spine_demo.toml"),
+            "lb=reps;lb_params=num_entropies = 64, buffer_size = 4;seed=3;out=o/d;stop=5ms",
+        )
+        .unwrap();
+        assert_eq!(o.lb_name, "reps");
+        assert_eq!(o.lb_params, "num_entropies = 64, buffer_size = 4");
+        assert_eq!(
+            (o.run.seed, o.run.out_dir.as_str(), o.run.hard_stop_ns),
+            (3, "o/d", 5_000_000)
+        );
+        assert_ne!(o.flows.len(), 0);
+        // The override's seed re-draws the generated workload.
+        assert!(o.flows.len() != s.flows.len() || o.flows[0].start_ns != s.flows[0].start_ns);
+    }
+
+    #[test]
+    fn collectives_cross_with_their_dependencies() {
+        let s = load_scenario(&repo("configs/themis_16x16_400g_allreduce.toml"), "").unwrap();
+        assert_eq!(s.collectives.len(), 16);
+        assert_eq!(s.collectives[0].kind, "allreduce-ring");
+        assert_eq!(s.collectives[0].flow_ids.len(), 480);
+        assert_eq!(s.transport.recovery, "nic-sr");
+        let f = &s.flows[16];
+        assert_eq!(
+            f.after,
+            vec![15],
+            "step 1 of rank 0 waits for rank 15's step-0 flow"
+        );
+    }
+
+    #[test]
+    fn errors_are_single_located_lines() {
+        let e = load_scenario(&repo("configs/leaf_spine_demo.toml"), "colour=red").unwrap_err();
+        assert!(e.starts_with("overrides: colour: unknown override"), "{e}");
+        let e = load_scenario(&repo("configs/leaf_spine_demo.toml"), "lb=nope").unwrap_err();
+        assert!(
+            e.starts_with("overrides: lb: algorithm `nope`: unknown algorithm"),
+            "{e}"
+        );
+        let e = load_scenario("/nonexistent/x.toml", "").unwrap_err();
+        assert_eq!(
+            e,
+            "/nonexistent/x.toml: config: cannot read: No such file or directory (os error 2)"
+        );
+        assert!(!e.contains('\n'));
+        assert_eq!(override_keys().len(), 10);
+    }
+
+    #[test]
+    fn a_panic_becomes_an_error() {
+        let e = guarded("p", "o", |_, _| panic!("injected scenario panic")).unwrap_err();
+        assert_eq!(
+            e,
+            "internal error in rdma-lb (caught panic): injected scenario panic"
+        );
+    }
+}

@@ -1,0 +1,423 @@
+//! `rdma-lb`: the command line of rdma-lb (SCENARIO-CONTRACT.md, "CLI").
+//!
+//! * `rdma-lb check CONFIG` — parse and validate a scenario, print a summary (no simulation);
+//! * `rdma-lb run CONFIG` — validate, then run the ns-3 scenario program on it;
+//! * `rdma-lb flowgen ...` — write a ConWeave flow file from a flow-size CDF (spec §8.3);
+//! * `rdma-lb sweep ...` — run a grid of configs × algorithms × loads × seeds.
+//!
+//! Every error is one line on stderr (`file:line: key: message` for bad input) and exit
+//! status 2. Parsing and validation are those of the `rdma-lb-scenario` crate, the same code
+//! the ns-3 program calls through the bridge.
+
+mod sweep;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use clap::{Args, Parser, Subcommand};
+use rdma_lb_scenario::cdf::parse_cdf_file;
+use rdma_lb_scenario::flows::format_flow_file;
+use rdma_lb_scenario::units::{format_rate, parse_rate_bps};
+use rdma_lb_scenario::workload::{poisson_flows, PoissonSpec};
+use rdma_lb_scenario::{load_scenario, Overrides, Scenario};
+
+/// Datacenter load balancing for RDMA fabrics: check, run and sweep scenarios.
+#[derive(Debug, Parser)]
+#[command(name = "rdma-lb", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Parse and validate a scenario config and print a summary; no simulation.
+    Check(CheckArgs),
+    /// Validate a scenario config, then run the ns-3 scenario program on it.
+    Run(RunArgs),
+    /// Write a ConWeave flow file of Poisson arrivals with sizes from a CDF (spec §8.3).
+    Flowgen(FlowgenArgs),
+    /// Run a grid of configs × algorithms × loads × seeds with a local worker pool.
+    Sweep(sweep::SweepArgs),
+}
+
+/// Options that override a config's values (the same keys the ns-3 program accepts).
+#[derive(Debug, Args, Clone, Default)]
+struct OverrideArgs {
+    /// Load-balancing algorithm (overrides `[lb] name` / `LB_MODE`), e.g. ecmp, spray, reps.
+    #[arg(long, value_name = "NAME")]
+    lb: Option<String>,
+    /// Algorithm parameters as `k = v, ...` (overrides `[lb] params` / `LB_PARAMS`).
+    #[arg(long, value_name = "STR")]
+    lb_params: Option<String>,
+    /// Run seed (overrides `[run] seed` / `RANDOM_SEED`); generated workloads are re-drawn.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Hard stop time with a unit, e.g. `50ms` (overrides `[run] stop`).
+    #[arg(long, value_name = "TIME")]
+    stop: Option<String>,
+    /// Host load of a generated Poisson workload, in (0, 1] (TOML configs only).
+    #[arg(long, value_name = "X")]
+    load: Option<String>,
+}
+
+impl OverrideArgs {
+    /// The `key=value;...` text both this CLI and the ns-3 program parse.
+    fn to_text(&self, out: Option<&Path>) -> String {
+        let mut items = Vec::new();
+        if let Some(v) = &self.lb {
+            items.push(format!("lb={v}"));
+        }
+        if let Some(v) = &self.lb_params {
+            items.push(format!("lb_params={v}"));
+        }
+        if let Some(v) = self.seed {
+            items.push(format!("seed={v}"));
+        }
+        if let Some(v) = &self.stop {
+            items.push(format!("stop={v}"));
+        }
+        if let Some(v) = &self.load {
+            items.push(format!("load={v}"));
+        }
+        if let Some(o) = out {
+            items.push(format!("out={}", o.display()));
+        }
+        items.join(";")
+    }
+}
+
+#[derive(Debug, Args)]
+struct CheckArgs {
+    /// Scenario config: rdma-lb TOML (`.toml`) or a ConWeave key/value config (anything else).
+    config: PathBuf,
+    #[command(flatten)]
+    overrides: OverrideArgs,
+    /// Also print the effective settings (TOML).
+    #[arg(long)]
+    verbose: bool,
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// Scenario config: rdma-lb TOML (`.toml`) or a ConWeave key/value config (anything else).
+    config: PathBuf,
+    #[command(flatten)]
+    overrides: OverrideArgs,
+    /// Output directory (default: the program's `out/<config stem>-<lb>-s<seed>`).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// The ns-3 scenario program [default: $RDMA_LB_SIM, else build/rdma-lb-scenario under
+    /// the repository root].
+    #[arg(long, value_name = "PATH")]
+    sim: Option<PathBuf>,
+    /// Progress display of the simulation: auto, on or off.
+    #[arg(long, value_name = "MODE", default_value = "auto", value_parser = ["auto", "on", "off"])]
+    progress: String,
+    /// Extra arguments passed to the program unchanged (after `--`), e.g.
+    /// `-- --ns3::RdmaNic::IrnOooThreshold=3`.
+    #[arg(last = true, value_name = "NS3_ARGS")]
+    extra: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+struct FlowgenArgs {
+    /// Flow-size CDF file (`size_bytes cumulative_percent` per line, as ConWeave's traffic_gen).
+    #[arg(long, value_name = "FILE")]
+    cdf: PathBuf,
+    /// Number of hosts; flows go between hosts 0..N-1 (every host sends, uniform destinations).
+    #[arg(long, value_name = "N")]
+    hosts: u32,
+    /// Offered load per host NIC, in (0, 1] (ConWeave's host load = fabric load / oversubscription).
+    #[arg(long, value_name = "X")]
+    load: f64,
+    /// Host NIC rate, e.g. 100G or 100Gbps.
+    #[arg(long, value_name = "RATE", default_value = "100G")]
+    bandwidth: String,
+    /// Length of the arrival window in ns.
+    #[arg(long, value_name = "T")]
+    duration_ns: u64,
+    /// Seed of the generator (same seed, same file).
+    #[arg(long, value_name = "S")]
+    seed: u64,
+    /// Start of the window in ns [default: 2 s, as traffic_gen.py].
+    #[arg(long, value_name = "T0", default_value_t = 2_000_000_000)]
+    start_ns: u64,
+    /// Output flow file.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: PathBuf,
+}
+
+/// A CLI failure: one line, exit status 2.
+#[derive(Debug)]
+pub(crate) struct Failure(pub(crate) String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Check(a) => check(&a),
+        Cmd::Run(a) => run(&a),
+        Cmd::Flowgen(a) => flowgen(&a).map(|()| ExitCode::SUCCESS),
+        Cmd::Sweep(a) => sweep::sweep(&a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure(msg)) => {
+            eprintln!("rdma-lb: {}", msg.lines().next().unwrap_or(""));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Loads and validates with the overrides given on the command line.
+pub(crate) fn load(config: &Path, overrides: &str) -> Result<Scenario, Failure> {
+    let o = Overrides::parse(overrides)?;
+    Ok(load_scenario(config, &o)?)
+}
+
+fn print_notes(s: &Scenario) {
+    for n in &s.notes {
+        eprintln!("warning: {n}");
+    }
+}
+
+fn check(a: &CheckArgs) -> Result<ExitCode, Failure> {
+    let s = load(&a.config, &a.overrides.to_text(None))?;
+    print_notes(&s);
+    let t = &s.topology;
+    let hosts = t.hosts().len();
+    let mut rates: Vec<u64> = t.links.iter().map(|l| l.rate_bps).collect();
+    rates.sort_unstable();
+    rates.dedup();
+    let mut delays: Vec<u64> = t.links.iter().map(|l| l.delay_ns).collect();
+    delays.sort_unstable();
+    delays.dedup();
+    let bytes: u64 = s.flows.iter().map(|f| f.size_bytes).sum();
+    let first = s.flows.iter().map(|f| f.start_ns).min().unwrap_or(0);
+    let last = s.flows.iter().map(|f| f.start_ns).max().unwrap_or(0);
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "scenario   {} ({})", s.name, s.config_path)?;
+    writeln!(
+        out,
+        "topology   {} nodes: {} hosts, {} switches; {} links; rates {}; delays {} ns",
+        t.node_count,
+        hosts,
+        t.switch_ids.len(),
+        t.links.len(),
+        rates
+            .iter()
+            .map(|&r| format_rate(r))
+            .collect::<Vec<_>>()
+            .join(", "),
+        delays
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
+    writeln!(
+        out,
+        "flows      {} flows, {} bytes, starts {}..{} ns, {} with dependencies",
+        s.flows.len(),
+        bytes,
+        first,
+        last,
+        s.flows.iter().filter(|f| !f.after.is_empty()).count()
+    )?;
+    if !s.collectives.is_empty() {
+        let kinds: Vec<String> = rdma_lb_scenario::CollectiveKind::ALL
+            .iter()
+            .filter_map(|k| {
+                let n = s.collectives.iter().filter(|c| c.kind == *k).count();
+                (n > 0).then(|| format!("{n} {}", k.name()))
+            })
+            .collect();
+        writeln!(
+            out,
+            "collectives {} groups: {}",
+            s.collectives.len(),
+            kinds.join(", ")
+        )?;
+    }
+    let tr = &s.transport;
+    writeln!(
+        out,
+        "transport  {} + {}, pfc {}, ecn {}, buffer {} bytes, payload {} bytes",
+        tr.recovery.name(),
+        tr.cc,
+        if tr.pfc_enabled { "on" } else { "off" },
+        if tr.ecn_enabled { "on" } else { "off" },
+        tr.buffer_bytes,
+        tr.payload_bytes
+    )?;
+    writeln!(
+        out,
+        "lb         {}{}",
+        s.lb.name,
+        if s.lb.params.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", s.lb.params)
+        }
+    )?;
+    writeln!(
+        out,
+        "run        seed {}, flowgen {}..{} ns, hard stop {} ns, {} link events",
+        s.run.seed,
+        s.run.flowgen_start_ns,
+        s.run.flowgen_stop_ns,
+        s.run.hard_stop_ns,
+        s.run.link_events.len()
+    )?;
+    if a.verbose {
+        writeln!(out, "\n{}", s.effective_config())?;
+    }
+    writeln!(out, "ok")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The repository root: the nearest ancestor of the current directory holding `rust-lb/`,
+/// else the one this binary was built from.
+fn repo_root() -> PathBuf {
+    if let Ok(cwd) = std::env::current_dir() {
+        if let Some(root) = cwd.ancestors().find(|d| d.join("rust-lb").is_dir()) {
+            return root.to_path_buf();
+        }
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The scenario program: `--sim`, else `$RDMA_LB_SIM`, else `build/rdma-lb-scenario`.
+pub(crate) fn sim_path(sim: Option<&Path>) -> PathBuf {
+    if let Some(s) = sim {
+        return s.to_path_buf();
+    }
+    if let Some(s) = std::env::var_os("RDMA_LB_SIM").filter(|s| !s.is_empty()) {
+        return PathBuf::from(s);
+    }
+    repo_root().join("build/rdma-lb-scenario")
+}
+
+/// The scenario program's command line for one run.
+pub(crate) fn sim_args(
+    config: &Path,
+    o: &OverrideArgs,
+    out: Option<&Path>,
+    progress: &str,
+) -> Vec<String> {
+    let mut args = vec![format!("--config={}", config.display())];
+    if let Some(v) = &o.lb {
+        args.push(format!("--lb={v}"));
+    }
+    if let Some(v) = &o.lb_params {
+        args.push(format!("--lbParams={v}"));
+    }
+    if let Some(v) = o.seed {
+        args.push(format!("--seed={v}"));
+    }
+    if let Some(v) = &o.stop {
+        args.push(format!("--stop={v}"));
+    }
+    if let Some(v) = &o.load {
+        args.push(format!("--load={v}"));
+    }
+    if let Some(v) = out {
+        args.push(format!("--out={}", v.display()));
+    }
+    args.push(format!("--progress={progress}"));
+    args
+}
+
+/// Runs the program; its exit status becomes ours (a signal → 1).
+pub(crate) fn spawn(sim: &Path, args: &[String]) -> Result<ExitCode, Failure> {
+    if !sim.exists() {
+        return Err(Failure(format!(
+            "scenario program {} not found (build it with scripts/build, or pass --sim / set RDMA_LB_SIM)",
+            sim.display()
+        )));
+    }
+    let status = Command::new(sim)
+        .args(args)
+        .status()
+        .map_err(|e| Failure(format!("cannot start {}: {e}", sim.display())))?;
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(c) => ExitCode::from(u8::try_from(c).unwrap_or(1)),
+        None => ExitCode::from(1),
+    })
+}
+
+fn run(a: &RunArgs) -> Result<ExitCode, Failure> {
+    // Validate first with the same parser the program uses, so bad input fails here with the
+    // same message and no simulator start-up.
+    let s = load(&a.config, &a.overrides.to_text(a.out.as_deref()))?;
+    print_notes(&s);
+    let sim = sim_path(a.sim.as_deref());
+    let mut args = sim_args(&a.config, &a.overrides, a.out.as_deref(), &a.progress);
+    args.extend(a.extra.iter().cloned());
+    spawn(&sim, &args)
+}
+
+fn flowgen(a: &FlowgenArgs) -> Result<(), Failure> {
+    let cdf = parse_cdf_file(&a.cdf)?;
+    let rate_bps =
+        parse_rate_bps(&a.bandwidth).map_err(|m| Failure(format!("--bandwidth: {m}")))?;
+    if a.hosts < 2 {
+        return Err(Failure("--hosts: need at least 2 hosts".to_owned()));
+    }
+    if !(a.load > 0.0 && a.load <= 1.0) {
+        return Err(Failure(format!(
+            "--load: must be in (0, 1], got {}",
+            a.load
+        )));
+    }
+    if a.duration_ns == 0 {
+        return Err(Failure("--duration-ns: must be positive".to_owned()));
+    }
+    let spec = PoissonSpec {
+        hosts: (0..a.hosts).map(|h| (h, rate_bps)).collect(),
+        load: a.load,
+        start_ns: a.start_ns,
+        duration_ns: a.duration_ns,
+        pg: 3,
+        seed: a.seed,
+    };
+    #[allow(clippy::cast_precision_loss, reason = "an estimate")]
+    let expected = f64::from(a.hosts) * rate_bps as f64 * a.load * a.duration_ns as f64 * 1e-9
+        / (cdf.mean_bytes().max(1.0) * 8.0);
+    #[allow(clippy::cast_precision_loss, reason = "an estimate")]
+    let limit = rdma_lb_scenario::toml_config::MAX_FLOWS as f64;
+    if expected > limit {
+        return Err(Failure(format!(
+            "would generate about {expected:.0} flows (limit {limit}); shorten --duration-ns"
+        )));
+    }
+    let flows = poisson_flows(&spec, &cdf);
+    std::fs::write(&a.output, format_flow_file(&flows))
+        .map_err(|e| Failure(format!("{}: cannot write: {e}", a.output.display())))?;
+    let bytes: u64 = flows.iter().map(|f| f.size_bytes).sum();
+    #[allow(clippy::cast_precision_loss, reason = "a summary line")]
+    let offered =
+        bytes as f64 * 8.0 / (f64::from(a.hosts) * rate_bps as f64 * a.duration_ns as f64 * 1e-9);
+    eprintln!(
+        "{}: {} flows, {} bytes, mean size {:.1} B (CDF mean {:.1} B), offered host load {:.4}",
+        a.output.display(),
+        flows.len(),
+        bytes,
+        if flows.is_empty() {
+            0.0
+        } else {
+            bytes as f64 / flows.len() as f64
+        },
+        cdf.mean_bytes(),
+        offered
+    );
+    Ok(())
+}

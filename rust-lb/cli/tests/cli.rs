@@ -1,0 +1,351 @@
+//! The `rdma-lb` binary end to end, with a fake scenario program (a shell script that
+//! records its arguments) so no ns-3 build is needed.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test code: a failed unwrap is a failed test"
+)]
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(rel)
+}
+
+static N: AtomicUsize = AtomicUsize::new(0);
+
+fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "rdma-lb-cli-{tag}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A fake scenario program: appends its arguments to `log` (one run per line), writes a
+/// summary.json into `--out=DIR`, and exits with `code`.
+fn fake_sim(dir: &Path, code: i32) -> (PathBuf, PathBuf) {
+    let log = dir.join("sim.log");
+    let sim = dir.join("fake-sim.sh");
+    std::fs::write(
+        &sim,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nfor a in \"$@\"; do case \"$a\" in --out=*) d=\"${{a#--out=}}\"; mkdir -p \"$d\"; echo '{{}}' > \"$d/summary.json\";; esac; done\nexit {code}\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&sim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (sim, log)
+}
+
+fn rdma_lb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rdma-lb"))
+        .args(args)
+        .env_remove("RDMA_LB_SIM")
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn check_prints_a_summary() {
+    let cfg = repo("configs/conweave_leaf_spine_alistorage.toml");
+    let o = rdma_lb(&["check", cfg.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("144 nodes: 128 hosts, 16 switches; 192 links; rates 100Gbps; delays 1000 ns"),
+        "{out}"
+    );
+    assert!(out.contains("gbn + dcqcn, pfc on"), "{out}");
+    assert!(out.trim_end().ends_with("ok"));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_2() {
+    let d = scratch("bad");
+    let cfg = d.join("bad.toml");
+    std::fs::write(&cfg, "[topology]\nleaf_spine = { leaves = 2, hosts_per_leaf = 2, spines = 1, host_rate = \"100Gbps\", delay = \"1 hour\" }\n[workload]\n").unwrap();
+    let o = rdma_lb(&["check", cfg.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.starts_with(&format!(
+            "rdma-lb: {}:2: topology.leaf_spine.delay: time `1 hour`",
+            cfg.display()
+        )),
+        "{e}"
+    );
+    let o = rdma_lb(&["check", "/nonexistent.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "rdma-lb: /nonexistent.txt: config: cannot read: No such file or directory (os error 2)\n"
+    );
+    let o = rdma_lb(&[
+        "check",
+        repo("configs/leaf_spine_demo.toml").to_str().unwrap(),
+        "--lb",
+        "nope",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("rdma-lb: overrides: lb: algorithm `nope`: unknown algorithm"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn run_validates_then_spawns_the_program_with_the_overrides() {
+    let d = scratch("run");
+    let (sim, log) = fake_sim(&d, 0);
+    let cfg = repo("configs/leaf_spine_demo.toml");
+    let out_dir = d.join("out");
+    let o = rdma_lb(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--lb",
+        "reps",
+        "--lb-params",
+        "num_entropies = 64",
+        "--seed",
+        "3",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--sim",
+        sim.to_str().unwrap(),
+        "--",
+        "--ns3::RdmaNic::IrnOooThreshold=3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let args = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        args.trim_end(),
+        format!(
+            "--config={} --lb=reps --lbParams=num_entropies = 64 --seed=3 --out={} --progress=auto --ns3::RdmaNic::IrnOooThreshold=3",
+            cfg.display(),
+            out_dir.display()
+        )
+    );
+    // The program's exit status is ours; RDMA_LB_SIM is honoured.
+    let (sim7, log7) = fake_sim(&scratch("run7"), 7);
+    let o = Command::new(env!("CARGO_BIN_EXE_rdma-lb"))
+        .args(["run", cfg.to_str().unwrap()])
+        .env("RDMA_LB_SIM", &sim7)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(7));
+    assert!(std::fs::read_to_string(&log7)
+        .unwrap()
+        .starts_with("--config="));
+    // Bad input: the program is never started.
+    let (sim_b, log_b) = fake_sim(&scratch("runbad"), 0);
+    let o = rdma_lb(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--lb",
+        "bogus",
+        "--sim",
+        sim_b.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!log_b.exists(), "the program must not run on bad input");
+    // A missing program is a one-line error.
+    let o = rdma_lb(&["run", cfg.to_str().unwrap(), "--sim", "/nonexistent/sim"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("scenario program /nonexistent/sim not found"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn flowgen_writes_a_conweave_flow_file_deterministically() {
+    let d = scratch("flowgen");
+    let cdf = repo("../shared/data/conweave/traffic_gen/AliStorage2019.txt");
+    let gen = |out: &Path, seed: &str| {
+        rdma_lb(&[
+            "flowgen",
+            "--cdf",
+            cdf.to_str().unwrap(),
+            "--hosts",
+            "16",
+            "--load",
+            "0.25",
+            "--bandwidth",
+            "100G",
+            "--duration-ns",
+            "2000000",
+            "--seed",
+            seed,
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let (a, b, c) = (d.join("a.txt"), d.join("b.txt"), d.join("c.txt"));
+    for (p, s) in [(&a, "1"), (&b, "1"), (&c, "2")] {
+        let o = gen(p, s);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let (ta, tb, tc) = (
+        std::fs::read_to_string(&a).unwrap(),
+        std::fs::read_to_string(&b).unwrap(),
+        std::fs::read_to_string(&c).unwrap(),
+    );
+    assert_eq!(ta, tb);
+    assert_ne!(ta, tc);
+    // 16 hosts × 2 ms at 13.08 µs mean gap ≈ 2,447 flows; header = count; 5 fields; 2 s start.
+    let lines: Vec<&str> = ta.lines().collect();
+    let n: usize = lines[0].parse().unwrap();
+    assert_eq!(n, lines.len() - 1);
+    assert!((2_200..2_700).contains(&n), "{n}");
+    for l in &lines[1..] {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        assert_eq!(f.len(), 5);
+        assert_eq!(f[2], "3");
+        assert!(f[4].starts_with("2.00") && f[4].len() == 11, "{l}");
+    }
+    let o = rdma_lb(&[
+        "flowgen",
+        "--cdf",
+        "/nope",
+        "--hosts",
+        "4",
+        "--load",
+        "0.2",
+        "--duration-ns",
+        "10",
+        "--seed",
+        "1",
+        "-o",
+        "/tmp/x",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "rdma-lb: /nope: cdf: cannot read: No such file or directory (os error 2)\n"
+    );
+    let o = gen(&d.join("bad.txt"), "x");
+    assert_eq!(o.status.code(), Some(2), "clap usage errors also exit 2");
+}
+
+#[test]
+fn sweep_runs_the_grid_once_and_resumes() {
+    let d = scratch("sweep");
+    let (sim, log) = fake_sim(&d, 0);
+    let root = d.join("results");
+    let cfg = repo("configs/leaf_spine_demo.toml");
+    let args = [
+        "sweep",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--lb",
+        "ecmp,spray",
+        "--seed",
+        "1,2",
+        "--jobs",
+        "2",
+        "--out-root",
+        root.to_str().unwrap(),
+        "--sim",
+        sim.to_str().unwrap(),
+    ];
+    let o = rdma_lb(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 4);
+    let mut dirs: Vec<String> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    dirs.sort();
+    assert_eq!(dirs.len(), 4);
+    assert!(
+        dirs[0].starts_with("leaf_spine_demo-ecmp-s1-")
+            && dirs[0].len() == "leaf_spine_demo-ecmp-s1-".len() + 16,
+        "{dirs:?}"
+    );
+    // Second time: every point has its summary.json → nothing runs.
+    let o = rdma_lb(&args);
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("4 points, 4 already finished (skipped), 0 to run"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 4);
+    // Same names, same hashes (stable across processes).
+    let o = rdma_lb(&[&args[..], &["--dry-run"]].concat());
+    let listed = String::from_utf8_lossy(&o.stdout);
+    for d in &dirs {
+        assert!(listed.contains(d.as_str()), "{d} not in {listed}");
+    }
+}
+
+#[test]
+fn help_explains_every_option() {
+    for (sub, words) in [
+        (
+            "run",
+            &[
+                "--lb",
+                "--lb-params",
+                "--seed",
+                "--stop",
+                "--load",
+                "--out",
+                "--sim",
+                "RDMA_LB_SIM",
+                "--progress",
+            ][..],
+        ),
+        ("check", &["--lb", "--seed", "--verbose"][..]),
+        (
+            "flowgen",
+            &[
+                "--cdf",
+                "--hosts",
+                "--load",
+                "--bandwidth",
+                "--duration-ns",
+                "--seed",
+                "--start-ns",
+                "--output",
+            ][..],
+        ),
+        (
+            "sweep",
+            &[
+                "--config",
+                "--lb",
+                "--load",
+                "--seed",
+                "--jobs",
+                "--out-root",
+                "--dry-run",
+            ][..],
+        ),
+    ] {
+        let o = rdma_lb(&[sub, "--help"]);
+        assert!(o.status.success());
+        let h = String::from_utf8_lossy(&o.stdout);
+        for w in words {
+            assert!(h.contains(w), "{sub} --help lacks {w}:\n{h}");
+        }
+    }
+}

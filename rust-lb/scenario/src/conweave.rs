@@ -1,0 +1,655 @@
+//! ConWeave scenario configs (`scratch/network-load-balance <config.txt>`, spec/rdma-model.md
+//! §7.2): one key per line followed by its value(s), whitespace-separated.
+//!
+//! Every key of §7.2 is either **honoured** (mapped into the [`Scenario`](crate::Scenario)),
+//! **accepted with a note** (the key only names something rdma-lb does not produce or that
+//! has no effect with the modes we have; the note, with file:line, is kept in
+//! `Scenario::notes` and printed by the CLI and the scenario program), or **rejected** with an
+//! error naming `file:line: KEY`. Unknown keys are errors (the reference skips them silently).
+//!
+//! | Key | Here |
+//! |---|---|
+//! | `TOPOLOGY_FILE`, `FLOW_FILE` | required; relative paths resolve against the config file's directory first, then the current directory |
+//! | `FCT_OUTPUT_FILE` | note: `fct.txt` (same format) is written to the output directory instead |
+//! | `PFC_OUTPUT_FILE` | turns on the PFC trace; written as `pfc.txt` in the output directory |
+//! | `FLOW_INPUT_FILE`, `CNP_OUTPUT_FILE`, `QLEN_MON_FILE`, `VOQ_MON_FILE`, `VOQ_MON_DETAIL_FILE`, `UPLINK_MON_FILE`, `CONN_MON_FILE`, `EST_ERROR_MON_FILE` | note: not produced |
+//! | `QLEN_MON_START`, `QLEN_MON_END` | number checked; note: unused (as in the reference) |
+//! | `SW_MONITORING_INTERVAL` (ns) | `run.monitor_interval_ns` |
+//! | `FLOWGEN_START_TIME`, `FLOWGEN_STOP_TIME` (s) | `run.flowgen_{start,stop}_ns`; hard stop = stop + 10 s (§7.5) |
+//! | `BUFFER_SIZE` (MiB) | `transport.buffer_bytes` (× 1024²); 0 is an error |
+//! | `CC_MODE` | 1 = DCQCN; 3/7/8 (HPCC/TIMELY/DCTCP) are errors (not modelled) |
+//! | `LB_MODE` | 0 = `ecmp`; an rdma-lb algorithm name is also accepted; 2/3/6/9 (DRILL/CONGA/LetFlow/ConWeave) are errors (not available) |
+//! | `LB_PARAMS` (extension) | rest of the line = the algorithm's parameters (`k = v, ...`) |
+//! | `ENABLE_PFC`, `ENABLE_IRN`, `ENABLE_QCN` | PFC, recovery (irn / gbn), ECN marking |
+//! | `CONWEAVE_*` (5 keys) | number checked; note: only for ConWeave (LB_MODE 9), which rdma-lb does not have |
+//! | `ALPHA_RESUME_INTERVAL`, `RATE_DECREASE_INTERVAL`, `RP_TIMER` (µs), `FAST_RECOVERY_TIMES`, `EWMA_GAIN`, `CLAMP_TARGET_RATE`, `RATE_AI`, `RATE_HAI`, `MIN_RATE` | DCQCN parameters |
+//! | `DCTCP_RATE_AI` | rate checked; note: DCTCP only |
+//! | `ERROR_RATE_PER_LINK` | if > 0, sets every link's error rate (0 keeps the topology column) |
+//! | `L2_CHUNK_SIZE`, `L2_ACK_INTERVAL`, `L2_BACK_TO_ZERO`, `RATE_BOUND`, `PACKET_PAYLOAD_SIZE` | NIC settings |
+//! | `HAS_WIN`, `VAR_WIN` | 0 accepted; 1 is an error (window not modelled) |
+//! | `GLOBAL_T` | 1 accepted (one BDP for all pairs, as the model); 0 is an error |
+//! | `FAST_REACT`, `MI_THRESH`, `INT_MULTI`, `U_TARGET`, `MULTI_RATE`, `SAMPLE_FEEDBACK` | number checked; note: HPCC only |
+//! | `USE_DYNAMIC_PFC_THRESHOLD` | 1 accepted; 0 accepted with a note (no effect, as in the reference) |
+//! | `LINK_DOWN t_us a b` | `0 0 0` = none; else link a–b goes down at FLOWGEN_START_TIME + t µs (may repeat) |
+//! | `KMAX_MAP`, `KMIN_MAP`, `PMAX_MAP` | `n rate₁ v₁ … rateₙ vₙ` (rate in bps or with a unit; K in KB = 1000 B): `transport.ecn`; all three or none |
+//! | `LOAD` | `run.load` (informational) |
+//! | `RANDOM_SEED` | `run.seed` |
+//! | `PAUSE_TIME` (µs) | `transport.pause_time_ns` |
+//! | `DATA_RATE`, `LINK_DELAY` | note: unused (as in the reference) |
+//!
+//! Keys that are absent take `run.py`'s template values (Transport::default). A key given
+//! twice is an error (except `LINK_DOWN`). Integer keys accept integral decimals (`2.0`); the
+//! reference's quirk of reading the integer part and skipping the rest as an unknown token is
+//! not reproduced. Blank lines and `#` comments are allowed (extension).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::error::{ErrorKind, Result, ScenarioError};
+use crate::model::{EcnEntry, LbSpec, Recovery, RunSpec, Transport};
+use crate::text::{numbered_lines, real};
+use crate::units::{parse_decimal, parse_rate_bps, scale_exact};
+
+/// A ConWeave config parsed without touching the file system (paths not yet resolved).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConWeaveConfig {
+    /// The config's name as used in messages.
+    pub file: String,
+    /// `TOPOLOGY_FILE` value and its line.
+    pub topology_file: (String, usize),
+    /// `FLOW_FILE` value and its line.
+    pub flow_file: (String, usize),
+    /// Transport settings.
+    pub transport: Transport,
+    /// Load balancing and the line that chose it (0 if defaulted).
+    pub lb: LbSpec,
+    /// Line of `LB_MODE`/`LB_PARAMS` for error messages about the algorithm.
+    pub lb_line: usize,
+    /// Run settings (link events still to be checked against the topology).
+    pub run: RunSpec,
+    /// `LINK_DOWN` lines: (line, at_ns, a, b).
+    pub link_down: Vec<(usize, u64, u32, u32)>,
+    /// `ERROR_RATE_PER_LINK` if > 0.
+    pub error_rate_per_link: Option<f64>,
+    /// Accepted-but-not-modelled keys, one message each (`file:line: KEY: ...`).
+    pub notes: Vec<String>,
+}
+
+const NOT_PRODUCED: &[&str] = &[
+    "FLOW_INPUT_FILE",
+    "CNP_OUTPUT_FILE",
+    "QLEN_MON_FILE",
+    "VOQ_MON_FILE",
+    "VOQ_MON_DETAIL_FILE",
+    "UPLINK_MON_FILE",
+    "CONN_MON_FILE",
+    "EST_ERROR_MON_FILE",
+];
+
+const CONWEAVE_KEYS: &[&str] = &[
+    "CONWEAVE_TX_EXPIRY_TIME",
+    "CONWEAVE_REPLY_TIMEOUT_EXTRA",
+    "CONWEAVE_PATH_PAUSE_TIME",
+    "CONWEAVE_EXTRA_VOQ_FLUSH_TIME",
+    "CONWEAVE_DEFAULT_VOQ_WAITING_TIME",
+];
+
+const HPCC_KEYS: &[&str] = &[
+    "FAST_REACT",
+    "MI_THRESH",
+    "INT_MULTI",
+    "U_TARGET",
+    "MULTI_RATE",
+    "SAMPLE_FEEDBACK",
+];
+
+/// One line being interpreted.
+struct Line<'a> {
+    file: &'a str,
+    ln: usize,
+    key: &'a str,
+    vals: Vec<&'a str>,
+}
+
+impl Line<'_> {
+    fn err(&self, kind: ErrorKind, msg: impl Into<String>) -> ScenarioError {
+        ScenarioError::at(self.file, self.ln, self.key, kind, msg)
+    }
+
+    fn one(&self) -> Result<&str> {
+        match self.vals.as_slice() {
+            [v] => Ok(v),
+            [] => Err(self.err(ErrorKind::Missing, "missing value")),
+            more => Err(self.err(
+                ErrorKind::Syntax,
+                format!("expected one value, found {}", more.len()),
+            )),
+        }
+    }
+
+    /// An integer, possibly written as an integral decimal (`2.0`).
+    fn int(&self) -> Result<u64> {
+        let v = self.one()?;
+        parse_decimal(v)
+            .and_then(|(m, s)| scale_exact(m, s, 1))
+            .ok_or_else(|| {
+                self.err(
+                    ErrorKind::Syntax,
+                    format!("`{v}` is not a non-negative integer"),
+                )
+            })
+    }
+
+    fn int_u32(&self) -> Result<u32> {
+        let v = self.int()?;
+        u32::try_from(v).map_err(|_| self.err(ErrorKind::Value, format!("{v} is too large")))
+    }
+
+    fn flag(&self) -> Result<bool> {
+        match self.one()? {
+            "0" => Ok(false),
+            "1" => Ok(true),
+            v => Err(self.err(ErrorKind::Value, format!("must be 0 or 1, got `{v}`"))),
+        }
+    }
+
+    fn real(&self) -> Result<f64> {
+        real(self.file, self.ln, self.key, self.one()?)
+    }
+
+    /// A decimal quantity times `mult` (e.g. µs → ns with 1000), exactly.
+    fn scaled(&self, mult: u128, unit: &str) -> Result<u64> {
+        let v = self.one()?;
+        let (m, s) = parse_decimal(v).ok_or_else(|| {
+            self.err(
+                ErrorKind::Syntax,
+                format!("`{v}` is not a non-negative number ({unit})"),
+            )
+        })?;
+        scale_exact(m, s, mult).ok_or_else(|| {
+            self.err(
+                ErrorKind::Value,
+                format!("`{v}` {unit} is not a whole number of the internal unit or too large"),
+            )
+        })
+    }
+
+    fn rate(&self) -> Result<u64> {
+        parse_rate_bps(self.one()?).map_err(|m| self.err(ErrorKind::Unit, m))
+    }
+
+    fn note(&self, what: &str) -> String {
+        format!("{}:{}: {}: {what}", self.file, self.ln, self.key)
+    }
+}
+
+/// An ECN map: rate → value, in file order.
+type EcnMap = (usize, Vec<(u64, String)>);
+
+fn parse_map(l: &Line<'_>) -> Result<EcnMap> {
+    let Some((n, rest)) = l.vals.split_first() else {
+        return Err(l.err(ErrorKind::Missing, "missing `n rate1 v1 ... raten vn`"));
+    };
+    let n: usize = n.parse().map_err(|_| {
+        l.err(
+            ErrorKind::Syntax,
+            format!("`{n}` is not a count (expected `n rate1 v1 ... raten vn`)"),
+        )
+    })?;
+    if rest.len() != n.saturating_mul(2) {
+        return Err(l.err(
+            ErrorKind::Count,
+            format!(
+                "count {n} needs {} values after it, found {}",
+                n.saturating_mul(2),
+                rest.len()
+            ),
+        ));
+    }
+    let mut out = Vec::with_capacity(n);
+    for pair in rest.chunks(2) {
+        if let [rate, v] = pair {
+            let bps = if rate.bytes().all(|b| b.is_ascii_digit()) {
+                rate.parse::<u64>().ok().filter(|&r| r > 0)
+            } else {
+                parse_rate_bps(rate).ok()
+            }
+            .ok_or_else(|| {
+                l.err(
+                    ErrorKind::Unit,
+                    format!("`{rate}` is not a rate (bits/s, or with a unit such as 100Gbps)"),
+                )
+            })?;
+            if out.iter().any(|(r, _)| *r == bps) {
+                return Err(l.err(ErrorKind::Duplicate, format!("rate {bps} listed twice")));
+            }
+            out.push((bps, (*v).to_owned()));
+        }
+    }
+    Ok((l.ln, out))
+}
+
+/// Parses ConWeave config text (no file access); `name` is used in messages.
+///
+/// # Errors
+/// Unknown keys, duplicates, bad values, unsupported modes; see the module documentation.
+pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfig> {
+    let mut t = Transport::default();
+    let mut run = RunSpec {
+        flowgen_start_ns: 2_000_000_000,
+        flowgen_stop_ns: 2_500_000_000,
+        ..RunSpec::default()
+    };
+    let mut lb = LbSpec {
+        name: "ecmp".to_owned(),
+        params: String::new(),
+    };
+    let mut lb_line = 0;
+    let mut topology_file = None;
+    let mut flow_file = None;
+    let mut link_down = Vec::new();
+    let mut error_rate_per_link = None;
+    let mut notes = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let (mut kmax, mut kmin, mut pmax) = (None, None, None);
+    let (mut irn, mut stop_line) = (false, 0);
+
+    for (ln, raw) in numbered_lines(text, true) {
+        let mut toks = raw.split_whitespace();
+        let Some(key) = toks.next() else { continue };
+        let l = Line {
+            file: name,
+            ln,
+            key,
+            vals: toks.collect(),
+        };
+        if key != "LINK_DOWN" {
+            if let Some(first) = seen.insert(key.to_owned(), ln) {
+                return Err(l.err(
+                    ErrorKind::Duplicate,
+                    format!("given twice (first on line {first})"),
+                ));
+            }
+        }
+        match key {
+            "TOPOLOGY_FILE" => topology_file = Some((l.one()?.to_owned(), ln)),
+            "FLOW_FILE" => flow_file = Some((l.one()?.to_owned(), ln)),
+            "FCT_OUTPUT_FILE" => {
+                l.one()?;
+                notes.push(l.note(
+                    "accepted; flow completions are written as fct.txt (same format) in the \
+                     output directory instead",
+                ));
+            }
+            "PFC_OUTPUT_FILE" => {
+                l.one()?;
+                run.pfc_trace = true;
+                notes.push(l.note(
+                    "PFC trace on; written as pfc.txt (same format) in the output directory",
+                ));
+            }
+            k if NOT_PRODUCED.contains(&k) => {
+                l.one()?;
+                notes.push(l.note("accepted; rdma-lb does not produce this file"));
+            }
+            "QLEN_MON_START" | "QLEN_MON_END" => {
+                l.real()?;
+                notes.push(l.note("accepted; unused (as in the reference)"));
+            }
+            "SW_MONITORING_INTERVAL" => {
+                run.monitor_interval_ns = l.int()?;
+                if run.monitor_interval_ns == 0 {
+                    return Err(l.err(ErrorKind::Value, "must be positive (ns)"));
+                }
+            }
+            "FLOWGEN_START_TIME" => run.flowgen_start_ns = l.scaled(1_000_000_000, "s")?,
+            "FLOWGEN_STOP_TIME" => {
+                run.flowgen_stop_ns = l.scaled(1_000_000_000, "s")?;
+                stop_line = ln;
+            }
+            "BUFFER_SIZE" => {
+                t.buffer_bytes = l.scaled(1 << 20, "MiB")?;
+                if t.buffer_bytes == 0 {
+                    return Err(l.err(
+                        ErrorKind::Value,
+                        "must be positive (MiB; the reference's 0 = per-port auto is not modelled)",
+                    ));
+                }
+            }
+            "CC_MODE" => match l.int()? {
+                1 => t.cc = "dcqcn".to_owned(),
+                3 => {
+                    return Err(l.err(
+                        ErrorKind::Unsupported,
+                        "3 = HPCC is not modelled by rdma-lb (only 1 = DCQCN)",
+                    ))
+                }
+                7 => {
+                    return Err(l.err(
+                        ErrorKind::Unsupported,
+                        "7 = TIMELY is not modelled by rdma-lb (only 1 = DCQCN)",
+                    ))
+                }
+                8 => {
+                    return Err(l.err(
+                        ErrorKind::Unsupported,
+                        "8 = DCTCP is not modelled by rdma-lb (only 1 = DCQCN)",
+                    ))
+                }
+                m => return Err(l.err(ErrorKind::Value, format!("unknown mode {m} (1 = DCQCN)"))),
+            },
+            "LB_MODE" => {
+                let v = l.one()?;
+                lb.name = match v {
+                    "0" => "ecmp".to_owned(),
+                    "2" | "3" | "6" | "9" => {
+                        let what = match v {
+                            "2" => "DRILL",
+                            "3" => "CONGA",
+                            "6" => "LetFlow",
+                            _ => "ConWeave",
+                        };
+                        return Err(l.err(
+                            ErrorKind::Unsupported,
+                            format!(
+                                "{v} = {what} is not available in rdma-lb; use 0 (ecmp) or one of: {}",
+                                rdma_lb_core::Algorithm::all_names()
+                            ),
+                        ));
+                    }
+                    name if name.parse::<rdma_lb_core::Algorithm>().is_ok() => name.to_owned(),
+                    other => {
+                        return Err(l.err(
+                            ErrorKind::Value,
+                            format!(
+                                "unknown mode `{other}` (0 = ecmp, or one of: {})",
+                                rdma_lb_core::Algorithm::all_names()
+                            ),
+                        ))
+                    }
+                };
+                lb_line = ln;
+            }
+            "LB_PARAMS" => {
+                lb.params = l.vals.join(" ");
+                if lb_line == 0 {
+                    lb_line = ln;
+                }
+            }
+            "ENABLE_PFC" => t.pfc_enabled = l.flag()?,
+            "ENABLE_IRN" => irn = l.flag()?,
+            "ENABLE_QCN" => t.ecn_enabled = l.flag()?,
+            k if CONWEAVE_KEYS.contains(&k) => {
+                l.real()?;
+                notes.push(l.note(
+                    "accepted; only used by ConWeave (LB_MODE 9), which rdma-lb does not have",
+                ));
+            }
+            "ALPHA_RESUME_INTERVAL" => t.alpha_resume_interval_ns = l.scaled(1000, "us")?,
+            "RATE_DECREASE_INTERVAL" => t.rate_decrease_interval_ns = l.scaled(1000, "us")?,
+            "RP_TIMER" => t.rp_timer_ns = l.scaled(1000, "us")?,
+            "PAUSE_TIME" => t.pause_time_ns = l.scaled(1000, "us")?,
+            "CLAMP_TARGET_RATE" => t.clamp_target_rate = l.flag()?,
+            "FAST_RECOVERY_TIMES" => t.fast_recovery_times = l.int_u32()?,
+            "EWMA_GAIN" => {
+                t.ewma_gain = l.real()?;
+                if !(t.ewma_gain > 0.0 && t.ewma_gain <= 1.0) {
+                    return Err(l.err(ErrorKind::Value, "must be in (0, 1]"));
+                }
+            }
+            "RATE_AI" => t.rate_ai_bps = l.rate()?,
+            "RATE_HAI" => t.rate_hai_bps = l.rate()?,
+            "MIN_RATE" => t.min_rate_bps = l.rate()?,
+            "DCTCP_RATE_AI" => {
+                l.rate()?;
+                notes.push(l.note("accepted; DCTCP only (CC_MODE 8), no effect with DCQCN"));
+            }
+            "ERROR_RATE_PER_LINK" => {
+                let e = l.real()?;
+                if !(0.0..=1.0).contains(&e) {
+                    return Err(l.err(ErrorKind::Value, format!("must be in [0, 1], got {e}")));
+                }
+                error_rate_per_link = (e > 0.0).then_some(e);
+            }
+            "L2_CHUNK_SIZE" => t.l2_chunk_bytes = l.int_u32()?,
+            "L2_ACK_INTERVAL" => t.ack_interval_packets = l.int_u32()?,
+            "L2_BACK_TO_ZERO" => t.l2_back_to_zero = l.flag()?,
+            "RATE_BOUND" => t.rate_bound = l.flag()?,
+            "PACKET_PAYLOAD_SIZE" => {
+                t.payload_bytes = l.int_u32()?;
+                if t.payload_bytes == 0 {
+                    return Err(l.err(ErrorKind::Value, "must be positive"));
+                }
+            }
+            "HAS_WIN" | "VAR_WIN" => {
+                if l.flag()? {
+                    return Err(l.err(
+                        ErrorKind::Unsupported,
+                        "1 (window-limited sending) is not modelled by rdma-lb; use 0",
+                    ));
+                }
+            }
+            "GLOBAL_T" => {
+                if !l.flag()? {
+                    return Err(l.err(
+                        ErrorKind::Unsupported,
+                        "0 (per-pair RTT/BDP) is not modelled; rdma-lb uses one BDP for all pairs (1)",
+                    ));
+                }
+            }
+            k if HPCC_KEYS.contains(&k) => {
+                l.real()?;
+                notes.push(l.note("accepted; HPCC only (CC_MODE 3), no effect with DCQCN"));
+            }
+            "USE_DYNAMIC_PFC_THRESHOLD" => {
+                if !l.flag()? {
+                    notes.push(l.note(
+                        "0 has no effect: the MMU always uses the dynamic threshold (as the reference)",
+                    ));
+                }
+            }
+            "LINK_DOWN" => {
+                let [tu, a, b] = l.vals.as_slice() else {
+                    return Err(l.err(
+                        ErrorKind::Syntax,
+                        format!("expected `t_us a b`, found {} values", l.vals.len()),
+                    ));
+                };
+                let tl = Line {
+                    vals: vec![tu],
+                    ..Line {
+                        file: name,
+                        ln,
+                        key,
+                        vals: Vec::new(),
+                    }
+                };
+                let at = tl.scaled(1000, "us")?;
+                let a: u32 = crate::text::uint(name, ln, key, a)?;
+                let b: u32 = crate::text::uint(name, ln, key, b)?;
+                if !(at == 0 && a == 0 && b == 0) {
+                    link_down.push((ln, at, a, b));
+                }
+            }
+            "KMAX_MAP" => kmax = Some(parse_map(&l)?),
+            "KMIN_MAP" => kmin = Some(parse_map(&l)?),
+            "PMAX_MAP" => pmax = Some(parse_map(&l)?),
+            "LOAD" => run.load = l.real()?,
+            "RANDOM_SEED" => run.seed = l.int()?,
+            "DATA_RATE" | "LINK_DELAY" => {
+                if l.vals.is_empty() {
+                    return Err(l.err(ErrorKind::Missing, "missing value"));
+                }
+                notes.push(l.note("accepted; unused (as in the reference)"));
+            }
+            _ => return Err(l.err(
+                ErrorKind::UnknownKey,
+                "unknown key (see spec/rdma-model.md §7.2 for the keys a ConWeave config may hold)",
+            )),
+        }
+    }
+
+    t.recovery = if irn { Recovery::Irn } else { Recovery::Gbn };
+    if run.flowgen_stop_ns < run.flowgen_start_ns {
+        return Err(ScenarioError::at(
+            name,
+            stop_line.max(1),
+            "FLOWGEN_STOP_TIME",
+            ErrorKind::Value,
+            "before FLOWGEN_START_TIME",
+        ));
+    }
+    run.hard_stop_ns = run.flowgen_stop_ns.saturating_add(10_000_000_000);
+    let link_events = link_down
+        .iter()
+        .map(|&(_, at, a, b)| crate::model::LinkEvent {
+            at_ns: run.flowgen_start_ns.saturating_add(at),
+            a,
+            b,
+            down: true,
+        });
+    run.link_events = link_events.collect();
+
+    match (kmax, kmin, pmax) {
+        (None, None, None) => {}
+        (Some(kmax), Some(kmin), Some(pmax)) => t.ecn = ecn_entries(name, &kmax, &kmin, &pmax)?,
+        (kmax, kmin, pmax) => {
+            let given = [&kmax, &kmin, &pmax]
+                .iter()
+                .find_map(|m| m.as_ref().map(|(ln, _)| *ln))
+                .unwrap_or(1);
+            let missing: Vec<&str> = [
+                ("KMAX_MAP", &kmax),
+                ("KMIN_MAP", &kmin),
+                ("PMAX_MAP", &pmax),
+            ]
+            .iter()
+            .filter(|(_, m)| m.is_none())
+            .map(|(k, _)| *k)
+            .collect();
+            return Err(ScenarioError::at(
+                name,
+                given,
+                &missing.join(", "),
+                ErrorKind::Missing,
+                "KMAX_MAP, KMIN_MAP and PMAX_MAP must be given together",
+            ));
+        }
+    }
+
+    // Missing required keys are reported at the end of the file.
+    let eof = text.lines().count().max(1);
+    let topology_file = topology_file.ok_or_else(|| {
+        ScenarioError::at(
+            name,
+            eof,
+            "TOPOLOGY_FILE",
+            ErrorKind::Missing,
+            "required key missing",
+        )
+    })?;
+    let flow_file = flow_file.ok_or_else(|| {
+        ScenarioError::at(
+            name,
+            eof,
+            "FLOW_FILE",
+            ErrorKind::Missing,
+            "required key missing",
+        )
+    })?;
+    Ok(ConWeaveConfig {
+        file: name.to_owned(),
+        topology_file,
+        flow_file,
+        transport: t,
+        lb,
+        lb_line,
+        run,
+        link_down,
+        error_rate_per_link,
+        notes,
+    })
+}
+
+fn ecn_entries(name: &str, kmax: &EcnMap, kmin: &EcnMap, pmax: &EcnMap) -> Result<Vec<EcnEntry>> {
+    let mut out = Vec::new();
+    for (rate, kmax_v) in &kmax.1 {
+        let find = |m: &EcnMap, key: &str| -> Result<String> {
+            m.1.iter()
+                .find(|(r, _)| r == rate)
+                .map(|(_, v)| v.clone())
+                .ok_or_else(|| {
+                    ScenarioError::at(
+                        name,
+                        m.0,
+                        key,
+                        ErrorKind::Missing,
+                        format!("no entry for rate {rate} (listed in KMAX_MAP)"),
+                    )
+                })
+        };
+        let kmin_v = find(kmin, "KMIN_MAP")?;
+        let pmax_v = find(pmax, "PMAX_MAP")?;
+        let kb = |ln: usize, key: &str, v: &str| -> Result<u64> {
+            parse_decimal(v)
+                .and_then(|(m, s)| scale_exact(m, s, 1000))
+                .ok_or_else(|| {
+                    ScenarioError::at(
+                        name,
+                        ln,
+                        key,
+                        ErrorKind::Syntax,
+                        format!("`{v}` is not a size in KB"),
+                    )
+                })
+        };
+        let kmax_bytes = kb(kmax.0, "KMAX_MAP", kmax_v)?;
+        let kmin_bytes = kb(kmin.0, "KMIN_MAP", &kmin_v)?;
+        let p = real(name, pmax.0, "PMAX_MAP", &pmax_v)?;
+        if !(0.0..=1.0).contains(&p) {
+            return Err(ScenarioError::at(
+                name,
+                pmax.0,
+                "PMAX_MAP",
+                ErrorKind::Value,
+                format!("{p} is not a probability"),
+            ));
+        }
+        if kmin_bytes > kmax_bytes {
+            return Err(ScenarioError::at(
+                name,
+                kmin.0,
+                "KMIN_MAP",
+                ErrorKind::Value,
+                format!("Kmin {kmin_v} KB above Kmax {kmax_v} KB for rate {rate}"),
+            ));
+        }
+        out.push(EcnEntry {
+            rate_bps: *rate,
+            kmin_bytes,
+            kmax_bytes,
+            pmax: p,
+        });
+    }
+    for (m, key) in [(kmin, "KMIN_MAP"), (pmax, "PMAX_MAP")] {
+        if let Some((rate, _)) =
+            m.1.iter()
+                .find(|(r, _)| !kmax.1.iter().any(|(k, _)| k == r))
+        {
+            return Err(ScenarioError::at(
+                name,
+                m.0,
+                key,
+                ErrorKind::Value,
+                format!("rate {rate} is not in KMAX_MAP"),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The directory-relative resolution used for `TOPOLOGY_FILE`/`FLOW_FILE`, re-exported for
+/// documentation: config directory first, then the current directory.
+pub fn resolve(config: &Path, named: &str) -> std::path::PathBuf {
+    crate::text::resolve_relative(config, named)
+}

@@ -1,0 +1,246 @@
+//! # rdma-lb-scenario: scenario inputs, parsed, validated and expanded
+//!
+//! Pure parsing, validation and seeded workload generation for rdma-lb runs: no ns-3, no
+//! processes, no clock. Shared by the `rdma-lb` CLI and (through the cxx bridge module
+//! `rdmalb::scenario`) by the ns-3 scenario program, so both print the same errors.
+//!
+//! Input formats (one parser each; every error renders as `file:line: key: message`):
+//! * ConWeave key/value configs, spec/rdma-model.md §7.2 — [`conweave`];
+//! * ConWeave/HPCC topology files, §7.3 — [`topology`];
+//! * ConWeave flow files, §7.4 — [`flows`];
+//! * flow-size CDFs (`traffic_gen` format), §8.3 — [`cdf`];
+//! * rdma-lb's own TOML scenarios — [`toml_config`].
+//!
+//! Each text parser has a `parse_*_str(name, text)` form that needs no file (used by the
+//! fuzz targets and property tests).
+//!
+//! [`load_scenario`] picks the format by extension (`.toml` → TOML, anything else →
+//! ConWeave), applies [`Overrides`], expands workloads, and validates the result
+//! ([`validate`]): the algorithm name and parameters via
+//! `rdma_lb_core::config::LbConfig::parse`, flow endpoints, `after` references, link events.
+#![forbid(unsafe_code)]
+
+pub mod cdf;
+pub mod conweave;
+pub mod error;
+pub mod flows;
+pub mod model;
+pub mod overrides;
+mod text;
+pub mod toml_config;
+pub mod topology;
+pub mod units;
+pub mod workload;
+
+use std::path::Path;
+
+pub use error::{ErrorKind, Result, ScenarioError};
+pub use model::{
+    Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, Recovery, RunSpec,
+    Scenario, Topology, Transport,
+};
+pub use overrides::Overrides;
+pub use text::resolve_relative;
+
+/// Loads, expands and validates the scenario at `path` with `overrides` applied.
+///
+/// # Errors
+/// Any parse or validation error, located as `file:line: key: message`.
+pub fn load_scenario(path: &Path, overrides: &Overrides) -> Result<Scenario> {
+    let file = path.display().to_string();
+    let text = text::read_file(path, "config")?;
+    let is_toml = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+    let (mut scenario, lb_line) = if is_toml {
+        toml_config::load_toml_str(path, &text, overrides)?
+    } else {
+        load_conweave(path, &file, &text, overrides)?
+    };
+    overrides.apply(&mut scenario);
+    validate(&scenario, &file, lb_line, overrides)?;
+    Ok(scenario)
+}
+
+/// The stem of a config path (`configs/demo.toml` → `demo`).
+fn stem(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || "scenario".to_owned(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+fn load_conweave(
+    path: &Path,
+    file: &str,
+    text: &str,
+    overrides: &Overrides,
+) -> Result<(Scenario, usize)> {
+    let c = conweave::parse_conweave_config_str(file, text)?;
+    if overrides.load.is_some() {
+        return Err(ScenarioError::file(
+            overrides::OVERRIDES,
+            "load",
+            ErrorKind::Unsupported,
+            format!("{file} reads its flows from FLOW_FILE; only generated (TOML) workloads take a load"),
+        ));
+    }
+    let topo_path = text::resolve_relative(path, &c.topology_file.0);
+    let mut topology = topology::parse_topology_file(&topo_path).map_err(|e| {
+        if e.kind == ErrorKind::Io {
+            ScenarioError::at(
+                file,
+                c.topology_file.1,
+                "TOPOLOGY_FILE",
+                ErrorKind::Io,
+                format!("{}: {}", e.file, e.message),
+            )
+        } else {
+            e
+        }
+    })?;
+    if let Some(e) = c.error_rate_per_link {
+        for l in &mut topology.links {
+            l.error_rate = e;
+        }
+    }
+    let flow_path = text::resolve_relative(path, &c.flow_file.0);
+    let flows = flows::parse_flow_file(&flow_path, &topology).map_err(|e| {
+        if e.kind == ErrorKind::Io {
+            ScenarioError::at(
+                file,
+                c.flow_file.1,
+                "FLOW_FILE",
+                ErrorKind::Io,
+                format!("{}: {}", e.file, e.message),
+            )
+        } else {
+            e
+        }
+    })?;
+    for &(ln, _, a, b) in &c.link_down {
+        if !topology
+            .links
+            .iter()
+            .any(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
+        {
+            return Err(ScenarioError::at(
+                file,
+                ln,
+                "LINK_DOWN",
+                ErrorKind::Node,
+                format!("no link {a}-{b} in the topology"),
+            ));
+        }
+    }
+    let scenario = Scenario {
+        name: stem(path),
+        config_path: file.to_owned(),
+        topology,
+        flows,
+        collectives: Vec::new(),
+        transport: c.transport,
+        lb: c.lb,
+        run: c.run,
+        notes: c.notes,
+    };
+    Ok((scenario, c.lb_line))
+}
+
+/// Checks a scenario's cross-references: the algorithm and its parameters, flow endpoints and
+/// `after` lists, collective flow ids, link events, stop time. `lb_line` locates `[lb]`/
+/// `LB_MODE` in `file` for messages (0 = unknown); errors caused by an override name
+/// `overrides`.
+///
+/// # Errors
+/// The first problem found.
+pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides) -> Result<()> {
+    if let Err(e) = rdma_lb_core::config::LbConfig::parse(&s.lb.name, &s.lb.params) {
+        let key = if e.parameter.is_some() || e.message.starts_with("cannot read") {
+            "lb_params"
+        } else {
+            "lb"
+        };
+        let from_override = if key == "lb" {
+            overrides.lb.is_some()
+        } else {
+            overrides.lb_params.is_some() || overrides.lb.is_some()
+        };
+        return Err(if from_override {
+            ScenarioError::file(overrides::OVERRIDES, key, ErrorKind::Value, e.to_string())
+        } else if lb_line > 0 {
+            ScenarioError::at(file, lb_line, key, ErrorKind::Value, e.to_string())
+        } else {
+            ScenarioError::file(file, key, ErrorKind::Value, e.to_string())
+        });
+    }
+    let n = s.topology.node_count;
+    let mut is_switch = vec![false; n as usize];
+    for &id in &s.topology.switch_ids {
+        if let Some(f) = is_switch.get_mut(id as usize) {
+            *f = true;
+        }
+    }
+    for (i, f) in s.flows.iter().enumerate() {
+        let bad =
+            |msg: String| ScenarioError::file(file, &format!("flow {i}"), ErrorKind::Value, msg);
+        if f.id as usize != i {
+            return Err(bad(format!("has id {} (ids must be 0..n in order)", f.id)));
+        }
+        for node in [f.src, f.dst] {
+            if is_switch.get(node as usize).copied() != Some(false) {
+                return Err(bad(format!("endpoint {node} is not a host")));
+            }
+        }
+        if f.src == f.dst {
+            return Err(bad(format!("from host {} to itself", f.src)));
+        }
+        if f.size_bytes == 0 {
+            return Err(bad("size 0".to_owned()));
+        }
+        if let Some(a) = f.after.iter().find(|&&a| a >= f.id) {
+            return Err(bad(format!(
+                "waits for flow {a}, which is not an earlier flow"
+            )));
+        }
+    }
+    for c in &s.collectives {
+        if let Some(id) = c.flow_ids.iter().find(|&&id| id as usize >= s.flows.len()) {
+            return Err(ScenarioError::file(
+                file,
+                &format!("collective {}", c.group),
+                ErrorKind::Value,
+                format!("flow {id} does not exist"),
+            ));
+        }
+    }
+    for e in &s.run.link_events {
+        if !s
+            .topology
+            .links
+            .iter()
+            .any(|l| (l.a == e.a && l.b == e.b) || (l.a == e.b && l.b == e.a))
+        {
+            return Err(ScenarioError::file(
+                file,
+                "link event",
+                ErrorKind::Node,
+                format!("no link {}-{} in the topology", e.a, e.b),
+            ));
+        }
+    }
+    if s.run.hard_stop_ns == 0 {
+        let key = if overrides.stop_ns.is_some() {
+            "stop"
+        } else {
+            "run.stop"
+        };
+        return Err(ScenarioError::file(
+            file,
+            key,
+            ErrorKind::Value,
+            "stop time must be positive",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,433 @@
+//! The plain-data scenario every input format is turned into (SCENARIO-CONTRACT.md).
+//!
+//! Units are in the field names: times in ns (`_ns`), rates in bits/s (`_bps`), sizes in bytes
+//! (`_bytes`). Node ids are the topology file's ids (hosts and switches share one id space).
+
+use serde::Serialize;
+
+/// One link of the topology, in file order (port numbers per node follow this order).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Link {
+    /// One end (node id).
+    pub a: u32,
+    /// The other end (node id).
+    pub b: u32,
+    /// Line rate, bits/s.
+    pub rate_bps: u64,
+    /// Propagation delay, ns.
+    pub delay_ns: u64,
+    /// Per-packet error (loss) probability, 0..=1.
+    pub error_rate: f64,
+}
+
+/// Nodes and links.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Topology {
+    /// Number of nodes; ids are `0..node_count`.
+    pub node_count: u32,
+    /// Switch ids in file order; every other id is a host.
+    pub switch_ids: Vec<u32>,
+    /// Links in file order.
+    pub links: Vec<Link>,
+}
+
+impl Topology {
+    /// Whether `id` is a switch.
+    #[must_use]
+    pub fn is_switch(&self, id: u32) -> bool {
+        self.switch_ids.contains(&id)
+    }
+
+    /// Host ids, ascending.
+    #[must_use]
+    pub fn hosts(&self) -> Vec<u32> {
+        let mut is_sw = vec![false; self.node_count as usize];
+        for &s in &self.switch_ids {
+            if let Some(f) = is_sw.get_mut(s as usize) {
+                *f = true;
+            }
+        }
+        (0..self.node_count)
+            .filter(|&i| !is_sw.get(i as usize).copied().unwrap_or(false))
+            .collect()
+    }
+
+    /// The rate of the first link that touches `node` (a host's NIC rate), if any.
+    #[must_use]
+    pub fn first_link_rate_bps(&self, node: u32) -> Option<u64> {
+        self.links
+            .iter()
+            .find(|l| l.a == node || l.b == node)
+            .map(|l| l.rate_bps)
+    }
+
+    /// The switch a host's first link goes to (its ToR), if any.
+    #[must_use]
+    pub fn tor_of(&self, host: u32) -> Option<u32> {
+        self.links.iter().find_map(|l| {
+            if l.a == host {
+                Some(l.b)
+            } else if l.b == host {
+                Some(l.a)
+            } else {
+                None
+            }
+        })
+    }
+}
+
+/// One flow (an RDMA write of `size_bytes` from `src` to `dst`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Flow {
+    /// Id = index in the scenario's flow list.
+    pub id: u32,
+    /// Sender host.
+    pub src: u32,
+    /// Receiver host.
+    pub dst: u32,
+    /// Priority group (queue) of its data packets (3 in ConWeave files).
+    pub pg: u32,
+    /// Bytes to send (≥ 1).
+    pub size_bytes: u64,
+    /// Earliest start, ns.
+    pub start_ns: u64,
+    /// Flows that must complete (last byte delivered) before this one starts; empty for
+    /// ordinary flows. Every id is smaller than `id`.
+    pub after: Vec<u32>,
+}
+
+/// The collective patterns the workload generator expands into flows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CollectiveKind {
+    /// Ring AllReduce: reduce-scatter then all-gather, 2(N−1) steps of size/N.
+    AllreduceRing,
+    /// AlltoAll: every rank sends size/N to every other rank at once.
+    Alltoall,
+    /// Permutation: every rank sends `size` to one other rank, each rank receives once.
+    Permutation,
+    /// N:1 incast: ranks 1..N send `size` to rank 0.
+    Incast,
+}
+
+impl CollectiveKind {
+    /// Every kind, in documentation order.
+    pub const ALL: &'static [CollectiveKind] = &[
+        CollectiveKind::AllreduceRing,
+        CollectiveKind::Alltoall,
+        CollectiveKind::Permutation,
+        CollectiveKind::Incast,
+    ];
+
+    /// The kind's one name, as configs and outputs spell it.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            CollectiveKind::AllreduceRing => "allreduce-ring",
+            CollectiveKind::Alltoall => "alltoall",
+            CollectiveKind::Permutation => "permutation",
+            CollectiveKind::Incast => "incast",
+        }
+    }
+
+    /// Parses a name from [`CollectiveKind::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|k| k.name() == name)
+    }
+}
+
+/// One collective operation of one group; its completion time (CCT) is the last completion
+/// minus the first start of its flows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Collective {
+    /// Group number (0-based, unique in a scenario).
+    pub group: u32,
+    /// The pattern.
+    pub kind: CollectiveKind,
+    /// The group's flows (ids into the scenario's flow list).
+    pub flow_ids: Vec<u32>,
+}
+
+/// NIC loss recovery (ns-3 attribute `RdmaNic::LossRecovery`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Recovery {
+    /// Go-Back-N (ConWeave `ENABLE_IRN 0`).
+    Gbn,
+    /// IRN selective retransmission (ConWeave `ENABLE_IRN 1`).
+    Irn,
+    /// NIC selective repeat (Themis' NIC-SR).
+    NicSr,
+}
+
+impl Recovery {
+    /// The name configs and the ns-3 attribute use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Recovery::Gbn => "gbn",
+            Recovery::Irn => "irn",
+            Recovery::NicSr => "nic-sr",
+        }
+    }
+
+    /// Parses a name from [`Recovery::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Recovery::Gbn, Recovery::Irn, Recovery::NicSr]
+            .into_iter()
+            .find(|r| r.name() == name)
+    }
+}
+
+/// ECN marking thresholds for ports of one link rate (spec §5.5).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EcnEntry {
+    /// Port rate these thresholds apply to.
+    pub rate_bps: u64,
+    /// Marking starts above this shared egress occupancy.
+    pub kmin_bytes: u64,
+    /// Every packet is marked above this.
+    pub kmax_bytes: u64,
+    /// Marking probability reached at `kmax_bytes`.
+    pub pmax: f64,
+}
+
+/// NIC, switch-buffer and congestion-control settings. Defaults are ConWeave's `run.py`
+/// values for 100 Gbps (spec §7.2) and the ns-3 model's attribute defaults.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transport {
+    /// Loss recovery.
+    pub recovery: Recovery,
+    /// Congestion control: `"dcqcn"` or `"none"`.
+    pub cc: String,
+    /// PFC on (lossless) or off.
+    pub pfc_enabled: bool,
+    /// ECN marking at switches (`ENABLE_QCN`).
+    pub ecn_enabled: bool,
+    /// Shared buffer per switch.
+    pub buffer_bytes: u64,
+    /// ECN thresholds per port rate.
+    pub ecn: Vec<EcnEntry>,
+    /// DCQCN alpha update period.
+    pub alpha_resume_interval_ns: u64,
+    /// DCQCN minimum time between rate decreases.
+    pub rate_decrease_interval_ns: u64,
+    /// DCQCN rate-increase timer.
+    pub rp_timer_ns: u64,
+    /// DCQCN fast-recovery stages.
+    pub fast_recovery_times: u32,
+    /// DCQCN alpha EWMA gain g.
+    pub ewma_gain: f64,
+    /// DCQCN additive increase step.
+    pub rate_ai_bps: u64,
+    /// DCQCN hyper increase step.
+    pub rate_hai_bps: u64,
+    /// DCQCN rate floor.
+    pub min_rate_bps: u64,
+    /// DCQCN clamps the target rate on a cut.
+    pub clamp_target_rate: bool,
+    /// Rate after the first CNP of a QP, as a fraction of line rate (`RdmaNic::RateOnFirstCnp`).
+    pub rate_on_first_cnp: f64,
+    /// ACK once per this many packets (`L2_ACK_INTERVAL`).
+    pub ack_interval_packets: u32,
+    /// Chunk size for ACK milestones (`L2_CHUNK_SIZE`).
+    pub l2_chunk_bytes: u32,
+    /// Go-Back-N restarts the whole message (`L2_BACK_TO_ZERO`).
+    pub l2_back_to_zero: bool,
+    /// Pace data by the QP rate (`RATE_BOUND`).
+    pub rate_bound: bool,
+    /// Payload bytes per data packet (`PACKET_PAYLOAD_SIZE`).
+    pub payload_bytes: u32,
+    /// PFC pause quantum (`PAUSE_TIME`).
+    pub pause_time_ns: u64,
+    /// Go-Back-N / NIC-SR retransmission timeout.
+    pub l2_timeout_ns: u64,
+    /// Minimum time between NACKs of one QP.
+    pub nack_interval_ns: u64,
+    /// IRN RTO with few packets in flight.
+    pub irn_rto_low_ns: u64,
+    /// IRN RTO otherwise.
+    pub irn_rto_high_ns: u64,
+    /// IRN in-flight cap.
+    pub irn_bdp_bytes: u64,
+    /// IRN out-of-order threshold under spraying (0 = off; Hopper's fix).
+    pub irn_ooo_threshold: u32,
+    /// Fix of the ACK-milestone quirk (spec §12.1); false reproduces the reference.
+    pub ack_milestone_fix: bool,
+    /// Reference quirk: an out-of-order NACK carries a CNP (spec §12.2).
+    pub nack_carries_cnp: bool,
+    /// Reference quirk of the MMU headroom sum (spec §5.3).
+    pub headroom_sum_quirk: bool,
+    /// Switches withdraw routes over failed links (`RdmaSwitch::WithdrawFailedPorts`).
+    pub withdraw_failed_ports: bool,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        let ecn = [20u64, 50, 100, 200, 250, 400]
+            .into_iter()
+            .map(|g| EcnEntry {
+                rate_bps: g * 1_000_000_000,
+                kmin_bytes: 100_000,
+                kmax_bytes: 400_000,
+                pmax: 0.2,
+            })
+            .collect();
+        Transport {
+            recovery: Recovery::Gbn,
+            cc: "dcqcn".to_owned(),
+            pfc_enabled: true,
+            ecn_enabled: true,
+            buffer_bytes: 9 * 1024 * 1024,
+            ecn,
+            alpha_resume_interval_ns: 1_000,
+            rate_decrease_interval_ns: 4_000,
+            rp_timer_ns: 300_000,
+            fast_recovery_times: 1,
+            ewma_gain: 1.0 / 256.0,
+            rate_ai_bps: 40_000_000,
+            rate_hai_bps: 100_000_000,
+            min_rate_bps: 100_000_000,
+            clamp_target_rate: false,
+            rate_on_first_cnp: 1.0,
+            ack_interval_packets: 1,
+            l2_chunk_bytes: 4000,
+            l2_back_to_zero: false,
+            rate_bound: true,
+            payload_bytes: 1000,
+            pause_time_ns: 5_000,
+            l2_timeout_ns: 4_000_000,
+            nack_interval_ns: 4_000,
+            irn_rto_low_ns: 100_000,
+            irn_rto_high_ns: 320_000,
+            irn_bdp_bytes: 104_000,
+            irn_ooo_threshold: 0,
+            ack_milestone_fix: false,
+            nack_carries_cnp: true,
+            headroom_sum_quirk: true,
+            withdraw_failed_ports: false,
+        }
+    }
+}
+
+/// The load-balancing scheme, validated with `rdma_lb_core::config::LbConfig::parse`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LbSpec {
+    /// A name from `rdma_lb_core::Algorithm`.
+    pub name: String,
+    /// `k = v, ...` (the body of a TOML inline table; may be empty).
+    pub params: String,
+}
+
+/// A link going down (or back up) at a time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LinkEvent {
+    /// When, ns since simulation start.
+    pub at_ns: u64,
+    /// One end.
+    pub a: u32,
+    /// The other end.
+    pub b: u32,
+    /// true = down, false = back up.
+    pub down: bool,
+}
+
+/// Run control and outputs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSpec {
+    /// Seed of every random stream of the run.
+    pub seed: u64,
+    /// Start of the measured window (monitors and the completion check start here).
+    pub flowgen_start_ns: u64,
+    /// End of flow generation.
+    pub flowgen_stop_ns: u64,
+    /// The simulation stops here even if flows are left.
+    pub hard_stop_ns: u64,
+    /// Period of the periodic monitors.
+    pub monitor_interval_ns: u64,
+    /// Link failures.
+    pub link_events: Vec<LinkEvent>,
+    /// Output directory; empty = the scenario program's default (`out/<stem>-<lb>-s<seed>`).
+    pub out_dir: String,
+    /// Write `pfc.txt`.
+    pub pfc_trace: bool,
+    /// Write queue-length samples.
+    pub queue_trace: bool,
+    /// Offered host load the workload was made for (informational, 0 if unknown).
+    pub load: f64,
+}
+
+impl Default for RunSpec {
+    fn default() -> Self {
+        RunSpec {
+            seed: 1,
+            flowgen_start_ns: 0,
+            flowgen_stop_ns: 0,
+            hard_stop_ns: 10_000_000_000,
+            monitor_interval_ns: 10_000,
+            link_events: Vec::new(),
+            out_dir: String::new(),
+            pfc_trace: false,
+            queue_trace: false,
+            load: 0.0,
+        }
+    }
+}
+
+/// A complete, validated scenario.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scenario {
+    /// The config file's stem (`leaf_spine_demo` for `configs/leaf_spine_demo.toml`).
+    pub name: String,
+    /// The config file as given.
+    pub config_path: String,
+    /// Nodes and links.
+    pub topology: Topology,
+    /// Every flow, ids `0..n`, sorted by nothing in particular except file/generation order.
+    pub flows: Vec<Flow>,
+    /// Collective groups (empty for plain flow workloads).
+    pub collectives: Vec<Collective>,
+    /// NIC and switch settings.
+    pub transport: Transport,
+    /// Load balancing.
+    pub lb: LbSpec,
+    /// Run control.
+    pub run: RunSpec,
+    /// Things accepted but not modelled (e.g. ConWeave monitor files); one line each, with
+    /// file:line. Printed as warnings by the CLI and the scenario program.
+    pub notes: Vec<String>,
+}
+
+impl Scenario {
+    /// The effective settings (everything but the flow list) as TOML text, for `summary.json`'s
+    /// config echo and for hashing a sweep point.
+    #[must_use]
+    pub fn effective_config(&self) -> String {
+        #[derive(Serialize)]
+        struct Echo<'a> {
+            name: &'a str,
+            config_path: &'a str,
+            flows: usize,
+            flow_bytes: u64,
+            collectives: usize,
+            lb: &'a LbSpec,
+            run: &'a RunSpec,
+            transport: &'a Transport,
+            topology: &'a Topology,
+        }
+        let echo = Echo {
+            name: &self.name,
+            config_path: &self.config_path,
+            flows: self.flows.len(),
+            flow_bytes: self.flows.iter().map(|f| f.size_bytes).sum(),
+            collectives: self.collectives.len(),
+            lb: &self.lb,
+            run: &self.run,
+            transport: &self.transport,
+            topology: &self.topology,
+        };
+        toml::to_string(&echo).unwrap_or_else(|e| format!("# cannot render: {e}"))
+    }
+}

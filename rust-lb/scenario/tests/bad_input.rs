@@ -1,0 +1,311 @@
+//! Every bad-input case of the Scenarios issue gives one `file:line: key: message` line.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test code: a failed unwrap is a failed test"
+)]
+
+mod common;
+
+use common::{data, runpy_config, scratch, write};
+use rdma_lb_scenario::cdf::parse_cdf_str;
+use rdma_lb_scenario::flows::parse_flow_str;
+use rdma_lb_scenario::topology::{parse_topology_str, LeafSpine};
+use rdma_lb_scenario::{load_scenario, ErrorKind, Overrides, Topology};
+
+fn small() -> Topology {
+    // hosts 0..3, leaves 4,5, spine 6
+    LeafSpine {
+        leaves: 2,
+        hosts_per_leaf: 2,
+        spines: 1,
+        host_rate_bps: 100_000_000_000,
+        fabric_rate_bps: 100_000_000_000,
+        delay_ns: 1000,
+    }
+    .build()
+    .unwrap()
+}
+
+fn msg<T: std::fmt::Debug>(r: Result<T, rdma_lb_scenario::ScenarioError>) -> String {
+    r.unwrap_err().to_string()
+}
+
+#[test]
+fn missing_file_names_the_key_and_line() {
+    let d = scratch("missing");
+    let cfg = write(&d, "c.txt", &runpy_config("nope/topo.txt", "flow.txt"));
+    let e = load_scenario(&cfg, &Overrides::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Io);
+    let s = e.to_string();
+    assert!(
+        s.starts_with(&format!("{}:1: TOPOLOGY_FILE: ", cfg.display())),
+        "{s}"
+    );
+    assert!(
+        s.contains("nope/topo.txt: cannot read: No such file or directory"),
+        "{s}"
+    );
+    // The config itself missing: file and no line.
+    let e = load_scenario(&d.join("absent.toml"), &Overrides::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .ends_with("absent.toml: config: cannot read: No such file or directory (os error 2)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn wrong_column_counts() {
+    let t = small();
+    assert_eq!(
+        msg(parse_flow_str("f.txt", "2\n0 1 3 100 2.0\n0 1 3 100\n", &t)),
+        "f.txt:3: flow: expected 5 fields `<src> <dst> <pg> <size_bytes> <start_s>`, found 4"
+    );
+    assert_eq!(
+        msg(parse_flow_str("f.txt", "1\n0 1 3 100 200 2.0\n", &t)),
+        "f.txt:2: flow: expected 5 fields `<src> <dst> <pg> <size_bytes> <start_s>`, found 6 \
+         (HPCC's 6-field format with a dport column is not ConWeave's)"
+    );
+    assert_eq!(
+        msg(parse_topology_str(
+            "t.txt",
+            "3 1 1\n2\n0 2 100Gbps 1000ns\n"
+        )),
+        "t.txt:3: link: expected 5 fields `<a> <b> <rate> <delay> <error_rate>`, found 4"
+    );
+    assert_eq!(
+        msg(parse_cdf_str("c.txt", "0 0\n100 50 7\n200 100\n")),
+        "c.txt:2: point: expected 2 fields `<size_bytes> <cumulative_percent>`, found 3"
+    );
+}
+
+#[test]
+fn count_lines_must_match() {
+    let t = small();
+    assert_eq!(
+        msg(parse_flow_str(
+            "f.txt",
+            "3\n0 1 3 100 2.0\n0 2 3 100 2.0\n",
+            &t
+        )),
+        "f.txt:1: flow_count: says 3 flows, the file has 2"
+    );
+    assert_eq!(
+        msg(parse_flow_str(
+            "f.txt",
+            "1\n0 1 3 100 2.0\n0 2 3 100 2.0\n",
+            &t
+        )),
+        "f.txt:3: flow_count: the count line (1) says 1 flows, but more records follow"
+    );
+    assert_eq!(
+        msg(parse_topology_str(
+            "t.txt",
+            "3 1 2\n2\n0 2 100Gbps 1000ns 0\n"
+        )),
+        "t.txt:3: links: header says 2 links, file ends after 1"
+    );
+    assert_eq!(
+        msg(parse_topology_str("t.txt", "3 2 1\n2\n")),
+        "t.txt:2: switch ids: header says 2 switches, file ends after 1"
+    );
+}
+
+#[test]
+fn negative_and_garbage_sizes_and_size_zero() {
+    let t = small();
+    assert_eq!(
+        msg(parse_flow_str("f.txt", "1\n0 1 3 -5 2.0\n", &t)),
+        "f.txt:2: size_bytes: negative size `-5`"
+    );
+    assert_eq!(
+        msg(parse_flow_str("f.txt", "1\n0 1 3 1e3 2.0\n", &t)),
+        "f.txt:2: size_bytes: `1e3` is not a non-negative integer"
+    );
+    assert_eq!(
+        msg(parse_flow_str("f.txt", "1\n0 1 3 10 -2.0\n", &t)),
+        "f.txt:2: start_s: `-2.0` is not a non-negative decimal number of seconds"
+    );
+    let f = parse_flow_str("f.txt", "1\n0 1 3 0 2.000013125\n", &t).unwrap();
+    assert_eq!(f[0].size_bytes, 1, "size 0 becomes 1 (spec §7.4)");
+    assert_eq!(f[0].start_ns, 2_000_013_125, "decimal seconds → ns exactly");
+}
+
+#[test]
+fn unknown_host_ids_and_switches_as_endpoints() {
+    let t = small();
+    assert_eq!(
+        msg(parse_flow_str("f.txt", "1\n0 9 3 100 2.0\n", &t)),
+        "f.txt:2: dst: host 9 does not exist (topology has 7 nodes)"
+    );
+    assert_eq!(
+        msg(parse_flow_str("f.txt", "1\n4 1 3 100 2.0\n", &t)),
+        "f.txt:2: src: node 4 is a switch, not a host"
+    );
+    assert_eq!(
+        msg(parse_flow_str("f.txt", "1\n1 1 3 100 2.0\n", &t)),
+        "f.txt:2: dst: flow from host 1 to itself"
+    );
+    assert_eq!(
+        msg(parse_topology_str(
+            "t.txt",
+            "3 1 1\n2\n0 7 100Gbps 1000ns 0\n"
+        )),
+        "t.txt:3: b: node 7 does not exist (ids 0..3)"
+    );
+    assert_eq!(
+        msg(parse_topology_str(
+            "t.txt",
+            "3 1 1\n2\n2 2 100Gbps 1000ns 0\n"
+        )),
+        "t.txt:3: b: self link 2-2"
+    );
+    assert_eq!(
+        msg(parse_topology_str("t.txt", "3 1 1\n5\n")),
+        "t.txt:2: switch id: 5 is not a node id (0..3)"
+    );
+}
+
+#[test]
+fn link_delay_and_rate_with_bad_units() {
+    assert_eq!(
+        msg(parse_topology_str(
+            "t.txt",
+            "3 1 1\n2\n0 2 100Gbps 1000 0\n"
+        )),
+        "t.txt:3: delay: time `1000` has no unit (use ns, us, ms, s)"
+    );
+    assert_eq!(
+        msg(parse_topology_str(
+            "t.txt",
+            "3 1 1\n2\n0 2 100Gbps 10xs 0\n"
+        )),
+        "t.txt:3: delay: time `10xs`: unknown unit `xs` (use ns, us, ms, s)"
+    );
+    assert_eq!(
+        msg(parse_topology_str("t.txt", "3 1 1\n2\n0 2 100GBs 1us 0\n")),
+        "t.txt:3: rate: rate `100GBs`: unknown unit `GBs` (use bps, Kbps, Mbps, Gbps, Tbps (or \
+         b/s, Kb/s, Mb/s, Gb/s, Tb/s; K, M, G, T))"
+    );
+    // Not only 1000ns (the reference asserts it): other delays are fine.
+    let t = parse_topology_str("t.txt", "3 1 1\n2\n0 2 25Gbps 1.5us 0.001\n").unwrap();
+    assert_eq!(
+        (t.links[0].rate_bps, t.links[0].delay_ns),
+        (25_000_000_000, 1500)
+    );
+}
+
+#[test]
+fn cdf_not_monotone_or_not_ending_at_100() {
+    assert_eq!(
+        msg(parse_cdf_str("c.txt", "0 0\n100 50\n90 60\n200 100\n")),
+        "c.txt:3: size_bytes: not monotone: 90 after 100"
+    );
+    assert_eq!(
+        msg(parse_cdf_str("c.txt", "0 0\n100 50\n200 40\n300 100\n")),
+        "c.txt:3: percent: not monotone: 40 after 50"
+    );
+    assert_eq!(
+        msg(parse_cdf_str("c.txt", "0 0\n100 50\n\n200 90\n")),
+        "c.txt:4: percent: the last point must be at 100 percent, got 90"
+    );
+    assert_eq!(
+        msg(parse_cdf_str("c.txt", "0 0\n100 150\n")),
+        "c.txt:2: percent: must be in [0, 100], got 150"
+    );
+}
+
+#[test]
+fn unknown_key_and_unknown_algorithm() {
+    let d = scratch("keys");
+    let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
+    write(&d, "flow.txt", "1\n0 17 3 1000 2.0\n");
+    let base = runpy_config(&topo.display().to_string(), "flow.txt");
+
+    let cfg = write(&d, "a.txt", &format!("{base}MY_KEY 3\n"));
+    let e = load_scenario(&cfg, &Overrides::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::UnknownKey);
+    assert!(
+        e.to_string()
+            .starts_with(&format!("{}:61: MY_KEY: unknown key", cfg.display())),
+        "{e}"
+    );
+
+    let cfg = write(&d, "b.txt", &base.replace("LB_MODE 0", "LB_MODE bogus"));
+    let e = load_scenario(&cfg, &Overrides::default()).unwrap_err();
+    assert!(
+        e.to_string().starts_with(&format!(
+            "{}:20: LB_MODE: unknown mode `bogus`",
+            cfg.display()
+        )),
+        "{e}"
+    );
+
+    let cfg = write(&d, "c.txt", &base.replace("LB_MODE 0", "LB_MODE 9"));
+    let e = load_scenario(&cfg, &Overrides::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert!(
+        e.to_string()
+            .contains(":20: LB_MODE: 9 = ConWeave is not available in rdma-lb"),
+        "{e}"
+    );
+
+    // Unknown algorithm through an override and through TOML, validated by LbConfig::parse.
+    let cfg = write(&d, "ok.txt", &base);
+    let o = Overrides::parse("lb=bogus").unwrap();
+    assert_eq!(
+        load_scenario(&cfg, &o).unwrap_err().to_string(),
+        "overrides: lb: algorithm `bogus`: unknown algorithm `bogus` (known: ecmp, spray, reps, \
+         flowbender, whack-a-mole, hopper)"
+    );
+    let toml = write(
+        &d,
+        "s.toml",
+        &format!(
+            "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n\n[lb]\nname = \"ecmpp\"\n",
+            topo.display()
+        ),
+    );
+    assert_eq!(
+        load_scenario(&toml, &Overrides::default())
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "{}:7: lb: algorithm `ecmpp`: unknown algorithm `ecmpp` (known: ecmp, spray, reps, \
+             flowbender, whack-a-mole, hopper)",
+            toml.display()
+        )
+    );
+    let toml2 = write(
+        &d,
+        "p.toml",
+        &format!(
+            "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n[lb]\nname = \"spray\"\nparams = {{ num_entropies = 0 }}\n",
+            topo.display()
+        ),
+    );
+    assert_eq!(
+        load_scenario(&toml2, &Overrides::default()).unwrap_err().to_string(),
+        format!(
+            "{}:6: lb_params: algorithm `spray`, parameter `num_entropies`: must be in 1..=65536, got 0",
+            toml2.display()
+        )
+    );
+    let toml3 = write(
+        &d,
+        "u.toml",
+        "[topology]\nconweave_file = \"x\"\nflavour = 1\n[workload]\n",
+    );
+    assert_eq!(
+        load_scenario(&toml3, &Overrides::default())
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "{}:3: topology.flavour: unknown field `flavour`, expected one of `conweave_file`, \
+             `leaf_spine`, `link_rates`, `link_faults`",
+            toml3.display()
+        )
+    );
+}

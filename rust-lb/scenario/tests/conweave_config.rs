@@ -1,0 +1,309 @@
+//! ConWeave run.py configs (spec §7.2) map onto the scenario key by key.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test code: a failed unwrap is a failed test"
+)]
+
+mod common;
+
+use common::{data, runpy_config, scratch, write};
+use rdma_lb_scenario::{load_scenario, ErrorKind, Overrides, Recovery};
+
+fn setup(tag: &str) -> (std::path::PathBuf, String) {
+    let d = scratch(tag);
+    write(
+        &d,
+        "flow.txt",
+        "3\n0 17 3 1000 2.0\n5 100 3 0 2.000001\n127 0 3 2000000 2.1\n",
+    );
+    let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
+    let text = runpy_config(&topo.display().to_string(), "flow.txt");
+    (d, text)
+}
+
+#[test]
+fn runpy_template_maps_every_key() {
+    let (d, text) = setup("runpy");
+    let cfg = write(&d, "config.txt", &text);
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert_eq!(s.name, "config");
+    assert_eq!(s.topology.node_count, 144);
+    assert_eq!(s.flows.len(), 3);
+    assert_eq!(
+        (
+            s.flows[1].src,
+            s.flows[1].dst,
+            s.flows[1].size_bytes,
+            s.flows[1].start_ns
+        ),
+        (5, 100, 1, 2_000_001_000)
+    );
+    let t = &s.transport;
+    assert_eq!(t.buffer_bytes, 9 * 1024 * 1024);
+    assert_eq!(
+        (t.recovery, t.pfc_enabled, t.ecn_enabled),
+        (Recovery::Gbn, true, true)
+    );
+    assert_eq!(t.cc, "dcqcn");
+    assert_eq!(
+        (
+            t.alpha_resume_interval_ns,
+            t.rate_decrease_interval_ns,
+            t.rp_timer_ns
+        ),
+        (1_000, 4_000, 300_000)
+    );
+    assert_eq!(
+        (t.rate_ai_bps, t.rate_hai_bps, t.min_rate_bps),
+        (40_000_000, 100_000_000, 100_000_000)
+    );
+    assert_eq!(t.ewma_gain, 0.00390625);
+    assert_eq!(
+        (t.l2_chunk_bytes, t.ack_interval_packets, t.payload_bytes),
+        (4000, 1, 1000)
+    );
+    assert_eq!(t.ecn.len(), 6);
+    let e100 = t
+        .ecn
+        .iter()
+        .find(|e| e.rate_bps == 100_000_000_000)
+        .unwrap();
+    assert_eq!(
+        (e100.kmin_bytes, e100.kmax_bytes, e100.pmax),
+        (100_000, 400_000, 0.2)
+    );
+    let e20 = t.ecn.iter().find(|e| e.rate_bps == 20_000_000_000).unwrap();
+    assert_eq!(
+        e20.pmax, 0.0,
+        "run.py's format quirk for 20/50G is data, kept as written"
+    );
+    assert_eq!(s.lb.name, "ecmp");
+    assert_eq!(s.run.seed, 1);
+    assert_eq!(
+        (s.run.flowgen_start_ns, s.run.flowgen_stop_ns),
+        (2_000_000_000, 2_100_000_000)
+    );
+    assert_eq!(s.run.hard_stop_ns, 12_100_000_000, "stop + 10 s (§7.5)");
+    assert_eq!(s.run.monitor_interval_ns, 10_000);
+    assert!(s.run.pfc_trace, "PFC_OUTPUT_FILE turns the PFC trace on");
+    assert!(s.run.link_events.is_empty(), "LINK_DOWN 0 0 0 = none");
+    assert_eq!(s.run.load, 50.0);
+    // Accepted-but-not-produced keys are reported, each with its line.
+    for (key, line) in [
+        ("VOQ_MON_FILE", 8),
+        ("CONWEAVE_TX_EXPIRY_TIME", 23),
+        ("FAST_REACT", 45),
+    ] {
+        assert!(
+            s.notes
+                .iter()
+                .any(|n| n.starts_with(&format!("{}:{line}: {key}: ", cfg.display()))),
+            "{key}: {:#?}",
+            s.notes
+        );
+    }
+}
+
+#[test]
+fn modes_we_lack_and_other_rejections() {
+    let (d, text) = setup("modes");
+    for (from, to, want) in [
+        (
+            "CC_MODE 1",
+            "CC_MODE 3",
+            ":19: CC_MODE: 3 = HPCC is not modelled",
+        ),
+        (
+            "LB_MODE 0",
+            "LB_MODE 2",
+            ":20: LB_MODE: 2 = DRILL is not available",
+        ),
+        (
+            "LB_MODE 0",
+            "LB_MODE 3",
+            ":20: LB_MODE: 3 = CONGA is not available",
+        ),
+        (
+            "LB_MODE 0",
+            "LB_MODE 6",
+            ":20: LB_MODE: 6 = LetFlow is not available",
+        ),
+        (
+            "HAS_WIN 0",
+            "HAS_WIN 1",
+            ":43: HAS_WIN: 1 (window-limited sending) is not modelled",
+        ),
+        (
+            "GLOBAL_T 1",
+            "GLOBAL_T 0",
+            ":48: GLOBAL_T: 0 (per-pair RTT/BDP) is not modelled",
+        ),
+        (
+            "RATE_AI 40.0Mb/s",
+            "RATE_AI 40.0Mbit",
+            ":34: RATE_AI: rate `40.0Mbit`: unknown unit `Mbit`",
+        ),
+        (
+            "BUFFER_SIZE 9",
+            "BUFFER_SIZE 0",
+            ":18: BUFFER_SIZE: must be positive",
+        ),
+        (
+            "ENABLE_PFC 1",
+            "ENABLE_PFC 2",
+            ":21: ENABLE_PFC: must be 0 or 1, got `2`",
+        ),
+        (
+            "RANDOM_SEED 1",
+            "RANDOM_SEED 1\nRANDOM_SEED 2",
+            ":61: RANDOM_SEED: given twice (first on line 60)",
+        ),
+        (
+            "LINK_DOWN 0 0 0",
+            "LINK_DOWN 5 0 1",
+            ":55: LINK_DOWN: no link 0-1 in the topology",
+        ),
+        (
+            "PMAX_MAP 6 20000000000 0 ",
+            "PMAX_MAP 6 30000000000 0 ",
+            ":58: PMAX_MAP: no entry for rate 20000000000",
+        ),
+        (
+            "KMIN_MAP 6 20000000000 100",
+            "KMIN_MAP 6 20000000000 500",
+            ":57: KMIN_MAP: Kmin 500 KB above Kmax 400 KB",
+        ),
+    ] {
+        assert!(text.contains(from), "{from}");
+        let cfg = write(&d, "c.txt", &text.replace(from, to));
+        let e = load_scenario(&cfg, &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(&cfg.display().to_string()) && e.contains(want),
+            "{to}: {e}"
+        );
+    }
+    // A mode we have, by name, with parameters (extension keys).
+    let cfg = write(
+        &d,
+        "r.txt",
+        &text.replace("LB_MODE 0", "LB_MODE reps\nLB_PARAMS num_entropies = 64"),
+    );
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert_eq!(
+        (s.lb.name.as_str(), s.lb.params.as_str()),
+        ("reps", "num_entropies = 64")
+    );
+    // IRN, LINK_DOWN on a real link: at FLOWGEN_START_TIME + t µs.
+    let cfg = write(
+        &d,
+        "i.txt",
+        &text
+            .replace("ENABLE_IRN 0", "ENABLE_IRN 1")
+            .replace("ENABLE_PFC 1", "ENABLE_PFC 0")
+            .replace(
+                "LINK_DOWN 0 0 0",
+                "LINK_DOWN 100 128 136\nLINK_DOWN 250 129 137",
+            ),
+    );
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert_eq!(
+        (s.transport.recovery, s.transport.pfc_enabled),
+        (Recovery::Irn, false)
+    );
+    assert_eq!(s.run.link_events.len(), 2);
+    assert_eq!(
+        (
+            s.run.link_events[0].at_ns,
+            s.run.link_events[0].a,
+            s.run.link_events[0].b
+        ),
+        (2_000_100_000, 128, 136)
+    );
+}
+
+#[test]
+fn relative_paths_resolve_from_the_config_dir_then_cwd() {
+    let (d, text) = setup("rel");
+    // FLOW_FILE flow.txt lives beside the config: found even though the CWD is elsewhere.
+    let sub = d.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let cfg = write(
+        &sub,
+        "c.txt",
+        &text.replace("FLOW_FILE flow.txt", "FLOW_FILE ../flow.txt"),
+    );
+    assert_eq!(
+        load_scenario(&cfg, &Overrides::default())
+            .unwrap()
+            .flows
+            .len(),
+        3
+    );
+    // A path relative to the CWD (the crate dir under cargo test) is the fallback.
+    let rel_topo = "../../../shared/data/conweave/config/leaf_spine_128_100G_OS2.txt";
+    assert!(
+        std::path::Path::new(rel_topo).exists(),
+        "cargo test runs in the crate dir"
+    );
+    let topo_line = text.lines().next().unwrap().to_owned();
+    let cfg = write(
+        &sub,
+        "c2.txt",
+        &text
+            .replace(&topo_line, &format!("TOPOLOGY_FILE {rel_topo}"))
+            .replace("FLOW_FILE flow.txt", "FLOW_FILE ../flow.txt"),
+    );
+    assert_eq!(
+        load_scenario(&cfg, &Overrides::default())
+            .unwrap()
+            .topology
+            .node_count,
+        144
+    );
+}
+
+#[test]
+fn overrides_apply_and_are_checked() {
+    let (d, text) = setup("ovr");
+    let cfg = write(&d, "c.txt", &text);
+    let o = Overrides::parse(
+        "lb=spray; lb_params=num_entropies = 256; seed=7; out=o/x; stop=10ms; recovery=irn; pfc=0",
+    )
+    .unwrap();
+    let s = load_scenario(&cfg, &o).unwrap();
+    assert_eq!(
+        (s.lb.name.as_str(), s.lb.params.as_str()),
+        ("spray", "num_entropies = 256")
+    );
+    assert_eq!(
+        (s.run.seed, s.run.out_dir.as_str(), s.run.hard_stop_ns),
+        (7, "o/x", 10_000_000)
+    );
+    assert_eq!(
+        (s.transport.recovery, s.transport.pfc_enabled),
+        (Recovery::Irn, false)
+    );
+    let e = Overrides::parse("colour=red").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::UnknownKey);
+    assert!(
+        e.to_string()
+            .starts_with("overrides: colour: unknown override"),
+        "{e}"
+    );
+    assert_eq!(
+        Overrides::parse("stop=10").unwrap_err().to_string(),
+        "overrides: stop: time `10` has no unit (use ns, us, ms, s)"
+    );
+    let e = load_scenario(&cfg, &Overrides::parse("load=0.5").unwrap()).unwrap_err();
+    assert!(e.to_string().starts_with("overrides: load: "), "{e}");
+    let e = load_scenario(
+        &cfg,
+        &Overrides::parse("lb=spray;lb_params=num_entropies = 0").unwrap(),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "overrides: lb_params: algorithm `spray`, parameter `num_entropies`: must be in 1..=65536, got 0");
+}

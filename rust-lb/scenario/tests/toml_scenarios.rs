@@ -1,0 +1,220 @@
+//! rdma-lb TOML scenarios: the shipped examples in configs/ and the TOML-only features.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test code: a failed unwrap is a failed test"
+)]
+
+mod common;
+
+use common::{data, repo, scratch, write};
+use rdma_lb_scenario::{load_scenario, CollectiveKind, Overrides, Recovery};
+
+#[test]
+fn shipped_examples_load() {
+    let o = Overrides::default();
+    let s = load_scenario(&repo("configs/leaf_spine_demo.toml"), &o).unwrap();
+    assert_eq!((s.topology.node_count, s.topology.links.len()), (12, 12));
+    assert!(!s.flows.is_empty());
+    assert_eq!(s.run.hard_stop_ns, 50_000_000);
+
+    let s = load_scenario(&repo("configs/conweave_leaf_spine_alistorage.toml"), &o).unwrap();
+    assert_eq!(
+        (
+            s.topology.node_count,
+            s.topology.switch_ids.len(),
+            s.topology.links.len()
+        ),
+        (144, 16, 192)
+    );
+    let bytes: u64 = s.flows.iter().map(|f| f.size_bytes).sum();
+    let offered = bytes as f64 * 8.0 / (128.0 * 100e9 * 0.010);
+    assert!((offered / 0.25 - 1.0).abs() < 0.03, "offered {offered}");
+    assert_eq!(
+        (s.run.flowgen_start_ns, s.run.flowgen_stop_ns),
+        (0, 10_000_000)
+    );
+    assert_eq!(s.transport.ecn.len(), 1);
+    assert_eq!(s.transport.ewma_gain, 1.0 / 256.0);
+    assert!(s.run.pfc_trace);
+
+    let s = load_scenario(&repo("configs/themis_16x16_400g_allreduce.toml"), &o).unwrap();
+    assert_eq!(s.topology.node_count, 16 * 16 + 32);
+    assert!(s
+        .topology
+        .links
+        .iter()
+        .all(|l| l.rate_bps == 400_000_000_000));
+    assert_eq!(s.collectives.len(), 16);
+    assert!(s
+        .collectives
+        .iter()
+        .all(|c| c.kind == CollectiveKind::AllreduceRing && c.flow_ids.len() == 2 * 15 * 16));
+    assert_eq!(s.flows.len(), 16 * 2 * 15 * 16);
+    assert_eq!(s.transport.recovery, Recovery::NicSr);
+    assert_eq!(s.transport.buffer_bytes, 64_000_000);
+}
+
+#[test]
+fn seed_and_load_overrides_redraw_the_workload() {
+    let cfg = repo("configs/leaf_spine_demo.toml");
+    let a = load_scenario(&cfg, &Overrides::default()).unwrap();
+    let b = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert_eq!(a, b, "deterministic");
+    let c = load_scenario(&cfg, &Overrides::parse("seed=2").unwrap()).unwrap();
+    assert_ne!(a.flows, c.flows);
+    assert_eq!(c.run.seed, 2);
+    let d = load_scenario(&cfg, &Overrides::parse("load=0.6").unwrap()).unwrap();
+    let bytes =
+        |s: &rdma_lb_scenario::Scenario| s.flows.iter().map(|f| f.size_bytes).sum::<u64>() as f64;
+    assert!(
+        bytes(&d) > 1.5 * bytes(&a),
+        "{} vs {}",
+        bytes(&d),
+        bytes(&a)
+    );
+    assert_eq!(d.run.load, 0.6);
+    assert_ne!(a.effective_config(), c.effective_config());
+}
+
+#[test]
+fn link_overrides_faults_mixed_workloads() {
+    let d = scratch("toml");
+    write(&d, "f.txt", "2\n0 1 3 100 0.000001\n2 3 3 200 0.000002\n");
+    let cfg = write(
+        &d,
+        "s.toml",
+        &format!(
+            r#"
+[topology]
+leaf_spine = {{ leaves = 2, hosts_per_leaf = 2, spines = 2, host_rate = "25Gbps", fabric_rate = "100Gbps", delay = "500ns" }}
+link_rates = [ {{ a = 4, b = 6, rate = "40Gbps" }} ]
+link_faults = [ {{ at = "2ms", a = 5, b = 7 }}, {{ at = "1ms", a = 4, b = 6, down = true }} ]
+
+[workload]
+flow_file = "f.txt"
+poisson = {{ cdf = "{}", load = 0.5, duration = "100us", seed = 9 }}
+[[workload.collective]]
+kind = "incast"
+ranks = 4
+size = "64KiB"
+start = "3us"
+
+[transport]
+recovery = "irn"
+pfc = false
+irn_ooo_threshold = 3
+payload = "4000B"
+
+[lb]
+name = "reps"
+params = "num_entropies = 64, buffer_size = 4"
+
+[run]
+seed = 5
+out = "out/x"
+"#,
+            data("conweave/traffic_gen/AliStorage2019.txt").display()
+        ),
+    );
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    let t = &s.topology;
+    assert_eq!(
+        t.links
+            .iter()
+            .find(|l| l.a == 4 && l.b == 6)
+            .unwrap()
+            .rate_bps,
+        40_000_000_000
+    );
+    assert_eq!(
+        t.links.iter().find(|l| l.a == 0).unwrap().rate_bps,
+        25_000_000_000
+    );
+    assert!(t.links.iter().all(|l| l.delay_ns == 500));
+    assert_eq!(s.run.link_events.len(), 2);
+    assert_eq!(s.run.link_events[0].at_ns, 1_000_000, "sorted by time");
+    assert!(s.run.link_events.iter().all(|e| e.down));
+    // File flows first (ids 0, 1), then Poisson, then the incast (last 3 flows).
+    assert_eq!((s.flows[0].start_ns, s.flows[1].size_bytes), (1_000, 200));
+    let inc = &s.collectives[0];
+    assert_eq!(inc.flow_ids.len(), 3);
+    assert_eq!(*inc.flow_ids.last().unwrap() as usize, s.flows.len() - 1);
+    assert!(inc
+        .flow_ids
+        .iter()
+        .all(|&i| s.flows[i as usize].dst == 0 && s.flows[i as usize].size_bytes == 65_536));
+    assert_eq!(
+        s.flows
+            .iter()
+            .enumerate()
+            .filter(|(i, f)| *i as u32 != f.id)
+            .count(),
+        0
+    );
+    assert_eq!(
+        (
+            s.transport.recovery,
+            s.transport.pfc_enabled,
+            s.transport.irn_ooo_threshold,
+            s.transport.payload_bytes
+        ),
+        (Recovery::Irn, false, 3, 4000)
+    );
+    assert_eq!(
+        (s.lb.name.as_str(), s.lb.params.as_str()),
+        ("reps", "num_entropies = 64, buffer_size = 4")
+    );
+    assert_eq!((s.run.seed, s.run.out_dir.as_str()), (5, "out/x"));
+    assert_eq!(s.run.flowgen_stop_ns, 100_000, "end of the Poisson window");
+
+    // TOML errors with lines.
+    for (from, to, want) in [
+        (
+            "\"40Gbps\"",
+            "\"40\"",
+            ":4: topology.link_rates.rate: rate `40` has no unit",
+        ),
+        (
+            "b = 6, rate",
+            "b = 9, rate",
+            ":4: topology.link_rates: no link 4-9 in the topology",
+        ),
+        (
+            "kind = \"incast\"",
+            "kind = \"gather\"",
+            ":11: workload.collective.kind: unknown kind `gather`",
+        ),
+        (
+            "ranks = 4",
+            "ranks = 5",
+            ":10: workload.collective: 1 groups × 5 ranks need 5 hosts, the topology has 4",
+        ),
+        (
+            "load = 0.5",
+            "load = 1.5",
+            ":9: workload.poisson.load: host load must be in (0, 1], got 1.5",
+        ),
+        (
+            "out = \"out/x\"",
+            "out = \"out/x\"\nspeed = 3",
+            ":29: run.speed: unknown field `speed`",
+        ),
+        (
+            "payload = \"4000B\"",
+            "payload = 4000.5",
+            ":20: transport.payload: 4000.5 has no unit",
+        ),
+    ] {
+        let text = std::fs::read_to_string(&cfg).unwrap().replace(from, to);
+        let bad = write(&d, "bad.toml", &text);
+        let e = load_scenario(&bad, &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(&bad.display().to_string()) && e.contains(want),
+            "{to}: {e}"
+        );
+    }
+}

@@ -1,0 +1,231 @@
+/*
+ * rdma-lb-scenario: runs one scenario file (a ConWeave key/value config with its topology and
+ * flow files, spec/rdma-model.md §7, or an rdma-lb TOML) and writes its outputs
+ * (SCENARIO-CONTRACT.md): fct.txt (ConWeave's format), flows.csv, summary.json,
+ * collectives.csv (when the scenario has collectives) and pfc.txt (when enabled).
+ *
+ *   rdma-lb-scenario --config=PATH [--lb=NAME] [--lbParams=STR] [--seed=N] [--out=DIR]
+ *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B]
+ *                    [--progress=auto|on|off]
+ *
+ * The file is parsed by the Rust crate rdma-lb-scenario (the same parser as the `rdma-lb` CLI);
+ * the options become its overrides. Output directory: --out, else the config's, else
+ * out/<config stem>-<lb>-s<seed>. Exit status 0 on success (incomplete flows are reported in
+ * summary.json, not as a failure), 2 on bad input (one line on stderr), 1 if the outputs
+ * cannot be written. The event scheduler defaults to ns3::PriorityQueueScheduler (about 20%
+ * faster than ns-3's map scheduler on these fabrics, same event order); --SchedulerType=...
+ * overrides it.
+ */
+#include "ns3/core-module.h"
+#include "ns3/rdma-lb-module.h"
+
+#include <iostream>
+#include <set>
+
+using namespace ns3;
+
+namespace
+{
+
+/// A CommandLine value taking the whole argument (a plain std::string stops at a space).
+void
+AddWholeValue(CommandLine& cmd, const std::string& name, const std::string& help, std::string* dst)
+{
+    cmd.AddValue(name,
+                 help,
+                 MakeBoundCallback(
+                     +[](std::string* d, std::string v) {
+                         *d = v;
+                         return true;
+                     },
+                     dst));
+}
+
+int
+Bad(const std::string& msg)
+{
+    std::cerr << "rdma-lb-scenario: " << msg << std::endl;
+    return 2;
+}
+
+/**
+ * Checks the option names before CommandLine::Parse, which answers an unknown one with its
+ * whole usage text and exit status 1: bad input must be one line and exit status 2.
+ * \return "" or the message
+ */
+std::string
+CheckOptionNames(int argc, char* argv[], const std::set<std::string>& ours)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        if (arg.rfind("--", 0) != 0 && !(arg.rfind('-', 0) == 0 && arg.size() > 1))
+        {
+            return "unexpected argument `" + arg + "` (options are --name=value)";
+        }
+        std::string name = arg.substr(arg.find_first_not_of('-'));
+        name = name.substr(0, name.find('='));
+        if (ours.count(name) != 0 || name.rfind("Print", 0) == 0 || name == "help" || name == "h")
+        {
+            continue;
+        }
+        size_t sep = name.rfind("::");
+        if (sep != std::string::npos)
+        {
+            // An attribute default, --ns3::Type::Attribute=value (or without the ns3:: prefix).
+            std::string type = name.substr(0, sep);
+            if (type.rfind("ns3::", 0) != 0)
+            {
+                type = "ns3::" + type;
+            }
+            TypeId tid;
+            TypeId::AttributeInformation info;
+            if (!TypeId::LookupByNameFailSafe(type, &tid))
+            {
+                return "--" + name + ": unknown type " + type;
+            }
+            if (!tid.LookupAttributeByName(name.substr(sep + 2), &info))
+            {
+                return "--" + name + ": " + type + " has no attribute " + name.substr(sep + 2);
+            }
+            continue;
+        }
+        StringValue value;
+        if (!GlobalValue::GetValueByNameFailSafe(name, value))
+        {
+            return "unknown option --" + name + " (see --PrintHelp)";
+        }
+    }
+    return "";
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string config;
+    std::string lb;
+    std::string lbParams;
+    std::string seed;
+    std::string out;
+    std::string stop;
+    std::string load;
+    std::string pfc;
+    std::string recovery;
+    std::string pfcTrace;
+    std::string progress = "auto";
+    // The priority-queue scheduler runs these fabrics about 20% faster than the default map
+    // (same event order, so identical outputs); --SchedulerType=... still overrides it.
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    CommandLine cmd(__FILE__);
+    AddWholeValue(cmd, "config", "scenario file: ConWeave config (.txt) or rdma-lb TOML (.toml)", &config);
+    AddWholeValue(cmd, "lb", "load-balancing algorithm (overrides the config's)", &lb);
+    AddWholeValue(cmd,
+                  "lbParams",
+                  "algorithm parameters, `key = value` pairs separated by commas",
+                  &lbParams);
+    AddWholeValue(cmd, "seed", "random seed (overrides the config's)", &seed);
+    AddWholeValue(cmd, "out", "output directory (default out/<config stem>-<lb>-s<seed>)", &out);
+    AddWholeValue(cmd, "stop", "hard stop, a time with unit such as 10ms (overrides the config's)", &stop);
+    AddWholeValue(cmd,
+                  "load",
+                  "offered host load of a generated (TOML Poisson) workload (overrides the config's)",
+                  &load);
+    AddWholeValue(cmd, "pfc", "PFC on or off: true/false/1/0 (overrides the config's)", &pfc);
+    AddWholeValue(cmd, "recovery", "loss recovery: gbn, irn or nic-sr (overrides the config's)", &recovery);
+    AddWholeValue(cmd, "pfcTrace", "write pfc.txt: true/false/1/0 (overrides the config's)", &pfcTrace);
+    AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
+    std::string badOption = CheckOptionNames(argc,
+                                             argv,
+                                             {"config", "lb", "lbParams", "seed", "out", "stop", "load",
+                                              "pfc", "recovery", "pfcTrace", "progress"});
+    if (!badOption.empty())
+    {
+        return Bad(badOption);
+    }
+    cmd.Parse(argc, argv);
+
+    if (config.empty())
+    {
+        return Bad("--config: required (a ConWeave config or an rdma-lb TOML file)");
+    }
+    RdmaScenarioRunner::Progress mode;
+    if (progress == "auto")
+    {
+        mode = RdmaScenarioRunner::Progress::AUTO;
+    }
+    else if (progress == "on")
+    {
+        mode = RdmaScenarioRunner::Progress::ON;
+    }
+    else if (progress == "off")
+    {
+        mode = RdmaScenarioRunner::Progress::OFF;
+    }
+    else
+    {
+        return Bad("--progress: must be auto, on or off, got `" + progress + "`");
+    }
+    std::string overrides;
+    for (const auto& [key, option, value] :
+         {std::make_tuple("lb", "--lb", &lb),
+          std::make_tuple("lb_params", "--lbParams", &lbParams),
+          std::make_tuple("seed", "--seed", &seed),
+          std::make_tuple("out", "--out", &out),
+          std::make_tuple("stop", "--stop", &stop),
+          std::make_tuple("load", "--load", &load),
+          std::make_tuple("pfc", "--pfc", &pfc),
+          std::make_tuple("recovery", "--recovery", &recovery),
+          std::make_tuple("pfc_trace", "--pfcTrace", &pfcTrace)})
+    {
+        if (value->empty() && std::string(key) != "lb_params")
+        {
+            continue;
+        }
+        if (std::string(key) == "lb_params" && value->empty() && lb.empty())
+        {
+            continue;
+        }
+        if (value->find(';') != std::string::npos)
+        {
+            return Bad(std::string(option) + ": must not contain `;`");
+        }
+        overrides += (overrides.empty() ? "" : ";") + std::string(key) + "=" + *value;
+    }
+
+    RdmaScenarioSpec spec;
+    std::string error;
+    if (!LoadRdmaScenario(config, overrides, &spec, &error))
+    {
+        return Bad(error);
+    }
+    for (const std::string& note : spec.notes)
+    {
+        std::cerr << "warning: " << note << "\n";
+    }
+    std::string bad = RdmaScenarioRunner::Validate(spec);
+    if (!bad.empty())
+    {
+        return Bad(config + ": " + bad);
+    }
+    std::string dir = spec.run.outDir;
+    if (dir.empty())
+    {
+        dir = "out/" + spec.name + "-" + spec.lbName + "-s" + std::to_string(spec.run.seed);
+    }
+    RdmaScenarioRunner runner(spec);
+    runner.SetOutputDirectory(dir);
+    runner.SetProgress(mode);
+    if (!runner.Run(&error))
+    {
+        std::cerr << "rdma-lb-scenario: " << error << std::endl;
+        return 1;
+    }
+    std::cout << "rdma-lb-scenario: " << spec.name << " lb=" << spec.lbName << " seed=" << spec.run.seed
+              << ": " << runner.GetCompletedFlows() << "/" << spec.flows.size()
+              << " flows completed, sim " << runner.GetSimTimeNs() << " ns, "
+              << runner.GetEventCount() << " events, wall " << runner.GetWallTimeSeconds()
+              << " s -> " << dir << std::endl;
+    return 0;
+}
