@@ -75,6 +75,46 @@ fn check_prints_a_summary() {
 }
 
 #[test]
+fn check_reads_conweave_configs_and_prints_notes() {
+    let d = scratch("cw");
+    std::fs::write(
+        d.join("flow.txt"),
+        "2\n0 17 3 1000 2.0\n5 100 3 0 2.000001\n",
+    )
+    .unwrap();
+    let topo = repo("../shared/data/conweave/config/leaf_spine_128_100G_OS2.txt");
+    let cfg = d.join("config.txt");
+    std::fs::write(
+        &cfg,
+        format!(
+            "TOPOLOGY_FILE {}\nFLOW_FILE flow.txt\nVOQ_MON_FILE voq.txt\nLB_MODE 0\nENABLE_IRN 1\nENABLE_PFC 0\nRANDOM_SEED 4\n",
+            topo.display()
+        ),
+    )
+    .unwrap();
+    let o = rdma_lb(&["check", cfg.to_str().unwrap(), "--lb", "spray"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("flows      2 flows, 1001 bytes, starts 2000000000..2000001000 ns"),
+        "{out}"
+    );
+    assert!(out.contains("irn + dcqcn, pfc off"), "{out}");
+    assert!(out.contains("lb         spray"), "{out}");
+    assert!(
+        out.contains("seed 4, flowgen 2000000000..2500000000 ns"),
+        "{out}"
+    );
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "warning: {}:3: VOQ_MON_FILE: accepted; rdma-lb does not produce this file\n",
+            cfg.display()
+        )
+    );
+}
+
+#[test]
 fn bad_input_is_one_line_and_exit_2() {
     let d = scratch("bad");
     let cfg = d.join("bad.toml");

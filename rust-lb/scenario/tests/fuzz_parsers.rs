@@ -129,6 +129,30 @@ fn apply(text: &str, edits: &[Edit]) -> String {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
 
+    /// Writing flows in ConWeave format and reading them back gives the same flows
+    /// (start times exact to the ns, sizes ≥ 1, hosts of the topology).
+    #[test]
+    fn flow_file_round_trip(
+        recs in proptest::collection::vec((0u32..8, 1u32..8, 1u32..8, 1u64..10_000_000_000, 0u64..20_000_000_000), 0..40)
+    ) {
+        let flows: Vec<rdma_lb_scenario::Flow> = recs
+            .iter()
+            .enumerate()
+            .map(|(i, &(src, off, pg, size_bytes, start_ns))| rdma_lb_scenario::Flow {
+                id: i as u32,
+                src,
+                dst: (src + off) % 8,
+                pg,
+                size_bytes,
+                start_ns,
+                after: Vec::new(),
+            })
+            .collect();
+        let text = rdma_lb_scenario::flows::format_flow_file(&flows);
+        let back = parse_flow_str("f", &text, &topo()).unwrap();
+        prop_assert_eq!(back, flows);
+    }
+
     #[test]
     fn random_text_never_panics(text in alphabet()) {
         run_all(&text);
