@@ -257,8 +257,10 @@ fn unknown_key_and_unknown_algorithm() {
     let o = Overrides::parse("lb=bogus").unwrap();
     assert_eq!(
         load_scenario(&cfg, &o).unwrap_err().to_string(),
-        "overrides: lb: algorithm `bogus`: unknown algorithm `bogus` (known: ecmp, spray, reps, \
-         flowbender, whack-a-mole, hopper)"
+        format!(
+            "overrides: lb: algorithm `bogus`: unknown algorithm `bogus` (known: {})",
+            rdma_lb_core::Algorithm::all_names()
+        )
     );
     let toml = write(
         &d,
@@ -273,9 +275,9 @@ fn unknown_key_and_unknown_algorithm() {
             .unwrap_err()
             .to_string(),
         format!(
-            "{}:7: lb: algorithm `ecmpp`: unknown algorithm `ecmpp` (known: ecmp, spray, reps, \
-             flowbender, whack-a-mole, hopper)",
-            toml.display()
+            "{}:7: lb: algorithm `ecmpp`: unknown algorithm `ecmpp` (known: {})",
+            toml.display(),
+            rdma_lb_core::Algorithm::all_names()
         )
     );
     let toml2 = write(
