@@ -424,9 +424,9 @@ class ScenarioPfcTraceTestCase : public TestCase
             NS_TEST_EXPECT_MSG_GT_OR_EQ(c[0], prev, "time order");
             prev = c[0];
             bool isSwitch = c[1] >= 8;
-            NS_TEST_EXPECT_MSG_EQ(c[2], isSwitch ? 1 : 0, "node type of " << c[1]);
+            NS_TEST_EXPECT_MSG_EQ(c[2], (isSwitch ? 1 : 0), "node type of " << c[1]);
             NS_TEST_EXPECT_MSG_GT_OR_EQ(c[3], 1, "ports are 1-based");
-            NS_TEST_EXPECT_MSG_LT_OR_EQ(c[3], isSwitch ? 6 : 1, "port of node " << c[1]);
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(c[3], (isSwitch ? 6 : 1), "port of node " << c[1]);
             NS_TEST_EXPECT_MSG_LT_OR_EQ(c[4], 1, "type");
             pauses += c[4];
         }
