@@ -31,7 +31,7 @@ CONFIGS = [
     ("ring", "default: T_I 300us, T_D 4us, AI 40Mb/s"),
     ("ring_ti900", "paper-recommended: T_I 900us, T_D 4us"),
     ("ring_ti10_ai5g", "fast: T_I 10us, AI 5Gb/s, HAI 10Gb/s"),
-    ("ring_nocut", "default, NACK carries no CNP"),
+    ("ring_nocc", "no CC (cc = none)"),
 ]
 ALGOS = ["ecmp", "spray", "themis"]
 PAPER = {"spray": (16.0, 86.0, 71.0)}
@@ -105,7 +105,7 @@ def main():
     print("|---|---|---|---|---|---|---|")
     print("| paper (Fig. 1) | spray | 16 % | 86 % | 71 % | - | - |")
     for r in table:
-        print(f"| {r['dcqcn']} | {r['algorithm']} | {r['spurious_retx_pct']:.1f} % | "
+        print(f"| {r['dcqcn']} | {r['algorithm']} | {r['spurious_retx_pct']:.2f} % | "
               f"{r['send_rate_pct']:.1f} % | {r['throughput_pct']:.1f} % | {r['nacks']} | {r['rate_cuts']} |")
     figure(table, fig_png)
 
@@ -131,7 +131,7 @@ def figure(table, png):
         ax.axhline(paper, color="k", linestyle="--", linewidth=0.8, label="paper (spray)")
         ax.set_title(title, fontsize=8)
         ax.set_xticks([i + width for i in range(len(CONFIGS))])
-        ax.set_xticklabels(["default", "T_I 900", "fast", "no NACK cut"], fontsize=6, rotation=20)
+        ax.set_xticklabels(["default", "T_I 900", "fast", "no CC"], fontsize=6, rotation=20)
         ax.tick_params(labelsize=7)
         ax.grid(True, axis="y", linewidth=0.3)
     axes[0].legend(fontsize=6)

@@ -12,6 +12,6 @@ out="out/experiments/themis-motivation"
 mkdir -p "$out"
 d=experiments/themis-motivation
 "$cli" sweep \
-  --config "$d/ring.toml,$d/ring_ti900.toml,$d/ring_ti10_ai5g.toml,$d/ring_nocut.toml" \
+  --config "$d/ring.toml,$d/ring_ti900.toml,$d/ring_ti10_ai5g.toml,$d/ring_nocc.toml" \
   --lb ecmp,spray,themis --seed 1 -j 1 --out-root "$out/runs"
 "$py" "$d/analyze.py" "$out/runs" "$d/results.csv" "$d/fig1_ring.png"
