@@ -113,7 +113,7 @@ def main():
         red = 100 * (1 - rs["themis"]["slowest_cct_us"] / rs["adaptive"]["slowest_cct_us"])
         print(f"| {k} {rs['ecmp']['size_bytes'] // 1024} KiB/rank | T_I {ti:g} µs, T_D {td:g} µs | "
               f"{cell['ecmp']} | {cell['adaptive']} | {cell['spray']} | {cell['themis']} | "
-              f"{red:.1f} % lower | {PAPER[k]} lower |")
+              f"{abs(red):.1f} % {'lower' if red >= 0 else 'higher'} | {PAPER[k]} lower |")
     print()
     print("| collective | DCQCN | algorithm | retx pkts | NACKs | rate cuts | ECN marks | PFC pauses |")
     print("|---|---|---|---|---|---|---|---|")
