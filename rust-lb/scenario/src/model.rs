@@ -256,7 +256,9 @@ pub struct Transport {
     pub irn_ooo_threshold: u32,
     /// Fix of the ACK-milestone quirk (spec §12.1); false reproduces the reference.
     pub ack_milestone_fix: bool,
-    /// Reference quirk: an out-of-order NACK carries a CNP (spec §12.2).
+    /// Reference quirk: an out-of-order NACK carries a CNP (spec §12.2). No effect under
+    /// `nic-sr`, where every NACK cuts the rate by design (seed 001 §2.2); use `cc = "none"`
+    /// to study NIC-SR without rate cuts.
     pub nack_carries_cnp: bool,
     /// Reference quirk of the MMU headroom sum (spec §5.3).
     pub headroom_sum_quirk: bool,
