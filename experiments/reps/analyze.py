@@ -48,7 +48,7 @@ def row(r):
         "completion_us": round(f[-1], 1) if f and done == total else "",
         "max_completed_fct_us": round(f[-1], 1) if f else "",
         "retx_pkts": c.get("retx_pkts", ""), "timeouts": c.get("timeouts", ""),
-        "mmu_drops": c.get("mmu_drops", ""), "down_link_losses": c.get("down_link_losses", ""),
+        "mmu_drops": c.get("mmu_drops", ""), "link_down_losses": c.get("link_down_losses", ""),
         "wall_time_s": s.get("wall_time_s", ""),
     }
 
