@@ -20,7 +20,7 @@ from pathlib import Path
 ALGOS = ["ecmp", "flowbender", "hopper"]
 CELLS = [("hopper_fbhdp", "0.25", "Hadoop", "50%"), ("hopper_fbhdp", "0.4", "Hadoop", "80%"),
          ("hopper_alistorage", "0.25", "AliStorage", "50%"), ("hopper_alistorage", "0.4", "AliStorage", "80%"),
-         ("hopper_asym", None, "asym 10G/1G, 1 MiB rounds", "-")]
+         ("hopper_asym", None, "asym 10G/1G (1 MiB rounds)", "-")]
 FIGURES = {("hopper_fbhdp", "0.25"): "slowdown_hadoop_50.png", ("hopper_fbhdp", "0.4"): "slowdown_hadoop_80.png"}
 # hopper_asym.toml: leaves 8 and 9; their 1-based ports 5..10 go to spines 10..15, and
 # spines 10 and 11 (ports 5 and 6) are the 1 Gbps ones.
