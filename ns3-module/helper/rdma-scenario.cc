@@ -1134,6 +1134,26 @@ RdmaScenarioRunner::Simulate()
     {
         s.PrintProgress(true);
     }
+    // Flows still running at the stop: their counters so far, so that summary.json's totals
+    // cover every started flow (flows.csv and fct.txt list completed flows only). A running
+    // flow's receiver-side NACK count is only copied into its record at completion.
+    for (RdmaScenarioFlowResult& r : s.results)
+    {
+        if (r.started && !r.completed)
+        {
+            RdmaFlowRecord rec = fabric.GetNic(r.src)->GetFlowRecord(r.id);
+            if (rec.flowId == r.id)
+            {
+                r.retxPkts = rec.retxPkts;
+                r.nacks = rec.nacksSent;
+                r.cnps = rec.cnpsRx;
+                r.timeouts = rec.timeouts;
+                r.rateCuts = rec.rateCuts;
+                r.pathSwitches = rec.pathSwitches;
+                r.probes = rec.probes;
+            }
+        }
+    }
     for (uint32_t id : spec.switchIds)
     {
         Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
