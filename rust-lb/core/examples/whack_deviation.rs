@@ -47,11 +47,7 @@ fn worst_window_deviation_scaled(p: &Profile, c: &SprayCounter) -> i64 {
             *h = (*h).max(d);
         }
     }
-    lo.iter()
-        .zip(&hi)
-        .map(|(l, h)| h - l)
-        .max()
-        .unwrap_or(0)
+    lo.iter().zip(&hi).map(|(l, h)| h - l).max().unwrap_or(0)
 }
 
 /// A random profile of m = 2^l balls over n paths (n uniform in 2..=min(16, m)), uniform over
