@@ -9,7 +9,7 @@ from pathlib import Path
 
 from . import analysis, figures
 from .errors import InputError
-from .io import read_collectives, read_run
+from .io import parse_flow_id_range, read_collectives, read_run
 
 
 def _write_csv(path, header, rows):
@@ -54,6 +54,14 @@ def _add_flow_options(p):
     p.add_argument("--bw-gbps", type=float, default=100.0, help="for --ideal reference/fixed")
     p.add_argument("--bdp-bytes", type=int, default=analysis.DEFAULT_BDP_BYTES,
                    help="small/large split (default 104000, leaf-spine 100G)")
+    p.add_argument("--flow-ids", default=None, metavar="LO:HI",
+                   help="keep flows with LO <= flow_id < HI (flows.csv only; either side may be empty), "
+                        "e.g. a scenario's Poisson flows without its collectives' flows")
+    _add_title(p)
+
+
+def _add_title(p):
+    p.add_argument("--title", default=None, help="figure title (e.g. the transport or setup)")
 
 
 def build_parser():
@@ -69,6 +77,7 @@ def build_parser():
     p = sub.add_parser("cct", help="collective completion time per algorithm")
     p.add_argument("files", nargs="+", metavar="COLLECTIVES_CSV")
     p.add_argument("-o", "--out", required=True, help="figure path (.png; .pdf and .csv beside it)")
+    _add_title(p)
     return parser
 
 
@@ -79,7 +88,8 @@ def _prepared(args):
             raise InputError("--ideal", None, f"{args.ideal} needs --hosts-per-tor N (N >= 1)")
         ideal = {"variant": args.ideal, "hosts_per_tor": args.hosts_per_tor,
                  "link_delay_ns": args.link_delay_ns, "bw_gbps": args.bw_gbps}
-    runs = [read_run(d, args.source) for d in args.runs]
+    flow_ids = parse_flow_id_range(args.flow_ids) if args.flow_ids is not None else None
+    runs = [read_run(d, args.source, flow_ids) for d in args.runs]
     return analysis.prepare_runs(runs, args.start_after_ns, args.finish_before_ns,
                                  drop_largest=not args.keep_largest, ideal=ideal)
 
@@ -89,14 +99,15 @@ def run(args):
     if args.command == "slowdown":
         if args.buckets < 1:
             raise InputError("--buckets", None, "must be >= 1")
-        (png, pdf), rows = figures.slowdown_figure(_prepared(args), png, args.buckets, args.bdp_bytes)
+        (png, pdf), rows = figures.slowdown_figure(_prepared(args), png, args.buckets, args.bdp_bytes,
+                                                   title=args.title)
         header = figures.SLOWDOWN_HEADER
     elif args.command == "cdf":
-        (png, pdf), rows = figures.cdf_figure(_prepared(args), png, args.group, args.bdp_bytes)
+        (png, pdf), rows = figures.cdf_figure(_prepared(args), png, args.group, args.bdp_bytes, title=args.title)
         header = figures.CDF_HEADER
     else:
         colls = [c for f in args.files for c in read_collectives(f)]
-        (png, pdf), rows = figures.cct_figure(colls, png)
+        (png, pdf), rows = figures.cct_figure(colls, png, title=args.title)
         header = figures.CCT_HEADER
     _write_csv(table, header, rows)
     print(f"wrote {png} {pdf} {table}")

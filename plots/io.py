@@ -113,8 +113,12 @@ def read_fct_txt(path):
     return _flows_from_rows(rows)
 
 
-def read_flows_csv(path, expect_algorithm=None):
-    """Our per-flow CSV (schema in plots/README.md). Returns (Flows, algorithm)."""
+def read_flows_csv(path, expect_algorithm=None, flow_ids=None):
+    """Our per-flow CSV (schema in plots/README.md). Returns (Flows, algorithm).
+
+    ``flow_ids`` = (lo, hi) keeps only flows with lo <= flow_id < hi (either may be None): e.g.
+    a scenario's Poisson flows, which come before its collectives' flows (ids: flow file, then
+    Poisson, then each collective). Every row is still validated."""
     path = Path(path)
     rows, algorithms = [], set()
     with open(path, newline="", encoding="utf-8") as f:
@@ -132,6 +136,7 @@ def read_flows_csv(path, expect_algorithm=None):
                 raise InputError(path, lineno, f"expected {len(FLOWS_CSV_COLUMNS)} columns, got {len(record)}")
             cols = dict(zip(FLOWS_CSV_COLUMNS, (c.strip() for c in record)))
             row = _flow_row(path, lineno, cols)
+            flow_id = _num(path, lineno, "flow_id", cols["flow_id"], integer=True)
             for name in ("retx_pkts", "nacks", "path_switches"):
                 _num(path, lineno, name, cols[name], integer=True)
             recorded = _num(path, lineno, "slowdown", cols["slowdown"])
@@ -144,6 +149,8 @@ def read_flows_csv(path, expect_algorithm=None):
             if expect_algorithm is not None and algo != expect_algorithm:
                 raise InputError(path, lineno, f"algorithm {algo!r} differs from summary.json's {expect_algorithm!r}")
             algorithms.add(algo)
+            if flow_ids is not None and not _in_range(flow_id, flow_ids):
+                continue
             rows.append(row)
     if len(algorithms) > 1:
         raise InputError(path, None, f"more than one algorithm in one file: {sorted(algorithms)}")
@@ -151,10 +158,40 @@ def read_flows_csv(path, expect_algorithm=None):
     return _flows_from_rows(rows), algo
 
 
-def read_run(run_dir, source="auto"):
+def _in_range(flow_id, flow_ids):
+    lo, hi = flow_ids
+    return (lo is None or flow_id >= lo) and (hi is None or flow_id < hi)
+
+
+def parse_flow_id_range(text):
+    """``"LO:HI"``, ``":HI"`` or ``"LO:"`` -> (lo, hi) with None for an open side (half-open)."""
+    parts = text.split(":")
+    if len(parts) != 2:
+        raise InputError("--flow-ids", None, f"expected LO:HI (either side may be empty), got {text!r}")
+    out = []
+    for p in parts:
+        p = p.strip()
+        if not p:
+            out.append(None)
+            continue
+        try:
+            v = int(p)
+        except ValueError:
+            raise InputError("--flow-ids", None, f"not an integer: {p!r}") from None
+        if v < 0:
+            raise InputError("--flow-ids", None, f"must be >= 0, got {v}")
+        out.append(v)
+    lo, hi = out
+    if lo is not None and hi is not None and hi <= lo:
+        raise InputError("--flow-ids", None, f"empty range {text!r} (HI must exceed LO)")
+    return lo, hi
+
+
+def read_run(run_dir, source="auto", flow_ids=None):
     """A run directory: summary.json ({"algorithm": ..., "seed": ...}) plus flows.csv and/or fct.txt.
 
-    ``source`` is "auto" (flows.csv if present, else fct.txt), "csv" or "fct"."""
+    ``source`` is "auto" (flows.csv if present, else fct.txt), "csv" or "fct". ``flow_ids``
+    (lo, hi) keeps flows with lo <= id < hi; it needs flows.csv (fct.txt has no flow ids)."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputError(run_dir, None, "not a directory")
@@ -180,8 +217,10 @@ def read_run(run_dir, source="auto"):
     if use_csv:
         if not csv_path.exists():
             raise InputError(csv_path, None, "missing")
-        flows, _ = read_flows_csv(csv_path, expect_algorithm=algorithm)
+        flows, _ = read_flows_csv(csv_path, expect_algorithm=algorithm, flow_ids=flow_ids)
     else:
+        if flow_ids is not None:
+            raise InputError(run_dir, None, "--flow-ids needs flows.csv (fct.txt has no flow ids)")
         if not fct_path.exists():
             raise InputError(run_dir, None, "has neither flows.csv nor fct.txt")
         flows = read_fct_txt(fct_path)

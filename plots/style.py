@@ -27,6 +27,10 @@ ALGORITHM_STYLE = {
     "conweave": ("#d62728", "d"),
 }
 
+# Schemes whose decisions are made at the switches (rdma_lb_core::Algorithm::side() == Switch):
+# drawn dashed, so that 12+ lines stay distinguishable by colour, marker and line style.
+SWITCH_SCHEMES = frozenset({"themis", "plts-random", "plts-counter", "plts-rr", "adaptive", "drill", "conweave"})
+
 COLUMN_WIDTH_IN = 3.3
 
 
@@ -39,9 +43,26 @@ def style_for(algorithm):
                          f"(known: {', '.join(ALGORITHM_STYLE)})") from None
 
 
+def linestyle_for(algorithm):
+    """"--" for switch-side schemes, "-" for host-side ones (and ECMP)."""
+    style_for(algorithm)
+    return "--" if algorithm in SWITCH_SCHEMES else "-"
+
+
 def line_kwargs(algorithm):
     colour, marker = style_for(algorithm)
-    return {"color": colour, "marker": marker, "label": algorithm}
+    return {"color": colour, "marker": marker, "linestyle": linestyle_for(algorithm), "label": algorithm}
+
+
+def ordered(names):
+    """``names`` (unique) in the order of ``ALGORITHM_STYLE`` (= rdma_lb_core::Algorithm::ALL,
+    then conweave), so legends and bars list algorithms the same way whatever the input order.
+    Unknown names raise ValueError (see :func:`style_for`)."""
+    order = {name: i for i, name in enumerate(ALGORITHM_STYLE)}
+    names = list(names)
+    for n in names:
+        style_for(n)
+    return sorted(names, key=order.__getitem__)
 
 
 RC = {

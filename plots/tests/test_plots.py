@@ -334,3 +334,54 @@ def test_python_dash_m_entry_point(tmp_path):
     res = subprocess.run([sys.executable, "-m", "plots", "slowdown", str(bad), "-o", str(out)],
                          cwd=REPO, capture_output=True, text=True)
     assert res.returncode == 2 and "summary.json: missing" in res.stderr
+
+
+# ---------------------------------------------------------------- demo-driven additions
+def test_ordered_follows_the_canonical_list_and_switch_schemes_are_dashed():
+    from plots.style import linestyle_for, line_kwargs, ordered
+    assert ordered(["drill", "ecmp", "themis", "reps"]) == ["ecmp", "reps", "themis", "drill"]
+    assert linestyle_for("spray") == "-" and linestyle_for("ecmp") == "-"
+    assert linestyle_for("plts-rr") == "--" and line_kwargs("themis")["linestyle"] == "--"
+    with pytest.raises(ValueError, match="unknown algorithm 'nope'"):
+        ordered(["ecmp", "nope"])
+
+
+def test_flow_id_range_keeps_half_open_interval(tmp_path):
+    from plots.io import parse_flow_id_range
+    assert parse_flow_id_range(":3") == (None, 3) and parse_flow_id_range("2:") == (2, None)
+    assert parse_flow_id_range("1:4") == (1, 4)
+    for bad, what in (("3", "expected LO:HI"), ("a:3", "not an integer"), ("4:4", "empty range"),
+                      ("-1:", "must be >= 0")):
+        with pytest.raises(InputError, match=what):
+            parse_flow_id_range(bad)
+    # ids 0..4 with slowdowns 1..5: keep ids 1, 2, 3 -> slowdowns 2, 3, 4
+    rows = [f"{k},3,100,1000,0,{IDEAL_1000B * (k + 1)},{IDEAL_1000B},{k + 1},0,0,0,ecmp" for k in range(5)]
+    d = _run(tmp_path, "r", "ecmp", csv_rows=rows, lines=[_fct_line(1000, 1, 1)])
+    assert list(read_run(d, flow_ids=(1, 4)).flows.slowdown) == [2.0, 3.0, 4.0]
+    assert list(read_run(d, flow_ids=(None, 2)).flows.slowdown) == [1.0, 2.0]
+    with pytest.raises(InputError, match="--flow-ids needs flows.csv"):
+        read_run(d, source="fct", flow_ids=(0, 2))
+
+
+def test_cli_flow_ids_title_and_canonical_row_order(tmp_path):
+    # spray given first, ecmp second: tables list ecmp first (canonical order).
+    rows_s = [f"{k},3,100,{1000 * (k + 1)},0,{IDEAL_1000B * 3},{IDEAL_1000B},3,0,0,0,spray" for k in range(40)]
+    rows_s += [f"{k},3,100,{1000 * (k + 1)},0,{IDEAL_1000B * 9},{IDEAL_1000B},9,0,0,0,spray" for k in range(40, 50)]
+    s = _run(tmp_path, "s", "spray", csv_rows=rows_s)
+    rows_e = [f"{k},3,100,{1000 * (k + 1)},0,{IDEAL_1000B * 2},{IDEAL_1000B},2,0,0,0,ecmp" for k in range(50)]
+    e = _run(tmp_path, "e", "ecmp", csv_rows=rows_e)
+    out = tmp_path / "sd.png"
+    assert main(["slowdown", str(s), str(e), "-o", str(out), "--flow-ids", ":40", "--title", "t"]) == 0
+    with open(out.with_suffix(".csv")) as f:
+        table = list(csv.DictReader(f))
+    assert [r["algorithm"] for r in table][0] == "ecmp"
+    alls = {r["algorithm"]: r for r in table if r["kind"] == "group" and r["bucket"] == "all"}
+    # the slowdown-9 flows (ids 40..49) are cut; 40 flows minus the largest remain
+    assert float(alls["spray"]["avg"]) == 3.0 and int(alls["spray"]["n_flows"]) == 39
+    assert main(["slowdown", str(s), "-o", str(out), "--flow-ids", "5"]) == 2
+    coll = tmp_path / "coll.csv"
+    coll.write_text("group,algorithm,start_ns,finish_ns\ng0,drill,0,5000\ng0,ecmp,0,100000\ng0,themis,0,7000\n")
+    out = tmp_path / "cct.png"
+    assert main(["cct", str(coll), "-o", str(out), "--title", "x"]) == 0
+    with open(out.with_suffix(".csv")) as f:
+        assert [r["algorithm"] for r in csv.DictReader(f)] == ["ecmp", "themis", "drill"]

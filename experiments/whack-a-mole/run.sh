@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Whack-a-Mole experiments (see README.md). Builds nothing: run scripts/build and
+#   cargo build --release -p rdma-lb -p rdma-lb-core --example whack_deviation
+# first. Runs into out/experiments/whack-a-mole/ (resumable: finished runs are skipped), then
+# prints (a) the spray counter's window deviation vs log2 m and (b) the degraded-spine table,
+# and writes results.csv, deviation.csv and share.png beside this script.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/../.."
+py="${RDMA_LB_CACHE:-$HOME/.cache/rdma-lb}/venv/bin/python"
+out=out/experiments/whack-a-mole
+mkdir -p "$out"
+
+echo "== (a) worst window deviation per path (packets), 500 random profiles + seeds per l"
+target/release/examples/whack_deviation 500 1 | tee "$here/deviation.csv" | column -s, -t
+
+echo
+echo "== (b) one spine at a quarter rate"
+pi="--ns3::RdmaSwitch::PathIndexRouting=true"
+# name | config | algorithm | lb params | extra program arguments. Config "irn" = the
+# reference IRN (go back on any hole), "ooo8" = IRN going back only 8 packets past a hole.
+points=(
+  "ecmp|irn|ecmp||"
+  "spray|irn|spray||"
+  "reps|irn|reps||"
+  "hopper|irn|hopper||"
+  "whack-a-mole|irn|whack-a-mole||"
+  "wam-rtt0.25|irn|whack-a-mole|rtt_factor = 0.25|"
+  "wam-ecn0.5|irn|whack-a-mole|ecn_factor = 0.5|"
+  "wam-recovery1ms|irn|whack-a-mole|recovery_interval_ns = 1000000|"
+  "wam-update50us|irn|whack-a-mole|update_interval_ns = 50000|"
+  "wam-path-index-4|irn|whack-a-mole|num_paths = 4|$pi"
+  "spray-path-index|irn|spray||$pi"
+  "ecmp-ooo8|ooo8|ecmp||"
+  "spray-ooo8|ooo8|spray||"
+  "whack-a-mole-ooo8|ooo8|whack-a-mole||"
+  "wam-path-index-4-ooo8|ooo8|whack-a-mole|num_paths = 4|$pi"
+)
+args=()
+for p in "${points[@]}"; do
+  IFS='|' read -r name conf lb params extra <<<"$p"
+  cfg="$here/degraded_spine.toml"
+  [ "$conf" = ooo8 ] && cfg="$here/degraded_spine_ooo8.toml"
+  dir="$out/$name"
+  args+=("$name=$dir")
+  [ -f "$dir/summary.json" ] && continue
+  cmd=(target/release/rdma-lb run "$cfg" --lb "$lb" --out "$dir" --progress off)
+  [ -n "$params" ] && cmd+=(--lb-params "$params")
+  [ -n "$extra" ] && cmd+=(-- "$extra")
+  "${cmd[@]}"
+done
+"$py" "$here/analyze.py" "$out" "$here/results.csv" "$here/share.png" "${args[@]}"
+rm -f "$here/share.pdf" # keep the PNG only
