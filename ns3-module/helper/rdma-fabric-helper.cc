@@ -253,13 +253,15 @@ RdmaFabricHelper::AddFlow(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t 
 namespace
 {
 
-/// Applies a link state change to the channel and tells the switches at its ends.
+/// Applies a link state change to the channel, tells the switches at its ends and the
+/// \p remote ones.
 void
 ApplyLinkState(Ptr<RdmaChannel> ch,
                Ptr<RdmaSwitch> swA,
                uint32_t portA,
                Ptr<RdmaSwitch> swB,
                uint32_t portB,
+               const std::vector<Ptr<RdmaSwitch>>& remote,
                bool down)
 {
     ch->SetDown(down);
@@ -270,6 +272,10 @@ ApplyLinkState(Ptr<RdmaChannel> ch,
     if (swB)
     {
         swB->NotifyLinkState(portB, down);
+    }
+    for (const auto& sw : remote)
+    {
+        sw->NotifyRemoteLinkState(down);
     }
 }
 
@@ -284,11 +290,31 @@ RdmaFabricHelper::ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down)
         {
             Ptr<RdmaSwitch> swA = m_isSwitch[l.a] ? GetSwitch(l.a) : nullptr;
             Ptr<RdmaSwitch> swB = m_isSwitch[l.b] ? GetSwitch(l.b) : nullptr;
-            Simulator::Schedule(at, &ApplyLinkState, l.channel, swA, l.portA, swB, l.portB, down);
+            std::vector<Ptr<RdmaSwitch>> remote;
+            if (m_notifyRemoteLinkState && swA && swB)
+            {
+                for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+                {
+                    if (m_isSwitch[i] && i != l.a && i != l.b)
+                    {
+                        remote.push_back(GetSwitch(i));
+                    }
+                }
+            }
+            const LinkRec& rec = l;
+            Simulator::Schedule(at, [rec, swA, swB, remote, down]() {
+                ApplyLinkState(rec.channel, swA, rec.portA, swB, rec.portB, remote, down);
+            });
             return;
         }
     }
     NS_FATAL_ERROR("RdmaFabricHelper: no link between nodes " << a << " and " << b);
+}
+
+void
+RdmaFabricHelper::SetNotifyRemoteLinkState(bool notify)
+{
+    m_notifyRemoteLinkState = notify;
 }
 
 void

@@ -75,9 +75,15 @@ class RdmaFabricHelper
      * Schedules the link between nodes \p a and \p b to go down (\p down true) or up at
      * \p at: packets that start or are in flight on a down link are lost (RdmaChannel), and
      * the switches at both ends are told (RdmaSwitch::NotifyLinkState: they withdraw the port
-     * from their candidate lists only if their WithdrawFailedPorts attribute is set).
+     * from their candidate lists only if their WithdrawFailedPorts attribute is set). When the
+     * link joins two switches, every other switch is told as well
+     * (RdmaSwitch::NotifyRemoteLinkState), as a fabric monitoring system would: Themis falls
+     * back to ECMP on any fabric link failure (seed 001 §6). SetNotifyRemoteLinkState(false)
+     * tells only the two ends.
      */
     void ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down);
+    /// Whether ScheduleLinkState also tells the switches not attached to the link (default true).
+    void SetNotifyRemoteLinkState(bool notify);
     /// Takes the link between \p a and \p b down at \p downAt and, if \p upAt > \p downAt, up
     /// again at \p upAt.
     void ScheduleLinkFailure(uint32_t a, uint32_t b, Time downAt, Time upAt = Time(0));
@@ -102,6 +108,7 @@ class RdmaFabricHelper
     std::vector<uint32_t> m_hosts;
     std::vector<LinkRec> m_links;
     Ptr<LbConfig> m_lb;
+    bool m_notifyRemoteLinkState{true};
 };
 
 } // namespace ns3
