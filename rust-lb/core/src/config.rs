@@ -16,6 +16,7 @@ use crate::host::reps::RepsConfig;
 use crate::host::spray::SprayConfig;
 use crate::host::whack_a_mole::WhackAMoleConfig;
 use crate::switch::drill::DrillConfig;
+use crate::switch::plts_rr::PltsRrConfig;
 use crate::switch::themis::ThemisConfig;
 
 /// Why a configuration was refused. The message names the offending parameter.
@@ -141,7 +142,7 @@ pub enum SwitchLbConfig {
     /// PLTS-Counter.
     PltsCounter,
     /// PLTS per-flow round robin.
-    PltsRr,
+    PltsRr(PltsRrConfig),
     /// Per-packet shortest-queue adaptive routing.
     Adaptive,
     /// DRILL(d, m).
@@ -208,17 +209,19 @@ impl LbConfig {
                 switch = SwitchLbConfig::Themis(c);
                 HostLbConfig::FixedPerFlow
             }
-            Algorithm::PltsRandom
-            | Algorithm::PltsCounter
-            | Algorithm::PltsRr
-            | Algorithm::Adaptive => {
+            Algorithm::PltsRandom | Algorithm::PltsCounter | Algorithm::Adaptive => {
                 decode::<NoParams>(algorithm, table)?;
                 switch = match algorithm {
                     Algorithm::PltsRandom => SwitchLbConfig::PltsRandom,
                     Algorithm::PltsCounter => SwitchLbConfig::PltsCounter,
-                    Algorithm::PltsRr => SwitchLbConfig::PltsRr,
                     _ => SwitchLbConfig::Adaptive,
                 };
+                HostLbConfig::FixedPerFlow
+            }
+            Algorithm::PltsRr => {
+                let c: PltsRrConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                switch = SwitchLbConfig::PltsRr(c);
                 HostLbConfig::FixedPerFlow
             }
             Algorithm::Drill => {
@@ -476,6 +479,16 @@ mod tests {
             let e = LbConfig::parse(name, "samples = 2").unwrap_err();
             assert_eq!(e.parameter.as_deref(), Some("samples"), "{e}");
         }
+        let c = LbConfig::parse("plts-rr", "idle_timeout_ns = 0").unwrap();
+        assert_eq!(
+            c.switch,
+            SwitchLbConfig::PltsRr(PltsRrConfig { idle_timeout_ns: 0 })
+        );
+        let e = LbConfig::parse("plts-rr", "idle_timeout_ns = 20000000000").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `plts-rr`, parameter `idle_timeout_ns`: must be in 0..=10000000000, got 20000000000"
+        );
         let c = LbConfig::parse("themis", "").unwrap();
         assert_eq!(c.host, HostLbConfig::FixedPerFlow);
         assert_eq!(c.switch, SwitchLbConfig::Themis(ThemisConfig::default()));

@@ -294,7 +294,7 @@ impl SwitchLb {
             SwitchLbConfig::PltsCounter => {
                 SwitchChooser::PltsCounter(plts_counter::PltsCounter::new())
             }
-            SwitchLbConfig::PltsRr => SwitchChooser::PltsRr(plts_rr::PltsRr::new(ecmp)),
+            SwitchLbConfig::PltsRr(c) => SwitchChooser::PltsRr(plts_rr::PltsRr::new(ecmp, c)),
             SwitchLbConfig::Adaptive => SwitchChooser::Adaptive(adaptive::Adaptive),
             SwitchLbConfig::Drill(c) => SwitchChooser::Drill(drill::Drill::new(c)),
         };
