@@ -12,6 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from plots.tables import markdown, write_csv  # noqa: E402
+
 
 def imbalance(run):
     last = {}
@@ -53,16 +56,8 @@ def main():
                      "avg_vs_ecmp": f"{(sd.mean() / e_avg - 1) * 100:+.0f}%",
                      "uplink_imbalance_mean": f"{np.mean(g['imb']):.3f}",
                      "uplink_imbalance_max": f"{np.max(g['imb']):.3f}", "retx_pkts": g["retx"]})
-    with open(out, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-    cols = list(rows[0])
-    widths = [max(len(c), *(len(str(r[c])) for r in rows)) for c in cols]
-    print("| " + " | ".join(c.ljust(w) for c, w in zip(cols, widths)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for r in rows:
-        print("| " + " | ".join(str(r[c]).ljust(w) for c, w in zip(cols, widths)) + " |")
+    write_csv(rows, out)
+    print(markdown(rows))
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from plots.style import figure, line_kwargs, save  # noqa: E402
+from plots.tables import markdown, write_csv  # noqa: E402
 
 SLOW_PORT = 5  # leaf port towards spine 20 (device index 4 + 1)
 WINDOW_NS = 500_000
@@ -67,10 +68,7 @@ def main():
                      "retx_pkts": s["counters"]["retx_pkts"], "timeouts": s["counters"]["timeouts"]})
         if name in ("ecmp", "spray", "whack-a-mole", "wam-path-index-4", "reps", "hopper"):
             curves[name] = (s["algorithm"], series)
-    with open(out_csv, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(rows, out_csv)
     fig, (ax,) = figure(2.2)
     for name, (algo, series) in curves.items():
         kw = line_kwargs(algo)
@@ -91,12 +89,7 @@ def main():
     ax.set_title("One spine at 25 Gbps (of 4), 16 hosts, IRN")
     fig.tight_layout(pad=0.3)
     save(fig, fig_png)
-    cols = list(rows[0])
-    widths = [max(len(c), *(len(str(r[c])) for r in rows)) for c in cols]
-    print("| " + " | ".join(c.ljust(w) for c, w in zip(cols, widths)) + " |")
-    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    for r in rows:
-        print("| " + " | ".join(str(r[c]).ljust(w) for c, w in zip(cols, widths)) + " |")
+    print(markdown(rows))
 
 
 if __name__ == "__main__":

@@ -385,3 +385,18 @@ def test_cli_flow_ids_title_and_canonical_row_order(tmp_path):
     assert main(["cct", str(coll), "-o", str(out), "--title", "x"]) == 0
     with open(out.with_suffix(".csv")) as f:
         assert [r["algorithm"] for r in csv.DictReader(f)] == ["ecmp", "themis", "drill"]
+
+
+# ---------------------------------------------------------------- tables
+def test_markdown_pads_columns_and_csv_round_trips(tmp_path):
+    from plots.tables import markdown, write_csv
+
+    rows = [{"algorithm": "ecmp", "p99": "26.09"}, {"algorithm": "plts-counter", "p99": "7.5"}]
+    assert markdown(rows).split("\n") == [
+        "| algorithm    | p99   |",
+        "|--------------|-------|",
+        "| ecmp         | 26.09 |",
+        "| plts-counter | 7.5   |",
+    ]
+    write_csv(rows, tmp_path / "t.csv")
+    assert (tmp_path / "t.csv").read_text() == "algorithm,p99\necmp,26.09\nplts-counter,7.5\n"
