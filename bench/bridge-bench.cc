@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -81,23 +82,53 @@ RunBench(int* status)
         });
         std::printf("%-14s %16.1f %16.1f\n", name.c_str(), next, fb);
     }
-    Ptr<LbConfig> cfg = LbConfig::ParseOrAbort("ecmp", "");
-    auto chooser = cfg->CreateSwitchChooser(3, 1);
+    // Switch side: every algorithm's egress choice among 8 equal-cost uplinks (host-side
+    // algorithms leave the switches on the ECMP hash), then Themis' two ToR hooks.
     std::vector<LbEgressCandidate> cands;
     for (uint32_t p = 0; p < 8; ++p)
     {
-        cands.push_back({p, 0, 0});
+        cands.push_back({p, 1048ULL * p, 0});
     }
-    double choose = MedianNsPerCall([&](int i) {
+    auto dataPkt = [](int i) {
         LbPacketInfo pkt;
-        pkt.sip = 0x0b000001;
+        pkt.sip = 0x0b000001 + static_cast<uint32_t>(i % 16);
         pkt.dip = 0x0b000101;
-        pkt.sport = static_cast<uint16_t>(i);
+        pkt.sport = static_cast<uint16_t>(i % 64);
         pkt.dport = 100;
+        pkt.psn = static_cast<uint32_t>(i);
+        pkt.ingressPort = 8;
         pkt.sizeBytes = 1048;
-        sink = sink + chooser->Choose(now[i % WINDOW], pkt, cands);
+        return pkt;
+    };
+    std::printf("\n%-14s %16s\n", "algorithm", "switch Choose ns");
+    for (const std::string& name : LbConfig::AlgorithmNames())
+    {
+        Ptr<LbConfig> cfg = LbConfig::ParseOrAbort(name, "");
+        auto chooser = cfg->CreateSwitchChooser(3, 1);
+        double choose = MedianNsPerCall([&](int i) {
+            sink = sink + chooser->Choose(now[i % WINDOW], dataPkt(i), cands);
+        });
+        std::printf("%-14s %16.1f\n", name.c_str(), choose);
+    }
+    // Themis-D at a destination ToR: data to host port 0 in order (no compensation due), and
+    // reordering NACKs from that host (found in the PSN queue and blocked).
+    Ptr<LbConfig> themis = LbConfig::ParseOrAbort("themis", "");
+    auto tor = themis->CreateSwitchChooser(3, 1);
+    tor->AddHostPort(0, 100000000000ULL, MicroSeconds(1));
+    LbCompensation comp;
+    double toHost = MedianNsPerCall([&](int i) {
+        LbPacketInfo pkt = dataPkt(i);
+        pkt.dip = 0x0b000001;
+        sink = sink + (tor->OnDataToHost(now[i % WINDOW], pkt, 0, &comp) ? 1 : 0);
     });
-    std::printf("switch ecmp choose among 8: %.1f ns\n", choose);
+    double nack = MedianNsPerCall([&](int i) {
+        LbPacketInfo pkt = dataPkt(i);
+        pkt.kind = LbPacketKind::NACK;
+        std::swap(pkt.sip, pkt.dip);
+        pkt.ingressPort = 0;
+        sink = sink + (tor->OnNackFromHost(now[i % WINDOW], pkt, 8) ? 1 : 0);
+    });
+    std::printf("themis ToR OnDataToHost: %.1f ns, OnNackFromHost: %.1f ns\n", toHost, nack);
     *status = sink == 0xFFFFFFFF ? 1 : 0;
 }
 
