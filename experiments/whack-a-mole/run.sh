@@ -25,6 +25,8 @@ points=(
   "reps|irn|reps||"
   "hopper|irn|hopper||"
   "whack-a-mole|irn|whack-a-mole||"
+  "wam-periodic|irn|whack-a-mole|recovery_rule = \"periodic\"|"
+  "wam-destination|irn|whack-a-mole|profile_scope = \"destination\"|"
   "wam-rtt0.25|irn|whack-a-mole|rtt_factor = 0.25|"
   "wam-ecn0.5|irn|whack-a-mole|ecn_factor = 0.5|"
   "wam-recovery1ms|irn|whack-a-mole|recovery_interval_ns = 1000000|"

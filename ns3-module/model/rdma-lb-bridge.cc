@@ -43,6 +43,11 @@ struct LbConfig::Impl
     rust::Box<rb::LbConfig> cfg;
 };
 
+struct HostLbGroup::Impl
+{
+    rust::Box<rb::HostLbGroup> group;
+};
+
 struct QpPathSelector::Impl
 {
     rust::Box<rb::HostLb> lb;
@@ -123,6 +128,43 @@ LbConfig::CreateQpSelector(uint64_t seed) const
     {
         return std::make_unique<QpPathSelector>(
             std::make_unique<QpPathSelector::Impl>(QpPathSelector::Impl{m_impl->cfg->new_host_lb(seed)}));
+    }
+    catch (const rust::Error& e)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << e.what());
+    }
+}
+
+Ptr<HostLbGroup>
+LbConfig::CreateHostGroup() const
+{
+    try
+    {
+        return Ptr<HostLbGroup>(
+            new HostLbGroup(std::make_unique<HostLbGroup::Impl>(
+                HostLbGroup::Impl{m_impl->cfg->new_host_lb_group()})),
+            false);
+    }
+    catch (const rust::Error& e)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << e.what());
+    }
+}
+
+HostLbGroup::HostLbGroup(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl))
+{
+}
+
+HostLbGroup::~HostLbGroup() = default;
+
+std::unique_ptr<QpPathSelector>
+HostLbGroup::CreateQpSelector(uint32_t destination, uint64_t seed)
+{
+    try
+    {
+        return std::make_unique<QpPathSelector>(std::make_unique<QpPathSelector::Impl>(
+            QpPathSelector::Impl{m_impl->group->new_qp_lb(destination, seed)}));
     }
     catch (const rust::Error& e)
     {

@@ -125,6 +125,7 @@ struct LbThemisCounters
 
 class QpPathSelector;
 class SwitchEgressChooser;
+class HostLbGroup;
 
 /// \return a 64-bit seed for a Rust load balancer, drawn from the ns-3 stream \p rng (so that
 /// RngRun and AssignStreams govern the Rust decisions, DESIGN.md decision 6)
@@ -156,8 +157,11 @@ class LbConfig : public SimpleRefCount<LbConfig>
     ~LbConfig();
     /// \return the algorithm's name
     std::string GetAlgorithmName() const;
-    /// \return a path selector for one queue pair, seeded with \p seed
+    /// \return a path selector for one queue pair, seeded with \p seed, with state of its own
     std::unique_ptr<QpPathSelector> CreateQpSelector(uint64_t seed) const;
+    /// \return the state one sender NIC keeps across its queue pairs; the NIC creates each
+    /// queue pair's selector from it (HostLbGroup::CreateQpSelector)
+    Ptr<HostLbGroup> CreateHostGroup() const;
     /// \return an egress chooser for switch \p switchId, seeded with \p seed
     std::unique_ptr<SwitchEgressChooser> CreateSwitchChooser(uint32_t switchId, uint64_t seed) const;
 
@@ -165,6 +169,26 @@ class LbConfig : public SimpleRefCount<LbConfig>
 
   private:
     explicit LbConfig(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+/**
+ * \ingroup rdma-lb
+ * One sender NIC's load-balancing state across its queue pairs (Rust object): Whack-a-Mole's
+ * per-destination profiles when `profile_scope = "destination"`, nothing otherwise.
+ */
+class HostLbGroup : public SimpleRefCount<HostLbGroup>
+{
+  public:
+    struct Impl;
+    explicit HostLbGroup(std::unique_ptr<Impl> impl);
+    ~HostLbGroup();
+
+    /// \return a path selector for one queue pair to the address \p destination, seeded with
+    /// \p seed (the same draws as LbConfig::CreateQpSelector)
+    std::unique_ptr<QpPathSelector> CreateQpSelector(uint32_t destination, uint64_t seed);
+
+  private:
     std::unique_ptr<Impl> m_impl;
 };
 

@@ -229,6 +229,7 @@ RdmaNic::DoDispose()
     m_rx.clear();
     m_dev = nullptr;
     m_lbConfig = nullptr;
+    m_lbGroup = nullptr;
     Object::DoDispose();
 }
 
@@ -245,6 +246,7 @@ void
 RdmaNic::SetLoadBalancer(Ptr<LbConfig> cfg)
 {
     m_lbConfig = cfg;
+    m_lbGroup = cfg ? cfg->CreateHostGroup() : nullptr;
 }
 
 uint32_t
@@ -323,7 +325,7 @@ RdmaNic::StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg)
     qp.rec.dip = dip;
     qp.rec.size = size;
     qp.rec.start = qp.start;
-    qp.lb = m_lbConfig->CreateQpSelector(DrawLbSeed(m_rng));
+    qp.lb = m_lbGroup->CreateQpSelector(dip, DrawLbSeed(m_rng));
     m_lossless = PortIsLossless();
     uint32_t dstNode = RdmaHostId(dip);
     if (dstNode < NodeList::GetNNodes())

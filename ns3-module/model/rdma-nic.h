@@ -161,7 +161,8 @@ class RdmaNic : public Object
 
     /// Binds the NIC to its port and gives it its address.
     void Setup(Ptr<RdmaNetDevice> dev, uint32_t address);
-    /// Installs the run's load balancer (every new queue pair gets a selector).
+    /// Installs the run's load balancer: the NIC keeps one HostLbGroup, from which every new
+    /// queue pair gets its selector.
     void SetLoadBalancer(Ptr<LbConfig> cfg);
     /// Starts a flow of \p size bytes to \p dip now.
     void StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg = 3);
@@ -293,6 +294,7 @@ class RdmaNic : public Object
     Ptr<RdmaNetDevice> m_dev;
     uint32_t m_address{0};
     Ptr<LbConfig> m_lbConfig;
+    Ptr<HostLbGroup> m_lbGroup; //!< state shared by the queue pairs (per-destination profiles)
     Ptr<UniformRandomVariable> m_rng;
     uint16_t m_nextQpn{1};
     std::map<uint16_t, RdmaQueuePair> m_qps; //!< active queue pairs by number

@@ -170,10 +170,18 @@ mod ffi {
         fn algorithm_names() -> Vec<String>;
         /// The configured algorithm's name.
         fn algorithm_name(self: &LbConfig) -> &'static str;
-        /// A selector for one queue pair.
+        /// A selector for one queue pair, with state of its own.
         fn new_host_lb(self: &LbConfig, seed: u64) -> Result<Box<HostLb>>;
+        /// One sender NIC's load-balancing state across its queue pairs.
+        fn new_host_lb_group(self: &LbConfig) -> Result<Box<HostLbGroup>>;
         /// A chooser for one switch (`switch_id` seeds the ECMP hash, as in the reference).
         fn new_switch_lb(self: &LbConfig, switch_id: u32, seed: u64) -> Result<Box<SwitchLb>>;
+
+        /// One sender NIC's state shared by its queue pairs (Whack-a-Mole's per-destination
+        /// profiles).
+        type HostLbGroup;
+        /// A selector for one of the NIC's queue pairs, to `destination` (an address).
+        fn new_qp_lb(self: &mut HostLbGroup, destination: u32, seed: u64) -> Result<Box<HostLb>>;
 
         /// One queue pair's path selector.
         type HostLb;
@@ -272,6 +280,10 @@ impl LbConfig {
         })
     }
 
+    fn new_host_lb_group(&self) -> Result<Box<HostLbGroup>, String> {
+        guard(|| Box::new(HostLbGroup(host::HostLbGroup::new(&self.0.host))))
+    }
+
     fn new_switch_lb(&self, switch_id: u32, seed: u64) -> Result<Box<SwitchLb>, String> {
         guard(|| {
             Box::new(SwitchLb {
@@ -279,6 +291,22 @@ impl LbConfig {
                 failure: None,
                 armed: false,
                 scratch: Vec::new(),
+            })
+        })
+    }
+}
+
+/// See `ffi::HostLbGroup`.
+pub struct HostLbGroup(host::HostLbGroup);
+
+impl HostLbGroup {
+    fn new_qp_lb(&mut self, destination: u32, seed: u64) -> Result<Box<HostLb>, String> {
+        let group = &mut self.0;
+        guard(|| {
+            Box::new(HostLb {
+                lb: group.new_lb(destination, seed),
+                failure: None,
+                armed: false,
             })
         })
     }

@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use rdma_lb_core::config::LbConfig;
-use rdma_lb_core::host::{Feedback, FeedbackKind, HostLb, SendCx};
+use rdma_lb_core::host::{Feedback, FeedbackKind, HostLb, HostLbGroup, SendCx};
 use rdma_lb_core::switch::{EgressCandidate, PacketKind, PacketMeta, SwitchLb};
 use rdma_lb_core::{Algorithm, Entropy, Psn, Side, SimDuration, SimTime};
 
@@ -99,6 +99,24 @@ fn host_decisions_allocate_nothing() {
             after - before
         );
     }
+}
+
+#[test]
+fn shared_profiles_allocate_nothing_per_packet() {
+    // Whack-a-Mole with one profile per destination: two queue pairs of one NIC share it.
+    let cfg = LbConfig::parse("whack-a-mole", "profile_scope = \"destination\"").unwrap();
+    let mut nic = HostLbGroup::new(&cfg.host);
+    let mut a = nic.new_lb(5, 7);
+    let mut b = nic.new_lb(5, 8);
+    assert_eq!(nic.shared_profiles(), 1);
+    drive(&mut a, 0, 1_000);
+    drive(&mut b, 0, 1_000);
+    let before = allocations();
+    for k in 0..10 {
+        drive(&mut a, 1_000 + k * 2_000, 1_000);
+        drive(&mut b, 2_000 + k * 2_000, 1_000);
+    }
+    assert_eq!(allocations() - before, 0);
 }
 
 /// One ToR's traffic: 16 flows enter from 4 host ports and are sprayed over 8 uplinks; 16

@@ -13,6 +13,10 @@ pub mod reps;
 pub mod spray;
 pub mod whack_a_mole;
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
 use crate::config::HostLbConfig;
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
@@ -220,5 +224,147 @@ impl HostLb {
     #[must_use]
     pub fn path_switches(&self) -> u64 {
         self.selector.path_switches()
+    }
+}
+
+/// The load-balancing state one sender NIC keeps across its queue pairs: the per-destination
+/// profiles of Whack-a-Mole with `profile_scope = "destination"` (empty otherwise). The NIC
+/// creates each queue pair's selector from it.
+#[derive(Debug, Clone)]
+pub struct HostLbGroup {
+    config: HostLbConfig,
+    /// Per destination address, the profile the NIC's queue pairs to it share.
+    shared: BTreeMap<u32, whack_a_mole::SharedPathState>,
+}
+
+impl HostLbGroup {
+    /// A NIC's group with nothing learned yet.
+    #[must_use]
+    pub fn new(config: &HostLbConfig) -> Self {
+        HostLbGroup {
+            config: config.clone(),
+            shared: BTreeMap::new(),
+        }
+    }
+
+    /// A selector for a queue pair to `destination`; `seed` makes it deterministic (the same
+    /// draws as [`HostLb::new`]). Allocates the destination's shared profile on first use.
+    pub fn new_lb(&mut self, destination: u32, seed: u64) -> HostLb {
+        match &self.config {
+            HostLbConfig::WhackAMole(c)
+                if c.profile_scope == whack_a_mole::ProfileScope::Destination =>
+            {
+                let state = self
+                    .shared
+                    .entry(destination)
+                    .or_insert_with(|| Rc::new(RefCell::new(whack_a_mole::PathState::new(c))))
+                    .clone();
+                let mut rng = SimRng::new(seed);
+                let selector = HostSelector::WhackAMole(whack_a_mole::WhackAMole::with_shared(
+                    c, state, &mut rng,
+                ));
+                HostLb { selector, rng }
+            }
+            config => HostLb::new(config, seed),
+        }
+    }
+
+    /// Destinations with a shared profile.
+    #[must_use]
+    pub fn shared_profiles(&self) -> usize {
+        self.shared.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "tests")]
+    use super::*;
+    use crate::config::LbConfig;
+
+    fn send(lb: &mut HostLb, now_ns: u64) -> Entropy {
+        lb.next_entropy(&SendCx {
+            now: SimTime::from_ns(now_ns),
+            psn: Psn(0),
+            retransmission: false,
+            inflight_pkts: 0,
+        })
+    }
+
+    fn ack(lb: &mut HostLb, now_ns: u64, entropy: Entropy, ecn: bool) {
+        lb.on_feedback(&Feedback {
+            kind: FeedbackKind::Ack,
+            now: SimTime::from_ns(now_ns),
+            entropy,
+            psn: Psn(0),
+            rtt: None,
+            ecn,
+        });
+    }
+
+    /// Packets out of 64 (one counter period) that `lb` sends on entropy 1.
+    fn on_path_1(lb: &mut HostLb, now_ns: u64) -> usize {
+        (0..64).filter(|_| send(lb, now_ns) == Entropy(1)).count()
+    }
+
+    /// Marks every packet `lb` sends on entropy 1 for 5 ms (a packet every 10 µs).
+    fn whack_path_1(lb: &mut HostLb) -> u64 {
+        let mut t = 0;
+        while t < 5_000_000 {
+            let e = send(lb, t);
+            ack(lb, t, e, e == Entropy(1));
+            t += 10_000;
+        }
+        t
+    }
+
+    fn wam(scope: &str) -> HostLbConfig {
+        let params = format!("num_paths = 4, log2_balls = 6, profile_scope = \"{scope}\"");
+        LbConfig::parse("whack-a-mole", &params).unwrap().host
+    }
+
+    #[test]
+    fn destination_scope_shares_one_profile_per_destination() {
+        let mut nic = HostLbGroup::new(&wam("destination"));
+        let mut first = nic.new_lb(5, 1);
+        let t = whack_path_1(&mut first);
+        // The first queue pair learned that path 1 is bad: 1 ball of 64 left.
+        assert_eq!(on_path_1(&mut first, t), 1);
+        drop(first);
+        // A later queue pair to the same destination starts from what was learned ...
+        let mut second = nic.new_lb(5, 2);
+        assert_eq!(on_path_1(&mut second, t), 1);
+        // ... one to another destination from the uniform profile (16 of 64).
+        let mut other = nic.new_lb(6, 3);
+        assert_eq!(on_path_1(&mut other, t), 16);
+        assert_eq!(nic.shared_profiles(), 2);
+    }
+
+    #[test]
+    fn queue_pair_scope_forgets_and_matches_a_lone_selector() {
+        let cfg = wam("queue-pair");
+        let mut nic = HostLbGroup::new(&cfg);
+        let mut first = nic.new_lb(5, 1);
+        let t = whack_path_1(&mut first);
+        assert_eq!(on_path_1(&mut first, t), 1);
+        let mut second = nic.new_lb(5, 2);
+        assert_eq!(on_path_1(&mut second, t), 16);
+        assert_eq!(nic.shared_profiles(), 0);
+        // Same seed, same decisions as a selector made without a group.
+        let (mut a, mut b) = (nic.new_lb(7, 9), HostLb::new(&cfg, 9));
+        for t in 0..256 {
+            assert_eq!(send(&mut a, t * 1_000), send(&mut b, t * 1_000));
+        }
+    }
+
+    #[test]
+    fn other_algorithms_ignore_the_group() {
+        let cfg = LbConfig::parse("spray", "").unwrap().host;
+        let mut nic = HostLbGroup::new(&cfg);
+        let (mut a, mut b) = (nic.new_lb(5, 4), HostLb::new(&cfg, 4));
+        for t in 0..64 {
+            assert_eq!(send(&mut a, t), send(&mut b, t));
+        }
+        assert_eq!(nic.shared_profiles(), 0);
     }
 }

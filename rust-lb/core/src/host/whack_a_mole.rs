@@ -51,8 +51,30 @@
 //!   healed path would never win its balls back. Every `recovery_interval_ns` the profile
 //!   moves toward the target (uniform) profile: each bin above target gives
 //!   ⌈g·excess⌉ balls, spread over the bins below target in proportion to their deficit,
-//!   never past the target (g = `recovery_gain`). A path whose feedback stops thus returns
-//!   exactly to its target share.
+//!   never past the target (g = `recovery_gain`). Which bins below target may receive is
+//!   `recovery_rule`:
+//!   - `"evidence"` (default): only a bin that, during the interval just ended, drew at least
+//!     one clean acknowledgement (an ACK whose severity is 0: no ECN mark, RTT within the
+//!     margin) and no whacking feedback. "Healed" is judged from what the path reports, not
+//!     from elapsed time: a path still marked gets nothing back, and a path that carried no
+//!     packets gives no evidence either way, so its share stays as learned. The floor
+//!     `min_balls` (≥ 1, checked) is the probe share that keeps a drained path measured:
+//!     with m = 1024 one ball is one packet in 1024. The excess given is capped at the
+//!     receivers' deficit (the givers in index order).
+//!   - `"periodic"`: every bin below target, whatever it reported (the rule before; a path
+//!     whose feedback stops returns exactly to its target share, but so does a path that is
+//!     still congested, between its whacks). Measured on the `rdma-lb-fabric` slow-spine
+//!     table it kept the 25 Gbps path in every flow (p99 slowdown 35.7 vs 29.0 with
+//!     `"evidence"`, ECMP 33.9; `experiments/whack-a-mole`).
+//! * Profile scope (`profile_scope`): `"queue-pair"` (default) gives each queue pair its own
+//!   profile, forgotten when it ends; `"destination"` shares one [`PathState`] (profile,
+//!   target, pending whacks, RTT average) among a NIC's queue pairs to one destination and
+//!   keeps it across them, the seed's "sender's view of its paths to a destination". Each
+//!   queue pair keeps its own spray counter and seed. The NIC owns the shared states through a
+//!   [`super::HostLbGroup`]. Measured, sharing did not help: on the slow-spine table most
+//!   (source, destination) pairs see one or two flows, and under ECMP hashing an entropy
+//!   names a different spine for each destination, so nothing carries across destinations;
+//!   `experiments/whack-a-mole` has the numbers. Hence the default.
 //! * The counter advances once per packet sent, retransmissions included (seed §4: "with each
 //!   packet transmission"); it is never reset by profile updates (the rule is memoryless).
 //!
@@ -67,6 +89,9 @@
 //!   apply lazily, at the first send or feedback at or after their time; ρ restarts at 0.
 //!
 //! Not implemented: periodic reseeding of (s_a, s_b).
+
+use std::cell::RefCell;
+use std::rc::Rc;
 
 use serde::Deserialize;
 
@@ -153,6 +178,28 @@ pub enum Redistribution {
     Proportional,
 }
 
+/// Whose view of the paths a profile is (see the module doc, "Profile scope").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProfileScope {
+    /// One profile per queue pair, forgotten when the queue pair ends.
+    QueuePair,
+    /// One profile per (sender NIC, destination), shared by the NIC's queue pairs to that
+    /// destination and kept across them.
+    Destination,
+}
+
+/// Which bins recovery hands balls back to (see the module doc, "Recovery").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecoveryRule {
+    /// Every bin below target, every recovery interval.
+    Periodic,
+    /// Only the bins below target that drew no whacking feedback and at least one clean
+    /// acknowledgement during the last recovery interval: no traffic is no evidence.
+    Evidence,
+}
+
 /// Parameters of Whack-a-Mole.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -183,6 +230,11 @@ pub struct WhackAMoleConfig {
     pub recovery_interval_ns: u64,
     /// Fraction of each path's excess over target given back per recovery step.
     pub recovery_gain: f64,
+    /// Which bins recovery gives balls back to.
+    pub recovery_rule: RecoveryRule,
+    /// Whether each queue pair has its own profile or shares its NIC's profile for the
+    /// destination.
+    pub profile_scope: ProfileScope,
     /// Time-varying profile (seed §8): steps in strictly increasing `at_ns`; empty = the
     /// uniform profile throughout.
     pub schedule: Vec<ProfileStep>,
@@ -204,6 +256,8 @@ impl Default for WhackAMoleConfig {
             update_interval_ns: 10_000,
             recovery_interval_ns: 100_000,
             recovery_gain: 0.25,
+            recovery_rule: RecoveryRule::Evidence,
+            profile_scope: ProfileScope::QueuePair,
             schedule: Vec::new(),
         }
     }
@@ -230,6 +284,18 @@ impl WhackAMoleConfig {
         }
         let per_path = m / u64::from(self.num_paths);
         check_int(algorithm, "min_balls", self.min_balls.into(), 0, per_path)?;
+        if self.recovery_rule == RecoveryRule::Evidence
+            && self.recovery_interval_ns > 0
+            && self.min_balls == 0
+        {
+            return Err(ConfigError::parameter(
+                algorithm,
+                "min_balls",
+                "must be at least 1 with recovery_rule = \"evidence\" (a path with no balls \
+                 carries no packets, so it could never show the clean ACKs that recover it)"
+                    .to_owned(),
+            ));
+        }
         for (name, f) in [
             ("ecn_factor", self.ecn_factor),
             ("rtt_factor", self.rtt_factor),
@@ -573,28 +639,50 @@ impl Profile {
     /// gives ⌈gain·excess⌉ balls, which go to the bins below target in proportion to their
     /// deficit, never past the target. Returns whether anything moved.
     pub fn relax_toward(&mut self, target: &[u32], gain: f64) -> bool {
-        let mut moved = 0u64;
+        self.relax_toward_where(target, gain, |_| true)
+    }
+
+    /// [`Profile::relax_toward`] giving only to the bins `receives(i)` selects: the bins above
+    /// target give ⌈gain·excess⌉ each (in index order, at most the selected bins' total
+    /// deficit), spread over the selected bins below target in proportion to their deficit.
+    pub fn relax_toward_where(
+        &mut self,
+        target: &[u32],
+        gain: f64,
+        receives: impl Fn(usize) -> bool,
+    ) -> bool {
+        let gain = gain.clamp(0.0, 1.0);
+        let give_of = |b: u32, t: u32| -> u32 {
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "gain in [0, 1] keeps the product in [0, excess]"
+            )]
+            let g = ((gain * f64::from(b - t)).ceil() as u32).min(b - t);
+            g
+        };
         let mut deficit = 0u64;
+        for (i, (&b, &t)) in self.balls.iter().zip(target).enumerate() {
+            if b < t && receives(i) {
+                deficit += u64::from(t - b);
+            }
+        }
+        let mut budget = deficit;
+        let mut moved = 0u64;
         for (b, &t) in self.balls.iter_mut().zip(target) {
-            if *b > t {
-                #[allow(
-                    clippy::cast_possible_truncation,
-                    clippy::cast_sign_loss,
-                    reason = "gain in [0, 1] keeps the product in [0, excess]"
-                )]
-                let give = ((gain.clamp(0.0, 1.0) * f64::from(*b - t)).ceil() as u32).min(*b - t);
-                *b -= give;
-                moved += u64::from(give);
-            } else {
-                deficit += u64::from(t - *b);
+            if *b > t && budget > 0 {
+                let give = u64::from(give_of(*b, t)).min(budget);
+                *b -= u32::try_from(give).unwrap_or(0);
+                budget -= give;
+                moved += give;
             }
         }
         if moved == 0 {
             return false;
         }
         let mut given = 0u64;
-        for (b, &t) in self.balls.iter_mut().zip(target) {
-            if *b < t {
+        for (i, (b, &t)) in self.balls.iter_mut().zip(target).enumerate() {
+            if *b < t && receives(i) {
                 let room = u64::from(t - *b);
                 let add = (moved * room).checked_div(deficit).unwrap_or(0).min(room);
                 given += add;
@@ -602,7 +690,7 @@ impl Profile {
             }
         }
         self.round_robin(moved.saturating_sub(given), |i, b| {
-            target.get(i).is_some_and(|&t| b < t)
+            receives(i) && target.get(i).is_some_and(|&t| b < t)
         });
         self.recompute();
         true
@@ -624,12 +712,13 @@ pub fn whack_amount(balls: u32, factor: f64, floor: u32) -> u32 {
     r.max(1).min(balls - floor)
 }
 
-/// Whack-a-Mole for one queue pair.
+/// The learned view of a set of paths: the profile, its recovery target, the pending whacks
+/// and the RTT average. One per queue pair, or one per (NIC, destination) shared by that
+/// NIC's queue pairs to the destination ([`ProfileScope`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct WhackAMole {
+pub struct PathState {
     profile: Profile,
     target: Vec<u32>,
-    counter: SprayCounter,
     redistribution: Redistribution,
     floor: u32,
     ecn_factor: f64,
@@ -644,6 +733,11 @@ pub struct WhackAMole {
     recovery_interval: SimDuration,
     next_recovery: Option<SimTime>,
     recovery_gain: f64,
+    recovery_rule: RecoveryRule,
+    /// Per path, whether it drew whacking feedback since the last recovery step.
+    fed_back: Vec<bool>,
+    /// Per path, whether it drew a clean acknowledgement since the last recovery step.
+    clean: Vec<bool>,
     /// Per path, the most severe factor seen in the current update interval.
     pending: Vec<f64>,
     /// Scratch for the removal vector of a batched update.
@@ -659,16 +753,16 @@ pub struct WhackAMole {
 /// Recovery steps applied at most per event (they converge well before this).
 const MAX_RECOVERY_STEPS: u64 = 64;
 
-impl WhackAMole {
-    /// A uniform profile and a counter seeded from `rng`.
-    pub fn new(config: &WhackAMoleConfig, rng: &mut SimRng) -> Self {
+impl PathState {
+    /// A uniform profile (or the schedule's) with nothing learned yet.
+    #[must_use]
+    pub fn new(config: &WhackAMoleConfig) -> Self {
         let n = usize::try_from(config.num_paths.clamp(1, 1 << 16)).unwrap_or(1);
         let log2_m = config.log2_balls.clamp(1, 16);
         let profile = Profile::uniform(n, log2_m);
-        WhackAMole {
+        PathState {
             target: profile.balls().to_vec(),
             profile,
-            counter: SprayCounter::random(log2_m, config.shuffle, rng),
             redistribution: config.redistribution,
             floor: config.min_balls,
             ecn_factor: config.ecn_factor,
@@ -682,6 +776,9 @@ impl WhackAMole {
             recovery_interval: SimDuration::from_ns(config.recovery_interval_ns),
             next_recovery: None,
             recovery_gain: config.recovery_gain,
+            recovery_rule: config.recovery_rule,
+            fed_back: vec![false; n],
+            clean: vec![false; n],
             pending: vec![0.0; n],
             removal: vec![0; n],
             schedule: config
@@ -697,6 +794,18 @@ impl WhackAMole {
             next_step: 0,
             started: None,
         }
+    }
+
+    /// The current profile.
+    #[must_use]
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// The profile recovery returns to.
+    #[must_use]
+    pub fn target(&self) -> &[u32] {
+        &self.target
     }
 
     /// Applies the schedule steps due by `now` (the last one due wins).
@@ -717,18 +826,6 @@ impl WhackAMole {
                 self.target.copy_from_slice(balls);
             }
         }
-    }
-
-    /// The current profile.
-    #[must_use]
-    pub fn profile(&self) -> &Profile {
-        &self.profile
-    }
-
-    /// The profile recovery returns to.
-    #[must_use]
-    pub fn target(&self) -> &[u32] {
-        &self.target
     }
 
     /// Ends the update and recovery intervals that ended by `now`.
@@ -764,10 +861,31 @@ impl WhackAMole {
                         .unwrap_or(0)
                         .saturating_add(1);
                     for _ in 0..ticks.min(MAX_RECOVERY_STEPS) {
-                        if !self.profile.relax_toward(&self.target, self.recovery_gain) {
+                        let moved = match self.recovery_rule {
+                            RecoveryRule::Periodic => {
+                                self.profile.relax_toward(&self.target, self.recovery_gain)
+                            }
+                            RecoveryRule::Evidence => {
+                                let (fed, clean) = (&self.fed_back, &self.clean);
+                                self.profile.relax_toward_where(
+                                    &self.target,
+                                    self.recovery_gain,
+                                    |i| {
+                                        !fed.get(i).copied().unwrap_or(false)
+                                            && clean.get(i).copied().unwrap_or(false)
+                                    },
+                                )
+                            }
+                        };
+                        // Later ticks of a lazy catch-up covered intervals without feedback.
+                        self.fed_back.fill(false);
+                        self.clean.fill(false);
+                        if !moved {
                             break;
                         }
                     }
+                    self.fed_back.fill(false);
+                    self.clean.fill(false);
                     self.next_recovery =
                         Some(end + SimDuration::from_ns(ticks.saturating_mul(interval)));
                 }
@@ -823,24 +941,34 @@ impl WhackAMole {
         }
         f
     }
-}
 
-impl PathSelector for WhackAMole {
-    fn next_entropy(&mut self, cx: &SendCx, _rng: &mut SimRng) -> Entropy {
+    /// The path of the packet that draws `ball` at `now`.
+    fn path_for(&mut self, now: SimTime, ball: u32) -> usize {
         if self.started.is_none() {
-            self.started = Some(cx.now);
+            self.started = Some(now);
         }
-        self.advance(cx.now);
-        let path = self.profile.path_of(self.counter.next_ball());
-        Entropy(u16::try_from(path).unwrap_or(0))
+        self.advance(now);
+        self.profile.path_of(ball)
     }
 
-    fn on_feedback(&mut self, fb: &Feedback, _rng: &mut SimRng) {
+    /// Learns from feedback about a packet sent on `fb.entropy`.
+    fn feedback(&mut self, fb: &Feedback) {
         self.advance(fb.now);
         let f = self.severity(fb);
         let path = usize::from(fb.entropy.0);
-        if f <= 0.0 || path >= self.pending.len() {
+        if f <= 0.0 {
+            if fb.kind == FeedbackKind::Ack {
+                if let Some(flag) = self.clean.get_mut(path) {
+                    *flag = true;
+                }
+            }
             return;
+        }
+        if path >= self.pending.len() {
+            return;
+        }
+        if let Some(flag) = self.fed_back.get_mut(path) {
+            *flag = true;
         }
         if self.update_interval.as_ns() == 0 {
             let b = self.profile.balls().get(path).copied().unwrap_or(0);
@@ -855,6 +983,90 @@ impl PathSelector for WhackAMole {
         } else if let Some(p) = self.pending.get_mut(path) {
             *p = p.max(f);
         }
+    }
+}
+
+/// A [`PathState`] shared by the queue pairs of one NIC to one destination.
+pub type SharedPathState = Rc<RefCell<PathState>>;
+
+/// A queue pair's path state: its own (boxed: one allocation per queue pair, none per packet),
+/// or its NIC's for the destination.
+#[derive(Debug, Clone, PartialEq)]
+enum StateCell {
+    Own(Box<PathState>),
+    Shared(SharedPathState),
+}
+
+/// Whack-a-Mole for one queue pair: its own spray counter (seeded per queue pair) over a
+/// profile that is its own or shared ([`ProfileScope`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhackAMole {
+    counter: SprayCounter,
+    state: StateCell,
+}
+
+impl WhackAMole {
+    /// A uniform profile of its own and a counter seeded from `rng`.
+    pub fn new(config: &WhackAMoleConfig, rng: &mut SimRng) -> Self {
+        WhackAMole {
+            counter: SprayCounter::random(config.log2_balls.clamp(1, 16), config.shuffle, rng),
+            state: StateCell::Own(Box::new(PathState::new(config))),
+        }
+    }
+
+    /// A counter seeded from `rng` over the shared `state` (made by [`PathState::new`] from
+    /// the same `config`).
+    pub fn with_shared(
+        config: &WhackAMoleConfig,
+        state: SharedPathState,
+        rng: &mut SimRng,
+    ) -> Self {
+        WhackAMole {
+            counter: SprayCounter::random(config.log2_balls.clamp(1, 16), config.shuffle, rng),
+            state: StateCell::Shared(state),
+        }
+    }
+
+    /// Runs `f` on the path state. A shared state is never borrowed twice (one call at a
+    /// time, no re-entry); if it were, `fallback` is returned and nothing changes.
+    fn with_state<T>(&mut self, fallback: T, f: impl FnOnce(&mut PathState) -> T) -> T {
+        match &mut self.state {
+            StateCell::Own(s) => f(s),
+            StateCell::Shared(s) => match s.try_borrow_mut() {
+                Ok(mut s) => f(&mut s),
+                Err(_) => fallback,
+            },
+        }
+    }
+
+    /// A copy of the current profile.
+    #[must_use]
+    pub fn profile(&self) -> Profile {
+        match &self.state {
+            StateCell::Own(s) => s.profile.clone(),
+            StateCell::Shared(s) => s.borrow().profile.clone(),
+        }
+    }
+
+    /// The profile recovery returns to.
+    #[must_use]
+    pub fn target(&self) -> Vec<u32> {
+        match &self.state {
+            StateCell::Own(s) => s.target.clone(),
+            StateCell::Shared(s) => s.borrow().target.clone(),
+        }
+    }
+}
+
+impl PathSelector for WhackAMole {
+    fn next_entropy(&mut self, cx: &SendCx, _rng: &mut SimRng) -> Entropy {
+        let ball = self.counter.next_ball();
+        let path = self.with_state(0, |s| s.path_for(cx.now, ball));
+        Entropy(u16::try_from(path).unwrap_or(0))
+    }
+
+    fn on_feedback(&mut self, fb: &Feedback, _rng: &mut SimRng) {
+        self.with_state((), |s| s.feedback(fb));
     }
 }
 
@@ -1385,7 +1597,11 @@ mod tests {
     #[test]
     fn a_whacked_path_drains_to_its_floor_and_recovers_when_feedback_stops() {
         let mut rng = SimRng::new(9);
-        let mut w = WhackAMole::new(&cfg(), &mut rng);
+        let periodic = WhackAMoleConfig {
+            recovery_rule: RecoveryRule::Periodic,
+            ..cfg()
+        };
+        let mut w = WhackAMole::new(&periodic, &mut rng);
         let mut t = 0;
         // Marks on path 1 every 10 µs for 2 ms; recovery every 100 µs fights back.
         while t < 2_000_000 {
@@ -1408,6 +1624,124 @@ mod tests {
             send_at(&mut w, &mut rng, t);
         }
         assert_eq!(w.profile().balls(), w.target());
+    }
+
+    /// Drives `w` for `until_ns` from `t`: a packet every 10 µs and, for each, the feedback
+    /// `fb(path)` gives (marked or clean ACKs), or none. Returns the time reached.
+    fn drive_paths(
+        w: &mut WhackAMole,
+        rng: &mut SimRng,
+        mut t: u64,
+        until_ns: u64,
+        marked: impl Fn(usize) -> Option<bool>,
+    ) -> u64 {
+        while t < until_ns {
+            let path = send_at(w, rng, t);
+            if let Some(ecn) = marked(path) {
+                let fb = feedback(FeedbackKind::Ack, t, path as u16, ecn, None);
+                w.on_feedback(&fb, rng);
+            }
+            t += 10_000;
+        }
+        t
+    }
+
+    #[test]
+    fn evidence_recovery_waits_for_clean_acks_on_the_path() {
+        let mut rng = SimRng::new(9);
+        let mut w = WhackAMole::new(&cfg(), &mut rng);
+        assert_eq!(w.target(), vec![16, 16, 16, 16]);
+        // Every packet on path 1 comes back marked, the others clean, for 2 ms: path 1 is
+        // whacked whenever it carries a packet and never recovers (no clean ACK from it).
+        let t = drive_paths(&mut w, &mut rng, 0, 2_000_000, |p| Some(p == 1));
+        assert_eq!(w.profile().balls()[1], 1, "{:?}", w.profile().balls());
+        // Nothing is sent for 5 ms: no evidence either way, so the profile stays (the periodic
+        // rule would have handed path 1 its 15 balls back: 64 intervals at gain 1/4).
+        let t = t + 5_000_000;
+        send_at(&mut w, &mut rng, t);
+        assert_eq!(w.profile().balls()[1], 1, "{:?}", w.profile().balls());
+        // Path 1 heals: its (rare, 1 in 64) packets come back clean. Each interval with a
+        // clean ACK from it returns ⌈1/4⌉ of the others' excess; back at target within 4 ms.
+        let t = drive_paths(&mut w, &mut rng, t, t + 4_000_000, |_| Some(false));
+        assert_eq!(w.profile().balls(), &[16, 16, 16, 16][..], "at {t} ns");
+    }
+
+    #[test]
+    fn evidence_recovery_gives_nothing_back_to_a_path_still_marked() {
+        let mut rng = SimRng::new(11);
+        let mut w = WhackAMole::new(&cfg(), &mut rng);
+        // Path 2 is marked at every packet. Once drained (2 ms), 1 ball of 64 (its floor) is all
+        // it keeps for the next 8 ms, whereas the periodic rule keeps handing it balls back
+        // (see the test above: up to 4 after each recovery step).
+        let mut t = drive_paths(&mut w, &mut rng, 0, 2_000_000, |p| Some(p == 2));
+        let mut worst = 0;
+        while t < 10_000_000 {
+            t = drive_paths(&mut w, &mut rng, t, t + 100_000, |p| Some(p == 2));
+            worst = worst.max(w.profile().balls()[2]);
+        }
+        assert_eq!(worst, 1, "path 2 held {worst} balls");
+        assert_eq!(w.profile().balls()[2], 1);
+    }
+
+    #[test]
+    fn recovery_rule_and_profile_scope_parse_by_name() {
+        use crate::config::{HostLbConfig, LbConfig};
+        let parse = |text: &str| match LbConfig::parse("whack-a-mole", text).map(|c| c.host) {
+            Ok(HostLbConfig::WhackAMole(w)) => Ok((w.recovery_rule, w.profile_scope)),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.to_string()),
+        };
+        assert_eq!(
+            parse(""),
+            Ok((RecoveryRule::Evidence, ProfileScope::QueuePair))
+        );
+        assert_eq!(
+            parse("recovery_rule = \"periodic\", profile_scope = \"destination\""),
+            Ok((RecoveryRule::Periodic, ProfileScope::Destination))
+        );
+        assert!(parse("recovery_rule = \"quiet\"")
+            .unwrap_err()
+            .contains("recovery_rule"));
+        assert!(parse("profile_scope = \"nic\"")
+            .unwrap_err()
+            .contains("profile_scope"));
+    }
+
+    #[test]
+    fn evidence_needs_a_floor_of_one_ball() {
+        let bad = WhackAMoleConfig {
+            min_balls: 0,
+            ..WhackAMoleConfig::default()
+        };
+        let e = bad.validate(Algorithm::WhackAMole).unwrap_err();
+        assert!(e.to_string().contains("min_balls"), "{e}");
+        for ok in [
+            WhackAMoleConfig {
+                recovery_rule: RecoveryRule::Periodic,
+                ..bad.clone()
+            },
+            WhackAMoleConfig {
+                recovery_interval_ns: 0,
+                ..bad.clone()
+            },
+        ] {
+            ok.validate(Algorithm::WhackAMole).unwrap();
+        }
+    }
+
+    #[test]
+    fn relax_toward_where_gives_only_to_the_selected_bins() {
+        // Excess 8 on bin 0; deficits 4 (bin 1, not selected) and 4 (bin 2).
+        let mut p = profile(&[16, 4, 4, 8], 5);
+        let target = [8, 8, 8, 8];
+        assert!(p.relax_toward_where(&target, 1.0, |i| i != 1));
+        // Bin 0 gives only what bin 2 can take.
+        assert_eq!(p.balls(), &[12, 4, 8, 8]);
+        assert!(!p.relax_toward_where(&target, 1.0, |i| i != 1));
+        // Gain 1/4: bin 0 gives ⌈0.25·4⌉ = 1 to bin 1.
+        assert!(p.relax_toward_where(&target, 0.25, |_| true));
+        assert_eq!(p.balls(), &[11, 5, 8, 8]);
+        assert_eq!(p.cumulative(), &[11, 16, 24, 32]);
     }
 
     #[test]
@@ -1496,6 +1830,33 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn selective_recovery_keeps_m_balls_and_spares_the_unselected(
+            (l, balls) in arb_profile(),
+            mask in proptest::collection::vec(any::<bool>(), 16),
+            gain in 0.0f64..=1.0,
+        ) {
+            let n = balls.len();
+            let mut p = profile(&balls, l);
+            let target = Profile::uniform(n, l).balls().to_vec();
+            let before = p.balls().to_vec();
+            p.relax_toward_where(&target, gain, |i| mask[i]);
+            let after = p.balls();
+            prop_assert_eq!(after.iter().sum::<u32>(), 1u32 << l);
+            for i in 0..n {
+                let (b, a, t) = (before[i], after[i], target[i]);
+                if b > t {
+                    // A giver gives at most its excess and never drops below target.
+                    prop_assert!(a <= b && a >= t, "bin {i}: {b} -> {a}, target {t}");
+                } else if mask[i] {
+                    // A selected bin below target gains, never past target.
+                    prop_assert!(a >= b && a <= t, "bin {i}: {b} -> {a}, target {t}");
+                } else {
+                    prop_assert_eq!(a, b, "unselected bin {} moved", i);
+                }
+            }
+        }
 
         #[test]
         fn spray_deviation_is_bounded_by_log2_m(
