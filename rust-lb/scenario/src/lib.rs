@@ -174,6 +174,21 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
             ScenarioError::file(file, key, ErrorKind::Value, e.to_string())
         });
     }
+    if s.lb.name.trim() == rdma_lb_core::Algorithm::Themis.name()
+        && s.transport.recovery == model::Recovery::Irn
+    {
+        let msg = "algorithm `themis` needs nic-sr or gbn receivers: IRN's NACKs also \
+                   acknowledge data, and Themis-D would filter them as reordering NACKs \
+                   (seed 001 §3.3)"
+            .to_owned();
+        return Err(if overrides.lb.is_some() || overrides.recovery.is_some() {
+            ScenarioError::file(overrides::OVERRIDES, "lb", ErrorKind::Value, msg)
+        } else if lb_line > 0 {
+            ScenarioError::at(file, lb_line, "lb", ErrorKind::Value, msg)
+        } else {
+            ScenarioError::file(file, "lb", ErrorKind::Value, msg)
+        });
+    }
     let n = s.topology.node_count;
     let mut is_switch = vec![false; n as usize];
     for &id in &s.topology.switch_ids {

@@ -311,3 +311,41 @@ fn unknown_key_and_unknown_algorithm() {
         )
     );
 }
+
+#[test]
+fn themis_with_irn_receivers_is_refused() {
+    let d = scratch("themis-irn");
+    let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
+    write(&d, "flow.txt", "1\n0 17 3 1000 2.0\n");
+    let toml = write(
+        &d,
+        "t.toml",
+        &format!(
+            "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n[transport]\nrecovery = \"irn\"\n[lb]\nname = \"themis\"\n",
+            topo.display()
+        ),
+    );
+    let why = "algorithm `themis` needs nic-sr or gbn receivers: IRN's NACKs also acknowledge \
+               data, and Themis-D would filter them as reordering NACKs (seed 001 §3.3)";
+    assert_eq!(
+        msg(load_scenario(&toml, &Overrides::default())),
+        format!("{}:8: lb: {why}", toml.display())
+    );
+    // Through an override, on either side; nic-sr and gbn are accepted.
+    let ok = write(
+        &d,
+        "ok.toml",
+        &std::fs::read_to_string(&toml)
+            .unwrap()
+            .replace("\"irn\"", "\"nic-sr\""),
+    );
+    load_scenario(&ok, &Overrides::default()).unwrap();
+    assert_eq!(
+        msg(load_scenario(
+            &ok,
+            &Overrides::parse("recovery=irn").unwrap()
+        )),
+        format!("overrides: lb: {why}")
+    );
+    load_scenario(&ok, &Overrides::parse("recovery=gbn").unwrap()).unwrap();
+}
