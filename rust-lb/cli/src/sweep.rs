@@ -8,9 +8,16 @@
 //! and different whenever any setting differs. A point whose directory already holds a
 //! `summary.json` (written by the scenario program at the end of a successful run) is
 //! skipped, so an interrupted sweep resumes where it stopped. Progress goes to stderr.
+//!
+//! Beyond one machine (DESIGN.md decision 7), `--slurm FILE` writes the same grid as a Slurm
+//! job array instead of running it: one array task per point, each running the scenario
+//! program with the same arguments into the same directory (so results are laid out exactly as
+//! a local sweep lays them out, and a local sweep over the same root skips what the cluster
+//! finished), skipping a point that already has its `summary.json`. Paths in the script are
+//! absolute; the cluster must see the same files (a shared file system).
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -53,6 +60,9 @@ pub(crate) struct SweepArgs {
     /// List the points and their directories without running anything.
     #[arg(long)]
     dry_run: bool,
+    /// Write the grid as a Slurm job array script (`sbatch FILE`) instead of running it.
+    #[arg(long, value_name = "FILE", conflicts_with = "dry_run")]
+    slurm: Option<PathBuf>,
 }
 
 /// FNV-1a, 64 bits: a stable hash (no per-process random keys).
@@ -80,6 +90,68 @@ fn options<T: Clone>(v: &[T]) -> Vec<Option<T>> {
     }
 }
 
+/// `path` made absolute against the working directory (not resolved: symlinks stay).
+fn absolute(path: &Path) -> Result<PathBuf, Failure> {
+    std::path::absolute(path).map_err(|e| {
+        Failure(format!(
+            "{}: cannot make the path absolute: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// `s` quoted for a POSIX shell.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The Slurm job array script running `points` with `sim`, one array task per point.
+fn slurm_script(points: &[Point], sim: &Path, out_root: &Path) -> String {
+    let mut s = String::new();
+    s.push_str("#!/usr/bin/env bash\n");
+    s.push_str(
+        "# Written by `rdma-lb sweep --slurm`: one array task per sweep point. Submit with\n",
+    );
+    s.push_str("# `sbatch THIS_FILE`; a point whose directory has a summary.json is skipped.\n");
+    s.push_str("#SBATCH --job-name=rdma-lb-sweep\n");
+    s.push_str(&format!(
+        "#SBATCH --array=0-{}\n",
+        points.len().saturating_sub(1)
+    ));
+    s.push_str("#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n");
+    s.push_str(&format!(
+        "#SBATCH --output={}/slurm-%A_%a.out\n",
+        out_root.display()
+    ));
+    s.push_str("set -euo pipefail\n");
+    s.push_str(&format!(
+        "sim={}\n",
+        shell_quote(&sim.display().to_string())
+    ));
+    s.push_str("task=\"${SLURM_ARRAY_TASK_ID:?submit with sbatch, or set SLURM_ARRAY_TASK_ID}\"\n");
+    s.push_str("case \"$task\" in\n");
+    for (i, p) in points.iter().enumerate() {
+        let args: Vec<String> = p.args.iter().map(|a| shell_quote(a)).collect();
+        s.push_str(&format!(
+            "{i}) label={}; dir={}; args=({}) ;;\n",
+            shell_quote(&p.label),
+            shell_quote(&p.dir.display().to_string()),
+            args.join(" ")
+        ));
+    }
+    s.push_str("*) echo \"rdma-lb sweep: no point $task (0..");
+    s.push_str(&format!(
+        "{})\" >&2; exit 2 ;;\nesac\n",
+        points.len().saturating_sub(1)
+    ));
+    s.push_str(
+        "if [ -f \"$dir/summary.json\" ]; then echo \"$label: finished already\"; exit 0; fi\n",
+    );
+    s.push_str("mkdir -p \"$dir\"\n");
+    s.push_str("exec \"$sim\" \"${args[@]}\"\n");
+    s
+}
+
 pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
     let mut points = Vec::new();
     for config in &a.configs {
@@ -101,14 +173,37 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
                     let hash = fnv1a64(s.effective_config().as_bytes());
                     let load_part = load_v.as_ref().map_or(String::new(), |l| format!("-l{l}"));
                     let label = format!("{}-{}{}-s{}", s.name, s.lb.name, load_part, s.run.seed);
-                    let dir = a.out_root.join(format!("{label}-{hash:016x}"));
-                    let args = sim_args(config, &o, Some(&dir), "off");
+                    let mut dir = a.out_root.join(format!("{label}-{hash:016x}"));
+                    let args = if a.slurm.is_some() {
+                        // A job script must not depend on the directory it is submitted from;
+                        // the names and hashes stay those of the local sweep.
+                        dir = absolute(&dir)?;
+                        sim_args(&absolute(config)?, &o, Some(&dir), "off")
+                    } else {
+                        sim_args(config, &o, Some(&dir), "off")
+                    };
                     points.push(Point { label, dir, args });
                 }
             }
         }
     }
     let total = points.len();
+    if let Some(file) = &a.slurm {
+        let out_root = absolute(&a.out_root)?;
+        let sim = absolute(&sim_path(a.sim.as_deref()))?;
+        // Slurm opens each task's log in out_root before the task starts.
+        std::fs::create_dir_all(&out_root)
+            .map_err(|e| Failure(format!("{}: cannot create: {e}", out_root.display())))?;
+        std::fs::write(file, slurm_script(&points, &sim, &out_root))
+            .map_err(|e| Failure(format!("{}: cannot write: {e}", file.display())))?;
+        eprintln!(
+            "sweep: {total} points written as a Slurm job array to {} (sbatch {0}); results \
+             under {}",
+            file.display(),
+            out_root.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
     let (todo, done): (Vec<Point>, Vec<Point>) = points
         .into_iter()
         .partition(|p| !p.dir.join("summary.json").is_file());

@@ -338,6 +338,92 @@ fn sweep_runs_the_grid_once_and_resumes() {
 }
 
 #[test]
+fn sweep_writes_a_slurm_job_array_that_runs_and_resumes_like_a_local_sweep() {
+    let d = scratch("slurm");
+    let (sim, log) = fake_sim(&d, 0);
+    let root = d.join("results");
+    let script = d.join("sweep.sbatch");
+    // Relative, as users type it (tests run in rust-lb/cli): the script must still work from
+    // any directory, and its directory names must be the local sweep's.
+    let cfg = PathBuf::from("../../configs/leaf_spine_demo.toml");
+    assert!(cfg.is_file());
+    let grid = [
+        "sweep",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--lb",
+        "ecmp,spray",
+        "--seed",
+        "1,2",
+        "--lb-params",
+        "num_entropies = 16",
+        "--out-root",
+        root.to_str().unwrap(),
+        "--sim",
+        sim.to_str().unwrap(),
+    ];
+    // ecmp takes no parameters: the whole grid is validated before anything is written.
+    let o = rdma_lb(&[&grid[..], &["--slurm", script.to_str().unwrap()]].concat());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("algorithm `ecmp`"), "{}", stderr(&o));
+    assert!(!script.exists());
+    let grid: Vec<&str> = grid
+        .iter()
+        .copied()
+        .filter(|a| *a != "--lb-params" && *a != "num_entropies = 16")
+        .collect();
+    let o = rdma_lb(&[&grid[..], &["--slurm", script.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!log.exists(), "writing the script runs nothing");
+    let text = std::fs::read_to_string(&script).unwrap();
+    assert!(text.contains("#SBATCH --array=0-3\n"), "{text}");
+    assert!(text.contains(&format!(
+        "#SBATCH --output={}/slurm-%A_%a.out",
+        root.display()
+    )));
+    assert_eq!(text.lines().filter(|l| l.contains(") label=")).count(), 4);
+    // The points, in the local sweep's order and directories.
+    let o = rdma_lb(&[&grid[..], &["--dry-run"]].concat());
+    let listed: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| l.split('\t').nth(1).unwrap().to_owned())
+        .collect();
+    assert_eq!(listed.len(), 4);
+    let task = |id: &str| {
+        Command::new("bash")
+            .arg(&script)
+            .env("SLURM_ARRAY_TASK_ID", id)
+            .current_dir("/")
+            .output()
+            .unwrap()
+    };
+    // Task 2 runs its point (from any directory: the paths are absolute) ...
+    let o = task("2");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let runs = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(runs.lines().count(), 1);
+    assert!(
+        runs.contains(&format!("--out={}", listed[2])),
+        "{runs} vs {listed:?}"
+    );
+    assert!(Path::new(&listed[2]).join("summary.json").is_file());
+    // ... once: a second submission skips it; an index outside the grid is an error.
+    let o = task("2");
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("finished already"));
+    assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 1);
+    assert_eq!(task("4").status.code(), Some(2));
+    // A local sweep over the same root picks up what the array finished.
+    let o = rdma_lb(&grid);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("4 points, 1 already finished (skipped), 3 to run"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn help_explains_every_option() {
     for (sub, words) in [
         (
