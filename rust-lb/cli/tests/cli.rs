@@ -285,13 +285,9 @@ fn flowgen_writes_a_conweave_flow_file_deterministically() {
     assert_eq!(o.status.code(), Some(2), "clap usage errors also exit 2");
 }
 
-#[test]
-fn sweep_runs_the_grid_once_and_resumes() {
-    let d = scratch("sweep");
-    let (sim, log) = fake_sim(&d, 0);
-    let root = d.join("results");
-    let cfg = repo("configs/leaf_spine_demo.toml");
-    let args = [
+/// `rdma-lb sweep` over `cfg` × {ecmp, spray} × seeds {1, 2} into `root` with `sim`.
+fn sweep_2x2<'a>(cfg: &'a Path, root: &'a Path, sim: &'a Path) -> Vec<&'a str> {
+    vec![
         "sweep",
         "--config",
         cfg.to_str().unwrap(),
@@ -299,13 +295,20 @@ fn sweep_runs_the_grid_once_and_resumes() {
         "ecmp,spray",
         "--seed",
         "1,2",
-        "--jobs",
-        "2",
         "--out-root",
         root.to_str().unwrap(),
         "--sim",
         sim.to_str().unwrap(),
-    ];
+    ]
+}
+
+#[test]
+fn sweep_runs_the_grid_once_and_resumes() {
+    let d = scratch("sweep");
+    let (sim, log) = fake_sim(&d, 0);
+    let root = d.join("results");
+    let cfg = repo("configs/leaf_spine_demo.toml");
+    let args = [&sweep_2x2(&cfg, &root, &sim)[..], &["--jobs", "2"]].concat();
     let o = rdma_lb(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 4);
@@ -347,31 +350,13 @@ fn sweep_writes_a_slurm_job_array_that_runs_and_resumes_like_a_local_sweep() {
     // any directory, and its directory names must be the local sweep's.
     let cfg = PathBuf::from("../../configs/leaf_spine_demo.toml");
     assert!(cfg.is_file());
-    let grid = [
-        "sweep",
-        "--config",
-        cfg.to_str().unwrap(),
-        "--lb",
-        "ecmp,spray",
-        "--seed",
-        "1,2",
-        "--lb-params",
-        "num_entropies = 16",
-        "--out-root",
-        root.to_str().unwrap(),
-        "--sim",
-        sim.to_str().unwrap(),
-    ];
+    let grid = sweep_2x2(&cfg, &root, &sim);
+    let with_params = [&grid[..], &["--lb-params", "num_entropies = 16"]].concat();
     // ecmp takes no parameters: the whole grid is validated before anything is written.
-    let o = rdma_lb(&[&grid[..], &["--slurm", script.to_str().unwrap()]].concat());
+    let o = rdma_lb(&[&with_params[..], &["--slurm", script.to_str().unwrap()]].concat());
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("algorithm `ecmp`"), "{}", stderr(&o));
     assert!(!script.exists());
-    let grid: Vec<&str> = grid
-        .iter()
-        .copied()
-        .filter(|a| *a != "--lb-params" && *a != "num_entropies = 16")
-        .collect();
     let o = rdma_lb(&[&grid[..], &["--slurm", script.to_str().unwrap()]].concat());
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!log.exists(), "writing the script runs nothing");

@@ -147,6 +147,24 @@ fn load_conweave(
     Ok((scenario, c.lb_line))
 }
 
+/// An error about the `[lb]` section (`key` = `lb` or `lb_params`): located at the overrides
+/// if they caused it, else at `lb_line` of `file` (0 = unknown line).
+fn lb_error(
+    file: &str,
+    lb_line: usize,
+    key: &str,
+    from_override: bool,
+    msg: String,
+) -> ScenarioError {
+    if from_override {
+        ScenarioError::file(overrides::OVERRIDES, key, ErrorKind::Value, msg)
+    } else if lb_line > 0 {
+        ScenarioError::at(file, lb_line, key, ErrorKind::Value, msg)
+    } else {
+        ScenarioError::file(file, key, ErrorKind::Value, msg)
+    }
+}
+
 /// Checks a scenario's cross-references: the algorithm and its parameters, flow endpoints and
 /// `after` lists, collective flow ids, link events, stop time. `lb_line` locates `[lb]`/
 /// `LB_MODE` in `file` for messages (0 = unknown); errors caused by an override name
@@ -166,13 +184,7 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
         } else {
             overrides.lb_params.is_some() || overrides.lb.is_some()
         };
-        return Err(if from_override {
-            ScenarioError::file(overrides::OVERRIDES, key, ErrorKind::Value, e.to_string())
-        } else if lb_line > 0 {
-            ScenarioError::at(file, lb_line, key, ErrorKind::Value, e.to_string())
-        } else {
-            ScenarioError::file(file, key, ErrorKind::Value, e.to_string())
-        });
+        return Err(lb_error(file, lb_line, key, from_override, e.to_string()));
     }
     if s.lb.name.trim() == rdma_lb_core::Algorithm::Themis.name()
         && s.transport.recovery == model::Recovery::Irn
@@ -181,13 +193,8 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
                    acknowledge data, and Themis-D would filter them as reordering NACKs \
                    (seed 001 §3.3)"
             .to_owned();
-        return Err(if overrides.lb.is_some() || overrides.recovery.is_some() {
-            ScenarioError::file(overrides::OVERRIDES, "lb", ErrorKind::Value, msg)
-        } else if lb_line > 0 {
-            ScenarioError::at(file, lb_line, "lb", ErrorKind::Value, msg)
-        } else {
-            ScenarioError::file(file, "lb", ErrorKind::Value, msg)
-        });
+        let from_override = overrides.lb.is_some() || overrides.recovery.is_some();
+        return Err(lb_error(file, lb_line, "lb", from_override, msg));
     }
     let n = s.topology.node_count;
     let mut is_switch = vec![false; n as usize];
