@@ -138,6 +138,77 @@ class PanicGuardTestCase : public TestCase
     }
 };
 
+/**
+ * The per-NIC HostLbGroup through the bridge: with Whack-a-Mole's profile_scope =
+ * "destination", what one queue pair learned about a path is what the next queue pair to the
+ * same destination starts from; another destination, or the per-queue-pair scope, starts
+ * from the uniform profile (4 paths, 64 balls: 16 packets of 64 on each path).
+ */
+class HostLbGroupTestCase : public TestCase
+{
+  public:
+    HostLbGroupTestCase()
+        : TestCase("HostLbGroup: whack-a-mole profiles shared per destination, or per queue pair")
+    {
+    }
+
+  private:
+    /// Packets of 64 (one counter period) that \p sel sends on entropy 1 at \p now.
+    static uint32_t OnPath1(QpPathSelector& sel, Time now)
+    {
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < 64; ++i)
+        {
+            LbSendContext cx;
+            cx.now = now;
+            n += sel.NextEntropy(cx) == 1 ? 1 : 0;
+        }
+        return n;
+    }
+
+    /// Sends a packet every 10 us for 5 ms; every packet on entropy 1 comes back ECN-marked.
+    static Time WhackPath1(QpPathSelector& sel)
+    {
+        Time t = Seconds(0);
+        for (; t < MilliSeconds(5); t += MicroSeconds(10))
+        {
+            LbSendContext cx;
+            cx.now = t;
+            LbFeedback f;
+            f.kind = LbFeedbackKind::ACK;
+            f.now = t;
+            f.entropy = sel.NextEntropy(cx);
+            f.ecn = f.entropy == 1;
+            sel.OnFeedback(f);
+        }
+        return t;
+    }
+
+    void DoRun() override
+    {
+        const uint32_t x = 0x0b000101;
+        const uint32_t y = 0x0b000201;
+        for (const std::string scope : {"destination", "queue-pair"})
+        {
+            Ptr<LbConfig> cfg = LbConfig::ParseOrAbort(
+                "whack-a-mole",
+                "num_paths = 4, log2_balls = 6, profile_scope = \"" + scope + "\"");
+            Ptr<HostLbGroup> nic = cfg->CreateHostGroup();
+            std::unique_ptr<QpPathSelector> first = nic->CreateQpSelector(x, 1);
+            const Time t = WhackPath1(*first);
+            NS_TEST_EXPECT_MSG_EQ(OnPath1(*first, t), 1u, scope << ": path 1 drained to 1 ball");
+            first.reset();
+            std::unique_ptr<QpPathSelector> again = nic->CreateQpSelector(x, 2);
+            std::unique_ptr<QpPathSelector> other = nic->CreateQpSelector(y, 3);
+            const uint32_t learned = scope == "destination" ? 1 : 16;
+            NS_TEST_EXPECT_MSG_EQ(OnPath1(*again, t),
+                                  learned,
+                                  scope << ": the next queue pair to the same destination");
+            NS_TEST_EXPECT_MSG_EQ(OnPath1(*other, t), 16u, scope << ": another destination");
+        }
+    }
+};
+
 /// ECMP: one entropy and one uplink per flow; different flows, different entropies.
 class EcmpFlowStabilityTestCase : public TestCase
 {
@@ -345,6 +416,7 @@ class RdmaLbTestSuite : public TestSuite
     {
         AddTestCase(new LbConfigErrorTestCase, TestCase::QUICK);
         AddTestCase(new PanicGuardTestCase, TestCase::QUICK);
+        AddTestCase(new HostLbGroupTestCase, TestCase::QUICK);
         AddTestCase(new EcmpFlowStabilityTestCase, TestCase::QUICK);
         AddTestCase(new SprayUsesAllUplinksTestCase, TestCase::QUICK);
         AddTestCase(new DeterminismTestCase, TestCase::QUICK);
