@@ -683,9 +683,9 @@ mod tests {
         }
     }
 
-    /// Seed 001 Fig. 4c: after blocking ePSN 2, PSN 4 on the same path compensates 2 ...
-    #[test]
-    fn paper_example_compensates_blocked_epsn() {
+    /// Seed 001 Fig. 4c's state: PSNs 0, 1, 3 passed the ToR on two paths and the NACK for
+    /// ePSN 2 (triggered by 3) was blocked.
+    fn blocked_epsn_2() -> Themis {
         let mut t = themis(ThemisConfig::default());
         for psn in [0, 1, 3] {
             observe(&mut t, psn);
@@ -694,6 +694,13 @@ mod tests {
             t.on_nack_from_host(SimTime::ZERO, &nack(2), 2),
             NackVerdict::Block
         );
+        t
+    }
+
+    /// Seed 001 Fig. 4c: after blocking ePSN 2, PSN 4 on the same path compensates 2 ...
+    #[test]
+    fn paper_example_compensates_blocked_epsn() {
+        let mut t = blocked_epsn_2();
         assert_eq!(observe(&mut t, 5), None, "5 is on the other path");
         assert_eq!(
             observe(&mut t, 4),
@@ -711,14 +718,7 @@ mod tests {
     /// ... and PSN 2 arriving instead cancels it.
     #[test]
     fn paper_example_bepsn_arrival_cancels() {
-        let mut t = themis(ThemisConfig::default());
-        for psn in [0, 1, 3] {
-            observe(&mut t, psn);
-        }
-        assert_eq!(
-            t.on_nack_from_host(SimTime::ZERO, &nack(2), 2),
-            NackVerdict::Block
-        );
+        let mut t = blocked_epsn_2();
         assert_eq!(observe(&mut t, 2), None);
         assert_eq!(observe(&mut t, 4), None);
         assert_eq!((t.stats().compensations, t.stats().cancellations), (0, 1));
