@@ -76,6 +76,19 @@ impl ScenarioError {
             message: message.into(),
         }
     }
+
+    /// A file named at `file:line` by `key` could not be read: this error, if it is an I/O
+    /// error, moved to that line (naming the unreadable file in the message); any other
+    /// error, about the file's contents, stays where it is.
+    #[must_use]
+    pub fn io_at(self, file: &str, line: usize, key: &str) -> Self {
+        if self.kind == ErrorKind::Io {
+            let message = format!("{}: {}", self.file, self.message);
+            ScenarioError::at(file, line, key, ErrorKind::Io, message)
+        } else {
+            self
+        }
+    }
 }
 
 /// Keeps a message on one line: line breaks become `; `, other control characters are

@@ -86,38 +86,16 @@ fn load_conweave(
         ));
     }
     let topo_path = text::resolve_relative(path, &c.topology_file.0);
-    let mut topology = topology::parse_topology_file(&topo_path).map_err(|e| {
-        if e.kind == ErrorKind::Io {
-            ScenarioError::at(
-                file,
-                c.topology_file.1,
-                "TOPOLOGY_FILE",
-                ErrorKind::Io,
-                format!("{}: {}", e.file, e.message),
-            )
-        } else {
-            e
-        }
-    })?;
+    let mut topology = topology::parse_topology_file(&topo_path)
+        .map_err(|e| e.io_at(file, c.topology_file.1, "TOPOLOGY_FILE"))?;
     if let Some(e) = c.error_rate_per_link {
         for l in &mut topology.links {
             l.error_rate = e;
         }
     }
     let flow_path = text::resolve_relative(path, &c.flow_file.0);
-    let flows = flows::parse_flow_file(&flow_path, &topology).map_err(|e| {
-        if e.kind == ErrorKind::Io {
-            ScenarioError::at(
-                file,
-                c.flow_file.1,
-                "FLOW_FILE",
-                ErrorKind::Io,
-                format!("{}: {}", e.file, e.message),
-            )
-        } else {
-            e
-        }
-    })?;
+    let flows = flows::parse_flow_file(&flow_path, &topology)
+        .map_err(|e| e.io_at(file, c.flow_file.1, "FLOW_FILE"))?;
     for &(ln, _, a, b) in &c.link_down {
         if !topology
             .links

@@ -456,13 +456,7 @@ impl Cx<'_> {
         read: impl FnOnce(&Path) -> Result<T>,
     ) -> Result<T> {
         let p = resolve_relative(self.path, s.get_ref());
-        read(&p).map_err(|e| {
-            if e.kind == ErrorKind::Io {
-                self.err(s, key, ErrorKind::Io, format!("{}: {}", e.file, e.message))
-            } else {
-                e
-            }
-        })
+        read(&p).map_err(|e| e.io_at(self.file, line_of(self.text, s.span().start), key))
     }
 }
 
