@@ -26,6 +26,8 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-lb-module.h"
 
+#include "rdma-lb-test-util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -54,15 +56,20 @@ FixSeed()
     RngSeedManager::SetRun(1);
 }
 
-/// Builds \p nHosts hosts on one switch (node nHosts), 100 Gbps, 1 us links, host h on port h.
+/// Builds and finishes, under the fixed seed, \p nHosts hosts on one ECMP switch (node
+/// nHosts), 100 Gbps, 1 us links, host h on port h.
 void
 BuildStar(RdmaFabricHelper& f, uint32_t nHosts)
 {
+    FixSeed();
+    f.SetLoadBalancer("ecmp");
     f.CreateNodes(nHosts + 1, {nHosts});
     for (uint32_t h = 0; h < nHosts; ++h)
     {
         f.Link(h, nHosts, G100, MicroSeconds(1));
     }
+    f.Finish();
+    f.AssignStreams(0);
 }
 
 /// Sets an attribute on every host NIC.
@@ -225,12 +232,8 @@ class DcqcnTwoFlowTestCase : public TestCase
   private:
     void DoRun() override
     {
-        FixSeed();
         RdmaFabricHelper f;
-        f.SetLoadBalancer("ecmp");
         BuildStar(f, 3); // hosts 0, 1 send to host 2 through switch 3
-        f.Finish();
-        f.AssignStreams(0);
         std::map<uint32_t, RateLog> rates;
         for (uint32_t h : {0u, 1u})
         {
@@ -367,12 +370,8 @@ class IncastTestCase : public TestCase
   private:
     void DoRun() override
     {
-        FixSeed();
         RdmaFabricHelper f;
-        f.SetLoadBalancer("ecmp");
         BuildStar(f, 17); // hosts 0-15 send to host 16 through switch 17
-        f.Finish();
-        f.AssignStreams(0);
         SetPfc(f, m_pfc);
         f.GetSwitch(17)->GetMmu()->SetAttribute("EgressDynamicThreshold", BooleanValue(m_egressDt));
         f.GetSwitch(17)->SetAttribute("PauseTime", TimeValue(MicroSeconds(m_pauseUs)));
@@ -799,12 +798,8 @@ class PausedPgNotScheduledTestCase : public TestCase
   private:
     void DoRun() override
     {
-        FixSeed();
         RdmaFabricHelper f;
-        f.SetLoadBalancer("ecmp");
         BuildStar(f, 2);
-        f.Finish();
-        f.AssignStreams(0);
         SetNics(f, "CcMode", StringValue("none"));
         std::map<uint32_t, std::vector<Time>> sent;
         f.GetNic(0)->TraceConnectWithoutContext(
@@ -867,30 +862,6 @@ class PausedPgNotScheduledTestCase : public TestCase
     const Time m_pauseAt{MicroSeconds(20)};
 };
 
-/// Drops the first arrival of data packets at the listed byte offsets.
-class DropSeqOnce : public ErrorModel
-{
-  public:
-    explicit DropSeqOnce(std::set<uint32_t> seqs)
-        : m_seqs(std::move(seqs))
-    {
-    }
-
-  private:
-    bool DoCorrupt(Ptr<Packet> p) override
-    {
-        RdmaHeader h;
-        p->PeekHeader(h);
-        return h.type == RdmaHeader::DATA && m_seqs.erase(h.seq) != 0;
-    }
-
-    void DoReset() override
-    {
-    }
-
-    std::set<uint32_t> m_seqs;
-};
-
 /// What an IRN timeout run records.
 struct IrnRtoResult
 {
@@ -924,12 +895,8 @@ class IrnTimeoutTestCase : public TestCase
     /// One flow of \p pkts packets host 0 -> host 1 whose last \p lostTail packets are lost once.
     static IrnRtoResult Run(uint32_t pkts, uint32_t lostTail, bool pfc, bool rtoWithPfc)
     {
-        FixSeed();
         RdmaFabricHelper f;
-        f.SetLoadBalancer("ecmp");
         BuildStar(f, 2);
-        f.Finish();
-        f.AssignStreams(0);
         SetPfc(f, pfc);
         SetNics(f, "LossRecovery", StringValue("irn"));
         SetNics(f, "IrnRtoWithPfc", BooleanValue(rtoWithPfc));
@@ -940,7 +907,7 @@ class IrnTimeoutTestCase : public TestCase
         }
         // Lose the first arrival of each listed packet at the receiver's port.
         f.GetNode(1)->GetDevice(0)->SetAttribute("ReceiveErrorModel",
-                                                 PointerValue(Create<DropSeqOnce>(lose)));
+                                                 PointerValue(Create<rdmalbtest::DropSeqOnceErrorModel>(lose)));
         IrnRtoResult r;
         r.firstRetx = Time::Max();
         RetxProbe probe;

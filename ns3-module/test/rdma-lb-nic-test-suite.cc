@@ -10,6 +10,8 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-lb-module.h"
 
+#include "rdma-lb-test-util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -20,34 +22,6 @@ using namespace ns3;
 
 namespace
 {
-
-/// Drops the first arrival of data packets at the listed byte offsets.
-class DropSeqOnceErrorModel : public ErrorModel
-{
-  public:
-    explicit DropSeqOnceErrorModel(std::set<uint32_t> seqs)
-        : m_seqs(std::move(seqs))
-    {
-    }
-
-  private:
-    bool DoCorrupt(Ptr<Packet> p) override
-    {
-        RdmaHeader h;
-        p->PeekHeader(h);
-        if (h.type == RdmaHeader::DATA && m_seqs.erase(h.seq) != 0)
-        {
-            return true;
-        }
-        return false;
-    }
-
-    void DoReset() override
-    {
-    }
-
-    std::set<uint32_t> m_seqs;
-};
 
 /// What one run recorded.
 struct NicRun
@@ -209,7 +183,7 @@ class ListedLossTestCase : public TestCase
         const uint64_t size = 1000000;
         SmallFabric f(m_mode);
         const std::set<uint32_t> lost{10000, 300000, 301000, 600000, uint32_t(size - 1000)};
-        f.SetLoss(Create<DropSeqOnceErrorModel>(lost));
+        f.SetLoss(Create<rdmalbtest::DropSeqOnceErrorModel>(lost));
         f.fabric.AddFlow(0, 0, 1, size, MicroSeconds(1));
         NicRun& r = f.Run();
         NS_TEST_ASSERT_MSG_EQ(r.recs.count(0), 1u, m_mode << ": flow completed");
@@ -373,7 +347,7 @@ class QuirkFixesTestCase : public TestCase
         // 96 packets: a multiple of the interval, so the last packet is ACKed.
         if (loss)
         {
-            f.SetLoss(Create<DropSeqOnceErrorModel>(std::set<uint32_t>{30000}));
+            f.SetLoss(Create<rdmalbtest::DropSeqOnceErrorModel>(std::set<uint32_t>{30000}));
         }
         f.fabric.AddFlow(0, 0, 1, 96000, MicroSeconds(0));
         Counts c;
