@@ -2,8 +2,9 @@
 
 Defaults reproduce the reference; each quirk has a switch (see plots/README.md):
 * flows are kept when start > start_after and start + fct < finish_before (both optional here);
-* flows are sorted by size (ties keep file order) and the single largest is dropped per run
-  (``drop_largest=True``, the reference's ``split('\\n')[:-2]``);
+* flows are sorted by size (ties keep file order, or with ``ties="reference"`` fctAnalysis's
+  order, which makes the buckets independent of file order) and the single largest is dropped
+  per run (``drop_largest=True``, the reference's ``split('\\n')[:-2]``);
 * 20 buckets of 5 % of the flows each, by count in size order: bucket i holds sorted flows
   [i*n//20, (i+1)*n//20); its label is the largest size in it; its percentiles are index-based,
   ``a[int(len(a) * p)]`` on the sorted slowdowns (the reference's get_pctl);
@@ -33,18 +34,38 @@ def recompute_ideal(flows, variant, hosts_per_tor, link_delay_ns=1000, bw_gbps=1
     return Flows(flows.size, flows.start_ns, flows.fct_ns, ideal, flows.src, flows.dst)
 
 
-def filter_flows(flows, start_after_ns=None, finish_before_ns=None):
+def window_mask(flows, start_after_ns=None, finish_before_ns=None):
+    """True for the flows fctAnalysis keeps: start > start_after and start + fct < finish_before."""
     mask = np.ones(len(flows), dtype=bool)
     if start_after_ns is not None:
         mask &= flows.start_ns > start_after_ns
     if finish_before_ns is not None:
         mask &= flows.start_ns + flows.fct_ns < finish_before_ns
-    return flows.select(mask)
+    return mask
 
 
-def sort_by_size(flows, drop_largest=True):
-    """Flows in ascending size order (stable); without the largest one if ``drop_largest``."""
-    order = np.argsort(flows.size, kind="stable")
+def filter_flows(flows, start_after_ns=None, finish_before_ns=None):
+    return flows.select(window_mask(flows, start_after_ns, finish_before_ns))
+
+
+SIZE_TIES = ("file", "reference")
+
+
+def sort_by_size(flows, drop_largest=True, ties="file"):
+    """Flows in ascending size order; without the largest one if ``drop_largest``.
+
+    Equal sizes keep file order (``ties="file"``) or take fctAnalysis's order (``"reference"``):
+    its ``sort -n -k 2`` of awk's ``"slowdown size"`` lines breaks ties by comparing whole lines
+    byte by byte, i.e. by the slowdown as awk prints it (``%.6g``) compared as text ("10.5" <
+    "2"). That order reproduces the reference's bucket rows exactly and does not depend on the
+    order in which a simulator writes its flows."""
+    if ties not in SIZE_TIES:
+        raise ValueError(f"ties must be one of {SIZE_TIES}, got {ties!r}")
+    if ties == "reference" and len(flows):
+        printed = np.array(["%.6g" % v for v in flows.slowdown])
+        order = np.lexsort((printed, flows.size))
+    else:
+        order = np.argsort(flows.size, kind="stable")
     if drop_largest and len(order):
         order = order[:-1]
     return flows.select(order)

@@ -1,4 +1,4 @@
-"""``python -m plots {slowdown,cdf,cct} ...``: figures (PNG + PDF) and a CSV table beside them.
+"""``python -m plots {slowdown,cdf,cct,compare} ...``: figures (PNG + PDF) and a CSV table beside them.
 
 Exit status: 0 on success, 2 on bad input or usage (one line on stderr naming file:line)."""
 
@@ -7,9 +7,10 @@ import csv
 import sys
 from pathlib import Path
 
-from . import analysis, figures
+from . import analysis, compare, figures
 from .errors import InputError
-from .io import parse_flow_id_range, read_collectives, read_run
+from .io import parse_flow_id_range, read_collectives, read_fct_txt, read_run
+from .tables import write_csv
 
 
 def _write_csv(path, header, rows):
@@ -27,11 +28,15 @@ def _fmt(v):
     return v
 
 
-def _out_paths(out):
+def _figure_path(out):
     out = Path(out)
     if out.suffix.lower() not in (".png", ".pdf"):
         raise InputError(out, None, "output must end in .png or .pdf (both are written)")
-    png = out.with_suffix(".png")
+    return out.with_suffix(".png")
+
+
+def _out_paths(out):
+    png = _figure_path(out)
     return png, png.with_suffix(".csv")
 
 
@@ -78,6 +83,21 @@ def build_parser():
     p.add_argument("files", nargs="+", metavar="COLLECTIVES_CSV")
     p.add_argument("-o", "--out", required=True, help="figure path (.png; .pdf and .csv beside it)")
     _add_title(p)
+    p = sub.add_parser("compare", help="our fct.txt against the reference simulator's, flow for flow")
+    p.add_argument("ref", metavar="REF_FCT", help="the reference's (ConWeave ns-3) fct.txt, or fct.txt.gz")
+    p.add_argument("ours", metavar="OURS_FCT", help="our fct.txt, or fct.txt.gz")
+    p.add_argument("-o", "--out", default=None,
+                   help="figure path (.png; .pdf beside it): per-bucket slowdown and per-flow FCT ratio CDF")
+    p.add_argument("--csv", default=None, metavar="TABLE.csv", help="write the per-bucket table as CSV")
+    p.add_argument("--start-ns", type=float, default=None,
+                   help="keep flows with start > this (default: the reference's first start floored to "
+                        "the ms + 5 ms, run.py's sT)")
+    p.add_argument("--end-ns", type=float, default=None,
+                   help="keep flows with start + fct < this (default: the reference's last start ceiled "
+                        "to the ms + 50 ms, run.py's fT)")
+    p.add_argument("--bdp", type=int, default=analysis.DEFAULT_BDP_BYTES,
+                   help="small/large split in bytes (default 104000, leaf-spine 100G)")
+    _add_title(p)
     return parser
 
 
@@ -94,7 +114,33 @@ def _prepared(args):
                                  drop_largest=not args.keep_largest, ideal=ideal)
 
 
+def _read_flows(path):
+    flows = read_fct_txt(path)
+    if not len(flows):
+        raise InputError(path, None, "no flows")
+    return flows
+
+
+def run_compare(args):
+    if args.bdp < 1:
+        raise InputError("--bdp", None, "must be >= 1")
+    png = _figure_path(args.out) if args.out is not None else None
+    cmp = compare.compare(_read_flows(args.ref), _read_flows(args.ours), args.start_ns, args.end_ns, args.bdp)
+    print(compare.report(cmp, args.ref, args.ours))
+    written = []
+    if args.csv is not None:
+        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
+        write_csv([{k: _fmt(v) for k, v in r.items()} for r in compare.bucket_rows(cmp)], args.csv)
+        written.append(args.csv)
+    if png is not None:
+        written.extend(figures.compare_figure(cmp, png, title=args.title))
+    if written:
+        print("wrote " + " ".join(str(p) for p in written))
+
+
 def run(args):
+    if args.command == "compare":
+        return run_compare(args)
     png, table = _out_paths(args.out)
     if args.command == "slowdown":
         if args.buckets < 1:

@@ -1,11 +1,14 @@
-"""The three figures; each also returns the rows of the CSV table beside it."""
+"""The figures: slowdown, CDF and CCT (each also returns the rows of the CSV table beside it), and
+the reference-vs-ours comparison."""
 
 import math
 
 import numpy as np
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from . import analysis
-from .style import SWITCH_SCHEMES, figure, line_kwargs, ordered, save, style_for
+from .compare import RATIO_BANDS
+from .style import SIMULATOR_STYLE, SWITCH_SCHEMES, figure, line_kwargs, ordered, save, simulator_kwargs, style_for
 
 LEGEND_COLUMNS = 4
 LEGEND_ROW_IN = 0.13  # height of one legend row at legend.fontsize 6
@@ -120,3 +123,67 @@ def cct_figure(collectives, out_png, title=None):
         ax.set_title(title)
     fig.tight_layout(pad=0.3)
     return save(fig, out_png), rows
+
+
+COMPARE_LINESTYLE = {"avg": "-", "p99": "--"}
+
+
+def compare_figure(cmp, out_png, title=None):
+    """Top: avg (solid) and p99 (dashed) FCT slowdown per size bucket of the reference and ours
+    (:class:`plots.compare.Comparison`). Bottom: CDF of the per-flow FCT ratio ours/ref (log x)
+    with the ±5 % band shaded. Returns the PNG and PDF paths."""
+    height_in = 3.6
+    fig, (top, bottom) = figure(height_in, nrows=2)
+    for name, side in (("reference", cmp.ref), ("ours", cmp.ours)):
+        x = [b.size_max for b in side.buckets]
+        for stat, ls in COMPARE_LINESTYLE.items():
+            top.plot(x, [getattr(b, stat) for b in side.buckets], linestyle=ls, label=f"{name} {stat}",
+                     **simulator_kwargs(name))
+    top.set_ylabel("FCT slowdown")
+    top.set_ylim(bottom=1)
+    _log_size_axis(top)
+    _ratio_cdf(bottom, cmp.ratios, max(RATIO_BANDS))
+    _legend_below(fig, [top, bottom], 2 * len(COMPARE_LINESTYLE), height_in, title)
+    return save(fig, out_png)
+
+
+def _ratio_cdf(ax, ratios, band):
+    colour, _ = SIMULATOR_STYLE["ours"]
+    ax.axvspan(1 - band, 1 + band, color=colour, alpha=0.15, linewidth=0)
+    x, F = analysis.cdf_points(ratios)
+    if len(x):
+        ax.plot(x, F, drawstyle="steps-post", color=colour)
+    lo = min(float(x[0]), 1 - 2 * band) if len(x) else 1 - 2 * band
+    hi = max(float(x[-1]), 1 + 2 * band) if len(x) else 1 + 2 * band
+    lo, hi = lo / 1.05, hi * 1.05
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_xticks(_ratio_ticks(lo, hi))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel(f"Per-flow FCT ours / reference (shaded: ±{100 * band:.0f} %)")
+    ax.set_ylabel("CDF")
+    ax.set_ylim(0, 1.01)
+    ax.grid(True, which="major")
+
+
+RATIO_TICKS = (0.2, 0.5, 0.8, 0.9, 0.95, 1.05, 1.1, 1.25, 2, 5)
+
+
+def _ratio_ticks(lo, hi, n=6):
+    """Ticks for a log ratio axis [lo, hi]: the decades if it spans one or more, else 1 and,
+    outwards from it, RATIO_TICKS at least 1/n of the log range apart (readable labels for
+    ratios within a few % of 1)."""
+    if hi / lo >= 10:
+        return [10.0**k for k in range(math.ceil(math.log10(lo)), math.floor(math.log10(hi)) + 1)]
+    gap = math.log10(hi / lo) / n
+    ticks = [1.0]
+    above = sorted(t for t in RATIO_TICKS if 1 < t <= hi)
+    below = sorted((t for t in RATIO_TICKS if lo <= t < 1), reverse=True)
+    for side in (above, below):
+        last = 1.0
+        for t in side:
+            if abs(math.log10(t / last)) >= gap:
+                ticks.append(t)
+                last = t
+    return sorted(ticks)

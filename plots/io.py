@@ -4,8 +4,10 @@ Every malformed line raises :class:`plots.errors.InputError` naming ``file:line`
 """
 
 import csv
+import gzip
 import json
 import math
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,24 +95,42 @@ def _flow_row(path, lineno, cols):
     return size, start, fct, ideal, src, dst
 
 
+def _open_text(path):
+    """``path`` opened as UTF-8 text, decompressed on the fly if its name ends in ``.gz``."""
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return open(path, encoding="utf-8")
+
+
 def read_fct_txt(path):
     """ConWeave/HPCC ``fct.txt`` (spec §7.6): 8 whitespace-separated columns per line,
-    ``src dst sport dport size_B start_ns fct_ns ideal_fct_ns``. Blank lines are skipped."""
+    ``src dst sport dport size_B start_ns fct_ns ideal_fct_ns``. Blank lines are skipped; a name
+    ending in ``.gz`` is read gzip-compressed (as the shared reference runs are stored)."""
     path = Path(path)
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            parts = line.split()
-            if not parts:
-                continue
-            if len(parts) != len(FCT_TXT_COLUMNS):
-                raise InputError(path, lineno, f"expected {len(FCT_TXT_COLUMNS)} columns "
-                                 f"({' '.join(FCT_TXT_COLUMNS)}), got {len(parts)}")
-            cols = dict(zip(FCT_TXT_COLUMNS, parts))
-            for name in ("sport", "dport"):
-                _num(path, lineno, name, cols[name], integer=True)
-            rows.append(_flow_row(path, lineno, cols))
-    return _flows_from_rows(rows)
+    try:
+        with _open_text(path) as f:
+            for lineno, line in enumerate(f, 1):
+                rows.append(_fct_txt_row(path, lineno, line))
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise InputError(path, None, f"bad gzip data: {e}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not UTF-8 text") from None
+    return _flows_from_rows([r for r in rows if r is not None])
+
+
+def _fct_txt_row(path, lineno, line):
+    """(size, start, fct, ideal, src, dst) of one fct.txt line; None for a blank line."""
+    parts = line.split()
+    if not parts:
+        return None
+    if len(parts) != len(FCT_TXT_COLUMNS):
+        raise InputError(path, lineno, f"expected {len(FCT_TXT_COLUMNS)} columns "
+                         f"({' '.join(FCT_TXT_COLUMNS)}), got {len(parts)}")
+    cols = dict(zip(FCT_TXT_COLUMNS, parts))
+    for name in ("sport", "dport"):
+        _num(path, lineno, name, cols[name], integer=True)
+    return _flow_row(path, lineno, cols)
 
 
 def read_flows_csv(path, expect_algorithm=None, flow_ids=None):

@@ -31,6 +31,21 @@ ALGORITHM_STYLE = {
 # drawn dashed, so that 12+ lines stay distinguishable by colour, marker and line style.
 SWITCH_SCHEMES = frozenset({"themis", "plts-random", "plts-counter", "plts-rr", "adaptive", "drill", "conweave"})
 
+# The two simulators of `python -m plots compare`: (colour, marker); the statistic is the line style.
+# The reference's markers are hollow and larger, so that it shows where ours lies on top of it.
+SIMULATOR_STYLE = {
+    "reference": ("#7f7f7f", "o"),
+    "ours": ("#0072b2", "s"),
+}
+
+
+def simulator_kwargs(name):
+    colour, marker = SIMULATOR_STYLE[name]
+    kw = {"color": colour, "marker": marker}
+    if name == "reference":
+        kw.update(markerfacecolor="none", markersize=5)
+    return kw
+
 COLUMN_WIDTH_IN = 3.3
 
 

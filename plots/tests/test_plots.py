@@ -400,3 +400,233 @@ def test_markdown_pads_columns_and_csv_round_trips(tmp_path):
     ]
     write_csv(rows, tmp_path / "t.csv")
     assert (tmp_path / "t.csv").read_text() == "algorithm,p99\necmp,26.09\nplts-counter,7.5\n"
+
+
+# ---------------------------------------------------------------- compare (reference vs ours)
+SHARED = REPO.parent / "shared"  # CI: ../shared beside the clone
+REF_CASE = SHARED / "data" / "reference" / "conweave-leaf-spine-128-nl50" / "reference" / "ecmp-pfc"
+T0 = 2_000_000_000  # the traffic generator's base time; run.py's window is then (T0 + 5 ms, T0 + 60 ms)
+WINDOW = {"start_ns": T0 + 5_000_000, "end_ns": T0 + 60_000_000}
+
+
+def _conweave_line(src, dst, size, start, fct, ideal, sport=10000, dport=100):
+    return f"{src} {dst} {sport} {dport} {size} {start} {fct} {ideal}\n"
+
+
+def _compare_files(tmp_path, ref_lines, ours_lines, gz=False):
+    import gzip
+    paths = []
+    for name, lines in (("ref", ref_lines), ("ours", ours_lines)):
+        p = tmp_path / (f"{name}.txt.gz" if gz else f"{name}.txt")
+        with (gzip.open(p, "wt") if gz else open(p, "w")) as f:
+            f.write("".join(lines))
+        paths.append(p)
+    return paths
+
+
+def _compare(ref_path, ours_path, **kw):
+    from plots import compare
+    return compare.compare(read_fct_txt(ref_path), read_fct_txt(ours_path), **kw)
+
+
+def test_compare_slower_flow_ratio_2_and_unmatched_counted(tmp_path):
+    from plots import compare
+    s = T0 + 6_000_000
+    ref = [_conweave_line(1, 2, 1000, s, 8403, 8403), _conweave_line(3, 4, 5000, s + 10, 10000, 8000),
+           _conweave_line(5, 6, 1000, s + 20, 9000, 8403)]  # only in the reference
+    # ours: other ports, other order, flow 3->4 twice as slow, one flow of our own
+    ours = [_conweave_line(3, 4, 5000, s + 10, 20000, 8000, sport=10007, dport=101),
+            _conweave_line(7, 8, 1000, s + 30, 8403, 8403),  # only in ours
+            _conweave_line(1, 2, 1000, s, 8403, 8403, sport=10003)]
+    cmp = _compare(*_compare_files(tmp_path, ref, ours), **WINDOW)
+    assert (cmp.n_matched, cmp.n_only_ref, cmp.n_only_ours) == (2, 1, 1)
+    assert sorted(cmp.ratios) == [1.0, 2.0]
+    summary = compare.ratio_summary(cmp.ratios)
+    assert summary["median"] == 1.5 and summary[0.01] == 0.5 and summary[0.05] == 0.5
+
+
+def test_compare_pairs_duplicate_keys_in_file_order():
+    from plots import compare
+    # two reference flows and two of ours share one key: first with first, second with second
+    ref = _flows_from_rows_with_start([(1000, 5, 10), (1000, 5, 20), (2000, 7, 30)])
+    ours = _flows_from_rows_with_start([(2000, 7, 60), (1000, 5, 11), (1000, 5, 22), (1000, 5, 99)])
+    ref_idx, ours_idx = compare.match_flows(ref, ours)
+    assert list(zip(ref_idx, ours_idx)) == [(2, 0), (0, 1), (1, 2)]
+
+
+def _flows_from_rows_with_start(rows):
+    from plots.io import _flows_from_rows
+    return _flows_from_rows([(size, start, fct, 1.0, 0, 1) for size, start, fct in rows])
+
+
+def test_compare_window_defaults_to_run_py_and_drops_flows_outside(tmp_path):
+    from plots import compare
+    lines = [_conweave_line(1, 2, 1000, T0 + 83, 8403, 8403),  # starts before sT = T0 + 5 ms
+             _conweave_line(1, 2, 1000, T0 + 5_000_000, 8403, 8403),  # start == sT: out (strict)
+             _conweave_line(1, 2, 1000, T0 + 5_000_001, 8403, 8403),  # in
+             _conweave_line(3, 2, 1000, T0 + 9_999_342, 50_000_658, 8403),  # ends at fT: out
+             _conweave_line(4, 2, 1000, T0 + 9_999_342, 16806, 8403)]  # in; latest start -> fT = T0 + 60 ms
+    ref, ours = _compare_files(tmp_path, lines, lines)
+    assert compare.window(read_fct_txt(ref)) == (T0 + 5_000_000, T0 + 60_000_000)
+    cmp = _compare(ref, ours)
+    assert cmp.n_matched == 5 and len(cmp.ratios) == 2
+    assert cmp.ref.n_window == 2 and cmp.ours.n_window == 2
+    cmp = _compare(ref, ours, start_ns=0, end_ns=T0 + 10_020_000)  # explicit bounds
+    assert len(cmp.ratios) == 4 and cmp.ours.n_window == 4
+    with pytest.raises(InputError, match="--end-ns: window end"):
+        compare.window(read_fct_txt(ref), start_ns=10, end_ns=10)
+
+
+def test_compare_drops_each_sides_largest_flow_from_the_summary(tmp_path):
+    s = T0 + 6_000_000
+    # slowdown 2 for the small flows, the largest flow 40x slower in ours
+    ref = [_conweave_line(1, 2, 1000 * k, s + k, 2 * 8403, 8403) for k in range(1, 40)]
+    ref.append(_conweave_line(1, 2, 200_000, s, 10 * 20_000, 20_000))
+    ours = ref[:-1] + [_conweave_line(1, 2, 200_000, s, 400 * 20_000, 20_000)]
+    cmp = _compare(*_compare_files(tmp_path, ref, ours), **WINDOW)
+    assert cmp.ref.n_window == 40 and cmp.ref.n_analysed == 39
+    assert cmp.ref.groups["all"].avg == 2.0 and cmp.ours.groups["all"].avg == 2.0
+    assert cmp.ours.groups[">=1BDP"].n == 0  # the only >= BDP flow was the largest
+    assert sorted(cmp.ratios)[-1] == 40.0 and len(cmp.ratios) == 40  # per-flow ratios keep it
+
+
+def test_compare_buckets_follow_fctanalysis_tie_order_not_file_order():
+    # equal sizes: fctAnalysis's `sort -n -k 2` orders "slowdown size" lines as text ("10.5" < "2")
+    f = _flows([1000] * 4, [2, 10.5, 1, 1.5])
+    ranked = analysis.sort_by_size(f, drop_largest=False, ties="reference")
+    assert list(ranked.slowdown) == [1.0, 1.5, 10.5, 2.0]
+    assert list(analysis.sort_by_size(f, drop_largest=True, ties="reference").slowdown) == [1.0, 1.5, 10.5]
+    shuffled = f.select(np.array([3, 1, 0, 2]))
+    assert list(analysis.sort_by_size(shuffled, False, ties="reference").slowdown) == list(ranked.slowdown)
+    with pytest.raises(ValueError, match="ties must be"):
+        analysis.sort_by_size(f, ties="size")
+
+
+def test_compare_reads_gzip(tmp_path):
+    s = T0 + 6_000_000
+    lines = [_conweave_line(1, 2, 1000, s, 3 * 8403, 8403), _conweave_line(1, 3, 2000, s, 8403, 8403)]
+    plain = _compare(*_compare_files(tmp_path, lines, lines), **WINDOW)
+    gz_dir = tmp_path / "gz"
+    gz_dir.mkdir()
+    ref, ours = _compare_files(gz_dir, lines, lines, gz=True)
+    assert list(read_fct_txt(ref).slowdown) == [3.0, 1.0]
+    zipped = _compare(ref, ours, **WINDOW)
+    assert zipped.n_matched == plain.n_matched == 2 and list(zipped.ratios) == list(plain.ratios)
+
+
+@pytest.mark.parametrize("line,what", [
+    ("1 2 10000 100 1000 2006000000 8403\n", ":2: expected 8 columns (src dst sport dport size_bytes start_ns "
+                                             "fct_ns ideal_fct_ns), got 7"),
+    ("1 2 10000 100 1000 2.006e9x 8403 8403\n", ":2: column start_ns: not a number: '2.006e9x'"),
+])
+def test_compare_bad_input_one_line_and_status_2(tmp_path, capsys, line, what):
+    good = _conweave_line(1, 2, 1000, T0 + 6_000_000, 8403, 8403)
+    ref, ours = _compare_files(tmp_path, [good], [good, line])
+    assert main(["compare", str(ref), str(ours)]) == 2
+    out = capsys.readouterr()
+    assert out.err == f"python -m plots compare: {ours}{what}\n" and out.out == ""
+
+
+def test_compare_bad_gzip_and_empty_file(tmp_path, capsys):
+    good = _conweave_line(1, 2, 1000, T0 + 6_000_000, 8403, 8403)
+    ref, _ = _compare_files(tmp_path, [good], [])
+    bad = tmp_path / "bad.txt.gz"
+    bad.write_text(good)  # not compressed
+    assert main(["compare", str(ref), str(bad)]) == 2
+    assert capsys.readouterr().err.startswith(f"python -m plots compare: {bad}: bad gzip data")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    assert main(["compare", str(empty), str(ref)]) == 2
+    assert capsys.readouterr().err == f"python -m plots compare: {empty}: no flows\n"
+
+
+def test_cli_compare_prints_and_writes_figure_and_csv(tmp_path, capsys):
+    s = T0 + 6_000_000
+    ref = [_conweave_line(k % 7, 100, 1000 * k, s + k, 8403 + 10 * k, 8403) for k in range(1, 61)]
+    ref.append(_conweave_line(9, 100, 1000, T0 + 120, 8403, 8403))  # sets sT = T0 + 5 ms; starts before
+    ref.append(_conweave_line(9, 100, 1000, T0 + 70_000_000, 60_000_000, 8403))  # sets fT = T0 + 120 ms; ends after
+    ours = [_conweave_line(k % 7, 100, 1000 * k, s + k, 2 * (8403 + 10 * k), 8403, sport=20000 + k)
+            for k in range(60, 0, -1)]
+    ref_path, ours_path = _compare_files(tmp_path, ref, ours)
+    out, table = tmp_path / "figs" / "cmp.png", tmp_path / "tables" / "cmp.csv"
+    assert main(["compare", str(ref_path), str(ours_path), "-o", str(out), "--csv", str(table),
+                 "--title", "t"]) == 0
+    printed = capsys.readouterr().out
+    assert "matched by (src, dst, size, start_ns): 60; only in reference: 2; only in ours: 0" in printed
+    assert "window (fctAnalysis): start > 2005000000 ns and start + fct < 2120000000 ns: reference 60 flows, ours 60" in printed
+    assert "drop each side's largest flow" in printed and "reference 59, ours 59" in printed
+    assert "bucket avg_ratio ours/ref: min" in printed
+    assert "over 60 matched flows" in printed
+    assert "median 2.000, p10 2.000, p90 2.000; within ±1 %: 0.0 %; within ±5 %: 0.0 %" in printed
+    for p in (out, out.with_suffix(".pdf"), table):
+        assert p.is_file() and p.stat().st_size > 0, p
+    with open(table) as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 20 and rows[0]["bucket"] == "1" and rows[-1]["size_max_ref"] == "59000"
+    assert all(float(r["avg_ratio"]) == pytest.approx(2.0) for r in rows)
+    assert main(["compare", str(ref_path), str(ours_path), "-o", str(tmp_path / "x.txt")]) == 2
+    assert "output must end in .png or .pdf" in capsys.readouterr().err
+    from plots.figures import _ratio_ticks  # readable ratio axis, near 1 as over decades
+    assert _ratio_ticks(0.857, 1.155) == [0.9, 0.95, 1.0, 1.1] and _ratio_ticks(0.03, 11) == [0.1, 1.0, 10.0]
+    # a window without flows: counted, no tables, no crash
+    assert main(["compare", str(ref_path), str(ours_path), "--start-ns", "0", "--end-ns", "100"]) == 0
+    assert "(no flows in the window)" in capsys.readouterr().out
+
+
+def _fct_summary_slowdown(path):
+    """fct_summary.txt's SLOWDOWN section as text: {"<1BDP": [avg, p50, p95, p99, p999], ">1BDP": ...}
+    and the 20 bucket rows [size, avg, p50, p95, p99, p999] (numbers as printed, 3 decimals)."""
+    groups, buckets = {}, []
+    for line in path.read_text().split("ABSOLUTE")[0].splitlines():
+        if line.startswith(("<1BDP,", ">1BDP,")):
+            label, *values = line.split(",")
+            groups[label] = values
+        elif line.startswith("#0.") or line.startswith("#1."):
+            buckets.append(line.split()[1:])
+    return groups, buckets
+
+
+@pytest.fixture(scope="module")
+def reference_flows():
+    path = REF_CASE / "fct.txt.gz"
+    if not path.is_file():
+        pytest.skip(f"shared reference data absent ({path})")
+    return path, read_fct_txt(path)
+
+
+def test_compare_reproduces_the_reference_fct_summary(reference_flows):
+    from plots import compare
+    path, flows = reference_flows
+    groups, buckets = _fct_summary_slowdown(REF_CASE / "fct_summary.txt")
+    assert (groups["<1BDP"][0], groups["<1BDP"][3], groups[">1BDP"][0], groups[">1BDP"][3]) == (
+        "1.809", "8.981", "4.706", "17.347")
+    cmp = compare.compare(flows, flows)
+    assert cmp.window == (2_005_000_000, 2_060_000_000)  # run.py's -sT / -fT for this case
+    assert cmp.ref.n_window == 48_798 and cmp.ref.n_analysed == 48_797
+    for ours_label, ref_label in (("<1BDP", "<1BDP"), (">=1BDP", ">1BDP")):
+        g = cmp.ref.groups[ours_label]
+        assert [f"{v:.3f}" for v in (g.avg, g.p50, g.p95, g.p99, g.p999)] == groups[ref_label]
+    # Buckets: same flows in each (fctAnalysis's tie order), same sizes; fctAnalysis's bucket
+    # percentiles are slowdowns as awk printed them (%.6g), so allow that rounding on top of 3 decimals.
+    assert len(buckets) == 20 and len(cmp.ref.buckets) == 20
+    for b, (size, *values) in zip(cmp.ref.buckets, buckets):
+        assert str(b.size_max) == size
+        for ours, printed in zip((b.avg, b.p50, b.p95, b.p99, b.p999), values):
+            assert abs(ours - float(printed)) <= 0.0005 + 5e-6 * ours, (size, ours, printed)
+
+
+def test_compare_reference_against_itself(reference_flows, tmp_path):
+    from plots import compare
+    path, flows = reference_flows
+    cmp = compare.compare(flows, flows)
+    assert (cmp.n_matched, cmp.n_only_ref, cmp.n_only_ours) == (97_593, 0, 0)
+    assert len(cmp.ratios) == 48_798 and np.all(cmp.ratios == 1.0)
+    assert all(r["ours/ref"] == 1.0 for r in compare.group_rows(cmp))
+    assert all(r["avg_ratio"] == 1.0 and r["p99_ratio"] == 1.0 for r in compare.bucket_rows(cmp))
+    assert compare.ratio_summary(cmp.ratios)[0.01] == 1.0
+    res = subprocess.run([sys.executable, "-m", "plots", "compare", str(path), str(path)],
+                         cwd=REPO, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert "| <1BDP  | avg  | 1.809     | 1.809  | 1.000    |" in res.stdout
+    assert "| >=1BDP | p99  | 17.347    | 17.347 | 1.000    |" in res.stdout
+    assert "within ±1 %: 100.0 %; within ±5 %: 100.0 %" in res.stdout
