@@ -6,7 +6,8 @@
  *
  *   rdma-lb-scenario --config=PATH [--lb=NAME] [--lbParams=STR] [--seed=N] [--out=DIR]
  *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B]
- *                    [--progress=auto|on|off]
+ *                    [--quirks=all|none|LIST] [--progress=auto|on|off]
+ *   rdma-lb-scenario PATH [options]      (the config positionally, as ConWeave's driver)
  *
  * The file is parsed by the Rust crate rdma-lb-scenario (the same parser as the `rdma-lb` CLI);
  * the options become its overrides. Output directory: --out, else the config's, else
@@ -61,7 +62,7 @@ CheckOptionNames(int argc, char* argv[], const std::set<std::string>& ours)
         std::string arg = argv[i];
         if (arg.rfind("--", 0) != 0 && !(arg.rfind('-', 0) == 0 && arg.size() > 1))
         {
-            return "unexpected argument `" + arg + "` (options are --name=value)";
+            continue; // the positional config, taken out by TakePositionalConfig
         }
         std::string name = arg.substr(arg.find_first_not_of('-'));
         name = name.substr(0, name.find('='));
@@ -99,6 +100,45 @@ CheckOptionNames(int argc, char* argv[], const std::set<std::string>& ours)
     return "";
 }
 
+/**
+ * Takes the one argument that is not an option out of argv: the config, as ConWeave's driver
+ * is invoked (`network-load-balance config.txt`).
+ * \return "" or the message (a second positional argument, or one beside --config)
+ */
+std::string
+TakePositionalConfig(int* argc, char* argv[], std::string* config)
+{
+    int kept = 1;
+    std::string positional;
+    bool configOption = false;
+    for (int i = 1; i < *argc; ++i)
+    {
+        std::string arg = argv[i];
+        configOption = configOption || arg.rfind("--config=", 0) == 0 || arg == "--config";
+        if (arg.empty() || arg[0] != '-')
+        {
+            if (!positional.empty())
+            {
+                return "unexpected argument `" + arg + "` (one config file; options are "
+                       "--name=value)";
+            }
+            positional = arg;
+            continue;
+        }
+        argv[kept++] = argv[i];
+    }
+    *argc = kept;
+    if (!positional.empty() && configOption)
+    {
+        return "`" + positional + "`: the config is given twice (positionally and by --config)";
+    }
+    if (!positional.empty())
+    {
+        *config = positional;
+    }
+    return "";
+}
+
 } // namespace
 
 int
@@ -114,6 +154,7 @@ main(int argc, char* argv[])
     std::string pfc;
     std::string recovery;
     std::string pfcTrace;
+    std::string quirks;
     std::string progress = "auto";
     // The priority-queue scheduler runs these fabrics about 20% faster than the default map
     // (same event order, so identical outputs); --SchedulerType=... still overrides it.
@@ -135,11 +176,21 @@ main(int argc, char* argv[])
     AddWholeValue(cmd, "pfc", "PFC on or off: true/false/1/0 (overrides the config's)", &pfc);
     AddWholeValue(cmd, "recovery", "loss recovery: gbn, irn or nic-sr (overrides the config's)", &recovery);
     AddWholeValue(cmd, "pfcTrace", "write pfc.txt: true/false/1/0 (overrides the config's)", &pfcTrace);
+    AddWholeValue(cmd,
+                  "quirks",
+                  "reference quirks to reproduce: all, none, or a comma list of flow-ports, "
+                  "time-truncation, pacing-wakeup, irn-sender, ecn-shared-stream, start-order "
+                  "(ConWeave configs: all; TOML: none unless [transport] quirks)",
+                  &quirks);
     AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
     std::string badOption = CheckOptionNames(argc,
                                              argv,
                                              {"config", "lb", "lbParams", "seed", "out", "stop", "load",
-                                              "pfc", "recovery", "pfcTrace", "progress"});
+                                              "pfc", "recovery", "pfcTrace", "quirks", "progress"});
+    if (badOption.empty())
+    {
+        badOption = TakePositionalConfig(&argc, argv, &config);
+    }
     if (!badOption.empty())
     {
         return Bad(badOption);
@@ -148,7 +199,8 @@ main(int argc, char* argv[])
 
     if (config.empty())
     {
-        return Bad("--config: required (a ConWeave config or an rdma-lb TOML file)");
+        return Bad("--config: required (a ConWeave config or an rdma-lb TOML file, as --config=PATH "
+                   "or positionally)");
     }
     RdmaScenarioRunner::Progress mode;
     if (progress == "auto")
@@ -177,7 +229,8 @@ main(int argc, char* argv[])
           std::make_tuple("load", "--load", &load),
           std::make_tuple("pfc", "--pfc", &pfc),
           std::make_tuple("recovery", "--recovery", &recovery),
-          std::make_tuple("pfc_trace", "--pfcTrace", &pfcTrace)})
+          std::make_tuple("pfc_trace", "--pfcTrace", &pfcTrace),
+          std::make_tuple("quirks", "--quirks", &quirks)})
     {
         if (value->empty() && std::string(key) != "lb_params")
         {

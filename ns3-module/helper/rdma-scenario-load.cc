@@ -88,6 +88,12 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
     o.nackCarriesCnp = t.nack_carries_cnp;
     o.headroomSumQuirk = t.headroom_sum_quirk;
     o.withdrawFailedPorts = t.withdraw_failed_ports;
+    o.quirks.flowPorts = t.quirk_flow_ports;
+    o.quirks.timeTruncation = t.quirk_time_truncation;
+    o.quirks.pacingWakeup = t.quirk_pacing_wakeup;
+    o.quirks.irnSender = t.quirk_irn_sender;
+    o.quirks.ecnSharedStream = t.quirk_ecn_shared_stream;
+    o.quirks.startOrder = t.quirk_start_order;
     out.lbName = std::string(in.lb_name);
     out.lbParams = std::string(in.lb_params);
     const auto& r = in.run;

@@ -277,7 +277,15 @@ struct RdmaScenarioRunner::State
             firstStartNs = r.startNs;
             firstStartWall = WallNow();
         }
-        fabric->GetNic(f.src)->StartFlow(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg);
+        Ptr<RdmaNic> nic = fabric->GetNic(f.src);
+        if (spec->transport.quirks.flowPorts)
+        {
+            nic->StartFlowOnPorts(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg, r.sport, r.dport);
+        }
+        else
+        {
+            nic->StartFlow(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg);
+        }
     }
 
     void ScheduleNextOrdinary()
@@ -293,8 +301,26 @@ struct RdmaScenarioRunner::State
 
     void OrdinaryStep()
     {
-        StartFlow(ordinary[nextOrdinary++]);
+        if (!spec->transport.quirks.startOrder)
+        {
+            StartFlow(ordinary[nextOrdinary++]);
+            ScheduleNextOrdinary();
+            return;
+        }
+        // Quirk start-order: the reference's flow-input event takes every flow of this start
+        // time; each queue pair appears two zero-delay events later (application start, then
+        // StartApplication), after the events already due now, in flow order.
+        const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        while (nextOrdinary < ordinary.size() && spec->flows[ordinary[nextOrdinary]].startNs == now)
+        {
+            Simulator::ScheduleNow(&State::StartApplication, this, ordinary[nextOrdinary++]);
+        }
         ScheduleNextOrdinary();
+    }
+
+    void StartApplication(uint32_t id)
+    {
+        Simulator::ScheduleNow(&State::StartFlow, this, id);
     }
 
     void OnDelivered(uint32_t flowId, uint32_t, uint32_t, uint64_t, Time at)
@@ -944,6 +970,9 @@ RdmaScenarioRunner::BuildFabric()
         nic->SetAttribute("MinRate", DataRateValue(DataRate(t.minRateBps)));
         nic->SetAttribute("ClampTargetRate", BooleanValue(t.clampTargetRate));
         nic->SetAttribute("RateOnFirstCnp", DoubleValue(t.rateOnFirstCnp));
+        nic->SetAttribute("TimeTruncation", BooleanValue(t.quirks.timeTruncation));
+        nic->SetAttribute("PacingWakeupQuirk", BooleanValue(t.quirks.pacingWakeup));
+        nic->SetAttribute("IrnReferenceSender", BooleanValue(t.quirks.irnSender));
     }
     for (uint32_t id : spec.switchIds)
     {
@@ -952,6 +981,7 @@ RdmaScenarioRunner::BuildFabric()
         sw->SetAttribute("PauseTime", TimeValue(NanoSeconds(t.pauseTimeNs)));
         sw->SetAttribute("EcnEnabled", BooleanValue(t.ecnEnabled));
         sw->SetAttribute("WithdrawFailedPorts", BooleanValue(t.withdrawFailedPorts));
+        sw->SetAttribute("EcnSharedStream", BooleanValue(t.quirks.ecnSharedStream));
         sw->GetMmu()->SetAttribute("BufferSize", UintegerValue(t.bufferBytes));
         sw->GetMmu()->SetAttribute("HeadroomSumQuirk", BooleanValue(t.headroomSumQuirk));
     }
@@ -960,6 +990,11 @@ RdmaScenarioRunner::BuildFabric()
     {
         Ptr<RdmaChannel> ch = fabric.Link(l.a, l.b, DataRate(l.rateBps),
                                           NanoSeconds(static_cast<int64_t>(l.delayNs)));
+        for (size_t d = 0; d < ch->GetNDevices(); ++d)
+        {
+            ch->GetDevice(d)->SetAttribute("TimeTruncation",
+                                           BooleanValue(t.quirks.timeTruncation));
+        }
         ch->TraceConnectWithoutContext("Loss", MakeBoundCallback(&State::OnLoss, &s));
         if (l.errorRate > 0)
         {
@@ -1420,7 +1455,23 @@ RdmaScenarioRunner::SummaryJson() const
        << ", \"ack_milestone_fix\": " << b(t.ackMilestoneFix)
        << ", \"nack_carries_cnp\": " << b(t.nackCarriesCnp)
        << ", \"headroom_sum_quirk\": " << b(t.headroomSumQuirk)
-       << ", \"withdraw_failed_ports\": " << b(t.withdrawFailedPorts) << "}";
+       << ", \"withdraw_failed_ports\": " << b(t.withdrawFailedPorts) << ", \"quirks\": [";
+    const RdmaScenarioQuirks& q = t.quirks;
+    const char* sep = "";
+    for (const auto& [on, name] : {std::make_pair(q.flowPorts, "flow-ports"),
+                                   std::make_pair(q.timeTruncation, "time-truncation"),
+                                   std::make_pair(q.pacingWakeup, "pacing-wakeup"),
+                                   std::make_pair(q.irnSender, "irn-sender"),
+                                   std::make_pair(q.ecnSharedStream, "ecn-shared-stream"),
+                                   std::make_pair(q.startOrder, "start-order")})
+    {
+        if (on)
+        {
+            tr << sep << "\"" << name << "\"";
+            sep = ", ";
+        }
+    }
+    tr << "]}";
     kv("transport", tr.str());
     std::ostringstream rn;
     rn << "{\"flowgen_start_ns\": " << r.flowgenStartNs << ", \"flowgen_stop_ns\": " << r.flowgenStopNs

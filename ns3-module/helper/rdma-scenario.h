@@ -78,6 +78,20 @@ struct RdmaScenarioEcnEntry
 };
 
 /// \ingroup rdma-lb
+/// The reference simulator's behaviours reproduced for lock-step agreement (Rust
+/// rdma_lb_scenario::Quirk; every one on for ConWeave configs, off for our TOML scenarios
+/// unless listed). Defaults: all off, as the model's attributes (the model's own behaviour).
+struct RdmaScenarioQuirks
+{
+    bool flowPorts{false};       //!< data carries the §7.4 ports; ECMP's entropy = the sport
+    bool timeTruncation{false};  //!< RdmaNetDevice/RdmaNic::TimeTruncation (ns-3.19 times)
+    bool pacingWakeup{false};    //!< RdmaNic::PacingWakeupQuirk
+    bool irnSender{false};       //!< RdmaNic::IrnReferenceSender
+    bool ecnSharedStream{false}; //!< RdmaSwitch::EcnSharedStream
+    bool startOrder{false};      //!< queue pairs created two zero-delay events after the start
+};
+
+/// \ingroup rdma-lb
 /// NIC, switch and congestion-control settings; defaults are ConWeave's run.py values at 100G.
 struct RdmaScenarioTransport
 {
@@ -113,6 +127,7 @@ struct RdmaScenarioTransport
     bool nackCarriesCnp{true};                //!< RdmaNic::NackCarriesCnp
     bool headroomSumQuirk{true};              //!< SwitchMmu::HeadroomSumQuirk
     bool withdrawFailedPorts{false};          //!< RdmaSwitch::WithdrawFailedPorts
+    RdmaScenarioQuirks quirks;                //!< reference behaviours reproduced
 };
 
 /// \ingroup rdma-lb

@@ -96,8 +96,8 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
         // UDP (8 B) + SeqTs (6 B).
         i.WriteHtonU16(sport);
         i.WriteHtonU16(dport);
-        i.WriteHtonU16(0); // length
-        i.WriteHtonU16(0); // checksum
+        i.WriteHtonU16(0);   // length
+        i.WriteHtonU16(qpn); // checksum in the reference (not computed): model metadata
         i.WriteHtonU32(seq);
         i.WriteHtonU16(pg);
         break;
@@ -111,7 +111,9 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
         i.WriteHtonU32(seq);
         i.WriteHtonU32(sackSeq);
         i.WriteHtonU16(sackLen);
-        i.WriteHtonU64(0);
+        i.WriteHtonU16(qpn); // padding in the reference: model metadata
+        i.WriteHtonU16(0);
+        i.WriteHtonU32(0);
         break;
     case PFC:
         // pause time (µs), queue length, class: 9 B.
@@ -147,7 +149,7 @@ RdmaHeader::Deserialize(Buffer::Iterator start)
         sport = i.ReadNtohU16();
         dport = i.ReadNtohU16();
         i.ReadNtohU16();
-        i.ReadNtohU16();
+        qpn = i.ReadNtohU16();
         seq = i.ReadNtohU32();
         pg = i.ReadNtohU16();
         break;
@@ -161,7 +163,9 @@ RdmaHeader::Deserialize(Buffer::Iterator start)
         seq = i.ReadNtohU32();
         sackSeq = i.ReadNtohU32();
         sackLen = i.ReadNtohU16();
-        i.ReadNtohU64();
+        qpn = i.ReadNtohU16();
+        i.ReadNtohU16();
+        i.ReadNtohU32();
         break;
     case PFC:
         type = PFC;

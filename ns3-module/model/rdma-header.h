@@ -67,6 +67,10 @@ class RdmaHeader : public Header
     uint16_t flags{0};   //!< ACK/NACK: bit 0 = CNP; data and ACK: bit 1 = probe (IPv4 id on data)
     uint32_t sackSeq{0}; //!< ACK/NACK: start of the selectively acknowledged block (IRN)
     uint16_t sackLen{0}; //!< ACK/NACK: length of that block in bytes (IRN)
+    /// Data: the sender's queue-pair number (model metadata in the UDP checksum, which the
+    /// reference leaves zero); ACK/NACK: echoed (in the padding). The NICs key a flow by it,
+    /// so the UDP ports are free to be the reference's (quirk flow-ports) or the entropy.
+    uint16_t qpn{0};
     uint32_t pauseUs{0}; //!< PFC: pause time in microseconds (0 = resume)
     uint32_t pfcQlen{0}; //!< PFC: queue length reported
     uint8_t pfcClass{0}; //!< PFC: priority class

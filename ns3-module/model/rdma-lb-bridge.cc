@@ -159,12 +159,15 @@ HostLbGroup::HostLbGroup(std::unique_ptr<Impl> impl)
 HostLbGroup::~HostLbGroup() = default;
 
 std::unique_ptr<QpPathSelector>
-HostLbGroup::CreateQpSelector(uint32_t destination, uint64_t seed)
+HostLbGroup::CreateQpSelector(uint32_t destination,
+                              uint64_t seed,
+                              std::optional<uint16_t> flowSport)
 {
+    const int32_t sport = flowSport ? static_cast<int32_t>(*flowSport) : -1;
     try
     {
         return std::make_unique<QpPathSelector>(std::make_unique<QpPathSelector::Impl>(
-            QpPathSelector::Impl{m_impl->group->new_qp_lb(destination, seed)}));
+            QpPathSelector::Impl{m_impl->group->new_qp_lb(destination, seed, sport)}));
     }
     catch (const rust::Error& e)
     {

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -185,8 +186,13 @@ class HostLbGroup : public SimpleRefCount<HostLbGroup>
     ~HostLbGroup();
 
     /// \return a path selector for one queue pair to the address \p destination, seeded with
-    /// \p seed (the same draws as LbConfig::CreateQpSelector)
-    std::unique_ptr<QpPathSelector> CreateQpSelector(uint32_t destination, uint64_t seed);
+    /// \p seed (the same draws as LbConfig::CreateQpSelector). \p flowSport: the flow's own
+    /// source port, if it has one (reference quirk flow-ports): a host side that keeps one
+    /// entropy per flow (ecmp, the switch-side schemes) then keeps this one
+    std::unique_ptr<QpPathSelector> CreateQpSelector(
+        uint32_t destination,
+        uint64_t seed,
+        std::optional<uint16_t> flowSport = std::nullopt);
 
   private:
     std::unique_ptr<Impl> m_impl;

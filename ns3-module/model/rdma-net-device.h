@@ -168,6 +168,7 @@ class RdmaNetDevice : public NetDevice
     Mac48Address m_address;
     uint16_t m_mtu{1500};
     bool m_pfcEnabled{true};
+    bool m_timeTruncation{false};
     bool m_busy{false};
     std::array<std::deque<Ptr<Packet>>, N_QUEUES> m_queues;
     std::array<uint64_t, N_QUEUES> m_queueBytes{};

@@ -7,6 +7,7 @@
 #include "rdma-channel.h"
 #include "rdma-net-device.h"
 #include "rdma-switch.h"
+#include "rdma-time.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -56,6 +57,34 @@ RdmaNic::GetTypeId()
                           EnumValue(RdmaNic::CC_DCQCN),
                           MakeEnumAccessor(&RdmaNic::m_ccMode),
                           MakeEnumChecker(RdmaNic::CC_NONE, "none", RdmaNic::CC_DCQCN, "dcqcn"))
+            .AddAttribute("TimeTruncation",
+                          "Reference quirk time-truncation: ns-3.19's truncating conversions -- "
+                          "pacing intervals truncated to whole ns (spec §3.2) and DCQCN's "
+                          "(rate + target) / 2 as two truncated halves. false = this ns-3's "
+                          "DataRate::CalculateBytesTxTime and one division",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_timeTruncation),
+                          MakeBooleanChecker())
+            .AddAttribute("PacingWakeupQuirk",
+                          "Reference quirk pacing-wakeup (spec §3.2): when no queue pair may "
+                          "send, schedule a wake-up at the earliest next-send time of the queue "
+                          "pairs with bytes left, only if none is pending and that time is "
+                          "later than now. false = always wake at the earliest time a blocked "
+                          "queue pair becomes eligible",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_pacingWakeupQuirk),
+                          MakeBooleanChecker())
+            .AddAttribute("IrnReferenceSender",
+                          "Reference quirk irn-sender (spec §3.6): a timeout enters recovery "
+                          "without setting its end; any SACK outside recovery goes back; the "
+                          "BDP cap and RTO use the highest packet start minus the highest "
+                          "cumulative ACK (32 bits); resending jumps only over a SACKed block "
+                          "that starts at the next byte; feedback restarts the timer, before "
+                          "going back, only while snd_nxt > snd_una (also under gbn). false = "
+                          "our IRN sender",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_irnReferenceSender),
+                          MakeBooleanChecker())
             .AddAttribute("RateBound",
                           "Pace each queue pair at its current rate (RATE_BOUND); false paces "
                           "at the line rate",
@@ -301,6 +330,27 @@ RdmaNic::AssignStreams(int64_t stream)
 void
 RdmaNic::StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg)
 {
+    DoStartFlow(flowId, dip, size, pg, std::nullopt);
+}
+
+void
+RdmaNic::StartFlowOnPorts(uint32_t flowId,
+                          uint32_t dip,
+                          uint64_t size,
+                          uint32_t pg,
+                          uint16_t sport,
+                          uint16_t dport)
+{
+    DoStartFlow(flowId, dip, size, pg, std::make_pair(sport, dport));
+}
+
+void
+RdmaNic::DoStartFlow(uint32_t flowId,
+                     uint32_t dip,
+                     uint64_t size,
+                     uint32_t pg,
+                     std::optional<std::pair<uint16_t, uint16_t>> ports)
+{
     NS_ABORT_MSG_IF(!m_lbConfig, "RdmaNic: no load balancer installed");
     NS_ABORT_MSG_IF(size == 0, "RdmaNic: flow " << flowId << " has size 0");
     NS_ABORT_MSG_IF(size > UINT32_MAX, "RdmaNic: flow " << flowId << " exceeds 4 GiB");
@@ -312,6 +362,7 @@ RdmaNic::StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg)
     RdmaQueuePair& qp = m_qps[m_nextQpn];
     qp.flowId = flowId;
     qp.qpn = m_nextQpn++;
+    qp.dport = ports ? ports->second : qp.qpn;
     qp.dip = dip;
     qp.size = size;
     qp.start = Simulator::Now();
@@ -325,7 +376,10 @@ RdmaNic::StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg)
     qp.rec.dip = dip;
     qp.rec.size = size;
     qp.rec.start = qp.start;
-    qp.lb = m_lbGroup->CreateQpSelector(dip, DrawLbSeed(m_rng));
+    qp.lb = m_lbGroup->CreateQpSelector(
+        dip,
+        DrawLbSeed(m_rng),
+        ports ? std::optional<uint16_t>(ports->first) : std::nullopt);
     m_lossless = PortIsLossless();
     uint32_t dstNode = RdmaHostId(dip);
     if (dstNode < NodeList::GetNNodes())
@@ -382,6 +436,18 @@ RdmaNic::CheckDelivered(RxState& rx, uint32_t sip)
 
 // ---- Sender: scheduling and pacing (§3.2) ------------------------------------------------
 
+uint64_t
+RdmaNic::IrnInflight(const RdmaQueuePair& qp) const
+{
+    if (m_irnReferenceSender)
+    {
+        // Quirk irn-sender: start of the highest packet sent minus the highest cumulative ACK,
+        // in the reference's 32 bits (it wraps when that ACK is beyond the highest start).
+        return static_cast<uint32_t>(qp.maxSentSeq - qp.highestAck);
+    }
+    return qp.maxSentSeq > qp.sndUna ? qp.maxSentSeq - qp.sndUna : 0;
+}
+
 bool
 RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
 {
@@ -392,7 +458,21 @@ RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
             qp.srRetx.erase(qp.srRetx.begin());
         }
     }
-    if (m_recovery == IRN)
+    if (m_recovery == IRN && m_irnReferenceSender)
+    {
+        // Quirk irn-sender: jump over the first SACKed block when the next byte is its start,
+        // and forget the blocks below the new next byte.
+        while (!qp.sack.empty() && qp.sack.begin()->first == qp.sndNxt)
+        {
+            qp.sndNxt = qp.sack.begin()->second;
+            qp.sack.erase(qp.sack.begin());
+        }
+        while (!qp.sack.empty() && qp.sack.begin()->second <= qp.sndNxt)
+        {
+            qp.sack.erase(qp.sack.begin());
+        }
+    }
+    else if (m_recovery == IRN)
     {
         // Skip what the receiver already holds.
         for (auto b = qp.sack.begin(); b != qp.sack.end() && b->first <= qp.sndNxt; ++b)
@@ -414,7 +494,7 @@ RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     }
     if (m_recovery == IRN && qp.srRetx.empty())
     {
-        uint64_t inflight = qp.maxSentSeq > qp.sndUna ? qp.maxSentSeq - qp.sndUna : 0;
+        uint64_t inflight = IrnInflight(qp);
         uint64_t next = std::min<uint64_t>(m_payloadBytes, qp.size - qp.sndNxt);
         if (!(inflight + next < m_irnBdp || qp.sndUna + m_irnBdp > qp.sndNxt))
         {
@@ -481,7 +561,8 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         h.sip = m_address;
         h.dip = qp.dip;
         h.sport = qp.lb->NextEntropy(cx);
-        h.dport = qp.qpn;
+        h.dport = qp.dport;
+        h.qpn = qp.qpn;
         h.pg = static_cast<uint16_t>(qp.pg);
         h.seq = static_cast<uint32_t>(seq);
         h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
@@ -505,18 +586,45 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         qp.maxSentSeq = std::max(qp.maxSentSeq, seq);
         qp.lastEntropy = h.sport;
         DataRate pace = m_rateBound ? DataRate(qp.rate) : m_dev->GetDataRate();
-        qp.nextAvail = now + pace.CalculateBytesTxTime(p->GetSize());
+        qp.nextAvail = now + RdmaTxTime(pace, p->GetSize(), m_timeTruncation);
         ArmRto(qp);
         ArmLbTimer(qp);
         return p;
     }
-    if (wake != Time::Max() &&
-        (!m_wakeEvent.IsRunning() || m_wakeEvent.GetTs() > static_cast<uint64_t>(wake.GetTimeStep())))
+    if (m_pacingWakeupQuirk)
+    {
+        ScheduleWakeAsReference(now);
+    }
+    else if (wake != Time::Max() && (!m_wakeEvent.IsRunning() ||
+                                     m_wakeEvent.GetTs() > static_cast<uint64_t>(wake.GetTimeStep())))
     {
         m_wakeEvent.Cancel();
         m_wakeEvent = Simulator::Schedule(wake - now, &RdmaNic::Wake, this);
     }
     return nullptr;
+}
+
+void
+RdmaNic::ScheduleWakeAsReference(Time now)
+{
+    // Quirk pacing-wakeup (spec §3.2): the earliest next-send time over every queue pair with
+    // bytes left -- paused or window-bound ones included, so one that is ready but blocked
+    // makes it <= now and no wake-up is scheduled -- and only if no wake-up is pending (a
+    // pending one is never moved earlier). A stalled queue pair then waits for the pending
+    // wake-up or the next feedback.
+    Time t = Time::Max();
+    for (const auto& [qpn, qp] : m_qps)
+    {
+        (void)qpn;
+        if (qp.sndNxt < qp.size || !qp.srRetx.empty())
+        {
+            t = std::min(t, std::max(qp.nextAvail, qp.lb->GetSendAfter()));
+        }
+    }
+    if (!m_wakeEvent.IsRunning() && t != Time::Max() && t > now)
+    {
+        m_wakeEvent = Simulator::Schedule(t - now, &RdmaNic::Wake, this);
+    }
 }
 
 // ---- Receiver (§3.3, §3.6, NIC-SR) ----------------------------------------------------------
@@ -552,8 +660,9 @@ RdmaNic::SendFeedback(const RdmaHeader& h,
     a.type = static_cast<RdmaHeader::Type>(type);
     a.sip = m_address;
     a.dip = h.sip;
-    a.sport = h.dport; // the sender's queue-pair number
+    a.sport = h.dport; // the reverse direction of the data packet
     a.dport = h.sport; // echo the entropy
+    a.qpn = h.qpn;
     a.pg = h.pg;
     a.tsNs = h.tsNs;
     a.echoSeq = h.seq;
@@ -577,8 +686,9 @@ RdmaNic::AnswerProbe(const RdmaHeader& h)
     a.type = RdmaHeader::ACK;
     a.sip = m_address;
     a.dip = h.sip;
-    a.sport = h.dport; // the sender's queue-pair number
+    a.sport = h.dport; // the reverse direction of the probe
     a.dport = h.sport; // the probed entropy
+    a.qpn = h.qpn;
     a.pg = h.pg;
     a.tsNs = h.tsNs;
     a.flags = RdmaHeader::FLAG_PROBE;
@@ -604,7 +714,8 @@ RdmaNic::LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb)
         h.sip = m_address;
         h.dip = qp.dip;
         h.sport = entropy;
-        h.dport = qp.qpn;
+        h.dport = qp.dport;
+        h.qpn = qp.qpn;
         h.pg = static_cast<uint16_t>(qp.pg);
         h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
         Ptr<Packet> probe = Create<Packet>(64 - RdmaHeader::DATA_HEADER_BYTES);
@@ -624,7 +735,7 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
         AnswerProbe(h);
         return;
     }
-    auto [rit, fresh] = m_rx.try_emplace({h.sip, h.dport});
+    auto [rit, fresh] = m_rx.try_emplace({h.sip, h.qpn});
     RxState& rx = rit->second;
     if (fresh)
     {
@@ -637,8 +748,8 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
     Time now = Simulator::Now();
     auto nack = [&](uint16_t flags, uint64_t sackSeq, uint64_t sackLen) {
         ++rx.nacksSent;
-        m_nackSent(h.sip, h.dport, static_cast<uint32_t>(rx.expected));
-        NS_LOG_LOGIC("NACK to " << h.sip << " qpn " << h.dport << " E " << rx.expected);
+        m_nackSent(h.sip, h.qpn, static_cast<uint32_t>(rx.expected));
+        NS_LOG_LOGIC("NACK to " << h.sip << " qpn " << h.qpn << " E " << rx.expected);
         SendFeedback(h, rx, RdmaHeader::NACK, flags, sackSeq, sackLen);
     };
 
@@ -759,7 +870,7 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
 {
     RdmaHeader h;
     p->RemoveHeader(h);
-    auto it = m_qps.find(h.sport);
+    auto it = m_qps.find(h.qpn);
     if (it == m_qps.end())
     {
         return; // late feedback for a finished queue pair
@@ -800,14 +911,14 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
         ++qp.rec.nacksRx;
     }
     qp.sndUna = std::max<uint64_t>(qp.sndUna, h.seq);
+    qp.highestAck = std::max<uint64_t>(qp.highestAck, h.seq);
 
+    // The go-back this feedback asks for (GBN: a NACK; IRN: a SACK while not in recovery).
+    bool goBack = false;
     switch (m_recovery)
     {
     case GBN:
-        if (isNack)
-        {
-            qp.sndNxt = qp.sndUna; // go back
-        }
+        goBack = isNack;
         break;
     case NIC_SR:
         if (isNack && h.seq < qp.size && h.seq < qp.highSent)
@@ -840,12 +951,10 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
             uint64_t sackedEnd = qp.sack.empty() ? 0 : qp.sack.rbegin()->second;
             bool beyond = sackedEnd > qp.sndUna &&
                           sackedEnd - qp.sndUna > uint64_t(m_irnOooThreshold) * m_payloadBytes;
-            if (!qp.irnRecovery && beyond)
-            {
-                qp.irnRecoverySeq = qp.sndNxt;
-                qp.sndNxt = qp.sndUna;
-                qp.irnRecovery = true;
-            }
+            // The reference goes back on any SACK (quirk irn-sender); ours only when SACKed
+            // data lies beyond the hole (and IrnOooThreshold packets past it).
+            bool any = m_irnReferenceSender && m_irnOooThreshold == 0;
+            goBack = !qp.irnRecovery && (beyond || any);
         }
         else
         {
@@ -855,6 +964,20 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
     }
     }
     qp.sndNxt = std::max(qp.sndNxt, qp.sndUna);
+    // Quirk irn-sender: the reference restarts the timer before it goes back, and only while
+    // sent-but-unacknowledged bytes remain (snd_nxt > snd_una); ours after, while any byte
+    // sent is unacknowledged.
+    const bool referenceTimer = m_irnReferenceSender && m_recovery != NIC_SR;
+    const bool restartTimer = referenceTimer ? qp.sndNxt > qp.sndUna : qp.highSent > qp.sndUna;
+    if (goBack)
+    {
+        if (m_recovery == IRN)
+        {
+            qp.irnRecoverySeq = qp.sndNxt;
+            qp.irnRecovery = true;
+        }
+        qp.sndNxt = qp.sndUna;
+    }
 
     if (cnp)
     {
@@ -869,7 +992,7 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
         Complete(it);
         return;
     }
-    if (qp.highSent > qp.sndUna)
+    if (restartTimer)
     {
         ArmRto(qp);
     }
@@ -946,8 +1069,7 @@ RdmaNic::ArmRto(RdmaQueuePair& qp)
     }
     if (m_recovery == IRN)
     {
-        uint64_t inflight = qp.maxSentSeq > qp.sndUna ? qp.maxSentSeq - qp.sndUna : 0;
-        rto = inflight > 3ULL * m_payloadBytes ? m_irnRtoHigh : m_irnRtoLow;
+        rto = IrnInflight(qp) > 3ULL * m_payloadBytes ? m_irnRtoHigh : m_irnRtoLow;
     }
     Time now = Simulator::Now();
     qp.rtoDeadline = now + rto;
@@ -988,7 +1110,11 @@ RdmaNic::RtoCheck(uint16_t qpn)
     fb.entropy = qp.lastEntropy;
     fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
     LbFeedbackAndProbes(qp, fb);
-    if (m_recovery == IRN && !qp.irnRecovery)
+    if (m_recovery == IRN && m_irnReferenceSender)
+    {
+        qp.irnRecovery = true; // quirk irn-sender: the recovery end is left as it was
+    }
+    else if (m_recovery == IRN && !qp.irnRecovery)
     {
         qp.irnRecovery = true;
         qp.irnRecoverySeq = qp.sndNxt;
@@ -1160,7 +1286,9 @@ RdmaNic::DcqcnIncrease(uint16_t qpn)
     {
         qp.targetRate = std::min(qp.targetRate + m_rateHai.GetBitRate(), line);
     }
-    SetRate(qp, (qp.rate + qp.targetRate) / 2);
+    // Quirk time-truncation (ns-3.19's truncating arithmetic): the reference halves each rate
+    // as a DataRate, truncating each half.
+    SetRate(qp, m_timeTruncation ? qp.rate / 2 + qp.targetRate / 2 : (qp.rate + qp.targetRate) / 2);
     ++qp.stage;
     if (stage > m_fastRecoveryTimes && qp.rate == oldRate && qp.targetRate == oldTarget)
     {

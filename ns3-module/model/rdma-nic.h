@@ -30,8 +30,13 @@
  *  - every in-order packet is ACKed (the milestone is reset each packet): AckMilestoneFix;
  *  - an out-of-order NACK always carries the CNP flag: NackCarriesCnp.
  *
- * Packets: data carries sport = entropy, dport = the queue pair's number at the sender; the
- * receiver keys its state by (source address, dport), so the entropy may change per packet.
+ * Packets: data carries sport = entropy and dport = the flow's destination port (the
+ * reference's per-destination port when the flow was started with its ports, quirk
+ * flow-ports; else the queue pair's number); ACK/NACK carry them reversed (sport = the data's
+ * dport, dport = the entropy echo), as the reference, whose ECMP hashes them. Both carry the
+ * sender's queue-pair number as model metadata (RdmaHeader::qpn); the receiver keys its state
+ * by (source address, qpn) and the sender finds the queue pair by it, so the entropy may change
+ * per packet.
  */
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
@@ -46,6 +51,8 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <set>
 #include <vector>
 
@@ -88,13 +95,15 @@ struct RdmaFlowRecord
 struct RdmaQueuePair
 {
     uint32_t flowId{0};    //!< the flow's id (from the flow file)
-    uint16_t qpn{0};       //!< queue-pair number at the sender (data dport)
+    uint16_t qpn{0};       //!< queue-pair number at the sender (RdmaHeader::qpn)
+    uint16_t dport{0};     //!< UDP destination port of its data (the reference's, or qpn)
     uint32_t dip{0};       //!< destination address
     uint64_t size{0};      //!< bytes to send
     uint64_t sndNxt{0};    //!< next byte to send
     uint64_t sndUna{0};    //!< bytes cumulatively acknowledged
     uint64_t highSent{0};  //!< end of the highest byte sent (retransmission detection)
     uint64_t maxSentSeq{0}; //!< start offset of the highest packet sent (IRN)
+    uint64_t highestAck{0}; //!< highest cumulative ACK received (IRN, quirk irn-sender)
     Time start;            //!< creation time (= flow start)
     uint32_t pg{3};        //!< priority group
     Time nextAvail;        //!< pacing: earliest time of the next data packet
@@ -167,6 +176,18 @@ class RdmaNic : public Object
     /// Starts a flow of \p size bytes to \p dip now.
     void StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg = 3);
     /**
+     * Starts a flow whose packets carry the given UDP ports (reference quirk flow-ports: the
+     * reference's per-host \p sport and per-destination \p dport, spec §7.4). A host side
+     * that keeps one entropy per flow (ecmp, the switch-side schemes) uses \p sport as it, so
+     * ECMP hashes the reference's inputs; other host algorithms choose their entropies.
+     */
+    void StartFlowOnPorts(uint32_t flowId,
+                          uint32_t dip,
+                          uint64_t size,
+                          uint32_t pg,
+                          uint16_t sport,
+                          uint16_t dport);
+    /**
      * Receiver side: announces the flow \p flowId of \p size bytes that the NIC at \p sip
      * sends on its queue pair \p qpn, so that this NIC fires FlowDelivered when the flow's
      * last byte arrives in order. StartFlow calls it on the destination NIC.
@@ -234,9 +255,18 @@ class RdmaNic : public Object
         bool delivered{false};     //!< FlowDelivered has fired
     };
 
+    void DoStartFlow(uint32_t flowId,
+                     uint32_t dip,
+                     uint64_t size,
+                     uint32_t pg,
+                     std::optional<std::pair<uint16_t, uint16_t>> ports);
     Ptr<Packet> NextPacket(Ptr<RdmaNetDevice> dev);
     bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
+    /// IRN's in-flight bytes for the BDP cap and the RTO choice (§3.5, §3.6).
+    uint64_t IrnInflight(const RdmaQueuePair& qp) const;
     void Wake();
+    /// Quirk pacing-wakeup: the reference's wake-up rule when nothing may send.
+    void ScheduleWakeAsReference(Time now);
     void Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
     void ReceiveData(Ptr<Packet> p);
     void ReceiveAck(Ptr<Packet> p);
@@ -268,6 +298,9 @@ class RdmaNic : public Object
     LossRecovery m_recovery{GBN};
     CcMode m_ccMode{CC_DCQCN};
     bool m_rateBound{true};
+    bool m_timeTruncation{false};
+    bool m_pacingWakeupQuirk{false};
+    bool m_irnReferenceSender{false};
     uint32_t m_ackInterval{1};
     uint32_t m_chunkSize{4000};
     bool m_ackMilestoneFix{false};

@@ -124,6 +124,14 @@ RdmaSwitch::GetTypeId()
                           DoubleValue(0.2),
                           MakeDoubleAccessor(&RdmaSwitch::m_pmax),
                           MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("EcnSharedStream",
+                          "Reference quirk ecn-shared-stream (spec §5.5): AssignStreams gives "
+                          "the ECN-marking variable ns-3's user stream 0 at every switch, as the "
+                          "reference's MMU does, so every switch draws the same sequence. "
+                          "false = a stream of its own per switch",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaSwitch::m_ecnSharedStream),
+                          MakeBooleanChecker())
             .AddAttribute("WithdrawFailedPorts",
                           "Withdraw a port whose link is down from the candidate lists "
                           "(WithdrawDelay after the failure; restored the same delay after "
@@ -296,7 +304,9 @@ int64_t
 RdmaSwitch::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
-    m_ecnRng->SetStream(stream + 1);
+    // Quirk ecn-shared-stream: the reference's MMU draws from user stream 0 at every switch
+    // (spec §5.5), so all switches see the same sequence of numbers, each advancing its own.
+    m_ecnRng->SetStream(m_ecnSharedStream ? 0 : stream + 1);
     if (m_lbConfig)
     {
         // Re-seed the chooser from the newly assigned stream.
@@ -546,8 +556,9 @@ RdmaSwitch::SendCompensation(uint32_t hostPort, LbCompensation c, RdmaHeader dat
     a.type = RdmaHeader::NACK;
     a.sip = c.receiver;
     a.dip = c.sender;
-    a.sport = c.qpn;
+    a.sport = data.dport; // the reverse direction of the data packet
     a.dport = data.sport; // echo the entropy
+    a.qpn = data.qpn; // the NACK is about the flow of the data packet that triggered it
     a.pg = data.pg;
     a.tsNs = data.tsNs;
     a.echoSeq = data.seq;

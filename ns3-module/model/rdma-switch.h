@@ -205,6 +205,7 @@ class RdmaSwitch : public Object
     bool m_withdrawFailed;
     Time m_withdrawDelay;
     Ptr<UniformRandomVariable> m_ecnRng;
+    bool m_ecnSharedStream{false}; //!< quirk ecn-shared-stream
     std::vector<uint64_t> m_drops;                    //!< per egress port
     std::vector<uint64_t> m_ecnMarks;                 //!< per egress port
     std::vector<std::array<bool, 8>> m_remotePaused;  //!< per ingress port and class

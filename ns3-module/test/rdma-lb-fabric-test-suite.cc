@@ -526,7 +526,7 @@ class FabricLinkLossTestCase : public TestCase
                                   p->PeekHeader(h);
                                   if (h.type == RdmaHeader::DATA)
                                   {
-                                      (*m)[{h.sip, h.dport}].insert(h.seq);
+                                      (*m)[{h.sip, h.qpn}].insert(h.seq);
                                   }
                               },
                               &lost));
@@ -740,7 +740,7 @@ class EcmpChiSquareTestCase : public TestCase
                                   p->PeekHeader(h);
                                   if (h.type == RdmaHeader::DATA && out >= 16)
                                   {
-                                      (*m)[{h.sip, h.dport}].insert(out);
+                                      (*m)[{h.sip, h.qpn}].insert(out);
                                   }
                               },
                               &paths));

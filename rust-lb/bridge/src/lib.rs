@@ -180,8 +180,15 @@ mod ffi {
         /// One sender NIC's state shared by its queue pairs (Whack-a-Mole's per-destination
         /// profiles).
         type HostLbGroup;
-        /// A selector for one of the NIC's queue pairs, to `destination` (an address).
-        fn new_qp_lb(self: &mut HostLbGroup, destination: u32, seed: u64) -> Result<Box<HostLb>>;
+        /// A selector for one of the NIC's queue pairs, to `destination` (an address);
+        /// `flow_sport` is the flow's own source port (0..=65535; quirk `flow-ports`: a
+        /// host side keeping one entropy per flow keeps this one), or -1 for none.
+        fn new_qp_lb(
+            self: &mut HostLbGroup,
+            destination: u32,
+            seed: u64,
+            flow_sport: i32,
+        ) -> Result<Box<HostLb>>;
 
         /// One queue pair's path selector.
         type HostLb;
@@ -300,11 +307,17 @@ impl LbConfig {
 pub struct HostLbGroup(host::HostLbGroup);
 
 impl HostLbGroup {
-    fn new_qp_lb(&mut self, destination: u32, seed: u64) -> Result<Box<HostLb>, String> {
+    fn new_qp_lb(
+        &mut self,
+        destination: u32,
+        seed: u64,
+        flow_sport: i32,
+    ) -> Result<Box<HostLb>, String> {
         let group = &mut self.0;
+        let flow_entropy = u16::try_from(flow_sport).ok().map(Entropy);
         guard(|| {
             Box::new(HostLb {
-                lb: group.new_lb(destination, seed),
+                lb: group.new_lb(destination, seed, flow_entropy),
                 failure: None,
                 armed: false,
             })

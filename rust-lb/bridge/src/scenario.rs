@@ -101,6 +101,13 @@ mod ffi {
         nack_carries_cnp: bool,
         headroom_sum_quirk: bool,
         withdraw_failed_ports: bool,
+        /// The reference quirks reproduced (`rdma_lb_scenario::Quirk`, one flag each).
+        quirk_flow_ports: bool,
+        quirk_time_truncation: bool,
+        quirk_pacing_wakeup: bool,
+        quirk_irn_sender: bool,
+        quirk_ecn_shared_stream: bool,
+        quirk_start_order: bool,
     }
 
     /// Run control and outputs.
@@ -263,6 +270,12 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
             nack_carries_cnp: t.nack_carries_cnp,
             headroom_sum_quirk: t.headroom_sum_quirk,
             withdraw_failed_ports: t.withdraw_failed_ports,
+            quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
+            quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
+            quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),
+            quirk_irn_sender: t.quirks.contains(sc::Quirk::IrnSender),
+            quirk_ecn_shared_stream: t.quirks.contains(sc::Quirk::EcnSharedStream),
+            quirk_start_order: t.quirks.contains(sc::Quirk::StartOrder),
         },
         lb_name: s.lb.name.clone(),
         lb_params: s.lb.params.clone(),
@@ -378,7 +391,7 @@ mod tests {
             "/nonexistent/x.toml: config: cannot read: No such file or directory (os error 2)"
         );
         assert!(!e.contains('\n'));
-        assert_eq!(override_keys().len(), 10);
+        assert_eq!(override_keys().len(), 11);
     }
 
     #[test]

@@ -106,8 +106,8 @@ fn shared_profiles_allocate_nothing_per_packet() {
     // Whack-a-Mole with one profile per destination: two queue pairs of one NIC share it.
     let cfg = LbConfig::parse("whack-a-mole", "profile_scope = \"destination\"").unwrap();
     let mut nic = HostLbGroup::new(&cfg.host);
-    let mut a = nic.new_lb(5, 7);
-    let mut b = nic.new_lb(5, 8);
+    let mut a = nic.new_lb(5, 7, None);
+    let mut b = nic.new_lb(5, 8, None);
     assert_eq!(nic.shared_profiles(), 1);
     drive(&mut a, 0, 1_000);
     drive(&mut b, 0, 1_000);

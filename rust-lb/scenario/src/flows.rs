@@ -17,7 +17,7 @@ use std::path::Path;
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::model::{Flow, Topology};
 use crate::text::{numbered_lines, read_file, uint};
-use crate::units::parse_seconds_to_ns;
+use crate::units::{ns3_19_seconds_to_ns, parse_seconds_to_ns};
 
 /// Reads and parses a flow file against `topology`.
 ///
@@ -173,6 +173,20 @@ pub fn parse_flow_str(name: &str, text: &str, topology: &Topology) -> Result<Vec
         ));
     }
     Ok(flows)
+}
+
+/// Re-times flows read from a flow file as the reference does (quirk `time-truncation`): its
+/// driver starts a flow at `Seconds(start_s)`, which ns-3.19 truncates to whole nanoseconds
+/// ([`ns3_19_seconds_to_ns`]; 2.000000041 s starts at 2000000040 ns). The order of the flows
+/// is unchanged (the conversion is monotone).
+#[allow(
+    clippy::cast_precision_loss,
+    reason = "start times below 2^53 ns are exact in f64, as the reference's double"
+)]
+pub fn truncate_starts_as_ns3_19(flows: &mut [Flow]) {
+    for f in flows {
+        f.start_ns = ns3_19_seconds_to_ns(f.start_ns as f64 / 1e9);
+    }
 }
 
 /// Writes flows in ConWeave format (start times with 9 decimals, exactly). `after`

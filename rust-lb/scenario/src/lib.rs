@@ -36,8 +36,8 @@ use std::path::Path;
 
 pub use error::{ErrorKind, Result, ScenarioError};
 pub use model::{
-    Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, Recovery, RunSpec,
-    Scenario, Topology, Transport,
+    Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, Quirk, QuirkSet, Recovery,
+    RunSpec, Scenario, Topology, Transport,
 };
 pub use overrides::Overrides;
 pub use text::resolve_relative;
@@ -94,8 +94,15 @@ fn load_conweave(
         }
     }
     let flow_path = text::resolve_relative(path, &c.flow_file.0);
-    let flows = flows::parse_flow_file(&flow_path, &topology)
+    let mut flows = flows::parse_flow_file(&flow_path, &topology)
         .map_err(|e| e.io_at(file, c.flow_file.1, "FLOW_FILE"))?;
+    if overrides
+        .quirks
+        .unwrap_or(c.transport.quirks)
+        .contains(Quirk::TimeTruncation)
+    {
+        flows::truncate_starts_as_ns3_19(&mut flows);
+    }
     for &(ln, _, a, b) in &c.link_down {
         if !topology
             .links

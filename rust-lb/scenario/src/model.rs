@@ -181,6 +181,142 @@ impl Recovery {
     }
 }
 
+/// A behaviour of the reference simulator (ConWeave's ns-3.19 tree) that the fabric model
+/// reproduces so that a ConWeave config gives the reference's results flow for flow
+/// (DESIGN.md decision 3). ConWeave configs reproduce every one by default; our TOML
+/// scenarios reproduce none unless `[transport] quirks` lists them (each one's fix is the
+/// better model, see `ns3-module/doc/rdma-lb.rst`, "Lock-step quirks").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Quirk {
+    /// Data packets carry the reference's ports (spec §7.4, §12.12: sport 10000, 10001, ...
+    /// per source host, dport 100, 101, ... per destination host, in flow order), and a
+    /// host side that keeps one entropy per flow (`ecmp`, the switch-side schemes) uses
+    /// that sport, so ECMP hashes exactly the reference's inputs. Fix: a random entropy per
+    /// flow and the sender's queue-pair number as dport.
+    FlowPorts,
+    /// ns-3.19 converts a time given in seconds (a double) to whole nanoseconds by
+    /// truncation: serialization (1048 B at 100 Gbps: 83 ns, not 84), pacing intervals and
+    /// flow start times from flow files; and it halves DCQCN's (rate + target) as two
+    /// truncated halves. Fix: ns-3.37's conversion (rounding) and one division.
+    TimeTruncation,
+    /// When no queue pair may send, the NIC's port schedules a wake-up at the earliest
+    /// next-send time only if none is pending, and never moves a pending one earlier.
+    /// Fix: the wake-up always moves to the earliest next-send time.
+    PacingWakeup,
+    /// The reference's IRN sender: a timeout enters recovery without setting the recovery
+    /// end; a NACK carrying a SACK block goes back whenever not in recovery; the BDP cap's
+    /// in-flight is the highest sent offset minus the highest ACKed; the timer is restarted
+    /// by feedback only while sent-but-unacknowledged bytes remain. Fix: our IRN sender.
+    IrnSender,
+    /// Every switch draws its ECN-marking random numbers from the same stream (ns-3's user
+    /// stream 0 of the run's seed, spec §5.5), so all switches see one sequence. Fix: a
+    /// stream per switch.
+    EcnSharedStream,
+    /// A flow's queue pair is created two zero-delay events after its start event (the
+    /// reference's application start path), after every event already due at that time; its
+    /// start event handles every flow of that start time. Fix: the queue pair is created in
+    /// the flow's own start event.
+    StartOrder,
+}
+
+impl Quirk {
+    /// Every quirk, in the order of their names in configs and summaries.
+    pub const ALL: [Quirk; 6] = [
+        Quirk::FlowPorts,
+        Quirk::TimeTruncation,
+        Quirk::PacingWakeup,
+        Quirk::IrnSender,
+        Quirk::EcnSharedStream,
+        Quirk::StartOrder,
+    ];
+
+    /// The name configs, overrides and summaries use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Quirk::FlowPorts => "flow-ports",
+            Quirk::TimeTruncation => "time-truncation",
+            Quirk::PacingWakeup => "pacing-wakeup",
+            Quirk::IrnSender => "irn-sender",
+            Quirk::EcnSharedStream => "ecn-shared-stream",
+            Quirk::StartOrder => "start-order",
+        }
+    }
+
+    /// Parses a name from [`Quirk::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Quirk::ALL.into_iter().find(|q| q.name() == name)
+    }
+
+    const fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// A set of [`Quirk`]s the model reproduces.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QuirkSet(u8);
+
+impl QuirkSet {
+    /// No quirk: the model's own behaviour everywhere.
+    pub const NONE: QuirkSet = QuirkSet(0);
+
+    /// Every quirk: the reference's behaviour (ConWeave configs).
+    #[must_use]
+    pub fn all() -> Self {
+        Quirk::ALL.into_iter().fold(Self::NONE, QuirkSet::with)
+    }
+
+    /// This set with `q` added.
+    #[must_use]
+    pub const fn with(self, q: Quirk) -> Self {
+        QuirkSet(self.0 | q.bit())
+    }
+
+    /// Whether `q` is reproduced.
+    #[must_use]
+    pub const fn contains(self, q: Quirk) -> bool {
+        self.0 & q.bit() != 0
+    }
+
+    /// The members, in [`Quirk::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = Quirk> {
+        Quirk::ALL.into_iter().filter(move |&q| self.contains(q))
+    }
+
+    /// Parses `all`, `none` or a comma-separated list of names. The error is a message
+    /// without location.
+    ///
+    /// # Errors
+    /// An unknown name.
+    pub fn parse_list(text: &str) -> std::result::Result<Self, String> {
+        match text.trim() {
+            "all" => return Ok(Self::all()),
+            "none" | "" => return Ok(Self::NONE),
+            _ => {}
+        }
+        text.split(',')
+            .map(str::trim)
+            .try_fold(Self::NONE, |set, name| {
+                Quirk::from_name(name).map(|q| set.with(q)).ok_or_else(|| {
+                    let known: Vec<&str> = Quirk::ALL.iter().map(|q| q.name()).collect();
+                    format!(
+                        "unknown quirk `{name}` (all, none, or of: {})",
+                        known.join(", ")
+                    )
+                })
+            })
+    }
+}
+
+impl Serialize for QuirkSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter().map(Quirk::name))
+    }
+}
+
 /// ECN marking thresholds for ports of one link rate (spec §5.5).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EcnEntry {
@@ -264,6 +400,8 @@ pub struct Transport {
     pub headroom_sum_quirk: bool,
     /// Switches withdraw routes over failed links (`RdmaSwitch::WithdrawFailedPorts`).
     pub withdraw_failed_ports: bool,
+    /// The reference's behaviours reproduced for lock-step agreement ([`Quirk`]).
+    pub quirks: QuirkSet,
 }
 
 impl Default for Transport {
@@ -310,6 +448,7 @@ impl Default for Transport {
             nack_carries_cnp: true,
             headroom_sum_quirk: true,
             withdraw_failed_ports: false,
+            quirks: QuirkSet::all(),
         }
     }
 }

@@ -12,11 +12,12 @@
 //! | `pfc` | `true`/`false` (or 1/0) |
 //! | `recovery` | `gbn`, `irn`, `nic-sr` |
 //! | `pfc_trace`, `queue_trace` | `true`/`false` (or 1/0) |
+//! | `quirks` | the reference behaviours to reproduce: `all`, `none` or names, comma-separated (`[transport] quirks`; [`Quirk`](crate::model::Quirk)) |
 //!
 //! Unknown keys, a missing `=`, and bad values are errors naming `overrides: key`.
 
 use crate::error::{ErrorKind, Result, ScenarioError};
-use crate::model::Recovery;
+use crate::model::{QuirkSet, Recovery};
 use crate::units::parse_time_ns;
 
 /// The file name used in override error messages.
@@ -34,6 +35,7 @@ pub const OVERRIDE_KEYS: &[&str] = &[
     "recovery",
     "pfc_trace",
     "queue_trace",
+    "quirks",
 ];
 
 /// Parsed overrides; `None` = keep the config's value.
@@ -59,6 +61,8 @@ pub struct Overrides {
     pub pfc_trace: Option<bool>,
     /// Queue trace on/off.
     pub queue_trace: Option<bool>,
+    /// Reference quirks to reproduce (replaces the config's set).
+    pub quirks: Option<QuirkSet>,
 }
 
 fn err(key: &str, msg: impl Into<String>) -> ScenarioError {
@@ -124,6 +128,7 @@ impl Overrides {
                 }
                 "pfc_trace" => o.pfc_trace = Some(boolean(k, v)?),
                 "queue_trace" => o.queue_trace = Some(boolean(k, v)?),
+                "quirks" => o.quirks = Some(QuirkSet::parse_list(v).map_err(|m| err(k, m))?),
                 _ => {
                     return Err(ScenarioError::file(
                         OVERRIDES,
@@ -166,6 +171,9 @@ impl Overrides {
         }
         if let Some(v) = self.queue_trace {
             s.run.queue_trace = v;
+        }
+        if let Some(v) = self.quirks {
+            s.transport.quirks = v;
         }
     }
 }

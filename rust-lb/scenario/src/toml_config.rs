@@ -31,6 +31,10 @@
 //! # ack_interval_packets, l2_chunk, l2_back_to_zero, rate_bound, payload, pause_time,
 //! # l2_timeout, nack_interval, irn_rto_low, irn_rto_high, irn_bdp, irn_ooo_threshold,
 //! # ack_milestone_fix, nack_carries_cnp, headroom_sum_quirk, withdraw_failed_ports
+//! quirks = []                      # reference behaviours to reproduce: "all", "none" or a
+//!                                  # list of flow-ports, time-truncation, pacing-wakeup,
+//!                                  # irn-sender, ecn-shared-stream, start-order (ConWeave
+//!                                  # configs: all)
 //!
 //! [lb]
 //! name = "reps"                    # an rdma_lb_core::Algorithm name; default "ecmp"
@@ -64,9 +68,10 @@ use toml::Spanned;
 
 use crate::cdf::parse_cdf_file;
 use crate::error::{ErrorKind, Result, ScenarioError};
-use crate::flows::parse_flow_file;
+use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
 use crate::model::{
-    CollectiveKind, EcnEntry, LbSpec, LinkEvent, Recovery, RunSpec, Scenario, Topology, Transport,
+    CollectiveKind, EcnEntry, LbSpec, LinkEvent, Quirk, QuirkSet, Recovery, RunSpec, Scenario,
+    Topology, Transport,
 };
 use crate::overrides::{Overrides, OVERRIDES};
 use crate::text::resolve_relative;
@@ -279,6 +284,15 @@ struct TransportSec {
     nack_carries_cnp: Option<bool>,
     headroom_sum_quirk: Option<bool>,
     withdraw_failed_ports: Option<bool>,
+    quirks: Option<Spanned<QuirksSec>>,
+}
+
+/// `quirks = "all"` / `"none"` / `["flow-ports", ...]`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum QuirksSec {
+    Word(String),
+    List(Vec<String>),
 }
 
 #[derive(Debug, Deserialize)]
@@ -557,6 +571,8 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
     }
     link_events.sort_by_key(|e| e.at_ns);
 
+    let transport = transport(&cx, &f.transport)?;
+
     // Workload.
     let run_start_ns = f.run.start.map_or(0, |t| t.0);
     let mut flows = Vec::new();
@@ -573,6 +589,12 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
     }
     if let Some(ff) = &w.flow_file {
         flows = cx.read(ff, "workload.flow_file", |p| parse_flow_file(p, &topology))?;
+        if o.quirks
+            .unwrap_or(transport.quirks)
+            .contains(Quirk::TimeTruncation)
+        {
+            truncate_starts_as_ns3_19(&mut flows);
+        }
     }
     let mut load = 0.0;
     if let Some(ps) = &w.poisson {
@@ -725,7 +747,6 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
     }
 
     // Transport.
-    let transport = transport(&cx, &f.transport)?;
 
     // LB.
     let (lb, lb_line) = match &f.lb {
@@ -851,6 +872,19 @@ fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
     set_b(&mut out.nack_carries_cnp, t.nack_carries_cnp);
     set_b(&mut out.headroom_sum_quirk, t.headroom_sum_quirk);
     set_b(&mut out.withdraw_failed_ports, t.withdraw_failed_ports);
+    // Our scenarios model the fabric as it should behave; the reference's quirks are opt-in.
+    out.quirks = match &t.quirks {
+        None => QuirkSet::NONE,
+        Some(q) => {
+            let text = match q.get_ref() {
+                QuirksSec::Word(w) => w.clone(),
+                QuirksSec::List(l) if l.is_empty() => "none".to_owned(),
+                QuirksSec::List(l) => l.join(","),
+            };
+            QuirkSet::parse_list(&text)
+                .map_err(|m| cx.err(q, "transport.quirks", ErrorKind::Value, m))?
+        }
+    };
     set_t(&mut out.alpha_resume_interval_ns, t.alpha_resume_interval);
     set_t(&mut out.rate_decrease_interval_ns, t.rate_decrease_interval);
     set_t(&mut out.rp_timer_ns, t.rp_timer);

@@ -158,6 +158,33 @@ pub fn parse_seconds_to_ns(text: &str) -> Result<u64, String> {
     scale_rounded(m, s, 1_000_000_000).ok_or_else(|| format!("`{text}` s is too large"))
 }
 
+/// The whole nanoseconds ns-3.19 makes of a time given as `seconds` (a double):
+/// `Seconds(double)` converts the double to 64.64 fixed point (integer part, and the fraction
+/// truncated to 64 bits), multiplies by 10^9 truncating, and keeps the integer part:
+/// `floor(d) x 10^9 + floor(trunc(frac(d) x 2^64) x 10^9 / 2^64)`. So a value just above a
+/// whole nanosecond can land one below it: 2.000000041 s starts at 2000000040 ns (checked
+/// against every start time of the reference's fct.txt on the shared case), and 1000 B at
+/// 100 Gbps serialize in 79 ns (8.0000000000000002e-8 s). Negative or non-finite input gives
+/// 0; values beyond u64 nanoseconds saturate.
+#[must_use]
+#[allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "the casts are the reference's truncations; the input is finite and positive"
+)]
+pub fn ns3_19_seconds_to_ns(seconds: f64) -> u64 {
+    if !seconds.is_finite() || seconds <= 0.0 {
+        return 0;
+    }
+    let whole = seconds.floor();
+    if whole >= 1.8e10 {
+        return u64::MAX; // beyond u64 nanoseconds
+    }
+    let fraction_bits = ((seconds - whole) * 18_446_744_073_709_551_616.0) as u64; // x 2^64
+    let fraction_ns = (u128::from(fraction_bits) * 1_000_000_000) >> 64;
+    (whole as u64) * 1_000_000_000 + u64::try_from(fraction_ns).unwrap_or(0)
+}
+
 /// Formats bits/s for summaries (`100Gbps`, `40Mbps`, `1500bps`).
 #[must_use]
 pub fn format_rate(bps: u64) -> String {
@@ -194,6 +221,26 @@ mod tests {
             .unwrap_err()
             .contains("whole number"));
         assert!(parse_rate_bps("-1Gbps").is_err());
+    }
+
+    #[test]
+    fn ns3_19_truncation() {
+        // From the reference's fct.txt on the shared case: flow-file start -> start_ns.
+        assert_eq!(ns3_19_seconds_to_ns(2.000000041), 2_000_000_040);
+        assert_eq!(ns3_19_seconds_to_ns(2.000000083), 2_000_000_083);
+        assert_eq!(ns3_19_seconds_to_ns(2.000003), 2_000_002_999);
+        // Serialization of 1048 B at 100 Gbps as DataRate::CalculateTxTime computes it.
+        assert_eq!(ns3_19_seconds_to_ns(1048.0 * 8.0 / 1e11), 83);
+        assert_eq!(ns3_19_seconds_to_ns(1000.0 * 8.0 / 1e11), 79);
+        assert_eq!(ns3_19_seconds_to_ns(50.0 * 8.0 / 1e11), 3);
+        assert_eq!(ns3_19_seconds_to_ns(60.0 * 8.0 / 1e11), 4);
+        assert_eq!(ns3_19_seconds_to_ns(1048.0 * 8.0 / 25e9), 335);
+        assert_eq!(ns3_19_seconds_to_ns(2.0), 2_000_000_000);
+        assert_eq!(ns3_19_seconds_to_ns(0.0), 0);
+        assert_eq!(ns3_19_seconds_to_ns(-1.0), 0);
+        assert_eq!(ns3_19_seconds_to_ns(f64::NAN), 0);
+        assert_eq!(ns3_19_seconds_to_ns(1e300), u64::MAX);
+        assert_eq!(ns3_19_seconds_to_ns(f64::MIN_POSITIVE), 0);
     }
 
     #[test]

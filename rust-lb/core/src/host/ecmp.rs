@@ -15,9 +15,13 @@ pub struct FixedEntropy {
 impl FixedEntropy {
     /// Draws the flow's entropy uniformly from the 16-bit space.
     pub fn new(rng: &mut SimRng) -> Self {
-        FixedEntropy {
-            entropy: Entropy(rng.next_u16()),
-        }
+        Self::with(Entropy(rng.next_u16()))
+    }
+
+    /// Keeps `entropy` (a flow whose source port is given, e.g. the reference simulator's).
+    #[must_use]
+    pub const fn with(entropy: Entropy) -> Self {
+        FixedEntropy { entropy }
     }
 }
 

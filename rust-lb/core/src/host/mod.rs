@@ -170,9 +170,21 @@ impl HostLb {
     /// A selector for one queue pair; `seed` makes it deterministic.
     #[must_use]
     pub fn new(config: &HostLbConfig, seed: u64) -> Self {
+        Self::for_flow(config, seed, None)
+    }
+
+    /// A selector for one queue pair whose flow has its own source port `flow_entropy` (the
+    /// reference simulator's per-host port, quirk `flow-ports`): a selector that keeps one
+    /// entropy per flow ([`HostLbConfig::FixedPerFlow`]) keeps that one instead of drawing it;
+    /// every other selector chooses its entropies as with [`HostLb::new`].
+    #[must_use]
+    pub fn for_flow(config: &HostLbConfig, seed: u64, flow_entropy: Option<Entropy>) -> Self {
         let mut rng = SimRng::new(seed);
         let selector = match config {
-            HostLbConfig::FixedPerFlow => HostSelector::Ecmp(ecmp::FixedEntropy::new(&mut rng)),
+            HostLbConfig::FixedPerFlow => HostSelector::Ecmp(match flow_entropy {
+                Some(e) => ecmp::FixedEntropy::with(e),
+                None => ecmp::FixedEntropy::new(&mut rng),
+            }),
             HostLbConfig::Spray(c) => HostSelector::Spray(spray::Spray::new(c)),
             HostLbConfig::Reps(c) => HostSelector::Reps(reps::Reps::new(c)),
             HostLbConfig::FlowBender(c) => {
@@ -248,8 +260,9 @@ impl HostLbGroup {
     }
 
     /// A selector for a queue pair to `destination`; `seed` makes it deterministic (the same
-    /// draws as [`HostLb::new`]). Allocates the destination's shared profile on first use.
-    pub fn new_lb(&mut self, destination: u32, seed: u64) -> HostLb {
+    /// draws as [`HostLb::for_flow`], which also says what `flow_entropy` does). Allocates
+    /// the destination's shared profile on first use.
+    pub fn new_lb(&mut self, destination: u32, seed: u64, flow_entropy: Option<Entropy>) -> HostLb {
         match &self.config {
             HostLbConfig::WhackAMole(c)
                 if c.profile_scope == whack_a_mole::ProfileScope::Destination =>
@@ -265,7 +278,7 @@ impl HostLbGroup {
                 ));
                 HostLb { selector, rng }
             }
-            config => HostLb::new(config, seed),
+            config => HostLb::for_flow(config, seed, flow_entropy),
         }
     }
 
@@ -326,16 +339,16 @@ mod tests {
     #[test]
     fn destination_scope_shares_one_profile_per_destination() {
         let mut nic = HostLbGroup::new(&wam("destination"));
-        let mut first = nic.new_lb(5, 1);
+        let mut first = nic.new_lb(5, 1, None);
         let t = whack_path_1(&mut first);
         // The first queue pair learned that path 1 is bad: 1 ball of 64 left.
         assert_eq!(on_path_1(&mut first, t), 1);
         drop(first);
         // A later queue pair to the same destination starts from what was learned ...
-        let mut second = nic.new_lb(5, 2);
+        let mut second = nic.new_lb(5, 2, None);
         assert_eq!(on_path_1(&mut second, t), 1);
         // ... one to another destination from the uniform profile (16 of 64).
-        let mut other = nic.new_lb(6, 3);
+        let mut other = nic.new_lb(6, 3, None);
         assert_eq!(on_path_1(&mut other, t), 16);
         assert_eq!(nic.shared_profiles(), 2);
     }
@@ -344,14 +357,14 @@ mod tests {
     fn queue_pair_scope_forgets_and_matches_a_lone_selector() {
         let cfg = wam("queue-pair");
         let mut nic = HostLbGroup::new(&cfg);
-        let mut first = nic.new_lb(5, 1);
+        let mut first = nic.new_lb(5, 1, None);
         let t = whack_path_1(&mut first);
         assert_eq!(on_path_1(&mut first, t), 1);
-        let mut second = nic.new_lb(5, 2);
+        let mut second = nic.new_lb(5, 2, None);
         assert_eq!(on_path_1(&mut second, t), 16);
         assert_eq!(nic.shared_profiles(), 0);
         // Same seed, same decisions as a selector made without a group.
-        let (mut a, mut b) = (nic.new_lb(7, 9), HostLb::new(&cfg, 9));
+        let (mut a, mut b) = (nic.new_lb(7, 9, None), HostLb::new(&cfg, 9));
         for t in 0..256 {
             assert_eq!(send(&mut a, t * 1_000), send(&mut b, t * 1_000));
         }
@@ -361,7 +374,7 @@ mod tests {
     fn other_algorithms_ignore_the_group() {
         let cfg = LbConfig::parse("spray", "").unwrap().host;
         let mut nic = HostLbGroup::new(&cfg);
-        let (mut a, mut b) = (nic.new_lb(5, 4), HostLb::new(&cfg, 4));
+        let (mut a, mut b) = (nic.new_lb(5, 4, None), HostLb::new(&cfg, 4));
         for t in 0..64 {
             assert_eq!(send(&mut a, t), send(&mut b, t));
         }
