@@ -60,6 +60,10 @@ struct OverrideArgs {
     /// Host load of a generated Poisson workload, in (0, 1] (TOML configs only).
     #[arg(long, value_name = "X")]
     load: Option<String>,
+    /// Reference-simulator quirks to reproduce: all, none, or a comma list of names
+    /// (ConWeave configs: all; TOML: `[transport] quirks`, default none).
+    #[arg(long, value_name = "LIST")]
+    quirks: Option<String>,
 }
 
 impl OverrideArgs {
@@ -80,6 +84,9 @@ impl OverrideArgs {
         }
         if let Some(v) = &self.load {
             items.push(format!("load={v}"));
+        }
+        if let Some(v) = &self.quirks {
+            items.push(format!("quirks={v}"));
         }
         if let Some(o) = out {
             items.push(format!("out={}", o.display()));
@@ -327,6 +334,9 @@ pub(crate) fn sim_args(
     }
     if let Some(v) = &o.load {
         args.push(format!("--load={v}"));
+    }
+    if let Some(v) = &o.quirks {
+        args.push(format!("--quirks={v}"));
     }
     if let Some(v) = out {
         args.push(format!("--out={}", v.display()));

@@ -164,6 +164,7 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
                         seed,
                         stop: None,
                         load: load_v.clone(),
+                        quirks: None,
                     };
                     let s = load(config, &o.to_text(None)).map_err(|Failure(m)| {
                         Failure(format!(

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{data, runpy_config, scratch, write};
-use rdma_lb_scenario::{load_scenario, ErrorKind, Overrides, Recovery};
+use rdma_lb_scenario::{load_scenario, ErrorKind, Overrides, Quirk, QuirkSet, Recovery};
 
 fn setup(tag: &str) -> (std::path::PathBuf, String) {
     let d = scratch(tag);
@@ -306,4 +306,47 @@ fn overrides_apply_and_are_checked() {
     )
     .unwrap_err();
     assert_eq!(e.to_string(), "overrides: lb_params: algorithm `spray`, parameter `num_entropies`: must be in 1..=65536, got 0");
+}
+
+#[test]
+fn reference_quirks_are_on_and_flow_starts_truncated_as_ns3_19() {
+    // 2.000000041 s is 2000000040.99.. ns as a double: the reference starts that flow at
+    // 2000000040 ns (its fct.txt on the shared case says so); 2.000000083 stays 083.
+    let d = scratch("quirks");
+    write(
+        &d,
+        "flow.txt",
+        "2\n71 100 3 6563 2.000000041\n43 104 3 256 2.000000083\n",
+    );
+    let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
+    let cfg = write(
+        &d,
+        "config.txt",
+        &runpy_config(&topo.display().to_string(), "flow.txt"),
+    );
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert_eq!(s.transport.quirks, QuirkSet::all());
+    assert_eq!(s.transport.quirks.iter().count(), 6);
+    let starts: Vec<u64> = s.flows.iter().map(|f| f.start_ns).collect();
+    assert_eq!(starts, vec![2_000_000_040, 2_000_000_083]);
+
+    let o = Overrides::parse("quirks=none").unwrap();
+    let s = load_scenario(&cfg, &o).unwrap();
+    assert_eq!(s.transport.quirks, QuirkSet::NONE);
+    let starts: Vec<u64> = s.flows.iter().map(|f| f.start_ns).collect();
+    assert_eq!(starts, vec![2_000_000_041, 2_000_000_083]);
+
+    let o = Overrides::parse("quirks=flow-ports, pacing-wakeup").unwrap();
+    let s = load_scenario(&cfg, &o).unwrap();
+    let names: Vec<&str> = s.transport.quirks.iter().map(Quirk::name).collect();
+    assert_eq!(names, vec!["flow-ports", "pacing-wakeup"]);
+    assert_eq!(s.flows[0].start_ns, 2_000_000_041, "time-truncation is off");
+
+    let e = Overrides::parse("quirks=flow-ports,nope")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("overrides: quirks: unknown quirk `nope` (all, none, or of: flow-ports,"),
+        "{e}"
+    );
 }

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{data, repo, scratch, write};
-use rdma_lb_scenario::{load_scenario, CollectiveKind, Overrides, Recovery};
+use rdma_lb_scenario::{load_scenario, CollectiveKind, Overrides, Quirk, QuirkSet, Recovery};
 
 #[test]
 fn shipped_examples_load() {
@@ -217,4 +217,54 @@ out = "out/x"
             "{to}: {e}"
         );
     }
+}
+
+#[test]
+fn quirks_are_opt_in_for_toml() {
+    let d = scratch("toml-quirks");
+    write(&d, "f.txt", "1\n0 1 3 100 0.000000041\n");
+    let base = r#"
+[topology]
+leaf_spine = { leaves = 2, hosts_per_leaf = 2, spines = 2, host_rate = "100Gbps", delay = "1us" }
+[workload]
+flow_file = "f.txt"
+"#;
+    let cfg = write(&d, "none.toml", base);
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert_eq!(s.transport.quirks, QuirkSet::NONE);
+    assert_eq!(s.flows[0].start_ns, 41);
+
+    let cfg = write(
+        &d,
+        "some.toml",
+        &format!("{base}[transport]\nquirks = [\"time-truncation\", \"flow-ports\"]\n"),
+    );
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    let names: Vec<&str> = s.transport.quirks.iter().map(Quirk::name).collect();
+    assert_eq!(names, vec!["flow-ports", "time-truncation"]);
+    assert_eq!(
+        s.flows[0].start_ns, 40,
+        "ns-3.19 truncates 4.1e-8 s to 40 ns"
+    );
+
+    let cfg = write(
+        &d,
+        "all.toml",
+        &format!("{base}[transport]\nquirks = \"all\"\n"),
+    );
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert_eq!(s.transport.quirks, QuirkSet::all());
+
+    let cfg = write(
+        &d,
+        "bad.toml",
+        &format!("{base}[transport]\nquirks = [\"flow-ports\", \"typo\"]\n"),
+    );
+    let e = load_scenario(&cfg, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bad.toml:7: transport.quirks: unknown quirk `typo`"),
+        "{e}"
+    );
 }
