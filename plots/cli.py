@@ -1,6 +1,7 @@
 """``python -m plots {slowdown,cdf,cct,compare} ...``: figures (PNG + PDF) and a CSV table beside them.
 
-Exit status: 0 on success, 2 on bad input or usage (one line on stderr naming file:line)."""
+Exit status: 0 on success, 1 when ``compare --bounds`` finds a bound exceeded, 2 on bad input or
+usage (one line on stderr naming file:line)."""
 
 import argparse
 import csv
@@ -9,7 +10,8 @@ from pathlib import Path
 
 from . import analysis, compare, figures
 from .errors import InputError
-from .io import parse_flow_id_range, read_collectives, read_fct_txt, read_run
+from .io import (parse_flow_id_range, read_cnp_total, read_collectives, read_fct_txt, read_pfc_pauses, read_run,
+                 read_summary_counter)
 from .tables import write_csv
 
 
@@ -97,6 +99,15 @@ def build_parser():
                         "to the ms + 50 ms, run.py's fT)")
     p.add_argument("--bdp", type=int, default=analysis.DEFAULT_BDP_BYTES,
                    help="small/large split in bytes (default 104000, leaf-spine 100G)")
+    p.add_argument("--ref-pfc", default=None, metavar="FILE",
+                   help="the reference's pfc.txt(.gz) (time node_id node_type port type); its pauses are counted")
+    p.add_argument("--ours-pfc", default=None, metavar="FILE", help="our pfc.txt(.gz), same format")
+    p.add_argument("--ref-cnp", default=None, metavar="FILE",
+                   help="the reference's cnp.txt(.gz) (time node cnp_by_ecn cnp_by_ooo cnp_total); cnp_total summed")
+    p.add_argument("--ours-summary", default=None, metavar="FILE", help="our summary.json; CNPs = counters.cnps")
+    p.add_argument("--bounds", default=None, metavar="SPEC",
+                   help="name=value,... agreement bounds checked (exit status 1 if one fails); names: "
+                        + ", ".join(compare.BOUNDS))
     _add_title(p)
     return parser
 
@@ -121,12 +132,31 @@ def _read_flows(path):
     return flows
 
 
+def _paired(ref, ours, ref_option, ours_option):
+    """Both files of a count, or neither (a count needs both sides for its ratio)."""
+    if (ref is None) != (ours is None):
+        given, missing = (ref_option, ours_option) if ours is None else (ours_option, ref_option)
+        raise InputError(given, None, f"needs {missing} too")
+    return ref is not None
+
+
 def run_compare(args):
+    """Prints the comparison; returns 1 if a --bounds bound fails, else 0."""
     if args.bdp < 1:
         raise InputError("--bdp", None, "must be >= 1")
     png = _figure_path(args.out) if args.out is not None else None
+    have = set()  # the whole-run counts asked for
+    if _paired(args.ref_pfc, args.ours_pfc, "--ref-pfc", "--ours-pfc"):
+        have.add("pfc")
+    if _paired(args.ref_cnp, args.ours_summary, "--ref-cnp", "--ours-summary"):
+        have.add("cnp")
+    bounds = compare.parse_bounds(args.bounds) if args.bounds is not None else {}
+    compare.check_bound_inputs(bounds, have)
     cmp = compare.compare(_read_flows(args.ref), _read_flows(args.ours), args.start_ns, args.end_ns, args.bdp)
-    print(compare.report(cmp, args.ref, args.ours))
+    pauses = (read_pfc_pauses(args.ref_pfc), read_pfc_pauses(args.ours_pfc)) if "pfc" in have else None
+    cnps = (read_cnp_total(args.ref_cnp), read_summary_counter(args.ours_summary, "cnps")) if "cnp" in have else None
+    rows = compare.evaluate_bounds(cmp, bounds, pauses, cnps)
+    print(compare.report(cmp, args.ref, args.ours, pauses, cnps, rows))
     written = []
     if args.csv is not None:
         Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
@@ -136,6 +166,7 @@ def run_compare(args):
         written.extend(figures.compare_figure(cmp, png, title=args.title))
     if written:
         print("wrote " + " ".join(str(p) for p in written))
+    return 1 if any(r["result"] == "FAIL" for r in rows) else 0
 
 
 def run(args):
@@ -162,11 +193,11 @@ def run(args):
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
-        run(args)
+        status = run(args)
     except (InputError, ValueError) as e:
         print(f"python -m plots {args.command}: {e}", file=sys.stderr)
         return 2
     except OSError as e:
         print(f"python -m plots {args.command}: {e.filename}: {e.strerror}", file=sys.stderr)
         return 2
-    return 0
+    return status or 0

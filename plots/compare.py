@@ -8,6 +8,8 @@
   size buckets with the index percentile ``a[int(n·p)]``.
 * Per-flow FCT ratios ours / reference are taken over the matched flows whose reference record is
   in the window (no flow dropped there).
+* Beside the FCTs, optional whole-run counts (PFC pauses, CNPs) of each side and their ratio; and
+  agreement bounds (``--bounds``) checked against all of these by :func:`evaluate_bounds`.
 """
 
 import math
@@ -27,6 +29,22 @@ N_BUCKETS = 20
 RATIO_BANDS = (0.01, 0.05)  # "within ±1 %" and "within ±5 %" of the per-flow FCT ratio
 # (group, stat) rows of the summary table; ">=1BDP" is what fct_summary.txt calls ">1BDP".
 GROUP_ROWS = (("all", "avg"), ("<1BDP", "avg"), ("<1BDP", "p99"), (">=1BDP", "avg"), (">=1BDP", "p99"))
+# --bounds names (in the order they are reported) -> (kind, the whole-run count they need or None):
+# "max" bounds |ours/ref - 1| from above, "min" bounds a share of matched flows from below.
+BOUNDS = {
+    "overall_avg": ("max", None),  # the overall ("all") average slowdown
+    "bucket_avg": ("max", None),  # worst of the 20 buckets' average slowdown
+    "bucket_p99": ("max", None),  # worst of the 20 buckets' p99 slowdown
+    "median": ("max", None),  # the median per-flow FCT ratio
+    "within5": ("min", None),  # share of per-flow FCT ratios within ±5 %
+    "within1": ("min", None),  # share within ±1 %
+    "pfc": ("max", "pfc"),  # PFC pauses
+    "cnp": ("max", "cnp"),  # CNPs
+}
+COUNT_OPTIONS = {"pfc": "--ref-pfc and --ours-pfc", "cnp": "--ref-cnp and --ours-summary"}
+# A measured value this close beyond its bound still passes: 103 / 100 - 1 is 0.030000000000000027
+# in floating point, and a bound of 0.03 is meant to pass it.
+BOUND_SLACK = 1e-12
 
 
 @dataclass
@@ -154,6 +172,85 @@ def ratio_extremes(rows, column):
     return min(finite), max(finite)
 
 
+def parse_bounds(spec):
+    """``--bounds`` "name=value,..." -> {name: value} in :data:`BOUNDS` order. Names as in
+    :data:`BOUNDS`, each at most once; values numbers >= 0, shares (within5, within1) at most 1."""
+    bounds = {}
+    for item in spec.split(","):
+        item = item.strip()
+        name, sep, text = (part.strip() for part in item.partition("="))
+        if not sep or not name:
+            raise InputError("--bounds", None, f"bad item {item!r}: expected name=value "
+                             f"(names: {', '.join(BOUNDS)})")
+        if name not in BOUNDS:
+            raise InputError("--bounds", None, f"bad item {item!r}: unknown name {name!r} "
+                             f"(names: {', '.join(BOUNDS)})")
+        if name in bounds:
+            raise InputError("--bounds", None, f"bad item {item!r}: {name} given twice")
+        try:
+            value = float(text)
+        except ValueError:
+            raise InputError("--bounds", None, f"bad item {item!r}: not a number: {text!r}") from None
+        if not math.isfinite(value) or value < 0:
+            raise InputError("--bounds", None, f"bad item {item!r}: must be a finite number >= 0")
+        if BOUNDS[name][0] == "min" and value > 1:
+            raise InputError("--bounds", None, f"bad item {item!r}: a share of flows, at most 1")
+        bounds[name] = value
+    return {name: bounds[name] for name in BOUNDS if name in bounds}
+
+
+def check_bound_inputs(bounds, counts):
+    """InputError unless every bound's whole-run count is among ``counts`` (names, e.g. {"pfc"})."""
+    for name in bounds:
+        need = BOUNDS[name][1]
+        if need is not None and need not in counts:
+            raise InputError("--bounds", None, f"{name} needs {COUNT_OPTIONS[need]}")
+
+
+def _worst_bucket(rows, column):
+    """(max |ratio - 1|, "bucket N" of the first such bucket) over the bucket rows; NaN if any
+    bucket's ratio is not finite (a bucket one side lacks, or a zero reference) or there are none."""
+    if not rows or not all(math.isfinite(r[column]) for r in rows):
+        return math.nan, ""
+    worst = max(rows, key=lambda r: abs(r[column] - 1))
+    return abs(worst[column] - 1), f"bucket {worst['bucket']}"
+
+
+def evaluate_bounds(cmp, bounds, pauses=None, cnps=None):
+    """One row per bound (dicts: bound, measured, limit as "<= x" / ">= x", result PASS/FAIL,
+    where). ``bounds`` as :func:`parse_bounds` returns it; ``pauses`` and ``cnps`` are the
+    (reference, ours) whole-run counts, needed by the pfc and cnp bounds. A max bound passes when
+    |ours/ref - 1| <= its value, a min bound when the share >= its value; a value that cannot be
+    measured (NaN: no flows, a zero reference) fails."""
+    counts = {"pfc": pauses, "cnp": cnps}
+    check_bound_inputs(bounds, {k for k, v in counts.items() if v is not None})
+    buckets = bucket_rows(cmp)
+    shares = ratio_summary(cmp.ratios)
+    rows = []
+    for name, limit in bounds.items():
+        kind, need = BOUNDS[name]
+        where = ""
+        if name == "overall_avg":
+            measured = abs(_ratio(cmp.ours.groups["all"].avg, cmp.ref.groups["all"].avg) - 1)
+        elif name in ("bucket_avg", "bucket_p99"):
+            measured, where = _worst_bucket(buckets, name.replace("bucket_", "") + "_ratio")
+        elif name == "median":
+            measured = abs(shares["median"] - 1)
+        elif name in ("within5", "within1"):
+            measured = shares[0.05 if name == "within5" else 0.01]
+        else:
+            ref, ours = counts[need]
+            measured = abs(_ratio(ours, ref) - 1)
+        if kind == "max":
+            passed = measured <= limit + BOUND_SLACK
+        else:
+            passed = measured >= limit - BOUND_SLACK
+        rows.append({"bound": name, "measured": float(measured),
+                     "limit": f"{'<=' if kind == 'max' else '>='} {limit:g}",
+                     "result": "PASS" if passed else "FAIL", "where": where})
+    return rows
+
+
 def _text(v):
     """3 decimals for floats (as fct_summary.txt prints them), integers as they are."""
     return f"{v:.3f}" if isinstance(v, float) else str(v)
@@ -169,8 +266,14 @@ def _table(rows):
     return markdown([{k: _text(v) for k, v in r.items()} for r in rows])
 
 
-def report(cmp, ref_name, ours_name):
-    """What ``python -m plots compare`` prints."""
+def _count_line(what, counts):
+    ref, ours = counts
+    return f"{what}: reference {ref}, ours {ours}, ours/ref {_ratio(ours, ref):.3f}"
+
+
+def report(cmp, ref_name, ours_name, pauses=None, cnps=None, bounds=None):
+    """What ``python -m plots compare`` prints; ``pauses`` / ``cnps`` are (reference, ours) counts,
+    ``bounds`` the rows of :func:`evaluate_bounds` (each section printed when given)."""
     sT, fT = cmp.window
     ref, ours = cmp.ref, cmp.ours
     buckets = bucket_rows(cmp)
@@ -203,4 +306,20 @@ def report(cmp, ref_name, ours_name):
         f"median {s['median']:.3f}, p10 {s['p10']:.3f}, p90 {s['p90']:.3f}; "
         + "; ".join(f"within ±{100 * band:.0f} %: {_pct(s[band])}" for band in RATIO_BANDS),
     ]
+    if pauses is not None or cnps is not None:
+        lines.append("")
+    if pauses is not None:
+        lines.append(_count_line("PFC pauses (pfc.txt lines of type 1)", pauses))
+    if cnps is not None:
+        lines.append(_count_line("CNPs (reference: cnp.txt's cnp_total summed; ours: summary.json's counters.cnps)",
+                                 cnps))
+    if bounds:
+        failed = [r["bound"] for r in bounds if r["result"] == "FAIL"]
+        lines += [
+            "",
+            "bounds: |ours/ref - 1| (or a share of the matched flows) against --bounds",
+            markdown([{**r, "measured": f"{r['measured']:.4f}"} for r in bounds]),
+            f"bounds: {len(bounds) - len(failed)} of {len(bounds)} PASS"
+            + (f"; FAIL: {', '.join(failed)}" if failed else ""),
+        ]
     return "\n".join(lines)

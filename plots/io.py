@@ -1,4 +1,5 @@
-"""Readers for ConWeave's fct.txt, our flows.csv, run directories and collectives CSVs.
+"""Readers for ConWeave's fct.txt, pfc.txt and cnp.txt, our flows.csv and summary.json counters,
+run directories and collectives CSVs.
 
 Every malformed line raises :class:`plots.errors.InputError` naming ``file:line``.
 """
@@ -22,6 +23,8 @@ FLOWS_CSV_COLUMNS = (
     "retx_pkts", "nacks", "path_switches", "algorithm",
 )
 COLLECTIVES_COLUMNS = ("group", "algorithm", "start_ns", "finish_ns")
+PFC_TXT_COLUMNS = ("time", "node_id", "node_type", "port", "type")  # type 1 = pause, 0 = resume
+CNP_TXT_COLUMNS = ("time", "node", "cnp_by_ecn", "cnp_by_ooo", "cnp_total")
 # Relative tolerance between a flows.csv `slowdown` and max(1, fct_ns / ideal_fct_ns).
 SLOWDOWN_RTOL = 1e-4
 
@@ -102,35 +105,106 @@ def _open_text(path):
     return open(path, encoding="utf-8")
 
 
+def _numbered_lines(path):
+    """(line number, line) of a text file, gzip-decompressed if its name ends in ``.gz``; bad gzip
+    data or non-UTF-8 text is an InputError naming the file."""
+    try:
+        with _open_text(path) as f:
+            yield from enumerate(f, 1)
+    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+        raise InputError(path, None, f"bad gzip data: {e}") from None
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not UTF-8 text") from None
+
+
+def _columns(path, lineno, line, names):
+    """The whitespace-separated fields of a line as {name: text}; None for a blank line."""
+    parts = line.split()
+    if not parts:
+        return None
+    if len(parts) != len(names):
+        raise InputError(path, lineno, f"expected {len(names)} columns ({' '.join(names)}), got {len(parts)}")
+    return dict(zip(names, parts))
+
+
 def read_fct_txt(path):
     """ConWeave/HPCC ``fct.txt`` (spec §7.6): 8 whitespace-separated columns per line,
     ``src dst sport dport size_B start_ns fct_ns ideal_fct_ns``. Blank lines are skipped; a name
     ending in ``.gz`` is read gzip-compressed (as the shared reference runs are stored)."""
     path = Path(path)
-    rows = []
-    try:
-        with _open_text(path) as f:
-            for lineno, line in enumerate(f, 1):
-                rows.append(_fct_txt_row(path, lineno, line))
-    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-        raise InputError(path, None, f"bad gzip data: {e}") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "not UTF-8 text") from None
+    rows = [_fct_txt_row(path, lineno, line) for lineno, line in _numbered_lines(path)]
     return _flows_from_rows([r for r in rows if r is not None])
 
 
 def _fct_txt_row(path, lineno, line):
     """(size, start, fct, ideal, src, dst) of one fct.txt line; None for a blank line."""
-    parts = line.split()
-    if not parts:
+    cols = _columns(path, lineno, line, FCT_TXT_COLUMNS)
+    if cols is None:
         return None
-    if len(parts) != len(FCT_TXT_COLUMNS):
-        raise InputError(path, lineno, f"expected {len(FCT_TXT_COLUMNS)} columns "
-                         f"({' '.join(FCT_TXT_COLUMNS)}), got {len(parts)}")
-    cols = dict(zip(FCT_TXT_COLUMNS, parts))
     for name in ("sport", "dport"):
         _num(path, lineno, name, cols[name], integer=True)
     return _flow_row(path, lineno, cols)
+
+
+def read_pfc_pauses(path):
+    """The number of PFC pauses in ConWeave's ``pfc.txt`` (our runs write the same format): lines
+    ``time node_id node_type port type`` with type 1 = pause, 0 = resume; the type-1 lines are
+    counted. Blank lines are skipped; ``.gz`` is read compressed."""
+    path = Path(path)
+    pauses = 0
+    for lineno, line in _numbered_lines(path):
+        cols = _columns(path, lineno, line, PFC_TXT_COLUMNS)
+        if cols is None:
+            continue
+        _num(path, lineno, "time", cols["time"])
+        for name in ("node_id", "node_type", "port"):
+            _num(path, lineno, name, cols[name], integer=True)
+        kind = _num(path, lineno, "type", cols["type"], integer=True)
+        if kind not in (0, 1):
+            raise InputError(path, lineno, f"column type: must be 1 (pause) or 0 (resume), got {cols['type']}")
+        pauses += kind
+    return pauses
+
+
+def read_cnp_total(path):
+    """The number of CNPs in ConWeave's ``cnp.txt``: lines ``time node cnp_by_ecn cnp_by_ooo
+    cnp_total``, the last column summed. Blank lines are skipped; ``.gz`` is read compressed."""
+    path = Path(path)
+    total = 0
+    for lineno, line in _numbered_lines(path):
+        cols = _columns(path, lineno, line, CNP_TXT_COLUMNS)
+        if cols is None:
+            continue
+        _num(path, lineno, "time", cols["time"])
+        for name in CNP_TXT_COLUMNS[1:-1]:
+            _num(path, lineno, name, cols[name], integer=True)
+        total += _num(path, lineno, "cnp_total", cols["cnp_total"], integer=True)
+    return total
+
+
+def read_summary_counter(path, key):
+    """``summary.json``'s ``counters.<key>`` (e.g. "cnps", "pfc_pauses_sent"): an integer >= 0."""
+    path = Path(path)
+    summary = _read_json_object(path)
+    counters = summary.get("counters")
+    if not isinstance(counters, dict):
+        raise InputError(path, None, "missing key 'counters' (an object)")
+    if key not in counters:
+        raise InputError(path, None, f"missing key 'counters.{key}'")
+    value = counters[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InputError(path, None, f"'counters.{key}' must be an integer >= 0, got {value!r}")
+    return value
+
+
+def _read_json_object(path):
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise InputError(path, e.lineno, f"invalid JSON: {e.msg}") from None
+    if not isinstance(summary, dict):
+        raise InputError(path, None, "must be a JSON object")
+    return summary
 
 
 def read_flows_csv(path, expect_algorithm=None, flow_ids=None):
@@ -217,13 +291,9 @@ def read_run(run_dir, source="auto", flow_ids=None):
         raise InputError(run_dir, None, "not a directory")
     summary_path = run_dir / "summary.json"
     try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        summary = _read_json_object(summary_path)
     except FileNotFoundError:
         raise InputError(summary_path, None, "missing (a run directory needs summary.json)") from None
-    except json.JSONDecodeError as e:
-        raise InputError(summary_path, e.lineno, f"invalid JSON: {e.msg}") from None
-    if not isinstance(summary, dict):
-        raise InputError(summary_path, None, "must be a JSON object")
     for key in ("algorithm", "seed"):
         if key not in summary:
             raise InputError(summary_path, None, f"missing key {key!r}")

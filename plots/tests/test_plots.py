@@ -630,3 +630,226 @@ def test_compare_reference_against_itself(reference_flows, tmp_path):
     assert "| <1BDP  | avg  | 1.809     | 1.809  | 1.000    |" in res.stdout
     assert "| >=1BDP | p99  | 17.347    | 17.347 | 1.000    |" in res.stdout
     assert "within ±1 %: 100.0 %; within ±5 %: 100.0 %" in res.stdout
+
+
+# ---------------------------------------------------------------- compare: PFC pauses, CNPs, bounds
+PFC_LINES = ["2000000100 130 1 3 1\n", "2000000200 130 1 3 0\n", "2000000300 5 0 1 1\n", "\n",
+             "2000000400 131 1 2 1\n"]  # 3 pauses (type 1), 1 resume, a blank line
+CNP_LINES = ["2000100002 9 4 0 4\n", "2000100002 36 54 2 56\n", "\n"]  # cnp_total 4 + 56 = 60
+
+
+def _text_file(path, lines):
+    import gzip
+    with (gzip.open(path, "wt") if path.suffix == ".gz" else open(path, "w")) as f:
+        f.write("".join(lines))
+    return path
+
+
+def _summary(path, cnps):
+    path.write_text(json.dumps({"algorithm": "ecmp", "seed": 1, "counters": {"cnps": cnps, "pfc_pauses_sent": 4}}))
+    return path
+
+
+def test_compare_counts_pfc_pauses_and_cnps_plain_and_gz(tmp_path):
+    from plots.io import read_cnp_total, read_pfc_pauses, read_summary_counter
+    for name in ("pfc.txt", "pfc.txt.gz"):
+        assert read_pfc_pauses(_text_file(tmp_path / name, PFC_LINES)) == 3
+    for name in ("cnp.txt", "cnp.txt.gz"):
+        assert read_cnp_total(_text_file(tmp_path / name, CNP_LINES)) == 60
+    assert read_pfc_pauses(_text_file(tmp_path / "none.txt", ["2000000200 130 1 3 0\n"])) == 0
+    summary = _summary(tmp_path / "summary.json", 57)
+    assert read_summary_counter(summary, "cnps") == 57 and read_summary_counter(summary, "pfc_pauses_sent") == 4
+    bad = tmp_path / "bad.txt.gz"
+    bad.write_text("".join(PFC_LINES))  # not compressed
+    with pytest.raises(InputError, match=r"bad\.txt\.gz: bad gzip data"):
+        read_pfc_pauses(bad)
+
+
+@pytest.mark.parametrize("reader,lines,what", [
+    ("pfc", ["2000000100 130 1 3 1\n", "2000000200 130 1 3 2\n"], ":2: column type: must be 1 (pause) or 0 (resume), got 2"),
+    ("pfc", ["2000000100 130 1 3\n"], ":1: expected 5 columns (time node_id node_type port type), got 4"),
+    ("pfc", ["\n", "2000000100 x 1 3 1\n"], ":2: column node_id: not an integer: 'x'"),
+    ("cnp", ["2000100002 9 4 0 4\n", "2000100002 9 4 0 3.5\n"], ":2: column cnp_total: not an integer: '3.5'"),
+    ("cnp", ["2000100002 9 4 0 -4\n"], ":1: column cnp_total: must be >= 0, got -4"),
+    ("cnp", ["2000100002 9 4 0 4 1\n"], ":1: expected 5 columns (time node cnp_by_ecn cnp_by_ooo cnp_total), got 6"),
+])
+def test_compare_bad_pfc_and_cnp_lines(tmp_path, reader, lines, what):
+    from plots.io import read_cnp_total, read_pfc_pauses
+    p = _text_file(tmp_path / f"{reader}.txt.gz", lines)
+    with pytest.raises(InputError) as e:
+        (read_pfc_pauses if reader == "pfc" else read_cnp_total)(p)
+    assert str(e.value) == f"{p}{what}"
+
+
+def test_compare_bad_summary_counters(tmp_path):
+    from plots.io import read_summary_counter
+    p = tmp_path / "summary.json"
+    for text, what in (('{"algorithm": "ecmp"}', "missing key 'counters' (an object)"),
+                       ('{"counters": {"pfc_pauses_sent": 3}}', "missing key 'counters.cnps'"),
+                       ('{"counters": {"cnps": "12"}}', "'counters.cnps' must be an integer >= 0, got '12'"),
+                       ('{"counters": {"cnps": -1}}', "'counters.cnps' must be an integer >= 0, got -1"),
+                       ('[1]', "must be a JSON object")):
+        p.write_text(text)
+        with pytest.raises(InputError) as e:
+            read_summary_counter(p, "cnps")
+        assert str(e.value) == f"{p}: {what}"
+    p.write_text('{"counters":\n {"cnps": }}')
+    with pytest.raises(InputError, match=r"summary\.json:2: invalid JSON"):
+        read_summary_counter(p, "cnps")
+
+
+def _stats(label, avg, p99):
+    return analysis.Stats(label, 1000, 10, avg, avg, p99, p99, p99)
+
+
+def _bounds_comparison():
+    """A Comparison built by hand (binary-exact numbers) for the bound checks:
+    overall avg 2 -> 2.25 (|ratio - 1| = 0.125); bucket avg 4 -> 3 and 2 -> 2.25 (0.25 and 0.125:
+    worst 0.25, bucket 1); bucket p99 8 -> 8 and 8 -> 12 (0 and 0.5: worst 0.5, bucket 2);
+    per-flow ratios whose interpolated median is (1.03125 + 1.0625) / 2 = 1.046875 (0.046875),
+    3 of 8 within ±5 % (0.375) and 2 of 8 within ±1 % (0.25)."""
+    from plots import compare
+
+    def side(all_avg, buckets):
+        return compare.Side(10, 10, 9, {"all": _stats("all", all_avg, 5.0)},
+                            [_stats(str(i + 1), avg, p99) for i, (avg, p99) in enumerate(buckets)])
+    ratios = np.array([0.5, 1.0, 1.0078125, 1.03125, 1.0625, 2.0, 3.0, 4.0])
+    return compare.Comparison((0, 1), 104_000, side(2.0, [(4.0, 8.0), (2.0, 8.0)]),
+                              side(2.25, [(3.0, 8.0), (2.25, 12.0)]), 8, 0, 0, ratios)
+
+
+# name, measured value, failing bound (just past it); pauses 8 -> 10 (0.25), CNPs 100 -> 103
+# (0.03, in floating point 0.030000000000000027: the slack lets a bound of 0.03 pass it)
+BOUND_EDGES = [("overall_avg", 0.125, 0.124), ("bucket_avg", 0.25, 0.249), ("bucket_p99", 0.5, 0.499),
+               ("median", 0.046875, 0.0468), ("within5", 0.375, 0.376), ("within1", 0.25, 0.251),
+               ("pfc", 0.25, 0.2499), ("cnp", 0.03, 0.0299)]
+
+
+@pytest.mark.parametrize("name,measured,failing", BOUND_EDGES)
+def test_compare_each_bound_passes_at_its_edge_and_fails_past_it(name, measured, failing):
+    from plots import compare
+    cmp = _bounds_comparison()
+    counts = {"pauses": (8, 10), "cnps": (100, 103)}
+    for limit, result in ((measured, "PASS"), (failing, "FAIL")):
+        [row] = compare.evaluate_bounds(cmp, {name: limit}, **counts)
+        assert row["bound"] == name and row["measured"] == pytest.approx(measured, abs=1e-15)
+        assert row["result"] == result, (limit, row)
+        assert row["limit"] == ("<= " if name not in ("within5", "within1") else ">= ") + f"{limit:g}"
+    where = {"bucket_avg": "bucket 1", "bucket_p99": "bucket 2"}.get(name, "")
+    assert row["where"] == where
+
+
+def test_compare_bounds_in_canonical_order_and_unmeasurable_fails():
+    from plots import compare
+    cmp = _bounds_comparison()
+    bounds = compare.parse_bounds(" within1=0.25 , overall_avg=0.2,pfc=1")
+    assert bounds == {"overall_avg": 0.2, "within1": 0.25, "pfc": 1.0}
+    assert list(bounds) == ["overall_avg", "within1", "pfc"]
+    rows = compare.evaluate_bounds(cmp, bounds, pauses=(0, 5))  # no reference pauses: ratio nan
+    assert [(r["bound"], r["result"]) for r in rows] == [("overall_avg", "PASS"), ("within1", "PASS"),
+                                                         ("pfc", "FAIL")]
+    assert math.isnan(rows[2]["measured"])
+    cmp.ours.buckets = cmp.ours.buckets[:1]  # a bucket only the reference has
+    [row] = compare.evaluate_bounds(cmp, {"bucket_avg": 10})
+    assert math.isnan(row["measured"]) and row["result"] == "FAIL"
+
+
+def test_compare_bound_needing_absent_counts_is_an_error():
+    from plots import compare
+    cmp = _bounds_comparison()
+    with pytest.raises(InputError) as e:
+        compare.evaluate_bounds(cmp, {"median": 0.1, "pfc": 0.1}, cnps=(1, 1))
+    assert str(e.value) == "--bounds: pfc needs --ref-pfc and --ours-pfc"
+    with pytest.raises(InputError, match="^--bounds: cnp needs --ref-cnp and --ours-summary$"):
+        compare.evaluate_bounds(cmp, {"cnp": 0.1}, pauses=(1, 1))
+
+
+@pytest.mark.parametrize("spec,what", [
+    ("", "bad item '': expected name=value (names: overall_avg, bucket_avg, bucket_p99, median, within5, "
+         "within1, pfc, cnp)"),
+    ("median=0.1,", "bad item '': expected name=value"),
+    ("median", "bad item 'median': expected name=value"),
+    ("median=0.1,p99=0.2", "bad item 'p99=0.2': unknown name 'p99'"),
+    ("median=x", "bad item 'median=x': not a number: 'x'"),
+    ("median=-0.1", "bad item 'median=-0.1': must be a finite number >= 0"),
+    ("median=nan", "bad item 'median=nan': must be a finite number >= 0"),
+    ("within5=1.5", "bad item 'within5=1.5': a share of flows, at most 1"),
+    ("pfc=0.1,pfc=0.2", "bad item 'pfc=0.2': pfc given twice"),
+])
+def test_compare_bad_bounds_spec(spec, what):
+    from plots import compare
+    with pytest.raises(InputError) as e:
+        compare.parse_bounds(spec)
+    assert str(e.value).startswith(f"--bounds: {what}")
+
+
+def _cli_bounds_files(tmp_path):
+    """40 flows, ours identical to the reference (every FCT ratio 1); 4 reference pauses against 5
+    of ours (ratio 1.25); 60 reference CNPs against 57 (ratio 0.95)."""
+    s = T0 + 6_000_000
+    lines = [_conweave_line(1, 2, 1000 * k, s + k, 2 * 8403, 8403) for k in range(1, 41)]
+    ref, ours = _compare_files(tmp_path, lines, lines)
+    return {"ref": ref, "ours": ours,
+            "ref_pfc": _text_file(tmp_path / "ref_pfc.txt.gz", PFC_LINES + ["2000000500 131 1 2 1\n"]),
+            "ours_pfc": _text_file(tmp_path / "ours_pfc.txt", PFC_LINES + ["2000000500 131 1 2 1\n"] * 2),
+            "ref_cnp": _text_file(tmp_path / "cnp.txt.gz", CNP_LINES),
+            "summary": _summary(tmp_path / "summary.json", 57)}
+
+
+def test_cli_compare_bounds_exit_status_0_1_2(tmp_path, capsys):
+    f = _cli_bounds_files(tmp_path)
+    base = ["compare", str(f["ref"]), str(f["ours"]), "--start-ns", str(T0 + 5_000_000),
+            "--end-ns", str(T0 + 60_000_000)]
+    counts = ["--ref-pfc", str(f["ref_pfc"]), "--ours-pfc", str(f["ours_pfc"]),
+              "--ref-cnp", str(f["ref_cnp"]), "--ours-summary", str(f["summary"])]
+    # all pass: 0
+    assert main(base + counts + ["--bounds", "overall_avg=0,bucket_avg=0,bucket_p99=0,median=0,within1=1,"
+                                 "within5=1,pfc=0.25,cnp=0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "PFC pauses (pfc.txt lines of type 1): reference 4, ours 5, ours/ref 1.250" in out
+    assert "CNPs (reference: cnp.txt's cnp_total summed; ours: summary.json's counters.cnps): reference 60, " \
+           "ours 57, ours/ref 0.950" in out
+    assert "| pfc         | 0.2500   | <= 0.25 | PASS   |          |" in out
+    assert "| bucket_avg  | 0.0000   | <= 0    | PASS   | bucket 1 |" in out
+    assert "| cnp         | 0.0500   | <= 0.05 | PASS   |          |" in out  # 1 - 57/60 = 0.05 + 4e-17
+    assert out.rstrip().endswith("bounds: 8 of 8 PASS")
+    # one fails: 1, the rest of the output as before
+    assert main(base + counts + ["--bounds", "median=0,pfc=0.2"]) == 1
+    out = capsys.readouterr().out
+    assert "| pfc    | 0.2500   | <= 0.2 | FAIL   |       |" in out
+    assert out.rstrip().endswith("bounds: 1 of 2 PASS; FAIL: pfc")
+    # counts without bounds: printed, status 0; no bounds section
+    assert main(base + counts) == 0
+    out = capsys.readouterr().out
+    assert "ours/ref 1.250" in out and "--bounds" not in out and "PASS" not in out
+    # usage errors: 2, one line, nothing on stdout
+    for extra, what in ((["--bounds", "pfc=0.1"], "--bounds: pfc needs --ref-pfc and --ours-pfc"),
+                        (["--bounds", "median=0.1,p99=1"], "--bounds: bad item 'p99=1': unknown name 'p99'"),
+                        (["--ref-cnp", str(f["ref_cnp"])], "--ref-cnp: needs --ours-summary too"),
+                        (["--ours-pfc", str(f["ours_pfc"])], "--ours-pfc: needs --ref-pfc too")):
+        assert main(base + extra) == 2
+        res = capsys.readouterr()
+        assert res.err.startswith(f"python -m plots compare: {what}") and res.out == "", extra
+    # a bad pfc line: 2, file:line
+    bad = _text_file(tmp_path / "bad_pfc.txt", ["2000000100 130 1 3 1\n", "2000000100 130 1 3 pause\n"])
+    assert main(base + ["--ref-pfc", str(f["ref_pfc"]), "--ours-pfc", str(bad)]) == 2
+    assert capsys.readouterr().err == (f"python -m plots compare: {bad}:2: column type: not an integer: "
+                                       "'pause'\n")
+    missing = tmp_path / "nope.json"
+    assert main(base + ["--ref-cnp", str(f["ref_cnp"]), "--ours-summary", str(missing)]) == 2
+    assert capsys.readouterr().err == f"python -m plots compare: {missing}: No such file or directory\n"
+
+
+def test_python_dash_m_compare_bounds_fail_exits_1(tmp_path):
+    f = _cli_bounds_files(tmp_path)
+    res = subprocess.run([sys.executable, "-m", "plots", "compare", str(f["ref"]), str(f["ours"]),
+                          "--ref-pfc", str(f["ref_pfc"]), "--ours-pfc", str(f["ours_pfc"]), "--bounds", "pfc=0.1"],
+                         cwd=REPO, capture_output=True, text=True)
+    assert res.returncode == 1 and res.stderr == ""
+    assert "bounds: 0 of 1 PASS; FAIL: pfc" in res.stdout
+
+
+def test_reference_pause_and_cnp_counts(reference_flows):
+    from plots.io import read_cnp_total, read_pfc_pauses
+    assert read_pfc_pauses(REF_CASE / "pfc.txt.gz") == 9_356  # as the case's README says
+    assert read_cnp_total(REF_CASE / "cnp.txt.gz") == 445_365
