@@ -93,7 +93,7 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
     o.quirks.pacingWakeup = t.quirk_pacing_wakeup;
     o.quirks.irnSender = t.quirk_irn_sender;
     o.quirks.ecnSharedStream = t.quirk_ecn_shared_stream;
-    o.quirks.startOrder = t.quirk_start_order;
+    o.quirks.eventOrder = t.quirk_event_order;
     out.lbName = std::string(in.lb_name);
     out.lbParams = std::string(in.lb_params);
     const auto& r = in.run;

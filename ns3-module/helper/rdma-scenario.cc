@@ -301,13 +301,13 @@ struct RdmaScenarioRunner::State
 
     void OrdinaryStep()
     {
-        if (!spec->transport.quirks.startOrder)
+        if (!spec->transport.quirks.eventOrder)
         {
             StartFlow(ordinary[nextOrdinary++]);
             ScheduleNextOrdinary();
             return;
         }
-        // Quirk start-order: the reference's flow-input event takes every flow of this start
+        // Quirk event-order: the reference's flow-input event takes every flow of this start
         // time; each queue pair appears two zero-delay events later (application start, then
         // StartApplication), after the events already due now, in flow order.
         const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
@@ -973,6 +973,7 @@ RdmaScenarioRunner::BuildFabric()
         nic->SetAttribute("TimeTruncation", BooleanValue(t.quirks.timeTruncation));
         nic->SetAttribute("PacingWakeupQuirk", BooleanValue(t.quirks.pacingWakeup));
         nic->SetAttribute("IrnReferenceSender", BooleanValue(t.quirks.irnSender));
+        nic->SetAttribute("EventOrderQuirk", BooleanValue(t.quirks.eventOrder));
     }
     for (uint32_t id : spec.switchIds)
     {
@@ -1463,7 +1464,7 @@ RdmaScenarioRunner::SummaryJson() const
                                    std::make_pair(q.pacingWakeup, "pacing-wakeup"),
                                    std::make_pair(q.irnSender, "irn-sender"),
                                    std::make_pair(q.ecnSharedStream, "ecn-shared-stream"),
-                                   std::make_pair(q.startOrder, "start-order")})
+                                   std::make_pair(q.eventOrder, "event-order")})
     {
         if (on)
         {

@@ -88,7 +88,7 @@ struct RdmaScenarioQuirks
     bool pacingWakeup{false};    //!< RdmaNic::PacingWakeupQuirk
     bool irnSender{false};       //!< RdmaNic::IrnReferenceSender
     bool ecnSharedStream{false}; //!< RdmaSwitch::EcnSharedStream
-    bool startOrder{false};      //!< queue pairs created two zero-delay events after the start
+    bool eventOrder{false};      //!< RdmaNic::EventOrderQuirk + the reference's flow starts
 };
 
 /// \ingroup rdma-lb

@@ -67,10 +67,10 @@ RdmaNic::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("PacingWakeupQuirk",
                           "Reference quirk pacing-wakeup (spec §3.2): when no queue pair may "
-                          "send, schedule a wake-up at the earliest next-send time of the queue "
-                          "pairs with bytes left, only if none is pending and that time is "
-                          "later than now. false = always wake at the earliest time a blocked "
-                          "queue pair becomes eligible",
+                          "send, schedule a wake-up at the earliest future next-send time of the "
+                          "queue pairs with bytes left (paused ones included), only if none is "
+                          "pending. false = always wake at the earliest time a blocked queue "
+                          "pair becomes eligible",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNic::m_pacingWakeupQuirk),
                           MakeBooleanChecker())
@@ -84,6 +84,13 @@ RdmaNic::GetTypeId()
                           "our IRN sender",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNic::m_irnReferenceSender),
+                          MakeBooleanChecker())
+            .AddAttribute("EventOrderQuirk",
+                          "Reference quirk event-order (spec §3.4): the ACK that completes a flow "
+                          "kicks the port at once, so another queue pair may send in that same "
+                          "event. false = it sends from its own pending wake-up (same instant)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_eventOrderQuirk),
                           MakeBooleanChecker())
             .AddAttribute("RateBound",
                           "Pace each queue pair at its current rate (RATE_BOUND); false paces "
@@ -607,21 +614,21 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
 void
 RdmaNic::ScheduleWakeAsReference(Time now)
 {
-    // Quirk pacing-wakeup (spec §3.2): the earliest next-send time over every queue pair with
-    // bytes left -- paused or window-bound ones included, so one that is ready but blocked
-    // makes it <= now and no wake-up is scheduled -- and only if no wake-up is pending (a
+    // Quirk pacing-wakeup (spec §3.2): the earliest future next-send time over every queue
+    // pair with bytes left -- paused ones included -- and only if no wake-up is pending (a
     // pending one is never moved earlier). A stalled queue pair then waits for the pending
     // wake-up or the next feedback.
     Time t = Time::Max();
     for (const auto& [qpn, qp] : m_qps)
     {
         (void)qpn;
-        if (qp.sndNxt < qp.size || !qp.srRetx.empty())
+        const Time ready = std::max(qp.nextAvail, qp.lb->GetSendAfter());
+        if ((qp.sndNxt < qp.size || !qp.srRetx.empty()) && ready > now)
         {
-            t = std::min(t, std::max(qp.nextAvail, qp.lb->GetSendAfter()));
+            t = std::min(t, ready);
         }
     }
-    if (!m_wakeEvent.IsRunning() && t != Time::Max() && t > now)
+    if (!m_wakeEvent.IsRunning() && t != Time::Max())
     {
         m_wakeEvent = Simulator::Schedule(t - now, &RdmaNic::Wake, this);
     }
@@ -990,6 +997,10 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
     if (qp.sndUna >= qp.size)
     {
         Complete(it);
+        if (m_eventOrderQuirk)
+        {
+            m_dev->TriggerTransmit(); // the reference kicks the port after every ACK (§3.4)
+        }
         return;
     }
     if (restartTimer)
@@ -1177,10 +1188,14 @@ RdmaNic::SetRate(RdmaQueuePair& qp, uint64_t rate)
 }
 
 void
-RdmaNic::DcqcnAdvanceAlpha(RdmaQueuePair& qp)
+RdmaNic::DcqcnAdvanceAlpha(RdmaQueuePair& qp, bool tickNowPending)
 {
     int64_t elapsed = (Simulator::Now() - qp.firstCnp).GetTimeStep();
     uint64_t ticks = static_cast<uint64_t>(elapsed / m_alphaResumeInterval.GetTimeStep());
+    if (tickNowPending && ticks > 0 && elapsed % m_alphaResumeInterval.GetTimeStep() == 0)
+    {
+        --ticks; // the tick of this instant runs after the caller
+    }
     if (ticks <= qp.alphaTicks)
     {
         return;
@@ -1219,7 +1234,22 @@ RdmaNic::DcqcnOnCnp(RdmaQueuePair& qp)
                                                &RdmaNic::DcqcnDecrease, this, qp.qpn);
         return;
     }
-    DcqcnAdvanceAlpha(qp);
+    // The grids are lazy, so order this CNP against a grid point at this very instant as the
+    // reference's timer events would be ordered (events of one instant run in the order they
+    // were scheduled). Its decrease check was scheduled a whole period earlier, before this
+    // feedback's arrival: it runs first. Its alpha tick was scheduled one alpha period earlier;
+    // the feedback's arrival one link delay plus one ACK serialization earlier.
+    if (qp.decreaseEvent.IsRunning() &&
+        qp.decreaseEvent.GetTs() == static_cast<uint64_t>(now.GetTimeStep()))
+    {
+        qp.decreaseEvent.Cancel();
+        DcqcnDecrease(qp.qpn);
+    }
+    Ptr<RdmaChannel> ch = m_dev->GetRdmaChannel();
+    const Time feedbackLead =
+        (ch ? ch->GetDelay() : Time(0)) +
+        RdmaTxTime(m_dev->GetDataRate(), RdmaHeader::ACK_BYTES, m_timeTruncation);
+    DcqcnAdvanceAlpha(qp, feedbackLead > m_alphaResumeInterval);
     qp.alphaCnpSeen = true;
     if (!qp.decreaseCnpSeen)
     {

@@ -288,7 +288,9 @@ class RdmaNic : public Object
     void LbTimer(uint16_t qpn);
     // DCQCN.
     void DcqcnOnCnp(RdmaQueuePair& qp);
-    void DcqcnAdvanceAlpha(RdmaQueuePair& qp);
+    /// Brings alpha up to date: every alpha tick up to now (but the one at this very instant if
+    /// \p tickNowPending) is applied.
+    void DcqcnAdvanceAlpha(RdmaQueuePair& qp, bool tickNowPending = false);
     void DcqcnDecrease(uint16_t qpn);
     void DcqcnIncrease(uint16_t qpn);
     void SetRate(RdmaQueuePair& qp, uint64_t rate);
@@ -301,6 +303,7 @@ class RdmaNic : public Object
     bool m_timeTruncation{false};
     bool m_pacingWakeupQuirk{false};
     bool m_irnReferenceSender{false};
+    bool m_eventOrderQuirk{false};
     uint32_t m_ackInterval{1};
     uint32_t m_chunkSize{4000};
     bool m_ackMilestoneFix{false};

@@ -8,7 +8,7 @@
  *  - pacing-wakeup: a throttled queue pair stalls behind a slower one's pending wake-up;
  *  - irn-sender: a NACK whose SACK block leaves nothing beyond snd_una still goes back;
  *  - ecn-shared-stream: two identical switches make identical marking draws;
- *  - start-order: a flow starting when its NIC's port completes a packet goes after it.
+ *  - event-order: a flow starting when its NIC's port completes a packet goes after it.
  *
  * Fabric (unless said otherwise): host 0 -- switch 2 -- host 1, 100 Gbps, 1 us links.
  */
@@ -356,27 +356,27 @@ class EcnSharedStreamTestCase : public TestCase
     }
 };
 
-/// start-order: flow C (20 packets) starts at 0; flow B (one packet) at 840 ns = 10 x 84 ns,
+/// event-order: flow C (20 packets) starts at 0; flow B (one packet) at 840 ns = 10 x 84 ns,
 /// exactly when C's 10th packet leaves the port. In the reference B's queue pair appears
 /// after that transmit-complete event, so C's 11th packet goes first and B waits 84 ns.
-class StartOrderTestCase : public TestCase
+class EventOrderTestCase : public TestCase
 {
   public:
-    StartOrderTestCase()
-        : TestCase("start-order: a flow starting as its port frees goes after the current flow")
+    EventOrderTestCase()
+        : TestCase("event-order: a flow starting as its port frees goes after the current flow")
     {
     }
 
     static uint64_t BFct(bool quirk)
     {
         RdmaScenarioSpec s;
-        s.name = "start-order";
+        s.name = "event-order";
         s.nodeCount = 3;
         s.switchIds = {2};
         s.links = {{0, 2, 100000000000ULL, 1000, 0.0}, {1, 2, 100000000000ULL, 1000, 0.0}};
         s.flows.push_back({0, 0, 1, 3, 20000, 0, {}});
         s.flows.push_back({1, 0, 1, 3, 1000, 840, {}});
-        s.transport.quirks.startOrder = quirk;
+        s.transport.quirks.eventOrder = quirk;
         RdmaScenarioRunner runner(s);
         std::string error;
         NS_ABORT_MSG_IF(!runner.Run(&error), error);
@@ -408,7 +408,7 @@ class RdmaLbQuirksTestSuite : public TestSuite
         AddTestCase(new PacingWakeupTestCase, TestCase::QUICK);
         AddTestCase(new IrnSenderTestCase, TestCase::QUICK);
         AddTestCase(new EcnSharedStreamTestCase, TestCase::QUICK);
-        AddTestCase(new StartOrderTestCase, TestCase::QUICK);
+        AddTestCase(new EventOrderTestCase, TestCase::QUICK);
     }
 };
 

@@ -107,7 +107,7 @@ mod ffi {
         quirk_pacing_wakeup: bool,
         quirk_irn_sender: bool,
         quirk_ecn_shared_stream: bool,
-        quirk_start_order: bool,
+        quirk_event_order: bool,
     }
 
     /// Run control and outputs.
@@ -275,7 +275,7 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
             quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),
             quirk_irn_sender: t.quirks.contains(sc::Quirk::IrnSender),
             quirk_ecn_shared_stream: t.quirks.contains(sc::Quirk::EcnSharedStream),
-            quirk_start_order: t.quirks.contains(sc::Quirk::StartOrder),
+            quirk_event_order: t.quirks.contains(sc::Quirk::EventOrder),
         },
         lb_name: s.lb.name.clone(),
         lb_params: s.lb.params.clone(),

@@ -213,11 +213,13 @@ pub enum Quirk {
     /// stream 0 of the run's seed, spec §5.5), so all switches see one sequence. Fix: a
     /// stream per switch.
     EcnSharedStream,
-    /// A flow's queue pair is created two zero-delay events after its start event (the
-    /// reference's application start path), after every event already due at that time; its
-    /// start event handles every flow of that start time. Fix: the queue pair is created in
-    /// the flow's own start event.
-    StartOrder,
+    /// Events of one instant run in the reference's order: a flow's queue pair is created two
+    /// zero-delay events after its start event (the reference's application start path), after
+    /// every event already due then, and one start event handles every flow of that start
+    /// time; the ACK that completes a flow kicks the NIC's port at once (the next queue pair
+    /// sends in that event). Fix: the queue pair is created in the flow's own start event, and
+    /// the next queue pair sends from its own pending wake-up.
+    EventOrder,
 }
 
 impl Quirk {
@@ -228,7 +230,7 @@ impl Quirk {
         Quirk::PacingWakeup,
         Quirk::IrnSender,
         Quirk::EcnSharedStream,
-        Quirk::StartOrder,
+        Quirk::EventOrder,
     ];
 
     /// The name configs, overrides and summaries use.
@@ -240,7 +242,7 @@ impl Quirk {
             Quirk::PacingWakeup => "pacing-wakeup",
             Quirk::IrnSender => "irn-sender",
             Quirk::EcnSharedStream => "ecn-shared-stream",
-            Quirk::StartOrder => "start-order",
+            Quirk::EventOrder => "event-order",
         }
     }
 

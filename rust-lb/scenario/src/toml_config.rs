@@ -33,7 +33,7 @@
 //! # ack_milestone_fix, nack_carries_cnp, headroom_sum_quirk, withdraw_failed_ports
 //! quirks = []                      # reference behaviours to reproduce: "all", "none" or a
 //!                                  # list of flow-ports, time-truncation, pacing-wakeup,
-//!                                  # irn-sender, ecn-shared-stream, start-order (ConWeave
+//!                                  # irn-sender, ecn-shared-stream, event-order (ConWeave
 //!                                  # configs: all)
 //!
 //! [lb]
