@@ -554,6 +554,7 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
             continue;
         }
         m_lastServed = qp.qpn;
+        DcqcnDecreaseIfDueNow(qp); // it paces this packet in the reference
         bool fromSr = !qp.srRetx.empty();
         uint64_t seq = fromSr ? *qp.srRetx.begin() : qp.sndNxt;
         uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(m_payloadBytes, qp.size - seq));
@@ -1239,12 +1240,7 @@ RdmaNic::DcqcnOnCnp(RdmaQueuePair& qp)
     // were scheduled). Its decrease check was scheduled a whole period earlier, before this
     // feedback's arrival: it runs first. Its alpha tick was scheduled one alpha period earlier;
     // the feedback's arrival one link delay plus one ACK serialization earlier.
-    if (qp.decreaseEvent.IsRunning() &&
-        qp.decreaseEvent.GetTs() == static_cast<uint64_t>(now.GetTimeStep()))
-    {
-        qp.decreaseEvent.Cancel();
-        DcqcnDecrease(qp.qpn);
-    }
+    DcqcnDecreaseIfDueNow(qp);
     Ptr<RdmaChannel> ch = m_dev->GetRdmaChannel();
     const Time feedbackLead =
         (ch ? ch->GetDelay() : Time(0)) +
@@ -1263,6 +1259,20 @@ RdmaNic::DcqcnOnCnp(RdmaQueuePair& qp)
             next = t0 + m_rateDecreaseInterval * k;
         }
         qp.decreaseEvent = Simulator::Schedule(next - now, &RdmaNic::DcqcnDecrease, this, qp.qpn);
+    }
+}
+
+void
+RdmaNic::DcqcnDecreaseIfDueNow(RdmaQueuePair& qp)
+{
+    // The reference schedules each decrease check one period ahead, so at its instant it runs
+    // before the events scheduled after that (feedback arrivals, transmit completions,
+    // wake-ups); our lazily scheduled check is run early by the queue pair's own events.
+    if (qp.decreaseEvent.IsRunning() &&
+        qp.decreaseEvent.GetTs() == static_cast<uint64_t>(Simulator::Now().GetTimeStep()))
+    {
+        qp.decreaseEvent.Cancel();
+        DcqcnDecrease(qp.qpn);
     }
 }
 

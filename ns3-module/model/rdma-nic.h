@@ -292,6 +292,8 @@ class RdmaNic : public Object
     /// \p tickNowPending) is applied.
     void DcqcnAdvanceAlpha(RdmaQueuePair& qp, bool tickNowPending = false);
     void DcqcnDecrease(uint16_t qpn);
+    /// Runs the queue pair's pending decrease check now if it is due at this instant.
+    void DcqcnDecreaseIfDueNow(RdmaQueuePair& qp);
     void DcqcnIncrease(uint16_t qpn);
     void SetRate(RdmaQueuePair& qp, uint64_t rate);
 
