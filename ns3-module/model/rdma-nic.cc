@@ -86,9 +86,13 @@ RdmaNic::GetTypeId()
                           MakeBooleanAccessor(&RdmaNic::m_irnReferenceSender),
                           MakeBooleanChecker())
             .AddAttribute("EventOrderQuirk",
-                          "Reference quirk event-order (spec §3.4): the ACK that completes a flow "
-                          "kicks the port at once, so another queue pair may send in that same "
-                          "event. false = it sends from its own pending wake-up (same instant)",
+                          "Reference quirk event-order (spec §3.4, §3.7): the ACK that completes a "
+                          "flow kicks the port at once, so another queue pair may send in that "
+                          "same event; DCQCN's decrease check is a periodic event from the first "
+                          "CNP to the end of the flow, so it runs before events of its instant "
+                          "scheduled less than a period earlier. false = the next queue pair "
+                          "sends from its own wake-up at that instant; checks are scheduled only "
+                          "while a CNP is pending",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNic::m_eventOrderQuirk),
                           MakeBooleanChecker())
@@ -554,7 +558,6 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
             continue;
         }
         m_lastServed = qp.qpn;
-        DcqcnDecreaseIfDueNow(qp); // it paces this packet in the reference
         bool fromSr = !qp.srRetx.empty();
         uint64_t seq = fromSr ? *qp.srRetx.begin() : qp.sndNxt;
         uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(m_payloadBytes, qp.size - seq));
@@ -1247,9 +1250,10 @@ RdmaNic::DcqcnOnCnp(RdmaQueuePair& qp)
         RdmaTxTime(m_dev->GetDataRate(), RdmaHeader::ACK_BYTES, m_timeTruncation);
     DcqcnAdvanceAlpha(qp, feedbackLead > m_alphaResumeInterval);
     qp.alphaCnpSeen = true;
-    if (!qp.decreaseCnpSeen)
+    const bool pending = qp.decreaseCnpSeen;
+    qp.decreaseCnpSeen = true;
+    if (!pending && !m_eventOrderQuirk) // under event-order the checks are periodic
     {
-        qp.decreaseCnpSeen = true;
         // The next point of the grid firstCnp + interval + 1 ns + k * interval after now.
         Time t0 = qp.firstCnp + m_rateDecreaseInterval + NanoSeconds(1);
         Time next = t0;
@@ -1265,10 +1269,9 @@ RdmaNic::DcqcnOnCnp(RdmaQueuePair& qp)
 void
 RdmaNic::DcqcnDecreaseIfDueNow(RdmaQueuePair& qp)
 {
-    // The reference schedules each decrease check one period ahead, so at its instant it runs
-    // before the events scheduled after that (feedback arrivals, transmit completions,
-    // wake-ups); our lazily scheduled check is run early by the queue pair's own events.
-    if (qp.decreaseEvent.IsRunning() &&
+    // A check scheduled a whole period ahead (as the reference's) runs before this feedback's
+    // arrival, scheduled one link delay earlier; our lazily scheduled one is run first here.
+    if (!m_eventOrderQuirk && qp.decreaseEvent.IsRunning() &&
         qp.decreaseEvent.GetTs() == static_cast<uint64_t>(Simulator::Now().GetTimeStep()))
     {
         qp.decreaseEvent.Cancel();
@@ -1285,6 +1288,13 @@ RdmaNic::DcqcnDecrease(uint16_t qpn)
         return;
     }
     RdmaQueuePair& qp = it->second;
+    if (m_eventOrderQuirk)
+    {
+        // Quirk event-order: the reference's check reschedules itself every period, forever,
+        // so at its instant it runs before events scheduled less than a period earlier.
+        qp.decreaseEvent =
+            Simulator::Schedule(m_rateDecreaseInterval, &RdmaNic::DcqcnDecrease, this, qpn);
+    }
     DcqcnAdvanceAlpha(qp);
     if (!qp.decreaseCnpSeen)
     {
