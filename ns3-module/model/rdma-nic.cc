@@ -1238,17 +1238,20 @@ RdmaNic::DcqcnOnCnp(RdmaQueuePair& qp)
                                                &RdmaNic::DcqcnDecrease, this, qp.qpn);
         return;
     }
-    // The grids are lazy, so order this CNP against a grid point at this very instant as the
-    // reference's timer events would be ordered (events of one instant run in the order they
-    // were scheduled). Its decrease check was scheduled a whole period earlier, before this
-    // feedback's arrival: it runs first. Its alpha tick was scheduled one alpha period earlier;
-    // the feedback's arrival one link delay plus one ACK serialization earlier.
-    DcqcnDecreaseIfDueNow(qp);
-    Ptr<RdmaChannel> ch = m_dev->GetRdmaChannel();
-    const Time feedbackLead =
-        (ch ? ch->GetDelay() : Time(0)) +
-        RdmaTxTime(m_dev->GetDataRate(), RdmaHeader::ACK_BYTES, m_timeTruncation);
-    DcqcnAdvanceAlpha(qp, feedbackLead > m_alphaResumeInterval);
+    // Quirk event-order: the reference's alpha tick of this very instant was scheduled one
+    // alpha period earlier, this feedback's arrival one link delay plus one ACK serialization
+    // earlier; the earlier-scheduled event runs first. (Its decrease checks are periodic
+    // events, see DcqcnDecrease.) Our own lazy grid counts a CNP at a tick after the tick.
+    bool tickNowPending = false;
+    if (m_eventOrderQuirk)
+    {
+        Ptr<RdmaChannel> ch = m_dev->GetRdmaChannel();
+        const Time feedbackLead =
+            (ch ? ch->GetDelay() : Time(0)) +
+            RdmaTxTime(m_dev->GetDataRate(), RdmaHeader::ACK_BYTES, m_timeTruncation);
+        tickNowPending = feedbackLead > m_alphaResumeInterval;
+    }
+    DcqcnAdvanceAlpha(qp, tickNowPending);
     qp.alphaCnpSeen = true;
     const bool pending = qp.decreaseCnpSeen;
     qp.decreaseCnpSeen = true;
@@ -1263,19 +1266,6 @@ RdmaNic::DcqcnOnCnp(RdmaQueuePair& qp)
             next = t0 + m_rateDecreaseInterval * k;
         }
         qp.decreaseEvent = Simulator::Schedule(next - now, &RdmaNic::DcqcnDecrease, this, qp.qpn);
-    }
-}
-
-void
-RdmaNic::DcqcnDecreaseIfDueNow(RdmaQueuePair& qp)
-{
-    // A check scheduled a whole period ahead (as the reference's) runs before this feedback's
-    // arrival, scheduled one link delay earlier; our lazily scheduled one is run first here.
-    if (!m_eventOrderQuirk && qp.decreaseEvent.IsRunning() &&
-        qp.decreaseEvent.GetTs() == static_cast<uint64_t>(Simulator::Now().GetTimeStep()))
-    {
-        qp.decreaseEvent.Cancel();
-        DcqcnDecrease(qp.qpn);
     }
 }
 

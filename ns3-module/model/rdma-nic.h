@@ -292,9 +292,6 @@ class RdmaNic : public Object
     /// \p tickNowPending) is applied.
     void DcqcnAdvanceAlpha(RdmaQueuePair& qp, bool tickNowPending = false);
     void DcqcnDecrease(uint16_t qpn);
-    /// Runs the queue pair's lazily scheduled decrease check now if it is due at this instant
-    /// (the order a check scheduled a period ahead would have against feedback arriving now).
-    void DcqcnDecreaseIfDueNow(RdmaQueuePair& qp);
     void DcqcnIncrease(uint16_t qpn);
     void SetRate(RdmaQueuePair& qp, uint64_t rate);
 
