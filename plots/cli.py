@@ -104,7 +104,7 @@ def build_parser():
     p.add_argument("--ours-pfc", default=None, metavar="FILE", help="our pfc.txt(.gz), same format")
     p.add_argument("--ref-cnp", default=None, metavar="FILE",
                    help="the reference's cnp.txt(.gz) (time node cnp_by_ecn cnp_by_ooo cnp_total); cnp_total summed")
-    p.add_argument("--ours-summary", default=None, metavar="FILE", help="our summary.json; CNPs = counters.cnps")
+    p.add_argument("--ours-summary", default=None, metavar="FILE", help="our summary.json; CNPs = counters.cnps_sent (sent by receivers, as cnp.txt counts)")
     p.add_argument("--bounds", default=None, metavar="SPEC",
                    help="name=value,... agreement bounds checked (exit status 1 if one fails); names: "
                         + ", ".join(compare.BOUNDS))
@@ -154,7 +154,7 @@ def run_compare(args):
     compare.check_bound_inputs(bounds, have)
     cmp = compare.compare(_read_flows(args.ref), _read_flows(args.ours), args.start_ns, args.end_ns, args.bdp)
     pauses = (read_pfc_pauses(args.ref_pfc), read_pfc_pauses(args.ours_pfc)) if "pfc" in have else None
-    cnps = (read_cnp_total(args.ref_cnp), read_summary_counter(args.ours_summary, "cnps")) if "cnp" in have else None
+    cnps = (read_cnp_total(args.ref_cnp), read_summary_counter(args.ours_summary, "cnps_sent")) if "cnp" in have else None
     rows = compare.evaluate_bounds(cmp, bounds, pauses, cnps)
     print(compare.report(cmp, args.ref, args.ours, pauses, cnps, rows))
     written = []

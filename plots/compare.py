@@ -311,7 +311,7 @@ def report(cmp, ref_name, ours_name, pauses=None, cnps=None, bounds=None):
     if pauses is not None:
         lines.append(_count_line("PFC pauses (pfc.txt lines of type 1)", pauses))
     if cnps is not None:
-        lines.append(_count_line("CNPs (reference: cnp.txt's cnp_total summed; ours: summary.json's counters.cnps)",
+        lines.append(_count_line("CNPs sent by receivers (reference: cnp.txt's cnp_total summed; ours: summary.json's counters.cnps_sent)",
                                  cnps))
     if bounds:
         failed = [r["bound"] for r in bounds if r["result"] == "FAIL"]

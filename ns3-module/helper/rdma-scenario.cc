@@ -236,6 +236,7 @@ struct RdmaScenarioRunner::State
     uint64_t ecnMarks{0};
     uint64_t mmuDrops{0};
     uint64_t pfcPausesSent{0};
+    uint64_t cnpsSent{0}; //!< CNP-flagged feedback sent by receivers (ConWeave's cnp.txt count)
     uint64_t pfcPausesRx{0};
     uint64_t pfcResumesRx{0};
     uint64_t linkLoss{0};
@@ -1190,6 +1191,10 @@ RdmaScenarioRunner::Simulate()
             }
         }
     }
+    for (uint32_t h : fabric.GetHosts())
+    {
+        s.cnpsSent += fabric.GetNic(h)->GetCnpsSent();
+    }
     for (uint32_t id : spec.switchIds)
     {
         Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
@@ -1494,6 +1499,7 @@ RdmaScenarioRunner::SummaryJson() const
     kv("retx_pkts", u(retx));
     kv("nacks", u(nacks));
     kv("cnps", u(cnps));
+    kv("cnps_sent", u(st ? st->cnpsSent : 0));
     kv("timeouts", u(timeouts));
     kv("rate_cuts", u(cuts));
     kv("path_switches", u(switches));

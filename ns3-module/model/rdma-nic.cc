@@ -295,6 +295,12 @@ RdmaNic::GetAddress() const
     return m_address;
 }
 
+uint64_t
+RdmaNic::GetCnpsSent() const
+{
+    return m_cnpsSent;
+}
+
 uint32_t
 RdmaNic::GetActiveFlows() const
 {
@@ -684,6 +690,7 @@ RdmaNic::SendFeedback(const RdmaHeader& h,
     if (flags & RdmaHeader::FLAG_CNP)
     {
         ++rx.cnpsSent;
+        ++m_cnpsSent;
     }
     Ptr<Packet> ack = Create<Packet>();
     ack->AddHeader(a);

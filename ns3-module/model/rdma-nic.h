@@ -197,6 +197,10 @@ class RdmaNic : public Object
     uint32_t GetAddress() const;
     /// \return the number of flows not yet completed
     uint32_t GetActiveFlows() const;
+    /// \return the CNP-flagged ACKs/NACKs this NIC sent as a receiver, over every flow and
+    /// including feedback for packets that arrive after their flow completed (what the
+    /// reference's CNP monitor counts)
+    uint64_t GetCnpsSent() const;
     /// \return the current sending rate of active flow \p flowId (0 bps if unknown)
     DataRate GetFlowRate(uint32_t flowId) const;
     /// \return the counters of active flow \p flowId so far (flowId 0xffffffff if unknown)
@@ -333,6 +337,7 @@ class RdmaNic : public Object
     Ptr<HostLbGroup> m_lbGroup; //!< state shared by the queue pairs (per-destination profiles)
     Ptr<UniformRandomVariable> m_rng;
     uint16_t m_nextQpn{1};
+    uint64_t m_cnpsSent{0}; //!< CNP-flagged feedback sent as a receiver
     std::map<uint16_t, RdmaQueuePair> m_qps; //!< active queue pairs by number
     uint16_t m_lastServed{0};
     EventId m_wakeEvent; //!< pacing wake-up of the port (at most one)

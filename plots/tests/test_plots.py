@@ -646,7 +646,7 @@ def _text_file(path, lines):
 
 
 def _summary(path, cnps):
-    path.write_text(json.dumps({"algorithm": "ecmp", "seed": 1, "counters": {"cnps": cnps, "pfc_pauses_sent": 4}}))
+    path.write_text(json.dumps({"algorithm": "ecmp", "seed": 1, "counters": {"cnps": cnps, "cnps_sent": cnps, "pfc_pauses_sent": 4}}))
     return path
 
 
@@ -807,7 +807,7 @@ def test_cli_compare_bounds_exit_status_0_1_2(tmp_path, capsys):
                                  "within5=1,pfc=0.25,cnp=0.05"]) == 0
     out = capsys.readouterr().out
     assert "PFC pauses (pfc.txt lines of type 1): reference 4, ours 5, ours/ref 1.250" in out
-    assert "CNPs (reference: cnp.txt's cnp_total summed; ours: summary.json's counters.cnps): reference 60, " \
+    assert "CNPs sent by receivers (reference: cnp.txt's cnp_total summed; ours: summary.json's counters.cnps_sent): reference 60, " \
            "ours 57, ours/ref 0.950" in out
     assert "| pfc         | 0.2500   | <= 0.25 | PASS   |          |" in out
     assert "| bucket_avg  | 0.0000   | <= 0    | PASS   | bucket 1 |" in out
