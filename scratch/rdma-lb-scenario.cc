@@ -102,7 +102,7 @@ CheckOptionNames(int argc, char* argv[], const std::set<std::string>& ours)
 
 /**
  * Takes the one argument that is not an option out of argv: the config, as ConWeave's driver
- * is invoked (`network-load-balance config.txt`).
+ * is invoked (its config file as the one argument).
  * \return "" or the message (a second positional argument, or one beside --config)
  */
 std::string
