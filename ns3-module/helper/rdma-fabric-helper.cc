@@ -12,8 +12,10 @@
 #include "ns3/rdma-switch.h"
 #include "ns3/simulator.h"
 
+#include <functional>
 #include <deque>
 #include <limits>
+#include <memory>
 
 namespace ns3
 {
@@ -281,6 +283,13 @@ ApplyLinkState(Ptr<RdmaChannel> ch,
 
 } // namespace
 
+/// Runs a scheduled callable (see ScheduleLinkState).
+static void
+RunScheduled(std::shared_ptr<std::function<void()>> f)
+{
+    (*f)();
+}
+
 void
 RdmaFabricHelper::ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down)
 {
@@ -302,9 +311,12 @@ RdmaFabricHelper::ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down)
                 }
             }
             const LinkRec& rec = l;
-            Simulator::Schedule(at, [rec, swA, swB, remote, down]() {
+            // A lambda through a function pointer: ns-3 before 3.36 (waf era) schedules only
+            // function pointers with arguments, not callables.
+            auto apply = std::make_shared<std::function<void()>>([rec, swA, swB, remote, down]() {
                 ApplyLinkState(rec.channel, swA, rec.portA, swB, rec.portB, remote, down);
             });
+            Simulator::Schedule(at, &RunScheduled, apply);
             return;
         }
     }

@@ -378,6 +378,13 @@ struct RdmaScenarioRunner::State
         }
     }
 
+    /// OnPfcRx with the node type and port packed into one bound argument (type << 16 | port):
+    /// ns-3 before 3.36 (waf era) binds at most 3 arguments in MakeBoundCallback.
+    static void OnPfcRxPacked(State* s, uint32_t node, uint32_t typePort, uint32_t x, uint32_t pauseUs)
+    {
+        OnPfcRx(s, node, typePort >> 16, typePort & 0xffff, x, pauseUs);
+    }
+
     static void OnLoss(State* s, Ptr<const Packet>)
     {
         ++s->linkLoss;
@@ -1054,9 +1061,11 @@ RdmaScenarioRunner::BuildFabric()
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
             // Ports as the reference numbers them (1-based; its port 0 is a loopback).
+            NS_ABORT_MSG_IF(d + 1 > 0xffff, "rdma-lb: more than 65535 ports on node " << i);
+            const uint32_t typePort = (fabric.IsSwitch(i) ? 1U : 0U) << 16 | (d + 1);
             node->GetDevice(d)->TraceConnectWithoutContext(
                 "PfcRx",
-                MakeBoundCallback(&State::OnPfcRx, &s, i, fabric.IsSwitch(i) ? 1U : 0U, d + 1));
+                MakeBoundCallback(&State::OnPfcRxPacked, &s, i, typePort));
         }
     }
 }

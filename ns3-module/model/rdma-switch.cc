@@ -19,6 +19,8 @@
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm> // std::find, std::upper_bound (ns-3.35 headers do not bring it in)
+
 namespace ns3
 {
 
