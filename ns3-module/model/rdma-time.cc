@@ -32,13 +32,24 @@ RdmaNs319SecondsToNs(double seconds)
 Time
 RdmaTxTime(const DataRate& rate, uint32_t bytes, bool truncate)
 {
-    if (!truncate)
-    {
-        return rate.CalculateBytesTxTime(bytes);
-    }
     const double seconds =
         static_cast<double>(bytes) * 8 / static_cast<double>(rate.GetBitRate());
-    return NanoSeconds(static_cast<int64_t>(RdmaNs319SecondsToNs(seconds)));
+    if (truncate)
+    {
+        return NanoSeconds(static_cast<int64_t>(RdmaNs319SecondsToNs(seconds)));
+    }
+#ifdef RDMA_LB_NS3_TIME_ROUNDS
+    return rate.CalculateBytesTxTime(bytes);
+#else
+    // Version guard: waf-era trees (ns-3 <= 3.35) convert seconds to a Time by truncation, as
+    // ns-3.19 does; the model's own behaviour is ns-3.37's rounding, computed here: the same
+    // 64-bit fraction, x 10^9, rounded to the nearest ns.
+    const double whole = std::floor(seconds);
+    const auto fractionBits = static_cast<uint64_t>((seconds - whole) * 18446744073709551616.0);
+    const auto fractionNs = static_cast<uint64_t>(
+        (static_cast<unsigned __int128>(fractionBits) * 1000000000U + (uint64_t{1} << 63)) >> 64);
+    return NanoSeconds(static_cast<int64_t>(whole) * 1000000000 + static_cast<int64_t>(fractionNs));
+#endif
 }
 
 } // namespace ns3

@@ -278,7 +278,11 @@ class DcqcnTwoFlowTestCase : public TestCase
         f.AddFlow(1, 1, 2, 1000000000, m_secondStart);
         Ptr<RdmaNetDevice> bottleneck = f.GetSwitch(3)->GetPort(2);
         uint64_t tx0 = 0;
-        Simulator::Schedule(m_window0, [&tx0, bottleneck]() { tx0 = bottleneck->GetTxBytes(); });
+        Simulator::Schedule(
+            m_window0,
+            +[](uint64_t* tx, Ptr<RdmaNetDevice> b) { *tx = b->GetTxBytes(); },
+            &tx0,
+            bottleneck);
         Simulator::Stop(m_window1);
         Simulator::Run();
         const uint64_t tx1 = bottleneck->GetTxBytes();
@@ -813,7 +817,7 @@ class PausedPgNotScheduledTestCase : public TestCase
         // At 20 us host 0's port receives a PFC pause of class 3 for 50 us (as if from the
         // switch; spec §4: the receiving port obeys it and resumes by itself).
         Ptr<RdmaNetDevice> dev = DynamicCast<RdmaNetDevice>(f.GetNode(0)->GetDevice(0));
-        Simulator::Schedule(m_pauseAt, [dev]() {
+        Simulator::Schedule(m_pauseAt, +[](Ptr<RdmaNetDevice> d) {
             RdmaHeader h;
             h.type = RdmaHeader::PFC;
             h.dip = 0xFFFFFFFF;
@@ -821,8 +825,8 @@ class PausedPgNotScheduledTestCase : public TestCase
             h.pauseUs = 50;
             Ptr<Packet> p = Create<Packet>();
             p->AddHeader(h);
-            dev->Receive(p);
-        });
+            d->Receive(p);
+        }, dev);
         Simulator::Stop(MicroSeconds(100));
         Simulator::Run();
         Simulator::Destroy();
@@ -831,7 +835,7 @@ class PausedPgNotScheduledTestCase : public TestCase
             return static_cast<uint64_t>(std::lower_bound(v.begin(), v.end(), b) -
                                          std::lower_bound(v.begin(), v.end(), a));
         };
-        const Time pkt = G100.CalculateBytesTxTime(PKT_BYTES); // 83.84 ns -> 84 ns
+        const Time pkt = RdmaTxTime(G100, PKT_BYTES, false); // 83.84 ns -> 84 ns
         const Time resume = m_pauseAt + MicroSeconds(50);
         const uint64_t before0 = count(0, MicroSeconds(10), m_pauseAt);
         const uint64_t before1 = count(1, MicroSeconds(10), m_pauseAt);

@@ -240,13 +240,16 @@ class DcqcnCnpTestCase : public TestCase
         f.fabric.AddFlow(0, 0, 1, 10000000, MicroSeconds(0));
         Ptr<RdmaNic> nic = f.fabric.GetNic(0);
         std::vector<uint64_t> rates;
-        auto sample = [&rates, nic]() { rates.push_back(nic->GetFlowRate(0).GetBitRate()); };
+        // A function pointer, not a capturing lambda: waf-era ns-3 (3.35) schedules only those.
+        auto sample = +[](std::vector<uint64_t>* v, Ptr<RdmaNic> n) {
+            v->push_back(n->GetFlowRate(0).GetBitRate());
+        };
         const Time cnpAt = MicroSeconds(20);
         Simulator::Schedule(cnpAt, &RdmaNic::NotifyCnp, nic, 0);
-        Simulator::Schedule(cnpAt + NanoSeconds(1), sample);                 // first CNP: no cut
-        Simulator::Schedule(cnpAt + MicroSeconds(4), sample);                // before the check
-        Simulator::Schedule(cnpAt + MicroSeconds(4) + NanoSeconds(2), sample); // after the cut
-        Simulator::Schedule(cnpAt + MicroSeconds(304) + NanoSeconds(2), sample); // fast recovery
+        Simulator::Schedule(cnpAt + NanoSeconds(1), sample, &rates, nic);   // first CNP: no cut
+        Simulator::Schedule(cnpAt + MicroSeconds(4), sample, &rates, nic);  // before the check
+        Simulator::Schedule(cnpAt + MicroSeconds(4) + NanoSeconds(2), sample, &rates, nic); // cut
+        Simulator::Schedule(cnpAt + MicroSeconds(304) + NanoSeconds(2), sample, &rates, nic); // FR
         std::vector<Time> sent;
         nic->TraceConnectWithoutContext(
             "DataSent",
@@ -279,8 +282,8 @@ class DcqcnCnpTestCase : public TestCase
         Time after = gapAfter(cutAt + MicroSeconds(1));
         std::cout << "send gap before the cut " << before.GetNanoSeconds() << " ns, after "
                   << after.GetNanoSeconds() << " ns" << std::endl;
-        NS_TEST_EXPECT_MSG_EQ(before, DataRate(uint64_t(line)).CalculateBytesTxTime(1048), "line rate");
-        NS_TEST_EXPECT_MSG_EQ(after, DataRate(cut).CalculateBytesTxTime(1048), "paced at the cut rate");
+        NS_TEST_EXPECT_MSG_EQ(before, RdmaTxTime(DataRate(uint64_t(line)), 1048, false), "line rate");
+        NS_TEST_EXPECT_MSG_EQ(after, RdmaTxTime(DataRate(cut), 1048, false), "paced at the cut rate");
     }
 };
 
