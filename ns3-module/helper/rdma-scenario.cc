@@ -368,21 +368,16 @@ struct RdmaScenarioRunner::State
         }
     }
 
-    static void OnPfcRx(State* s, uint32_t node, uint32_t type, uint32_t port, uint32_t, uint32_t pauseUs)
+    /// A PFC frame received at a port: node type and port come packed in one bound argument
+    /// (type << 16 | port), because ns-3 before 3.36 (waf era) binds at most 3 arguments.
+    static void OnPfcRx(State* s, uint32_t node, uint32_t typePort, uint32_t, uint32_t pauseUs)
     {
         (pauseUs != 0 ? s->pfcPausesRx : s->pfcResumesRx)++;
         if (s->pfcOut)
         {
-            *s->pfcOut << Simulator::Now().GetNanoSeconds() << ' ' << node << ' ' << type << ' ' << port
-                       << ' ' << (pauseUs != 0 ? 1 : 0) << '\n';
+            *s->pfcOut << Simulator::Now().GetNanoSeconds() << ' ' << node << ' ' << (typePort >> 16)
+                       << ' ' << (typePort & 0xffff) << ' ' << (pauseUs != 0 ? 1 : 0) << '\n';
         }
-    }
-
-    /// OnPfcRx with the node type and port packed into one bound argument (type << 16 | port):
-    /// ns-3 before 3.36 (waf era) binds at most 3 arguments in MakeBoundCallback.
-    static void OnPfcRxPacked(State* s, uint32_t node, uint32_t typePort, uint32_t x, uint32_t pauseUs)
-    {
-        OnPfcRx(s, node, typePort >> 16, typePort & 0xffff, x, pauseUs);
     }
 
     static void OnLoss(State* s, Ptr<const Packet>)
@@ -1065,7 +1060,7 @@ RdmaScenarioRunner::BuildFabric()
             const uint32_t typePort = (fabric.IsSwitch(i) ? 1U : 0U) << 16 | (d + 1);
             node->GetDevice(d)->TraceConnectWithoutContext(
                 "PfcRx",
-                MakeBoundCallback(&State::OnPfcRxPacked, &s, i, typePort));
+                MakeBoundCallback(&State::OnPfcRx, &s, i, typePort));
         }
     }
 }

@@ -9,15 +9,21 @@
 namespace ns3
 {
 
+namespace
+{
+
+/**
+ * Seconds to ns the way int64x64_t converts them: the integer part, and the fraction
+ * truncated to 64 bits, multiplied by 10^9; \p halfNs = 0 truncates the result (ns-3.19 and
+ * every waf-era tree), 2^63 rounds it to the nearest ns (ns-3.36 and later).
+ */
 uint64_t
-RdmaNs319SecondsToNs(double seconds)
+FixedPointSecondsToNs(double seconds, uint64_t halfNs)
 {
     if (!std::isfinite(seconds) || seconds <= 0)
     {
         return 0;
     }
-    // ns-3.19's int64x64_t(double): integer part, and the fraction truncated to 64 bits;
-    // then x 10^9 truncating, and the integer part.
     const double whole = std::floor(seconds);
     if (whole >= 1.8e10)
     {
@@ -25,8 +31,16 @@ RdmaNs319SecondsToNs(double seconds)
     }
     const auto fractionBits = static_cast<uint64_t>((seconds - whole) * 18446744073709551616.0);
     const auto fractionNs = static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(fractionBits) * 1000000000U) >> 64);
+        (static_cast<unsigned __int128>(fractionBits) * 1000000000U + halfNs) >> 64);
     return static_cast<uint64_t>(whole) * 1000000000U + fractionNs;
+}
+
+} // namespace
+
+uint64_t
+RdmaNs319SecondsToNs(double seconds)
+{
+    return FixedPointSecondsToNs(seconds, 0);
 }
 
 Time
@@ -42,13 +56,8 @@ RdmaTxTime(const DataRate& rate, uint32_t bytes, bool truncate)
     return rate.CalculateBytesTxTime(bytes);
 #else
     // Version guard: waf-era trees (ns-3 <= 3.35) convert seconds to a Time by truncation, as
-    // ns-3.19 does; the model's own behaviour is ns-3.37's rounding, computed here: the same
-    // 64-bit fraction, x 10^9, rounded to the nearest ns.
-    const double whole = std::floor(seconds);
-    const auto fractionBits = static_cast<uint64_t>((seconds - whole) * 18446744073709551616.0);
-    const auto fractionNs = static_cast<uint64_t>(
-        (static_cast<unsigned __int128>(fractionBits) * 1000000000U + (uint64_t{1} << 63)) >> 64);
-    return NanoSeconds(static_cast<int64_t>(whole) * 1000000000 + static_cast<int64_t>(fractionNs));
+    // ns-3.19 does; the model's own behaviour is ns-3.37's rounding, computed here.
+    return NanoSeconds(static_cast<int64_t>(FixedPointSecondsToNs(seconds, uint64_t{1} << 63)));
 #endif
 }
 
