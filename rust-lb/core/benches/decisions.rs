@@ -15,7 +15,19 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use rdma_lb_core::config::LbConfig;
 use rdma_lb_core::host::{Feedback, FeedbackKind, HostLb, SendCx};
-use rdma_lb_core::switch::{EgressCandidate, PacketKind, PacketMeta, SwitchLb};
+use rdma_lb_core::switch::{EgressCandidate, LbTag, PacketKind, PacketMeta, PortInfo, SwitchLb};
+
+/// A ToR's ports: 0-3 face hosts, 4-11 are uplinks.
+fn add_ports(sw: &mut SwitchLb) {
+    for port in 0..12 {
+        sw.add_port(PortInfo {
+            port,
+            rate_bps: 100_000_000_000,
+            delay_ns: 1_000,
+            faces_host: port < 4,
+        });
+    }
+}
 use rdma_lb_core::{Algorithm, Entropy, Psn, Side, SimDuration, SimTime};
 
 fn host(c: &mut Criterion) {
@@ -63,6 +75,7 @@ fn data_pkt(flow: u16, psn: u32) -> PacketMeta {
         psn: Psn(psn),
         ingress_port: u32::from(flow % 4),
         size_bytes: 1048,
+        ..PacketMeta::default()
     }
 }
 
@@ -85,9 +98,7 @@ fn switch(c: &mut Criterion) {
     for name in names {
         let cfg = LbConfig::parse(name, "").unwrap();
         let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
-        for port in 0..4 {
-            sw.add_host_port(port, 100_000_000_000, 1_000);
-        }
+        add_ports(&mut sw);
         let mut i = 0u32;
         c.bench_function(&format!("choose/{name}-8"), |b| {
             b.iter(|| {
@@ -95,21 +106,23 @@ fn switch(c: &mut Criterion) {
                 let k = (i % 8) as usize;
                 cands[k].queue_bytes = u64::from(i.wrapping_mul(2_654_435_761) % 100_000);
                 let pkt = data_pkt((i % 16) as u16, i / 16);
-                black_box(sw.choose(SimTime::ZERO, black_box(&pkt), &cands))
+                let mut tag = LbTag::NONE;
+                black_box(sw.on_ingress(SimTime::ZERO, black_box(&pkt), &mut tag, &cands))
             });
         });
     }
     // Themis-D at the destination ToR: data to a host, and a NACK from it every 8 packets.
     let cfg = LbConfig::parse("themis", "").unwrap();
     let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
-    sw.add_host_port(0, 100_000_000_000, 1_000);
+    add_ports(&mut sw);
     let mut psn = 0u32;
     c.bench_function("themis/on_data_to_host", |b| {
         b.iter(|| {
             psn = psn.wrapping_add(1);
             let mut pkt = data_pkt((psn % 16) as u16, psn / 16);
             pkt.ingress_port = 5;
-            black_box(sw.on_data_to_host(SimTime::ZERO, black_box(&pkt), 0))
+            sw.on_egress(SimTime::ZERO, black_box(&pkt), &LbTag::NONE, 0);
+            black_box(sw.poll_transmit(SimTime::ZERO))
         });
     });
     c.bench_function("themis/on_nack_from_host", |b| {
@@ -120,7 +133,8 @@ fn switch(c: &mut Criterion) {
             for k in 0..8 {
                 let mut pkt = data_pkt(flow, psn * 8 + (k ^ 1));
                 pkt.ingress_port = 5;
-                sw.on_data_to_host(SimTime::ZERO, &pkt, 0);
+                sw.on_egress(SimTime::ZERO, &pkt, &LbTag::NONE, 0);
+                while sw.poll_transmit(SimTime::ZERO).is_some() {}
             }
             let data = data_pkt(flow, 0);
             let nack = PacketMeta {
@@ -132,8 +146,10 @@ fn switch(c: &mut Criterion) {
                 psn: Psn(psn * 8),
                 ingress_port: 0,
                 size_bytes: 60,
+                ..PacketMeta::default()
             };
-            black_box(sw.on_nack_from_host(SimTime::ZERO, black_box(&nack), 8))
+            let mut tag = LbTag::NONE;
+            black_box(sw.on_ingress(SimTime::ZERO, black_box(&nack), &mut tag, &cands))
         });
     });
 }

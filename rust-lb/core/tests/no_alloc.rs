@@ -9,7 +9,9 @@ use std::cell::Cell;
 
 use rdma_lb_core::config::LbConfig;
 use rdma_lb_core::host::{Feedback, FeedbackKind, HostLb, HostLbGroup, SendCx};
-use rdma_lb_core::switch::{EgressCandidate, PacketKind, PacketMeta, SwitchLb};
+use rdma_lb_core::switch::{
+    EgressCandidate, LbTag, PacketKind, PacketMeta, PortInfo, SwitchLb, Verdict,
+};
 use rdma_lb_core::{Algorithm, Entropy, Psn, Side, SimDuration, SimTime};
 
 struct Counting;
@@ -119,6 +121,18 @@ fn shared_profiles_allocate_nothing_per_packet() {
     assert_eq!(allocations() - before, 0);
 }
 
+/// A ToR's ports: 0-3 face hosts, 4-11 are uplinks.
+fn add_ports(sw: &mut SwitchLb) {
+    for port in 0..12 {
+        sw.add_port(PortInfo {
+            port,
+            rate_bps: 100_000_000_000,
+            delay_ns: 1_000,
+            faces_host: port < 4,
+        });
+    }
+}
+
 /// One ToR's traffic: 16 flows enter from 4 host ports and are sprayed over 8 uplinks; 16
 /// flows arrive from the uplinks to the hosts, with a NACK from the host every 13 packets.
 fn drive_switch(sw: &mut SwitchLb, cands: &mut [EgressCandidate], start: u32, n: u32) {
@@ -134,12 +148,17 @@ fn drive_switch(sw: &mut SwitchLb, cands: &mut [EgressCandidate], start: u32, n:
             psn: Psn(psn),
             ingress_port: flow % 4,
             size_bytes: 1048,
+            ..PacketMeta::default()
         };
         if let Some(c) = cands.get_mut((i % 8) as usize) {
             c.queue_bytes = u64::from(i.wrapping_mul(2_654_435_761) % 100_000);
         }
-        let k = sw.choose(SimTime::from_ns(u64::from(i)), &out, cands);
-        assert!(k.index < cands.len());
+        let now = SimTime::from_ns(u64::from(i));
+        let mut tag = LbTag::NONE;
+        match sw.on_ingress(now, &out, &mut tag, cands) {
+            Verdict::Forward { index, .. } => assert!(index < cands.len()),
+            v => panic!("data from a host: {v:?}"),
+        }
         let inbound = PacketMeta {
             sip: out.dip,
             dip: out.sip,
@@ -147,7 +166,8 @@ fn drive_switch(sw: &mut SwitchLb, cands: &mut [EgressCandidate], start: u32, n:
             ingress_port: 4 + i % 8,
             ..out
         };
-        sw.on_data_to_host(SimTime::from_ns(u64::from(i)), &inbound, flow % 4);
+        sw.on_egress(now, &inbound, &tag, flow % 4);
+        while sw.poll_transmit(now).is_some() {}
         if i % 13 == 0 {
             let nack = PacketMeta {
                 kind: PacketKind::Nack,
@@ -158,8 +178,10 @@ fn drive_switch(sw: &mut SwitchLb, cands: &mut [EgressCandidate], start: u32, n:
                 psn: Psn(psn),
                 ingress_port: flow % 4,
                 size_bytes: 60,
+                ..PacketMeta::default()
             };
-            sw.on_nack_from_host(SimTime::from_ns(u64::from(i)), &nack, 8);
+            let mut tag = LbTag::NONE;
+            let _ = sw.on_ingress(now, &nack, &mut tag, cands);
         }
     }
 }
@@ -182,9 +204,7 @@ fn switch_decisions_allocate_nothing() {
     for name in names {
         let cfg = LbConfig::parse(name, "").unwrap();
         let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
-        for port in 0..4 {
-            sw.add_host_port(port, 100_000_000_000, 1_000);
-        }
+        add_ports(&mut sw);
         drive_switch(&mut sw, &mut cands, 0, 1_000); // warm-up: every flow's entry exists
         let before = allocations();
         drive_switch(&mut sw, &mut cands, 1_000, 10_000);
@@ -199,10 +219,10 @@ fn switch_decisions_allocate_nothing() {
     // Themis really filtered in this drive (the test covers its ToR hooks, not just hashing).
     let cfg = LbConfig::parse("themis", "").unwrap();
     let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
-    for port in 0..4 {
-        sw.add_host_port(port, 100_000_000_000, 1_000);
-    }
+    add_ports(&mut sw);
     drive_switch(&mut sw, &mut cands, 0, 2_000);
-    let s = sw.themis_stats().unwrap();
-    assert!(s.sprayed_pkts == 2_000 && s.nacks_seen > 100, "{s:?}");
+    let counters = sw.counter_list();
+    let get = |n: &str| counters.iter().find(|(k, _)| *k == n).map(|(_, v)| *v);
+    assert_eq!(get("themis_sprayed_pkts"), Some(2_000), "{counters:?}");
+    assert!(get("themis_nacks_seen").unwrap() > 100, "{counters:?}");
 }

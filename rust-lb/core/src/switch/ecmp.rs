@@ -57,6 +57,7 @@ mod tests {
             psn: Psn(0),
             ingress_port: 1,
             size_bytes: 1048,
+            ..PacketMeta::default()
         }
     }
 

@@ -1,14 +1,13 @@
-//! Switch-side load balancing: one chooser per switch picks, for each packet, one egress port
-//! among the equal-cost candidates of the routing table; top-of-rack (ToR) switches may also
-//! act on the traffic of their host-facing ports (Themis-D).
+//! Switch-side load balancing. Every scheme plays one role, [`SwitchAgent`] (see
+//! [`agent`]): the switch shows it each packet it routes, with the equal-cost candidates of
+//! the routing table, and pulls from it the control packets, queue releases and timers it
+//! wants. Dispatch is a `match` over [`SwitchScheme`] (static dispatch).
 //!
-//! As on the host side, dispatch is a `match` over [`SwitchChooser`] (static dispatch).
-//!
-//! Two small traits, one per role:
-//! * [`EgressChooser`]: every switch, every packet with more than one candidate.
-//! * [`TorAgent`]: ToR switches only; sees data leaving towards a host, NACKs arriving from a
-//!   host and link-state changes. Every method has a do-nothing default, so only the
-//!   algorithms that need the role (Themis) implement it.
+//! Two smaller traits serve the schemes that need less:
+//! * [`EgressChooser`]: picks one candidate per packet with more than one candidate; wrapped
+//!   in [`Chooser`], it is a whole agent (ECMP, PLTS, adaptive routing, DRILL).
+//! * [`TorAgent`]: Themis' hooks on the host-facing ports of a ToR (data leaving towards a
+//!   host, NACKs arriving from one, link state); Themis' agent is built on it.
 //!
 //! The algorithms (each module names its paper and section):
 //! * [`ecmp`]: flow ECMP hash (the reference simulator).
@@ -18,6 +17,7 @@
 //! * [`drill`]: DRILL(d, m) (spec/algorithms.md §5).
 
 pub mod adaptive;
+pub mod agent;
 pub mod drill;
 pub mod ecmp;
 pub mod plts_counter;
@@ -25,15 +25,20 @@ pub mod plts_random;
 pub mod plts_rr;
 pub mod themis;
 
+pub use agent::{
+    candidate_index, ControlKind, ControlPacket, LbTag, PathId, PortInfo, SwitchAgent, Verdict,
+};
+
 use crate::config::SwitchLbConfig;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 use crate::units::{Entropy, Psn};
 
 /// What a packet is, as far as load balancing cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PacketKind {
     /// RDMA data.
+    #[default]
     Data,
     /// Acknowledgement.
     Ack,
@@ -41,10 +46,12 @@ pub enum PacketKind {
     Nack,
     /// Congestion notification.
     Cnp,
+    /// A load balancer's own control packet ([`ControlKind::LbControl`]).
+    LbControl,
 }
 
 /// The fields of a packet a switch algorithm may read (C++ parses headers; Rust never does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PacketMeta {
     /// Packet kind.
     pub kind: PacketKind,
@@ -65,6 +72,19 @@ pub struct PacketMeta {
     pub ingress_port: u32,
     /// Size on the wire.
     pub size_bytes: u32,
+    /// Data: whether the packet carries ECN CE (marked by an upstream switch).
+    pub ecn_ce: bool,
+    /// Priority group (the switch queue of data).
+    pub pg: u16,
+    /// The sender's queue-pair number (model metadata, spec §2).
+    pub qpn: u16,
+    /// Data: byte offset of the first payload byte.
+    pub seq_bytes: u32,
+    /// Data: send time (ACK/NACK: the echoed one).
+    pub ts_ns: u64,
+    /// The packet was made by this switch's own agent ([`SwitchAgent::poll_transmit`]), not
+    /// received from a port.
+    pub local: bool,
 }
 
 /// One equal-cost egress port and its current state.
@@ -172,205 +192,250 @@ pub trait TorAgent {
     ) -> NackVerdict {
         NackVerdict::Forward
     }
-    /// A link went down (`down`) or came back.
-    fn on_link_state(&mut self, _scope: LinkScope, _down: bool) {}
-    /// Bytes of switch memory the algorithm's state needs, by the paper's accounting (0 for
-    /// algorithms without per-flow switch state).
-    fn memory_bytes(&self) -> u64 {
-        0
+}
+
+/// A scheme whose switch role is only an [`EgressChooser`]: it is asked for packets with at
+/// least two candidates, and takes candidate 0 otherwise.
+#[derive(Debug, Clone)]
+pub struct Chooser<C>(pub C);
+
+impl<C: EgressChooser> SwitchAgent for Chooser<C> {
+    fn on_ingress(
+        &mut self,
+        now: SimTime,
+        pkt: &PacketMeta,
+        _tag: &mut LbTag,
+        candidates: &[EgressCandidate],
+        rng: &mut SimRng,
+    ) -> Verdict {
+        if candidates.len() <= 1 {
+            return Verdict::at(0);
+        }
+        let c = self.0.choose(now, pkt, candidates, rng);
+        Verdict::Forward {
+            index: c.index,
+            rewrite_entropy: c.rewrite_entropy,
+        }
     }
 }
 
-/// The choosers we have, dispatched statically.
+/// The schemes we have, dispatched statically.
 #[derive(Debug, Clone)]
-pub enum SwitchChooser {
+pub enum SwitchScheme {
     /// See [`ecmp::EcmpHash`].
-    Ecmp(ecmp::EcmpHash),
+    Ecmp(Chooser<ecmp::EcmpHash>),
     /// See [`themis::Themis`]. Boxed: it carries flow tables.
     Themis(Box<themis::Themis>),
     /// See [`plts_random::PltsRandom`].
-    PltsRandom(plts_random::PltsRandom),
+    PltsRandom(Chooser<plts_random::PltsRandom>),
     /// See [`plts_counter::PltsCounter`].
-    PltsCounter(plts_counter::PltsCounter),
+    PltsCounter(Chooser<plts_counter::PltsCounter>),
     /// See [`plts_rr::PltsRr`].
-    PltsRr(plts_rr::PltsRr),
+    PltsRr(Chooser<plts_rr::PltsRr>),
     /// See [`adaptive::Adaptive`].
-    Adaptive(adaptive::Adaptive),
+    Adaptive(Chooser<adaptive::Adaptive>),
     /// See [`drill::Drill`].
-    Drill(drill::Drill),
+    Drill(Chooser<drill::Drill>),
 }
 
-/// Forwards a call to the chooser inside any [`SwitchChooser`] (static dispatch).
+/// Forwards a call to the agent inside any [`SwitchScheme`] (static dispatch).
 macro_rules! dispatch {
     ($self:expr, $c:ident => $call:expr) => {
         match $self {
-            SwitchChooser::Ecmp($c) => $call,
-            SwitchChooser::Themis($c) => $call,
-            SwitchChooser::PltsRandom($c) => $call,
-            SwitchChooser::PltsCounter($c) => $call,
-            SwitchChooser::PltsRr($c) => $call,
-            SwitchChooser::Adaptive($c) => $call,
-            SwitchChooser::Drill($c) => $call,
+            SwitchScheme::Ecmp($c) => $call,
+            SwitchScheme::Themis($c) => $call,
+            SwitchScheme::PltsRandom($c) => $call,
+            SwitchScheme::PltsCounter($c) => $call,
+            SwitchScheme::PltsRr($c) => $call,
+            SwitchScheme::Adaptive($c) => $call,
+            SwitchScheme::Drill($c) => $call,
         }
     };
 }
 
-impl EgressChooser for SwitchChooser {
-    fn choose(
+impl SwitchAgent for SwitchScheme {
+    fn add_port(&mut self, port: PortInfo) {
+        dispatch!(self, c => c.add_port(port));
+    }
+    fn add_host(&mut self, host_ip: u32, tor: u32) {
+        dispatch!(self, c => c.add_host(host_ip, tor));
+    }
+    fn add_path(&mut self, dst_tor: u32, path: PathId) {
+        dispatch!(self, c => c.add_path(dst_tor, path));
+    }
+    fn sees_every_packet(&self) -> bool {
+        dispatch!(self, c => c.sees_every_packet())
+    }
+    fn sees_egress(&self) -> bool {
+        dispatch!(self, c => c.sees_egress())
+    }
+    fn on_ingress(
         &mut self,
         now: SimTime,
         pkt: &PacketMeta,
+        tag: &mut LbTag,
         candidates: &[EgressCandidate],
         rng: &mut SimRng,
-    ) -> EgressChoice {
-        dispatch!(self, c => c.choose(now, pkt, candidates, rng))
+    ) -> Verdict {
+        dispatch!(self, c => c.on_ingress(now, pkt, tag, candidates, rng))
     }
-}
-
-impl TorAgent for SwitchChooser {
-    fn add_host_port(&mut self, port: u32, bandwidth_bps: u64, delay_ns: u64) {
-        if let SwitchChooser::Themis(t) = self {
-            t.add_host_port(port, bandwidth_bps, delay_ns);
-        }
+    fn on_egress(&mut self, now: SimTime, pkt: &PacketMeta, tag: &LbTag, port: u32) {
+        dispatch!(self, c => c.on_egress(now, pkt, tag, port));
     }
-
-    fn on_data_to_host(
-        &mut self,
-        now: SimTime,
-        pkt: &PacketMeta,
-        port: u32,
-    ) -> Option<Compensation> {
-        match self {
-            SwitchChooser::Themis(t) => t.on_data_to_host(now, pkt, port),
-            _ => None,
-        }
+    fn poll_transmit(&mut self, now: SimTime) -> Option<ControlPacket> {
+        dispatch!(self, c => c.poll_transmit(now))
     }
-
-    fn on_nack_from_host(
-        &mut self,
-        now: SimTime,
-        pkt: &PacketMeta,
-        num_uplinks: usize,
-    ) -> NackVerdict {
-        match self {
-            SwitchChooser::Themis(t) => t.on_nack_from_host(now, pkt, num_uplinks),
-            _ => NackVerdict::Forward,
-        }
+    fn poll_release(&mut self, now: SimTime) -> Option<u64> {
+        dispatch!(self, c => c.poll_release(now))
     }
-
+    fn poll_at(&self) -> Option<SimTime> {
+        dispatch!(self, c => c.poll_at())
+    }
+    fn on_timer(&mut self, now: SimTime, rng: &mut SimRng) {
+        dispatch!(self, c => c.on_timer(now, rng));
+    }
     fn on_link_state(&mut self, scope: LinkScope, down: bool) {
-        if let SwitchChooser::Themis(t) = self {
-            t.on_link_state(scope, down);
-        }
+        dispatch!(self, c => c.on_link_state(scope, down));
     }
-
     fn memory_bytes(&self) -> u64 {
-        match self {
-            SwitchChooser::Themis(t) => t.memory_bytes(),
-            _ => 0,
-        }
+        dispatch!(self, c => c.memory_bytes())
+    }
+    fn counters(&self, out: &mut dyn FnMut(&'static str, u64)) {
+        dispatch!(self, c => c.counters(out));
     }
 }
 
-/// A switch's load balancer: its chooser and its own seeded generator.
+/// A switch's load balancer: its scheme's agent and its own seeded generator. The switch
+/// calls it as [`SwitchAgent`] describes; indices it returns are always within the
+/// candidates passed in.
 #[derive(Debug, Clone)]
 pub struct SwitchLb {
-    chooser: SwitchChooser,
+    scheme: SwitchScheme,
     rng: SimRng,
 }
 
 impl SwitchLb {
-    /// The chooser of switch `switch_id` (the ECMP hash seed, as in the reference); `seed`
+    /// The agent of switch `switch_id` (the ECMP hash seed, as in the reference); `seed`
     /// seeds its random draws.
     #[must_use]
     pub fn new(config: &SwitchLbConfig, switch_id: u32, seed: u64) -> Self {
         let ecmp = ecmp::EcmpHash::new(switch_id);
-        let chooser = match config {
-            SwitchLbConfig::EcmpHash => SwitchChooser::Ecmp(ecmp),
+        let scheme = match config {
+            SwitchLbConfig::EcmpHash => SwitchScheme::Ecmp(Chooser(ecmp)),
             SwitchLbConfig::Themis(c) => {
-                SwitchChooser::Themis(Box::new(themis::Themis::new(c, ecmp)))
+                SwitchScheme::Themis(Box::new(themis::Themis::new(c, ecmp)))
             }
-            SwitchLbConfig::PltsRandom => SwitchChooser::PltsRandom(plts_random::PltsRandom),
+            SwitchLbConfig::PltsRandom => {
+                SwitchScheme::PltsRandom(Chooser(plts_random::PltsRandom))
+            }
             SwitchLbConfig::PltsCounter => {
-                SwitchChooser::PltsCounter(plts_counter::PltsCounter::new())
+                SwitchScheme::PltsCounter(Chooser(plts_counter::PltsCounter::new()))
             }
-            SwitchLbConfig::PltsRr(c) => SwitchChooser::PltsRr(plts_rr::PltsRr::new(ecmp, c)),
-            SwitchLbConfig::Adaptive => SwitchChooser::Adaptive(adaptive::Adaptive),
-            SwitchLbConfig::Drill(c) => SwitchChooser::Drill(drill::Drill::new(c)),
+            SwitchLbConfig::PltsRr(c) => {
+                SwitchScheme::PltsRr(Chooser(plts_rr::PltsRr::new(ecmp, c)))
+            }
+            SwitchLbConfig::Adaptive => SwitchScheme::Adaptive(Chooser(adaptive::Adaptive)),
+            SwitchLbConfig::Drill(c) => SwitchScheme::Drill(Chooser(drill::Drill::new(c))),
         };
         SwitchLb {
-            chooser,
+            scheme,
             rng: SimRng::new(seed),
         }
     }
 
-    /// The decision for one packet; candidate 0, header unchanged, if there are fewer than two
-    /// candidates. The index is always `< candidates.len()` (or 0 for an empty list, which the
-    /// caller never passes).
-    pub fn choose(
+    /// See [`SwitchAgent::add_port`].
+    pub fn add_port(&mut self, port: PortInfo) {
+        self.scheme.add_port(port);
+    }
+    /// See [`SwitchAgent::add_host`].
+    pub fn add_host(&mut self, host_ip: u32, tor: u32) {
+        self.scheme.add_host(host_ip, tor);
+    }
+    /// See [`SwitchAgent::add_path`].
+    pub fn add_path(&mut self, dst_tor: u32, path: PathId) {
+        self.scheme.add_path(dst_tor, path);
+    }
+    /// See [`SwitchAgent::sees_every_packet`].
+    #[must_use]
+    pub fn sees_every_packet(&self) -> bool {
+        self.scheme.sees_every_packet()
+    }
+    /// See [`SwitchAgent::sees_egress`].
+    #[must_use]
+    pub fn sees_egress(&self) -> bool {
+        self.scheme.sees_egress()
+    }
+
+    /// The verdict for one packet (see [`SwitchAgent::on_ingress`]). With no candidate the
+    /// verdict is [`Verdict::Drop`]; a forward index is clamped into the candidates.
+    pub fn on_ingress(
         &mut self,
         now: SimTime,
         pkt: &PacketMeta,
+        tag: &mut LbTag,
         candidates: &[EgressCandidate],
-    ) -> EgressChoice {
-        if candidates.len() <= 1 {
-            return EgressChoice::at(0);
+    ) -> Verdict {
+        if candidates.is_empty() {
+            return Verdict::Drop;
         }
-        let mut c = self.chooser.choose(now, pkt, candidates, &mut self.rng);
-        debug_assert!(c.index < candidates.len());
-        c.index = c.index.min(candidates.len() - 1);
-        c
+        match self
+            .scheme
+            .on_ingress(now, pkt, tag, candidates, &mut self.rng)
+        {
+            Verdict::Forward {
+                index,
+                rewrite_entropy,
+            } => {
+                debug_assert!(index < candidates.len());
+                Verdict::Forward {
+                    index: index.min(candidates.len() - 1),
+                    rewrite_entropy,
+                }
+            }
+            v => v,
+        }
     }
 
-    /// See [`TorAgent::add_host_port`].
-    pub fn add_host_port(&mut self, port: u32, bandwidth_bps: u64, delay_ns: u64) {
-        self.chooser.add_host_port(port, bandwidth_bps, delay_ns);
+    /// See [`SwitchAgent::on_egress`].
+    pub fn on_egress(&mut self, now: SimTime, pkt: &PacketMeta, tag: &LbTag, port: u32) {
+        self.scheme.on_egress(now, pkt, tag, port);
     }
-
-    /// See [`TorAgent::on_data_to_host`].
-    pub fn on_data_to_host(
-        &mut self,
-        now: SimTime,
-        pkt: &PacketMeta,
-        port: u32,
-    ) -> Option<Compensation> {
-        self.chooser.on_data_to_host(now, pkt, port)
+    /// See [`SwitchAgent::poll_transmit`].
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<ControlPacket> {
+        self.scheme.poll_transmit(now)
     }
-
-    /// See [`TorAgent::on_nack_from_host`].
-    pub fn on_nack_from_host(
-        &mut self,
-        now: SimTime,
-        pkt: &PacketMeta,
-        num_uplinks: usize,
-    ) -> NackVerdict {
-        self.chooser.on_nack_from_host(now, pkt, num_uplinks)
+    /// See [`SwitchAgent::poll_release`].
+    pub fn poll_release(&mut self, now: SimTime) -> Option<u64> {
+        self.scheme.poll_release(now)
     }
-
-    /// See [`TorAgent::on_link_state`].
+    /// See [`SwitchAgent::poll_at`].
+    #[must_use]
+    pub fn poll_at(&self) -> Option<SimTime> {
+        self.scheme.poll_at()
+    }
+    /// See [`SwitchAgent::on_timer`].
+    pub fn on_timer(&mut self, now: SimTime) {
+        self.scheme.on_timer(now, &mut self.rng);
+    }
+    /// See [`SwitchAgent::on_link_state`].
     pub fn on_link_state(&mut self, scope: LinkScope, down: bool) {
-        self.chooser.on_link_state(scope, down);
+        self.scheme.on_link_state(scope, down);
     }
-
-    /// See [`TorAgent::memory_bytes`].
+    /// See [`SwitchAgent::memory_bytes`].
     #[must_use]
     pub fn memory_bytes(&self) -> u64 {
-        self.chooser.memory_bytes()
+        self.scheme.memory_bytes()
     }
-
-    /// Themis counters, if the switch runs Themis.
-    #[must_use]
-    pub fn themis_stats(&self) -> Option<themis::ThemisStats> {
-        match &self.chooser {
-            SwitchChooser::Themis(t) => Some(t.stats()),
-            _ => None,
-        }
+    /// See [`SwitchAgent::counters`].
+    pub fn counters(&self, out: &mut dyn FnMut(&'static str, u64)) {
+        self.scheme.counters(out);
     }
-
-    /// Whether the switch wants the ToR hooks called (it has a [`TorAgent`] role).
+    /// The counters as a list (allocates; for reports, not the packet path).
     #[must_use]
-    pub fn wants_tor_hooks(&self) -> bool {
-        matches!(self.chooser, SwitchChooser::Themis(_))
+    pub fn counter_list(&self) -> Vec<(&'static str, u64)> {
+        let mut v = Vec::new();
+        self.counters(&mut |name, value| v.push((name, value)));
+        v
     }
 }
 
@@ -403,6 +468,7 @@ pub(crate) mod test_support {
             psn: Psn(psn),
             ingress_port: 9,
             size_bytes: 1048,
+            ..PacketMeta::default()
         }
     }
 }

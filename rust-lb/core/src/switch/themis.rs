@@ -61,15 +61,15 @@
 //! * `RTT_last` is the configured `last_hop_rtt_ns`, or by default derived from the host port:
 //!   two propagation delays plus one MTU and one 60-byte NACK serialised at the port's rate.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use serde::Deserialize;
 
 use super::ecmp::EcmpHash;
 use super::plts_rr::TableHasher;
 use super::{
-    Compensation, EgressCandidate, EgressChoice, EgressChooser, LinkScope, NackVerdict, PacketKind,
-    PacketMeta, TorAgent,
+    Compensation, ControlKind, ControlPacket, EgressCandidate, EgressChoice, EgressChooser, LbTag,
+    LinkScope, NackVerdict, PacketKind, PacketMeta, PortInfo, SwitchAgent, TorAgent, Verdict,
 };
 use crate::algorithm::Algorithm;
 use crate::config::{check_int, check_real, ConfigError};
@@ -363,6 +363,8 @@ pub struct Themis {
     flows: HashMap<QpKey, DstFlow, TableHasher>,
     max_paths: u64,
     stats: ThemisStats,
+    /// Compensation NACKs waiting for `poll_transmit`.
+    pending: VecDeque<ControlPacket>,
 }
 
 impl Themis {
@@ -383,6 +385,7 @@ impl Themis {
             flows: HashMap::default(),
             max_paths: 0,
             stats: ThemisStats::default(),
+            pending: VecDeque::with_capacity(4),
         }
     }
 
@@ -569,6 +572,74 @@ impl TorAgent for Themis {
     ) -> NackVerdict {
         self.filter(pkt, num_uplinks).0
     }
+}
+
+/// Themis as a switch agent: ingress = NACK filtering of the host ports (Themis-D), then
+/// spraying (Themis-S) or ECMP; egress = the PSN queues of the host ports, whose compensation
+/// NACKs the switch pulls with `poll_transmit`.
+impl SwitchAgent for Themis {
+    fn add_port(&mut self, port: PortInfo) {
+        if port.faces_host {
+            self.add_host_port(port.port, port.rate_bps, port.delay_ns);
+        }
+    }
+
+    fn sees_every_packet(&self) -> bool {
+        true // NACKs from hosts are filtered even on a single uplink
+    }
+
+    fn sees_egress(&self) -> bool {
+        true
+    }
+
+    fn on_ingress(
+        &mut self,
+        now: SimTime,
+        pkt: &PacketMeta,
+        _tag: &mut LbTag,
+        candidates: &[EgressCandidate],
+        rng: &mut SimRng,
+    ) -> Verdict {
+        if !pkt.local
+            && pkt.kind == PacketKind::Nack
+            && self.on_nack_from_host(now, pkt, candidates.len()) == NackVerdict::Block
+        {
+            return Verdict::Drop;
+        }
+        if candidates.len() <= 1 {
+            return Verdict::at(0);
+        }
+        let c = self.choose(now, pkt, candidates, rng);
+        Verdict::Forward {
+            index: c.index,
+            rewrite_entropy: c.rewrite_entropy,
+        }
+    }
+
+    fn on_egress(&mut self, now: SimTime, pkt: &PacketMeta, _tag: &LbTag, port: u32) {
+        if let Some(c) = self.on_data_to_host(now, pkt, port) {
+            // The NACK the receiver NIC would have sent, from the receiver's port.
+            self.pending.push_back(ControlPacket {
+                kind: ControlKind::Nack,
+                sip: c.receiver,
+                dip: c.sender,
+                sport: pkt.dport,
+                dport: pkt.sport.0,
+                qpn: pkt.qpn,
+                pg: pkt.pg,
+                epsn: c.epsn,
+                echo_seq_bytes: pkt.seq_bytes,
+                ts_ns: pkt.ts_ns,
+                size_bytes: 0,
+                from_port: port,
+                tag: LbTag::NONE,
+            });
+        }
+    }
+
+    fn poll_transmit(&mut self, _now: SimTime) -> Option<ControlPacket> {
+        self.pending.pop_front()
+    }
 
     fn on_link_state(&mut self, scope: LinkScope, down: bool) {
         let was = self.in_ecmp_mode();
@@ -615,6 +686,22 @@ impl TorAgent for Themis {
             .sum();
         self.max_paths * PATH_MAP_ENTRY_BYTES + rings
     }
+
+    fn counters(&self, out: &mut dyn FnMut(&'static str, u64)) {
+        let s = self.stats();
+        out("themis_sprayed_pkts", s.sprayed_pkts);
+        out("themis_data_observed", s.data_observed);
+        out("themis_nacks_seen", s.nacks_seen);
+        out("themis_nacks_blocked", s.nacks_blocked);
+        out("themis_nacks_forwarded", s.nacks_forwarded);
+        out("themis_nacks_unresolved", s.nacks_unresolved);
+        out("themis_compensations", s.compensations);
+        out("themis_cancellations", s.cancellations);
+        out("themis_already_passed", s.already_passed);
+        out("themis_ring_overwrites", s.ring_overwrites);
+        out("themis_flows", s.flows);
+        out("themis_ecmp_fallback", u64::from(s.ecmp_fallback));
+    }
 }
 
 #[cfg(test)]
@@ -645,6 +732,7 @@ mod tests {
             psn: Psn(psn),
             ingress_port: UPLINK,
             size_bytes: 1048,
+            ..PacketMeta::default()
         }
     }
 
@@ -658,6 +746,7 @@ mod tests {
             psn: Psn(epsn),
             ingress_port: HOST_PORT,
             size_bytes: 60,
+            ..PacketMeta::default()
         }
     }
 
