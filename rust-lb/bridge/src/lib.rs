@@ -54,6 +54,8 @@ mod ffi {
         Nack,
         /// Congestion notification.
         Cnp,
+        /// A load balancer's own control packet.
+        LbControl,
     }
 
     /// The NIC's state when it is about to send a data packet.
@@ -97,6 +99,13 @@ mod ffi {
         psn: u32,
         ingress_port: u32,
         size_bytes: u32,
+        ecn_ce: bool,
+        pg: u16,
+        qpn: u16,
+        seq_bytes: u32,
+        ts_ns: u64,
+        /// Made by this switch's own agent (`poll_transmit`), not received.
+        local: bool,
     }
 
     /// One equal-cost egress port and its state.
@@ -107,56 +116,79 @@ mod ffi {
         tx_bytes: u64,
     }
 
-    /// The chosen candidate (an index into the list passed in).
+    /// A switch scheme's opaque per-packet tag (an ns-3 packet tag on the C++ side).
+    #[derive(Debug, Clone, Copy)]
+    struct LbTag {
+        present: bool,
+        words: [u64; 5],
+    }
+
+    /// What to do with a packet.
     #[derive(Debug)]
-    struct EgressDecision {
+    enum VerdictKind {
+        /// Send on candidate `index`.
+        Forward,
+        /// Drop (blocked, or a control packet the agent consumed).
+        Drop,
+        /// Hold in the per-flow queue `queue` until released.
+        Hold,
+    }
+
+    /// The agent's verdict on one packet.
+    #[derive(Debug)]
+    struct IngressDecision {
+        verdict: VerdictKind,
         index: u32,
-        /// Write `entropy` into the packet's UDP source port before it leaves (Themis-S in a
-        /// 3-tier fabric steers the next tiers this way).
+        /// Write `entropy` into the UDP source port before sending.
         rewrite_entropy: bool,
         entropy: u16,
+        queue: u64,
         /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
         failed: bool,
     }
 
-    /// A NACK a ToR must send on a receiver's behalf (Themis NACK compensation): from
-    /// `receiver` to `sender`, UDP source port `qpn`, expected sequence number `epsn`.
+    /// Kind of a control packet an agent sends.
     #[derive(Debug)]
-    struct CompensationDecision {
-        send: bool,
-        sender: u32,
-        receiver: u32,
+    enum ControlKind {
+        /// An RDMA NACK as the receiver NIC would send it.
+        Nack,
+        /// A load balancer's own control packet (NACK format, sequence 0, `size_bytes`).
+        LbControl,
+    }
+
+    /// A control packet to send (`has` false: none).
+    #[derive(Debug)]
+    struct ControlOut {
+        has: bool,
+        kind: ControlKind,
+        sip: u32,
+        dip: u32,
+        sport: u16,
+        dport: u16,
         qpn: u16,
+        pg: u16,
         epsn: u32,
-        /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
+        echo_seq_bytes: u32,
+        ts_ns: u64,
+        size_bytes: u32,
+        from_port: u32,
+        tag: LbTag,
         failed: bool,
     }
 
-    /// What to do with a NACK a host sent.
+    /// A held queue to release now (`has` false: none).
     #[derive(Debug)]
-    struct NackDecision {
-        /// Drop it (an invalid NACK).
-        block: bool,
-        /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
+    struct ReleaseOut {
+        has: bool,
+        queue: u64,
         failed: bool,
     }
 
-    /// Themis counters of one ToR (all zero, `enabled` false, for other algorithms).
+    /// One counter of a switch agent.
     #[derive(Debug)]
-    struct ThemisCounters {
-        enabled: bool,
-        sprayed_pkts: u64,
-        data_observed: u64,
-        nacks_seen: u64,
-        nacks_blocked: u64,
-        nacks_forwarded: u64,
-        nacks_unresolved: u64,
-        compensations: u64,
-        cancellations: u64,
-        already_passed: u64,
-        ring_overwrites: u64,
-        flows: u64,
-        ecmp_fallback: bool,
+    struct Counter {
+        name: String,
+        value: u64,
     }
 
     // ---- Rust types and functions exposed to C++ ---------------------------------------
@@ -209,39 +241,50 @@ mod ffi {
         /// Makes the next call panic inside the guard (for the test that proves the guard).
         fn arm_test_panic(self: &mut HostLb);
 
-        /// One switch's egress chooser.
+        /// One switch's load-balancing agent (see rdma_lb_core::switch::agent).
         type SwitchLb;
-        fn choose_egress(
+        /// Setup: one of the switch's ports.
+        fn add_port(self: &mut SwitchLb, port: u32, rate_bps: u64, delay_ns: u64, faces_host: bool);
+        /// Setup: host `host_ip` hangs off ToR `tor`.
+        fn add_host(self: &mut SwitchLb, host_ip: u32, tor: u32);
+        /// Setup (ToRs): a path to ToR `dst_tor`; false if `path_id`/`hops` are not a path.
+        fn add_path(self: &mut SwitchLb, dst_tor: u32, path_id: u32, hops: u8) -> bool;
+        /// Whether `on_ingress` wants packets with a single candidate too.
+        fn sees_every_packet(self: &SwitchLb) -> bool;
+        /// Whether `on_egress` must be called at dequeue.
+        fn sees_egress(self: &SwitchLb) -> bool;
+        /// The verdict on a packet; `tag` is updated in place.
+        fn on_ingress(
             self: &mut SwitchLb,
             now_ns: u64,
             pkt: &PacketInfo,
+            tag: &mut LbTag,
             candidates: &[EgressCandidate],
-        ) -> EgressDecision;
-        fn last_error(self: &SwitchLb) -> String;
-        /// Whether the ToR hooks below do anything (the algorithm has a ToR role).
-        fn wants_tor_hooks(self: &SwitchLb) -> bool;
-        /// Declares `port` as facing a host (last-hop bandwidth and one-way delay).
-        fn add_host_port(self: &mut SwitchLb, port: u32, bandwidth_bps: u64, delay_ns: u64);
-        /// A data packet leaves towards a host through `port` (at dequeue).
-        fn on_data_to_host(
+        ) -> IngressDecision;
+        /// A packet leaves through `port`. Returns false if the algorithm failed.
+        fn on_egress(
             self: &mut SwitchLb,
             now_ns: u64,
             pkt: &PacketInfo,
+            tag: &LbTag,
             port: u32,
-        ) -> CompensationDecision;
-        /// A NACK arrived from a host; `num_uplinks` = candidates towards its destination.
-        fn on_nack_from_host(
-            self: &mut SwitchLb,
-            now_ns: u64,
-            pkt: &PacketInfo,
-            num_uplinks: u32,
-        ) -> NackDecision;
+        ) -> bool;
+        /// A control packet to send now, if any.
+        fn poll_transmit(self: &mut SwitchLb, now_ns: u64) -> ControlOut;
+        /// A held queue to release now, if any.
+        fn poll_release(self: &mut SwitchLb, now_ns: u64) -> ReleaseOut;
+        /// When to call `on_timer` (u64::MAX: never).
+        fn poll_at_ns(self: &SwitchLb) -> u64;
+        /// The agent's timer. Returns false if the algorithm failed.
+        fn on_timer(self: &mut SwitchLb, now_ns: u64) -> bool;
+        fn last_error(self: &SwitchLb) -> String;
         /// A link went down or up: one of this switch's (`remote` false, `port`), or one
         /// elsewhere (`remote` true). Returns false if the algorithm failed.
         fn on_link_state(self: &mut SwitchLb, port: u32, remote: bool, down: bool) -> bool;
         /// Switch memory of the algorithm's state, by its paper's accounting.
         fn memory_bytes(self: &SwitchLb) -> u64;
-        fn themis_counters(self: &SwitchLb) -> ThemisCounters;
+        /// Every counter, (name, value).
+        fn counters(self: &SwitchLb) -> Vec<Counter>;
         /// Makes the next call panic inside the guard (for the test that proves the guard).
         fn arm_test_panic(self: &mut SwitchLb);
     }
@@ -436,6 +479,7 @@ fn packet_meta(pkt: &ffi::PacketInfo) -> Option<sw::PacketMeta> {
         ffi::PacketKind::Ack => sw::PacketKind::Ack,
         ffi::PacketKind::Nack => sw::PacketKind::Nack,
         ffi::PacketKind::Cnp => sw::PacketKind::Cnp,
+        ffi::PacketKind::LbControl => sw::PacketKind::LbControl,
         _ => return None,
     };
     Some(sw::PacketMeta {
@@ -447,7 +491,27 @@ fn packet_meta(pkt: &ffi::PacketInfo) -> Option<sw::PacketMeta> {
         psn: Psn(pkt.psn),
         ingress_port: pkt.ingress_port,
         size_bytes: pkt.size_bytes,
+        ecn_ce: pkt.ecn_ce,
+        pg: pkt.pg,
+        qpn: pkt.qpn,
+        seq_bytes: pkt.seq_bytes,
+        ts_ns: pkt.ts_ns,
+        local: pkt.local,
     })
+}
+
+fn tag_in(t: &ffi::LbTag) -> sw::LbTag {
+    sw::LbTag {
+        present: t.present,
+        words: t.words,
+    }
+}
+
+fn tag_out(t: sw::LbTag) -> ffi::LbTag {
+    ffi::LbTag {
+        present: t.present,
+        words: t.words,
+    }
 }
 
 impl SwitchLb {
@@ -488,14 +552,47 @@ impl SwitchLb {
         self.call(|lb, scratch| f(lb, scratch, &meta))
     }
 
-    fn choose_egress(
+    fn add_port(&mut self, port: u32, rate_bps: u64, delay_ns: u64, faces_host: bool) {
+        // Setup, not the hot path; a failure poisons and shows at the next per-packet call.
+        let _ = self.call(|lb, _| {
+            lb.add_port(sw::PortInfo {
+                port,
+                rate_bps,
+                delay_ns,
+                faces_host,
+            });
+        });
+    }
+
+    fn add_host(&mut self, host_ip: u32, tor: u32) {
+        let _ = self.call(|lb, _| lb.add_host(host_ip, tor));
+    }
+
+    fn add_path(&mut self, dst_tor: u32, path_id: u32, hops: u8) -> bool {
+        let path = sw::PathId { id: path_id, hops };
+        let valid = (1..=sw::PathId::MAX_HOPS).contains(&hops)
+            && (0..u32::from(hops)).all(|h| path.port_at(h).is_some());
+        valid && self.call(|lb, _| lb.add_path(dst_tor, path)).is_some()
+    }
+
+    fn sees_every_packet(&self) -> bool {
+        self.lb.sees_every_packet()
+    }
+
+    fn sees_egress(&self) -> bool {
+        self.lb.sees_egress()
+    }
+
+    fn on_ingress(
         &mut self,
         now_ns: u64,
         pkt: &ffi::PacketInfo,
+        tag: &mut ffi::LbTag,
         candidates: &[ffi::EgressCandidate],
-    ) -> ffi::EgressDecision {
+    ) -> ffi::IngressDecision {
         let now = SimTime::from_ns(now_ns);
-        let choice = self.call_pkt(pkt, |lb, scratch, meta| {
+        let mut t = tag_in(tag);
+        let verdict = self.call_pkt(pkt, |lb, scratch, meta| {
             // Candidates are converted into a buffer kept across calls: after the first packets
             // it has the capacity of the largest equal-cost set and never allocates again.
             scratch.clear();
@@ -504,74 +601,101 @@ impl SwitchLb {
                 queue_bytes: c.queue_bytes,
                 tx_bytes: c.tx_bytes,
             }));
-            lb.choose(now, meta, scratch)
+            lb.on_ingress(now, meta, &mut t, scratch)
         });
-        match choice {
-            Some(c) => ffi::EgressDecision {
-                index: u32::try_from(c.index).unwrap_or(0),
-                rewrite_entropy: c.rewrite_entropy.is_some(),
-                entropy: c.rewrite_entropy.map_or(0, |e| e.0),
-                failed: false,
-            },
-            None => ffi::EgressDecision {
-                index: 0,
-                rewrite_entropy: false,
-                entropy: 0,
-                failed: true,
-            },
+        *tag = tag_out(t);
+        let mut d = ffi::IngressDecision {
+            verdict: ffi::VerdictKind::Forward,
+            index: 0,
+            rewrite_entropy: false,
+            entropy: 0,
+            queue: 0,
+            failed: false,
+        };
+        match verdict {
+            Some(sw::Verdict::Forward {
+                index,
+                rewrite_entropy,
+            }) => {
+                d.index = u32::try_from(index).unwrap_or(0);
+                d.rewrite_entropy = rewrite_entropy.is_some();
+                d.entropy = rewrite_entropy.map_or(0, |e| e.0);
+            }
+            Some(sw::Verdict::Drop) => d.verdict = ffi::VerdictKind::Drop,
+            Some(sw::Verdict::Hold { queue }) => {
+                d.verdict = ffi::VerdictKind::Hold;
+                d.queue = queue;
+            }
+            None => d.failed = true,
         }
+        d
     }
 
-    fn last_error(&self) -> String {
-        self.failure.clone().unwrap_or_default()
-    }
-
-    fn wants_tor_hooks(&self) -> bool {
-        self.lb.wants_tor_hooks()
-    }
-
-    fn add_host_port(&mut self, port: u32, bandwidth_bps: u64, delay_ns: u64) {
-        // Setup, not the hot path; a failure poisons and shows at the next per-packet call.
-        let _ = self.call(|lb, _| lb.add_host_port(port, bandwidth_bps, delay_ns));
-    }
-
-    fn on_data_to_host(
+    fn on_egress(
         &mut self,
         now_ns: u64,
         pkt: &ffi::PacketInfo,
+        tag: &ffi::LbTag,
         port: u32,
-    ) -> ffi::CompensationDecision {
+    ) -> bool {
         let now = SimTime::from_ns(now_ns);
-        let r = self.call_pkt(pkt, |lb, _, meta| lb.on_data_to_host(now, meta, port));
+        let t = tag_in(tag);
+        self.call_pkt(pkt, |lb, _, meta| lb.on_egress(now, meta, &t, port))
+            .is_some()
+    }
+
+    fn poll_transmit(&mut self, now_ns: u64) -> ffi::ControlOut {
+        let now = SimTime::from_ns(now_ns);
+        let r = self.call(|lb, _| lb.poll_transmit(now));
         let c = r.flatten();
-        ffi::CompensationDecision {
-            send: c.is_some(),
-            sender: c.map_or(0, |c| c.sender),
-            receiver: c.map_or(0, |c| c.receiver),
+        let kind = match c.map(|c| c.kind) {
+            Some(sw::ControlKind::LbControl) => ffi::ControlKind::LbControl,
+            _ => ffi::ControlKind::Nack,
+        };
+        ffi::ControlOut {
+            has: c.is_some(),
+            kind,
+            sip: c.map_or(0, |c| c.sip),
+            dip: c.map_or(0, |c| c.dip),
+            sport: c.map_or(0, |c| c.sport),
+            dport: c.map_or(0, |c| c.dport),
             qpn: c.map_or(0, |c| c.qpn),
+            pg: c.map_or(0, |c| c.pg),
             epsn: c.map_or(0, |c| c.epsn.0),
+            echo_seq_bytes: c.map_or(0, |c| c.echo_seq_bytes),
+            ts_ns: c.map_or(0, |c| c.ts_ns),
+            size_bytes: c.map_or(0, |c| c.size_bytes),
+            from_port: c.map_or(0, |c| c.from_port),
+            tag: tag_out(c.map_or(sw::LbTag::NONE, |c| c.tag)),
             failed: r.is_none(),
         }
     }
 
-    fn on_nack_from_host(
-        &mut self,
-        now_ns: u64,
-        pkt: &ffi::PacketInfo,
-        num_uplinks: u32,
-    ) -> ffi::NackDecision {
+    fn poll_release(&mut self, now_ns: u64) -> ffi::ReleaseOut {
         let now = SimTime::from_ns(now_ns);
-        let n = usize::try_from(num_uplinks).unwrap_or(usize::MAX);
-        match self.call_pkt(pkt, |lb, _, meta| lb.on_nack_from_host(now, meta, n)) {
-            Some(v) => ffi::NackDecision {
-                block: v == sw::NackVerdict::Block,
-                failed: false,
-            },
-            None => ffi::NackDecision {
-                block: false,
-                failed: true,
-            },
+        let r = self.call(|lb, _| lb.poll_release(now));
+        let q = r.flatten();
+        ffi::ReleaseOut {
+            has: q.is_some(),
+            queue: q.unwrap_or(0),
+            failed: r.is_none(),
         }
+    }
+
+    fn poll_at_ns(&self) -> u64 {
+        if self.failure.is_some() {
+            return u64::MAX;
+        }
+        self.lb.poll_at().map_or(u64::MAX, SimTime::as_ns)
+    }
+
+    fn on_timer(&mut self, now_ns: u64) -> bool {
+        let now = SimTime::from_ns(now_ns);
+        self.call(|lb, _| lb.on_timer(now)).is_some()
+    }
+
+    fn last_error(&self) -> String {
+        self.failure.clone().unwrap_or_default()
     }
 
     fn on_link_state(&mut self, port: u32, remote: bool, down: bool) -> bool {
@@ -587,24 +711,15 @@ impl SwitchLb {
         self.lb.memory_bytes()
     }
 
-    fn themis_counters(&self) -> ffi::ThemisCounters {
-        let s = self.lb.themis_stats();
-        let t = s.unwrap_or_default();
-        ffi::ThemisCounters {
-            enabled: s.is_some(),
-            sprayed_pkts: t.sprayed_pkts,
-            data_observed: t.data_observed,
-            nacks_seen: t.nacks_seen,
-            nacks_blocked: t.nacks_blocked,
-            nacks_forwarded: t.nacks_forwarded,
-            nacks_unresolved: t.nacks_unresolved,
-            compensations: t.compensations,
-            cancellations: t.cancellations,
-            already_passed: t.already_passed,
-            ring_overwrites: t.ring_overwrites,
-            flows: t.flows,
-            ecmp_fallback: t.ecmp_fallback,
-        }
+    fn counters(&self) -> Vec<ffi::Counter> {
+        self.lb
+            .counter_list()
+            .into_iter()
+            .map(|(name, value)| ffi::Counter {
+                name: name.to_owned(),
+                value,
+            })
+            .collect()
     }
 
     fn arm_test_panic(&mut self) {
@@ -649,33 +764,6 @@ mod tests {
         assert!(lb.next_entropy(&cx(2)).failed, "stays poisoned");
     }
 
-    #[test]
-    fn switch_choice_is_within_candidates() {
-        let cfg = new_lb_config("ecmp", "").unwrap();
-        let mut lb = cfg.new_switch_lb(3, 0).unwrap();
-        let cands: Vec<ffi::EgressCandidate> = (0..4)
-            .map(|p| ffi::EgressCandidate {
-                port: p,
-                queue_bytes: 0,
-                tx_bytes: 0,
-            })
-            .collect();
-        for sport in 0..100 {
-            let pkt = ffi::PacketInfo {
-                kind: ffi::PacketKind::Data,
-                sip: 1,
-                dip: 2,
-                sport,
-                dport: 100,
-                psn: 0,
-                ingress_port: 0,
-                size_bytes: 1048,
-            };
-            let d = lb.choose_egress(0, &pkt, &cands);
-            assert!(!d.failed && d.index < 4);
-        }
-    }
-
     fn pkt(
         kind: ffi::PacketKind,
         sip: u32,
@@ -694,51 +782,131 @@ mod tests {
             psn,
             ingress_port: ingress,
             size_bytes: 1048,
+            ecn_ce: false,
+            pg: 3,
+            qpn: dport,
+            seq_bytes: psn * 1000,
+            ts_ns: 0,
+            local: false,
         }
     }
 
+    fn cands(n: u32) -> Vec<ffi::EgressCandidate> {
+        (0..n)
+            .map(|p| ffi::EgressCandidate {
+                port: p,
+                queue_bytes: 0,
+                tx_bytes: 0,
+            })
+            .collect()
+    }
+
+    const NO_TAG: ffi::LbTag = ffi::LbTag {
+        present: false,
+        words: [0; 5],
+    };
+
     #[test]
-    fn themis_tor_hooks_block_and_compensate_through_the_bridge() {
+    fn switch_choice_is_within_candidates() {
+        let cfg = new_lb_config("ecmp", "").unwrap();
+        let mut lb = cfg.new_switch_lb(3, 0).unwrap();
+        assert!(!lb.sees_every_packet() && !lb.sees_egress());
+        let c = cands(4);
+        for sport in 0..100 {
+            let mut tag = NO_TAG;
+            let d = lb.on_ingress(
+                0,
+                &pkt(ffi::PacketKind::Data, 1, 2, sport, 100, 0, 0),
+                &mut tag,
+                &c,
+            );
+            assert!(!d.failed && d.verdict == ffi::VerdictKind::Forward && d.index < 4);
+            assert!(!tag.present);
+        }
+        assert_eq!(lb.poll_at_ns(), u64::MAX);
+        assert!(!lb.poll_transmit(0).has && !lb.poll_release(0).has);
+        assert!(lb.counters().is_empty());
+    }
+
+    #[test]
+    fn themis_agent_blocks_and_compensates_through_the_bridge() {
         let cfg = new_lb_config("themis", "").unwrap();
         let mut lb = cfg.new_switch_lb(8, 0).unwrap();
-        assert!(lb.wants_tor_hooks());
-        lb.add_host_port(0, 100_000_000_000, 1_000);
-        for psn in [0, 1, 3] {
-            let d = lb.on_data_to_host(0, &pkt(ffi::PacketKind::Data, 1, 2, 99, 7, psn, 4), 0);
-            assert!(!d.failed && !d.send);
+        assert!(lb.sees_every_packet() && lb.sees_egress());
+        lb.add_port(0, 100_000_000_000, 1_000, true);
+        for port in 1..3 {
+            lb.add_port(port, 100_000_000_000, 1_000, false);
         }
-        let n = lb.on_nack_from_host(0, &pkt(ffi::PacketKind::Nack, 2, 1, 7, 99, 2, 0), 2);
-        assert!(!n.failed && n.block);
-        let d = lb.on_data_to_host(0, &pkt(ffi::PacketKind::Data, 1, 2, 99, 7, 4, 4), 0);
-        assert!(d.send && !d.failed);
-        assert_eq!((d.sender, d.receiver, d.qpn, d.epsn), (1, 2, 7, 2));
-        let c = lb.themis_counters();
-        assert!(c.enabled);
-        assert_eq!((c.nacks_blocked, c.compensations, c.flows), (1, 1, 1));
+        for psn in [0, 1, 3] {
+            assert!(lb.on_egress(
+                0,
+                &pkt(ffi::PacketKind::Data, 1, 2, 99, 7, psn, 4),
+                &NO_TAG,
+                0
+            ));
+            assert!(!lb.poll_transmit(0).has);
+        }
+        let mut tag = NO_TAG;
+        let n = lb.on_ingress(
+            0,
+            &pkt(ffi::PacketKind::Nack, 2, 1, 7, 99, 2, 0),
+            &mut tag,
+            &cands(2),
+        );
+        assert!(!n.failed && n.verdict == ffi::VerdictKind::Drop);
+        assert!(lb.on_egress(
+            0,
+            &pkt(ffi::PacketKind::Data, 1, 2, 99, 7, 4, 4),
+            &NO_TAG,
+            0
+        ));
+        let c = lb.poll_transmit(0);
+        assert!(c.has && !c.failed && c.kind == ffi::ControlKind::Nack);
+        assert_eq!((c.dip, c.sip, c.sport, c.dport, c.epsn), (1, 2, 7, 99, 2));
+        assert_eq!((c.echo_seq_bytes, c.from_port), (4000, 0));
+        assert!(!lb.poll_transmit(0).has);
+        let counters = lb.counters();
+        let get = |n: &str| counters.iter().find(|c| c.name == n).map(|c| c.value);
+        assert_eq!(get("themis_nacks_blocked"), Some(1));
+        assert_eq!(get("themis_compensations"), Some(1));
+        assert_eq!(get("themis_flows"), Some(1));
         assert_eq!(lb.memory_bytes(), 20 + 38);
-        assert!(lb.on_link_state(5, false, true));
-        assert!(lb.themis_counters().ecmp_fallback);
+        assert!(lb.on_link_state(1, false, true));
+        let counters = lb.counters();
+        assert!(counters
+            .iter()
+            .any(|c| c.name == "themis_ecmp_fallback" && c.value == 1));
+    }
+
+    #[test]
+    fn bad_paths_are_refused() {
+        let cfg = new_lb_config("ecmp", "").unwrap();
+        let mut lb = cfg.new_switch_lb(3, 0).unwrap();
+        assert!(lb.add_path(9, 0x0302, 2));
+        assert!(!lb.add_path(9, 0x0002, 2), "hop 1 names no port");
+        assert!(!lb.add_path(9, 0x01, 0));
+        assert!(!lb.add_path(9, 0x0101_0101, 5));
     }
 
     #[test]
     fn switch_panic_is_caught_and_poisons() {
         let cfg = new_lb_config("plts-random", "").unwrap();
         let mut lb = cfg.new_switch_lb(1, 0).unwrap();
-        assert!(!lb.wants_tor_hooks());
-        assert!(!lb.themis_counters().enabled);
         lb.arm_test_panic();
         let p = pkt(ffi::PacketKind::Nack, 2, 1, 7, 99, 2, 0);
-        assert!(lb.on_nack_from_host(0, &p, 2).failed);
+        let mut tag = NO_TAG;
+        assert!(lb.on_ingress(0, &p, &mut tag, &cands(2)).failed);
         assert!(
             lb.last_error().contains("injected test panic"),
             "{}",
             lb.last_error()
         );
-        let cands = [ffi::EgressCandidate {
-            port: 0,
-            queue_bytes: 0,
-            tx_bytes: 0,
-        }];
-        assert!(lb.choose_egress(0, &p, &cands).failed, "stays poisoned");
+        assert!(
+            lb.on_ingress(0, &p, &mut tag, &cands(1)).failed,
+            "stays poisoned"
+        );
+        assert!(lb.poll_transmit(0).failed && lb.poll_release(0).failed);
+        assert!(!lb.on_timer(0));
+        assert_eq!(lb.poll_at_ns(), u64::MAX);
     }
 }

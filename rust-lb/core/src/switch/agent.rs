@@ -158,7 +158,7 @@ impl PathId {
     /// The egress port at hop `hop` (0 = the source ToR), if the path has that hop.
     #[must_use]
     pub fn port_at(self, hop: u32) -> Option<u32> {
-        if hop >= u32::from(self.hops) {
+        if hop >= u32::from(self.hops.min(Self::MAX_HOPS)) {
             return None;
         }
         let byte = (self.id >> (8 * hop)) & 0xff;
