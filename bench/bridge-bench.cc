@@ -1,6 +1,6 @@
 /*
  * rdma-lb-bridge-bench: cost of one load-balancing decision called from C++ through the cxx
- * bridge, exactly as the NIC and switch models call it (QpPathSelector / SwitchEgressChooser).
+ * bridge, exactly as the NIC and switch models call it (QpPathSelector / SwitchLbAgent).
  * A benchmark, not a test: it prints the median over 11 repetitions of 200,000 calls each.
  *
  *   build/rdma-lb-bridge-bench
@@ -82,53 +82,78 @@ RunBench(int* status)
         });
         std::printf("%-14s %16.1f %16.1f\n", name.c_str(), next, fb);
     }
-    // Switch side: every algorithm's egress choice among 8 equal-cost uplinks (host-side
-    // algorithms leave the switches on the ECMP hash), then Themis' two ToR hooks.
+    // Switch side: every algorithm's verdict at a source ToR (switch 3: hosts on ports 0-7,
+    // uplinks 8-15; the destination hosts hang off ToR 4, reached over 8 two-hop paths), for
+    // data leaving a host (host-side algorithms leave the switches on the ECMP hash), then
+    // Themis' two ToR hooks.
     std::vector<LbEgressCandidate> cands;
-    for (uint32_t p = 0; p < 8; ++p)
+    for (uint32_t p = 8; p < 16; ++p)
     {
         cands.push_back({p, 1048ULL * p, 0});
     }
+    auto setupTor = [](SwitchLbAgent& a) {
+        for (uint32_t p = 0; p < 16; ++p)
+        {
+            a.AddPort(p, 100000000000ULL, MicroSeconds(1), p < 8);
+        }
+        for (uint32_t h = 0; h < 16; ++h)
+        {
+            a.AddHost(0x0b000001 + (h << 8), h < 8 ? 3 : 4);
+        }
+        for (uint32_t p = 8; p < 16; ++p)
+        {
+            a.AddPath(4, (p + 1) | (1u << 8), 2);
+        }
+    };
     auto dataPkt = [](int i) {
         LbPacketInfo pkt;
         pkt.sip = 0x0b000001 + static_cast<uint32_t>(i % 16);
-        pkt.dip = 0x0b000101;
+        pkt.dip = 0x0b000901;
         pkt.sport = static_cast<uint16_t>(i % 64);
         pkt.dport = 100;
         pkt.psn = static_cast<uint32_t>(i);
-        pkt.ingressPort = 8;
+        pkt.ingressPort = static_cast<uint32_t>(i % 8);
         pkt.sizeBytes = 1048;
+        pkt.pg = 3;
         return pkt;
     };
-    std::printf("\n%-14s %16s\n", "algorithm", "switch Choose ns");
+    std::printf("\n%-14s %16s\n", "algorithm", "switch OnIngress ns");
     for (const std::string& name : LbConfig::AlgorithmNames())
     {
         Ptr<LbConfig> cfg = LbConfig::ParseOrAbort(name, "");
-        auto chooser = cfg->CreateSwitchChooser(3, 1);
-        double choose = MedianNsPerCall([&](int i) {
-            sink = sink + chooser->Choose(now[i % WINDOW], dataPkt(i), cands);
+        auto agent = cfg->CreateSwitchAgent(3, 1);
+        setupTor(*agent);
+        LbTagData tag;
+        double ingress = MedianNsPerCall([&](int i) {
+            tag = LbTagData{};
+            sink = sink + agent->OnIngress(now[i % WINDOW], dataPkt(i), &tag, cands).index;
         });
-        std::printf("%-14s %16.1f\n", name.c_str(), choose);
+        std::printf("%-14s %16.1f\n", name.c_str(), ingress);
     }
     // Themis-D at a destination ToR: data to host port 0 in order (no compensation due), and
     // reordering NACKs from that host (found in the PSN queue and blocked).
     Ptr<LbConfig> themis = LbConfig::ParseOrAbort("themis", "");
-    auto tor = themis->CreateSwitchChooser(3, 1);
-    tor->AddHostPort(0, 100000000000ULL, MicroSeconds(1));
-    LbCompensation comp;
+    auto tor = themis->CreateSwitchAgent(3, 1);
+    setupTor(*tor);
+    LbControlPacket comp;
+    const LbTagData noTag;
     double toHost = MedianNsPerCall([&](int i) {
         LbPacketInfo pkt = dataPkt(i);
-        pkt.dip = 0x0b000001;
-        sink = sink + (tor->OnDataToHost(now[i % WINDOW], pkt, 0, &comp) ? 1 : 0);
+        std::swap(pkt.sip, pkt.dip);
+        pkt.ingressPort = 8;
+        tor->OnEgress(now[i % WINDOW], pkt, noTag, 0);
+        sink = sink + (tor->PollTransmit(now[i % WINDOW], &comp) ? 1 : 0);
     });
     double nack = MedianNsPerCall([&](int i) {
         LbPacketInfo pkt = dataPkt(i);
         pkt.kind = LbPacketKind::NACK;
-        std::swap(pkt.sip, pkt.dip);
         pkt.ingressPort = 0;
-        sink = sink + (tor->OnNackFromHost(now[i % WINDOW], pkt, 8) ? 1 : 0);
+        LbTagData tag;
+        sink = sink + static_cast<uint32_t>(tor->OnIngress(now[i % WINDOW], pkt, &tag, cands).kind);
     });
-    std::printf("themis ToR OnDataToHost: %.1f ns, OnNackFromHost: %.1f ns\n", toHost, nack);
+    std::printf("themis ToR OnEgress+PollTransmit: %.1f ns, OnIngress(NACK): %.1f ns\n",
+                toHost,
+                nack);
     *status = sink == 0xFFFFFFFF ? 1 : 0;
 }
 

@@ -153,6 +153,13 @@ RdmaFabricHelper::Finish()
     {
         if (m_isSwitch[i])
         {
+            m_nodes.Get(i)->GetObject<RdmaSwitch>()->SetSwitchId(i); // before path discovery
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (m_isSwitch[i])
+        {
             m_nodes.Get(i)->GetObject<RdmaSwitch>()->SetLoadBalancer(m_lb, i);
         }
         else

@@ -53,7 +53,7 @@ struct QpPathSelector::Impl
     rust::Box<rb::HostLb> lb;
 };
 
-struct SwitchEgressChooser::Impl
+struct SwitchLbAgent::Impl
 {
     rust::Box<rb::SwitchLb> lb;
     std::vector<rb::EgressCandidate> scratch; //!< reused per packet: no allocation per packet
@@ -175,13 +175,13 @@ HostLbGroup::CreateQpSelector(uint32_t destination,
     }
 }
 
-std::unique_ptr<SwitchEgressChooser>
-LbConfig::CreateSwitchChooser(uint32_t switchId, uint64_t seed) const
+std::unique_ptr<SwitchLbAgent>
+LbConfig::CreateSwitchAgent(uint32_t switchId, uint64_t seed) const
 {
     try
     {
-        return std::make_unique<SwitchEgressChooser>(std::make_unique<SwitchEgressChooser::Impl>(
-            SwitchEgressChooser::Impl{m_impl->cfg->new_switch_lb(switchId, seed), {}}));
+        return std::make_unique<SwitchLbAgent>(std::make_unique<SwitchLbAgent::Impl>(
+            SwitchLbAgent::Impl{m_impl->cfg->new_switch_lb(switchId, seed), {}}));
     }
     catch (const rust::Error& e)
     {
@@ -314,12 +314,12 @@ QpPathSelector::ArmTestPanic()
     m_impl->lb->arm_test_panic();
 }
 
-SwitchEgressChooser::SwitchEgressChooser(std::unique_ptr<Impl> impl)
+SwitchLbAgent::SwitchLbAgent(std::unique_ptr<Impl> impl)
     : m_impl(std::move(impl))
 {
 }
 
-SwitchEgressChooser::~SwitchEgressChooser() = default;
+SwitchLbAgent::~SwitchLbAgent() = default;
 
 namespace
 {
@@ -341,6 +341,9 @@ ToBridge(const LbPacketInfo& pkt)
     case LbPacketKind::CNP:
         kind = rb::PacketKind::Cnp;
         break;
+    case LbPacketKind::LB_CONTROL:
+        kind = rb::PacketKind::LbControl;
+        break;
     }
     return rb::PacketInfo{kind,
                           pkt.sip,
@@ -349,24 +352,56 @@ ToBridge(const LbPacketInfo& pkt)
                           pkt.dport,
                           pkt.psn,
                           pkt.ingressPort,
-                          pkt.sizeBytes};
+                          pkt.sizeBytes,
+                          pkt.ecnCe,
+                          pkt.pg,
+                          pkt.qpn,
+                          pkt.seqBytes,
+                          pkt.tsNs,
+                          pkt.local};
 }
 } // namespace
 
-uint32_t
-SwitchEgressChooser::Choose(Time now,
-                            const LbPacketInfo& pkt,
-                            const std::vector<LbEgressCandidate>& candidates)
+void
+SwitchLbAgent::AddPort(uint32_t port, uint64_t rateBps, Time delay, bool facesHost)
 {
-    return Decide(now, pkt, candidates).index;
+    m_impl->lb->add_port(port, rateBps, ToNs(delay), facesHost);
+    NS_ABORT_MSG_IF(!GetLastError().empty(), "rdma-lb: " << GetLastError());
 }
 
-LbEgressChoice
-SwitchEgressChooser::Decide(Time now,
-                            const LbPacketInfo& pkt,
-                            const std::vector<LbEgressCandidate>& candidates)
+void
+SwitchLbAgent::AddHost(uint32_t hostIp, uint32_t tor)
 {
-    rb::PacketInfo info = ToBridge(pkt);
+    m_impl->lb->add_host(hostIp, tor);
+    NS_ABORT_MSG_IF(!GetLastError().empty(), "rdma-lb: " << GetLastError());
+}
+
+void
+SwitchLbAgent::AddPath(uint32_t dstTor, uint32_t pathId, uint8_t hops)
+{
+    NS_ABORT_MSG_IF(!m_impl->lb->add_path(dstTor, pathId, hops),
+                    "rdma-lb: path " << pathId << " (" << unsigned(hops) << " hops) to ToR "
+                                     << dstTor << " refused " << GetLastError());
+}
+
+bool
+SwitchLbAgent::SeesEveryPacket() const
+{
+    return m_impl->lb->sees_every_packet();
+}
+
+bool
+SwitchLbAgent::SeesEgress() const
+{
+    return m_impl->lb->sees_egress();
+}
+
+LbVerdict
+SwitchLbAgent::OnIngress(Time now,
+                         const LbPacketInfo& pkt,
+                         LbTagData* tag,
+                         const std::vector<LbEgressCandidate>& candidates)
+{
     // Field by field into a buffer kept across calls: building each element as a temporary
     // and copying it stalled store forwarding (~10 ns per candidate, measured with perf).
     auto& s = m_impl->scratch;
@@ -377,60 +412,108 @@ SwitchEgressChooser::Decide(Time now,
         s[i].queue_bytes = candidates[i].queueBytes;
         s[i].tx_bytes = candidates[i].txBytes;
     }
-    rb::EgressDecision d = m_impl->lb->choose_egress(ToNs(now),
-                                                     info,
-                                                     rust::Slice<const rb::EgressCandidate>(s.data(), s.size()));
+    rb::LbTag t{tag->present, tag->words};
+    rb::IngressDecision d =
+        m_impl->lb->on_ingress(ToNs(now),
+                               ToBridge(pkt),
+                               t,
+                               rust::Slice<const rb::EgressCandidate>(s.data(), s.size()));
     if (d.failed)
     {
         NS_FATAL_ERROR("rdma-lb: " << GetLastError());
     }
-    return LbEgressChoice{d.index, d.rewrite_entropy, d.entropy};
-}
-
-bool
-SwitchEgressChooser::WantsTorHooks() const
-{
-    return m_impl->lb->wants_tor_hooks();
+    tag->present = t.present;
+    tag->words = t.words;
+    LbVerdict v;
+    switch (d.verdict)
+    {
+    case rb::VerdictKind::Drop:
+        v.kind = LbVerdictKind::DROP;
+        break;
+    case rb::VerdictKind::Hold:
+        v.kind = LbVerdictKind::HOLD;
+        v.queue = d.queue;
+        break;
+    default:
+        v.kind = LbVerdictKind::FORWARD;
+        v.index = d.index;
+        v.rewriteEntropy = d.rewrite_entropy;
+        v.entropy = d.entropy;
+        break;
+    }
+    return v;
 }
 
 void
-SwitchEgressChooser::AddHostPort(uint32_t port, uint64_t bandwidthBps, Time delay)
+SwitchLbAgent::OnEgress(Time now, const LbPacketInfo& pkt, const LbTagData& tag, uint32_t port)
 {
-    m_impl->lb->add_host_port(port, bandwidthBps, ToNs(delay));
-    if (!GetLastError().empty())
+    rb::LbTag t{tag.present, tag.words};
+    if (!m_impl->lb->on_egress(ToNs(now), ToBridge(pkt), t, port))
     {
         NS_FATAL_ERROR("rdma-lb: " << GetLastError());
     }
 }
 
 bool
-SwitchEgressChooser::OnDataToHost(Time now, const LbPacketInfo& pkt, uint32_t port, LbCompensation* comp)
+SwitchLbAgent::PollTransmit(Time now, LbControlPacket* out)
 {
-    rb::CompensationDecision d = m_impl->lb->on_data_to_host(ToNs(now), ToBridge(pkt), port);
-    if (d.failed)
+    rb::ControlOut c = m_impl->lb->poll_transmit(ToNs(now));
+    if (c.failed)
     {
         NS_FATAL_ERROR("rdma-lb: " << GetLastError());
     }
-    if (d.send)
+    if (!c.has)
     {
-        *comp = LbCompensation{d.sender, d.receiver, d.qpn, d.epsn};
+        return false;
     }
-    return d.send;
+    out->kind = c.kind == rb::ControlKind::LbControl ? LbControlKind::LB_CONTROL
+                                                     : LbControlKind::NACK;
+    out->sip = c.sip;
+    out->dip = c.dip;
+    out->sport = c.sport;
+    out->dport = c.dport;
+    out->qpn = c.qpn;
+    out->pg = c.pg;
+    out->epsn = c.epsn;
+    out->echoSeqBytes = c.echo_seq_bytes;
+    out->tsNs = c.ts_ns;
+    out->sizeBytes = c.size_bytes;
+    out->fromPort = c.from_port;
+    out->tag.present = c.tag.present;
+    out->tag.words = c.tag.words;
+    return true;
 }
 
 bool
-SwitchEgressChooser::OnNackFromHost(Time now, const LbPacketInfo& pkt, uint32_t numUplinks)
+SwitchLbAgent::PollRelease(Time now, uint64_t* queue)
 {
-    rb::NackDecision d = m_impl->lb->on_nack_from_host(ToNs(now), ToBridge(pkt), numUplinks);
-    if (d.failed)
+    rb::ReleaseOut r = m_impl->lb->poll_release(ToNs(now));
+    if (r.failed)
     {
         NS_FATAL_ERROR("rdma-lb: " << GetLastError());
     }
-    return d.block;
+    *queue = r.queue;
+    return r.has;
+}
+
+Time
+SwitchLbAgent::PollAt() const
+{
+    const uint64_t ns = m_impl->lb->poll_at_ns();
+    return ns == UINT64_MAX ? Time::Max() : FromNs(ns);
 }
 
 void
-SwitchEgressChooser::OnLinkState(uint32_t port, bool remote, bool down)
+SwitchLbAgent::OnTimer(Time now)
+{
+    if (!m_impl->lb->on_timer(ToNs(now)))
+    {
+        NS_FATAL_ERROR("rdma-lb: " << GetLastError());
+    }
+}
+
+void
+SwitchLbAgent::OnLinkState(uint32_t port, bool remote, bool down)
 {
     if (!m_impl->lb->on_link_state(port, remote, down))
     {
@@ -439,40 +522,30 @@ SwitchEgressChooser::OnLinkState(uint32_t port, bool remote, bool down)
 }
 
 uint64_t
-SwitchEgressChooser::GetMemoryBytes() const
+SwitchLbAgent::GetMemoryBytes() const
 {
     return m_impl->lb->memory_bytes();
 }
 
-LbThemisCounters
-SwitchEgressChooser::GetThemisCounters() const
+std::vector<std::pair<std::string, uint64_t>>
+SwitchLbAgent::GetCounters() const
 {
-    rb::ThemisCounters c = m_impl->lb->themis_counters();
-    LbThemisCounters out;
-    out.enabled = c.enabled;
-    out.sprayedPkts = c.sprayed_pkts;
-    out.dataObserved = c.data_observed;
-    out.nacksSeen = c.nacks_seen;
-    out.nacksBlocked = c.nacks_blocked;
-    out.nacksForwarded = c.nacks_forwarded;
-    out.nacksUnresolved = c.nacks_unresolved;
-    out.compensations = c.compensations;
-    out.cancellations = c.cancellations;
-    out.alreadyPassed = c.already_passed;
-    out.ringOverwrites = c.ring_overwrites;
-    out.flows = c.flows;
-    out.ecmpFallback = c.ecmp_fallback;
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (const auto& c : m_impl->lb->counters())
+    {
+        out.emplace_back(std::string(c.name), c.value);
+    }
     return out;
 }
 
 std::string
-SwitchEgressChooser::GetLastError() const
+SwitchLbAgent::GetLastError() const
 {
     return std::string(m_impl->lb->last_error());
 }
 
 void
-SwitchEgressChooser::ArmTestPanic()
+SwitchLbAgent::ArmTestPanic()
 {
     m_impl->lb->arm_test_panic();
 }

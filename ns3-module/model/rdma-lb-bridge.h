@@ -19,10 +19,12 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/simple-ref-count.h"
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -65,7 +67,8 @@ enum class LbPacketKind
     DATA,
     ACK,
     NACK,
-    CNP
+    CNP,
+    LB_CONTROL //!< a switch scheme's own control packet (ConWeave REPLY / NOTIFY)
 };
 
 /// The packet fields a switch algorithm reads.
@@ -79,6 +82,12 @@ struct LbPacketInfo
     uint32_t psn{0};                       //!< sequence number (in packets)
     uint32_t ingressPort{0};               //!< port the packet arrived on
     uint32_t sizeBytes{0};                 //!< size on the wire
+    bool ecnCe{false};                     //!< data: carries ECN CE
+    uint16_t pg{0};                        //!< priority group
+    uint16_t qpn{0};                       //!< the sender's queue pair (model metadata)
+    uint32_t seqBytes{0};                  //!< data: byte offset of the first payload byte
+    uint64_t tsNs{0};                      //!< data: send time; ACK/NACK: the echoed one
+    bool local{false};                     //!< made by this switch's own agent
 };
 
 /// One equal-cost egress port and its state.
@@ -89,24 +98,57 @@ struct LbEgressCandidate
     uint64_t txBytes{0};    //!< bytes sent so far
 };
 
-/// A switch's decision for one packet.
-struct LbEgressChoice
+/// A switch scheme's opaque per-packet tag (carried as an ns-3 packet tag: no wire bytes).
+struct LbTagData
 {
-    uint32_t index{0};          //!< index into the candidates
-    bool rewriteEntropy{false}; //!< write `entropy` into the UDP source port before sending
-    uint16_t entropy{0};        //!< the new entropy (Themis-S PathMap, 3-tier)
+    bool present{false};                //!< the packet carries a tag
+    std::array<uint64_t, 5> words{};    //!< its content (the scheme's own layout)
 };
 
-/// A NACK a ToR sends on a receiver's behalf (Themis NACK compensation, seed 001 §3.4).
-struct LbCompensation
+/// What a switch does with a packet.
+enum class LbVerdictKind
 {
-    uint32_t sender{0};   //!< the data sender (the NACK's destination)
-    uint32_t receiver{0}; //!< the receiving host (the NACK's source)
-    uint16_t qpn{0};      //!< the sender's queue-pair number (the NACK's source port)
-    uint32_t epsn{0};     //!< the expected sequence number the NACK carries (packets)
+    FORWARD, //!< send on candidate `index`
+    DROP,    //!< drop (a blocked NACK, or a control packet the scheme consumed)
+    HOLD     //!< hold in the per-flow queue `queue` until the agent releases it
 };
 
-/// Themis counters of one ToR (see rust-lb/core/src/switch/themis.rs, ThemisStats).
+/// A switch agent's verdict on one packet.
+struct LbVerdict
+{
+    LbVerdictKind kind{LbVerdictKind::FORWARD}; //!< what to do
+    uint32_t index{0};                          //!< FORWARD: index into the candidates
+    bool rewriteEntropy{false};                 //!< FORWARD: write `entropy` into the sport
+    uint16_t entropy{0};                        //!< the new entropy (Themis-S PathMap, 3-tier)
+    uint64_t queue{0};                          //!< HOLD: the queue's name
+};
+
+/// Kind of a control packet a switch agent sends.
+enum class LbControlKind
+{
+    NACK,      //!< an RDMA NACK as the receiver NIC would send it (Themis compensation)
+    LB_CONTROL //!< the scheme's own control packet (NACK format, sequence 0, sizeBytes)
+};
+
+/// A control packet a switch agent wants sent (plain data; RdmaSwitch builds the packet).
+struct LbControlPacket
+{
+    LbControlKind kind{LbControlKind::NACK}; //!< kind
+    uint32_t sip{0};                         //!< source address
+    uint32_t dip{0};                         //!< destination address
+    uint16_t sport{0};                       //!< UDP source port
+    uint16_t dport{0};                       //!< UDP destination port (a NACK echoes the entropy)
+    uint16_t qpn{0};                         //!< the queue pair it is about
+    uint16_t pg{0};                          //!< priority group
+    uint32_t epsn{0};                        //!< NACK: expected sequence number (packets)
+    uint32_t echoSeqBytes{0};                //!< NACK: byte offset of the triggering data
+    uint64_t tsNs{0};                        //!< NACK: echoed send time
+    uint32_t sizeBytes{0};                   //!< LB_CONTROL: size on the wire
+    uint32_t fromPort{0};                    //!< the port it is routed from
+    LbTagData tag;                           //!< its tag
+};
+
+/// Themis counters of one ToR, read from the agent's counters (themis_*).
 struct LbThemisCounters
 {
     bool enabled{false};        //!< the switch runs Themis
@@ -125,7 +167,7 @@ struct LbThemisCounters
 };
 
 class QpPathSelector;
-class SwitchEgressChooser;
+class SwitchLbAgent;
 class HostLbGroup;
 
 /// \return a 64-bit seed for a Rust load balancer, drawn from the ns-3 stream \p rng (so that
@@ -163,8 +205,8 @@ class LbConfig : public SimpleRefCount<LbConfig>
     /// \return the state one sender NIC keeps across its queue pairs; the NIC creates each
     /// queue pair's selector from it (HostLbGroup::CreateQpSelector)
     Ptr<HostLbGroup> CreateHostGroup() const;
-    /// \return an egress chooser for switch \p switchId, seeded with \p seed
-    std::unique_ptr<SwitchEgressChooser> CreateSwitchChooser(uint32_t switchId, uint64_t seed) const;
+    /// \return the load-balancing agent of switch \p switchId, seeded with \p seed
+    std::unique_ptr<SwitchLbAgent> CreateSwitchAgent(uint32_t switchId, uint64_t seed) const;
 
     struct Impl;
 
@@ -242,50 +284,55 @@ class QpPathSelector
 
 /**
  * \ingroup rdma-lb
- * One switch's egress chooser (Rust object).
+ * One switch's load-balancing agent (Rust object; rust-lb/core/src/switch/agent.rs): the switch
+ * shows it the packets it routes and pulls from it the control packets, held-queue releases
+ * and timer it wants (one-way: Rust never calls C++).
  */
-class SwitchEgressChooser
+class SwitchLbAgent
 {
   public:
     struct Impl;
-    explicit SwitchEgressChooser(std::unique_ptr<Impl> impl);
-    ~SwitchEgressChooser();
+    explicit SwitchLbAgent(std::unique_ptr<Impl> impl);
+    ~SwitchLbAgent();
 
-    /// \return the index into \p candidates of the chosen port (NS_FATAL_ERROR on failure)
-    uint32_t Choose(Time now,
-                    const LbPacketInfo& pkt,
-                    const std::vector<LbEgressCandidate>& candidates);
-    /// \return the full decision: the index and an optional entropy rewrite (NS_FATAL_ERROR
-    /// on failure)
-    LbEgressChoice Decide(Time now,
-                          const LbPacketInfo& pkt,
-                          const std::vector<LbEgressCandidate>& candidates);
+    // Setup (before the first packet).
 
-    // ToR hooks (DESIGN.md decision 5). They do nothing unless WantsTorHooks().
+    /// One of the switch's ports: its rate, its link's one-way delay, whether it faces a host.
+    void AddPort(uint32_t port, uint64_t rateBps, Time delay, bool facesHost);
+    /// Host \p hostIp hangs off the ToR switch whose node id is \p tor.
+    void AddHost(uint32_t hostIp, uint32_t tor);
+    /// (ToRs) A path to ToR \p dstTor: byte k of \p pathId = egress port + 1 at hop k.
+    void AddPath(uint32_t dstTor, uint32_t pathId, uint8_t hops);
+    /// \return whether OnIngress wants packets with a single candidate too
+    bool SeesEveryPacket() const;
+    /// \return whether OnEgress must be called at dequeue
+    bool SeesEgress() const;
 
-    /// \return whether the algorithm has a ToR role (Themis)
-    bool WantsTorHooks() const;
-    /// Declares \p port as facing a host, with the last hop's rate and one-way delay.
-    void AddHostPort(uint32_t port, uint64_t bandwidthBps, Time delay);
-    /**
-     * A data packet leaves towards a host through \p port (at dequeue).
-     * \param[out] comp the compensation NACK to send, when true is returned
-     * \return whether to send a compensation NACK (NS_FATAL_ERROR on failure)
-     */
-    bool OnDataToHost(Time now, const LbPacketInfo& pkt, uint32_t port, LbCompensation* comp);
-    /**
-     * A NACK arrived from a host.
-     * \param numUplinks equal-cost candidates towards the NACK's destination
-     * \return true to drop it (an invalid NACK), false to forward it (NS_FATAL_ERROR on failure)
-     */
-    bool OnNackFromHost(Time now, const LbPacketInfo& pkt, uint32_t numUplinks);
+    // Per packet (NS_FATAL_ERROR if the algorithm failed).
+
+    /// \return the verdict on a packet towards \p candidates; \p tag is updated in place
+    LbVerdict OnIngress(Time now,
+                        const LbPacketInfo& pkt,
+                        LbTagData* tag,
+                        const std::vector<LbEgressCandidate>& candidates);
+    /// A packet leaves through \p port.
+    void OnEgress(Time now, const LbPacketInfo& pkt, const LbTagData& tag, uint32_t port);
+    /// \return whether there is a control packet to send now (then in \p out)
+    bool PollTransmit(Time now, LbControlPacket* out);
+    /// \return whether a held queue is to be released now (then its name in \p queue)
+    bool PollRelease(Time now, uint64_t* queue);
+    /// \return when the agent wants OnTimer called, or Time::Max() for never
+    Time PollAt() const;
+    /// Fires the agent's timer.
+    void OnTimer(Time now);
+
     /// A link went down (\p down) or up: port \p port of this switch, or (\p remote) a link
     /// elsewhere in the fabric as a monitoring system reports it.
     void OnLinkState(uint32_t port, bool remote, bool down);
     /// \return bytes of switch memory the algorithm's state needs (its paper's accounting)
     uint64_t GetMemoryBytes() const;
-    /// \return the Themis counters (enabled false for other algorithms)
-    LbThemisCounters GetThemisCounters() const;
+    /// \return every counter of the agent, (name, value)
+    std::vector<std::pair<std::string, uint64_t>> GetCounters() const;
     /// \return the message of the caught failure, or an empty string
     std::string GetLastError() const;
     /// Makes the next call panic inside the Rust guard (tests only).

@@ -658,7 +658,10 @@ RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, Ptr<Packet> p)
         break;
     case RdmaHeader::ACK:
     case RdmaHeader::NACK:
-        ReceiveAck(p);
+        if ((h.flags & RdmaHeader::FLAG_LB_CONTROL) == 0)
+        {
+            ReceiveAck(p); // a load balancer's control packet is for a ToR, not for us
+        }
         break;
     case RdmaHeader::PFC:
         break;

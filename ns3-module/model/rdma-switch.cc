@@ -75,6 +75,62 @@ class RdmaIngressTag : public Tag
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaIngressTag);
 
+/**
+ * \ingroup rdma-lb
+ * A switch load balancer's opaque per-packet state (LbTagData), carried from switch to switch
+ * as a packet tag: no bytes on the wire, as the reference's LetFlow/CONGA/ConWeave tags
+ * (spec §2).
+ */
+class RdmaLbTag : public Tag
+{
+  public:
+    /// \return the TypeId
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RdmaLbTag")
+                                .SetParent<Tag>()
+                                .SetGroupName("RdmaLb")
+                                .AddConstructor<RdmaLbTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return static_cast<uint32_t>(8 * data.words.size());
+    }
+
+    void Serialize(TagBuffer i) const override
+    {
+        for (uint64_t w : data.words)
+        {
+            i.WriteU64(w);
+        }
+    }
+
+    void Deserialize(TagBuffer i) override
+    {
+        for (uint64_t& w : data.words)
+        {
+            w = i.ReadU64();
+        }
+        data.present = true;
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "lb-tag=" << data.words[0];
+    }
+
+    LbTagData data; //!< the tag's content
+};
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaLbTag);
+
 TypeId
 RdmaSwitch::GetTypeId()
 {
@@ -167,6 +223,11 @@ RdmaSwitch::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&RdmaSwitch::m_pathIndexDivisor),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("LbDrop",
+                            "The load balancer dropped or consumed a packet (a blocked NACK, a "
+                            "control packet for this switch): the packet, its ingress port",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_lbDropTrace),
+                            "ns3::RdmaSwitch::LbDropTracedCallback")
             .AddTraceSource("NackBlocked",
                             "The load balancer blocked a NACK from a host (Themis-D): the NACK, "
                             "the host port",
@@ -207,7 +268,9 @@ RdmaSwitch::DoDispose()
 {
     m_ports.clear();
     m_portIndex.clear();
-    m_chooser.reset();
+    Simulator::Cancel(m_lbTimer);
+    m_agent.reset();
+    m_held.clear();
     m_lbConfig = nullptr;
     m_mmu = nullptr;
     Object::DoDispose();
@@ -260,28 +323,153 @@ RdmaSwitch::GetRoutes(uint32_t dip) const
 }
 
 void
+RdmaSwitch::SetSwitchId(uint32_t switchId)
+{
+    m_switchId = switchId;
+}
+
+uint32_t
+RdmaSwitch::GetSwitchId() const
+{
+    return m_switchId;
+}
+
+void
 RdmaSwitch::SetLoadBalancer(Ptr<LbConfig> cfg, uint32_t switchId)
 {
     m_lbConfig = cfg;
     m_switchId = switchId;
-    InstallChooser(DrawLbSeed(m_rng));
+    InstallAgent(DrawLbSeed(m_rng));
+}
+
+Ptr<RdmaSwitch>
+RdmaSwitch::FindTor(uint32_t dip) const
+{
+    Ptr<const RdmaSwitch> at = this;
+    for (uint32_t hop = 0; hop < 8; ++hop)
+    {
+        const std::vector<uint32_t>& routes = at->GetRoutes(dip);
+        if (routes.empty())
+        {
+            return nullptr;
+        }
+        Ptr<RdmaNetDevice> dev = at->m_ports[routes.front()];
+        Ptr<RdmaChannel> ch = dev->GetRdmaChannel();
+        Ptr<RdmaNetDevice> peer = ch ? ch->GetPeer(dev) : nullptr;
+        if (!peer || !peer->GetNode())
+        {
+            return nullptr;
+        }
+        if (peer->GetNode()->GetObject<RdmaNic>())
+        {
+            return const_cast<RdmaSwitch*>(PeekPointer(at));
+        }
+        at = peer->GetNode()->GetObject<RdmaSwitch>();
+        if (!at)
+        {
+            return nullptr;
+        }
+    }
+    return nullptr;
 }
 
 void
-RdmaSwitch::InstallChooser(uint64_t seed)
+RdmaSwitch::FindPaths(Ptr<const RdmaSwitch> at,
+                      Ptr<const RdmaSwitch> dst,
+                      uint32_t dip,
+                      std::vector<uint32_t>& ports,
+                      std::vector<std::vector<uint32_t>>& out) const
 {
-    m_chooser = m_lbConfig->CreateSwitchChooser(m_switchId, seed);
-    m_torHooks = m_chooser->WantsTorHooks();
+    if (ports.size() >= 4)
+    {
+        return; // the reference names paths of at most 4 switch hops
+    }
+    for (uint32_t port : at->GetRoutes(dip))
+    {
+        Ptr<RdmaNetDevice> dev = at->m_ports[port];
+        Ptr<RdmaChannel> ch = dev->GetRdmaChannel();
+        Ptr<RdmaNetDevice> peer = ch ? ch->GetPeer(dev) : nullptr;
+        Ptr<RdmaSwitch> next = peer && peer->GetNode() ? peer->GetNode()->GetObject<RdmaSwitch>()
+                                                       : nullptr;
+        if (!next)
+        {
+            continue;
+        }
+        ports.push_back(port);
+        if (next == dst)
+        {
+            out.push_back(ports);
+        }
+        else
+        {
+            FindPaths(next, dst, dip, ports, out);
+        }
+        ports.pop_back();
+    }
+}
+
+void
+RdmaSwitch::InstallAgent(uint64_t seed)
+{
+    Simulator::Cancel(m_lbTimer);
+    m_lbTimerAt = Time::Max();
+    m_agent = m_lbConfig->CreateSwitchAgent(m_switchId, seed);
+    bool tor = false;
     for (uint32_t i = 0; i < m_ports.size(); ++i)
     {
         Ptr<RdmaChannel> ch = m_ports[i]->GetRdmaChannel();
         Ptr<RdmaNetDevice> peer = ch ? ch->GetPeer(m_ports[i]) : nullptr;
         m_hostPort[i] = peer && peer->GetNode() && peer->GetNode()->GetObject<RdmaNic>();
-        if (m_hostPort[i])
+        tor = tor || m_hostPort[i];
+        m_agent->AddPort(i,
+                         m_ports[i]->GetDataRate().GetBitRate(),
+                         ch ? ch->GetDelay() : Time(0),
+                         m_hostPort[i]);
+    }
+    // Every host's ToR, and (at a ToR) every path to every other ToR, in ascending host order.
+    std::map<uint32_t, uint32_t> firstHostOfTor; // ToR id -> its lowest host address
+    std::map<uint32_t, Ptr<RdmaSwitch>> tors;
+    for (const auto& [dip, routes] : m_routes)
+    {
+        Ptr<RdmaSwitch> t = FindTor(dip);
+        if (!t)
         {
-            m_chooser->AddHostPort(i, m_ports[i]->GetDataRate().GetBitRate(), ch->GetDelay());
+            continue;
+        }
+        m_agent->AddHost(dip, t->GetSwitchId());
+        firstHostOfTor.emplace(t->GetSwitchId(), dip);
+        tors.emplace(t->GetSwitchId(), t);
+    }
+    if (tor)
+    {
+        for (const auto& [id, dip] : firstHostOfTor)
+        {
+            if (tors[id] == this)
+            {
+                continue;
+            }
+            std::vector<uint32_t> ports;
+            std::vector<std::vector<uint32_t>> paths;
+            FindPaths(this, tors[id], dip, ports, paths);
+            for (const auto& path : paths)
+            {
+                uint32_t pathId = 0;
+                bool fits = true;
+                for (size_t k = 0; k < path.size(); ++k)
+                {
+                    fits = fits && path[k] < 255;
+                    pathId |= (path[k] + 1) << (8 * k);
+                }
+                if (fits)
+                {
+                    m_agent->AddPath(id, pathId, static_cast<uint8_t>(path.size()));
+                }
+            }
         }
     }
+    m_agentAll = m_agent->SeesEveryPacket();
+    m_agentEgress = m_agent->SeesEgress();
+    ServeAgent(true);
 }
 
 bool
@@ -293,13 +481,52 @@ RdmaSwitch::IsHostPort(uint32_t port) const
 uint64_t
 RdmaSwitch::GetLbMemoryBytes() const
 {
-    return m_chooser ? m_chooser->GetMemoryBytes() : 0;
+    return m_agent ? m_agent->GetMemoryBytes() : 0;
+}
+
+std::vector<std::pair<std::string, uint64_t>>
+RdmaSwitch::GetLbCounters() const
+{
+    return m_agent ? m_agent->GetCounters() : std::vector<std::pair<std::string, uint64_t>>{};
 }
 
 LbThemisCounters
 RdmaSwitch::GetThemisCounters() const
 {
-    return m_chooser ? m_chooser->GetThemisCounters() : LbThemisCounters{};
+    LbThemisCounters out;
+    const std::map<std::string, uint64_t*> fields{
+        {"themis_sprayed_pkts", &out.sprayedPkts},
+        {"themis_data_observed", &out.dataObserved},
+        {"themis_nacks_seen", &out.nacksSeen},
+        {"themis_nacks_blocked", &out.nacksBlocked},
+        {"themis_nacks_forwarded", &out.nacksForwarded},
+        {"themis_nacks_unresolved", &out.nacksUnresolved},
+        {"themis_compensations", &out.compensations},
+        {"themis_cancellations", &out.cancellations},
+        {"themis_already_passed", &out.alreadyPassed},
+        {"themis_ring_overwrites", &out.ringOverwrites},
+        {"themis_flows", &out.flows},
+    };
+    for (const auto& [name, value] : GetLbCounters())
+    {
+        auto it = fields.find(name);
+        if (it != fields.end())
+        {
+            *it->second = value;
+            out.enabled = true;
+        }
+        else if (name == "themis_ecmp_fallback")
+        {
+            out.ecmpFallback = value != 0;
+        }
+    }
+    return out;
+}
+
+uint64_t
+RdmaSwitch::GetHeldPackets() const
+{
+    return m_heldPackets;
 }
 
 int64_t
@@ -311,8 +538,8 @@ RdmaSwitch::AssignStreams(int64_t stream)
     m_ecnRng->SetStream(m_ecnSharedStream ? 0 : stream + 1);
     if (m_lbConfig)
     {
-        // Re-seed the chooser from the newly assigned stream.
-        InstallChooser(DrawLbSeed(m_rng));
+        // Re-seed the agent from the newly assigned stream.
+        InstallAgent(DrawLbSeed(m_rng));
     }
     return 2;
 }
@@ -408,9 +635,10 @@ RdmaSwitch::NotifyRemoteLinkState(bool down)
 void
 RdmaSwitch::ApplyLbLinkState(uint32_t port, bool remote, bool down)
 {
-    if (m_chooser)
+    if (m_agent)
     {
-        m_chooser->OnLinkState(port, remote, down);
+        m_agent->OnLinkState(port, remote, down);
+        ServeAgent(false);
     }
 }
 
@@ -486,18 +714,16 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     const uint32_t size = p->GetSize();
     m_mmu->RemoveFromIngressAdmission(tag.port, q, size);
     m_mmu->RemoveFromEgressAdmission(out, q, size);
-    if (m_torHooks && m_hostPort[out])
+    if (m_agentEgress)
     {
         RdmaHeader h;
         p->PeekHeader(h);
-        if (h.type == RdmaHeader::DATA && (h.flags & RdmaHeader::FLAG_PROBE) == 0)
+        if ((h.flags & RdmaHeader::FLAG_PROBE) == 0 || h.type != RdmaHeader::DATA)
         {
-            LbCompensation c;
-            if (m_chooser->OnDataToHost(Simulator::Now(), MakeInfo(h, tag.port, size), out, &c))
-            {
-                // Sent as its own event: this runs inside the port's transmit path.
-                Simulator::ScheduleNow(&RdmaSwitch::SendCompensation, this, out, c, h);
-            }
+            RdmaLbTag lt;
+            p->PeekPacketTag(lt);
+            m_agent->OnEgress(Simulator::Now(), MakeInfo(h, tag.port, size, false), lt.data, out);
+            ServeAgent(true); // inside the port's transmit path: control goes out as events
         }
     }
     if (m_ecnEnabled)
@@ -534,12 +760,22 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
 }
 
 LbPacketInfo
-RdmaSwitch::MakeInfo(const RdmaHeader& h, uint32_t in, uint32_t size) const
+RdmaSwitch::MakeInfo(const RdmaHeader& h, uint32_t in, uint32_t size, bool local) const
 {
     LbPacketInfo info;
-    info.kind = h.type == RdmaHeader::DATA  ? LbPacketKind::DATA
-                : h.type == RdmaHeader::ACK ? LbPacketKind::ACK
-                                            : LbPacketKind::NACK;
+    switch (h.type)
+    {
+    case RdmaHeader::DATA:
+        info.kind = LbPacketKind::DATA;
+        break;
+    case RdmaHeader::ACK:
+        info.kind = LbPacketKind::ACK;
+        break;
+    default:
+        info.kind = (h.flags & RdmaHeader::FLAG_LB_CONTROL) ? LbPacketKind::LB_CONTROL
+                                                            : LbPacketKind::NACK;
+        break;
+    }
     info.sip = h.sip;
     info.dip = h.dip;
     info.sport = h.sport;
@@ -547,40 +783,123 @@ RdmaSwitch::MakeInfo(const RdmaHeader& h, uint32_t in, uint32_t size) const
     info.psn = h.seq / m_payloadBytes;
     info.ingressPort = in;
     info.sizeBytes = size;
+    info.ecnCe = h.ecn == 3;
+    info.pg = h.pg;
+    info.qpn = h.qpn;
+    info.seqBytes = h.seq;
+    info.tsNs = h.tsNs;
+    info.local = local;
     return info;
 }
 
 void
-RdmaSwitch::SendCompensation(uint32_t hostPort, LbCompensation c, RdmaHeader data)
+RdmaSwitch::ServeAgent(bool deferTransmit)
 {
-    // The NACK the receiver NIC would have sent (RdmaNic::SendFeedback under nic-sr).
+    if (!m_agent)
+    {
+        return;
+    }
+    const Time now = Simulator::Now();
+    uint64_t queue = 0;
+    while (m_agent->PollRelease(now, &queue))
+    {
+        ReleaseHeld(queue);
+    }
+    LbControlPacket c;
+    while (m_agent->PollTransmit(now, &c))
+    {
+        if (deferTransmit)
+        {
+            Simulator::ScheduleNow(&RdmaSwitch::SendControl, this, c);
+        }
+        else
+        {
+            SendControl(c);
+        }
+    }
+    const Time at = m_agent->PollAt();
+    if (at < m_lbTimerAt)
+    {
+        Simulator::Cancel(m_lbTimer);
+        m_lbTimerAt = at;
+        m_lbTimer = Simulator::Schedule(std::max(at, now) - now, &RdmaSwitch::LbTimerFired, this);
+    }
+}
+
+void
+RdmaSwitch::LbTimerFired()
+{
+    m_lbTimerAt = Time::Max();
+    m_agent->OnTimer(Simulator::Now());
+    ServeAgent(false);
+}
+
+void
+RdmaSwitch::ReleaseHeld(uint64_t queue)
+{
+    auto it = m_held.find(queue);
+    if (it == m_held.end())
+    {
+        return;
+    }
+    std::deque<std::pair<Ptr<Packet>, uint32_t>> packets = std::move(it->second);
+    m_held.erase(it);
+    NS_LOG_LOGIC("switch " << m_switchId << ": release " << packets.size() << " held packets");
+    m_heldPackets -= packets.size();
+    for (auto& [p, in] : packets)
+    {
+        Route(p, in, false, false);
+    }
+}
+
+void
+RdmaSwitch::SendControl(LbControlPacket c)
+{
     RdmaHeader a;
     a.type = RdmaHeader::NACK;
-    a.sip = c.receiver;
-    a.dip = c.sender;
-    a.sport = data.dport; // the reverse direction of the data packet
-    a.dport = data.sport; // echo the entropy
-    a.qpn = data.qpn; // the NACK is about the flow of the data packet that triggered it
-    a.pg = data.pg;
-    a.tsNs = data.tsNs;
-    a.echoSeq = data.seq;
-    a.seq = c.epsn * m_payloadBytes;
-    Ptr<Packet> nack = Create<Packet>();
-    nack->AddHeader(a);
-    NS_LOG_LOGIC("switch " << m_switchId << ": compensation NACK to " << c.sender << " qpn "
-                           << c.qpn << " ePSN " << c.epsn);
-    m_compensationTrace(c.sender, c.receiver, c.qpn, c.epsn);
-    Route(nack, hostPort, false);
+    a.sip = c.sip;
+    a.dip = c.dip;
+    a.sport = c.sport;
+    a.dport = c.dport;
+    a.qpn = c.qpn;
+    a.pg = c.pg;
+    Ptr<Packet> p;
+    if (c.kind == LbControlKind::NACK)
+    {
+        // The NACK the receiver NIC would have sent (RdmaNic::SendFeedback under nic-sr).
+        a.tsNs = c.tsNs;
+        a.echoSeq = c.echoSeqBytes;
+        a.seq = c.epsn * m_payloadBytes;
+        p = Create<Packet>();
+        NS_LOG_LOGIC("switch " << m_switchId << ": compensation NACK to " << c.dip << " qpn "
+                               << c.sport << " ePSN " << c.epsn);
+        m_compensationTrace(c.dip, c.sip, c.sport, c.epsn);
+    }
+    else
+    {
+        // The reference's 0xFD control format: sequence 0, padded to the scheme's size.
+        a.flags = RdmaHeader::FLAG_LB_CONTROL;
+        const uint32_t header = RdmaHeader::ACK_BYTES;
+        p = Create<Packet>(c.sizeBytes > header ? c.sizeBytes - header : 0);
+    }
+    p->AddHeader(a);
+    if (c.tag.present)
+    {
+        RdmaLbTag lt;
+        lt.data = c.tag;
+        p->AddPacketTag(lt);
+    }
+    Route(p, c.fromPort, true);
 }
 
 void
 RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
 {
-    Route(p, m_portIndex.at(dev), true);
+    Route(p, m_portIndex.at(dev), false);
 }
 
 void
-RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool filterNacks)
+RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent)
 {
     RdmaHeader h;
     p->PeekHeader(h);
@@ -604,45 +923,76 @@ RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool filterNacks)
         m_dropTrace(p);
         return;
     }
-    if (filterNacks && m_torHooks && h.type == RdmaHeader::NACK && m_hostPort[in])
-    {
-        NS_ABORT_MSG_IF(!m_chooser, "RdmaSwitch: no load balancer installed");
-        if (m_chooser->OnNackFromHost(Simulator::Now(),
-                                      MakeInfo(h, in, p->GetSize()),
-                                      static_cast<uint32_t>(routes.size())))
-        {
-            NS_LOG_LOGIC("switch " << m_switchId << ": NACK from port " << in << " blocked");
-            m_nackBlockedTrace(p, in);
-            return;
-        }
-    }
     uint32_t out = routes.front();
-    if (routes.size() > 1)
+    const bool multi = routes.size() > 1;
+    if (useAgent && (m_agentAll || (multi && !m_pathIndexRouting)))
     {
-        if (m_pathIndexRouting)
+        NS_ABORT_MSG_IF(!m_agent, "RdmaSwitch: no load balancer installed");
+        m_candidates.clear();
+        for (uint32_t port : routes)
         {
-            out = routes[(h.sport / m_pathIndexDivisor) % routes.size()];
+            Ptr<RdmaNetDevice> d = m_ports[port];
+            m_candidates.push_back({port, d->GetTotalQueueBytes(), d->GetTxBytes()});
         }
-        else
+        RdmaLbTag lt;
+        const bool hadTag = m_agentAll && p->PeekPacketTag(lt);
+        const LbTagData before = lt.data;
+        LbVerdict v = m_agent->OnIngress(Simulator::Now(),
+                                         MakeInfo(h, in, p->GetSize(), local),
+                                         &lt.data,
+                                         m_candidates);
+        if (lt.data.present != hadTag || lt.data.words != before.words)
         {
-            NS_ABORT_MSG_IF(!m_chooser, "RdmaSwitch: no load balancer installed");
-            m_candidates.clear();
-            for (uint32_t port : routes)
+            if (hadTag)
             {
-                Ptr<RdmaNetDevice> d = m_ports[port];
-                m_candidates.push_back({port, d->GetTotalQueueBytes(), d->GetTxBytes()});
+                RdmaLbTag old;
+                p->RemovePacketTag(old);
             }
-            LbEgressChoice c =
-                m_chooser->Decide(Simulator::Now(), MakeInfo(h, in, p->GetSize()), m_candidates);
-            out = routes[c.index];
-            if (c.rewriteEntropy && h.type == RdmaHeader::DATA)
+            if (lt.data.present)
+            {
+                p->AddPacketTag(lt);
+            }
+        }
+        if (m_agentAll)
+        {
+            ServeAgent(false);
+        }
+        switch (v.kind)
+        {
+        case LbVerdictKind::DROP:
+            if (h.type == RdmaHeader::NACK && m_hostPort[in] && !local &&
+                (h.flags & RdmaHeader::FLAG_LB_CONTROL) == 0)
+            {
+                NS_LOG_LOGIC("switch " << m_switchId << ": NACK from port " << in << " blocked");
+                m_nackBlockedTrace(p, in);
+            }
+            m_lbDropTrace(p, in);
+            return;
+        case LbVerdictKind::HOLD:
+            m_held[v.queue].emplace_back(p, in);
+            ++m_heldPackets;
+            return;
+        case LbVerdictKind::FORWARD:
+            out = routes[v.index];
+            if (v.rewriteEntropy && h.type == RdmaHeader::DATA)
             {
                 p->RemoveHeader(h);
-                h.sport = c.entropy;
+                h.sport = v.entropy;
                 p->AddHeader(h);
             }
+            break;
         }
     }
+    if (multi && m_pathIndexRouting)
+    {
+        out = routes[(h.sport / m_pathIndexDivisor) % routes.size()];
+    }
+    Forward(p, in, out, h);
+}
+
+void
+RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& h)
+{
     uint32_t queue = (h.type == RdmaHeader::DATA) ? h.pg : 0;
     if (queue != 0)
     {

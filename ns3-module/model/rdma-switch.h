@@ -30,19 +30,26 @@
  * change WithdrawDelay after it (Themis reverts to ECMP, seed 001 §6); NotifyRemoteLinkState
  * tells it of a failure elsewhere, as a fabric monitoring system would.
  *
- * Switch-side load balancing hooks (DESIGN.md decision 5; doc/rdma-lb.rst "Switch-side load
- * balancers"): the load balancer sees each packet's PSN (byte offset / PayloadSize). When it
- * has a ToR role (Themis), the switch finds its host-facing ports when the load balancer is
- * installed (ports whose peer node has an RdmaNic) and:
- *  - reports every data packet leaving towards a host (at dequeue) -- the load balancer may
- *    ask for a compensation NACK, which the switch builds as the receiver NIC would (from the
- *    receiver to the sender, source port = the sender's queue pair, seq = ePSN x PayloadSize,
- *    echoing the entropy, send time and sequence of the data packet that triggered it) and
- *    routes towards the sender (trace NackCompensation);
- *  - filters every NACK arriving from a host: blocked NACKs are dropped (trace NackBlocked);
- *  - applies an entropy rewrite the load balancer asks for (Themis-S PathMap in 3-tier fabrics).
- * PathIndexRouting: the switch ignores the load balancer and takes candidate
- * (entropy / PathIndexDivisor) mod n, so an entropy names a path (DESIGN.md decision 4).
+ * Switch-side load balancing (DESIGN.md decision 5; doc/rdma-lb.rst "Switch-side load
+ * balancers"): the run's scheme is one SwitchLbAgent (Rust) per switch. When the agent is
+ * installed the switch tells it the fabric: its ports (rate, delay, host-facing or not), every
+ * host's ToR, and at ToRs every shortest path to every other ToR (named as the reference names
+ * paths: byte k = egress port + 1 at hop k; spec §5.1), found by walking the switches' routing
+ * tables. Then, per packet:
+ *  - ingress (Route): packets with two or more live candidates -- every packet if the agent
+ *    SeesEveryPacket -- get a verdict: forward on candidate i (with an optional entropy
+ *    rewrite, Themis-S PathMap in 3-tier fabrics), drop (a blocked NACK, a consumed control
+ *    packet; trace LbDrop), or hold in a per-flow queue outside the MMU (ConWeave's VOQ);
+ *    the scheme's opaque tag travels as an RdmaLbTag (a packet tag: no wire bytes, as the
+ *    reference's LetFlow/CONGA/ConWeave tags);
+ *  - egress (Dequeued, if the agent SeesEgress): the agent sees each packet leaving;
+ *  - after each call the switch pulls what the agent wants: control packets (PollTransmit:
+ *    a NACK built as the receiver NIC would -- Themis compensation, trace NackCompensation --
+ *    or the scheme's own 64 B control packet, queue 0), held queues to release now
+ *    (PollRelease: released in FIFO order through the normal forwarding path, MMU admission
+ *    at release, spec §12 item 7), and its timer (PollAt / OnTimer, one pending event).
+ * PathIndexRouting: the switch takes candidate (entropy / PathIndexDivisor) mod n instead of
+ * the agent's choice, so an entropy names a path (DESIGN.md decision 4).
  */
 #ifndef RDMA_SWITCH_H
 #define RDMA_SWITCH_H
@@ -52,12 +59,17 @@
 
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <deque>
 #include <map>
 #include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -89,6 +101,12 @@ class RdmaSwitch : public Object
     void AddRoute(uint32_t dip, uint32_t port);
     /// \return the equal-cost ports towards \p dip (empty if unknown)
     const std::vector<uint32_t>& GetRoutes(uint32_t dip) const;
+    /// Sets the switch's id (the reference's node id: it seeds the ECMP hash and names the
+    /// switch to the load balancers of the others); call on every switch before the first
+    /// SetLoadBalancer, so that path discovery sees the ids of all.
+    void SetSwitchId(uint32_t switchId);
+    /// \return the switch's id
+    uint32_t GetSwitchId() const;
     /// Installs the run's load balancer; \p switchId seeds the ECMP hash as in the reference.
     void SetLoadBalancer(Ptr<LbConfig> cfg, uint32_t switchId);
     /**
@@ -125,8 +143,13 @@ class RdmaSwitch : public Object
     /// accounting (Themis: seed 001 §4, PathMap + flow table + PSN queues); 0 for stateless
     /// algorithms
     uint64_t GetLbMemoryBytes() const;
-    /// \return the load balancer's Themis counters (enabled false for other algorithms)
+    /// \return the load balancer's counters, (name, value)
+    std::vector<std::pair<std::string, uint64_t>> GetLbCounters() const;
+    /// \return the load balancer's Themis counters (its themis_* counters; enabled false for
+    /// other algorithms)
     LbThemisCounters GetThemisCounters() const;
+    /// \return packets held now in the load balancer's per-flow queues
+    uint64_t GetHeldPackets() const;
 
     /**
      * Trace signature of EcnMark.
@@ -150,6 +173,9 @@ class RdmaSwitch : public Object
     /// Trace signature: packet, ingress port, egress port.
     typedef void (*ForwardTracedCallback)(Ptr<const Packet> p, uint32_t in, uint32_t out);
 
+    /// Trace signature of LbDrop: the packet the load balancer dropped or consumed, its
+    /// ingress port.
+    typedef void (*LbDropTracedCallback)(Ptr<const Packet> p, uint32_t port);
     /// Trace signature of NackBlocked: the dropped NACK, the host port it came from.
     typedef void (*NackBlockedTracedCallback)(Ptr<const Packet> p, uint32_t port);
     /**
@@ -169,15 +195,32 @@ class RdmaSwitch : public Object
 
   private:
     void Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
-    /// Routes \p p that entered through port \p in; NACKs from hosts are filtered if
-    /// \p filterNacks.
-    void Route(Ptr<Packet> p, uint32_t in, bool filterNacks);
+    /// Routes \p p that entered through port \p in (\p local: made by this switch's agent);
+    /// \p useAgent false routes past the load balancer (packets it released).
+    void Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent = true);
+    /// MMU admission, PFC check and enqueue of \p p on port \p out.
+    void Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& h);
     /// The load balancer's view of a packet.
-    LbPacketInfo MakeInfo(const RdmaHeader& h, uint32_t in, uint32_t size) const;
-    /// Creates the chooser and tells it the host ports.
-    void InstallChooser(uint64_t seed);
-    /// Builds and routes a compensation NACK as if it came from the host on \p hostPort.
-    void SendCompensation(uint32_t hostPort, LbCompensation c, RdmaHeader data);
+    LbPacketInfo MakeInfo(const RdmaHeader& h, uint32_t in, uint32_t size, bool local) const;
+    /// Creates the agent and tells it the fabric (ports, hosts' ToRs, paths).
+    void InstallAgent(uint64_t seed);
+    /// The ToR of host address \p dip, found by following the routing tables; 0 if none.
+    Ptr<RdmaSwitch> FindTor(uint32_t dip) const;
+    /// Appends to \p out every path from this switch to ToR \p dst along the routes to \p dip.
+    void FindPaths(Ptr<const RdmaSwitch> at,
+                   Ptr<const RdmaSwitch> dst,
+                   uint32_t dip,
+                   std::vector<uint32_t>& ports,
+                   std::vector<std::vector<uint32_t>>& out) const;
+    /// Pulls what the agent wants done after a call: releases, control packets, its timer.
+    /// \p deferTransmit sends control packets as their own events (inside a port's transmit
+    /// path).
+    void ServeAgent(bool deferTransmit);
+    /// Builds and routes a control packet the agent asked for.
+    void SendControl(LbControlPacket c);
+    /// Releases the held queue \p queue through the normal forwarding path.
+    void ReleaseHeld(uint64_t queue);
+    void LbTimerFired();
     void ApplyLbLinkState(uint32_t port, bool remote, bool down);
     void Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q);
     void CheckPfc(uint32_t in, uint32_t arrivingCls);
@@ -189,7 +232,14 @@ class RdmaSwitch : public Object
     std::map<uint32_t, std::vector<uint32_t>> m_routes;
     Ptr<LbConfig> m_lbConfig;
     uint32_t m_switchId{0};
-    std::unique_ptr<SwitchEgressChooser> m_chooser;
+    std::unique_ptr<SwitchLbAgent> m_agent;
+    bool m_agentAll{false};    //!< the agent sees every packet (and is polled after each)
+    bool m_agentEgress{false}; //!< the agent sees packets at dequeue
+    /// Held per-flow queues (the agent's Hold verdicts): packet and ingress port, FIFO.
+    std::unordered_map<uint64_t, std::deque<std::pair<Ptr<Packet>, uint32_t>>> m_held;
+    uint64_t m_heldPackets{0};
+    EventId m_lbTimer;
+    Time m_lbTimerAt{Time::Max()};
     std::vector<LbEgressCandidate> m_candidates; //!< reused per packet
     Ptr<UniformRandomVariable> m_rng;
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_forwardTrace;
@@ -216,8 +266,8 @@ class RdmaSwitch : public Object
     bool m_pathIndexRouting{false};
     uint32_t m_pathIndexDivisor{1};
     std::vector<bool> m_hostPort;                     //!< per port: faces a host
-    bool m_torHooks{false};                           //!< the load balancer has a ToR role
     TracedCallback<Ptr<const Packet>, uint32_t> m_nackBlockedTrace;
+    TracedCallback<Ptr<const Packet>, uint32_t> m_lbDropTrace;
     TracedCallback<uint32_t, uint32_t, uint16_t, uint32_t> m_compensationTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_ecnMarkTrace;
     TracedCallback<Ptr<const Packet>, uint32_t, uint32_t, uint32_t> m_bufferDropTrace;
