@@ -55,6 +55,9 @@ pub enum Algorithm {
     /// DRILL(d, m): shortest of d random ports and m remembered ones (ConWeave's baseline;
     /// spec/algorithms.md §5).
     Drill,
+    /// ConWeave: flowcut rerouting at the source ToR with in-network reordering at the
+    /// destination ToR (SIGCOMM 2023; spec/rdma-model.md §6.3).
+    ConWeave,
 }
 
 impl Algorithm {
@@ -72,6 +75,7 @@ impl Algorithm {
         Algorithm::PltsRr,
         Algorithm::Adaptive,
         Algorithm::Drill,
+        Algorithm::ConWeave,
     ];
 
     /// The algorithm's one name (kebab-case), as used everywhere.
@@ -90,6 +94,7 @@ impl Algorithm {
             Algorithm::PltsRr => "plts-rr",
             Algorithm::Adaptive => "adaptive",
             Algorithm::Drill => "drill",
+            Algorithm::ConWeave => "conweave",
         }
     }
 
@@ -108,7 +113,8 @@ impl Algorithm {
             | Algorithm::PltsCounter
             | Algorithm::PltsRr
             | Algorithm::Adaptive
-            | Algorithm::Drill => Side::Switch,
+            | Algorithm::Drill
+            | Algorithm::ConWeave => Side::Switch,
         }
     }
 
@@ -188,7 +194,8 @@ mod tests {
                 "plts-counter",
                 "plts-rr",
                 "adaptive",
-                "drill"
+                "drill",
+                "conweave"
             ]
         );
     }
@@ -199,7 +206,7 @@ mod tests {
         assert_eq!(
             err,
             "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole, hopper, \
-             themis, plts-random, plts-counter, plts-rr, adaptive, drill)"
+             themis, plts-random, plts-counter, plts-rr, adaptive, drill, conweave)"
         );
     }
 }

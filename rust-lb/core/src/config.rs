@@ -15,6 +15,7 @@ use crate::host::hopper::HopperConfig;
 use crate::host::reps::RepsConfig;
 use crate::host::spray::SprayConfig;
 use crate::host::whack_a_mole::WhackAMoleConfig;
+use crate::switch::conweave::ConWeaveConfig;
 use crate::switch::drill::DrillConfig;
 use crate::switch::plts_rr::PltsRrConfig;
 use crate::switch::themis::ThemisConfig;
@@ -147,6 +148,8 @@ pub enum SwitchLbConfig {
     Adaptive,
     /// DRILL(d, m).
     Drill(DrillConfig),
+    /// ConWeave at every switch.
+    ConWeave(ConWeaveConfig),
 }
 
 /// An algorithm whose table of parameters is empty.
@@ -228,6 +231,12 @@ impl LbConfig {
                 let c: DrillConfig = decode(algorithm, table)?;
                 c.validate(algorithm)?;
                 switch = SwitchLbConfig::Drill(c);
+                HostLbConfig::FixedPerFlow
+            }
+            Algorithm::ConWeave => {
+                let c: ConWeaveConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                switch = SwitchLbConfig::ConWeave(c);
                 HostLbConfig::FixedPerFlow
             }
         };

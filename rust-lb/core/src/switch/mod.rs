@@ -15,9 +15,11 @@
 //! * [`plts_random`], [`plts_counter`], [`plts_rr`]: PLTS (seed 003 §III-A).
 //! * [`adaptive`]: per-packet least-queue adaptive routing (the "AR" baseline of seed 001 §5).
 //! * [`drill`]: DRILL(d, m) (spec/algorithms.md §5).
+//! * [`conweave`]: ConWeave (SIGCOMM 2023; spec/rdma-model.md §6.3).
 
 pub mod adaptive;
 pub mod agent;
+pub mod conweave;
 pub mod drill;
 pub mod ecmp;
 pub mod plts_counter;
@@ -236,6 +238,8 @@ pub enum SwitchScheme {
     Adaptive(Chooser<adaptive::Adaptive>),
     /// See [`drill::Drill`].
     Drill(Chooser<drill::Drill>),
+    /// See [`conweave::ConWeave`]. Boxed: it carries flow tables.
+    ConWeave(Box<conweave::ConWeave>),
 }
 
 /// Forwards a call to the agent inside any [`SwitchScheme`] (static dispatch).
@@ -249,6 +253,7 @@ macro_rules! dispatch {
             SwitchScheme::PltsRr($c) => $call,
             SwitchScheme::Adaptive($c) => $call,
             SwitchScheme::Drill($c) => $call,
+            SwitchScheme::ConWeave($c) => $call,
         }
     };
 }
@@ -336,6 +341,9 @@ impl SwitchLb {
             }
             SwitchLbConfig::Adaptive => SwitchScheme::Adaptive(Chooser(adaptive::Adaptive)),
             SwitchLbConfig::Drill(c) => SwitchScheme::Drill(Chooser(drill::Drill::new(c))),
+            SwitchLbConfig::ConWeave(c) => {
+                SwitchScheme::ConWeave(Box::new(conweave::ConWeave::new(c, switch_id)))
+            }
         };
         SwitchLb {
             scheme,
