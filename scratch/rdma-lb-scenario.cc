@@ -275,6 +275,24 @@ main(int argc, char* argv[])
         std::cerr << "rdma-lb-scenario: " << error << std::endl;
         return 1;
     }
+    const std::map<std::string, uint64_t> lbCounters = runner.GetLbCounters();
+    if (lbCounters.count("conweave_reroutes") != 0)
+    {
+        // The statistics the reference prints at the end of a ConWeave run, same wording.
+        auto c = [&lbCounters](const char* name) { return lbCounters.at(name); };
+        std::cout << "------------ConWeave History---------------\n"
+                  << "Number of INIT's Reply sent (RTT_REPLY):" << c("conweave_init_replies_sent")
+                  << "\nNumber of Timely RTT_REPLY (INIT's Reply):"
+                  << c("conweave_init_replies_timely")
+                  << "\nNumber of TAIL's Reply Sent (CLEAR):" << c("conweave_tail_replies_sent")
+                  << "\nNumber of Timely CLEAR (TAIL's Reply):" << c("conweave_tail_replies_timely")
+                  << "\nNumber of NOTIFY Sent:" << c("conweave_notifies_sent")
+                  << "\nNumber of Rerouting:" << c("conweave_reroutes")
+                  << "\nNumber of OoO enqueued pkts:" << c("conweave_ooo_queued")
+                  << "\nNumber of VOQ Flush Total:" << c("conweave_voq_flushes")
+                  << "\nNumber of VOQ Flush by TAIL:" << c("conweave_voq_flushes_by_tail")
+                  << "\n--------------------------" << std::endl;
+    }
     std::cout << "rdma-lb-scenario: " << spec.name << " lb=" << spec.lbName << " seed=" << spec.run.seed
               << ": " << runner.GetCompletedFlows() << "/" << spec.flows.size()
               << " flows completed, sim " << runner.GetSimTimeNs() << " ns, "

@@ -235,6 +235,7 @@ struct RdmaScenarioRunner::State
     // Counters.
     uint64_t ecnMarks{0};
     uint64_t mmuDrops{0};
+    std::map<std::string, uint64_t> lbCounters; //!< summed over the switches
     uint64_t pfcPausesSent{0};
     uint64_t cnpsSent{0}; //!< CNP-flagged feedback sent by receivers (ConWeave's cnp.txt count)
     uint64_t pfcPausesRx{0};
@@ -1205,6 +1206,10 @@ RdmaScenarioRunner::Simulate()
         s.ecnMarks += sw->GetTotalEcnMarks();
         s.mmuDrops += sw->GetTotalDrops();
         s.pfcPausesSent += sw->GetTotalPausesSent();
+        for (const auto& [name, value] : sw->GetLbCounters())
+        {
+            s.lbCounters[name] += value;
+        }
     }
     Simulator::Destroy();
     s.fabric.reset();
@@ -1306,6 +1311,12 @@ uint32_t
 RdmaScenarioRunner::GetCompletedFlows() const
 {
     return m_state ? m_state->completed : 0;
+}
+
+std::map<std::string, uint64_t>
+RdmaScenarioRunner::GetLbCounters() const
+{
+    return m_state ? m_state->lbCounters : std::map<std::string, uint64_t>{};
 }
 
 uint64_t
@@ -1516,6 +1527,14 @@ RdmaScenarioRunner::SummaryJson() const
     kv("link_down_losses", u(st ? st->linkLoss : 0));
     kv("error_model_drops", u(st ? st->errorDrops : 0), true);
     o << "  },\n";
+    o << "  \"lb_counters\": {";
+    const char* lbSep = "\n";
+    for (const auto& [name, value] : GetLbCounters())
+    {
+        o << lbSep << "    " << JsonString(name) << ": " << value;
+        lbSep = ",\n";
+    }
+    o << (GetLbCounters().empty() ? "},\n" : "\n  },\n");
     o << "  \"collectives\": {\n";
     uint32_t complete = 0;
     uint64_t maxCct = 0;

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -266,6 +267,9 @@ class RdmaScenarioRunner
     uint64_t GetEventCount() const;
     /// \return the simulated time at the end of the run
     uint64_t GetSimTimeNs() const;
+    /// \return the switch load balancers' counters summed over the switches, by name
+    /// (summary.json "lb_counters")
+    std::map<std::string, uint64_t> GetLbCounters() const;
     /// \return the wall-clock seconds of build + run
     double GetWallTimeSeconds() const;
 

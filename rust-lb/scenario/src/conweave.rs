@@ -18,10 +18,10 @@
 //! | `FLOWGEN_START_TIME`, `FLOWGEN_STOP_TIME` (s) | `run.flowgen_{start,stop}_ns`; hard stop = stop + 10 s (§7.5) |
 //! | `BUFFER_SIZE` (MiB) | `transport.buffer_bytes` (× 1024²); 0 is an error |
 //! | `CC_MODE` | 1 = DCQCN; 3/7/8 (HPCC/TIMELY/DCTCP) are errors (not modelled) |
-//! | `LB_MODE` | 0 = `ecmp`; an rdma-lb algorithm name is also accepted; 2/3/6/9 (DRILL/CONGA/LetFlow/ConWeave) are errors (not available) |
+//! | `LB_MODE` | 0 = `ecmp`, 3 = `conga`, 6 = `letflow`, 9 = `conweave`; an rdma-lb algorithm name is also accepted; 2 (the reference's DRILL, whose memory is per destination) is an error: use `drill` |
 //! | `LB_PARAMS` (extension) | rest of the line = the algorithm's parameters (`k = v, ...`) |
 //! | `ENABLE_PFC`, `ENABLE_IRN`, `ENABLE_QCN` | PFC, recovery (irn / gbn), ECN marking |
-//! | `CONWEAVE_*` (5 keys) | number checked; note: only for ConWeave (LB_MODE 9), which rdma-lb does not have |
+//! | `CONWEAVE_*` (5 keys, µs) | ConWeave's parameters (absent keys: the reference program's defaults 1000/4/8/32/500); a note for other modes |
 //! | `ALPHA_RESUME_INTERVAL`, `RATE_DECREASE_INTERVAL`, `RP_TIMER` (µs), `FAST_RECOVERY_TIMES`, `EWMA_GAIN`, `CLAMP_TARGET_RATE`, `RATE_AI`, `RATE_HAI`, `MIN_RATE` | DCQCN parameters |
 //! | `DCTCP_RATE_AI` | rate checked; note: DCTCP only |
 //! | `ERROR_RATE_PER_LINK` | if > 0, sets every link's error rate (0 keeps the topology column) |
@@ -102,6 +102,47 @@ const HPCC_KEYS: &[&str] = &[
     "MULTI_RATE",
     "SAMPLE_FEEDBACK",
 ];
+
+/// ConWeave's parameters from the `CONWEAVE_*` keys (µs), the reference scenario program's
+/// defaults for absent keys (spec §6.3), then `LB_PARAMS` (a key given both ways is an error
+/// naming the parameter).
+fn conweave_params(keys: &[(usize, &str, u64)], lb_params: &str) -> String {
+    use rdma_lb_core::switch::conweave::ConWeaveConfig as Cw;
+    let d = Cw::SCRATCH_DEFAULTS;
+    let fields = [
+        ("CONWEAVE_TX_EXPIRY_TIME", "tx_expiry_us", d.tx_expiry_us),
+        (
+            "CONWEAVE_REPLY_TIMEOUT_EXTRA",
+            "reply_timeout_extra_us",
+            d.reply_timeout_extra_us,
+        ),
+        ("CONWEAVE_PATH_PAUSE_TIME", "path_pause_us", d.path_pause_us),
+        (
+            "CONWEAVE_EXTRA_VOQ_FLUSH_TIME",
+            "extra_voq_flush_us",
+            d.extra_voq_flush_us,
+        ),
+        (
+            "CONWEAVE_DEFAULT_VOQ_WAITING_TIME",
+            "default_voq_wait_us",
+            d.default_voq_wait_us,
+        ),
+    ];
+    let mut parts: Vec<String> = fields
+        .iter()
+        .map(|(key, param, default)| {
+            let v = keys
+                .iter()
+                .find(|(_, k, _)| k == key)
+                .map_or(*default, |(_, _, v)| *v);
+            format!("{param} = {v}")
+        })
+        .collect();
+    if !lb_params.trim().is_empty() {
+        parts.push(lb_params.to_owned());
+    }
+    parts.join(", ")
+}
 
 /// One line being interpreted.
 struct Line<'a> {
@@ -253,6 +294,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
     let mut seen: HashMap<String, usize> = HashMap::new();
     let (mut kmax, mut kmin, mut pmax) = (None, None, None);
     let (mut irn, mut stop_line) = (false, 0);
+    let mut conweave_keys: Vec<(usize, &str, u64)> = Vec::new();
 
     for (ln, raw) in numbered_lines(text, true) {
         let mut toks = raw.split_whitespace();
@@ -342,13 +384,11 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                 let v = l.one()?;
                 lb.name = match v {
                     "0" => "ecmp".to_owned(),
-                    "2" | "3" | "6" | "9" => {
-                        let what = match v {
-                            "2" => "DRILL",
-                            "3" => "CONGA",
-                            "6" => "LetFlow",
-                            _ => "ConWeave",
-                        };
+                    "3" => "conga".to_owned(),
+                    "6" => "letflow".to_owned(),
+                    "9" => "conweave".to_owned(),
+                    "2" => {
+                        let what = "DRILL";
                         return Err(l.err(
                             ErrorKind::Unsupported,
                             format!(
@@ -380,10 +420,11 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
             "ENABLE_IRN" => irn = l.flag()?,
             "ENABLE_QCN" => t.ecn_enabled = l.flag()?,
             k if CONWEAVE_KEYS.contains(&k) => {
-                l.real()?;
-                notes.push(l.note(
-                    "accepted; only used by ConWeave (LB_MODE 9), which rdma-lb does not have",
-                ));
+                let ns = l.scaled(1000, "us")?;
+                if ns % 1000 != 0 {
+                    return Err(l.err(ErrorKind::Value, "must be a whole number of microseconds"));
+                }
+                conweave_keys.push((ln, k, ns / 1000));
             }
             "ALPHA_RESUME_INTERVAL" => t.alpha_resume_interval_ns = l.scaled(1000, "us")?,
             "RATE_DECREASE_INTERVAL" => t.rate_decrease_interval_ns = l.scaled(1000, "us")?,
@@ -557,6 +598,15 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
             "required key missing",
         )
     })?;
+    if lb.name == rdma_lb_core::Algorithm::ConWeave.name() {
+        lb.params = conweave_params(&conweave_keys, &lb.params);
+    } else {
+        for (ln, key, _) in &conweave_keys {
+            notes.push(format!(
+                "{name}:{ln}: {key}: accepted; only used by ConWeave (LB_MODE 9)"
+            ));
+        }
+    }
     Ok(ConWeaveConfig {
         file: name.to_owned(),
         topology_file,
