@@ -55,6 +55,11 @@ pub enum Algorithm {
     /// DRILL(d, m): shortest of d random ports and m remembered ones (ConWeave's baseline;
     /// spec/algorithms.md §5).
     Drill,
+    /// CONGA: flowlets on the least congested of sampled paths, by DRE feedback between ToRs
+    /// (spec/rdma-model.md §6.1).
+    Conga,
+    /// LetFlow: flowlets on uniformly random paths (spec/rdma-model.md §6.2).
+    LetFlow,
 }
 
 impl Algorithm {
@@ -72,6 +77,8 @@ impl Algorithm {
         Algorithm::PltsRr,
         Algorithm::Adaptive,
         Algorithm::Drill,
+        Algorithm::Conga,
+        Algorithm::LetFlow,
     ];
 
     /// The algorithm's one name (kebab-case), as used everywhere.
@@ -90,6 +97,8 @@ impl Algorithm {
             Algorithm::PltsRr => "plts-rr",
             Algorithm::Adaptive => "adaptive",
             Algorithm::Drill => "drill",
+            Algorithm::Conga => "conga",
+            Algorithm::LetFlow => "letflow",
         }
     }
 
@@ -108,7 +117,9 @@ impl Algorithm {
             | Algorithm::PltsCounter
             | Algorithm::PltsRr
             | Algorithm::Adaptive
-            | Algorithm::Drill => Side::Switch,
+            | Algorithm::Drill
+            | Algorithm::Conga
+            | Algorithm::LetFlow => Side::Switch,
         }
     }
 
@@ -188,7 +199,9 @@ mod tests {
                 "plts-counter",
                 "plts-rr",
                 "adaptive",
-                "drill"
+                "drill",
+                "conga",
+                "letflow"
             ]
         );
     }
@@ -199,7 +212,7 @@ mod tests {
         assert_eq!(
             err,
             "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole, hopper, \
-             themis, plts-random, plts-counter, plts-rr, adaptive, drill)"
+             themis, plts-random, plts-counter, plts-rr, adaptive, drill, conga, letflow)"
         );
     }
 }

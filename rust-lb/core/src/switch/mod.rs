@@ -15,11 +15,16 @@
 //! * [`plts_random`], [`plts_counter`], [`plts_rr`]: PLTS (seed 003 §III-A).
 //! * [`adaptive`]: per-packet least-queue adaptive routing (the "AR" baseline of seed 001 §5).
 //! * [`drill`]: DRILL(d, m) (spec/algorithms.md §5).
+//! * [`conga`]: CONGA (spec/rdma-model.md §6.1); [`letflow`]: LetFlow (§6.2); both on
+//!   [`fabric`] (paths, host→ToR map, flowlets).
 
 pub mod adaptive;
 pub mod agent;
+pub mod conga;
 pub mod drill;
 pub mod ecmp;
+pub mod fabric;
+pub mod letflow;
 pub mod plts_counter;
 pub mod plts_random;
 pub mod plts_rr;
@@ -236,6 +241,10 @@ pub enum SwitchScheme {
     Adaptive(Chooser<adaptive::Adaptive>),
     /// See [`drill::Drill`].
     Drill(Chooser<drill::Drill>),
+    /// See [`conga::Conga`]. Boxed: it carries flow tables.
+    Conga(Box<conga::Conga>),
+    /// See [`letflow::LetFlow`]. Boxed: it carries flow tables.
+    LetFlow(Box<letflow::LetFlow>),
 }
 
 /// Forwards a call to the agent inside any [`SwitchScheme`] (static dispatch).
@@ -249,6 +258,8 @@ macro_rules! dispatch {
             SwitchScheme::PltsRr($c) => $call,
             SwitchScheme::Adaptive($c) => $call,
             SwitchScheme::Drill($c) => $call,
+            SwitchScheme::Conga($c) => $call,
+            SwitchScheme::LetFlow($c) => $call,
         }
     };
 }
@@ -336,6 +347,12 @@ impl SwitchLb {
             }
             SwitchLbConfig::Adaptive => SwitchScheme::Adaptive(Chooser(adaptive::Adaptive)),
             SwitchLbConfig::Drill(c) => SwitchScheme::Drill(Chooser(drill::Drill::new(c))),
+            SwitchLbConfig::Conga(c) => {
+                SwitchScheme::Conga(Box::new(conga::Conga::new(c, switch_id, ecmp)))
+            }
+            SwitchLbConfig::LetFlow(c) => {
+                SwitchScheme::LetFlow(Box::new(letflow::LetFlow::new(c, switch_id, ecmp)))
+            }
         };
         SwitchLb {
             scheme,
