@@ -284,10 +284,6 @@ pub(crate) mod test_fabric {
         0x0b00_0001 + (leaf * HOSTS + h) * 0x100
     }
 
-    pub fn spine_id(s: u32) -> u32 {
-        100 + s
-    }
-
     /// The path from leaf `src` to leaf `dst` through spine `s`.
     pub fn path(dst: u32, s: u32) -> PathId {
         PathId::from_ports(&[HOSTS + s, dst]).unwrap_or(PathId { id: 0, hops: 0 })

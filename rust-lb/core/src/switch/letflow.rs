@@ -299,3 +299,211 @@ impl SwitchAgent for LetFlow {
         out("letflow_flowlet_entries", self.flowlets.len() as u64);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{LbConfig, SwitchLbConfig};
+    use crate::switch::fabric::test_fabric::{
+        data, path, setup_leaf, setup_spine, single, uplinks, HOSTS, SPINES,
+    };
+
+    fn leaf(id: u32) -> LetFlow {
+        let mut lf = LetFlow::new(&LetFlowConfig::default(), id, EcmpHash::new(id));
+        setup_leaf(&mut lf, id);
+        lf
+    }
+
+    fn us(n: u64) -> SimTime {
+        SimTime::from_ns(n * 1_000)
+    }
+
+    /// Sends `pkt` through the source leaf 0 at `now`; returns (uplink port, tag).
+    fn send(lf: &mut LetFlow, now: SimTime, pkt: &PacketMeta, rng: &mut SimRng) -> (u32, LbTag) {
+        let c = uplinks();
+        let mut tag = LbTag::NONE;
+        let Verdict::Forward { index, .. } = lf.on_ingress(now, pkt, &mut tag, &c, rng) else {
+            unreachable!("LetFlow never holds or drops")
+        };
+        (c[index].port, tag)
+    }
+
+    #[test]
+    fn config_defaults_and_errors_name_the_parameter() {
+        let c = LbConfig::parse("letflow", "").unwrap();
+        assert_eq!(
+            c.switch,
+            SwitchLbConfig::LetFlow(LetFlowConfig {
+                flowlet_timeout_ns: 100_000,
+                aging_ns: 2_000_000
+            })
+        );
+        let c = LbConfig::parse("letflow", "flowlet_timeout_ns = 50000").unwrap();
+        assert_eq!(
+            c.switch,
+            SwitchLbConfig::LetFlow(LetFlowConfig {
+                flowlet_timeout_ns: 50_000,
+                ..LetFlowConfig::default()
+            })
+        );
+        let e = LbConfig::parse("letflow", "flowlet_timeout_ns = 0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "algorithm `letflow`, parameter `flowlet_timeout_ns`: must be in 1..=1000000000, got 0"
+        );
+        let e = LbConfig::parse("letflow", "aging_ns = -1").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("aging_ns"), "{e}");
+        let e = LbConfig::parse("letflow", "samples = 2").unwrap_err();
+        assert_eq!(e.parameter.as_deref(), Some("samples"), "{e}");
+    }
+
+    #[test]
+    fn source_tor_tags_the_path_and_leaves_on_its_first_port() {
+        let mut lf = leaf(0);
+        let mut rng = SimRng::new(1);
+        let (port, tag) = send(&mut lf, us(0), &data((0, 0), (1, 0), 7), &mut rng);
+        assert!(tag.present);
+        let p = word_path(tag.words[W_PATH]);
+        assert_eq!(tag.words[W_HOP], 0);
+        assert_eq!(p.port_at(0), Some(port));
+        assert!((0..SPINES).any(|s| path(1, s) == p), "{p:?}");
+        assert_eq!(lf.stats().flowlets, 1);
+        assert_eq!(lf.stats().tagged_pkts, 1);
+    }
+
+    #[test]
+    fn a_gap_of_100us_keeps_the_path_and_a_longer_one_redraws() {
+        let mut lf = leaf(0);
+        let mut rng = SimRng::new(2);
+        let pkt = data((0, 0), (1, 1), 9);
+        let (first, _) = send(&mut lf, us(0), &pkt, &mut rng);
+        // Gaps of 99 us and exactly 100 us: same flowlet, same path (the reference's `<=`).
+        let mut t = us(99);
+        for _ in 0..50 {
+            assert_eq!(send(&mut lf, t, &pkt, &mut rng).0, first);
+            t = t + SimDuration::from_us(100);
+        }
+        assert_eq!(lf.stats().flowlets, 1);
+        assert_eq!(lf.stats().flowlet_timeouts, 0);
+        // A gap of 100 us + 1 ns starts a new flowlet: a fresh uniform draw every time, so
+        // over 200 flowlets the path changes in about 3/4 of them.
+        let mut changes = 0;
+        let mut prev = first;
+        for _ in 0..200 {
+            t = t + SimDuration::from_ns(100_001);
+            let (p, _) = send(&mut lf, t, &pkt, &mut rng);
+            changes += u32::from(p != prev);
+            prev = p;
+        }
+        let s = lf.stats();
+        assert_eq!((s.flowlets, s.flowlet_timeouts), (201, 200));
+        assert_eq!(u64::from(changes), s.path_changes);
+        assert!((120..180).contains(&changes), "{changes}");
+    }
+
+    #[test]
+    fn new_flowlets_spread_uniformly_over_the_paths() {
+        // 8000 flows, 4 paths: chi-square with 3 degrees of freedom at p = 0.01 is 11.34.
+        let mut lf = leaf(0);
+        let mut rng = SimRng::new(3);
+        let mut counts = [0u32; 4];
+        for f in 0..8000u16 {
+            let (port, _) = send(&mut lf, us(1), &data((0, 1), (1, 0), f), &mut rng);
+            counts[(port - HOSTS) as usize] += 1;
+        }
+        let chi2: f64 = counts
+            .iter()
+            .map(|&c| (f64::from(c) - 2000.0).powi(2) / 2000.0)
+            .sum();
+        assert!(chi2 < 11.34, "chi2 = {chi2}, {counts:?}");
+        assert_eq!(lf.flowlet_entries(), 8000);
+    }
+
+    #[test]
+    fn transit_follows_the_path_bytes_and_the_destination_untags() {
+        let mut rng = SimRng::new(4);
+        let mut src = leaf(0);
+        let mut dst = leaf(1);
+        let mut spines: Vec<LetFlow> = (0..SPINES)
+            .map(|s| {
+                let mut a =
+                    LetFlow::new(&LetFlowConfig::default(), 100 + s, EcmpHash::new(100 + s));
+                setup_spine(&mut a);
+                a
+            })
+            .collect();
+        for f in 0..64u16 {
+            let pkt = data((0, 0), (1, 1), f);
+            let (up, mut tag) = send(&mut src, us(0), &pkt, &mut rng);
+            let spine = &mut spines[(up - HOSTS) as usize];
+            // The spine is offered both its ports (as if it had two routes): it must take the
+            // path's byte 1 (port 1, towards leaf 1), and advance the hop.
+            let both = [single(0)[0], single(1)[0]];
+            let v = spine.on_ingress(us(1), &pkt, &mut tag, &both, &mut rng);
+            assert_eq!(v, Verdict::at(1));
+            assert_eq!(tag.words[W_HOP], 1);
+            let v = dst.on_ingress(us(2), &pkt, &mut tag, &single(1), &mut rng);
+            assert_eq!(v, Verdict::at(0));
+            assert_eq!(tag, LbTag::NONE);
+        }
+        let transit: u64 = spines.iter().map(|s| s.stats().transit_pkts).sum();
+        assert_eq!(transit, 64);
+        assert_eq!(dst.stats().untagged_pkts, 64);
+        assert_eq!(dst.flowlet_entries(), 0, "no state at the destination");
+    }
+
+    #[test]
+    fn intra_tor_and_non_data_take_ecmp_without_state() {
+        let mut lf = leaf(0);
+        let mut rng = SimRng::new(5);
+        let ecmp = EcmpHash::new(0);
+        let intra = data((0, 0), (0, 1), 3);
+        let mut tag = LbTag::NONE;
+        assert_eq!(
+            lf.on_ingress(us(0), &intra, &mut tag, &single(1), &mut rng),
+            Verdict::at(0)
+        );
+        let ack = PacketMeta {
+            kind: PacketKind::Ack,
+            ..data((0, 0), (1, 0), 3)
+        };
+        let c = uplinks();
+        assert_eq!(
+            lf.on_ingress(us(0), &ack, &mut tag, &c, &mut rng),
+            Verdict::at(ecmp.index(&ack, c.len()))
+        );
+        assert_eq!(tag, LbTag::NONE);
+        assert_eq!(lf.flowlet_entries(), 0);
+        assert_eq!(lf.poll_at(), None, "timer starts with the first inter-ToR data");
+    }
+
+    #[test]
+    fn a_path_whose_port_is_down_falls_back_to_ecmp_untagged() {
+        let mut lf = leaf(0);
+        let mut rng = SimRng::new(6);
+        let pkt = data((0, 0), (1, 0), 11);
+        let (port, _) = send(&mut lf, us(0), &pkt, &mut rng);
+        let live: Vec<EgressCandidate> = uplinks().into_iter().filter(|c| c.port != port).collect();
+        let mut tag = LbTag::NONE;
+        let v = lf.on_ingress(us(1), &pkt, &mut tag, &live, &mut rng);
+        assert_eq!(v, Verdict::at(EcmpHash::new(0).index(&pkt, live.len())));
+        assert_eq!(tag, LbTag::NONE);
+        assert_eq!(lf.stats().fallbacks, 1);
+    }
+
+    #[test]
+    fn aging_runs_every_2ms_from_the_first_packet_and_erases_idle_flowlets() {
+        let mut lf = leaf(0);
+        let mut rng = SimRng::new(7);
+        send(&mut lf, us(10), &data((0, 0), (1, 0), 1), &mut rng);
+        send(&mut lf, us(1_500), &data((0, 0), (1, 0), 2), &mut rng);
+        assert_eq!(lf.poll_at(), Some(us(2_010)));
+        lf.on_timer(us(2_010), &mut rng);
+        // Flow 1 idle for 2000 us (not more): kept; next sweep at 4010 us.
+        assert_eq!(lf.flowlet_entries(), 2);
+        assert_eq!(lf.poll_at(), Some(us(4_010)));
+        lf.on_timer(us(4_010), &mut rng);
+        assert_eq!(lf.flowlet_entries(), 0);
+        assert_eq!(lf.stats().aged_flowlets, 2);
+    }
+}
