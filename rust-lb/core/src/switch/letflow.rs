@@ -474,7 +474,11 @@ mod tests {
         );
         assert_eq!(tag, LbTag::NONE);
         assert_eq!(lf.flowlet_entries(), 0);
-        assert_eq!(lf.poll_at(), None, "timer starts with the first inter-ToR data");
+        assert_eq!(
+            lf.poll_at(),
+            None,
+            "timer starts with the first inter-ToR data"
+        );
     }
 
     #[test]
