@@ -104,7 +104,9 @@ impl Fabric {
         self.paths.len()
     }
 
-    /// The paths to the ToR in `slot`, sorted by id (the reference's `std::set` order).
+    /// The paths to the ToR in `slot`, sorted by id. This is the reference's `std::set` order:
+    /// its bytes are the ports themselves, ours the ports + 1, and all paths to one ToR have
+    /// the same hop count, so the two ids compare alike.
     #[must_use]
     pub fn paths(&self, slot: usize) -> &[PathId] {
         self.paths.get(slot).map_or(&[], |(_, v)| v.as_slice())
