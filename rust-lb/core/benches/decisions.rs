@@ -15,7 +15,9 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use rdma_lb_core::config::LbConfig;
 use rdma_lb_core::host::{Feedback, FeedbackKind, HostLb, SendCx};
-use rdma_lb_core::switch::{EgressCandidate, LbTag, PacketKind, PacketMeta, PortInfo, SwitchLb};
+use rdma_lb_core::switch::{
+    EgressCandidate, LbTag, PacketKind, PacketMeta, PathId, PortInfo, SwitchLb,
+};
 
 /// A ToR's ports: 0-3 face hosts, 4-11 are uplinks.
 fn add_ports(sw: &mut SwitchLb) {
@@ -29,6 +31,19 @@ fn add_ports(sw: &mut SwitchLb) {
     }
 }
 use rdma_lb_core::{Algorithm, Entropy, Psn, Side, SimDuration, SimTime};
+
+/// The fabric around ToR 3 (the one benchmarked): its hosts `0x0b00_0001 + k * 0x100`
+/// (k < 4), ToR 7's hosts from `0x0b00_0801`, and 8 paths to ToR 7 (uplink 4 + s, then the
+/// spine's port 1). Only the path-based schemes (CONGA, LetFlow) use it.
+fn add_fabric(sw: &mut SwitchLb) {
+    for k in 0..4 {
+        sw.add_host(0x0b00_0001 + k * 0x100, 3);
+        sw.add_host(0x0b00_0801 + k * 0x100, 7);
+    }
+    for s in 0..8 {
+        sw.add_path(7, PathId::from_ports(&[4 + s, 1]).unwrap());
+    }
+}
 
 fn host(c: &mut Criterion) {
     for alg in Algorithm::ALL {
@@ -99,6 +114,11 @@ fn switch(c: &mut Criterion) {
         let cfg = LbConfig::parse(name, "").unwrap();
         let mut sw = SwitchLb::new(&cfg.switch, 3, 1);
         add_ports(&mut sw);
+        add_fabric(&mut sw);
+        // Time stands still for the per-packet schemes; the flowlet schemes get a packet every
+        // 100 ns with a 120 us pause every 4096 packets (every flow starts a new flowlet then),
+        // and their timers (DRE decay, aging) run when due.
+        let timed = matches!(name, "conga" | "letflow");
         let mut i = 0u32;
         c.bench_function(&format!("choose/{name}-8"), |b| {
             b.iter(|| {
@@ -106,8 +126,17 @@ fn switch(c: &mut Criterion) {
                 let k = (i % 8) as usize;
                 cands[k].queue_bytes = u64::from(i.wrapping_mul(2_654_435_761) % 100_000);
                 let pkt = data_pkt((i % 16) as u16, i / 16);
+                let now = if timed {
+                    let now = SimTime::from_ns(u64::from(i) * 100 + u64::from(i / 4096) * 120_000);
+                    if sw.poll_at().is_some_and(|t| t <= now) {
+                        sw.on_timer(now);
+                    }
+                    now
+                } else {
+                    SimTime::ZERO
+                };
                 let mut tag = LbTag::NONE;
-                black_box(sw.on_ingress(SimTime::ZERO, black_box(&pkt), &mut tag, &cands))
+                black_box(sw.on_ingress(now, black_box(&pkt), &mut tag, &cands))
             });
         });
     }

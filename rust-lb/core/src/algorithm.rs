@@ -55,6 +55,11 @@ pub enum Algorithm {
     /// DRILL(d, m): shortest of d random ports and m remembered ones (ConWeave's baseline;
     /// spec/algorithms.md §5).
     Drill,
+    /// CONGA: flowlets on the least congested of sampled paths, by DRE feedback between ToRs
+    /// (spec/rdma-model.md §6.1).
+    Conga,
+    /// LetFlow: flowlets on uniformly random paths (spec/rdma-model.md §6.2).
+    LetFlow,
     /// ConWeave: flowcut rerouting at the source ToR with in-network reordering at the
     /// destination ToR (SIGCOMM 2023; spec/rdma-model.md §6.3).
     ConWeave,
@@ -75,6 +80,8 @@ impl Algorithm {
         Algorithm::PltsRr,
         Algorithm::Adaptive,
         Algorithm::Drill,
+        Algorithm::Conga,
+        Algorithm::LetFlow,
         Algorithm::ConWeave,
     ];
 
@@ -94,6 +101,8 @@ impl Algorithm {
             Algorithm::PltsRr => "plts-rr",
             Algorithm::Adaptive => "adaptive",
             Algorithm::Drill => "drill",
+            Algorithm::Conga => "conga",
+            Algorithm::LetFlow => "letflow",
             Algorithm::ConWeave => "conweave",
         }
     }
@@ -114,6 +123,8 @@ impl Algorithm {
             | Algorithm::PltsRr
             | Algorithm::Adaptive
             | Algorithm::Drill
+            | Algorithm::Conga
+            | Algorithm::LetFlow
             | Algorithm::ConWeave => Side::Switch,
         }
     }
@@ -195,6 +206,8 @@ mod tests {
                 "plts-rr",
                 "adaptive",
                 "drill",
+                "conga",
+                "letflow",
                 "conweave"
             ]
         );
@@ -206,7 +219,7 @@ mod tests {
         assert_eq!(
             err,
             "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole, hopper, \
-             themis, plts-random, plts-counter, plts-rr, adaptive, drill, conweave)"
+             themis, plts-random, plts-counter, plts-rr, adaptive, drill, conga, letflow, conweave)"
         );
     }
 }

@@ -15,8 +15,10 @@ use crate::host::hopper::HopperConfig;
 use crate::host::reps::RepsConfig;
 use crate::host::spray::SprayConfig;
 use crate::host::whack_a_mole::WhackAMoleConfig;
+use crate::switch::conga::CongaConfig;
 use crate::switch::conweave::ConWeaveConfig;
 use crate::switch::drill::DrillConfig;
+use crate::switch::letflow::LetFlowConfig;
 use crate::switch::plts_rr::PltsRrConfig;
 use crate::switch::themis::ThemisConfig;
 
@@ -148,6 +150,10 @@ pub enum SwitchLbConfig {
     Adaptive,
     /// DRILL(d, m).
     Drill(DrillConfig),
+    /// CONGA at every switch (source ToR chooses, transit follows, destination feeds back).
+    Conga(CongaConfig),
+    /// LetFlow at every switch (source ToR chooses, transit follows).
+    LetFlow(LetFlowConfig),
     /// ConWeave at every switch.
     ConWeave(ConWeaveConfig),
 }
@@ -231,6 +237,18 @@ impl LbConfig {
                 let c: DrillConfig = decode(algorithm, table)?;
                 c.validate(algorithm)?;
                 switch = SwitchLbConfig::Drill(c);
+                HostLbConfig::FixedPerFlow
+            }
+            Algorithm::Conga => {
+                let c: CongaConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                switch = SwitchLbConfig::Conga(c);
+                HostLbConfig::FixedPerFlow
+            }
+            Algorithm::LetFlow => {
+                let c: LetFlowConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                switch = SwitchLbConfig::LetFlow(c);
                 HostLbConfig::FixedPerFlow
             }
             Algorithm::ConWeave => {

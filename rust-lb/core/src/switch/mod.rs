@@ -15,13 +15,18 @@
 //! * [`plts_random`], [`plts_counter`], [`plts_rr`]: PLTS (seed 003 §III-A).
 //! * [`adaptive`]: per-packet least-queue adaptive routing (the "AR" baseline of seed 001 §5).
 //! * [`drill`]: DRILL(d, m) (spec/algorithms.md §5).
+//! * [`conga`]: CONGA (spec/rdma-model.md §6.1); [`letflow`]: LetFlow (§6.2); both on
+//!   [`fabric`] (paths, host→ToR map, flowlets).
 //! * [`conweave`]: ConWeave (SIGCOMM 2023; spec/rdma-model.md §6.3).
 
 pub mod adaptive;
 pub mod agent;
+pub mod conga;
 pub mod conweave;
 pub mod drill;
 pub mod ecmp;
+pub mod fabric;
+pub mod letflow;
 pub mod plts_counter;
 pub mod plts_random;
 pub mod plts_rr;
@@ -238,6 +243,10 @@ pub enum SwitchScheme {
     Adaptive(Chooser<adaptive::Adaptive>),
     /// See [`drill::Drill`].
     Drill(Chooser<drill::Drill>),
+    /// See [`conga::Conga`]. Boxed: it carries flow tables.
+    Conga(Box<conga::Conga>),
+    /// See [`letflow::LetFlow`]. Boxed: it carries flow tables.
+    LetFlow(Box<letflow::LetFlow>),
     /// See [`conweave::ConWeave`]. Boxed: it carries flow tables.
     ConWeave(Box<conweave::ConWeave>),
 }
@@ -253,6 +262,8 @@ macro_rules! dispatch {
             SwitchScheme::PltsRr($c) => $call,
             SwitchScheme::Adaptive($c) => $call,
             SwitchScheme::Drill($c) => $call,
+            SwitchScheme::Conga($c) => $call,
+            SwitchScheme::LetFlow($c) => $call,
             SwitchScheme::ConWeave($c) => $call,
         }
     };
@@ -341,6 +352,12 @@ impl SwitchLb {
             }
             SwitchLbConfig::Adaptive => SwitchScheme::Adaptive(Chooser(adaptive::Adaptive)),
             SwitchLbConfig::Drill(c) => SwitchScheme::Drill(Chooser(drill::Drill::new(c))),
+            SwitchLbConfig::Conga(c) => {
+                SwitchScheme::Conga(Box::new(conga::Conga::new(c, switch_id, ecmp)))
+            }
+            SwitchLbConfig::LetFlow(c) => {
+                SwitchScheme::LetFlow(Box::new(letflow::LetFlow::new(c, switch_id, ecmp)))
+            }
             SwitchLbConfig::ConWeave(c) => {
                 SwitchScheme::ConWeave(Box::new(conweave::ConWeave::new(c, switch_id)))
             }
