@@ -25,11 +25,14 @@ ALGORITHM_STYLE = {
     "adaptive": ("#9467bd", "h"),
     "drill": ("#17becf", "*"),
     "conweave": ("#d62728", "d"),
+    "conga": ("#2ca02c", "H"),
+    "letflow": ("#ff7f0e", "8"),
 }
 
 # Schemes whose decisions are made at the switches (rdma_lb_core::Algorithm::side() == Switch):
 # drawn dashed, so that 12+ lines stay distinguishable by colour, marker and line style.
-SWITCH_SCHEMES = frozenset({"themis", "plts-random", "plts-counter", "plts-rr", "adaptive", "drill", "conweave"})
+SWITCH_SCHEMES = frozenset({"themis", "plts-random", "plts-counter", "plts-rr", "adaptive", "drill",
+                            "conga", "letflow", "conweave"})
 
 # The two simulators of `python -m plots compare`: (colour, marker); the statistic is the line style.
 # The reference's markers are hollow and larger, so that it shows where ours lies on top of it.

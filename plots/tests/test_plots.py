@@ -259,7 +259,7 @@ def test_bad_collectives(tmp_path):
 def test_every_named_algorithm_has_a_distinct_style():
     from plots.style import ALGORITHM_STYLE, style_for
     names = ["ecmp", "spray", "reps", "flowbender", "whack-a-mole", "hopper", "themis", "plts-random",
-             "plts-counter", "plts-rr", "adaptive", "drill", "conweave"]
+             "plts-counter", "plts-rr", "adaptive", "drill", "conweave", "conga", "letflow"]
     assert set(ALGORITHM_STYLE) == set(names)
     assert len({c for c, _ in ALGORITHM_STYLE.values()}) == len(names)
     assert len({m for _, m in ALGORITHM_STYLE.values()}) == len(names)

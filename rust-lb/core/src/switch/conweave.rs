@@ -409,17 +409,16 @@ impl ConWeave {
         candidates: &[EgressCandidate],
         rng: &mut SimRng,
     ) -> Verdict {
-        let Some(n_paths) = self.paths.get(&dst_tor).map(Vec::len).filter(|&n| n > 0) else {
+        // Two random paths; the good one is the first not paused by a NOTIFY.
+        let drawn = self.paths.get(&dst_tor).and_then(|set| {
+            let n = u32::try_from(set.len()).ok().filter(|&n| n > 0)?;
+            let mut pick = || set.get(usize::try_from(rng.below(n)).unwrap_or(0)).copied();
+            Some((pick()?, pick()?))
+        });
+        let Some((p1, p2)) = drawn else {
             return self.ecmp(pkt, candidates);
         };
         let base_rtt = self.base_rtt(dst_tor);
-        // Two random paths; the good one is the first not paused by a NOTIFY.
-        let pick = |rng: &mut SimRng| usize::try_from(rng.below(n_paths as u32)).unwrap_or(0);
-        let (i1, i2) = (pick(rng), pick(rng));
-        let (p1, p2) = {
-            let set = &self.paths[&dst_tor];
-            (set[i1], set[i2])
-        };
         let good = if !self.is_paused(p1, now) {
             Some(p1)
         } else if !self.is_paused(p2, now) {
