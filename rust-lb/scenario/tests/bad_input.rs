@@ -243,14 +243,24 @@ fn unknown_key_and_unknown_algorithm() {
         "{e}"
     );
 
-    let cfg = write(&d, "c.txt", &base.replace("LB_MODE 0", "LB_MODE 9"));
+    let cfg = write(&d, "c.txt", &base.replace("LB_MODE 0", "LB_MODE 2"));
     let e = load_scenario(&cfg, &Overrides::default()).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert!(
         e.to_string()
-            .contains(":20: LB_MODE: 9 = ConWeave is not available in rdma-lb"),
+            .contains(":20: LB_MODE: 2 = DRILL is not available in rdma-lb"),
         "{e}"
     );
+    // 3 / 6 / 9 are CONGA / LetFlow / ConWeave, with the CONWEAVE_* keys as parameters.
+    for (mode, name) in [("3", "conga"), ("6", "letflow"), ("9", "conweave")] {
+        let cfg = write(
+            &d,
+            "m.txt",
+            &base.replace("LB_MODE 0", &format!("LB_MODE {mode}")),
+        );
+        let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+        assert_eq!(s.lb.name, name);
+    }
 
     // Unknown algorithm through an override and through TOML, validated by LbConfig::parse.
     let cfg = write(&d, "ok.txt", &base);

@@ -121,14 +121,9 @@ fn modes_we_lack_and_other_rejections() {
             ":20: LB_MODE: 2 = DRILL is not available",
         ),
         (
-            "LB_MODE 0",
-            "LB_MODE 3",
-            ":20: LB_MODE: 3 = CONGA is not available",
-        ),
-        (
-            "LB_MODE 0",
-            "LB_MODE 6",
-            ":20: LB_MODE: 6 = LetFlow is not available",
+            "CONWEAVE_TX_EXPIRY_TIME 1000",
+            "CONWEAVE_TX_EXPIRY_TIME 0.5",
+            ":23: CONWEAVE_TX_EXPIRY_TIME: must be a whole number of microseconds",
         ),
         (
             "HAS_WIN 0",
