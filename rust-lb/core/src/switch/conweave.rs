@@ -39,6 +39,7 @@ use super::agent::{
     candidate_index, ControlKind, ControlPacket, LbTag, PathId, PortInfo, SwitchAgent, Verdict,
 };
 use super::ecmp::EcmpHash;
+use super::fabric::{Fabric, Role};
 use super::plts_rr::TableHasher;
 use super::{EgressCandidate, PacketKind, PacketMeta};
 use crate::algorithm::Algorithm;
@@ -304,12 +305,9 @@ pub struct ConWeaveStats {
 #[derive(Debug, Clone)]
 pub struct ConWeave {
     config: ConWeaveConfig,
-    switch_id: u32,
     ecmp: EcmpHash,
-    is_tor: bool,
-    host_tor: HashMap<u32, u32, TableHasher>,
-    /// Paths to each other ToR, sorted by id.
-    paths: HashMap<u32, Vec<PathId>, TableHasher>,
+    /// Ports, hosts' ToRs and the sorted paths to every other ToR.
+    fabric: Fabric,
     /// Paths paused by a NOTIFY, until the time given.
     paused: HashMap<PathId, SimTime, TableHasher>,
     tx: HashMap<u64, TxEntry, TableHasher>,
@@ -339,11 +337,8 @@ impl ConWeave {
     pub fn new(config: &ConWeaveConfig, switch_id: u32) -> Self {
         ConWeave {
             config: *config,
-            switch_id,
             ecmp: EcmpHash::new(switch_id),
-            is_tor: false,
-            host_tor: HashMap::default(),
-            paths: HashMap::default(),
+            fabric: Fabric::new(switch_id),
             paused: HashMap::default(),
             tx: HashMap::default(),
             rx: HashMap::default(),
@@ -390,11 +385,11 @@ impl ConWeave {
         self.paused.get(&path).is_some_and(|&until| until > now)
     }
 
-    fn base_rtt(&self, dst_tor: u32) -> SimDuration {
+    fn base_rtt(&self, dst: usize) -> SimDuration {
         let hops = self
-            .paths
-            .get(&dst_tor)
-            .and_then(|p| p.first())
+            .fabric
+            .paths(dst)
+            .first()
             .map_or(2, |p| u64::from(p.hops));
         SimDuration::from_ns(2 * hops * HOP_DELAY_NS)
     }
@@ -405,20 +400,23 @@ impl ConWeave {
         now: SimTime,
         pkt: &PacketMeta,
         tag: &mut LbTag,
-        dst_tor: u32,
+        dst: usize,
         candidates: &[EgressCandidate],
         rng: &mut SimRng,
     ) -> Verdict {
         // Two random paths; the good one is the first not paused by a NOTIFY.
-        let drawn = self.paths.get(&dst_tor).and_then(|set| {
-            let n = u32::try_from(set.len()).ok().filter(|&n| n > 0)?;
-            let mut pick = || set.get(usize::try_from(rng.below(n)).unwrap_or(0)).copied();
-            Some((pick()?, pick()?))
-        });
+        let set = self.fabric.paths(dst);
+        let drawn = u32::try_from(set.len())
+            .ok()
+            .filter(|&n| n > 0)
+            .and_then(|n| {
+                let mut pick = || set.get(usize::try_from(rng.below(n)).unwrap_or(0)).copied();
+                Some((pick()?, pick()?))
+            });
         let Some((p1, p2)) = drawn else {
             return self.ecmp(pkt, candidates);
         };
-        let base_rtt = self.base_rtt(dst_tor);
+        let base_rtt = self.base_rtt(dst);
         let good = if !self.is_paused(p1, now) {
             Some(p1)
         } else if !self.is_paused(p2, now) {
@@ -507,7 +505,6 @@ impl ConWeave {
         pkt: &PacketMeta,
         data: DataTag,
         tag: &mut LbTag,
-        candidates: &[EgressCandidate],
     ) -> Verdict {
         *tag = LbTag::NONE; // the tag ends at the destination ToR
         let key = flow_key(pkt.sip, pkt.dip, pkt.sport.0, pkt.dport);
@@ -613,8 +610,7 @@ impl ConWeave {
             self.stats.ooo_queued += 1;
             return Verdict::Hold { queue: key };
         }
-        let _ = candidates;
-        Verdict::at(0)
+        Verdict::at(0) // the destination ToR's single host port
     }
 
     /// Arms (or re-arms) the flush of `flow`'s queue at `at`.
@@ -682,18 +678,15 @@ impl ConWeave {
 
 impl SwitchAgent for ConWeave {
     fn add_port(&mut self, port: PortInfo) {
-        self.is_tor |= port.faces_host;
+        self.fabric.add_port(port);
     }
 
     fn add_host(&mut self, host_ip: u32, tor: u32) {
-        self.host_tor.insert(host_ip, tor);
+        self.fabric.add_host(host_ip, tor);
     }
 
     fn add_path(&mut self, dst_tor: u32, path: PathId) {
-        let set = self.paths.entry(dst_tor).or_default();
-        if let Err(i) = set.binary_search(&path) {
-            set.insert(i, path);
-        }
+        self.fabric.add_path(dst_tor, path);
     }
 
     fn sees_every_packet(&self) -> bool {
@@ -711,36 +704,26 @@ impl SwitchAgent for ConWeave {
         if self.next_aging.is_none() {
             self.next_aging = Some(now + micros(self.config.aging_us));
         }
-        let (Some(&src_tor), Some(&dst_tor)) =
-            (self.host_tor.get(&pkt.sip), self.host_tor.get(&pkt.dip))
-        else {
-            return self.ecmp(pkt, candidates);
-        };
-        if src_tor == dst_tor {
-            return self.ecmp(pkt, candidates); // intra-ToR: one path
-        }
-        match pkt.kind {
-            PacketKind::Data => {}
-            PacketKind::LbControl if self.is_tor && !pkt.local && dst_tor == self.switch_id => {
+        // Unknown hosts, intra-ToR traffic and a source ToR without paths: ECMP.
+        let role = self.fabric.role(pkt.sip, pkt.dip);
+        match (pkt.kind, role) {
+            (_, Role::Bypass) => return self.ecmp(pkt, candidates),
+            (PacketKind::Data, _) => {}
+            (PacketKind::LbControl, Role::DestinationTor { .. }) if !pkt.local => {
                 self.tx_control(now, pkt, tag);
                 return Verdict::Drop;
             }
             _ => return self.ecmp(pkt, candidates),
         }
-        let data = DataTag::decode(tag);
-        if self.is_tor && src_tor == self.switch_id && data.is_none() {
-            return self.tx_data(now, pkt, tag, dst_tor, candidates, rng);
-        }
-        match data {
-            Some(d) if self.is_tor && dst_tor == self.switch_id => {
-                self.rx_data(now, pkt, d, tag, candidates)
-            }
-            Some(mut d) => {
+        match (DataTag::decode(tag), role) {
+            (None, Role::SourceTor { dst }) => self.tx_data(now, pkt, tag, dst, candidates, rng),
+            (Some(d), Role::DestinationTor { .. }) => self.rx_data(now, pkt, d, tag),
+            (Some(mut d), _) => {
                 d.hop = d.hop.saturating_add(1);
                 *tag = d.encode();
                 self.on_path(d.path, d.hop, pkt, candidates)
             }
-            None => self.ecmp(pkt, candidates),
+            (None, _) => self.ecmp(pkt, candidates),
         }
     }
 

@@ -1,4 +1,4 @@
-//! What the path-based switch schemes (CONGA, LetFlow; later ConWeave) learn about the fabric
+//! What the path-based switch schemes (CONGA, LetFlow, ConWeave) learn about the fabric
 //! at setup (spec/rdma-model.md §5.1): the switch's ports, which ToR every host hangs off, and
 //! at a ToR the sorted set of shortest paths to every other ToR. Also the flowlet table they
 //! share, keyed as the reference simulator keys it.

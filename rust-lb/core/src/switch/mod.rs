@@ -206,6 +206,25 @@ pub trait TorAgent {
 #[derive(Debug, Clone)]
 pub struct Chooser<C>(pub C);
 
+/// The verdict of `chooser` for a packet: its choice among two or more candidates, else
+/// candidate 0.
+pub fn chosen_verdict(
+    chooser: &mut impl EgressChooser,
+    now: SimTime,
+    pkt: &PacketMeta,
+    candidates: &[EgressCandidate],
+    rng: &mut SimRng,
+) -> Verdict {
+    if candidates.len() <= 1 {
+        return Verdict::at(0);
+    }
+    let c = chooser.choose(now, pkt, candidates, rng);
+    Verdict::Forward {
+        index: c.index,
+        rewrite_entropy: c.rewrite_entropy,
+    }
+}
+
 impl<C: EgressChooser> SwitchAgent for Chooser<C> {
     fn on_ingress(
         &mut self,
@@ -215,14 +234,7 @@ impl<C: EgressChooser> SwitchAgent for Chooser<C> {
         candidates: &[EgressCandidate],
         rng: &mut SimRng,
     ) -> Verdict {
-        if candidates.len() <= 1 {
-            return Verdict::at(0);
-        }
-        let c = self.0.choose(now, pkt, candidates, rng);
-        Verdict::Forward {
-            index: c.index,
-            rewrite_entropy: c.rewrite_entropy,
-        }
+        chosen_verdict(&mut self.0, now, pkt, candidates, rng)
     }
 }
 

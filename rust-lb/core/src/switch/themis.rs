@@ -68,8 +68,9 @@ use serde::Deserialize;
 use super::ecmp::EcmpHash;
 use super::plts_rr::TableHasher;
 use super::{
-    Compensation, ControlKind, ControlPacket, EgressCandidate, EgressChoice, EgressChooser, LbTag,
-    LinkScope, NackVerdict, PacketKind, PacketMeta, PortInfo, SwitchAgent, TorAgent, Verdict,
+    chosen_verdict, Compensation, ControlKind, ControlPacket, EgressCandidate, EgressChoice,
+    EgressChooser, LbTag, LinkScope, NackVerdict, PacketKind, PacketMeta, PortInfo, SwitchAgent,
+    TorAgent, Verdict,
 };
 use crate::algorithm::Algorithm;
 use crate::config::{check_int, check_real, ConfigError};
@@ -606,14 +607,7 @@ impl SwitchAgent for Themis {
         {
             return Verdict::Drop;
         }
-        if candidates.len() <= 1 {
-            return Verdict::at(0);
-        }
-        let c = self.choose(now, pkt, candidates, rng);
-        Verdict::Forward {
-            index: c.index,
-            rewrite_entropy: c.rewrite_entropy,
-        }
+        chosen_verdict(self, now, pkt, candidates, rng)
     }
 
     fn on_egress(&mut self, now: SimTime, pkt: &PacketMeta, _tag: &LbTag, port: u32) {
