@@ -602,6 +602,7 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         qp.highSent = std::max(qp.highSent, seq + payload);
         qp.maxSentSeq = std::max(qp.maxSentSeq, seq);
         qp.lastEntropy = h.sport;
+        qp.sentEntropy[(seq / m_payloadBytes) % RdmaQueuePair::ENTROPY_WINDOW] = h.sport;
         DataRate pace = m_rateBound ? DataRate(qp.rate) : m_dev->GetDataRate();
         qp.nextAvail = now + RdmaTxTime(pace, p->GetSize(), m_timeTruncation);
         ArmRto(qp);
@@ -713,6 +714,18 @@ RdmaNic::AnswerProbe(const RdmaHeader& h)
     Ptr<Packet> ack = Create<Packet>();
     ack->AddHeader(a);
     m_dev->Enqueue(ack, 0);
+}
+
+uint16_t
+RdmaNic::SentEntropy(const RdmaQueuePair& qp, uint64_t seq) const
+{
+    const uint64_t psn = seq / m_payloadBytes;
+    const uint64_t highPsn = (qp.highSent + m_payloadBytes - 1) / m_payloadBytes;
+    if (seq >= qp.highSent || highPsn - psn > RdmaQueuePair::ENTROPY_WINDOW)
+    {
+        return qp.lastEntropy; // never sent, or overwritten by a packet ENTROPY_WINDOW later
+    }
+    return qp.sentEntropy[psn % RdmaQueuePair::ENTROPY_WINDOW];
 }
 
 void
@@ -1036,7 +1049,8 @@ RdmaNic::NotifyCnp(uint32_t flowId)
         LbFeedback fb;
         fb.kind = LbFeedbackKind::CNP;
         fb.now = Simulator::Now();
-        fb.entropy = qp.lastEntropy;
+        // An external CNP names no packet: it is charged to the oldest outstanding one.
+        fb.entropy = SentEntropy(qp, qp.sndUna);
         fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
         fb.ecn = true;
         LbFeedbackAndProbes(qp, fb);
@@ -1129,7 +1143,9 @@ RdmaNic::RtoCheck(uint16_t qpn)
     LbFeedback fb;
     fb.kind = LbFeedbackKind::TIMEOUT;
     fb.now = now;
-    fb.entropy = qp.lastEntropy;
+    // The timeout is about the oldest unacknowledged packet (the one whose loss stalls the
+    // queue pair), not the last one sent: its path is the one to blame.
+    fb.entropy = SentEntropy(qp, qp.sndUna);
     fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
     LbFeedbackAndProbes(qp, fb);
     if (m_recovery == IRN && m_irnReferenceSender)

@@ -49,6 +49,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -107,7 +108,16 @@ struct RdmaQueuePair
     Time start;            //!< creation time (= flow start)
     uint32_t pg{3};        //!< priority group
     Time nextAvail;        //!< pacing: earliest time of the next data packet
-    uint16_t lastEntropy{0}; //!< entropy of the last data packet (timeout feedback)
+    uint16_t lastEntropy{0}; //!< entropy of the last data packet sent
+    /**
+     * Entropy of the last transmission of each outstanding packet, indexed by PSN modulo
+     * ENTROPY_WINDOW (a fixed array: no allocation per packet). The entry of PSN p is valid
+     * while fewer than ENTROPY_WINDOW packets past p have been sent (RdmaNic::SentEntropy);
+     * feedback that names a packet (timeout: the oldest unacknowledged one) reads it here.
+     */
+    static constexpr uint32_t ENTROPY_WINDOW = 2048; //!< packets (2 MB at 1000 B payload)
+    std::array<uint16_t, ENTROPY_WINDOW> sentEntropy{}; //!< see above
+
     // Rate control (DCQCN, spec §3.7); rates in bit/s.
     uint64_t rate{0};       //!< current rate
     uint64_t targetRate{0}; //!< DCQCN target rate
@@ -285,6 +295,11 @@ class RdmaNic : public Object
     void ArmRto(RdmaQueuePair& qp);
     void RtoCheck(uint16_t qpn);
     void ArmLbTimer(RdmaQueuePair& qp);
+    /**
+     * \return the entropy of the last transmission of the packet at byte offset \p seq, if it
+     * is still in the queue pair's window (else the entropy of the last packet sent)
+     */
+    uint16_t SentEntropy(const RdmaQueuePair& qp, uint64_t seq) const;
     /// Delivers feedback to the queue pair's load balancer, then sends the probes it asks for.
     void LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb);
     /// Answers a probe packet at once (no receiver state).
