@@ -22,6 +22,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <iostream>
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -1037,6 +1038,30 @@ RdmaScenarioRunner::BuildFabric()
         }
     }
     fabric.Finish();
+    for (const std::string& note : fabric.GetNotes())
+    {
+        std::cerr << "note: " << note << std::endl;
+        m_spec.notes.push_back(note);
+    }
+    // Issue 14, item 5: host algorithms that learn per packet from ECN/RTT echoes are starved
+    // by transports that do not answer every arrival. Say so, and name the key that fixes it.
+    const bool perPacketLearner = spec.lbName == "reps" || spec.lbName == "whack-a-mole" ||
+                                  spec.lbName == "hopper" || spec.lbName == "flowbender";
+    if (perPacketLearner && t.recovery != "irn")
+    {
+        const std::string why =
+            t.recovery == "gbn"
+                ? "Go-Back-N discards out-of-order packets and acknowledges only in-order ones "
+                  "at ACK milestones, so ECN marks and RTTs of most packets never reach it"
+                : "NIC-SR answers an out-of-order arrival only when it is ECN-marked (and one "
+                  "NACK per expected PSN), so most packets give it no feedback";
+        const std::string note = "warning: " + spec.lbName + " runs on recovery = \"" +
+                                 t.recovery + "\", which starves it of signal: " + why +
+                                 "; set [transport] recovery = \"irn\" (--recovery=irn), "
+                                 "which answers every arrival";
+        std::cerr << note << std::endl;
+        m_spec.notes.push_back(note);
+    }
     int64_t stream = fabric.AssignStreams(0);
     for (Ptr<RateErrorModel> em : errorModels)
     {

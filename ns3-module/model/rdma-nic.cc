@@ -235,6 +235,11 @@ RdmaNic::GetTypeId()
                             "A data packet left the NIC: flow id, byte offset, entropy",
                             MakeTraceSourceAccessor(&RdmaNic::m_dataSent),
                             "ns3::RdmaNic::DataSentTracedCallback")
+            .AddTraceSource("LbFeedback",
+                            "Feedback handed to the load balancer: flow id, kind "
+                            "(LbFeedbackKind as an integer), the entropy it names",
+                            MakeTraceSourceAccessor(&RdmaNic::m_lbFeedback),
+                            "ns3::RdmaNic::LbFeedbackTracedCallback")
             .AddTraceSource("NackSent",
                             "The receiver sent a NACK: source, sender's qpn, expected byte",
                             MakeTraceSourceAccessor(&RdmaNic::m_nackSent),
@@ -731,6 +736,7 @@ RdmaNic::SentEntropy(const RdmaQueuePair& qp, uint64_t seq) const
 void
 RdmaNic::LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb)
 {
+    m_lbFeedback(qp.flowId, static_cast<uint8_t>(fb.kind), fb.entropy);
     qp.lb->OnFeedback(fb);
     qp.rec.pathSwitches = qp.lb->GetPathSwitches();
     uint16_t entropy = 0;

@@ -245,6 +245,8 @@ class RdmaNic : public Object
                                                 Time delivered);
     /// Trace signature of DataSent: flow id, byte offset, entropy.
     typedef void (*DataSentTracedCallback)(uint32_t flowId, uint32_t seq, uint16_t entropy);
+    /// Trace signature of LbFeedback: flow id, kind (LbFeedbackKind), entropy named.
+    typedef void (*LbFeedbackTracedCallback)(uint32_t flowId, uint8_t kind, uint16_t entropy);
     /// Trace signature of NackSent (receiver): source address, sender's qpn, expected byte.
     typedef void (*NackSentTracedCallback)(uint32_t sip, uint16_t qpn, uint32_t expected);
     /// Trace signature of RateChange: flow id, old rate, new rate (bit/s).
@@ -362,6 +364,7 @@ class RdmaNic : public Object
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_flowDelivered;
     TracedCallback<uint32_t, uint32_t, uint16_t> m_dataSent;
     TracedCallback<uint32_t, uint16_t, uint32_t> m_nackSent;
+    TracedCallback<uint32_t, uint8_t, uint16_t> m_lbFeedback;
     TracedCallback<uint32_t, uint64_t, uint64_t> m_rateChange;
 };
 

@@ -17,9 +17,17 @@
 //!   the other paths by one of the four update embodiments of seed §7 ([`Redistribution`]),
 //!   with a persistent residual index ρ so that leftover balls rotate across updates.
 //!
-//! **Paths are entropies: path i is sent with entropy i** (`0 ≤ i < num_paths`). With the
-//! ns-3 module's deterministic path-index routing mode the entropy names the path; under plain
-//! ECMP hashing, entropy i is merely one of n distinct hash inputs.
+//! **Paths are entropies: path i is sent with entropy i** (`0 ≤ i < num_paths`). The seed's
+//! paths are real paths, so by default (`routing = "path-index"`, issue 14) the ns-3 fabric
+//! helper turns on path-index routing and, on a fabric whose only multipath stage is at the
+//! ToRs (a leaf-spine), sets `num_paths` to the number of equal-cost uplinks unless it is
+//! given: path i is then uplink i, and a uniform profile is uniform on the links. We chose
+//! this over discovering one entropy per distinct path under ECMP: discovery costs probes per
+//! destination, and ECMP with a per-switch seed gives a different entropy-to-link map at each
+//! ToR, while path-index routing names the path exactly and for free. On fabrics with more
+//! than one multipath stage (a 3-tier fat-tree) the helper leaves ECMP hashing on and says
+//! so; `routing = "ecmp"` keeps ECMP hashing everywhere (entropy i is then merely one of n
+//! distinct hash inputs, as before).
 //!
 //! Reconstructions (the seed lost its formulas; each is our documented, tested choice):
 //! * Shuffle formulas: spec §1.3; the multiplier of method 2 follows the seed's wording ("a
@@ -200,6 +208,17 @@ pub enum RecoveryRule {
     Evidence,
 }
 
+/// How the fabric routes path i (read by the ns-3 fabric helper, not by the selector).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathRouting {
+    /// Path-index routing: on a fabric with one multipath stage (a leaf-spine) the ToR sends
+    /// entropy i on its equal-cost uplink i, and `num_paths` defaults to their number.
+    PathIndex,
+    /// ECMP hashing: entropy i is one of `num_paths` hash inputs.
+    Ecmp,
+}
+
 /// Parameters of Whack-a-Mole.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -238,6 +257,8 @@ pub struct WhackAMoleConfig {
     /// Time-varying profile (seed §8): steps in strictly increasing `at_ns`; empty = the
     /// uniform profile throughout.
     pub schedule: Vec<ProfileStep>,
+    /// How the fabric routes path i (the ns-3 fabric helper wires it; see [`PathRouting`]).
+    pub routing: PathRouting,
 }
 
 impl Default for WhackAMoleConfig {
@@ -259,6 +280,7 @@ impl Default for WhackAMoleConfig {
             recovery_rule: RecoveryRule::Evidence,
             profile_scope: ProfileScope::QueuePair,
             schedule: Vec::new(),
+            routing: PathRouting::PathIndex,
         }
     }
 }
