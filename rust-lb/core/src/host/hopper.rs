@@ -196,6 +196,8 @@ pub struct Hopper {
     /// first is above the second.
     high_sent: Option<u32>,
     high_answered: Option<u32>,
+    /// Nothing sent on the current path yet (after a switch, during the hold): no stall.
+    fresh_path: bool,
 }
 
 impl Hopper {
@@ -218,6 +220,7 @@ impl Hopper {
             stall_clock: SimTime::ZERO,
             high_sent: None,
             high_answered: None,
+            fresh_path: true,
         }
     }
 
@@ -329,6 +332,7 @@ impl Hopper {
         self.prev_epoch = EpochStats::default();
         self.rtt_floor_ns = 0.0;
         self.stall_clock = now;
+        self.fresh_path = true;
     }
 
     /// The RTT estimate including the open epoch's samples (what closing it now would give),
@@ -422,8 +426,10 @@ impl Hopper {
 impl PathSelector for Hopper {
     fn next_entropy(&mut self, cx: &SendCx, _rng: &mut SimRng) -> Entropy {
         self.inflight_pkts = cx.inflight_pkts;
-        if !self.outstanding() {
-            self.stall_clock = cx.now; // nothing was outstanding: the stall clock starts now
+        if self.fresh_path || !self.outstanding() {
+            // The first packet on this path, or nothing was outstanding: the clock starts now.
+            self.stall_clock = cx.now;
+            self.fresh_path = false;
         }
         self.high_sent = Some(self.high_sent.map_or(cx.psn.0, |h| h.max(cx.psn.0)));
         self.current
@@ -467,12 +473,12 @@ impl PathSelector for Hopper {
     }
 
     fn poll_at(&self) -> Option<SimTime> {
-        (self.cfg.stall_rtts > 0.0 && self.outstanding())
+        (self.cfg.stall_rtts > 0.0 && !self.fresh_path && self.outstanding())
             .then(|| self.stall_clock + self.stall_after())
     }
 
     fn on_timer(&mut self, now: SimTime, rng: &mut SimRng) {
-        if self.cfg.stall_rtts <= 0.0 || !self.outstanding() {
+        if self.cfg.stall_rtts <= 0.0 || self.fresh_path || !self.outstanding() {
             return;
         }
         let stalled = now - self.stall_clock;
