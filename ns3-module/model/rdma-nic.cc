@@ -578,6 +578,7 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         cx.retransmission = seq < qp.highSent;
         cx.inflightPkts = static_cast<uint32_t>(
             (qp.highSent - std::min(qp.highSent, qp.sndUna) + m_payloadBytes - 1) / m_payloadBytes);
+        cx.everyArrivalAnswered = m_recovery == IRN;
         RdmaHeader h;
         h.type = RdmaHeader::DATA;
         h.sip = m_address;

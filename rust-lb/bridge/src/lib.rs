@@ -63,6 +63,7 @@ mod ffi {
         psn: u32,
         retransmission: bool,
         inflight_pkts: u32,
+        every_arrival_answered: bool,
     }
 
     /// Feedback for a packet sent on `entropy`.
@@ -358,6 +359,7 @@ impl HostLb {
             psn: Psn(cx.psn),
             retransmission: cx.retransmission,
             inflight_pkts: cx.inflight_pkts,
+            every_arrival_answered: cx.every_arrival_answered,
         };
         let (e, ok) = self.call(Entropy(0), |lb| lb.next_entropy(&cx));
         ffi::EntropyDecision {
@@ -622,6 +624,7 @@ mod tests {
             psn,
             retransmission: false,
             inflight_pkts: 0,
+            every_arrival_answered: false,
         }
     }
 

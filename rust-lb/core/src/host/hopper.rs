@@ -636,6 +636,7 @@ mod tests {
             psn: Psn(0),
             retransmission: false,
             inflight_pkts: 50,
+            every_arrival_answered: false,
         };
         h.next_entropy(&cx, &mut rng);
         let start = BASE * 3;
@@ -680,6 +681,7 @@ mod tests {
             psn: Psn(psn),
             retransmission: false,
             inflight_pkts: 10,
+            every_arrival_answered: false,
         };
         h.next_entropy(&cx, rng)
     }

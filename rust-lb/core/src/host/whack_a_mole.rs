@@ -1297,6 +1297,7 @@ mod tests {
             psn: Psn(0),
             retransmission: false,
             inflight_pkts: 0,
+            every_arrival_answered: false,
         };
         usize::from(w.next_entropy(&cx, rng).0)
     }
