@@ -337,7 +337,9 @@ mod tests {
     }
 
     fn wam(scope: &str) -> HostLbConfig {
-        let params = format!("num_paths = 4, log2_balls = 6, profile_scope = \"{scope}\"");
+        let params = format!(
+            "num_paths = 4, log2_balls = 6, objective = \"none\", profile_scope = \"{scope}\""
+        );
         LbConfig::parse("whack-a-mole", &params).unwrap().host
     }
 
