@@ -5,7 +5,9 @@
  * (§3.2: after a data packet of on-wire size S, nextAvail = now + S*8/rate; when no queue pair
  * is eligible the NIC schedules one wake-up at the earliest nextAvail, so an idle NIC has no
  * events). The entropy of every data packet is chosen by the run's load balancer (Rust);
- * every ACK/NACK/CNP/timeout is fed back to it, and its timer (PollAt/OnTimer) is honoured.
+ * every ACK/NACK/CNP/timeout is fed back to it, naming the entropy of the packet it is about
+ * (a timeout: the oldest unacknowledged packet, from a fixed per-queue-pair window), and its
+ * timer (PollAt/OnTimer) is honoured.
  *
  * Receiver (§3.3): ACK per in-order packet (L2_ACK_INTERVAL / L2_CHUNK_SIZE milestones), one
  * NACK per gap within NACK_INTERVAL, CNP flag on the ACK/NACK of an ECN-marked packet.

@@ -48,9 +48,32 @@
 //!   `min_balls` (the "at least one ball" keeps a path probed); f = 0 removes nothing.
 //! * Severities: `ecn_factor` for an ECN-marked ACK or a CNP, `rtt_factor` for an RTT sample
 //!   above (1 + `rtt_margin`) × the running average RTT over all paths (EWMA, gain 1/8),
-//!   `loss_factor` for a timeout, `nack_factor` (default 0) for a NACK: with spraying a NACK
-//!   mostly reports reordering, and our headers lack the per-path sequence numbers (seed §5)
-//!   that would pin a loss to a path.
+//!   `loss_factor` for a timeout (which names the oldest unacknowledged packet's path), for a
+//!   gap in a path's sequence numbers and for a stalled path (below), `nack_factor` (default
+//!   0) for a NACK: with spraying a NACK mostly reports reordering.
+//! * **Per-path sequence numbers** (seed §5, `path_seq_loss`): the seed puts a path id and a
+//!   per-path sequence number in each packet's header so that the destination can report
+//!   "packets sent on this path before this one were lost". We keep the number at the sender
+//!   instead (same information, no header change, wire sizes unchanged): each first
+//!   transmission on path i takes the next number of path i, remembered in a 256-PSN window
+//!   with its send time; an answer echoes PSN and send time, which name the transmission.
+//!   Packets on one path arrive in order, so an answer for number k while numbers below k on
+//!   that path are unanswered is a loss on path i. Only where every arrival is answered
+//!   ([`super::SendCx::every_arrival_answered`]: IRN); retransmissions are not numbered (IRN
+//!   leaves a second copy of a SACKed packet unanswered), and a transmission whose PSN is sent
+//!   again before its answer is resolved as unknown, never as a loss.
+//! * **Stalls** (`stall_factor`, default 4): a black-holed path returns nothing, so no gap is
+//!   ever seen on it; a path whose oldest unanswered numbered packet is older than
+//!   `stall_factor` × the average RTT (tested every 2 us, at a send) has its outstanding
+//!   packets declared lost and is whacked with `loss_factor`.
+//! * **Severity objective** (seed §6, `objective = "severity"`, off by default): per path a
+//!   severity weight w(i), the moving average (gain 1/8) of the whack factor of each piece of
+//!   feedback about it (0 for a clean answer); the seed's objective is to minimise
+//!   Σ p(i)·w(i), "removing balls from paths with higher severity weights and redistributing
+//!   them to lower-cost paths": freed balls go only to the paths below the profile-weighted
+//!   mean weight (not whacked now), evenly, else by the embodiment. Measured on the fabric
+//!   suites it concentrated traffic on one or two paths and was worse (rdma-lb.rst, open
+//!   item), hence off.
 //! * Batching: feedback within one `update_interval_ns` is gathered (per path, the most severe
 //!   factor) and applied as one multi-bin update when the interval ends, so a burst of marks
 //!   costs a path one whack per interval; 0 applies each feedback at once as a single-bin
