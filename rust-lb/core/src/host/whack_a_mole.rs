@@ -1135,7 +1135,9 @@ enum StateCell {
 pub struct WhackAMole {
     counter: SprayCounter,
     state: StateCell,
-    seqs: PathSeqs,
+    /// Boxed, so that it does not widen every algorithm's [`super::HostSelector`] (one allocation per
+    /// queue pair, none per packet).
+    seqs: Box<PathSeqs>,
 }
 
 /// Packets remembered by PSN for the per-path sequence numbers (IRN's default BDP cap is 104
@@ -1381,7 +1383,7 @@ impl WhackAMole {
         WhackAMole {
             counter: SprayCounter::random(config.log2_balls.clamp(1, 16), config.shuffle, rng),
             state: StateCell::Own(Box::new(PathState::new(config))),
-            seqs: PathSeqs::new(config),
+            seqs: Box::new(PathSeqs::new(config)),
         }
     }
 
@@ -1395,7 +1397,7 @@ impl WhackAMole {
         WhackAMole {
             counter: SprayCounter::random(config.log2_balls.clamp(1, 16), config.shuffle, rng),
             state: StateCell::Shared(state),
-            seqs: PathSeqs::new(config),
+            seqs: Box::new(PathSeqs::new(config)),
         }
     }
 
