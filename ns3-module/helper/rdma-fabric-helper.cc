@@ -4,6 +4,7 @@
 #include "rdma-fabric-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-header.h"
@@ -12,6 +13,7 @@
 #include "ns3/rdma-switch.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <functional>
 #include <deque>
 #include <limits>
@@ -28,6 +30,88 @@ void
 RdmaFabricHelper::SetLoadBalancer(const std::string& algorithm, const std::string& params)
 {
     m_lb = LbConfig::ParseOrAbort(algorithm, params);
+    m_lbName = algorithm;
+    m_lbParams = params;
+}
+
+const std::vector<std::string>&
+RdmaFabricHelper::GetNotes() const
+{
+    return m_notes;
+}
+
+void
+RdmaFabricHelper::WireWhackAMole(
+    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj)
+{
+    std::string compact;
+    for (char c : m_lbParams)
+    {
+        if (c != ' ' && c != '\t')
+        {
+            compact += c;
+        }
+    }
+    if (compact.find("routing=\"ecmp\"") != std::string::npos)
+    {
+        m_notes.push_back("whack-a-mole: routing = \"ecmp\": path i is ECMP hash input i, not "
+                          "equal-cost path i");
+        return;
+    }
+    // The multipath stage: a switch with more than one next hop towards some host. Path-index
+    // routing names paths exactly when that happens only at ToRs (switches with hosts) and
+    // every switch beyond has one next hop; then path i leaves the ToR on candidate i mod n.
+    uint32_t paths = 1;
+    bool singleStage = true;
+    for (uint32_t s = 0; s < m_nodes.GetN(); ++s)
+    {
+        if (!m_isSwitch[s])
+        {
+            continue;
+        }
+        bool tor = false;
+        for (const auto& [nb, port] : adj[s])
+        {
+            (void)port;
+            tor = tor || !m_isSwitch[nb];
+        }
+        Ptr<RdmaSwitch> sw = m_nodes.Get(s)->GetObject<RdmaSwitch>();
+        for (uint32_t h : m_hosts)
+        {
+            const uint32_t r = static_cast<uint32_t>(sw->GetRoutes(RdmaHostAddress(h)).size());
+            if (r > 1)
+            {
+                singleStage = singleStage && tor;
+                paths = std::max(paths, r);
+            }
+        }
+    }
+    if (!singleStage || paths < 2)
+    {
+        m_notes.push_back("whack-a-mole: the fabric has " +
+                          std::string(singleStage ? "no multipath stage"
+                                                  : "more than one multipath stage") +
+                          "; path-index routing left off, so path i is ECMP hash input i");
+        return;
+    }
+    for (uint32_t s = 0; s < m_nodes.GetN(); ++s)
+    {
+        if (m_isSwitch[s])
+        {
+            m_nodes.Get(s)->GetObject<RdmaSwitch>()->SetAttribute("PathIndexRouting",
+                                                                  BooleanValue(true));
+        }
+    }
+    std::string note = "whack-a-mole: path-index routing on, profile path i = the ToR's "
+                       "equal-cost uplink i";
+    if (compact.find("num_paths=") == std::string::npos)
+    {
+        const std::string extra = "num_paths = " + std::to_string(paths);
+        m_lbParams = m_lbParams.empty() ? extra : m_lbParams + ", " + extra;
+        m_lb = LbConfig::ParseOrAbort(m_lbName, m_lbParams);
+        note += "; num_paths = " + std::to_string(paths) + " (the equal-cost paths)";
+    }
+    m_notes.push_back(note + " (routing = \"ecmp\" in the parameters turns this off)");
 }
 
 Ptr<LbConfig>
@@ -148,6 +232,10 @@ RdmaFabricHelper::Finish()
                 }
             }
         }
+    }
+    if (m_lbName == "whack-a-mole")
+    {
+        WireWhackAMole(adj);
     }
     for (uint32_t i = 0; i < n; ++i)
     {

@@ -37,6 +37,15 @@ class RdmaFabricHelper
     void SetLoadBalancer(const std::string& algorithm, const std::string& params = "");
     /// \return the load balancer configuration (null before SetLoadBalancer)
     Ptr<LbConfig> GetLoadBalancer() const;
+    /**
+     * \return notes on how Finish wired the load balancer to the fabric (one line each), e.g.
+     * Whack-a-Mole's path-index routing: with algorithm "whack-a-mole" and no `routing =
+     * "ecmp"` in its parameters, on a fabric whose only multipath stage is at the ToRs (a
+     * leaf-spine), Finish turns on every switch's PathIndexRouting and, unless the parameters
+     * give num_paths, sets num_paths to the ToRs' number of equal-cost next hops, so that
+     * profile path i is routed on equal-cost path i (seed 000 §3, issue 14).
+     */
+    const std::vector<std::string>& GetNotes() const;
 
     /// Creates \p n nodes; those whose index is in \p switchIds become switches, the rest hosts.
     void CreateNodes(uint32_t n, const std::vector<uint32_t>& switchIds);
@@ -108,6 +117,12 @@ class RdmaFabricHelper
     std::vector<uint32_t> m_hosts;
     std::vector<LinkRec> m_links;
     Ptr<LbConfig> m_lb;
+    std::string m_lbName;   //!< the algorithm given to SetLoadBalancer
+    std::string m_lbParams; //!< its parameters
+    std::vector<std::string> m_notes; //!< what Finish chose for the load balancer (GetNotes)
+    /// Whack-a-Mole's default wiring (Finish): path-index routing and num_paths = the
+    /// equal-cost paths, on fabrics with one multipath stage.
+    void WireWhackAMole(const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj);
     bool m_notifyRemoteLinkState{true};
 };
 

@@ -22,6 +22,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <iostream>
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -1038,6 +1039,47 @@ RdmaScenarioRunner::BuildFabric()
         }
     }
     fabric.Finish();
+    for (const std::string& note : fabric.GetNotes())
+    {
+        std::cerr << "note: " << note << std::endl;
+        m_spec.notes.push_back(note);
+    }
+    // Issue 14, item 5: host algorithms that learn per packet from ECN/RTT echoes are starved
+    // by transports that do not answer every arrival. Say so, and name the key that fixes it.
+    // The sprayers (reps, whack-a-mole) reorder by design: Go-Back-N discards what arrives out
+    // of order and NIC-SR leaves it unanswered. The one-path-at-a-time schemes (hopper,
+    // flowbender) rarely reorder; they starve only when Go-Back-N's ACKs are thinned to
+    // milestones.
+    const bool sprayer = spec.lbName == "reps" || spec.lbName == "whack-a-mole";
+    const bool onePath = spec.lbName == "hopper" || spec.lbName == "flowbender";
+    const bool thinAcks = t.ackMilestoneFix && t.ackIntervalPackets > 1;
+    std::string why;
+    if (sprayer && t.recovery == "gbn")
+    {
+        why = "Go-Back-N discards every out-of-order packet unanswered (and with "
+              "AckMilestoneFix acknowledges only at milestones), so the ECN marks and RTTs of "
+              "most sprayed packets never reach it";
+    }
+    else if (sprayer && t.recovery == "nic-sr")
+    {
+        why = "NIC-SR answers an out-of-order arrival only when it is ECN-marked (plus one NACK "
+              "per expected PSN), so most sprayed packets give it no ECN or RTT feedback";
+    }
+    else if (onePath && t.recovery == "gbn" && thinAcks)
+    {
+        why = "Go-Back-N acknowledges only every " + std::to_string(t.ackIntervalPackets) +
+              " packets (L2AckInterval with AckMilestoneFix), so it sees that share of the "
+              "ECN marks and RTTs";
+    }
+    if (!why.empty())
+    {
+        const std::string note = "warning: " + spec.lbName + " runs on recovery = \"" +
+                                 t.recovery + "\", which starves it of signal: " + why +
+                                 "; set [transport] recovery = \"irn\" (--recovery=irn), "
+                                 "which answers every arrival";
+        std::cerr << note << std::endl;
+        m_spec.notes.push_back(note);
+    }
     int64_t stream = fabric.AssignStreams(0);
     for (Ptr<RateErrorModel> em : errorModels)
     {

@@ -202,7 +202,8 @@ QpPathSelector::TryNextEntropy(const LbSendContext& cx, uint16_t* entropy)
     rb::SendContext c{ToNs(cx.now),
                       cx.psn,
                       cx.retransmission,
-                      cx.inflightPkts};
+                      cx.inflightPkts,
+                      cx.everyArrivalAnswered};
     rb::EntropyDecision d = m_impl->lb->next_entropy(c);
     if (d.failed)
     {

@@ -37,6 +37,7 @@ struct LbSendContext
     uint32_t psn{0};           //!< sequence number of the packet (in packets)
     bool retransmission{false}; //!< whether the packet is a retransmission
     uint32_t inflightPkts{0};  //!< packets sent and not yet acknowledged
+    bool everyArrivalAnswered{false}; //!< the receiver answers every arrival (IRN)
 };
 
 /// Kind of feedback a sender receives about a packet.

@@ -235,6 +235,11 @@ RdmaNic::GetTypeId()
                             "A data packet left the NIC: flow id, byte offset, entropy",
                             MakeTraceSourceAccessor(&RdmaNic::m_dataSent),
                             "ns3::RdmaNic::DataSentTracedCallback")
+            .AddTraceSource("LbFeedback",
+                            "Feedback handed to the load balancer: flow id, kind "
+                            "(LbFeedbackKind as an integer), the entropy it names",
+                            MakeTraceSourceAccessor(&RdmaNic::m_lbFeedback),
+                            "ns3::RdmaNic::LbFeedbackTracedCallback")
             .AddTraceSource("NackSent",
                             "The receiver sent a NACK: source, sender's qpn, expected byte",
                             MakeTraceSourceAccessor(&RdmaNic::m_nackSent),
@@ -573,6 +578,7 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         cx.retransmission = seq < qp.highSent;
         cx.inflightPkts = static_cast<uint32_t>(
             (qp.highSent - std::min(qp.highSent, qp.sndUna) + m_payloadBytes - 1) / m_payloadBytes);
+        cx.everyArrivalAnswered = m_recovery == IRN;
         RdmaHeader h;
         h.type = RdmaHeader::DATA;
         h.sip = m_address;
@@ -602,6 +608,7 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         qp.highSent = std::max(qp.highSent, seq + payload);
         qp.maxSentSeq = std::max(qp.maxSentSeq, seq);
         qp.lastEntropy = h.sport;
+        qp.sentEntropy[(seq / m_payloadBytes) % RdmaQueuePair::ENTROPY_WINDOW] = h.sport;
         DataRate pace = m_rateBound ? DataRate(qp.rate) : m_dev->GetDataRate();
         qp.nextAvail = now + RdmaTxTime(pace, p->GetSize(), m_timeTruncation);
         ArmRto(qp);
@@ -718,9 +725,22 @@ RdmaNic::AnswerProbe(const RdmaHeader& h)
     m_dev->Enqueue(ack, 0);
 }
 
+uint16_t
+RdmaNic::SentEntropy(const RdmaQueuePair& qp, uint64_t seq) const
+{
+    const uint64_t psn = seq / m_payloadBytes;
+    const uint64_t highPsn = (qp.highSent + m_payloadBytes - 1) / m_payloadBytes;
+    if (seq >= qp.highSent || highPsn - psn > RdmaQueuePair::ENTROPY_WINDOW)
+    {
+        return qp.lastEntropy; // never sent, or overwritten by a packet ENTROPY_WINDOW later
+    }
+    return qp.sentEntropy[psn % RdmaQueuePair::ENTROPY_WINDOW];
+}
+
 void
 RdmaNic::LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb)
 {
+    m_lbFeedback(qp.flowId, static_cast<uint8_t>(fb.kind), fb.entropy);
     qp.lb->OnFeedback(fb);
     qp.rec.pathSwitches = qp.lb->GetPathSwitches();
     uint16_t entropy = 0;
@@ -1039,7 +1059,8 @@ RdmaNic::NotifyCnp(uint32_t flowId)
         LbFeedback fb;
         fb.kind = LbFeedbackKind::CNP;
         fb.now = Simulator::Now();
-        fb.entropy = qp.lastEntropy;
+        // An external CNP names no packet: it is charged to the oldest outstanding one.
+        fb.entropy = SentEntropy(qp, qp.sndUna);
         fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
         fb.ecn = true;
         LbFeedbackAndProbes(qp, fb);
@@ -1132,7 +1153,9 @@ RdmaNic::RtoCheck(uint16_t qpn)
     LbFeedback fb;
     fb.kind = LbFeedbackKind::TIMEOUT;
     fb.now = now;
-    fb.entropy = qp.lastEntropy;
+    // The timeout is about the oldest unacknowledged packet (the one whose loss stalls the
+    // queue pair), not the last one sent: its path is the one to blame.
+    fb.entropy = SentEntropy(qp, qp.sndUna);
     fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
     LbFeedbackAndProbes(qp, fb);
     if (m_recovery == IRN && m_irnReferenceSender)

@@ -5,7 +5,9 @@
  * (§3.2: after a data packet of on-wire size S, nextAvail = now + S*8/rate; when no queue pair
  * is eligible the NIC schedules one wake-up at the earliest nextAvail, so an idle NIC has no
  * events). The entropy of every data packet is chosen by the run's load balancer (Rust);
- * every ACK/NACK/CNP/timeout is fed back to it, and its timer (PollAt/OnTimer) is honoured.
+ * every ACK/NACK/CNP/timeout is fed back to it, naming the entropy of the packet it is about
+ * (a timeout: the oldest unacknowledged packet, from a fixed per-queue-pair window), and its
+ * timer (PollAt/OnTimer) is honoured.
  *
  * Receiver (§3.3): ACK per in-order packet (L2_ACK_INTERVAL / L2_CHUNK_SIZE milestones), one
  * NACK per gap within NACK_INTERVAL, CNP flag on the ACK/NACK of an ECN-marked packet.
@@ -49,6 +51,7 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -107,7 +110,16 @@ struct RdmaQueuePair
     Time start;            //!< creation time (= flow start)
     uint32_t pg{3};        //!< priority group
     Time nextAvail;        //!< pacing: earliest time of the next data packet
-    uint16_t lastEntropy{0}; //!< entropy of the last data packet (timeout feedback)
+    uint16_t lastEntropy{0}; //!< entropy of the last data packet sent
+    /**
+     * Entropy of the last transmission of each outstanding packet, indexed by PSN modulo
+     * ENTROPY_WINDOW (a fixed array: no allocation per packet). The entry of PSN p is valid
+     * while fewer than ENTROPY_WINDOW packets past p have been sent (RdmaNic::SentEntropy);
+     * feedback that names a packet (timeout: the oldest unacknowledged one) reads it here.
+     */
+    static constexpr uint32_t ENTROPY_WINDOW = 2048; //!< packets (2 MB at 1000 B payload)
+    std::array<uint16_t, ENTROPY_WINDOW> sentEntropy{}; //!< see above
+
     // Rate control (DCQCN, spec §3.7); rates in bit/s.
     uint64_t rate{0};       //!< current rate
     uint64_t targetRate{0}; //!< DCQCN target rate
@@ -235,6 +247,8 @@ class RdmaNic : public Object
                                                 Time delivered);
     /// Trace signature of DataSent: flow id, byte offset, entropy.
     typedef void (*DataSentTracedCallback)(uint32_t flowId, uint32_t seq, uint16_t entropy);
+    /// Trace signature of LbFeedback: flow id, kind (LbFeedbackKind), entropy named.
+    typedef void (*LbFeedbackTracedCallback)(uint32_t flowId, uint8_t kind, uint16_t entropy);
     /// Trace signature of NackSent (receiver): source address, sender's qpn, expected byte.
     typedef void (*NackSentTracedCallback)(uint32_t sip, uint16_t qpn, uint32_t expected);
     /// Trace signature of RateChange: flow id, old rate, new rate (bit/s).
@@ -285,6 +299,11 @@ class RdmaNic : public Object
     void ArmRto(RdmaQueuePair& qp);
     void RtoCheck(uint16_t qpn);
     void ArmLbTimer(RdmaQueuePair& qp);
+    /**
+     * \return the entropy of the last transmission of the packet at byte offset \p seq, if it
+     * is still in the queue pair's window (else the entropy of the last packet sent)
+     */
+    uint16_t SentEntropy(const RdmaQueuePair& qp, uint64_t seq) const;
     /// Delivers feedback to the queue pair's load balancer, then sends the probes it asks for.
     void LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb);
     /// Answers a probe packet at once (no receiver state).
@@ -347,6 +366,7 @@ class RdmaNic : public Object
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_flowDelivered;
     TracedCallback<uint32_t, uint32_t, uint16_t> m_dataSent;
     TracedCallback<uint32_t, uint16_t, uint32_t> m_nackSent;
+    TracedCallback<uint32_t, uint8_t, uint16_t> m_lbFeedback;
     TracedCallback<uint32_t, uint64_t, uint64_t> m_rateChange;
 };
 

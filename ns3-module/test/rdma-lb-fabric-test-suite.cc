@@ -1144,7 +1144,9 @@ class HostLbSlowSpineTestCase : public TestCase
      * the retransmission column.
      *
      * Measured (seed 1, 200 flows; mean / p99 slowdown): ecmp 4.38 / 33.90, spray 12.49 /
-     * 43.12, whack-a-mole 7.23 / 28.98, reps 6.90 / 22.81, hopper 2.07 / 7.85. Whack-a-mole
+     * 43.12, whack-a-mole 6.31 / 22.85, reps 6.90 / 22.81, hopper 2.06 / 6.70 (issue 14:
+     * whack-a-mole on path-index routing with 4 paths and per-path sequence numbers, 7.23 /
+     * 28.98 before; hopper with timeouts and stalls as congestion, 2.07 / 7.85 before). Whack-a-Mole
      * with the periodic recovery (recovery_rule = "periodic", the default before) measured
      * 9.40 / 35.74 and did not beat ecmp: it handed balls back to the slow path every 100 us
      * whatever that path reported, so the path stayed in every flow with a standing queue.

@@ -65,6 +65,7 @@ mod ffi {
         psn: u32,
         retransmission: bool,
         inflight_pkts: u32,
+        every_arrival_answered: bool,
     }
 
     /// Feedback for a packet sent on `entropy`.
@@ -401,6 +402,7 @@ impl HostLb {
             psn: Psn(cx.psn),
             retransmission: cx.retransmission,
             inflight_pkts: cx.inflight_pkts,
+            every_arrival_answered: cx.every_arrival_answered,
         };
         let (e, ok) = self.call(Entropy(0), |lb| lb.next_entropy(&cx));
         ffi::EntropyDecision {
@@ -737,6 +739,7 @@ mod tests {
             psn,
             retransmission: false,
             inflight_pkts: 0,
+            every_arrival_answered: false,
         }
     }
 

@@ -58,6 +58,7 @@ fn host(c: &mut Criterion) {
                     psn: Psn(psn),
                     retransmission: false,
                     inflight_pkts: 8,
+                    every_arrival_answered: false,
                 };
                 black_box(lb.next_entropy(black_box(&cx)))
             });

@@ -60,6 +60,7 @@ fn drive(lb: &mut HostLb, start: u32, n: u32) {
             psn: Psn(psn),
             retransmission: false,
             inflight_pkts: 8,
+            every_arrival_answered: false,
         };
         let e = lb.next_entropy(&cx);
         let kind = match psn % 97 {

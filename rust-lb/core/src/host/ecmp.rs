@@ -45,6 +45,7 @@ mod tests {
             psn: Psn(psn),
             retransmission: false,
             inflight_pkts: 0,
+            every_arrival_answered: false,
         }
     }
 

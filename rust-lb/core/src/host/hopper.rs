@@ -23,8 +23,22 @@
 //!   under heavy queueing an epoch lasts far longer than a probe answer stays fresh.
 //! * The hold is max(0, predicted old-path RTT − new-path RTT), optionally capped by
 //!   `max_hold_ns` (0, the default, means no cap, as in the paper).
-//! * A timeout counts as severe congestion: if an answered probe is still fresh the queue pair
-//!   switches to the best one at once (no hold: the old path is presumed dead), else it probes.
+//! * Loss counts as congestion of the current path (issue 14): a retransmission timeout, or
+//!   a stall -- packets outstanding and no RTT sample from the current path for `stall_rtts`
+//!   × base RTT -- raises a floor under the current path's RTT estimate (a timeout: infinite,
+//!   the path is presumed dead; a stall: the time without a sample, a lower bound on the RTT of
+//!   what is outstanding). The usual rule then applies: probe if no round is under way, and
+//!   switch to the best answered probe below `margin` × the estimate, at once and without a
+//!   hold when the path is presumed dead (its in-flight packets will not arrive). A dead path
+//!   returns no RTT samples, so without this `th_cong` would never be reached on it. Any RTT
+//!   sample from the current path clears the floor.
+//! * Probe answers stay usable until the next probe round replaces them or the queue pair
+//!   switches (§3.2-3.3: the answers inform the decision of the epoch they were gathered in;
+//!   the paper's `ttl_probe` only stops a path from being probed again). A round is under way
+//!   while a probe is unsent, or sent, unanswered and younger than max(`ttl_prob` × base RTT,
+//!   the current estimate): an answer slower than the ttl but faster than the current path is
+//!   still used. (Before issue 14 answers expired at `ttl_prob`, ~33 us, so a timeout 100 us
+//!   after the answers found none, and under heavy queueing no answer was ever used.)
 //! * Base RTT defaults to 8,320 ns, the reference's leaf-spine inter-rack RTT (rdma-model §5.1).
 
 use serde::Deserialize;
@@ -53,8 +67,7 @@ pub struct HopperConfig {
     pub th_prob: f64,
     /// Switching is considered when the average RTT exceeds this multiple of the base RTT.
     pub th_cong: f64,
-    /// A probed path is not probed again, and a probe answer expires, after this multiple of
-    /// the base RTT.
+    /// A probed path is not probed again within this multiple of the base RTT.
     pub ttl_prob: f64,
     /// Switch only to a path whose RTT is below `margin` × the current path's.
     pub margin: f64,
@@ -62,6 +75,9 @@ pub struct HopperConfig {
     pub num_entropies: u32,
     /// Upper bound on the hold before the first packet on a new path, ns (0 = none).
     pub max_hold_ns: u64,
+    /// Packets outstanding and no RTT sample from the current path for this multiple of the
+    /// base RTT count as congestion of that path (0 = only timeouts do).
+    pub stall_rtts: f64,
 }
 
 impl Default for HopperConfig {
@@ -75,6 +91,7 @@ impl Default for HopperConfig {
             margin: 0.8,
             num_entropies: 1 << 16,
             max_hold_ns: 0,
+            stall_rtts: 8.0,
         }
     }
 }
@@ -99,6 +116,7 @@ impl HopperConfig {
             1 << 16,
         )?;
         check_int(algorithm, "max_hold_ns", self.max_hold_ns, 0, 1_000_000_000)?;
+        check_real(algorithm, "stall_rtts", self.stall_rtts, 0.0, 1_000_000.0)?;
         Ok(())
     }
 }
@@ -169,6 +187,17 @@ pub struct Hopper {
     hold_until: SimTime,
     inflight_pkts: u32,
     switches: u64,
+    /// Lower bound on the current path's RTT from loss evidence (ns; infinite after a
+    /// timeout), cleared by the path's next RTT sample.
+    rtt_floor_ns: f64,
+    /// Start of the current stretch without an RTT sample from the current path.
+    stall_clock: SimTime,
+    /// Highest sequence number sent and highest answered: packets are outstanding while the
+    /// first is above the second.
+    high_sent: Option<u32>,
+    high_answered: Option<u32>,
+    /// Nothing sent on the current path yet (after a switch, during the hold): no stall.
+    fresh_path: bool,
 }
 
 impl Hopper {
@@ -187,6 +216,11 @@ impl Hopper {
             hold_until: SimTime::ZERO,
             inflight_pkts: 0,
             switches: 0,
+            rtt_floor_ns: 0.0,
+            stall_clock: SimTime::ZERO,
+            high_sent: None,
+            high_answered: None,
+            fresh_path: true,
         }
     }
 
@@ -225,13 +259,19 @@ impl Hopper {
             .any(|&(x, at)| x == e && now - at < ttl)
     }
 
-    /// A probe round is in progress while any probe is unsent, or sent and still fresh.
+    /// A probe round is under way while a probe is unsent, or sent, unanswered and younger
+    /// than max(ttl, the current estimate) (an answer slower than that cannot win the margin).
     fn probing(&self, now: SimTime) -> bool {
-        let ttl = self.ttl();
+        let est = self.estimate_now().unwrap_or(0.0);
+        let wait = if est.is_finite() {
+            self.ttl().max(SimDuration::from_ns(est.round() as u64))
+        } else {
+            self.ttl()
+        };
         self.probes
             .iter()
             .flatten()
-            .any(|p| p.sent_at.is_none_or(|t| now - t < ttl))
+            .any(|p| p.sent_at.is_none_or(|t| p.rtt.is_none() && now - t < wait))
     }
 
     fn start_probes(&mut self, now: SimTime, rng: &mut SimRng) {
@@ -272,16 +312,12 @@ impl Hopper {
         }
     }
 
-    /// The fresh answered probe with the lowest RTT.
-    fn best_probe(&self, now: SimTime) -> Option<(Entropy, SimDuration)> {
-        let ttl = self.ttl();
+    /// The answered probe of the current round with the lowest RTT.
+    fn best_probe(&self) -> Option<(Entropy, SimDuration)> {
         self.probes
             .iter()
             .flatten()
-            .filter_map(|p| match (p.sent_at, p.rtt) {
-                (Some(t), Some(r)) if now - t < ttl => Some((p.entropy, r)),
-                _ => None,
-            })
+            .filter_map(|p| p.rtt.map(|r| (p.entropy, r)))
             .min_by_key(|&(_, r)| r)
     }
 
@@ -294,13 +330,44 @@ impl Hopper {
         self.epoch_start = None;
         self.epoch = EpochStats::default();
         self.prev_epoch = EpochStats::default();
+        self.rtt_floor_ns = 0.0;
+        self.stall_clock = now;
+        self.fresh_path = true;
     }
 
-    /// The RTT estimate including the open epoch's samples: what closing it now would give.
+    /// The RTT estimate including the open epoch's samples (what closing it now would give),
+    /// raised to the loss floor.
     fn estimate_now(&self) -> Option<f64> {
-        match (self.rtt_avg_ns, self.epoch.mean()) {
+        let est = match (self.rtt_avg_ns, self.epoch.mean()) {
             (Some(prev), Some(mean)) => Some((1.0 - self.cfg.alpha) * prev + self.cfg.alpha * mean),
             (prev, mean) => mean.or(prev),
+        };
+        if self.rtt_floor_ns > 0.0 {
+            Some(est.unwrap_or(0.0).max(self.rtt_floor_ns))
+        } else {
+            est
+        }
+    }
+
+    fn outstanding(&self) -> bool {
+        match (self.high_sent, self.high_answered) {
+            (Some(s), Some(a)) => s > a,
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    fn stall_after(&self) -> SimDuration {
+        SimDuration::from_ns((self.cfg.stall_rtts * self.base()).round() as u64)
+    }
+
+    /// Loss evidence on the current path (§3.1 extended, issue 14): raise the floor under its
+    /// estimate to `floor_ns`, then switch to the best answered probe if it wins the margin,
+    /// else probe.
+    fn on_loss(&mut self, now: SimTime, floor_ns: f64, rng: &mut SimRng) {
+        self.rtt_floor_ns = self.rtt_floor_ns.max(floor_ns);
+        if !self.try_switch(now) {
+            self.start_probes(now, rng);
         }
     }
 
@@ -313,12 +380,17 @@ impl Hopper {
         if avg <= self.cfg.th_cong * self.base() {
             return false;
         }
-        let Some((e, r)) = self.best_probe(now) else {
+        let Some((e, r)) = self.best_probe() else {
             return false;
         };
         let r_ns = r.as_ns() as f64;
         if r_ns >= self.cfg.margin * avg {
             return false;
+        }
+        if self.rtt_floor_ns.is_infinite() {
+            // The old path is presumed dead: nothing in flight on it will arrive to be overtaken.
+            self.switch_to(e, SimDuration::ZERO, now);
+            return true;
         }
         let trend = if self.epoch.n >= 2.0 {
             &self.epoch
@@ -354,6 +426,12 @@ impl Hopper {
 impl PathSelector for Hopper {
     fn next_entropy(&mut self, cx: &SendCx, _rng: &mut SimRng) -> Entropy {
         self.inflight_pkts = cx.inflight_pkts;
+        if self.fresh_path || !self.outstanding() {
+            // The first packet on this path, or nothing was outstanding: the clock starts now.
+            self.stall_clock = cx.now;
+            self.fresh_path = false;
+        }
+        self.high_sent = Some(self.high_sent.map_or(cx.psn.0, |h| h.max(cx.psn.0)));
         self.current
     }
 
@@ -368,9 +446,12 @@ impl PathSelector for Hopper {
                 self.try_switch(fb.now);
             }
             FeedbackKind::Ack => {
+                self.high_answered = Some(self.high_answered.map_or(fb.psn.0, |h| h.max(fb.psn.0)));
                 let (Some(rtt), true) = (fb.rtt, fb.entropy == self.current) else {
                     return;
                 };
+                self.rtt_floor_ns = 0.0;
+                self.stall_clock = fb.now;
                 let start = *self.epoch_start.get_or_insert(fb.now);
                 self.epoch.add(rtt.as_ns() as f64);
                 let len = self.rtt_avg_ns.unwrap_or(0.0).max(self.base());
@@ -378,12 +459,34 @@ impl PathSelector for Hopper {
                     self.close_epoch(fb.now, rng);
                 }
             }
-            FeedbackKind::Timeout => match self.best_probe(fb.now) {
-                Some((e, _)) => self.switch_to(e, SimDuration::ZERO, fb.now),
-                None => self.start_probes(fb.now, rng),
-            },
-            FeedbackKind::Nack | FeedbackKind::Cnp => {}
+            // A timeout about a packet on another path (sent before a switch) says nothing
+            // about the current one.
+            FeedbackKind::Timeout if fb.entropy == self.current => {
+                self.stall_clock = fb.now;
+                self.on_loss(fb.now, f64::INFINITY, rng);
+            }
+            FeedbackKind::Nack => {
+                self.high_answered = Some(self.high_answered.map_or(fb.psn.0, |h| h.max(fb.psn.0)));
+            }
+            FeedbackKind::Timeout | FeedbackKind::Cnp => {}
         }
+    }
+
+    fn poll_at(&self) -> Option<SimTime> {
+        (self.cfg.stall_rtts > 0.0 && !self.fresh_path && self.outstanding())
+            .then(|| self.stall_clock + self.stall_after())
+    }
+
+    fn on_timer(&mut self, now: SimTime, rng: &mut SimRng) {
+        if self.cfg.stall_rtts <= 0.0 || self.fresh_path || !self.outstanding() {
+            return;
+        }
+        let stalled = now - self.stall_clock;
+        if stalled < self.stall_after() {
+            return;
+        }
+        self.stall_clock = now; // fires again after another stall_rtts x base RTT
+        self.on_loss(now, stalled.as_ns() as f64, rng);
     }
 
     fn send_after(&self) -> SimTime {
@@ -533,6 +636,7 @@ mod tests {
             psn: Psn(0),
             retransmission: false,
             inflight_pkts: 50,
+            every_arrival_answered: false,
         };
         h.next_entropy(&cx, &mut rng);
         let start = BASE * 3;
@@ -565,28 +669,166 @@ mod tests {
         );
     }
 
-    #[test]
-    fn timeout_switches_to_a_fresh_probe_at_once_else_probes() {
-        let (mut h, mut rng) = hopper(5);
-        let to = |now| Feedback {
+    /// The NIC's retransmission timeouts (rdma-nic.cc attributes): IRN's RTO with more than 3
+    /// packets in flight (`IrnRtoHigh`) and with fewer (`IrnRtoLow`), Go-Back-N's `L2Timeout`.
+    const IRN_RTO_HIGH: u64 = 320_000;
+    const IRN_RTO_LOW: u64 = 100_000;
+    const GBN_RTO: u64 = 4_000_000;
+
+    fn send(h: &mut Hopper, rng: &mut SimRng, now: u64, psn: u32) -> Entropy {
+        let cx = SendCx {
+            now: SimTime::from_ns(now),
+            psn: Psn(psn),
+            retransmission: false,
+            inflight_pkts: 10,
+            every_arrival_answered: false,
+        };
+        h.next_entropy(&cx, rng)
+    }
+
+    fn timeout(now: u64, entropy: Entropy) -> Feedback {
+        Feedback {
             kind: FeedbackKind::Timeout,
             now: SimTime::from_ns(now),
-            entropy: Entropy(0),
+            entropy,
             psn: Psn(0),
             rtt: None,
             ecn: false,
+        }
+    }
+
+    /// A queue pair at line rate (a packet every 84 ns) whose path answers at `rtt` until
+    /// `dies_at`, then black-holes; sends until `until`. Returns the next PSN.
+    fn run_path(h: &mut Hopper, rng: &mut SimRng, rtt: u64, dies_at: u64, until: u64) -> u32 {
+        let mut psn = 0;
+        let mut t = 0;
+        let mut pending = std::collections::VecDeque::new();
+        while t < until {
+            // The answers due by now, in time order, before the next send.
+            while pending.front().is_some_and(|&(at, _)| at <= t) {
+                if let Some((at, p)) = pending.pop_front() {
+                    let fb = Feedback {
+                        psn: Psn(p),
+                        ..ack(h, at, rtt)
+                    };
+                    h.on_feedback(&fb, rng);
+                }
+            }
+            let e = send(h, rng, t, psn);
+            if t + rtt < dies_at && e == h.current() {
+                pending.push_back((t + rtt, psn));
+            }
+            psn += 1;
+            t += 84;
+        }
+        psn
+    }
+
+    #[test]
+    fn a_timeout_at_the_real_irn_rto_leaves_a_dead_path() {
+        // Stall detection off: only the NIC's timeout tells Hopper. The path carries traffic at
+        // base RTT (no probing) and dies at 50 us; IRN's timer, re-armed by every send, fires
+        // IrnRtoHigh after the last one (the BDP cap stops sends ~8.4 us after the death).
+        let cfg = HopperConfig {
+            stall_rtts: 0.0,
+            ..HopperConfig::default()
         };
-        h.on_feedback(&to(100), &mut rng);
-        let p = h.take_probe(SimTime::from_ns(100)).unwrap();
-        assert_eq!(h.switches(), 0);
-        h.on_feedback(&probe_ack(p, 200, BASE), &mut rng);
-        h.on_feedback(&to(300), &mut rng);
+        let mut rng = SimRng::new(7);
+        let mut h = Hopper::new(&cfg, &mut rng);
+        let dead = h.current();
+        run_path(&mut h, &mut rng, BASE, 50_000, 58_400);
+        assert_eq!(h.poll_at(), None, "no stall timer when stall_rtts = 0");
+        let t_to = 58_400 + IRN_RTO_HIGH;
+        h.on_feedback(&timeout(t_to, dead), &mut rng);
+        let p = h.take_probe(SimTime::from_ns(t_to)).unwrap();
+        let q = h.take_probe(SimTime::from_ns(t_to)).unwrap();
+        assert_eq!(h.switches(), 0, "nothing answered yet");
+        // The first answer (one base RTT later) wins against a dead path: switch, no hold.
+        h.on_feedback(&probe_ack(p, t_to + BASE, BASE), &mut rng);
         assert_eq!(h.current(), p);
+        assert_eq!(h.send_after(), SimTime::from_ns(t_to + BASE));
+        // The late answer of the other probe changes nothing; a timeout naming the dead path
+        // (a packet sent before the switch) is not charged to the new one.
+        h.on_feedback(&probe_ack(q, t_to + BASE + 10, BASE / 2), &mut rng);
+        h.on_feedback(&timeout(t_to + IRN_RTO_LOW, dead), &mut rng);
+        assert_eq!((h.current(), h.switches()), (p, 1));
+    }
+
+    #[test]
+    fn answers_gathered_before_a_go_back_n_timeout_are_still_used() {
+        // Congested at 3 x base: probes go out, one answers at base RTT but (margin) only just
+        // misses ... then the path dies. The Go-Back-N timeout 4 ms later finds the answers of
+        // that round (ttl_prob = 33 us gates re-probing only) and switches at once to the best.
+        let cfg = HopperConfig {
+            stall_rtts: 0.0,
+            ..HopperConfig::default()
+        };
+        let mut rng = SimRng::new(8);
+        let mut h = Hopper::new(&cfg, &mut rng);
+        let dead = h.current();
+        let t = feed(&mut h, &mut rng, 0, BASE * 3, 2);
+        let p1 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        let p2 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        h.on_feedback(&probe_ack(p1, t + 20_000, BASE * 3 * 85 / 100), &mut rng);
+        h.on_feedback(&probe_ack(p2, t + 21_000, BASE * 3 * 9 / 10), &mut rng);
+        assert_eq!(h.switches(), 0, "0.85 x current misses the 0.8 margin");
+        let t_to = t + GBN_RTO;
+        h.on_feedback(&timeout(t_to, dead), &mut rng);
+        assert_eq!(h.current(), p1, "the better answer, 4 ms old");
         assert_eq!(
             h.send_after(),
-            SimTime::from_ns(300),
+            SimTime::from_ns(t_to),
             "no hold after a timeout"
         );
+        assert_eq!(
+            h.take_probe(SimTime::from_ns(t_to)),
+            None,
+            "no new round needed"
+        );
+    }
+
+    #[test]
+    fn a_stall_of_stall_rtts_leaves_a_dead_path_before_the_first_rto() {
+        // Default stall_rtts = 8: the path dies at 50 us; the last sample arrives at 50 us, so
+        // at 50 + 8 x 8.32 = 116.56 us the stall counts as congestion (RTT >= 66.56 us >
+        // th_cong x base = 20.8 us): probe, and switch on an answer below 0.8 x 66.56 us.
+        let (mut h, mut rng) = hopper(9);
+        let dead = h.current();
+        run_path(&mut h, &mut rng, BASE, 50_000, 58_400);
+        let last_sample = (50_000 - BASE) / 84 * 84 + BASE; // the last ACK before the death
+        let due = h.poll_at().unwrap();
+        assert_eq!(due, SimTime::from_ns(last_sample + 8 * BASE));
+        h.on_timer(SimTime::from_ns(due.as_ns() - 1), &mut rng);
+        assert_eq!(h.take_probe(due), None, "not before the stall time");
+        h.on_timer(due, &mut rng);
+        let p = h.take_probe(due).unwrap();
+        h.take_probe(due).unwrap();
+        // The probe crosses a queue: 40 us < 0.8 x 66.56 us.
+        h.on_feedback(&probe_ack(p, due.as_ns() + 40_000, 40_000), &mut rng);
+        assert_eq!(h.current(), p);
+        assert_ne!(p, dead);
+        let switched_at = due.as_ns() + 40_000;
+        assert!(
+            switched_at < 58_400 + IRN_RTO_LOW,
+            "left at {switched_at} ns, before IRN's first timeout"
+        );
+    }
+
+    #[test]
+    fn an_answer_slower_than_ttl_prob_still_switches_under_congestion() {
+        // Current path at 100 us RTT (12 x base); the alternative answers 50 us after its
+        // probe (> ttl_prob x base = 33.3 us), below 0.8 x 100 us: Hopper switches.
+        let (mut h, mut rng) = hopper(10);
+        let cur = 100_000;
+        let t = feed(&mut h, &mut rng, 0, cur, 1);
+        let p1 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        let p2 = h.take_probe(SimTime::from_ns(t)).unwrap();
+        // ACKs keep coming for 50 us (the epoch, 100 us long, stays open).
+        let t2 = feed(&mut h, &mut rng, t + 100, cur, 0).min(t + 49_900);
+        assert!(t2 > t);
+        h.on_feedback(&probe_ack(p1, t + 50_000, 50_000), &mut rng);
+        assert_eq!(h.current(), p1);
+        assert_ne!(p1, p2);
     }
 
     #[test]

@@ -33,6 +33,10 @@ pub struct SendCx {
     pub retransmission: bool,
     /// Packets sent and not yet acknowledged.
     pub inflight_pkts: u32,
+    /// Whether the receiver answers every arrival with its own feedback (IRN: an ACK or a
+    /// SACK per packet). Go-Back-N (ACK milestones, out-of-order packets discarded) and NIC-SR
+    /// (unmarked out-of-order arrivals unanswered) do not: a missing answer is then no loss.
+    pub every_arrival_answered: bool,
 }
 
 /// The kind of feedback the NIC received about a packet it sent.
@@ -301,6 +305,7 @@ mod tests {
             psn: Psn(0),
             retransmission: false,
             inflight_pkts: 0,
+            every_arrival_answered: false,
         })
     }
 
@@ -332,7 +337,9 @@ mod tests {
     }
 
     fn wam(scope: &str) -> HostLbConfig {
-        let params = format!("num_paths = 4, log2_balls = 6, profile_scope = \"{scope}\"");
+        let params = format!(
+            "num_paths = 4, log2_balls = 6, objective = \"none\", profile_scope = \"{scope}\""
+        );
         LbConfig::parse("whack-a-mole", &params).unwrap().host
     }
 

@@ -466,6 +466,7 @@ mod tests {
             psn: Psn(0),
             retransmission: false,
             inflight_pkts: 0,
+            every_arrival_answered: false,
         }
     }
 

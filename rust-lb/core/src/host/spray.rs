@@ -84,6 +84,7 @@ mod tests {
                 psn: Psn(p),
                 retransmission: false,
                 inflight_pkts: 0,
+                every_arrival_answered: false,
             };
             counts[usize::from(s.next_entropy(&cx, &mut rng).0)] += 1;
         }

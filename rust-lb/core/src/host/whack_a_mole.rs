@@ -17,9 +17,17 @@
 //!   the other paths by one of the four update embodiments of seed §7 ([`Redistribution`]),
 //!   with a persistent residual index ρ so that leftover balls rotate across updates.
 //!
-//! **Paths are entropies: path i is sent with entropy i** (`0 ≤ i < num_paths`). With the
-//! ns-3 module's deterministic path-index routing mode the entropy names the path; under plain
-//! ECMP hashing, entropy i is merely one of n distinct hash inputs.
+//! **Paths are entropies: path i is sent with entropy i** (`0 ≤ i < num_paths`). The seed's
+//! paths are real paths, so by default (`routing = "path-index"`, issue 14) the ns-3 fabric
+//! helper turns on path-index routing and, on a fabric whose only multipath stage is at the
+//! ToRs (a leaf-spine), sets `num_paths` to the number of equal-cost uplinks unless it is
+//! given: path i is then uplink i, and a uniform profile is uniform on the links. We chose
+//! this over discovering one entropy per distinct path under ECMP: discovery costs probes per
+//! destination, and ECMP with a per-switch seed gives a different entropy-to-link map at each
+//! ToR, while path-index routing names the path exactly and for free. On fabrics with more
+//! than one multipath stage (a 3-tier fat-tree) the helper leaves ECMP hashing on and says
+//! so; `routing = "ecmp"` keeps ECMP hashing everywhere (entropy i is then merely one of n
+//! distinct hash inputs, as before).
 //!
 //! Reconstructions (the seed lost its formulas; each is our documented, tested choice):
 //! * Shuffle formulas: spec §1.3; the multiplier of method 2 follows the seed's wording ("a
@@ -40,9 +48,32 @@
 //!   `min_balls` (the "at least one ball" keeps a path probed); f = 0 removes nothing.
 //! * Severities: `ecn_factor` for an ECN-marked ACK or a CNP, `rtt_factor` for an RTT sample
 //!   above (1 + `rtt_margin`) × the running average RTT over all paths (EWMA, gain 1/8),
-//!   `loss_factor` for a timeout, `nack_factor` (default 0) for a NACK: with spraying a NACK
-//!   mostly reports reordering, and our headers lack the per-path sequence numbers (seed §5)
-//!   that would pin a loss to a path.
+//!   `loss_factor` for a timeout (which names the oldest unacknowledged packet's path), for a
+//!   gap in a path's sequence numbers and for a stalled path (below), `nack_factor` (default
+//!   0) for a NACK: with spraying a NACK mostly reports reordering.
+//! * **Per-path sequence numbers** (seed §5, `path_seq_loss`): the seed puts a path id and a
+//!   per-path sequence number in each packet's header so that the destination can report
+//!   "packets sent on this path before this one were lost". We keep the number at the sender
+//!   instead (same information, no header change, wire sizes unchanged): each first
+//!   transmission on path i takes the next number of path i, remembered in a 256-PSN window
+//!   with its send time; an answer echoes PSN and send time, which name the transmission.
+//!   Packets on one path arrive in order, so an answer for number k while numbers below k on
+//!   that path are unanswered is a loss on path i. Only where every arrival is answered
+//!   ([`super::SendCx::every_arrival_answered`]: IRN); retransmissions are not numbered (IRN
+//!   leaves a second copy of a SACKed packet unanswered), and a transmission whose PSN is sent
+//!   again before its answer is resolved as unknown, never as a loss.
+//! * **Stalls** (`stall_factor`, default 4): a black-holed path returns nothing, so no gap is
+//!   ever seen on it; a path whose oldest unanswered numbered packet is older than
+//!   `stall_factor` × the average RTT (tested every 2 us, at a send) has its outstanding
+//!   packets declared lost and is whacked with `loss_factor`.
+//! * **Severity objective** (seed §6, `objective = "severity"`, off by default): per path a
+//!   severity weight w(i), the moving average (gain 1/8) of the whack factor of each piece of
+//!   feedback about it (0 for a clean answer); the seed's objective is to minimise
+//!   Σ p(i)·w(i), "removing balls from paths with higher severity weights and redistributing
+//!   them to lower-cost paths": freed balls go only to the paths below the profile-weighted
+//!   mean weight (not whacked now), evenly, else by the embodiment. Measured on the fabric
+//!   suites it concentrated traffic on one or two paths and was worse (rdma-lb.rst, open
+//!   item), hence off.
 //! * Batching: feedback within one `update_interval_ns` is gathered (per path, the most severe
 //!   factor) and applied as one multi-bin update when the interval ends, so a burst of marks
 //!   costs a path one whack per interval; 0 applies each feedback at once as a single-bin
@@ -178,6 +209,19 @@ pub enum Redistribution {
     Proportional,
 }
 
+/// Where whacked balls may go (seed §6, "Dynamic adjustment of path profiles").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Objective {
+    /// Only the `redistribution` embodiment decides.
+    None,
+    /// Seed §6's objective, minimise Σ p(i)·w(i) with w(i) a per-path severity weight: the
+    /// freed balls go only to paths whose weight is below the profile-weighted mean
+    /// W̄ = Σ p(j)·w(j) (and, with `even-others`, not whacked now), evenly; if no path is
+    /// below the mean, `redistribution` decides.
+    Severity,
+}
+
 /// Whose view of the paths a profile is (see the module doc, "Profile scope").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -198,6 +242,17 @@ pub enum RecoveryRule {
     /// Only the bins below target that drew no whacking feedback and at least one clean
     /// acknowledgement during the last recovery interval: no traffic is no evidence.
     Evidence,
+}
+
+/// How the fabric routes path i (read by the ns-3 fabric helper, not by the selector).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PathRouting {
+    /// Path-index routing: on a fabric with one multipath stage (a leaf-spine) the ToR sends
+    /// entropy i on its equal-cost uplink i, and `num_paths` defaults to their number.
+    PathIndex,
+    /// ECMP hashing: entropy i is one of `num_paths` hash inputs.
+    Ecmp,
 }
 
 /// Parameters of Whack-a-Mole.
@@ -238,6 +293,17 @@ pub struct WhackAMoleConfig {
     /// Time-varying profile (seed §8): steps in strictly increasing `at_ns`; empty = the
     /// uniform profile throughout.
     pub schedule: Vec<ProfileStep>,
+    /// How the fabric routes path i (the ns-3 fabric helper wires it; see [`PathRouting`]).
+    pub routing: PathRouting,
+    /// Per-path sequence numbers (seed §5): a gap in what a path delivered is a loss on that
+    /// path, whacked with `loss_factor`. Only on a transport that answers every arrival.
+    pub path_seq_loss: bool,
+    /// A path whose oldest unanswered packet is older than this multiple of the average RTT
+    /// has stalled (a black hole returns nothing to count gaps from): a loss on that path.
+    /// 0 = off. Only on a transport that answers every arrival.
+    pub stall_factor: f64,
+    /// Where whacked balls may go (seed §6).
+    pub objective: Objective,
 }
 
 impl Default for WhackAMoleConfig {
@@ -259,6 +325,10 @@ impl Default for WhackAMoleConfig {
             recovery_rule: RecoveryRule::Evidence,
             profile_scope: ProfileScope::QueuePair,
             schedule: Vec::new(),
+            routing: PathRouting::PathIndex,
+            path_seq_loss: true,
+            stall_factor: 4.0,
+            objective: Objective::None,
         }
     }
 }
@@ -306,6 +376,7 @@ impl WhackAMoleConfig {
             check_real(algorithm, name, f, 0.0, 1.0)?;
         }
         check_real(algorithm, "rtt_margin", self.rtt_margin, 0.0, 100.0)?;
+        check_real(algorithm, "stall_factor", self.stall_factor, 0.0, 1_000.0)?;
         check_int(
             algorithm,
             "update_interval_ns",
@@ -748,6 +819,10 @@ pub struct PathState {
     next_step: usize,
     /// When the first data packet was sent.
     started: Option<SimTime>,
+    objective: Objective,
+    /// Per path, the severity weight w(i) of seed §6: a moving average (gain 1/8) of the
+    /// whack factor of each piece of feedback about it (0 for a clean answer).
+    weight: Vec<f64>,
 }
 
 /// Recovery steps applied at most per event (they converge well before this).
@@ -793,6 +868,8 @@ impl PathState {
                 .collect(),
             next_step: 0,
             started: None,
+            objective: config.objective,
+            weight: vec![0.0; n],
         }
     }
 
@@ -908,7 +985,39 @@ impl PathState {
             *f = 0.0;
         }
         if any {
-            self.profile.apply(&self.removal, self.redistribution);
+            self.redistribute();
+        }
+    }
+
+    /// Moves `removal` out of the profile: by the embodiment, or to the paths below the mean
+    /// severity weight (seed §6).
+    fn redistribute(&mut self) {
+        if self.objective == Objective::Severity {
+            let balls = self.profile.balls();
+            let m = f64::from(self.profile.total().max(1));
+            let mean: f64 = balls
+                .iter()
+                .zip(&self.weight)
+                .map(|(&b, &w)| f64::from(b) / m * w)
+                .sum();
+            let (weight, removal) = (&self.weight, &self.removal);
+            let below = |j: usize| {
+                weight.get(j).is_some_and(|&w| w < mean)
+                    && removal.get(j).copied().unwrap_or(0) == 0
+            };
+            if (0..weight.len()).any(below) {
+                let total = self.profile.take(removal);
+                self.profile.spread_even(total, below);
+                return;
+            }
+        }
+        self.profile.apply(&self.removal, self.redistribution);
+    }
+
+    /// Folds the factor `f` of one piece of feedback about `path` into its severity weight.
+    fn weigh(&mut self, path: usize, f: f64) {
+        if let Some(w) = self.weight.get_mut(path) {
+            *w += (f - *w) / 8.0;
         }
     }
 
@@ -956,6 +1065,12 @@ impl PathState {
         self.advance(fb.now);
         let f = self.severity(fb);
         let path = usize::from(fb.entropy.0);
+        if matches!(
+            fb.kind,
+            FeedbackKind::Ack | FeedbackKind::Nack | FeedbackKind::Timeout | FeedbackKind::Cnp
+        ) {
+            self.weigh(path, f);
+        }
         if f <= 0.0 {
             if fb.kind == FeedbackKind::Ack {
                 if let Some(flag) = self.clean.get_mut(path) {
@@ -964,6 +1079,23 @@ impl PathState {
             }
             return;
         }
+        self.whack(path, f);
+    }
+
+    /// A loss on `path` found by its sequence numbers or a stall (seed §5-6).
+    fn path_loss(&mut self, now: SimTime, path: usize) {
+        self.advance(now);
+        self.weigh(path, self.loss_factor);
+        self.whack(path, self.loss_factor);
+    }
+
+    /// The running average RTT over all paths.
+    fn rtt_avg(&self) -> Option<f64> {
+        self.rtt_avg_ns
+    }
+
+    /// Whacks `path` by factor `f` (> 0): at once, or gathered into the current interval.
+    fn whack(&mut self, path: usize, f: f64) {
         if path >= self.pending.len() {
             return;
         }
@@ -978,7 +1110,7 @@ impl PathState {
                 if let Some(slot) = self.removal.get_mut(path) {
                     *slot = r;
                 }
-                self.profile.apply(&self.removal, self.redistribution);
+                self.redistribute();
             }
         } else if let Some(p) = self.pending.get_mut(path) {
             *p = p.max(f);
@@ -1003,6 +1135,246 @@ enum StateCell {
 pub struct WhackAMole {
     counter: SprayCounter,
     state: StateCell,
+    /// Boxed, so that it does not widen every algorithm's [`super::HostSelector`] (one allocation per
+    /// queue pair, none per packet).
+    seqs: Box<PathSeqs>,
+}
+
+/// Packets remembered by PSN for the per-path sequence numbers (IRN's default BDP cap is 104
+/// packets; an answer whose packet has left the window is not matched).
+const SEQ_WINDOW: usize = 256;
+/// Send times remembered per path (by per-path sequence number), for the stall test.
+const SEND_TIMES: usize = 32;
+/// How often the stall test runs over the paths.
+const STALL_CHECK: SimDuration = SimDuration::from_ns(2_000);
+
+/// One transmission: its PSN, send time, path and per-path sequence number.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct SentRec {
+    psn: u32,
+    sent: SimTime,
+    path: u16,
+    seq: u32,
+    valid: bool,
+    answered: bool,
+}
+
+/// Per-path sequence numbers (seed §5), kept by the sender: each transmission on path i gets
+/// the next number of path i, remembered with its PSN and send time; the receiver's answer
+/// echoes PSN and send time, which name the transmission. Packets on one path arrive in the
+/// order they were sent, so an answer for number k on path i while numbers below k on path i
+/// are unanswered is a loss on path i. Only valid where every arrival is answered
+/// ([`SendCx::every_arrival_answered`]). Allocated once per queue pair.
+#[derive(Debug, Clone, PartialEq)]
+struct PathSeqs {
+    window: Vec<SentRec>,
+    next_seq: Vec<u32>,
+    /// Per path, the first number not resolved (answered, declared lost, or hidden by a
+    /// retransmission of its PSN).
+    expected: Vec<u32>,
+    /// Per path, bit j: number `expected + j` is resolved.
+    resolved: Vec<u64>,
+    /// Per path, SEND_TIMES send times by number modulo SEND_TIMES.
+    send_times: Vec<SimTime>,
+    /// Per path, the send time of number `expected` (exact while it is unanswered and was
+    /// sent when nothing else was outstanding; else from `send_times`, or the oldest time
+    /// still there, which errs towards a younger packet: never a false stall).
+    oldest_sent: Vec<SimTime>,
+    next_check: SimTime,
+    active: bool,
+    path_seq_loss: bool,
+    stall_factor: f64,
+    losses: u64,
+    stalls: u64,
+}
+
+impl PathSeqs {
+    fn new(config: &WhackAMoleConfig) -> Self {
+        let n = usize::try_from(config.num_paths.clamp(1, 1 << 16)).unwrap_or(1);
+        PathSeqs {
+            window: vec![SentRec::default(); SEQ_WINDOW],
+            next_seq: vec![0; n],
+            expected: vec![0; n],
+            resolved: vec![0; n],
+            send_times: vec![SimTime::ZERO; n * SEND_TIMES],
+            oldest_sent: vec![SimTime::ZERO; n],
+            next_check: SimTime::ZERO,
+            active: false,
+            path_seq_loss: config.path_seq_loss,
+            stall_factor: config.stall_factor,
+            losses: 0,
+            stalls: 0,
+        }
+    }
+
+    fn sent(&mut self, cx: &SendCx, path: usize) {
+        self.active = cx.every_arrival_answered && (self.path_seq_loss || self.stall_factor > 0.0);
+        if !self.active || cx.retransmission {
+            // Retransmissions are not numbered: IRN leaves a second copy of a SACKed packet
+            // unanswered (within its NACK interval), which would read as a gap. The original's
+            // record stays, so its answer, if it comes, still counts.
+            return;
+        }
+        let Some(next) = self.next_seq.get_mut(path) else {
+            return;
+        };
+        let seq = *next;
+        *next = next.wrapping_add(1);
+        if self.expected.get(path) == Some(&seq) {
+            if let Some(t) = self.oldest_sent.get_mut(path) {
+                *t = cx.now; // nothing was outstanding on this path
+            }
+        }
+        if let Some(t) = self
+            .send_times
+            .get_mut(path * SEND_TIMES + seq as usize % SEND_TIMES)
+        {
+            *t = cx.now;
+        }
+        let slot = cx.psn.0 as usize % SEQ_WINDOW;
+        let old = self.window.get(slot).copied().unwrap_or_default();
+        if old.valid && !old.answered && old.psn == cx.psn.0 {
+            // A new transmission of this PSN (a go-back) hides the old one's answer: resolve
+            // the old one as unknown, never as a loss. (A different PSN in the slot is the
+            // window wrapping, SEQ_WINDOW packets later: its number stays unresolved.)
+            self.resolve(usize::from(old.path), old.seq, false);
+        }
+        if let Some(rec) = self.window.get_mut(slot) {
+            *rec = SentRec {
+                psn: cx.psn.0,
+                sent: cx.now,
+                path: u16::try_from(path).unwrap_or(u16::MAX),
+                seq,
+                valid: true,
+                answered: false,
+            };
+        }
+    }
+
+    /// Marks number `seq` of `path` resolved; with `answer`, the numbers below it still
+    /// unresolved are lost (packets on one path arrive in order). Returns how many were lost.
+    fn resolve(&mut self, path: usize, seq: u32, answer: bool) -> u64 {
+        let (Some(exp), Some(bits)) = (
+            self.expected.get(path).copied(),
+            self.resolved.get(path).copied(),
+        ) else {
+            return 0;
+        };
+        if seq < exp {
+            return 0;
+        }
+        let mut lost = 0u64;
+        let mut exp = exp;
+        let mut bits = bits;
+        if answer {
+            // Everything below seq not yet resolved is lost.
+            let below = seq - exp;
+            if below >= 64 {
+                lost += u64::from(below - 64) + u64::from(64 - bits.count_ones());
+                exp = seq;
+                bits = 0;
+            } else {
+                let mask = (1u64 << below) - 1;
+                lost += u64::from(below - (bits & mask).count_ones());
+                bits |= mask;
+            }
+        }
+        let off = seq - exp;
+        if off >= 64 {
+            // Far ahead (a go-back resolving a stale number): slide the window up to it.
+            exp = seq - 63;
+            bits = 0;
+        }
+        bits |= 1u64 << (seq - exp);
+        // Advance over the resolved prefix.
+        let run = bits.trailing_ones();
+        if run == 64 {
+            exp += 64;
+            bits = 0;
+        } else if run > 0 {
+            exp += run;
+            bits >>= run;
+        }
+        if let (Some(e), Some(b)) = (self.expected.get_mut(path), self.resolved.get_mut(path)) {
+            *e = exp;
+            *b = bits;
+        }
+        let next = self.next_seq.get(path).copied().unwrap_or(0);
+        if exp < next {
+            let known = if next - exp <= SEND_TIMES as u32 {
+                exp
+            } else {
+                next - SEND_TIMES as u32
+            };
+            if let (Some(o), Some(&t)) = (
+                self.oldest_sent.get_mut(path),
+                self.send_times
+                    .get(path * SEND_TIMES + known as usize % SEND_TIMES),
+            ) {
+                *o = t;
+            }
+        }
+        lost
+    }
+
+    /// The path that lost packets according to this answer, if any.
+    fn answered(&mut self, fb: &Feedback) -> Option<usize> {
+        if !self.active || !matches!(fb.kind, FeedbackKind::Ack | FeedbackKind::Nack) {
+            return None;
+        }
+        let rtt = fb.rtt?;
+        let slot = fb.psn.0 as usize % SEQ_WINDOW;
+        let rec = *self.window.get(slot)?;
+        if !rec.valid
+            || rec.answered
+            || rec.psn != fb.psn.0
+            || rec.sent + rtt != fb.now
+            || rec.path != fb.entropy.0
+        {
+            return None; // another transmission of that PSN, a duplicate, or out of the window
+        }
+        if let Some(r) = self.window.get_mut(slot) {
+            r.answered = true;
+        }
+        let path = usize::from(rec.path);
+        let lost = self.resolve(path, rec.seq, true);
+        (self.path_seq_loss && lost > 0).then(|| {
+            self.losses += lost;
+            path
+        })
+    }
+
+    /// Paths whose oldest unanswered packet is older than `stall_factor` × `rtt_avg_ns`; each
+    /// found has its outstanding numbers declared lost. Calls `lost` per path.
+    fn check_stalls(&mut self, now: SimTime, rtt_avg_ns: Option<f64>, mut lost: impl FnMut(usize)) {
+        if !self.active || self.stall_factor <= 0.0 || now < self.next_check {
+            return;
+        }
+        self.next_check = now + STALL_CHECK;
+        let Some(avg) = rtt_avg_ns else {
+            return;
+        };
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "a positive RTT multiple far below 2^64 ns"
+        )]
+        let limit = SimDuration::from_ns((self.stall_factor * avg).round() as u64);
+        for (path, (exp, &next)) in self.expected.iter_mut().zip(&self.next_seq).enumerate() {
+            if *exp >= next {
+                continue;
+            }
+            let sent = self.oldest_sent.get(path).copied().unwrap_or(now);
+            if now.saturating_since(sent) > limit {
+                self.stalls += 1;
+                *exp = next;
+                if let Some(b) = self.resolved.get_mut(path) {
+                    *b = 0;
+                }
+                lost(path);
+            }
+        }
+    }
 }
 
 impl WhackAMole {
@@ -1011,6 +1383,7 @@ impl WhackAMole {
         WhackAMole {
             counter: SprayCounter::random(config.log2_balls.clamp(1, 16), config.shuffle, rng),
             state: StateCell::Own(Box::new(PathState::new(config))),
+            seqs: Box::new(PathSeqs::new(config)),
         }
     }
 
@@ -1024,6 +1397,7 @@ impl WhackAMole {
         WhackAMole {
             counter: SprayCounter::random(config.log2_balls.clamp(1, 16), config.shuffle, rng),
             state: StateCell::Shared(state),
+            seqs: Box::new(PathSeqs::new(config)),
         }
     }
 
@@ -1037,6 +1411,21 @@ impl WhackAMole {
                 Err(_) => fallback,
             },
         }
+    }
+
+    /// The stall test, then the path of the packet that draws `ball`, recorded with its
+    /// per-path sequence number.
+    fn send_on(s: &mut PathState, seqs: &mut PathSeqs, cx: &SendCx, ball: u32) -> usize {
+        seqs.check_stalls(cx.now, s.rtt_avg(), |path| s.path_loss(cx.now, path));
+        let path = s.path_for(cx.now, ball);
+        seqs.sent(cx, path);
+        path
+    }
+
+    /// Losses found by the per-path sequence numbers, and stalls, so far.
+    #[must_use]
+    pub fn path_losses(&self) -> (u64, u64) {
+        (self.seqs.losses, self.seqs.stalls)
     }
 
     /// A copy of the current profile.
@@ -1061,12 +1450,25 @@ impl WhackAMole {
 impl PathSelector for WhackAMole {
     fn next_entropy(&mut self, cx: &SendCx, _rng: &mut SimRng) -> Entropy {
         let ball = self.counter.next_ball();
-        let path = self.with_state(0, |s| s.path_for(cx.now, ball));
+        let seqs = &mut self.seqs;
+        let path = match &mut self.state {
+            StateCell::Own(s) => Self::send_on(s, seqs, cx, ball),
+            StateCell::Shared(s) => match s.try_borrow_mut() {
+                Ok(mut s) => Self::send_on(&mut s, seqs, cx, ball),
+                Err(_) => 0,
+            },
+        };
         Entropy(u16::try_from(path).unwrap_or(0))
     }
 
     fn on_feedback(&mut self, fb: &Feedback, _rng: &mut SimRng) {
-        self.with_state((), |s| s.feedback(fb));
+        let lost = self.seqs.answered(fb);
+        self.with_state((), |s| {
+            s.feedback(fb);
+            if let Some(path) = lost {
+                s.path_loss(fb.now, path);
+            }
+        });
     }
 }
 
@@ -1261,10 +1663,12 @@ mod tests {
 
     // ---- the selector ----------------------------------------------------------------------
 
+    /// The embodiments' mechanics, without the §6 objective (tested on its own).
     fn cfg() -> WhackAMoleConfig {
         WhackAMoleConfig {
             num_paths: 4,
             log2_balls: 6,
+            objective: Objective::None,
             ..WhackAMoleConfig::default()
         }
     }
@@ -1275,6 +1679,7 @@ mod tests {
             psn: Psn(0),
             retransmission: false,
             inflight_pkts: 0,
+            every_arrival_answered: false,
         };
         usize::from(w.next_entropy(&cx, rng).0)
     }
@@ -1294,6 +1699,163 @@ mod tests {
             rtt: rtt_ns.map(SimDuration::from_ns),
             ecn,
         }
+    }
+
+    /// Sends `n` packets 100 ns apart from PSN `psn0` at `t0` under IRN (every arrival
+    /// answered, or not); returns (psn, send time, path) of each.
+    fn send_irn(
+        w: &mut WhackAMole,
+        rng: &mut SimRng,
+        t0: u64,
+        psn0: u32,
+        n: u32,
+        answered: bool,
+    ) -> Vec<(u32, u64, u16)> {
+        (0..n)
+            .map(|k| {
+                let now = t0 + 100 * u64::from(k);
+                let cx = SendCx {
+                    now: SimTime::from_ns(now),
+                    psn: Psn(psn0 + k),
+                    retransmission: false,
+                    inflight_pkts: k,
+                    every_arrival_answered: answered,
+                };
+                (psn0 + k, now, w.next_entropy(&cx, rng).0)
+            })
+            .collect()
+    }
+
+    /// The answer (an ACK, RTT `rtt`) to one transmission.
+    fn answer(sent: (u32, u64, u16), rtt: u64) -> Feedback {
+        Feedback {
+            kind: FeedbackKind::Ack,
+            now: SimTime::from_ns(sent.1 + rtt),
+            entropy: Entropy(sent.2),
+            psn: Psn(sent.0),
+            rtt: Some(SimDuration::from_ns(rtt)),
+            ecn: false,
+        }
+    }
+
+    #[test]
+    fn a_gap_in_one_paths_sequence_is_a_loss_on_that_path() {
+        // 4 paths x 16 of 64 balls, whacks applied at once. 64 packets, one of them on path 2
+        // lost: the next answer from path 2 reveals the gap and path 2 alone loses
+        // loss_factor x 16 = 8 balls, spread over the 3 others (EvenOthers: 3, 3, 2 from rho).
+        for answered in [true, false] {
+            let config = WhackAMoleConfig {
+                update_interval_ns: 0,
+                recovery_interval_ns: 0,
+                ..cfg()
+            };
+            let mut rng = SimRng::new(3);
+            let mut w = WhackAMole::new(&config, &mut rng);
+            let sent = send_irn(&mut w, &mut rng, 0, 0, 64, answered);
+            let lost = sent.iter().position(|s| s.2 == 2).unwrap_or(0);
+            for (k, &s) in sent.iter().enumerate() {
+                if k != lost {
+                    w.on_feedback(&answer(s, 8_000), &mut rng);
+                }
+            }
+            let balls = w.profile().balls().to_vec();
+            if answered {
+                assert_eq!(w.path_losses(), (1, 0));
+                assert_eq!(balls[2], 8, "{balls:?}");
+                assert_eq!(balls.iter().sum::<u32>(), 64);
+                assert!(
+                    balls.iter().enumerate().all(|(i, &b)| i == 2 || b > 16),
+                    "{balls:?}"
+                );
+            } else {
+                // Go-Back-N / NIC-SR: a missing answer is no evidence.
+                assert_eq!(w.path_losses(), (0, 0));
+                assert_eq!(balls, vec![16; 4]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_path_that_answers_nothing_stalls_and_is_whacked() {
+        // Path 3 black-holed: every packet on it goes unanswered; the others answer at 8 us.
+        // Once path 3's oldest packet is older than stall_factor (4) x the average RTT (8 us)
+        // = 32 us, the stall test (every 2 us, at a send) whacks it by loss_factor.
+        let config = WhackAMoleConfig {
+            update_interval_ns: 0,
+            recovery_interval_ns: 0,
+            ..cfg()
+        };
+        let mut rng = SimRng::new(4);
+        let mut w = WhackAMole::new(&config, &mut rng);
+        let mut psn = 0;
+        let mut first_dead = None;
+        let mut whacked_at = None;
+        let mut t = 0;
+        while t < 100_000 && whacked_at.is_none() {
+            let batch = send_irn(&mut w, &mut rng, t, psn, 10, true);
+            psn += 10;
+            for s in batch {
+                if s.2 == 3 {
+                    first_dead.get_or_insert(s.1);
+                } else {
+                    w.on_feedback(&answer(s, 8_000), &mut rng);
+                }
+            }
+            if w.profile().balls()[3] < 16 {
+                whacked_at = Some(t);
+            }
+            t += 1_000;
+        }
+        let (first_dead, whacked_at) = (first_dead.unwrap_or(0), whacked_at.unwrap_or(0));
+        assert_eq!(w.path_losses().1, 1);
+        assert_eq!(w.profile().balls()[3], 8);
+        // Detected between 32 us and 32 us + the check period + one batch after the send.
+        let age = whacked_at + 1_000 - first_dead;
+        assert!(
+            (32_000..=36_000).contains(&age),
+            "stall found after {age} ns"
+        );
+    }
+
+    #[test]
+    fn the_severity_objective_never_feeds_a_worse_than_average_path() {
+        // 4 paths x 16 of 64 balls, whacks at once. Path 3 times out twice (16 -> 8 -> 4;
+        // w3 = 0.5/8 + 7/8 x 0.5/8 = 0.117), the others answer cleanly (w = 0). Then an ECN
+        // mark on path 1 frees max(1, 0.125 x b1) balls. Under the §6 objective they go only
+        // to paths below the mean weight Σ p·w (paths 0 and 2); under the embodiment alone
+        // (even-others) the drained path 3 gets its share back.
+        let run = |objective| {
+            let config = WhackAMoleConfig {
+                update_interval_ns: 0,
+                recovery_interval_ns: 0,
+                objective,
+                ..cfg()
+            };
+            let mut rng = SimRng::new(5);
+            let mut w = WhackAMole::new(&config, &mut rng);
+            for p in 0..3 {
+                w.on_feedback(&feedback(FeedbackKind::Ack, 10, p, false, None), &mut rng);
+            }
+            for t in [20, 30] {
+                w.on_feedback(
+                    &feedback(FeedbackKind::Timeout, t, 3, false, None),
+                    &mut rng,
+                );
+            }
+            let before = w.profile().balls().to_vec();
+            w.on_feedback(&feedback(FeedbackKind::Ack, 40, 1, true, None), &mut rng);
+            (before, w.profile().balls().to_vec())
+        };
+        let (before, after) = run(Objective::Severity);
+        assert_eq!(before[3], 4, "{before:?}");
+        assert_eq!(after[3], 4, "the drained path gets nothing back: {after:?}");
+        assert_eq!(after[1] + 2, before[1], "{before:?} -> {after:?}");
+        assert_eq!(after[0] + after[2], before[0] + before[2] + 2);
+        let (_, plain) = run(Objective::None);
+        assert!(
+            plain[3] > 4,
+            "even-others feeds the drained path: {plain:?}"
+        );
     }
 
     #[test]

@@ -1,0 +1,542 @@
+/*
+ * rdma-lb: test suite "rdma-lb-host-feedback" (issue 14): the host load balancers are fed and
+ * wired as their papers assume. Each case prints its numbers.
+ *  (a) a leaf-spine link that black-holes at 1 ms: ECMP's flows on it stall; FlowBender,
+ *      Hopper, REPS and Whack-a-Mole move every affected flow off it and complete;
+ *  (b) a timeout after losses is charged to the path of the oldest lost packet, not to the
+ *      path of the last packet sent;
+ *  (c) Hopper switches under congestion when the alternative answers 50 us after its probe
+ *      (later than ttl_prob x base RTT = 33 us).
+ * Fixed seeds (RngSeedManager seed 1, run 1, AssignStreams(0)); deterministic.
+ */
+
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rdma-lb-module.h"
+
+#include <cstdlib>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+using namespace ns3;
+
+namespace
+{
+
+const DataRate G100("100Gbps");
+
+void
+FixSeed()
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+}
+
+void
+SetNics(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
+{
+    for (uint32_t h : f.GetHosts())
+    {
+        f.GetNic(h)->SetAttribute(name, v);
+    }
+}
+
+void
+SetSwitches(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
+{
+    for (uint32_t i = 0; i < f.GetNNodes(); ++i)
+    {
+        if (f.IsSwitch(i))
+        {
+            f.GetSwitch(i)->SetAttribute(name, v);
+        }
+    }
+}
+
+void
+CollectRecords(RdmaFabricHelper& f, std::map<uint32_t, RdmaFlowRecord>* out)
+{
+    for (uint32_t h : f.GetHosts())
+    {
+        f.GetNic(h)->TraceConnectWithoutContext(
+            "FlowRecord",
+            MakeBoundCallback(+[](std::map<uint32_t, RdmaFlowRecord>* m,
+                                  const RdmaFlowRecord& r) { (*m)[r.flowId] = r; },
+                              out));
+    }
+}
+
+/// Drops every packet when on (a silent black hole: the link stays up, routes stay).
+class BlackHole : public ErrorModel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RdmaLbTestBlackHole")
+                                .SetParent<ErrorModel>()
+                                .AddConstructor<BlackHole>();
+        return tid;
+    }
+
+  private:
+    bool DoCorrupt(Ptr<Packet>) override
+    {
+        return true;
+    }
+
+    void DoReset() override
+    {
+    }
+};
+
+/// Drops the first transmission of every data packet at or beyond byte offset `from`.
+class TailLoss : public ErrorModel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::RdmaLbTestTailLoss")
+                                .SetParent<ErrorModel>()
+                                .AddConstructor<TailLoss>();
+        return tid;
+    }
+
+    uint32_t from{0};             //!< first byte offset dropped
+    std::set<uint32_t> dropped;   //!< offsets dropped once
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        RdmaHeader h;
+        p->PeekHeader(h);
+        if (h.type != RdmaHeader::DATA || (h.flags & RdmaHeader::FLAG_PROBE) || h.seq < from)
+        {
+            return false;
+        }
+        return dropped.insert(h.seq).second;
+    }
+
+    void DoReset() override
+    {
+    }
+};
+
+// ==== (a) A black-holed fabric link ===========================================================
+
+/**
+ * 2 leaves x 8 hosts, 4 spines, 100 Gbps, 1 us links; IRN without PFC and without the CNP on
+ * out-of-order NACKs (the sprayers' transport, as in rdma-lb-fabric's slow-spine case), DCQCN.
+ * A permutation: host i of rack 0 sends 16 MiB to host i of rack 1 and back (16 flows). At
+ * 1 ms the link leaf 16 - spine 18 starts dropping everything in both directions; the
+ * switches keep routing into it.
+ *
+ * The bound: a sender learns of the black hole at its first timeout. IRN arms IrnRtoHigh =
+ * 320 us while more than 3 packets are in flight, re-armed by every send, and sends stop ~one
+ * BDP cap (104 KB = 8.3 us) after the first loss, so the first timeout fires by 1 ms + 8.3 us
+ * + 320 us; one more RTO covers a first reaction that goes wrong. Bound = 1 ms + 2 x 320 us +
+ * 8.3 us = 1.648 ms. What each scheme can promise by then differs with its mechanism:
+ *  - Hopper probes before it moves and treats a stall (8 base RTTs without an RTT sample) or
+ *    a timeout as congestion: every affected flow sends its last packet into the dead link
+ *    before the bound (measured 1.372 ms).
+ *  - FlowBender reroutes at random (a reroute lands on the dead link again with probability
+ *    1/4, and each miss costs one more RTO) and REPS keeps exploring fresh entropies, some of
+ *    which hash onto the dead link: neither ever "leaves" for sure, so what is asserted is that
+ *    at most 2 % of the affected flows' packets sent after the bound go into the dead link
+ *    (measured 1.03 % and 0.32 %).
+ *  - Whack-a-Mole learns of the black hole from timeouts and from its per-path stall test
+ *    (a path's oldest unanswered packet older than 4 x the average RTT; a black hole returns
+ *    no ECN, RTT or per-path gap); each halves the dead path's balls, down to the floor of
+ *    min_balls = 1 of 1024, which keeps probing it (seed §6). But whacks on the live paths
+ *    (ECN, RTT) hand balls back to every path not whacked in the same interval, the dead one
+ *    included (embodiment 3), so it is never drained for good. Asserted: every flow
+ *    completes, and at most 5 % of the post-bound packets go into the dead link (measured
+ *    2.8 %, last flow done at 11.5 ms; NOT within two RTOs -- an open item, see rdma-lb.rst).
+ * Every scheme must complete every flow by 40 ms; before issue 14 Hopper (timeouts charged to
+ * the last packet's path, probe answers expired at 33 us) and Whack-a-Mole (timeouts charged
+ * to the last packet's path, ECMP-hashed paths) left flows stuck at 40 ms, as ECMP does.
+ */
+class BlackHoleTestCase : public TestCase
+{
+  public:
+    BlackHoleTestCase()
+        : TestCase("a leaf-spine link black-holes at 1 ms: ecmp stalls; hopper leaves it within two "
+                   "RTOs; flowbender, reps, whack-a-mole send <= 2, 2, 5 % into it; all complete")
+    {
+    }
+
+  private:
+    struct Outcome
+    {
+        uint32_t completed{0};
+        uint32_t affected{0};        //!< flows that lost packets in the black hole
+        double lastFinishMs{0};      //!< latest completion
+        double lastDeadMs{0};        //!< latest send into the dead link of any flow
+        uint64_t deadAfterBound{0};  //!< data packets into the dead link after the bound
+        uint64_t sentAfterBound{0};  //!< data packets sent by affected flows after the bound
+        uint64_t timeouts{0};
+        uint64_t switches{0};
+        uint64_t mmuDrops{0};        //!< buffer drops (the black hole's are not counted)
+    };
+
+    static Outcome Run(const std::string& lb, double boundMs)
+    {
+        FixSeed();
+        RdmaFabricHelper f;
+        f.SetLoadBalancer(lb);
+        f.BuildLeafSpine(2, 8, 4, G100, G100, MicroSeconds(1));
+        f.Finish();
+        for (const std::string& note : f.GetNotes())
+        {
+            std::cout << lb << ": " << note << std::endl;
+        }
+        f.AssignStreams(0);
+        SetNics(f, "LossRecovery", StringValue("irn"));
+        SetNics(f, "NackCarriesCnp", BooleanValue(false));
+        SetSwitches(f, "PfcEnabled", BooleanValue(false));
+        std::map<uint32_t, RdmaFlowRecord> recs;
+        CollectRecords(f, &recs);
+        struct Seen
+        {
+            std::map<uint32_t, Time> lastDead; // per flow (= source host here)
+            std::map<uint32_t, uint64_t> deadAfter;
+            Time bound;
+        } seen;
+        seen.bound = MicroSeconds(static_cast<int64_t>(boundMs * 1000));
+        Ptr<RdmaChannel> ch = f.GetChannel(16, 18);
+        for (size_t d = 0; d < ch->GetNDevices(); ++d)
+        {
+            Ptr<NetDevice> dev = ch->GetDevice(d);
+            dev->TraceConnectWithoutContext(
+                "RxDrop",
+                MakeBoundCallback(+[](Seen* s, Ptr<const Packet> p) {
+                                      RdmaHeader h;
+                                      p->PeekHeader(h);
+                                      if (h.type != RdmaHeader::DATA ||
+                                          (h.flags & RdmaHeader::FLAG_PROBE))
+                                      {
+                                          return;
+                                      }
+                                      const uint32_t flow = RdmaHostId(h.sip);
+                                      s->lastDead[flow] = Simulator::Now();
+                                      if (Simulator::Now() > s->bound)
+                                      {
+                                          ++s->deadAfter[flow];
+                                      }
+                                  },
+                                  &seen));
+            Simulator::Schedule(MilliSeconds(1), [dev]() {
+                dev->SetAttribute("ReceiveErrorModel", PointerValue(CreateObject<BlackHole>()));
+            });
+        }
+        std::map<uint32_t, uint64_t> sentAfter;
+        for (uint32_t h : f.GetHosts())
+        {
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "DataSent",
+                MakeBoundCallback(+[](std::pair<std::map<uint32_t, uint64_t>*, Time>* c,
+                                      uint32_t flow, uint32_t, uint16_t) {
+                                      if (Simulator::Now() > c->second)
+                                      {
+                                          ++(*c->first)[flow];
+                                      }
+                                  },
+                                  new std::pair<std::map<uint32_t, uint64_t>*, Time>(
+                                      &sentAfter, seen.bound)));
+        }
+        for (uint32_t i = 0; i < 16; ++i)
+        {
+            f.AddFlow(i, i, (i + 8) % 16, 16u << 20, MicroSeconds(1));
+        }
+        Simulator::Stop(MilliSeconds(40));
+        Simulator::Run();
+        Outcome o;
+        for (uint32_t i = 0; i < f.GetNNodes(); ++i)
+        {
+            if (f.IsSwitch(i))
+            {
+                o.mmuDrops += f.GetSwitch(i)->GetTotalDrops();
+            }
+        }
+        Simulator::Destroy();
+        o.completed = static_cast<uint32_t>(recs.size());
+        for (const auto& [id, r] : recs)
+        {
+            o.lastFinishMs = std::max(o.lastFinishMs, r.finish.GetSeconds() * 1e3);
+            o.timeouts += r.timeouts;
+            o.switches += r.pathSwitches;
+        }
+        for (const auto& [flow, t] : seen.lastDead)
+        {
+            if (t >= MilliSeconds(1))
+            {
+                ++o.affected;
+                o.lastDeadMs = std::max(o.lastDeadMs, t.GetSeconds() * 1e3);
+                o.deadAfterBound += seen.deadAfter[flow];
+                o.sentAfterBound += sentAfter[flow];
+            }
+        }
+        return o;
+    }
+
+    void DoRun() override
+    {
+        const double rtoHighMs = 0.320;
+        const double boundMs = 1.0 + 2 * rtoHighMs + 104000.0 * 8 / 100e9 * 1e3;
+        std::ostringstream table;
+        table << std::fixed << std::setprecision(3)
+              << "algorithm     completed affected last_send_into_dead_ms last_finish_ms "
+                 "dead_pkts_after_bound/sent timeouts path_switches mmu_drops\n";
+        std::map<std::string, Outcome> out;
+        for (const char* a : {"ecmp", "flowbender", "hopper", "reps", "whack-a-mole"})
+        {
+            Outcome o = Run(a, boundMs);
+            out[a] = o;
+            table << std::left << std::setw(14) << a << std::right << o.completed << "/16      "
+                  << o.affected << "        " << o.lastDeadMs << "                  "
+                  << (o.completed == 16 ? o.lastFinishMs : 40.0) << "          "
+                  << o.deadAfterBound << "/" << o.sentAfterBound << "  " << o.timeouts << " "
+                  << o.switches << " " << o.mmuDrops << "\n";
+        }
+        std::cout << "black hole on leaf 16 - spine 18 from 1 ms, 16 x 16 MiB permutation, IRN, "
+                     "bound 1 ms + 2 x 320 us + 8.3 us = "
+                  << boundMs << " ms:\n"
+                  << table.str() << std::endl;
+        NS_TEST_EXPECT_MSG_GT(out["ecmp"].affected, 0u, "ecmp hashed flows onto the link");
+        NS_TEST_EXPECT_MSG_LT(out["ecmp"].completed, 16u, "ecmp's flows on it stall");
+        for (const char* a : {"flowbender", "hopper", "reps", "whack-a-mole"})
+        {
+            const Outcome& o = out[a];
+            NS_TEST_EXPECT_MSG_GT(o.affected, 0u, a << ": some flow used the link at 1 ms");
+            NS_TEST_EXPECT_MSG_EQ(o.completed, 16u, a << ": every flow completes");
+            const double share = o.sentAfterBound
+                                     ? 100.0 * o.deadAfterBound / o.sentAfterBound
+                                     : 0.0;
+            if (std::string(a) == "hopper")
+            {
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(o.lastDeadMs, boundMs,
+                                            a << ": every flow left the link by the bound");
+            }
+            else
+            {
+                const double limit = std::string(a) == "whack-a-mole" ? 5.0 : 2.0;
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(share, limit,
+                                            a << ": % of post-bound packets into the dead link");
+            }
+        }
+    }
+};
+
+// ==== (b) A timeout names the oldest lost packet's path =======================================
+
+/**
+ * One 100 KB flow (100 packets) sprayed by `spray` over 256 entropies across a 2 x 1 x 4
+ * leaf-spine (ECMP hashing), IRN. The receiver's port drops the first transmission of every
+ * packet from byte 90,000 on: the last 10 packets are lost, no later packet arrives to SACK
+ * them, so the loss is repaired by a timeout. The timeout must name the entropy of packet
+ * 90,000 (the oldest unacknowledged: its path is the one that lost it), not that of packet
+ * 99,000 (the last one sent). Before issue 14 the NIC named the last one.
+ */
+class TimeoutEntropyTestCase : public TestCase
+{
+  public:
+    TimeoutEntropyTestCase()
+        : TestCase("a timeout after tail losses names the entropy of the oldest lost packet")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FixSeed();
+        RdmaFabricHelper f;
+        f.SetLoadBalancer("spray", "num_entropies = 256");
+        f.BuildLeafSpine(2, 1, 4, G100, G100, MicroSeconds(1));
+        f.Finish();
+        f.AssignStreams(0);
+        SetNics(f, "LossRecovery", StringValue("irn"));
+        SetSwitches(f, "PfcEnabled", BooleanValue(false));
+        Ptr<TailLoss> em = CreateObject<TailLoss>();
+        em->from = 90000;
+        Ptr<NetDevice> rxPort = f.GetNode(1)->GetDevice(0);
+        rxPort->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        std::map<uint32_t, uint16_t> firstEntropy; // byte offset -> entropy of its first send
+        f.GetNic(0)->TraceConnectWithoutContext(
+            "DataSent",
+            MakeBoundCallback(+[](std::map<uint32_t, uint16_t>* m, uint32_t, uint32_t seq,
+                                  uint16_t e) { m->emplace(seq, e); },
+                              &firstEntropy));
+        std::vector<uint16_t> timeoutEntropies;
+        f.GetNic(0)->TraceConnectWithoutContext(
+            "LbFeedback",
+            MakeBoundCallback(+[](std::vector<uint16_t>* v, uint32_t, uint8_t kind, uint16_t e) {
+                                  if (kind == static_cast<uint8_t>(LbFeedbackKind::TIMEOUT))
+                                  {
+                                      v->push_back(e);
+                                  }
+                              },
+                              &timeoutEntropies));
+        std::map<uint32_t, RdmaFlowRecord> recs;
+        CollectRecords(f, &recs);
+        f.AddFlow(0, 0, 1, 100000, MicroSeconds(1));
+        Simulator::Stop(MilliSeconds(10));
+        Simulator::Run();
+        Simulator::Destroy();
+        const uint16_t oldest = firstEntropy[90000];
+        const uint16_t last = firstEntropy[99000];
+        std::cout << "tail loss of bytes 90000-99999 (10 packets): entropy of the oldest lost "
+                  << oldest << ", of the last sent " << last << ", timeouts "
+                  << timeoutEntropies.size() << ", first timeout names "
+                  << (timeoutEntropies.empty() ? -1 : timeoutEntropies[0]) << ", dropped "
+                  << em->dropped.size() << ", completed " << recs.size() << "/1" << std::endl;
+        NS_TEST_ASSERT_MSG_NE(oldest, last, "the setup needs two different paths");
+        NS_TEST_ASSERT_MSG_EQ(em->dropped.size(), 10u, "10 packets lost");
+        NS_TEST_ASSERT_MSG_GT(timeoutEntropies.size(), 0u, "the loss is repaired by a timeout");
+        NS_TEST_EXPECT_MSG_EQ(timeoutEntropies[0], oldest, "charged to the lost packet's path");
+        NS_TEST_EXPECT_MSG_EQ(recs.size(), 1u, "the flow completes");
+    }
+};
+
+// ==== (c) Hopper and a late probe answer ======================================================
+
+/**
+ * 2 leaves x 1 host, 4 spines under path-index routing (entropy e leaves on uplink e mod 4;
+ * Hopper draws from num_entropies = 4, so entropies are paths); leaf-spine links 11.5 us, host
+ * links 1 us: every path's RTT is 2 x (1 + 11.5 + 11.5 + 1) us = 50 us plus serialization,
+ * 6 x Hopper's base RTT (8.32 us, so ttl_prob = 33.3 us): a probe answers ~50 us after it is
+ * sent. One 30 MB flow, IRN with a 1 MB BDP cap, no congestion control, PFC off. At 300 us the
+ * uplink the flow uses drops to 10 Gbps: its queue (up to 1 MB) pushes the RTT far past
+ * 50 us / margin 0.8 = 62.5 us. Hopper must switch to a path whose probe answered in ~50 us
+ * (> ttl_prob), and the flow must finish within 2x of the 100 Gbps transfer time.
+ */
+class HopperLateAnswerTestCase : public TestCase
+{
+  public:
+    HopperLateAnswerTestCase()
+        : TestCase("hopper switches under congestion when the alternative answers 50 us after "
+                   "its probe")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        FixSeed();
+        RdmaFabricHelper f;
+        f.SetLoadBalancer("hopper", "num_entropies = 4");
+        // Hosts 0, 1; leaves 2, 3; spines 4-7.
+        std::vector<uint32_t> sw{2, 3, 4, 5, 6, 7};
+        f.CreateNodes(8, sw);
+        f.Link(0, 2, G100, MicroSeconds(1));
+        f.Link(1, 3, G100, MicroSeconds(1));
+        for (uint32_t l = 2; l < 4; ++l)
+        {
+            for (uint32_t s = 4; s < 8; ++s)
+            {
+                f.Link(l, s, G100, NanoSeconds(11500));
+            }
+        }
+        f.Finish();
+        f.AssignStreams(0);
+        SetNics(f, "LossRecovery", StringValue("irn"));
+        SetNics(f, "IrnBdp", UintegerValue(1000000));
+        SetNics(f, "CcMode", StringValue("none"));
+        SetSwitches(f, "PfcEnabled", BooleanValue(false));
+        SetSwitches(f, "PathIndexRouting", BooleanValue(true));
+        struct Log
+        {
+            uint16_t entropyAt300{0xffff};
+            uint16_t last{0};
+            Time firstOther;     // first data packet on another path after 300 us
+            Time switchedAt;     // when the load balancer first switched after 300 us
+            uint32_t probeAnswers{0};
+            double maxAnswerUs{0};
+        } log;
+        f.GetNic(0)->TraceConnectWithoutContext(
+            "DataSent",
+            MakeBoundCallback(+[](Log* l, uint32_t, uint32_t, uint16_t e) {
+                                  l->last = e;
+                                  if (Simulator::Now() >= MicroSeconds(300) &&
+                                      l->entropyAt300 != 0xffff && e != l->entropyAt300 &&
+                                      l->firstOther.IsZero())
+                                  {
+                                      l->firstOther = Simulator::Now();
+                                  }
+                              },
+                              &log));
+        Simulator::Schedule(MicroSeconds(300), [&f, &log]() {
+            log.entropyAt300 = log.last;
+            // The leaf's uplink to the spine the flow uses (leaf ports: 0 host, 1-4 spines).
+            Ptr<RdmaNetDevice> up = f.GetSwitch(2)->GetPort(1 + log.entropyAt300 % 4);
+            up->SetAttribute("DataRate", DataRateValue(DataRate("10Gbps")));
+        });
+        // The switch decision (the path_switches counter), polled every microsecond; the first
+        // packet on the new path follows after Hopper's hold (§3.3: the predicted RTT of what
+        // is in flight on the old path minus the new path's RTT).
+        Ptr<RdmaNic> nic = f.GetNic(0);
+        for (int64_t us = 300; us < 5000; ++us)
+        {
+            Simulator::Schedule(MicroSeconds(us), [nic, &log]() {
+                if (log.switchedAt.IsZero() && nic->GetFlowRecord(0).pathSwitches > 0)
+                {
+                    log.switchedAt = Simulator::Now();
+                }
+            });
+        }
+        std::map<uint32_t, RdmaFlowRecord> recs;
+        CollectRecords(f, &recs);
+        const uint64_t size = 30000000;
+        f.AddFlow(0, 0, 1, size, MicroSeconds(1));
+        Simulator::Stop(MilliSeconds(50));
+        Simulator::Run();
+        Simulator::Destroy();
+        const double idealMs = size * 1.048 * 8 / 100e9 * 1e3;
+        const RdmaFlowRecord r = recs.count(0) ? recs[0] : RdmaFlowRecord{};
+        const double fctMs = recs.count(0) ? (r.finish - r.start).GetSeconds() * 1e3 : 50.0;
+        std::cout << "hopper, 50 us paths, uplink " << log.entropyAt300
+                  << " slowed to 10 Gbps at 300 us: switched at " << log.switchedAt.GetMicroSeconds()
+                  << " us, first packet on the new path (after the hold) at "
+                  << log.firstOther.GetMicroSeconds() << " us, path switches " << r.pathSwitches
+                  << ", probes " << r.probes << ", FCT " << fctMs << " ms (100 Gbps ideal "
+                  << idealMs << " ms, all at 10 Gbps " << idealMs * 10 << " ms)" << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(recs.size(), 1u, "the flow completes");
+        NS_TEST_EXPECT_MSG_EQ(log.switchedAt.IsZero(), false, "hopper switched");
+        NS_TEST_EXPECT_MSG_LT(log.switchedAt, MicroSeconds(600), "within 300 us of the slowdown");
+        NS_TEST_EXPECT_MSG_EQ(log.firstOther.IsZero(), false, "hopper left the slowed path");
+        NS_TEST_EXPECT_MSG_LT(fctMs, 2 * idealMs, "the flow runs at near 100 Gbps");
+    }
+};
+
+} // namespace
+
+/**
+ * The rdma-lb-host-feedback test suite. RDMA_LB_HOST_FEEDBACK_CASES=text in the environment
+ * keeps only the cases whose name contains it (ns-3's runner stops a suite at its first
+ * failing case).
+ */
+class RdmaLbHostFeedbackTestSuite : public TestSuite
+{
+  public:
+    void AddTestCase(TestCase* tc, TestCase::TestDuration d)
+    {
+        const char* only = std::getenv("RDMA_LB_HOST_FEEDBACK_CASES");
+        if (only != nullptr && tc->GetName().find(only) == std::string::npos)
+        {
+            delete tc;
+            return;
+        }
+        TestSuite::AddTestCase(tc, d);
+    }
+
+    RdmaLbHostFeedbackTestSuite()
+        : TestSuite("rdma-lb-host-feedback", UNIT)
+    {
+        AddTestCase(new TimeoutEntropyTestCase, TestCase::QUICK);
+        AddTestCase(new HopperLateAnswerTestCase, TestCase::QUICK);
+        AddTestCase(new BlackHoleTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static RdmaLbHostFeedbackTestSuite g_rdmaLbHostFeedbackTestSuite;
