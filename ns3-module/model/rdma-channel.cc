@@ -47,7 +47,7 @@ RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
 }
 
 bool
-RdmaChannel::TransmitStart(Ptr<const Packet> p, Ptr<RdmaNetDevice> src, Time txTime)
+RdmaChannel::TransmitStart(Ptr<Packet> p, Ptr<RdmaNetDevice> src, Time txTime)
 {
     if (m_down)
     {
@@ -55,25 +55,28 @@ RdmaChannel::TransmitStart(Ptr<const Packet> p, Ptr<RdmaNetDevice> src, Time txT
         return false;
     }
     uint32_t dst = (m_dev[0] == src) ? 1 : 0;
+    m_inFlight[dst].push_back(std::move(p));
     Simulator::ScheduleWithContext(m_dev[dst]->GetNode()->GetId(),
                                    txTime + m_delay,
                                    &RdmaChannel::Deliver,
                                    this,
-                                   p,
                                    dst,
                                    m_epoch);
     return true;
 }
 
 void
-RdmaChannel::Deliver(Ptr<const Packet> p, uint32_t dstIndex, uint64_t epoch)
+RdmaChannel::Deliver(uint32_t dstIndex, uint64_t epoch)
 {
+    Ptr<Packet> p = std::move(m_inFlight[dstIndex].front());
+    m_inFlight[dstIndex].pop_front();
     if (m_down || epoch != m_epoch)
     {
         m_lossTrace(p);
         return;
     }
-    m_dev[dstIndex]->Receive(p->Copy());
+    // Receivers change the packet (headers, tags): copy it only when a trace sink kept it.
+    m_dev[dstIndex]->Receive(p->GetReferenceCount() == 1 ? p : p->Copy());
 }
 
 void

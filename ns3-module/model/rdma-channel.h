@@ -12,6 +12,8 @@
 #include "ns3/ptr.h"
 #include "ns3/traced-callback.h"
 
+#include <deque>
+
 namespace ns3
 {
 
@@ -32,10 +34,12 @@ class RdmaChannel : public Channel
     /// Connects \p device as one of the two ends.
     void Attach(Ptr<RdmaNetDevice> device);
     /**
-     * Sends \p p from \p src; it reaches the other end after \p txTime + delay.
+     * Sends \p p from \p src; it reaches the other end after \p txTime + delay. The channel
+     * holds the packet while it is in flight and hands the same object to the receiver unless
+     * someone else (a trace sink) still holds it, in which case the receiver gets a copy.
      * \return false if the link is down (the packet is lost)
      */
-    bool TransmitStart(Ptr<const Packet> p, Ptr<RdmaNetDevice> src, Time txTime);
+    bool TransmitStart(Ptr<Packet> p, Ptr<RdmaNetDevice> src, Time txTime);
     /// Takes the link down (true) or up (false).
     void SetDown(bool down);
     /// \return whether the link is down
@@ -49,13 +53,16 @@ class RdmaChannel : public Channel
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
   private:
-    void Deliver(Ptr<const Packet> p, uint32_t dstIndex, uint64_t epoch);
+    void Deliver(uint32_t dstIndex, uint64_t epoch);
 
     Time m_delay;
     Ptr<RdmaNetDevice> m_dev[2];
     uint32_t m_nDevices{0};
     bool m_down{false};
     uint64_t m_epoch{0}; //!< incremented when the link goes down: in-flight packets are lost
+    /// Packets in flight towards end i, in arrival order (a link delivers in sending order: the
+    /// sender serialises and the delay is constant), so an arrival event needs no packet.
+    std::deque<Ptr<Packet>> m_inFlight[2];
     TracedCallback<Ptr<const Packet>> m_lossTrace;
 };
 

@@ -5,6 +5,8 @@
 
 #include "ns3/abort.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -15,6 +17,26 @@ namespace
 constexpr uint32_t L2_BYTES = 14;
 constexpr uint32_t IPV4_BYTES = 20;
 constexpr uint16_t PPP_PROTO_IPV4 = 0x0021;
+/// L2 + IPv4: the part every header type shares.
+constexpr uint32_t FIXED_BYTES = L2_BYTES + IPV4_BYTES;
+
+uint16_t
+Be16(const uint8_t* p)
+{
+    return static_cast<uint16_t>((p[0] << 8) | p[1]);
+}
+
+uint32_t
+Be32(const uint8_t* p)
+{
+    return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
+}
+
+uint64_t
+Be64(const uint8_t* p)
+{
+    return (uint64_t{Be32(p)} << 32) | Be32(p + 4);
+}
 } // namespace
 
 uint32_t
@@ -127,51 +149,68 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
 uint32_t
 RdmaHeader::Deserialize(Buffer::Iterator start)
 {
-    Buffer::Iterator i = start;
-    i.ReadNtohU16();
-    tsNs = i.ReadNtohU64();
-    echoSeq = i.ReadNtohU32();
-    i.ReadU8();
-    ecn = i.ReadU8() & 0x3;
-    i.ReadNtohU16();
-    uint16_t ipId = i.ReadNtohU16();
-    i.ReadNtohU16();
-    i.ReadU8();
-    uint8_t proto = i.ReadU8();
-    i.ReadNtohU16();
-    sip = i.ReadNtohU32();
-    dip = i.ReadNtohU32();
+    uint8_t b[ACK_BYTES]; // the largest header
+    const uint32_t n = std::min(start.GetRemainingSize(), ACK_BYTES);
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        b[k] = start.ReadU8(); // inline; Iterator::Read is an out-of-line loop of the same
+    }
+    return Decode(b, n);
+}
+
+uint32_t
+RdmaHeader::PeekFrom(const Packet& p)
+{
+    uint8_t b[ACK_BYTES];
+    const uint32_t n = p.CopyData(b, ACK_BYTES);
+    return Decode(b, n);
+}
+
+uint32_t
+RdmaHeader::Decode(const uint8_t* b, uint32_t n)
+{
+    NS_ABORT_MSG_IF(n < FIXED_BYTES, "RdmaHeader: " << n << " bytes, shorter than L2 + IPv4");
+    const uint8_t proto = b[23];
+    const uint32_t size = proto == DATA ? DATA_HEADER_BYTES
+                          : (proto == ACK || proto == NACK) ? ACK_BYTES
+                          : proto == PFC                    ? PFC_BYTES
+                                                            : FIXED_BYTES;
+    NS_ABORT_MSG_IF(n < size, "RdmaHeader: " << n << " bytes, protocol " << uint32_t(proto));
+    tsNs = Be64(b + 2);
+    echoSeq = Be32(b + 10);
+    ecn = b[15] & 0x3;
+    const uint16_t ipId = Be16(b + 18);
+    sip = Be32(b + 26);
+    dip = Be32(b + 30);
+    const uint8_t* t = b + FIXED_BYTES;
     switch (proto)
     {
     case DATA:
         type = DATA;
         flags = ipId;
-        sport = i.ReadNtohU16();
-        dport = i.ReadNtohU16();
-        i.ReadNtohU16();
-        qpn = i.ReadNtohU16();
-        seq = i.ReadNtohU32();
-        pg = i.ReadNtohU16();
+        sport = Be16(t);
+        dport = Be16(t + 2);
+        qpn = Be16(t + 6);
+        seq = Be32(t + 8);
+        pg = Be16(t + 12);
         break;
     case ACK:
     case NACK:
         type = static_cast<Type>(proto);
-        sport = i.ReadNtohU16();
-        dport = i.ReadNtohU16();
-        flags = i.ReadNtohU16();
-        pg = i.ReadNtohU16();
-        seq = i.ReadNtohU32();
-        sackSeq = i.ReadNtohU32();
-        sackLen = i.ReadNtohU16();
-        qpn = i.ReadNtohU16();
-        i.ReadNtohU16();
-        i.ReadNtohU32();
+        sport = Be16(t);
+        dport = Be16(t + 2);
+        flags = Be16(t + 4);
+        pg = Be16(t + 6);
+        seq = Be32(t + 8);
+        sackSeq = Be32(t + 12);
+        sackLen = Be16(t + 16);
+        qpn = Be16(t + 18);
         break;
     case PFC:
         type = PFC;
-        pauseUs = i.ReadNtohU32();
-        pfcQlen = i.ReadNtohU32();
-        pfcClass = i.ReadU8();
+        pauseUs = Be32(t);
+        pfcQlen = Be32(t + 4);
+        pfcClass = t[8];
         break;
     default:
         NS_ABORT_MSG("RdmaHeader: unknown protocol " << uint32_t(proto));

@@ -214,7 +214,7 @@ RdmaNetDevice::Receive(Ptr<Packet> p)
     }
     m_rxTrace(p);
     RdmaHeader h;
-    p->PeekHeader(h);
+    h.PeekFrom(*p);
     if (h.type == RdmaHeader::PFC)
     {
         ReceivePfc(h.pfcClass, h.pauseUs);

@@ -657,7 +657,7 @@ void
 RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, Ptr<Packet> p)
 {
     RdmaHeader h;
-    p->PeekHeader(h);
+    h.PeekFrom(*p);
     switch (h.type)
     {
     case RdmaHeader::DATA:

@@ -281,7 +281,7 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
 {
     uint32_t i = static_cast<uint32_t>(m_ports.size());
     m_ports.push_back(dev);
-    m_portIndex[dev] = i;
+    m_portIndex[PeekPointer(dev)] = i;
     m_drops.push_back(0);
     m_ecnMarks.push_back(0);
     m_remotePaused.push_back({});
@@ -429,7 +429,13 @@ RdmaSwitch::InstallAgent(uint64_t seed)
     // Every host's ToR, and (at a ToR) every path to every other ToR, in ascending host order.
     std::map<uint32_t, uint32_t> firstHostOfTor; // ToR id -> its lowest host address
     std::map<uint32_t, Ptr<RdmaSwitch>> tors;
-    for (const auto& [dip, routes] : m_routes)
+    std::vector<uint32_t> dips;
+    for (const auto& entry : m_routes)
+    {
+        dips.push_back(entry.first);
+    }
+    std::sort(dips.begin(), dips.end());
+    for (uint32_t dip : dips)
     {
         Ptr<RdmaSwitch> t = FindTor(dip);
         if (!t)
@@ -710,14 +716,14 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     {
         return; // not admitted by this switch's MMU
     }
-    const uint32_t out = m_portIndex.at(dev);
+    const uint32_t out = m_portIndex.at(PeekPointer(dev));
     const uint32_t size = p->GetSize();
     m_mmu->RemoveFromIngressAdmission(tag.port, q, size);
     m_mmu->RemoveFromEgressAdmission(out, q, size);
     if (m_agentEgress)
     {
         RdmaHeader h;
-        p->PeekHeader(h);
+        h.PeekFrom(*p);
         if ((h.flags & RdmaHeader::FLAG_PROBE) == 0 || h.type != RdmaHeader::DATA)
         {
             RdmaLbTag lt;
@@ -895,14 +901,14 @@ RdmaSwitch::SendControl(LbControlPacket c)
 void
 RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
 {
-    Route(p, m_portIndex.at(dev), false);
+    Route(p, m_portIndex.at(PeekPointer(dev)), false);
 }
 
 void
 RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent)
 {
     RdmaHeader h;
-    p->PeekHeader(h);
+    h.PeekFrom(*p);
     const std::vector<uint32_t>* candidates = &GetRoutes(h.dip);
     if (m_nWithdrawn != 0)
     {

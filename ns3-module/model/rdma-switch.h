@@ -228,8 +228,8 @@ class RdmaSwitch : public Object
     void SetPortWithdrawn(uint32_t port, bool withdrawn);
 
     std::vector<Ptr<RdmaNetDevice>> m_ports;
-    std::map<Ptr<RdmaNetDevice>, uint32_t> m_portIndex;
-    std::map<uint32_t, std::vector<uint32_t>> m_routes;
+    std::unordered_map<const RdmaNetDevice*, uint32_t> m_portIndex; //!< per packet: hashed
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes;   //!< dip -> sorted ports
     Ptr<LbConfig> m_lbConfig;
     uint32_t m_switchId{0};
     std::unique_ptr<SwitchLbAgent> m_agent;
