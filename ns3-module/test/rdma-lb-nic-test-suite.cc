@@ -126,6 +126,83 @@ class IdealFctTestCase : public TestCase
     }
 };
 
+/// The channel hands a receiver the sent packet itself unless someone else still holds it: a
+/// trace sink that keeps the packets it saw must find them as they were sent after the switch
+/// has ECN-marked them (every queued packet here: a 100 G sender into a 10 G receiver, marking
+/// thresholds 0), and keeping them must not change the run.
+class KeptPacketsUnchangedTestCase : public TestCase
+{
+  public:
+    KeptPacketsUnchangedTestCase()
+        : TestCase("packets a Tx trace sink keeps are not changed by the switch's ECN marking")
+    {
+    }
+
+  private:
+    struct Kept
+    {
+        std::vector<Ptr<const Packet>> pkts; //!< every packet host 0 sent
+    };
+
+    struct Result
+    {
+        Time fct{-1};
+        uint64_t marks{0};
+    };
+
+    static Result RunOnce(Kept* kept)
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RdmaFabricHelper fabric;
+        fabric.SetLoadBalancer("ecmp");
+        fabric.CreateNodes(3, {2});
+        fabric.Link(0, 2, DataRate("100Gbps"), MicroSeconds(1));
+        fabric.Link(1, 2, DataRate("10Gbps"), MicroSeconds(1));
+        fabric.Finish();
+        fabric.AssignStreams(0);
+        fabric.GetSwitch(2)->SetAttribute("EcnKmin", UintegerValue(0));
+        fabric.GetSwitch(2)->SetAttribute("EcnKmax", UintegerValue(0));
+        Result res;
+        fabric.GetNic(0)->TraceConnectWithoutContext(
+            "FlowRecord",
+            MakeBoundCallback(+[](Result* r, const RdmaFlowRecord& rec) { r->fct = rec.finish - rec.start; },
+                              &res));
+        fabric.GetSwitch(2)->TraceConnectWithoutContext(
+            "EcnMark",
+            MakeBoundCallback(+[](Result* r, uint32_t, uint32_t, uint64_t) { ++r->marks; }, &res));
+        if (kept)
+        {
+            fabric.GetNode(0)->GetDevice(0)->TraceConnectWithoutContext(
+                "Tx",
+                MakeBoundCallback(+[](Kept* k, Ptr<const Packet> p) { k->pkts.push_back(p); }, kept));
+        }
+        fabric.AddFlow(0, 0, 1, 100000, MicroSeconds(1));
+        Simulator::Stop(MilliSeconds(50));
+        Simulator::Run();
+        Simulator::Destroy();
+        return res;
+    }
+
+    void DoRun() override
+    {
+        const Result plain = RunOnce(nullptr);
+        Kept kept;
+        const Result traced = RunOnce(&kept);
+        NS_TEST_ASSERT_MSG_GT(plain.fct, Time(0), "flow completed");
+        NS_TEST_EXPECT_MSG_EQ(traced.fct, plain.fct, "keeping packets does not change the run");
+        NS_TEST_EXPECT_MSG_EQ(traced.marks, plain.marks, "same marks");
+        NS_TEST_ASSERT_MSG_GT(traced.marks, 50u, "the switch marked most of the 100 packets");
+        NS_TEST_ASSERT_MSG_EQ(kept.pkts.size(), 100u, "100 data packets of 1000 B sent");
+        for (const Ptr<const Packet>& p : kept.pkts)
+        {
+            RdmaHeader h;
+            NS_TEST_EXPECT_MSG_EQ(h.PeekFrom(*p), RdmaHeader::DATA_HEADER_BYTES, "header intact");
+            NS_TEST_EXPECT_MSG_NE(uint32_t(h.ecn), 3u, "a kept packet was marked by the switch");
+        }
+    }
+};
+
 /// Every recovery scheme completes every flow under random (1 %) loss.
 class RandomLossTestCase : public TestCase
 {
@@ -461,6 +538,7 @@ class RdmaLbNicTestSuite : public TestSuite
         : TestSuite("rdma-lb-nic", UNIT)
     {
         AddTestCase(new IdealFctTestCase, TestCase::QUICK);
+        AddTestCase(new KeptPacketsUnchangedTestCase, TestCase::QUICK);
         for (const char* mode : {"gbn", "irn", "nic-sr"})
         {
             AddTestCase(new RandomLossTestCase(mode), TestCase::QUICK);
