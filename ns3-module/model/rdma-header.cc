@@ -3,7 +3,11 @@
  */
 #include "rdma-header.h"
 
+#include "rdma-int.h"
+
 #include "ns3/abort.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -15,6 +19,7 @@ namespace
 constexpr uint32_t L2_BYTES = 14;
 constexpr uint32_t IPV4_BYTES = 20;
 constexpr uint16_t PPP_PROTO_IPV4 = 0x0021;
+constexpr uint32_t QBB_BYTES = 18;
 } // namespace
 
 uint32_t
@@ -56,19 +61,68 @@ RdmaHeader::Print(std::ostream& os) const
 }
 
 uint32_t
+RdmaHeader::IntBytes(IntMode m)
+{
+    switch (m)
+    {
+    case INT_HPCC:
+        return RdmaIntHop::WIRE_BYTES;
+    case INT_TS:
+        return 8;
+    case INT_NONE:
+        break;
+    }
+    return 0;
+}
+
+uint32_t
 RdmaHeader::GetSerializedSize() const
 {
     switch (type)
     {
     case DATA:
-        return DATA_HEADER_BYTES;
+        return DATA_HEADER_BYTES + IntBytes(intMode);
     case ACK:
     case NACK:
-        return ACK_BYTES;
+        return std::max(ACK_BYTES, L2_BYTES + IPV4_BYTES + QBB_BYTES + IntBytes(intMode));
     case PFC:
         return PFC_BYTES;
     }
     return DATA_HEADER_BYTES;
+}
+
+void
+RdmaHeader::WriteInt(Buffer::Iterator& i) const
+{
+    if (intMode == INT_HPCC)
+    {
+        for (uint64_t hop : intHop)
+        {
+            i.WriteHtonU64(hop);
+        }
+        i.WriteHtonU16(intNHop);
+    }
+    else if (intMode == INT_TS)
+    {
+        i.WriteHtonU64(tsNs);
+    }
+}
+
+void
+RdmaHeader::ReadInt(Buffer::Iterator& i)
+{
+    if (intMode == INT_HPCC)
+    {
+        for (uint64_t& hop : intHop)
+        {
+            hop = i.ReadNtohU64();
+        }
+        intNHop = i.ReadNtohU16();
+    }
+    else if (intMode == INT_TS)
+    {
+        i.ReadNtohU64(); // the same send time as tsNs
+    }
 }
 
 void
@@ -84,10 +138,12 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
     i.WriteU8(ecn & 0x3);
     i.WriteHtonU16(static_cast<uint16_t>(GetSerializedSize() - L2_BYTES));
     i.WriteHtonU16(type == DATA ? flags : 0); // IPv4 id: data packets carry their flags here
-    i.WriteHtonU16(0); // fragment
+    i.WriteHtonU16(intMode); // fragment in the reference (zero): the INT mode
     i.WriteU8(type == PFC ? 1 : 64);
     i.WriteU8(type);
-    i.WriteHtonU16(0); // checksum (not computed)
+    // Checksum (not computed by the reference): an ACK/NACK with INT has no padding, so it
+    // carries its qpn here.
+    i.WriteHtonU16(type != DATA && intMode != INT_NONE ? qpn : 0);
     i.WriteHtonU32(sip);
     i.WriteHtonU32(dip);
     switch (type)
@@ -100,6 +156,7 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
         i.WriteHtonU16(qpn); // checksum in the reference (not computed): model metadata
         i.WriteHtonU32(seq);
         i.WriteHtonU16(pg);
+        WriteInt(i);
         break;
     case ACK:
     case NACK:
@@ -111,9 +168,16 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
         i.WriteHtonU32(seq);
         i.WriteHtonU32(sackSeq);
         i.WriteHtonU16(sackLen);
-        i.WriteHtonU16(qpn); // padding in the reference: model metadata
-        i.WriteHtonU16(0);
-        i.WriteHtonU32(0);
+        if (intMode == INT_NONE)
+        {
+            i.WriteHtonU16(qpn); // padding in the reference: model metadata
+            i.WriteHtonU16(0);
+            i.WriteHtonU32(0);
+        }
+        else
+        {
+            WriteInt(i); // 94 B (HPCC) or 60 B (TIMELY): no padding
+        }
         break;
     case PFC:
         // pause time (µs), queue length, class: 9 B.
@@ -135,10 +199,10 @@ RdmaHeader::Deserialize(Buffer::Iterator start)
     ecn = i.ReadU8() & 0x3;
     i.ReadNtohU16();
     uint16_t ipId = i.ReadNtohU16();
-    i.ReadNtohU16();
+    intMode = static_cast<IntMode>(i.ReadNtohU16());
     i.ReadU8();
     uint8_t proto = i.ReadU8();
-    i.ReadNtohU16();
+    const uint16_t checksum = i.ReadNtohU16();
     sip = i.ReadNtohU32();
     dip = i.ReadNtohU32();
     switch (proto)
@@ -152,6 +216,7 @@ RdmaHeader::Deserialize(Buffer::Iterator start)
         qpn = i.ReadNtohU16();
         seq = i.ReadNtohU32();
         pg = i.ReadNtohU16();
+        ReadInt(i);
         break;
     case ACK:
     case NACK:
@@ -163,9 +228,17 @@ RdmaHeader::Deserialize(Buffer::Iterator start)
         seq = i.ReadNtohU32();
         sackSeq = i.ReadNtohU32();
         sackLen = i.ReadNtohU16();
-        qpn = i.ReadNtohU16();
-        i.ReadNtohU16();
-        i.ReadNtohU32();
+        if (intMode == INT_NONE)
+        {
+            qpn = i.ReadNtohU16();
+            i.ReadNtohU16();
+            i.ReadNtohU32();
+        }
+        else
+        {
+            qpn = checksum;
+            ReadInt(i);
+        }
         break;
     case PFC:
         type = PFC;

@@ -43,6 +43,7 @@
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
 
+#include "rdma-cc.h"
 #include "rdma-lb-bridge.h"
 
 #include "ns3/data-rate.h"
@@ -120,18 +121,10 @@ struct RdmaQueuePair
     static constexpr uint32_t ENTROPY_WINDOW = 2048; //!< packets (2 MB at 1000 B payload)
     std::array<uint16_t, ENTROPY_WINDOW> sentEntropy{}; //!< see above
 
-    // Rate control (DCQCN, spec §3.7); rates in bit/s.
-    uint64_t rate{0};       //!< current rate
-    uint64_t targetRate{0}; //!< DCQCN target rate
-    double alpha{1.0};      //!< DCQCN alpha
-    bool alphaCnpSeen{false};    //!< a CNP arrived in the current alpha period
-    bool decreaseCnpSeen{false}; //!< a CNP arrived since the last decrease check
-    bool firstCnpSeen{false};    //!< the first CNP has arrived (alpha/decrease grids started)
-    Time firstCnp;               //!< time of the first CNP (origin of the timer grids)
-    uint64_t alphaTicks{0};      //!< alpha periods already applied
-    uint32_t stage{0};           //!< rate-increase stage
-    EventId decreaseEvent;       //!< pending decrease check (only while a CNP is pending)
-    EventId increaseEvent;       //!< pending rate-increase event (only while recovering)
+    // Rate control (spec §3.7-§3.9); rates in bit/s.
+    uint64_t rate{0};       //!< current sending rate
+    uint32_t lastPktSize{0}; //!< on-wire bytes of the last data packet (HPCC's rate change)
+    std::unique_ptr<RdmaCcState> cc; //!< the congestion control's state
     // Loss recovery.
     Time rtoDeadline;            //!< retransmission deadline (Time::Max() = none)
     EventId rtoEvent;            //!< the event checking rtoDeadline
@@ -148,7 +141,7 @@ struct RdmaQueuePair
  * \ingroup rdma-lb
  * Per-host RDMA NIC; aggregate it to a host Node with one RdmaNetDevice.
  */
-class RdmaNic : public Object
+class RdmaNic : public Object, private RdmaCcHost
 {
   public:
     /// Loss-recovery scheme of the NIC.
@@ -159,11 +152,14 @@ class RdmaNic : public Object
         NIC_SR //!< commodity selective repeat (Themis §2.2)
     };
 
-    /// Congestion control of the NIC (CC_MODE).
+    /// Congestion control of the NIC (CC_MODE; see rdma-cc.h).
     enum CcMode
     {
-        CC_NONE = 0,  //!< line rate, no reaction to CNPs
-        CC_DCQCN = 1, //!< DCQCN, Mellanox variant (spec §3.7)
+        CC_NONE = RDMA_CC_NONE,     //!< line rate, no reaction to CNPs
+        CC_DCQCN = RDMA_CC_DCQCN,   //!< DCQCN, Mellanox variant (spec §3.7)
+        CC_HPCC = RDMA_CC_HPCC,     //!< HPCC (spec §3.8)
+        CC_TIMELY = RDMA_CC_TIMELY, //!< TIMELY (spec §3.9)
+        CC_DCTCP = RDMA_CC_DCTCP,   //!< rate-based DCTCP (spec §3.9)
     };
 
     /**
@@ -309,14 +305,16 @@ class RdmaNic : public Object
     /// Answers a probe packet at once (no receiver state).
     void AnswerProbe(const RdmaHeader& h);
     void LbTimer(uint16_t qpn);
-    // DCQCN.
-    void DcqcnOnCnp(RdmaQueuePair& qp);
-    /// Brings alpha up to date: every alpha tick up to now (but the one at this very instant if
-    /// \p tickNowPending) is applied.
-    void DcqcnAdvanceAlpha(RdmaQueuePair& qp, bool tickNowPending = false);
-    void DcqcnDecrease(uint16_t qpn);
-    void DcqcnIncrease(uint16_t qpn);
+    // Congestion control (rdma-cc.h).
     void SetRate(RdmaQueuePair& qp, uint64_t rate);
+    /// Creates the congestion control from the attributes (at the first flow).
+    RdmaCongestionControl& Cc();
+    /// \return the window of \p qp now (bytes; 0 = none): HAS_WIN's BDP, scaled by the rate
+    /// over the line rate with VarWin (at least 1 B)
+    uint64_t Window(const RdmaQueuePair& qp) const;
+    uint64_t CcLineRate() const override;
+    void CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing) override;
+    RdmaQueuePair* CcFindQp(uint16_t qpn) override;
 
     // Attributes.
     uint32_t m_payloadBytes{1000};
@@ -349,6 +347,23 @@ class RdmaNic : public Object
     DataRate m_minRate;
     bool m_clampTargetRate{false};
     double m_rateOnFirstCnp{1.0};
+    uint64_t m_window{0};
+    bool m_varWin{false};
+    Time m_baseRtt;
+    double m_targetUtil{0.95};
+    uint32_t m_miThresh{0};
+    bool m_fastReact{false};
+    bool m_multiRate{false};
+    bool m_sampleFeedback{false};
+    uint32_t m_intMulti{1};
+    double m_timelyAlpha{0.875};
+    double m_timelyBeta{0.8};
+    Time m_timelyTLow;
+    Time m_timelyTHigh;
+    Time m_timelyMinRtt;
+    DataRate m_dctcpRateAi;
+    std::unique_ptr<RdmaCongestionControl> m_cc; //!< created at the first flow
+    RdmaHeader::IntMode m_intMode{RdmaHeader::INT_NONE}; //!< INT of the data packets
 
     Ptr<RdmaNetDevice> m_dev;
     uint32_t m_address{0};

@@ -4,6 +4,7 @@
 #include "rdma-switch.h"
 
 #include "rdma-header.h"
+#include "rdma-int.h"
 #include "rdma-net-device.h"
 #include "rdma-nic.h"
 
@@ -165,6 +166,19 @@ RdmaSwitch::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
+            .AddAttribute("IntEnabled",
+                          "HPCC in-band telemetry (spec §3.8, §5.2): every data packet that "
+                          "carries INT gets a record of its egress port at dequeue (time, "
+                          "bytes sent before it, bytes queued after it, line rate). The "
+                          "reference pushes records when CC_MODE is 3",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaSwitch::m_intEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("IntMulti",
+                          "INT_MULTI: multiplies the INT byte (128 B) and queue (80 B) units",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaSwitch::m_intMulti),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("EcnKmin",
                           "Egress shared bytes above which packets may be marked (KMIN; "
                           "100 KB for 100 Gbps ports)",
@@ -708,6 +722,10 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     RdmaIngressTag tag;
     if (!p->RemovePacketTag(tag))
     {
+        if (m_intEnabled)
+        {
+            PushInt(dev, p);
+        }
         return; // not admitted by this switch's MMU
     }
     const uint32_t out = m_portIndex.at(dev);
@@ -757,6 +775,30 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     {
         CheckResume(tag.port, q);
     }
+    if (m_intEnabled)
+    {
+        PushInt(dev, p); // after ECN marking and the resume check, as the reference
+    }
+}
+
+void
+RdmaSwitch::PushInt(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
+{
+    RdmaHeader h;
+    p->PeekHeader(h);
+    if (h.type != RdmaHeader::DATA || h.intMode != RdmaHeader::INT_HPCC)
+    {
+        return;
+    }
+    p->RemoveHeader(h);
+    // The port's bytes sent before this packet (its own count is added when it starts) and
+    // the bytes still queued over every class after it left.
+    h.intHop[h.intNHop % RdmaIntHop::MAX_HOPS] =
+        RdmaIntHop::Pack(static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()),
+                         dev->GetTxBytes(), dev->GetTotalQueueBytes(),
+                         dev->GetDataRate().GetBitRate(), m_intMulti);
+    ++h.intNHop;
+    p->AddHeader(h);
 }
 
 LbPacketInfo
