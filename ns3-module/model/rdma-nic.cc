@@ -9,6 +9,8 @@
 #include "rdma-switch.h"
 #include "rdma-time.h"
 
+#include "rdma-lb-bridge/src/scenario.rs.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -30,9 +32,48 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RdmaNic");
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 
+namespace
+{
+Time
+Ns(uint64_t ns)
+{
+    return NanoSeconds(static_cast<int64_t>(ns));
+}
+
+RdmaNic::CcMode
+CcModeOf(const std::string& name)
+{
+    if (name == "none")
+    {
+        return RdmaNic::CC_NONE;
+    }
+    if (name == "hpcc")
+    {
+        return RdmaNic::CC_HPCC;
+    }
+    if (name == "timely")
+    {
+        return RdmaNic::CC_TIMELY;
+    }
+    if (name == "dctcp")
+    {
+        return RdmaNic::CC_DCTCP;
+    }
+    return RdmaNic::CC_DCQCN;
+}
+
+RdmaNic::LossRecovery
+RecoveryOf(const std::string& name)
+{
+    return name == "irn" ? RdmaNic::IRN : (name == "nic-sr" ? RdmaNic::NIC_SR : RdmaNic::GBN);
+}
+} // namespace
+
 TypeId
 RdmaNic::GetTypeId()
 {
+    // Attribute defaults: the transport defaults defined once in Rust (RdmaDefaultTransport).
+    const rdmalb::scenario::Transport& d = RdmaDefaultTransport();
     static TypeId tid =
         TypeId("ns3::RdmaNic")
             .SetParent<Object>()
@@ -40,14 +81,14 @@ RdmaNic::GetTypeId()
             .AddConstructor<RdmaNic>()
             .AddAttribute("PayloadSize",
                           "Payload bytes per data packet (PACKET_PAYLOAD_SIZE; spec §3.2)",
-                          UintegerValue(1000),
+                          UintegerValue(d.payload_bytes),
                           MakeUintegerAccessor(&RdmaNic::m_payloadBytes),
                           MakeUintegerChecker<uint32_t>(1, 9000))
             .AddAttribute("LossRecovery",
                           "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0, spec §3.3-3.5), irn = "
                           "the reference's IRN (ENABLE_IRN 1, §3.6), nic-sr = commodity NIC "
                           "selective repeat (one NACK per expected PSN, resend only that packet)",
-                          EnumValue(RdmaNic::GBN),
+                          EnumValue(RecoveryOf(std::string(d.recovery))),
                           MakeEnumAccessor(&RdmaNic::m_recovery),
                           MakeEnumChecker(RdmaNic::GBN, "gbn", RdmaNic::IRN, "irn",
                                           RdmaNic::NIC_SR, "nic-sr"))
@@ -55,7 +96,7 @@ RdmaNic::GetTypeId()
                           "Congestion control (CC_MODE): dcqcn (1, spec §3.7), hpcc (3, §3.8), "
                           "timely (7, §3.9), dctcp (8, §3.9), none (0: line rate, feedback "
                           "ignored)",
-                          EnumValue(RdmaNic::CC_DCQCN),
+                          EnumValue(CcModeOf(std::string(d.cc))),
                           MakeEnumAccessor(&RdmaNic::m_ccMode),
                           MakeEnumChecker(RdmaNic::CC_NONE, "none", RdmaNic::CC_DCQCN, "dcqcn",
                                           RdmaNic::CC_HPCC, "hpcc", RdmaNic::CC_TIMELY, "timely",
@@ -102,64 +143,64 @@ RdmaNic::GetTypeId()
             .AddAttribute("RateBound",
                           "Pace each queue pair at its current rate (RATE_BOUND); false paces "
                           "at the line rate",
-                          BooleanValue(true),
+                          BooleanValue(d.rate_bound),
                           MakeBooleanAccessor(&RdmaNic::m_rateBound),
                           MakeBooleanChecker())
             .AddAttribute("L2AckInterval",
                           "ACK milestone in packets (L2_ACK_INTERVAL). Reference quirk: the "
                           "milestone is reset every packet, so every in-order packet is ACKed "
                           "unless AckMilestoneFix is set",
-                          UintegerValue(1),
+                          UintegerValue(d.ack_interval_packets),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("L2ChunkSize",
                           "An ACK is also sent when the expected byte is a multiple of this "
                           "(L2_CHUNK_SIZE, bytes; 0 = off)",
-                          UintegerValue(4000),
+                          UintegerValue(d.l2_chunk_bytes),
                           MakeUintegerAccessor(&RdmaNic::m_chunkSize),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("AckMilestoneFix",
                           "Fix of the milestone quirk (spec §3.3, §12.1): ACK once per "
                           "L2AckInterval packets instead of every packet",
-                          BooleanValue(false),
+                          BooleanValue(d.ack_milestone_fix),
                           MakeBooleanAccessor(&RdmaNic::m_ackMilestoneFix),
                           MakeBooleanChecker())
             .AddAttribute("NackCarriesCnp",
                           "Reference quirk (spec §3.3, §12.2): an out-of-order NACK always "
                           "carries the CNP flag (rate cut). false = only ECN-marked packets",
-                          BooleanValue(true),
+                          BooleanValue(d.nack_carries_cnp),
                           MakeBooleanAccessor(&RdmaNic::m_nackCarriesCnp),
                           MakeBooleanChecker())
             .AddAttribute("NackInterval",
                           "NACK generation interval (NACKGenerationInterval): no second NACK "
                           "for the same expected byte within it (GBN, IRN)",
-                          TimeValue(MicroSeconds(4)),
+                          TimeValue(Ns(d.nack_interval_ns)),
                           MakeTimeAccessor(&RdmaNic::m_nackInterval),
                           MakeTimeChecker())
             .AddAttribute("L2Timeout",
                           "Retransmission timeout of Go-Back-N and NIC-SR (L2Timeout, spec §3.5)",
-                          TimeValue(MilliSeconds(4)),
+                          TimeValue(Ns(d.l2_timeout_ns)),
                           MakeTimeAccessor(&RdmaNic::m_l2Timeout),
                           MakeTimeChecker())
             .AddAttribute("IrnRtoLow",
                           "IRN RTO with at most 3 packets in flight (IrnRtoLow; driver value)",
-                          TimeValue(MicroSeconds(100)),
+                          TimeValue(Ns(d.irn_rto_low_ns)),
                           MakeTimeAccessor(&RdmaNic::m_irnRtoLow),
                           MakeTimeChecker())
             .AddAttribute("IrnRtoHigh",
                           "IRN RTO with more than 3 packets in flight (IrnRtoHigh; driver value)",
-                          TimeValue(MicroSeconds(320)),
+                          TimeValue(Ns(d.irn_rto_high_ns)),
                           MakeTimeAccessor(&RdmaNic::m_irnRtoHigh),
                           MakeTimeChecker())
             .AddAttribute("IrnBdp",
                           "IRN sender BDP cap in bytes (IrnBdp; 104000 for leaf_spine_128_100G)",
-                          UintegerValue(104000),
+                          UintegerValue(d.irn_bdp_bytes),
                           MakeUintegerAccessor(&RdmaNic::m_irnBdp),
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("IrnOooThreshold",
                           "IRN option: go back only when SACKed data reaches more than this "
                           "many packets beyond the first hole (0 = reference: any SACK)",
-                          UintegerValue(0),
+                          UintegerValue(d.irn_ooo_threshold),
                           MakeUintegerAccessor(&RdmaNic::m_irnOooThreshold),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("IrnRtoWithPfc",
@@ -171,54 +212,54 @@ RdmaNic::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("AlphaResumeInterval",
                           "DCQCN alpha update period (ALPHA_RESUME_INTERVAL; run.py 1 us)",
-                          TimeValue(MicroSeconds(1)),
+                          TimeValue(Ns(d.alpha_resume_interval_ns)),
                           MakeTimeAccessor(&RdmaNic::m_alphaResumeInterval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RateDecreaseInterval",
                           "DCQCN rate-decrease check period (RATE_DECREASE_INTERVAL; 4 us)",
-                          TimeValue(MicroSeconds(4)),
+                          TimeValue(Ns(d.rate_decrease_interval_ns)),
                           MakeTimeAccessor(&RdmaNic::m_rateDecreaseInterval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RpTimer",
                           "DCQCN rate-increase timer (RP_TIMER; 300 us)",
-                          TimeValue(MicroSeconds(300)),
+                          TimeValue(Ns(d.rp_timer_ns)),
                           MakeTimeAccessor(&RdmaNic::m_rpTimer),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("FastRecoveryTimes",
                           "DCQCN fast-recovery stages (FAST_RECOVERY_TIMES; 1)",
-                          UintegerValue(1),
+                          UintegerValue(d.fast_recovery_times),
                           MakeUintegerAccessor(&RdmaNic::m_fastRecoveryTimes),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("EwmaGain",
                           "DCQCN alpha EWMA gain g (EWMA_GAIN; run.py 1/256)",
-                          DoubleValue(1.0 / 256),
+                          DoubleValue(d.ewma_gain),
                           MakeDoubleAccessor(&RdmaNic::m_g),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("RateAI",
                           "DCQCN additive increase (RATE_AI; run.py 40Mb/s at 100G)",
-                          DataRateValue(DataRate("40Mb/s")),
+                          DataRateValue(DataRate(d.rate_ai_bps)),
                           MakeDataRateAccessor(&RdmaNic::m_rateAi),
                           MakeDataRateChecker())
             .AddAttribute("RateHAI",
                           "DCQCN hyper increase (RATE_HAI; run.py 100Mb/s at 100G)",
-                          DataRateValue(DataRate("100Mb/s")),
+                          DataRateValue(DataRate(d.rate_hai_bps)),
                           MakeDataRateAccessor(&RdmaNic::m_rateHai),
                           MakeDataRateChecker())
             .AddAttribute("MinRate",
                           "DCQCN minimum rate (MIN_RATE; 100Mb/s)",
-                          DataRateValue(DataRate("100Mb/s")),
+                          DataRateValue(DataRate(d.min_rate_bps)),
                           MakeDataRateAccessor(&RdmaNic::m_minRate),
                           MakeDataRateChecker())
             .AddAttribute("ClampTargetRate",
                           "DCQCN: every decrease sets the target to the current rate "
                           "(CLAMP_TARGET_RATE; 0)",
-                          BooleanValue(false),
+                          BooleanValue(d.clamp_target_rate),
                           MakeBooleanAccessor(&RdmaNic::m_clampTargetRate),
                           MakeBooleanChecker())
             .AddAttribute("RateOnFirstCnp",
                           "DCQCN: fraction of the rate kept on a queue pair's first CNP "
                           "(attribute RateOnFirstCnp; 1.0)",
-                          DoubleValue(1.0),
+                          DoubleValue(d.rate_on_first_cnp),
                           MakeDoubleAccessor(&RdmaNic::m_rateOnFirstCnp),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("Window",
@@ -231,7 +272,7 @@ RdmaNic::GetTypeId()
             .AddAttribute("VarWin",
                           "VAR_WIN: the window scales with the current rate over the line rate "
                           "(at least 1 B)",
-                          BooleanValue(false),
+                          BooleanValue(d.var_win),
                           MakeBooleanAccessor(&RdmaNic::m_varWin),
                           MakeBooleanChecker())
             .AddAttribute("BaseRtt",
@@ -242,34 +283,34 @@ RdmaNic::GetTypeId()
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("TargetUtil",
                           "HPCC target utilisation eta (U_TARGET)",
-                          DoubleValue(0.95),
+                          DoubleValue(d.u_target),
                           MakeDoubleAccessor(&RdmaNic::m_targetUtil),
                           MakeDoubleChecker<double>(0.01, 10))
             .AddAttribute("MiThresh",
                           "HPCC: additive steps before a multiplicative one (MI_THRESH)",
-                          UintegerValue(0),
+                          UintegerValue(d.mi_thresh),
                           MakeUintegerAccessor(&RdmaNic::m_miThresh),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("FastReact",
                           "HPCC: react to every ACK between per-RTT updates (FAST_REACT)",
-                          BooleanValue(false),
+                          BooleanValue(d.fast_react),
                           MakeBooleanAccessor(&RdmaNic::m_fastReact),
                           MakeBooleanChecker())
             .AddAttribute("MultiRate",
                           "HPCC: one reference rate per hop (MULTI_RATE); false = one rate "
                           "from the most utilised hop",
-                          BooleanValue(false),
+                          BooleanValue(d.multi_rate),
                           MakeBooleanAccessor(&RdmaNic::m_multiRate),
                           MakeBooleanChecker())
             .AddAttribute("SampleFeedback",
                           "HPCC: fast reactions skip hops with an empty queue "
                           "(SAMPLE_FEEDBACK)",
-                          BooleanValue(false),
+                          BooleanValue(d.sample_feedback),
                           MakeBooleanAccessor(&RdmaNic::m_sampleFeedback),
                           MakeBooleanChecker())
             .AddAttribute("IntMulti",
                           "INT_MULTI: INT byte and queue units multiplier (as the switches')",
-                          UintegerValue(1),
+                          UintegerValue(d.int_multi),
                           MakeUintegerAccessor(&RdmaNic::m_intMulti),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("TimelyAlpha",
@@ -300,7 +341,7 @@ RdmaNic::GetTypeId()
             .AddAttribute("DctcpRateAI",
                           "DCTCP: additive increase per window without a mark "
                           "(DCTCP_RATE_AI)",
-                          DataRateValue(DataRate("1000Mb/s")),
+                          DataRateValue(DataRate(d.dctcp_rate_ai_bps)),
                           MakeDataRateAccessor(&RdmaNic::m_dctcpRateAi),
                           MakeDataRateChecker())
             .AddTraceSource("FlowComplete",

@@ -316,54 +316,54 @@ class RdmaNic : public Object, private RdmaCcHost
     void CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing) override;
     RdmaQueuePair* CcFindQp(uint16_t qpn) override;
 
-    // Attributes.
-    uint32_t m_payloadBytes{1000};
-    LossRecovery m_recovery{GBN};
-    CcMode m_ccMode{CC_DCQCN};
-    bool m_rateBound{true};
-    bool m_timeTruncation{false};
-    bool m_pacingWakeupQuirk{false};
-    bool m_irnReferenceSender{false};
-    bool m_eventOrderQuirk{false};
-    uint32_t m_ackInterval{1};
-    uint32_t m_chunkSize{4000};
-    bool m_ackMilestoneFix{false};
-    bool m_nackCarriesCnp{true};
+    // Attributes (defaults: GetTypeId, from RdmaDefaultTransport).
+    uint32_t m_payloadBytes{};
+    LossRecovery m_recovery{};
+    CcMode m_ccMode{};
+    bool m_rateBound{};
+    bool m_timeTruncation{};
+    bool m_pacingWakeupQuirk{};
+    bool m_irnReferenceSender{};
+    bool m_eventOrderQuirk{};
+    uint32_t m_ackInterval{};
+    uint32_t m_chunkSize{};
+    bool m_ackMilestoneFix{};
+    bool m_nackCarriesCnp{};
     Time m_nackInterval;
     Time m_l2Timeout;
     Time m_irnRtoLow;
     Time m_irnRtoHigh;
-    uint64_t m_irnBdp{104000};
-    uint32_t m_irnOooThreshold{0};
-    bool m_irnRtoWithPfc{false};
-    bool m_lossless{false}; //!< PortIsLossless(), refreshed at every flow start
+    uint64_t m_irnBdp{};
+    uint32_t m_irnOooThreshold{};
+    bool m_irnRtoWithPfc{};
+    bool m_lossless{}; //!< PortIsLossless(), refreshed at every flow start
     Time m_alphaResumeInterval;
     Time m_rateDecreaseInterval;
     Time m_rpTimer;
-    uint32_t m_fastRecoveryTimes{1};
-    double m_g{1.0 / 256};
+    uint32_t m_fastRecoveryTimes{};
+    double m_g{};
     DataRate m_rateAi;
     DataRate m_rateHai;
     DataRate m_minRate;
-    bool m_clampTargetRate{false};
-    double m_rateOnFirstCnp{1.0};
-    uint64_t m_window{0};
-    bool m_varWin{false};
+    bool m_clampTargetRate{};
+    double m_rateOnFirstCnp{};
+    uint64_t m_window{};
+    bool m_varWin{};
     Time m_baseRtt;
-    double m_targetUtil{0.95};
-    uint32_t m_miThresh{0};
-    bool m_fastReact{false};
-    bool m_multiRate{false};
-    bool m_sampleFeedback{false};
-    uint32_t m_intMulti{1};
-    double m_timelyAlpha{0.875};
-    double m_timelyBeta{0.8};
+    double m_targetUtil{};
+    uint32_t m_miThresh{};
+    bool m_fastReact{};
+    bool m_multiRate{};
+    bool m_sampleFeedback{};
+    uint32_t m_intMulti{};
+    double m_timelyAlpha{};
+    double m_timelyBeta{};
     Time m_timelyTLow;
     Time m_timelyTHigh;
     Time m_timelyMinRtt;
     DataRate m_dctcpRateAi;
     std::unique_ptr<RdmaCongestionControl> m_cc; //!< created at the first flow
-    RdmaHeader::IntMode m_intMode{RdmaHeader::INT_NONE}; //!< INT of the data packets
+    RdmaHeader::IntMode m_intMode{}; //!< INT of the data packets
 
     Ptr<RdmaNetDevice> m_dev;
     uint32_t m_address{0};
