@@ -10,6 +10,8 @@
 
 #include "ns3/abort.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -81,6 +83,12 @@ RateOf(double x)
     return x <= 0 ? 0 : static_cast<uint64_t>(x);
 }
 } // namespace
+
+uint64_t
+RdmaVarWindow(uint64_t window, uint64_t rate, uint64_t lineRate)
+{
+    return std::max<uint64_t>(window * rate / lineRate, 1);
+}
 
 uint64_t
 RdmaScaleRate(uint64_t rate, double c)

@@ -136,6 +136,12 @@ std::unique_ptr<RdmaCongestionControl> CreateRdmaCongestionControl(RdmaCcMode mo
                                                                    const RdmaCcParams& p,
                                                                    RdmaCcHost& host);
 
+/**
+ * \return the window of VAR_WIN (the reference's RdmaQueuePair::GetWin): \p window bytes scaled
+ * by \p rate over \p lineRate, in integers, at least 1 B
+ */
+uint64_t RdmaVarWindow(uint64_t window, uint64_t rate, uint64_t lineRate);
+
 /// \return \p rate x \p c truncated to whole bit/s (ns-3.19's DataRate * double)
 uint64_t RdmaScaleRate(uint64_t rate, double c);
 /// \return \p rate / \p c truncated to whole bit/s (ns-3.19's DataRate / double)

@@ -1416,8 +1416,7 @@ RdmaNic::Window(const RdmaQueuePair& qp) const
     {
         return m_window;
     }
-    const uint64_t w = m_window * qp.rate / m_dev->GetDataRate().GetBitRate();
-    return std::max<uint64_t>(w, 1);
+    return RdmaVarWindow(m_window, qp.rate, m_dev->GetDataRate().GetBitRate());
 }
 
 uint64_t
