@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -40,7 +41,8 @@ RdmaDctcp::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
         {
             const double frac =
                 std::min(1.0, static_cast<double>(s.ecnCount) / static_cast<double>(s.batch));
-            s.alpha = (1 - m_p.g) * s.alpha + m_p.g * frac;
+            // One fused multiply-add, as the reference's -march=native build computes it.
+            s.alpha = std::fma(1 - m_p.g, s.alpha, m_p.g * frac);
             s.lastUpdateSeq = qp.sndNxt;
             s.ecnCount = 0;
             s.batch = (qp.sndNxt - ackSeq) / m_p.mtu + 1;

@@ -8,6 +8,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -101,7 +102,7 @@ RdmaHpcc::Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastRe
             {
                 tau = std::min(tau, T);
                 Hop& h = s.hops[i];
-                h.u = (h.u * static_cast<double>(T - tau) + u * static_cast<double>(tau)) /
+                h.u = std::fma(h.u, static_cast<double>(T - tau), u * static_cast<double>(tau)) /
                       static_cast<double>(T);
             }
             s.hop[i] = now;
@@ -117,7 +118,7 @@ RdmaHpcc::Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastRe
             if (updatedAny)
             {
                 dt = std::min(dt, T);
-                s.u = (s.u * static_cast<double>(T - dt) + U * static_cast<double>(dt)) /
+                s.u = std::fma(s.u, static_cast<double>(T - dt), U * static_cast<double>(dt)) /
                       static_cast<double>(T);
                 const double maxC = s.u / m_p.targetUtil;
                 if (maxC >= 1 || s.incStage >= m_p.miThresh)

@@ -18,6 +18,9 @@
  * ACK of a queue pair only records the INT. W_AI is RATE_AI. A rate change re-times the
  * pending send (RdmaCcHost::CcSetRate with shiftPacing). With HAS_WIN and VAR_WIN (run.py's
  * HPCC settings) the NIC's window is W x rate / line rate.
+ * Floating point as the reference's binary computes it: built with -O3 -march=native, it fuses
+ * the EWMA's a x b + c x d into one fused multiply-add (rounded once); std::fma does the same
+ * here, so the same ACKs give the same rates to the bit.
  */
 #ifndef RDMA_CC_HPCC_H
 #define RDMA_CC_HPCC_H

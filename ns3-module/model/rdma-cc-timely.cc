@@ -9,6 +9,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -43,7 +44,8 @@ RdmaTimely::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
     {
         const auto newDiff = static_cast<double>(static_cast<int64_t>(rtt) -
                                                  static_cast<int64_t>(s.lastRtt));
-        const double diff = (1 - m_p.timelyAlpha) * s.rttDiff + m_p.timelyAlpha * newDiff;
+        // Fused multiply-adds where the reference's -march=native build fuses them.
+        const double diff = std::fma(1 - m_p.timelyAlpha, s.rttDiff, m_p.timelyAlpha * newDiff);
         const double gradient = diff / static_cast<double>(m_p.timelyMinRttNs);
         bool inc = false;
         double c = 0;
@@ -53,8 +55,9 @@ RdmaTimely::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
         }
         else if (rtt > m_p.timelyTHighNs)
         {
-            c = 1 - m_p.timelyBeta * (1 - static_cast<double>(m_p.timelyTHighNs) /
-                                              static_cast<double>(rtt));
+            c = std::fma(-(1 - static_cast<double>(m_p.timelyTHighNs) / static_cast<double>(rtt)),
+                         m_p.timelyBeta,
+                         1.0);
         }
         else if (gradient <= 0)
         {
@@ -62,7 +65,7 @@ RdmaTimely::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
         }
         else
         {
-            c = std::max(0.0, 1 - m_p.timelyBeta * gradient);
+            c = std::max(0.0, std::fma(-gradient, m_p.timelyBeta, 1.0));
         }
         uint64_t rate;
         if (inc)

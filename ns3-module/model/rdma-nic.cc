@@ -1173,6 +1173,12 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
     }
     if (qp.sndUna >= qp.size)
     {
+        if (m_pacingWakeupQuirk)
+        {
+            // Quirk pacing-wakeup: the reference also runs HPCC/TIMELY/DCTCP on the ACK that
+            // completes a flow; HPCC's rate change then moves the port's pending wake-up.
+            m_cc->OnAck(qp, h);
+        }
         Complete(it);
         if (m_eventOrderQuirk)
         {
