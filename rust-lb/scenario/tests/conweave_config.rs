@@ -91,10 +91,7 @@ fn runpy_template_maps_every_key() {
     assert!(s.run.link_events.is_empty(), "LINK_DOWN 0 0 0 = none");
     assert_eq!(s.run.load, 50.0);
     // Accepted-but-not-produced keys are reported, each with its line.
-    for (key, line) in [
-        ("VOQ_MON_FILE", 8),
-        ("CONWEAVE_TX_EXPIRY_TIME", 23),
-    ] {
+    for (key, line) in [("VOQ_MON_FILE", 8), ("CONWEAVE_TX_EXPIRY_TIME", 23)] {
         assert!(
             s.notes
                 .iter()
@@ -124,7 +121,11 @@ fn cc_modes_and_their_windows() {
         );
         let s = load_scenario(&cfg, &Overrides::default()).unwrap();
         assert_eq!(s.transport.cc, name);
-        assert_eq!((s.transport.has_win, s.transport.var_win), (win, win), "{name}");
+        assert_eq!(
+            (s.transport.has_win, s.transport.var_win),
+            (win, win),
+            "{name}"
+        );
     }
     let cfg = write(
         &d,
@@ -138,8 +139,14 @@ fn cc_modes_and_their_windows() {
             .replace("MULTI_RATE 0", "MULTI_RATE 1")
             .replace("DCTCP_RATE_AI 1000Mb/s", "DCTCP_RATE_AI 500Mb/s"),
     );
-    let t = load_scenario(&cfg, &Overrides::default()).unwrap().transport;
-    assert_eq!((t.has_win, t.var_win), (false, true), "given keys win over run.py's rule");
+    let t = load_scenario(&cfg, &Overrides::default())
+        .unwrap()
+        .transport;
+    assert_eq!(
+        (t.has_win, t.var_win),
+        (false, true),
+        "given keys win over run.py's rule"
+    );
     assert!(t.fast_react && t.multi_rate && !t.sample_feedback);
     assert_eq!((t.mi_thresh, t.u_target, t.int_multi), (5, 0.9, 1));
     assert_eq!(t.dctcp_rate_ai_bps, 500_000_000);

@@ -289,7 +289,9 @@ flow_file = "f.txt"
         ("none", false),
     ] {
         let cfg = write(&d, &format!("{cc}.toml"), &format!("{base}cc = \"{cc}\"\n"));
-        let t = load_scenario(&cfg, &Overrides::default()).unwrap().transport;
+        let t = load_scenario(&cfg, &Overrides::default())
+            .unwrap()
+            .transport;
         assert_eq!((t.cc.as_str(), t.has_win, t.var_win), (cc, win, win));
     }
     let cfg = write(
@@ -300,15 +302,23 @@ flow_file = "f.txt"
              multi_rate = true\nint_multi = 2\ndctcp_rate_ai = \"2Gbps\"\n"
         ),
     );
-    let t = load_scenario(&cfg, &Overrides::default()).unwrap().transport;
+    let t = load_scenario(&cfg, &Overrides::default())
+        .unwrap()
+        .transport;
     assert_eq!((t.has_win, t.var_win), (false, true));
     assert_eq!((t.u_target, t.mi_thresh, t.int_multi), (0.9, 5, 2));
     assert!(t.fast_react && t.multi_rate);
     assert_eq!(t.dctcp_rate_ai_bps, 2_000_000_000);
     for (bad, want) in [
         ("cc = \"cubic\"", "bad.toml:7: transport.cc"),
-        ("u_target = 0.0", "bad.toml:7: transport.u_target: must be in (0, 10]"),
-        ("int_multi = 0", "bad.toml:7: transport.int_multi: must be >= 1"),
+        (
+            "u_target = 0.0",
+            "bad.toml:7: transport.u_target: must be in (0, 10]",
+        ),
+        (
+            "int_multi = 0",
+            "bad.toml:7: transport.int_multi: must be >= 1",
+        ),
     ] {
         let cfg = write(&d, "bad.toml", &format!("{base}{bad}\n"));
         let e = load_scenario(&cfg, &Overrides::default())
