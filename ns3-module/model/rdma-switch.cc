@@ -10,6 +10,8 @@
 
 #include "rdma-channel.h"
 
+#include "rdma-lb-bridge/src/scenario.rs.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -135,6 +137,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaLbTag);
 TypeId
 RdmaSwitch::GetTypeId()
 {
+    // Attribute defaults of transport settings: defined once in Rust (RdmaDefaultTransport).
+    const rdmalb::scenario::Transport& d = RdmaDefaultTransport();
     static TypeId tid =
         TypeId("ns3::RdmaSwitch")
             .SetParent<Object>()
@@ -152,18 +156,18 @@ RdmaSwitch::GetTypeId()
             .AddAttribute("PfcEnabled",
                           "Generate PFC pause/resume frames (ENABLE_PFC, spec §5.4); off, the "
                           "egress dynamic threshold drops packets",
-                          BooleanValue(true),
+                          BooleanValue(d.pfc_enabled),
                           MakeBooleanAccessor(&RdmaSwitch::m_pfcEnabled),
                           MakeBooleanChecker())
             .AddAttribute("PauseTime",
                           "Pause time carried by PFC pause frames (PAUSE_TIME, whole "
                           "microseconds)",
-                          TimeValue(MicroSeconds(5)),
+                          TimeValue(NanoSeconds(static_cast<int64_t>(d.pause_time_ns))),
                           MakeTimeAccessor(&RdmaSwitch::m_pauseTime),
                           MakeTimeChecker(MicroSeconds(1)))
             .AddAttribute("EcnEnabled",
                           "ECN marking at dequeue (ENABLE_QCN, spec §5.5)",
-                          BooleanValue(true),
+                          BooleanValue(d.ecn_enabled),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
             .AddAttribute("IntEnabled",
@@ -176,7 +180,7 @@ RdmaSwitch::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("IntMulti",
                           "INT_MULTI: multiplies the INT byte (128 B) and queue (80 B) units",
-                          UintegerValue(1),
+                          UintegerValue(d.int_multi),
                           MakeUintegerAccessor(&RdmaSwitch::m_intMulti),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("EcnKmin",

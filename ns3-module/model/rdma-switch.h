@@ -252,7 +252,7 @@ class RdmaSwitch : public Object
     Time m_pauseTime;
     bool m_ecnEnabled;
     bool m_intEnabled{false}; //!< HPCC INT records at dequeue
-    uint32_t m_intMulti{1};   //!< INT_MULTI
+    uint32_t m_intMulti{};    //!< INT_MULTI
     uint64_t m_kmin;
     uint64_t m_kmax;
     double m_pmax;
