@@ -11,7 +11,10 @@
  *
  * Receiver (§3.3): ACK per in-order packet (L2_ACK_INTERVAL / L2_CHUNK_SIZE milestones), one
  * NACK per gap within NACK_INTERVAL, CNP flag on the ACK/NACK of an ECN-marked packet.
- * Sender (§3.4), timeouts (§3.5), DCQCN Mellanox variant (§3.7).
+ * Sender (§3.4), timeouts (§3.5). Congestion control (attribute CcMode: DCQCN, HPCC, TIMELY,
+ * DCTCP or none) is one RdmaCongestionControl per NIC (rdma-cc.h, one file per algorithm); the
+ * NIC adds the window of HAS_WIN / VAR_WIN (attributes Window, VarWin) and the INT the
+ * algorithm's data packets carry.
  *
  * PFC (§3.2, §3.5): a queue pair whose priority group is paused at the NIC's port is not
  * eligible (other groups keep sending); the port's resume re-offers the link. In IRN mode the
