@@ -40,42 +40,43 @@ enum RdmaCcMode
 };
 
 /// \ingroup rdma-lb
-/// The parameters of every algorithm (RdmaNic attributes; each reads its own).
+/// The parameters of every algorithm: the NIC's attribute values (their defaults are the
+/// attributes'; none is repeated here), each algorithm reads its own.
 struct RdmaCcParams
 {
     // Shared.
-    uint64_t minRateBps{0};   //!< MIN_RATE (DCQCN, HPCC, TIMELY, DCTCP)
-    uint64_t rateAiBps{0};    //!< RATE_AI (DCQCN additive step; HPCC W_AI; TIMELY increase)
-    uint64_t rateHaiBps{0};   //!< RATE_HAI (DCQCN hyper step; TIMELY after 5 increases)
-    double g{0};              //!< EWMA_GAIN (DCQCN alpha, DCTCP alpha)
-    uint32_t mtu{1000};       //!< payload bytes per packet (DCTCP's batch size)
-    bool timeTruncation{false}; //!< quirk time-truncation (ns-3.19 DataRate/Time arithmetic)
-    bool eventOrderQuirk{false}; //!< quirk event-order (DCQCN's periodic events)
+    uint64_t minRateBps{};   //!< MIN_RATE (DCQCN, HPCC, TIMELY, DCTCP)
+    uint64_t rateAiBps{};    //!< RATE_AI (DCQCN additive step; HPCC W_AI; TIMELY increase)
+    uint64_t rateHaiBps{};   //!< RATE_HAI (DCQCN hyper step; TIMELY after 5 increases)
+    double g{};              //!< EWMA_GAIN (DCQCN alpha, DCTCP alpha)
+    uint32_t mtu{};       //!< payload bytes per packet (DCTCP's batch size)
+    bool timeTruncation{}; //!< quirk time-truncation (ns-3.19 DataRate/Time arithmetic)
+    bool eventOrderQuirk{}; //!< quirk event-order (DCQCN's periodic events)
     Time feedbackLead;        //!< link delay + one ACK's transmission (event-order quirk)
     // DCQCN.
     Time alphaResumeInterval; //!< ALPHA_RESUME_INTERVAL
     Time rateDecreaseInterval; //!< RATE_DECREASE_INTERVAL
     Time rpTimer;             //!< RP_TIMER
-    uint32_t fastRecoveryTimes{1}; //!< FAST_RECOVERY_TIMES
-    bool clampTargetRate{false};   //!< CLAMP_TARGET_RATE
-    double rateOnFirstCnp{1.0};    //!< RateOnFirstCnp
+    uint32_t fastRecoveryTimes{}; //!< FAST_RECOVERY_TIMES
+    bool clampTargetRate{};   //!< CLAMP_TARGET_RATE
+    double rateOnFirstCnp{};    //!< RateOnFirstCnp
     // HPCC.
-    double targetUtil{0.95};   //!< U_TARGET (eta)
-    uint32_t miThresh{0};      //!< MI_THRESH
-    bool fastReact{false};     //!< FAST_REACT
-    bool multiRate{false};     //!< MULTI_RATE
-    bool sampleFeedback{false}; //!< SAMPLE_FEEDBACK
-    uint32_t intMulti{1};      //!< INT_MULTI
-    uint64_t baseRttNs{0};     //!< T: the base RTT (the reference's maxRtt, GLOBAL_T 1)
-    uint64_t windowBytes{0};   //!< W: the window (maxBdp with HAS_WIN, else 0)
+    double targetUtil{};   //!< U_TARGET (eta)
+    uint32_t miThresh{};      //!< MI_THRESH
+    bool fastReact{};     //!< FAST_REACT
+    bool multiRate{};     //!< MULTI_RATE
+    bool sampleFeedback{}; //!< SAMPLE_FEEDBACK
+    uint32_t intMulti{};      //!< INT_MULTI
+    uint64_t baseRttNs{};     //!< T: the base RTT (the reference's maxRtt, GLOBAL_T 1)
+    uint64_t windowBytes{};   //!< W: the window (maxBdp with HAS_WIN, else 0)
     // TIMELY.
-    double timelyAlpha{0.875}; //!< EWMA weight of a new RTT difference
-    double timelyBeta{0.8};    //!< multiplicative decrease factor
-    uint64_t timelyTLowNs{50000};   //!< below: always increase
-    uint64_t timelyTHighNs{500000}; //!< above: decrease
-    uint64_t timelyMinRttNs{20000}; //!< gradient normaliser
+    double timelyAlpha{}; //!< EWMA weight of a new RTT difference
+    double timelyBeta{};    //!< multiplicative decrease factor
+    uint64_t timelyTLowNs{};   //!< below: always increase
+    uint64_t timelyTHighNs{}; //!< above: decrease
+    uint64_t timelyMinRttNs{}; //!< gradient normaliser
     // DCTCP.
-    uint64_t dctcpRateAiBps{0}; //!< DCTCP_RATE_AI
+    uint64_t dctcpRateAiBps{}; //!< DCTCP_RATE_AI
 };
 
 /// \ingroup rdma-lb

@@ -9,7 +9,8 @@
  *  4. TIMELY: the rate after a rising RTT gradient, then after a flat one;
  *  5. HPCC fabric: two flows into one 100 Gbps port converge within 5 % of each other with
  *     the queue below one BDP;
- *  6. 16:1 incast: PFC pauses under HPCC against DCQCN (and DCTCP, TIMELY complete it).
+ *  6. 16:1 incast: PFC pauses under HPCC against DCQCN (and DCTCP, TIMELY complete it);
+ *  7. every load balancer completes its flows under HPCC, TIMELY and DCTCP.
  * RDMA_LB_CC_CASES=text in the environment keeps only the cases whose name contains text.
  */
 #include "ns3/core-module.h"
@@ -60,7 +61,7 @@ class FakeHost : public RdmaCcHost
     uint32_t sets{0};      //!< rate changes asked
 };
 
-/// The run.py parameters (spec §7.2) at 100 Gbps.
+/// The run.py parameters (spec §7.2) at 100 Gbps, and TIMELY's of the reference (§3.9).
 RdmaCcParams
 RunPyParams()
 {
@@ -75,6 +76,14 @@ RunPyParams()
     p.baseRttNs = 8320;
     p.windowBytes = 104000;
     p.dctcpRateAiBps = 1000000000;
+    p.fastRecoveryTimes = 1;
+    p.rateOnFirstCnp = 1.0;
+    p.intMulti = 1;
+    p.timelyAlpha = 0.875;
+    p.timelyBeta = 0.8;
+    p.timelyTLowNs = 50000;
+    p.timelyTHighNs = 500000;
+    p.timelyMinRttNs = 20000;
     return p;
 }
 
@@ -560,6 +569,80 @@ class IncastTestCase : public TestCase
     }
 };
 
+// ==== 7. Every load balancer under every congestion control ===================================
+
+/**
+ * The host and switch load balancers keep working under HPCC, TIMELY and DCTCP: on a 2-leaf,
+ * 2-spine fabric (100 Gbps, 1 us; 4 hops between racks: RTT 8320 ns, BDP 104,000 B) four
+ * 200 KB flows between the racks complete under every algorithm name and every congestion
+ * control, with INT on the switches for HPCC and run.py's window for HPCC and DCTCP. (What the
+ * ECN readers, REPS and FlowBender, see under each: rdma-lb.rst, "Congestion control".)
+ */
+class EveryLbUnderEveryCcTestCase : public TestCase
+{
+  public:
+    EveryLbUnderEveryCcTestCase()
+        : TestCase("every load balancer completes its flows under HPCC, TIMELY and DCTCP")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const char* cc : {"hpcc", "timely", "dctcp"})
+        {
+            for (const std::string& lb : LbConfig::AlgorithmNames())
+            {
+                RngSeedManager::SetSeed(1);
+                RngSeedManager::SetRun(1);
+                RdmaFabricHelper f;
+                f.SetLoadBalancer(lb, "");
+                f.CreateNodes(8, {4, 5, 6, 7});
+                const DataRate g100("100Gbps");
+                for (uint32_t h = 0; h < 4; ++h)
+                {
+                    f.Link(h, 4 + h / 2, g100, MicroSeconds(1));
+                }
+                for (uint32_t leaf : {4u, 5u})
+                {
+                    for (uint32_t spine : {6u, 7u})
+                    {
+                        f.Link(leaf, spine, g100, MicroSeconds(1));
+                    }
+                }
+                f.Finish();
+                f.AssignStreams(0);
+                const bool win = std::string(cc) != "timely";
+                for (uint32_t h : f.GetHosts())
+                {
+                    Ptr<RdmaNic> nic = f.GetNic(h);
+                    nic->SetAttribute("CcMode", StringValue(cc));
+                    nic->SetAttribute("Window", UintegerValue(win ? 104000 : 0));
+                    nic->SetAttribute("VarWin", BooleanValue(win));
+                }
+                for (uint32_t sw = 4; sw < 8; ++sw)
+                {
+                    f.GetSwitch(sw)->SetAttribute("IntEnabled",
+                                                  BooleanValue(std::string(cc) == "hpcc"));
+                }
+                uint32_t done = 0;
+                for (uint32_t h = 0; h < 4; ++h)
+                {
+                    f.GetNic(h)->TraceConnectWithoutContext(
+                        "FlowRecord",
+                        MakeBoundCallback(+[](uint32_t* n, const RdmaFlowRecord&) { ++*n; },
+                                          &done));
+                    f.AddFlow(h, h, (h + 2) % 4, 200000, Time(0));
+                }
+                Simulator::Stop(MilliSeconds(50));
+                Simulator::Run();
+                Simulator::Destroy();
+                NS_TEST_EXPECT_MSG_EQ(done, 4u, lb << " under " << cc << ": every flow completes");
+            }
+        }
+    }
+};
+
 class RdmaLbCcTestSuite : public TestSuite
 {
   public:
@@ -582,6 +665,7 @@ class RdmaLbCcTestSuite : public TestSuite
         add(new TimelyGradientTestCase, TestCase::QUICK);
         add(new HpccTwoFlowTestCase, TestCase::QUICK);
         add(new IncastTestCase, TestCase::QUICK);
+        add(new EveryLbUnderEveryCcTestCase, TestCase::QUICK);
     }
 };
 
