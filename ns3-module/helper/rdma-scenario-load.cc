@@ -3,6 +3,8 @@
  */
 #include "rdma-scenario-load.h"
 
+#include "ns3/rdma-lb-bridge.h"
+
 #include "rdma-lb-bridge/src/scenario.rs.h"
 
 #include <exception>
@@ -20,40 +22,19 @@ Ids(const rust::Vec<uint32_t>& v)
 }
 
 void
-Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
+CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
 {
-    out.name = std::string(in.name);
-    out.configPath = std::string(in.config_path);
-    out.nodeCount = in.node_count;
-    out.switchIds = Ids(in.switch_ids);
-    out.links.clear();
-    for (const auto& l : in.links)
-    {
-        out.links.push_back({l.a, l.b, l.rate_bps, l.delay_ns, l.error_rate});
-    }
-    out.flows.clear();
-    out.flows.reserve(in.flows.size());
-    for (const auto& f : in.flows)
-    {
-        RdmaScenarioFlow g;
-        g.id = f.id;
-        g.src = f.src;
-        g.dst = f.dst;
-        g.pg = f.pg;
-        g.sizeBytes = f.size_bytes;
-        g.startNs = f.start_ns;
-        g.after = Ids(f.after);
-        out.flows.push_back(std::move(g));
-    }
-    out.collectives.clear();
-    for (const auto& c : in.collectives)
-    {
-        out.collectives.push_back({c.group, std::string(c.kind), Ids(c.flow_ids)});
-    }
-    const auto& t = in.transport;
-    RdmaScenarioTransport& o = out.transport;
     o.recovery = std::string(t.recovery);
     o.cc = std::string(t.cc);
+    o.hasWin = t.has_win;
+    o.varWin = t.var_win;
+    o.uTarget = t.u_target;
+    o.miThresh = t.mi_thresh;
+    o.fastReact = t.fast_react;
+    o.multiRate = t.multi_rate;
+    o.sampleFeedback = t.sample_feedback;
+    o.intMulti = t.int_multi;
+    o.dctcpRateAiBps = t.dctcp_rate_ai_bps;
     o.pfcEnabled = t.pfc_enabled;
     o.ecnEnabled = t.ecn_enabled;
     o.bufferBytes = t.buffer_bytes;
@@ -94,6 +75,40 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
     o.quirks.irnSender = t.quirk_irn_sender;
     o.quirks.ecnSharedStream = t.quirk_ecn_shared_stream;
     o.quirks.eventOrder = t.quirk_event_order;
+}
+
+void
+Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
+{
+    out.name = std::string(in.name);
+    out.configPath = std::string(in.config_path);
+    out.nodeCount = in.node_count;
+    out.switchIds = Ids(in.switch_ids);
+    out.links.clear();
+    for (const auto& l : in.links)
+    {
+        out.links.push_back({l.a, l.b, l.rate_bps, l.delay_ns, l.error_rate});
+    }
+    out.flows.clear();
+    out.flows.reserve(in.flows.size());
+    for (const auto& f : in.flows)
+    {
+        RdmaScenarioFlow g;
+        g.id = f.id;
+        g.src = f.src;
+        g.dst = f.dst;
+        g.pg = f.pg;
+        g.sizeBytes = f.size_bytes;
+        g.startNs = f.start_ns;
+        g.after = Ids(f.after);
+        out.flows.push_back(std::move(g));
+    }
+    out.collectives.clear();
+    for (const auto& c : in.collectives)
+    {
+        out.collectives.push_back({c.group, std::string(c.kind), Ids(c.flow_ids)});
+    }
+    CopyTransport(in.transport, out.transport);
     out.lbName = std::string(in.lb_name);
     out.lbParams = std::string(in.lb_params);
     const auto& r = in.run;
@@ -121,6 +136,18 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
 }
 
 } // namespace
+
+RdmaScenarioTransport::RdmaScenarioTransport()
+{
+    CopyTransport(RdmaDefaultTransport(), *this);
+    quirks = RdmaScenarioQuirks{}; // the model's own behaviour unless a config asks
+}
+
+std::vector<RdmaScenarioEcnEntry>
+RdmaScenarioSpec::DefaultEcnMap()
+{
+    return RdmaScenarioTransport().ecn;
+}
 
 bool
 LoadRdmaScenario(const std::string& path,

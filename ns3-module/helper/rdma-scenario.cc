@@ -201,17 +201,6 @@ struct PairInfo
 
 } // namespace
 
-std::vector<RdmaScenarioEcnEntry>
-RdmaScenarioSpec::DefaultEcnMap()
-{
-    std::vector<RdmaScenarioEcnEntry> m;
-    for (uint64_t g : {20, 50, 100, 200, 250, 400})
-    {
-        m.push_back({g * 1000000000ULL, 100000, 400000, 0.2});
-    }
-    return m;
-}
-
 /// Run-time state: the fabric, the trace sinks and the results.
 struct RdmaScenarioRunner::State
 {
@@ -557,9 +546,18 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
     {
         return "transport.recovery: unknown `" + t.recovery + "` (gbn, irn, nic-sr)";
     }
-    if (t.cc != "dcqcn" && t.cc != "none")
+    if (t.cc != "dcqcn" && t.cc != "hpcc" && t.cc != "timely" && t.cc != "dctcp" &&
+        t.cc != "none")
     {
-        return "transport.cc: unknown `" + t.cc + "` (dcqcn, none)";
+        return "transport.cc: unknown `" + t.cc + "` (dcqcn, hpcc, timely, dctcp, none)";
+    }
+    if (t.intMulti == 0)
+    {
+        return "transport.int_multi: must be >= 1";
+    }
+    if (!(t.uTarget > 0 && t.uTarget <= 10))
+    {
+        return "transport.u_target: must be in (0, 10]";
     }
     if (t.l2BackToZero)
     {
@@ -948,9 +946,42 @@ RdmaScenarioRunner::BuildFabric()
     RdmaFabricHelper& fabric = *s.fabric;
     fabric.SetLoadBalancer(spec.lbName, spec.lbParams);
     fabric.CreateNodes(spec.nodeCount, spec.switchIds);
+    // The reference gives every queue pair the largest RTT and BDP of the fabric (GLOBAL_T 1,
+    // spec §5.1): HPCC's T and, with HAS_WIN, the window and HPCC's W.
+    uint64_t maxRttNs = 0;
+    uint64_t maxBdpBytes = 0;
+    for (uint32_t a : s.hosts)
+    {
+        for (uint32_t b : s.hosts)
+        {
+            const uint64_t rtt = GetPairRttNs(a, b);
+            const uint64_t bw = GetPairBottleneckBps(a, b);
+            if (a == b || rtt == 0 || bw == 0)
+            {
+                continue;
+            }
+            maxRttNs = std::max(maxRttNs, rtt);
+            const auto bdp = static_cast<uint64_t>(static_cast<unsigned __int128>(rtt) * bw /
+                                                   1000000000 / 8);
+            maxBdpBytes = std::max(maxBdpBytes, bdp);
+        }
+    }
     for (uint32_t h : fabric.GetHosts())
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);
+        nic->SetAttribute("Window", UintegerValue(t.hasWin ? maxBdpBytes : 0));
+        nic->SetAttribute("VarWin", BooleanValue(t.varWin));
+        if (maxRttNs != 0)
+        {
+            nic->SetAttribute("BaseRtt", TimeValue(NanoSeconds(static_cast<int64_t>(maxRttNs))));
+        }
+        nic->SetAttribute("TargetUtil", DoubleValue(t.uTarget));
+        nic->SetAttribute("MiThresh", UintegerValue(t.miThresh));
+        nic->SetAttribute("FastReact", BooleanValue(t.fastReact));
+        nic->SetAttribute("MultiRate", BooleanValue(t.multiRate));
+        nic->SetAttribute("SampleFeedback", BooleanValue(t.sampleFeedback));
+        nic->SetAttribute("IntMulti", UintegerValue(t.intMulti));
+        nic->SetAttribute("DctcpRateAI", DataRateValue(DataRate(t.dctcpRateAiBps)));
         nic->SetAttribute("PayloadSize", UintegerValue(t.payloadBytes));
         nic->SetAttribute("LossRecovery", StringValue(t.recovery));
         nic->SetAttribute("CcMode", StringValue(t.cc));
@@ -986,6 +1017,8 @@ RdmaScenarioRunner::BuildFabric()
         sw->SetAttribute("PfcEnabled", BooleanValue(t.pfcEnabled));
         sw->SetAttribute("PauseTime", TimeValue(NanoSeconds(t.pauseTimeNs)));
         sw->SetAttribute("EcnEnabled", BooleanValue(t.ecnEnabled));
+        sw->SetAttribute("IntEnabled", BooleanValue(t.cc == "hpcc"));
+        sw->SetAttribute("IntMulti", UintegerValue(t.intMulti));
         sw->SetAttribute("WithdrawFailedPorts", BooleanValue(t.withdrawFailedPorts));
         sw->SetAttribute("EcnSharedStream", BooleanValue(t.quirks.ecnSharedStream));
         sw->GetMmu()->SetAttribute("BufferSize", UintegerValue(t.bufferBytes));

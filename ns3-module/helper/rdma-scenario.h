@@ -93,41 +93,53 @@ struct RdmaScenarioQuirks
 };
 
 /// \ingroup rdma-lb
-/// NIC, switch and congestion-control settings; defaults are ConWeave's run.py values at 100G.
+/// NIC, switch and congestion-control settings. Defaults: rdma_lb_scenario::Transport::default()
+/// (ConWeave's run.py values at 100G), read through the bridge by the constructor -- the one
+/// definition of each default; the quirks stay off.
 struct RdmaScenarioTransport
 {
-    std::string recovery{"gbn"};          //!< RdmaNic::LossRecovery: gbn | irn | nic-sr
-    std::string cc{"dcqcn"};              //!< RdmaNic::CcMode: dcqcn | none
-    bool pfcEnabled{true};                //!< RdmaSwitch::PfcEnabled
-    bool ecnEnabled{true};                //!< RdmaSwitch::EcnEnabled
-    uint64_t bufferBytes{9ULL * 1024 * 1024}; //!< SwitchMmu::BufferSize
+    RdmaScenarioTransport();
+    std::string recovery{};          //!< RdmaNic::LossRecovery: gbn | irn | nic-sr
+    std::string cc{};              //!< RdmaNic::CcMode: dcqcn | hpcc | timely | dctcp | none
+    bool hasWin{};                 //!< HAS_WIN: RdmaNic::Window = the largest BDP of the fabric
+    bool varWin{};                 //!< RdmaNic::VarWin
+    double uTarget{};              //!< RdmaNic::TargetUtil
+    uint32_t miThresh{};           //!< RdmaNic::MiThresh
+    bool fastReact{};              //!< RdmaNic::FastReact
+    bool multiRate{};              //!< RdmaNic::MultiRate
+    bool sampleFeedback{};         //!< RdmaNic::SampleFeedback
+    uint32_t intMulti{};           //!< RdmaNic::IntMulti, RdmaSwitch::IntMulti
+    uint64_t dctcpRateAiBps{};     //!< RdmaNic::DctcpRateAI
+    bool pfcEnabled{};                //!< RdmaSwitch::PfcEnabled
+    bool ecnEnabled{};                //!< RdmaSwitch::EcnEnabled
+    uint64_t bufferBytes{}; //!< SwitchMmu::BufferSize
     std::vector<RdmaScenarioEcnEntry> ecn;    //!< per port rate; empty = ConWeave's 6 entries
-    uint64_t alphaResumeIntervalNs{1000};     //!< RdmaNic::AlphaResumeInterval
-    uint64_t rateDecreaseIntervalNs{4000};    //!< RdmaNic::RateDecreaseInterval
-    uint64_t rpTimerNs{300000};               //!< RdmaNic::RpTimer
-    uint32_t fastRecoveryTimes{1};            //!< RdmaNic::FastRecoveryTimes
-    double ewmaGain{1.0 / 256};               //!< RdmaNic::EwmaGain
-    uint64_t rateAiBps{40000000};             //!< RdmaNic::RateAI
-    uint64_t rateHaiBps{100000000};           //!< RdmaNic::RateHAI
-    uint64_t minRateBps{100000000};           //!< RdmaNic::MinRate
-    bool clampTargetRate{false};              //!< RdmaNic::ClampTargetRate
-    double rateOnFirstCnp{1.0};               //!< RdmaNic::RateOnFirstCnp
-    uint32_t ackIntervalPackets{1};           //!< RdmaNic::L2AckInterval
-    uint32_t l2ChunkBytes{4000};              //!< RdmaNic::L2ChunkSize
-    bool l2BackToZero{false};                 //!< L2_BACK_TO_ZERO (only 0 is modelled)
-    bool rateBound{true};                     //!< RdmaNic::RateBound
-    uint32_t payloadBytes{1000};              //!< RdmaNic::PayloadSize
-    uint64_t pauseTimeNs{5000};               //!< RdmaSwitch::PauseTime
-    uint64_t l2TimeoutNs{4000000};            //!< RdmaNic::L2Timeout
-    uint64_t nackIntervalNs{4000};            //!< RdmaNic::NackInterval
-    uint64_t irnRtoLowNs{100000};             //!< RdmaNic::IrnRtoLow
-    uint64_t irnRtoHighNs{320000};            //!< RdmaNic::IrnRtoHigh
-    uint64_t irnBdpBytes{104000};             //!< RdmaNic::IrnBdp
-    uint32_t irnOooThreshold{0};              //!< RdmaNic::IrnOooThreshold
-    bool ackMilestoneFix{false};              //!< RdmaNic::AckMilestoneFix
-    bool nackCarriesCnp{true};                //!< RdmaNic::NackCarriesCnp
-    bool headroomSumQuirk{true};              //!< SwitchMmu::HeadroomSumQuirk
-    bool withdrawFailedPorts{false};          //!< RdmaSwitch::WithdrawFailedPorts
+    uint64_t alphaResumeIntervalNs{};     //!< RdmaNic::AlphaResumeInterval
+    uint64_t rateDecreaseIntervalNs{};    //!< RdmaNic::RateDecreaseInterval
+    uint64_t rpTimerNs{};               //!< RdmaNic::RpTimer
+    uint32_t fastRecoveryTimes{};            //!< RdmaNic::FastRecoveryTimes
+    double ewmaGain{};               //!< RdmaNic::EwmaGain
+    uint64_t rateAiBps{};             //!< RdmaNic::RateAI
+    uint64_t rateHaiBps{};           //!< RdmaNic::RateHAI
+    uint64_t minRateBps{};           //!< RdmaNic::MinRate
+    bool clampTargetRate{};              //!< RdmaNic::ClampTargetRate
+    double rateOnFirstCnp{};               //!< RdmaNic::RateOnFirstCnp
+    uint32_t ackIntervalPackets{};           //!< RdmaNic::L2AckInterval
+    uint32_t l2ChunkBytes{};              //!< RdmaNic::L2ChunkSize
+    bool l2BackToZero{};                 //!< L2_BACK_TO_ZERO (only 0 is modelled)
+    bool rateBound{};                     //!< RdmaNic::RateBound
+    uint32_t payloadBytes{};              //!< RdmaNic::PayloadSize
+    uint64_t pauseTimeNs{};               //!< RdmaSwitch::PauseTime
+    uint64_t l2TimeoutNs{};            //!< RdmaNic::L2Timeout
+    uint64_t nackIntervalNs{};            //!< RdmaNic::NackInterval
+    uint64_t irnRtoLowNs{};             //!< RdmaNic::IrnRtoLow
+    uint64_t irnRtoHighNs{};            //!< RdmaNic::IrnRtoHigh
+    uint64_t irnBdpBytes{};             //!< RdmaNic::IrnBdp
+    uint32_t irnOooThreshold{};              //!< RdmaNic::IrnOooThreshold
+    bool ackMilestoneFix{};              //!< RdmaNic::AckMilestoneFix
+    bool nackCarriesCnp{};                //!< RdmaNic::NackCarriesCnp
+    bool headroomSumQuirk{};              //!< SwitchMmu::HeadroomSumQuirk
+    bool withdrawFailedPorts{};          //!< RdmaSwitch::WithdrawFailedPorts
     RdmaScenarioQuirks quirks;                //!< reference behaviours reproduced
 };
 

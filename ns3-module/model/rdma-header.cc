@@ -3,6 +3,8 @@
  */
 #include "rdma-header.h"
 
+#include "rdma-int.h"
+
 #include "ns3/abort.h"
 
 #include <algorithm>
@@ -17,8 +19,11 @@ namespace
 constexpr uint32_t L2_BYTES = 14;
 constexpr uint32_t IPV4_BYTES = 20;
 constexpr uint16_t PPP_PROTO_IPV4 = 0x0021;
+constexpr uint32_t QBB_BYTES = 18;
 /// L2 + IPv4: the part every header type shares.
 constexpr uint32_t FIXED_BYTES = L2_BYTES + IPV4_BYTES;
+static_assert(RdmaHeader::MAX_HEADER_BYTES == FIXED_BYTES + QBB_BYTES + RdmaIntHop::WIRE_BYTES,
+              "the largest header is an ACK with HPCC's INT");
 
 uint16_t
 Be16(const uint8_t* p)
@@ -78,19 +83,51 @@ RdmaHeader::Print(std::ostream& os) const
 }
 
 uint32_t
+RdmaHeader::IntBytes(IntMode m)
+{
+    switch (m)
+    {
+    case INT_HPCC:
+        return RdmaIntHop::WIRE_BYTES;
+    case INT_TS:
+        return 8;
+    case INT_NONE:
+        break;
+    }
+    return 0;
+}
+
+uint32_t
 RdmaHeader::GetSerializedSize() const
 {
     switch (type)
     {
     case DATA:
-        return DATA_HEADER_BYTES;
+        return DATA_HEADER_BYTES + IntBytes(intMode);
     case ACK:
     case NACK:
-        return ACK_BYTES;
+        return std::max(ACK_BYTES, L2_BYTES + IPV4_BYTES + QBB_BYTES + IntBytes(intMode));
     case PFC:
         return PFC_BYTES;
     }
     return DATA_HEADER_BYTES;
+}
+
+void
+RdmaHeader::WriteInt(Buffer::Iterator& i) const
+{
+    if (intMode == INT_HPCC)
+    {
+        for (uint64_t hop : intHop)
+        {
+            i.WriteHtonU64(hop);
+        }
+        i.WriteHtonU16(intNHop);
+    }
+    else if (intMode == INT_TS)
+    {
+        i.WriteHtonU64(tsNs);
+    }
 }
 
 void
@@ -106,10 +143,12 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
     i.WriteU8(ecn & 0x3);
     i.WriteHtonU16(static_cast<uint16_t>(GetSerializedSize() - L2_BYTES));
     i.WriteHtonU16(type == DATA ? flags : 0); // IPv4 id: data packets carry their flags here
-    i.WriteHtonU16(0); // fragment
+    i.WriteHtonU16(intMode); // fragment in the reference (zero): the INT mode
     i.WriteU8(type == PFC ? 1 : 64);
     i.WriteU8(type);
-    i.WriteHtonU16(0); // checksum (not computed)
+    // Checksum (not computed by the reference): an ACK/NACK with INT has no padding, so it
+    // carries its qpn here.
+    i.WriteHtonU16(type != DATA && intMode != INT_NONE ? qpn : 0);
     i.WriteHtonU32(sip);
     i.WriteHtonU32(dip);
     switch (type)
@@ -122,6 +161,7 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
         i.WriteHtonU16(qpn); // checksum in the reference (not computed): model metadata
         i.WriteHtonU32(seq);
         i.WriteHtonU16(pg);
+        WriteInt(i);
         break;
     case ACK:
     case NACK:
@@ -133,9 +173,16 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
         i.WriteHtonU32(seq);
         i.WriteHtonU32(sackSeq);
         i.WriteHtonU16(sackLen);
-        i.WriteHtonU16(qpn); // padding in the reference: model metadata
-        i.WriteHtonU16(0);
-        i.WriteHtonU32(0);
+        if (intMode == INT_NONE)
+        {
+            i.WriteHtonU16(qpn); // padding in the reference: model metadata
+            i.WriteHtonU16(0);
+            i.WriteHtonU32(0);
+        }
+        else
+        {
+            WriteInt(i); // 94 B (HPCC) or 60 B (TIMELY): no padding
+        }
         break;
     case PFC:
         // pause time (µs), queue length, class: 9 B.
@@ -149,8 +196,8 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
 uint32_t
 RdmaHeader::Deserialize(Buffer::Iterator start)
 {
-    uint8_t b[ACK_BYTES]; // the largest header
-    const uint32_t n = std::min(start.GetRemainingSize(), ACK_BYTES);
+    uint8_t b[MAX_HEADER_BYTES];
+    const uint32_t n = std::min(start.GetRemainingSize(), MAX_HEADER_BYTES);
     for (uint32_t k = 0; k < n; ++k)
     {
         b[k] = start.ReadU8(); // inline; Iterator::Read is an out-of-line loop of the same
@@ -161,42 +208,59 @@ RdmaHeader::Deserialize(Buffer::Iterator start)
 uint32_t
 RdmaHeader::PeekFrom(const Packet& p)
 {
-    uint8_t b[ACK_BYTES];
-    const uint32_t n = p.CopyData(b, ACK_BYTES);
+    uint8_t b[MAX_HEADER_BYTES];
+    const uint32_t n = p.CopyData(b, MAX_HEADER_BYTES);
     return Decode(b, n);
+}
+
+void
+RdmaHeader::DecodeInt(const uint8_t* b)
+{
+    if (intMode == INT_HPCC)
+    {
+        for (uint32_t k = 0; k < RdmaIntHop::MAX_HOPS; ++k)
+        {
+            intHop[k] = Be64(b + 8 * k);
+        }
+        intNHop = Be16(b + 8 * RdmaIntHop::MAX_HOPS);
+    }
+    // INT_TS: the same send time as tsNs.
 }
 
 uint32_t
 RdmaHeader::Decode(const uint8_t* b, uint32_t n)
 {
+    // One copy of the header's bytes, then decoding from memory: every hop parses the header,
+    // and reading it field by field through a Buffer::Iterator was ~7 % of a run.
     NS_ABORT_MSG_IF(n < FIXED_BYTES, "RdmaHeader: " << n << " bytes, shorter than L2 + IPv4");
-    const uint8_t proto = b[23];
-    const uint32_t size = proto == DATA ? DATA_HEADER_BYTES
-                          : (proto == ACK || proto == NACK) ? ACK_BYTES
-                          : proto == PFC                    ? PFC_BYTES
-                                                            : FIXED_BYTES;
-    NS_ABORT_MSG_IF(n < size, "RdmaHeader: " << n << " bytes, protocol " << uint32_t(proto));
     tsNs = Be64(b + 2);
     echoSeq = Be32(b + 10);
     ecn = b[15] & 0x3;
     const uint16_t ipId = Be16(b + 18);
+    intMode = static_cast<IntMode>(Be16(b + 20));
+    const uint8_t proto = b[23];
+    const uint16_t checksum = Be16(b + 24);
     sip = Be32(b + 26);
     dip = Be32(b + 30);
+    NS_ABORT_MSG_IF(proto != DATA && proto != ACK && proto != NACK && proto != PFC,
+                    "RdmaHeader: unknown protocol " << uint32_t(proto));
+    type = static_cast<Type>(proto);
+    const uint32_t size = GetSerializedSize();
+    NS_ABORT_MSG_IF(n < size, "RdmaHeader: " << n << " bytes, need " << size);
     const uint8_t* t = b + FIXED_BYTES;
-    switch (proto)
+    switch (type)
     {
     case DATA:
-        type = DATA;
         flags = ipId;
         sport = Be16(t);
         dport = Be16(t + 2);
         qpn = Be16(t + 6);
         seq = Be32(t + 8);
         pg = Be16(t + 12);
+        DecodeInt(t + 14);
         break;
     case ACK:
     case NACK:
-        type = static_cast<Type>(proto);
         sport = Be16(t);
         dport = Be16(t + 2);
         flags = Be16(t + 4);
@@ -204,18 +268,23 @@ RdmaHeader::Decode(const uint8_t* b, uint32_t n)
         seq = Be32(t + 8);
         sackSeq = Be32(t + 12);
         sackLen = Be16(t + 16);
-        qpn = Be16(t + 18);
+        if (intMode == INT_NONE)
+        {
+            qpn = Be16(t + 18);
+        }
+        else
+        {
+            qpn = checksum;
+            DecodeInt(t + 18);
+        }
         break;
     case PFC:
-        type = PFC;
         pauseUs = Be32(t);
         pfcQlen = Be32(t + 4);
         pfcClass = t[8];
         break;
-    default:
-        NS_ABORT_MSG("RdmaHeader: unknown protocol " << uint32_t(proto));
     }
-    return GetSerializedSize();
+    return size;
 }
 
 } // namespace ns3

@@ -4,7 +4,11 @@
  * Wire sizes follow spec/rdma-model.md §2 (the HPCC/ConWeave simulator):
  *  - data:  L2 14 + IPv4 20 + UDP 8 + SeqTs 6 = 48 B of headers (1000 B payload -> 1048 B);
  *  - ACK/NACK: L2 14 + IPv4 20 + qbb 18, padded to 60 B;
- *  - PFC:   L2 14 + IPv4 20 + 9 = 43 B.
+ *  - PFC:   L2 14 + IPv4 20 + 9 = 43 B;
+ *  - INT (spec §2, §5): HPCC data packets carry 5 hop records + a hop count (42 B -> 1090 B)
+ *    and their ACK/NACK a copy (14 + 20 + 18 + 42 = 94 B, no padding); TIMELY data packets
+ *    carry an 8 B send timestamp (1056 B) and their ACK/NACK a copy (60 B, no padding);
+ *    DCQCN, DCTCP and no congestion control carry no INT.
  * The model's own metadata (the send timestamp echoed for per-packet RTT, the PSN echo) is
  * carried in bytes the reference leaves zero (the 12 zero bytes of its 14-byte "PPP" header
  * and the ACK padding), so sizes on the wire stay exactly those of the reference.
@@ -43,6 +47,19 @@ class RdmaHeader : public Header
     static constexpr uint32_t ACK_BYTES = 60;
     /// Bytes of a PFC frame on the wire.
     static constexpr uint32_t PFC_BYTES = 43;
+    /// The largest header: an ACK/NACK with HPCC's INT (34 + 18 + 42 B).
+    static constexpr uint32_t MAX_HEADER_BYTES = 94;
+
+    /// In-band telemetry carried after the data headers and copied into ACK/NACK (the
+    /// reference's IntHeader::mode, chosen by the congestion control).
+    enum IntMode : uint8_t
+    {
+        INT_NONE = 0, //!< no INT bytes (DCQCN, DCTCP; the reference's mode 5)
+        INT_HPCC = 1, //!< 5 hop records + hop count, 42 B (the reference's mode 0)
+        INT_TS = 2,   //!< the 8 B send timestamp (TIMELY; the reference's mode 1)
+    };
+    /// \return the INT bytes on the wire of mode \p m
+    static uint32_t IntBytes(IntMode m);
 
     RdmaHeader();
 
@@ -62,11 +79,6 @@ class RdmaHeader : public Header
      */
     uint32_t PeekFrom(const Packet& p);
 
-  private:
-    /// Decodes the header from its \p n serialized bytes at \p b; \return its size
-    uint32_t Decode(const uint8_t* b, uint32_t n);
-
-  public:
     // Fields (public: a plain record, as the reference's one-shot parser exposes them).
     Type type{DATA};     //!< packet type (the IPv4 protocol)
     uint32_t sip{0};     //!< source IPv4 address
@@ -88,6 +100,12 @@ class RdmaHeader : public Header
     uint32_t pauseUs{0}; //!< PFC: pause time in microseconds (0 = resume)
     uint32_t pfcQlen{0}; //!< PFC: queue length reported
     uint8_t pfcClass{0}; //!< PFC: priority class
+    /// Data and ACK/NACK: the INT carried (model metadata in the IPv4 fragment field, which
+    /// the reference leaves zero). With INT an ACK/NACK has no padding, so its qpn moves to
+    /// the IPv4 checksum (not computed by the reference either).
+    IntMode intMode{INT_NONE};
+    uint16_t intNHop{0}; //!< INT_HPCC: records pushed so far (slot = count modulo 5)
+    uint64_t intHop[5]{}; //!< INT_HPCC: the records (RdmaIntHop)
 
     /// ACK/NACK flag: the answered data packet carried CE.
     static constexpr uint16_t FLAG_CNP = 1;
@@ -96,6 +114,13 @@ class RdmaHeader : public Header
     /// NACK: a switch load balancer's own control packet (ConWeave REPLY / NOTIFY; the
     /// reference's 0xFD packets with a ConWeave tag). Consumed by a ToR; a NIC ignores it.
     static constexpr uint16_t FLAG_LB_CONTROL = 0x100; // bit 2 is the NIC's ECN echo
+
+  private:
+    void WriteInt(Buffer::Iterator& i) const;
+    /// Decodes the header from its \p n serialized bytes at \p b; \return its size
+    uint32_t Decode(const uint8_t* b, uint32_t n);
+    /// Decodes the INT bytes at \p b (as many as IntBytes(intMode)).
+    void DecodeInt(const uint8_t* b);
 };
 
 /// \return the IPv4 address the reference gives host \p hostId: 11.(id/256).(id%256).1

@@ -9,6 +9,7 @@
 
 #include "rust/cxx.h"
 #include "rdma-lb-bridge/src/lib.rs.h"
+#include "rdma-lb-bridge/src/scenario.rs.h"
 
 namespace ns3
 {
@@ -549,6 +550,13 @@ void
 SwitchLbAgent::ArmTestPanic()
 {
     m_impl->lb->arm_test_panic();
+}
+
+const rdmalb::scenario::Transport&
+RdmaDefaultTransport()
+{
+    static const rdmalb::scenario::Transport t = rdmalb::scenario::default_transport();
+    return t;
 }
 
 } // namespace ns3

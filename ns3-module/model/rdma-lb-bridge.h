@@ -27,8 +27,24 @@
 #include <utility>
 #include <vector>
 
+namespace rdmalb
+{
+namespace scenario
+{
+struct Transport;
+} // namespace scenario
+} // namespace rdmalb
+
 namespace ns3
 {
+
+/**
+ * \ingroup rdma-lb
+ * \return the transport defaults, defined once in Rust (rdma_lb_scenario::Transport::default:
+ * ConWeave run.py's values at 100 Gbps). The NIC's and the switch's attribute defaults and
+ * RdmaScenarioTransport read them (include "rdma-lb-bridge/src/scenario.rs.h" for the fields).
+ */
+const rdmalb::scenario::Transport& RdmaDefaultTransport();
 
 /// What the NIC knows when it is about to send a data packet.
 struct LbSendContext

@@ -9,6 +9,8 @@
 #include "rdma-switch.h"
 #include "rdma-time.h"
 
+#include "rdma-lb-bridge/src/scenario.rs.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -30,9 +32,48 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RdmaNic");
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 
+namespace
+{
+Time
+Ns(uint64_t ns)
+{
+    return NanoSeconds(static_cast<int64_t>(ns));
+}
+
+RdmaNic::CcMode
+CcModeOf(const std::string& name)
+{
+    if (name == "none")
+    {
+        return RdmaNic::CC_NONE;
+    }
+    if (name == "hpcc")
+    {
+        return RdmaNic::CC_HPCC;
+    }
+    if (name == "timely")
+    {
+        return RdmaNic::CC_TIMELY;
+    }
+    if (name == "dctcp")
+    {
+        return RdmaNic::CC_DCTCP;
+    }
+    return RdmaNic::CC_DCQCN;
+}
+
+RdmaNic::LossRecovery
+RecoveryOf(const std::string& name)
+{
+    return name == "irn" ? RdmaNic::IRN : (name == "nic-sr" ? RdmaNic::NIC_SR : RdmaNic::GBN);
+}
+} // namespace
+
 TypeId
 RdmaNic::GetTypeId()
 {
+    // Attribute defaults: the transport defaults defined once in Rust (RdmaDefaultTransport).
+    const rdmalb::scenario::Transport& d = RdmaDefaultTransport();
     static TypeId tid =
         TypeId("ns3::RdmaNic")
             .SetParent<Object>()
@@ -40,23 +81,26 @@ RdmaNic::GetTypeId()
             .AddConstructor<RdmaNic>()
             .AddAttribute("PayloadSize",
                           "Payload bytes per data packet (PACKET_PAYLOAD_SIZE; spec §3.2)",
-                          UintegerValue(1000),
+                          UintegerValue(d.payload_bytes),
                           MakeUintegerAccessor(&RdmaNic::m_payloadBytes),
                           MakeUintegerChecker<uint32_t>(1, 9000))
             .AddAttribute("LossRecovery",
                           "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0, spec §3.3-3.5), irn = "
                           "the reference's IRN (ENABLE_IRN 1, §3.6), nic-sr = commodity NIC "
                           "selective repeat (one NACK per expected PSN, resend only that packet)",
-                          EnumValue(RdmaNic::GBN),
+                          EnumValue(RecoveryOf(std::string(d.recovery))),
                           MakeEnumAccessor(&RdmaNic::m_recovery),
                           MakeEnumChecker(RdmaNic::GBN, "gbn", RdmaNic::IRN, "irn",
                                           RdmaNic::NIC_SR, "nic-sr"))
             .AddAttribute("CcMode",
-                          "Congestion control (CC_MODE): 1 = DCQCN (spec §3.7), 0 = none "
-                          "(line rate, CNPs ignored)",
-                          EnumValue(RdmaNic::CC_DCQCN),
+                          "Congestion control (CC_MODE): dcqcn (1, spec §3.7), hpcc (3, §3.8), "
+                          "timely (7, §3.9), dctcp (8, §3.9), none (0: line rate, feedback "
+                          "ignored)",
+                          EnumValue(CcModeOf(std::string(d.cc))),
                           MakeEnumAccessor(&RdmaNic::m_ccMode),
-                          MakeEnumChecker(RdmaNic::CC_NONE, "none", RdmaNic::CC_DCQCN, "dcqcn"))
+                          MakeEnumChecker(RdmaNic::CC_NONE, "none", RdmaNic::CC_DCQCN, "dcqcn",
+                                          RdmaNic::CC_HPCC, "hpcc", RdmaNic::CC_TIMELY, "timely",
+                                          RdmaNic::CC_DCTCP, "dctcp"))
             .AddAttribute("TimeTruncation",
                           "Reference quirk time-truncation: ns-3.19's truncating conversions -- "
                           "pacing intervals truncated to whole ns (spec §3.2) and DCQCN's "
@@ -99,64 +143,64 @@ RdmaNic::GetTypeId()
             .AddAttribute("RateBound",
                           "Pace each queue pair at its current rate (RATE_BOUND); false paces "
                           "at the line rate",
-                          BooleanValue(true),
+                          BooleanValue(d.rate_bound),
                           MakeBooleanAccessor(&RdmaNic::m_rateBound),
                           MakeBooleanChecker())
             .AddAttribute("L2AckInterval",
                           "ACK milestone in packets (L2_ACK_INTERVAL). Reference quirk: the "
                           "milestone is reset every packet, so every in-order packet is ACKed "
                           "unless AckMilestoneFix is set",
-                          UintegerValue(1),
+                          UintegerValue(d.ack_interval_packets),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("L2ChunkSize",
                           "An ACK is also sent when the expected byte is a multiple of this "
                           "(L2_CHUNK_SIZE, bytes; 0 = off)",
-                          UintegerValue(4000),
+                          UintegerValue(d.l2_chunk_bytes),
                           MakeUintegerAccessor(&RdmaNic::m_chunkSize),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("AckMilestoneFix",
                           "Fix of the milestone quirk (spec §3.3, §12.1): ACK once per "
                           "L2AckInterval packets instead of every packet",
-                          BooleanValue(false),
+                          BooleanValue(d.ack_milestone_fix),
                           MakeBooleanAccessor(&RdmaNic::m_ackMilestoneFix),
                           MakeBooleanChecker())
             .AddAttribute("NackCarriesCnp",
                           "Reference quirk (spec §3.3, §12.2): an out-of-order NACK always "
                           "carries the CNP flag (rate cut). false = only ECN-marked packets",
-                          BooleanValue(true),
+                          BooleanValue(d.nack_carries_cnp),
                           MakeBooleanAccessor(&RdmaNic::m_nackCarriesCnp),
                           MakeBooleanChecker())
             .AddAttribute("NackInterval",
                           "NACK generation interval (NACKGenerationInterval): no second NACK "
                           "for the same expected byte within it (GBN, IRN)",
-                          TimeValue(MicroSeconds(4)),
+                          TimeValue(Ns(d.nack_interval_ns)),
                           MakeTimeAccessor(&RdmaNic::m_nackInterval),
                           MakeTimeChecker())
             .AddAttribute("L2Timeout",
                           "Retransmission timeout of Go-Back-N and NIC-SR (L2Timeout, spec §3.5)",
-                          TimeValue(MilliSeconds(4)),
+                          TimeValue(Ns(d.l2_timeout_ns)),
                           MakeTimeAccessor(&RdmaNic::m_l2Timeout),
                           MakeTimeChecker())
             .AddAttribute("IrnRtoLow",
                           "IRN RTO with at most 3 packets in flight (IrnRtoLow; driver value)",
-                          TimeValue(MicroSeconds(100)),
+                          TimeValue(Ns(d.irn_rto_low_ns)),
                           MakeTimeAccessor(&RdmaNic::m_irnRtoLow),
                           MakeTimeChecker())
             .AddAttribute("IrnRtoHigh",
                           "IRN RTO with more than 3 packets in flight (IrnRtoHigh; driver value)",
-                          TimeValue(MicroSeconds(320)),
+                          TimeValue(Ns(d.irn_rto_high_ns)),
                           MakeTimeAccessor(&RdmaNic::m_irnRtoHigh),
                           MakeTimeChecker())
             .AddAttribute("IrnBdp",
                           "IRN sender BDP cap in bytes (IrnBdp; 104000 for leaf_spine_128_100G)",
-                          UintegerValue(104000),
+                          UintegerValue(d.irn_bdp_bytes),
                           MakeUintegerAccessor(&RdmaNic::m_irnBdp),
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("IrnOooThreshold",
                           "IRN option: go back only when SACKed data reaches more than this "
                           "many packets beyond the first hole (0 = reference: any SACK)",
-                          UintegerValue(0),
+                          UintegerValue(d.irn_ooo_threshold),
                           MakeUintegerAccessor(&RdmaNic::m_irnOooThreshold),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("IrnRtoWithPfc",
@@ -168,56 +212,138 @@ RdmaNic::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("AlphaResumeInterval",
                           "DCQCN alpha update period (ALPHA_RESUME_INTERVAL; run.py 1 us)",
-                          TimeValue(MicroSeconds(1)),
+                          TimeValue(Ns(d.alpha_resume_interval_ns)),
                           MakeTimeAccessor(&RdmaNic::m_alphaResumeInterval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RateDecreaseInterval",
                           "DCQCN rate-decrease check period (RATE_DECREASE_INTERVAL; 4 us)",
-                          TimeValue(MicroSeconds(4)),
+                          TimeValue(Ns(d.rate_decrease_interval_ns)),
                           MakeTimeAccessor(&RdmaNic::m_rateDecreaseInterval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RpTimer",
                           "DCQCN rate-increase timer (RP_TIMER; 300 us)",
-                          TimeValue(MicroSeconds(300)),
+                          TimeValue(Ns(d.rp_timer_ns)),
                           MakeTimeAccessor(&RdmaNic::m_rpTimer),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("FastRecoveryTimes",
                           "DCQCN fast-recovery stages (FAST_RECOVERY_TIMES; 1)",
-                          UintegerValue(1),
+                          UintegerValue(d.fast_recovery_times),
                           MakeUintegerAccessor(&RdmaNic::m_fastRecoveryTimes),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("EwmaGain",
                           "DCQCN alpha EWMA gain g (EWMA_GAIN; run.py 1/256)",
-                          DoubleValue(1.0 / 256),
+                          DoubleValue(d.ewma_gain),
                           MakeDoubleAccessor(&RdmaNic::m_g),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("RateAI",
                           "DCQCN additive increase (RATE_AI; run.py 40Mb/s at 100G)",
-                          DataRateValue(DataRate("40Mb/s")),
+                          DataRateValue(DataRate(d.rate_ai_bps)),
                           MakeDataRateAccessor(&RdmaNic::m_rateAi),
                           MakeDataRateChecker())
             .AddAttribute("RateHAI",
                           "DCQCN hyper increase (RATE_HAI; run.py 100Mb/s at 100G)",
-                          DataRateValue(DataRate("100Mb/s")),
+                          DataRateValue(DataRate(d.rate_hai_bps)),
                           MakeDataRateAccessor(&RdmaNic::m_rateHai),
                           MakeDataRateChecker())
             .AddAttribute("MinRate",
                           "DCQCN minimum rate (MIN_RATE; 100Mb/s)",
-                          DataRateValue(DataRate("100Mb/s")),
+                          DataRateValue(DataRate(d.min_rate_bps)),
                           MakeDataRateAccessor(&RdmaNic::m_minRate),
                           MakeDataRateChecker())
             .AddAttribute("ClampTargetRate",
                           "DCQCN: every decrease sets the target to the current rate "
                           "(CLAMP_TARGET_RATE; 0)",
-                          BooleanValue(false),
+                          BooleanValue(d.clamp_target_rate),
                           MakeBooleanAccessor(&RdmaNic::m_clampTargetRate),
                           MakeBooleanChecker())
             .AddAttribute("RateOnFirstCnp",
                           "DCQCN: fraction of the rate kept on a queue pair's first CNP "
                           "(attribute RateOnFirstCnp; 1.0)",
-                          DoubleValue(1.0),
+                          DoubleValue(d.rate_on_first_cnp),
                           MakeDoubleAccessor(&RdmaNic::m_rateOnFirstCnp),
                           MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("Window",
+                          "Sending window in bytes, 0 = none (HAS_WIN: the reference gives "
+                          "every queue pair the largest BDP of the fabric, GLOBAL_T 1); also "
+                          "HPCC's W in its queue term",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::m_window),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("VarWin",
+                          "VAR_WIN: the window scales with the current rate over the line rate "
+                          "(at least 1 B)",
+                          BooleanValue(d.var_win),
+                          MakeBooleanAccessor(&RdmaNic::m_varWin),
+                          MakeBooleanChecker())
+            .AddAttribute("BaseRtt",
+                          "HPCC's base RTT T (the reference's largest RTT of the fabric, "
+                          "GLOBAL_T 1; 8320 ns on ConWeave's leaf-spine)",
+                          TimeValue(NanoSeconds(8320)),
+                          MakeTimeAccessor(&RdmaNic::m_baseRtt),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("TargetUtil",
+                          "HPCC target utilisation eta (U_TARGET)",
+                          DoubleValue(d.u_target),
+                          MakeDoubleAccessor(&RdmaNic::m_targetUtil),
+                          MakeDoubleChecker<double>(0.01, 10))
+            .AddAttribute("MiThresh",
+                          "HPCC: additive steps before a multiplicative one (MI_THRESH)",
+                          UintegerValue(d.mi_thresh),
+                          MakeUintegerAccessor(&RdmaNic::m_miThresh),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("FastReact",
+                          "HPCC: react to every ACK between per-RTT updates (FAST_REACT)",
+                          BooleanValue(d.fast_react),
+                          MakeBooleanAccessor(&RdmaNic::m_fastReact),
+                          MakeBooleanChecker())
+            .AddAttribute("MultiRate",
+                          "HPCC: one reference rate per hop (MULTI_RATE); false = one rate "
+                          "from the most utilised hop",
+                          BooleanValue(d.multi_rate),
+                          MakeBooleanAccessor(&RdmaNic::m_multiRate),
+                          MakeBooleanChecker())
+            .AddAttribute("SampleFeedback",
+                          "HPCC: fast reactions skip hops with an empty queue "
+                          "(SAMPLE_FEEDBACK)",
+                          BooleanValue(d.sample_feedback),
+                          MakeBooleanAccessor(&RdmaNic::m_sampleFeedback),
+                          MakeBooleanChecker())
+            .AddAttribute("IntMulti",
+                          "INT_MULTI: INT byte and queue units multiplier (as the switches')",
+                          UintegerValue(d.int_multi),
+                          MakeUintegerAccessor(&RdmaNic::m_intMulti),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("TimelyAlpha",
+                          "TIMELY: EWMA weight of a new RTT difference",
+                          DoubleValue(0.875),
+                          MakeDoubleAccessor(&RdmaNic::m_timelyAlpha),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("TimelyBeta",
+                          "TIMELY: multiplicative decrease factor",
+                          DoubleValue(0.8),
+                          MakeDoubleAccessor(&RdmaNic::m_timelyBeta),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("TimelyTLow",
+                          "TIMELY: RTT below which the rate always increases",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&RdmaNic::m_timelyTLow),
+                          MakeTimeChecker())
+            .AddAttribute("TimelyTHigh",
+                          "TIMELY: RTT above which the rate decreases",
+                          TimeValue(MicroSeconds(500)),
+                          MakeTimeAccessor(&RdmaNic::m_timelyTHigh),
+                          MakeTimeChecker())
+            .AddAttribute("TimelyMinRtt",
+                          "TIMELY: the RTT that normalises the gradient",
+                          TimeValue(MicroSeconds(20)),
+                          MakeTimeAccessor(&RdmaNic::m_timelyMinRtt),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("DctcpRateAI",
+                          "DCTCP: additive increase per window without a mark "
+                          "(DCTCP_RATE_AI)",
+                          DataRateValue(DataRate(d.dctcp_rate_ai_bps)),
+                          MakeDataRateAccessor(&RdmaNic::m_dctcpRateAi),
+                          MakeDataRateChecker())
             .AddTraceSource("FlowComplete",
                             "A flow was completely acknowledged",
                             MakeTraceSourceAccessor(&RdmaNic::m_flowComplete),
@@ -245,7 +371,8 @@ RdmaNic::GetTypeId()
                             MakeTraceSourceAccessor(&RdmaNic::m_nackSent),
                             "ns3::RdmaNic::NackSentTracedCallback")
             .AddTraceSource("RateChange",
-                            "A queue pair's DCQCN rate changed: flow id, old, new (bit/s)",
+                            "A queue pair's sending rate changed (congestion control): flow "
+                            "id, old, new (bit/s)",
                             MakeTraceSourceAccessor(&RdmaNic::m_rateChange),
                             "ns3::RdmaNic::RateChangeTracedCallback");
     return tid;
@@ -264,13 +391,16 @@ RdmaNic::DoDispose()
     for (auto& [qpn, qp] : m_qps)
     {
         (void)qpn;
-        qp.decreaseEvent.Cancel();
-        qp.increaseEvent.Cancel();
+        if (qp.cc)
+        {
+            m_cc->Stop(qp);
+        }
         qp.rtoEvent.Cancel();
         qp.lbEvent.Cancel();
     }
     m_wakeEvent.Cancel();
     m_qps.clear();
+    m_cc.reset();
     m_rx.clear();
     m_dev = nullptr;
     m_lbConfig = nullptr;
@@ -391,7 +521,7 @@ RdmaNic::DoStartFlow(uint32_t flowId,
     qp.pg = pg;
     qp.nextAvail = Simulator::Now();
     qp.rate = m_dev->GetDataRate().GetBitRate();
-    qp.targetRate = qp.rate;
+    Cc().Start(qp);
     qp.rtoDeadline = Time::Max();
     qp.rec.flowId = flowId;
     qp.rec.sip = m_address;
@@ -514,6 +644,10 @@ RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         return false; // §3.2: a paused priority group is not scheduled; the resume kicks the port
     }
+    if (m_window != 0 && qp.sndNxt >= qp.sndUna + Window(qp))
+    {
+        return false; // window-bound (HAS_WIN): an ACK will kick the port
+    }
     if (m_recovery == IRN && qp.srRetx.empty())
     {
         uint64_t inflight = IrnInflight(qp);
@@ -589,8 +723,10 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         h.pg = static_cast<uint16_t>(qp.pg);
         h.seq = static_cast<uint32_t>(seq);
         h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
+        h.intMode = m_intMode;
         Ptr<Packet> p = Create<Packet>(payload);
         p->AddHeader(h);
+        qp.lastPktSize = p->GetSize();
         m_dataSent(qp.flowId, h.seq, h.sport);
         if (fromSr)
         {
@@ -697,6 +833,13 @@ RdmaNic::SendFeedback(const RdmaHeader& h,
     a.seq = static_cast<uint32_t>(rx.expected);
     a.sackSeq = static_cast<uint32_t>(sackSeq);
     a.sackLen = static_cast<uint16_t>(sackLen);
+    // The INT of the data packet goes back in the ACK/NACK (HPCC's records, TIMELY's time).
+    a.intMode = h.intMode;
+    if (h.intMode == RdmaHeader::INT_HPCC)
+    {
+        a.intNHop = h.intNHop;
+        std::copy(std::begin(h.intHop), std::end(h.intHop), std::begin(a.intHop));
+    }
     if (flags & RdmaHeader::FLAG_CNP)
     {
         ++rx.cnpsSent;
@@ -1026,10 +1169,16 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
     }
     if (cnp || (m_recovery == NIC_SR && isNack))
     {
-        DcqcnOnCnp(qp); // NIC-SR: a NACK is also a congestion signal
+        m_cc->OnCnp(qp); // NIC-SR: a NACK is also a congestion signal
     }
     if (qp.sndUna >= qp.size)
     {
+        if (m_pacingWakeupQuirk)
+        {
+            // Quirk pacing-wakeup: the reference also runs HPCC/TIMELY/DCTCP on the ACK that
+            // completes a flow; HPCC's rate change then moves the port's pending wake-up.
+            m_cc->OnAck(qp, h);
+        }
         Complete(it);
         if (m_eventOrderQuirk)
         {
@@ -1037,6 +1186,8 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
         }
         return;
     }
+    m_cc->OnAck(qp, h); // HPCC, TIMELY, DCTCP (the reference also runs them on the ACK
+                        // that completes a flow, with no effect on its FCT)
     if (restartTimer)
     {
         ArmRto(qp);
@@ -1064,7 +1215,7 @@ RdmaNic::NotifyCnp(uint32_t flowId)
         fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
         fb.ecn = true;
         LbFeedbackAndProbes(qp, fb);
-        DcqcnOnCnp(qp);
+        Cc().OnCnp(qp);
         ArmLbTimer(qp);
         return;
     }
@@ -1074,8 +1225,7 @@ void
 RdmaNic::Complete(std::map<uint16_t, RdmaQueuePair>::iterator it)
 {
     RdmaQueuePair& qp = it->second;
-    qp.decreaseEvent.Cancel();
-    qp.increaseEvent.Cancel();
+    m_cc->Stop(qp);
     qp.rtoEvent.Cancel();
     qp.lbEvent.Cancel();
     qp.rec.finish = Simulator::Now();
@@ -1206,13 +1356,54 @@ RdmaNic::LbTimer(uint16_t qpn)
     m_dev->TriggerTransmit();
 }
 
-// ---- DCQCN, Mellanox variant (§3.7) ---------------------------------------------------------
-// The reference runs the alpha timer (every ALPHA_RESUME_INTERVAL) and the decrease check
-// (every RATE_DECREASE_INTERVAL) forever after a queue pair's first CNP. Here both grids keep
-// the reference's phase (anchored at the first CNP) but cost no idle events: alpha is brought
-// up to date lazily (periods without a CNP only decay it), and a decrease check is scheduled
-// only while a CNP is pending. The increase timer stops once further events cannot change the
-// rate (hyper-increase at the line rate).
+// ---- Congestion control (rdma-cc.h) ------------------------------------------------------
+
+RdmaCongestionControl&
+RdmaNic::Cc()
+{
+    if (m_cc)
+    {
+        return *m_cc;
+    }
+    RdmaCcParams p;
+    p.minRateBps = m_minRate.GetBitRate();
+    p.rateAiBps = m_rateAi.GetBitRate();
+    p.rateHaiBps = m_rateHai.GetBitRate();
+    p.g = m_g;
+    p.mtu = m_payloadBytes;
+    p.timeTruncation = m_timeTruncation;
+    p.eventOrderQuirk = m_eventOrderQuirk;
+    if (m_eventOrderQuirk && m_dev)
+    {
+        Ptr<RdmaChannel> ch = m_dev->GetRdmaChannel();
+        p.feedbackLead =
+            (ch ? ch->GetDelay() : Time(0)) +
+            RdmaTxTime(m_dev->GetDataRate(), RdmaHeader::ACK_BYTES, m_timeTruncation);
+    }
+    p.alphaResumeInterval = m_alphaResumeInterval;
+    p.rateDecreaseInterval = m_rateDecreaseInterval;
+    p.rpTimer = m_rpTimer;
+    p.fastRecoveryTimes = m_fastRecoveryTimes;
+    p.clampTargetRate = m_clampTargetRate;
+    p.rateOnFirstCnp = m_rateOnFirstCnp;
+    p.targetUtil = m_targetUtil;
+    p.miThresh = m_miThresh;
+    p.fastReact = m_fastReact;
+    p.multiRate = m_multiRate;
+    p.sampleFeedback = m_sampleFeedback;
+    p.intMulti = m_intMulti;
+    p.baseRttNs = static_cast<uint64_t>(m_baseRtt.GetNanoSeconds());
+    p.windowBytes = m_window;
+    p.timelyAlpha = m_timelyAlpha;
+    p.timelyBeta = m_timelyBeta;
+    p.timelyTLowNs = static_cast<uint64_t>(m_timelyTLow.GetNanoSeconds());
+    p.timelyTHighNs = static_cast<uint64_t>(m_timelyTHigh.GetNanoSeconds());
+    p.timelyMinRttNs = static_cast<uint64_t>(m_timelyMinRtt.GetNanoSeconds());
+    p.dctcpRateAiBps = m_dctcpRateAi.GetBitRate();
+    m_cc = CreateRdmaCongestionControl(static_cast<RdmaCcMode>(m_ccMode), p, *this);
+    m_intMode = m_cc->DataIntMode();
+    return *m_cc;
+}
 
 void
 RdmaNic::SetRate(RdmaQueuePair& qp, uint64_t rate)
@@ -1224,150 +1415,50 @@ RdmaNic::SetRate(RdmaQueuePair& qp, uint64_t rate)
     }
 }
 
-void
-RdmaNic::DcqcnAdvanceAlpha(RdmaQueuePair& qp, bool tickNowPending)
+uint64_t
+RdmaNic::Window(const RdmaQueuePair& qp) const
 {
-    int64_t elapsed = (Simulator::Now() - qp.firstCnp).GetTimeStep();
-    uint64_t ticks = static_cast<uint64_t>(elapsed / m_alphaResumeInterval.GetTimeStep());
-    if (tickNowPending && ticks > 0 && elapsed % m_alphaResumeInterval.GetTimeStep() == 0)
+    if (!m_varWin)
     {
-        --ticks; // the tick of this instant runs after the caller
+        return m_window;
     }
-    if (ticks <= qp.alphaTicks)
-    {
-        return;
-    }
-    // The first pending period sees the flag; the rest only decay.
-    qp.alpha = (1 - m_g) * qp.alpha + (qp.alphaCnpSeen ? m_g : 0.0);
-    qp.alphaCnpSeen = false;
-    uint64_t rest = ticks - qp.alphaTicks - 1;
-    if (rest > 0)
-    {
-        qp.alpha *= std::pow(1 - m_g, static_cast<double>(rest));
-    }
-    qp.alphaTicks = ticks;
+    return RdmaVarWindow(m_window, qp.rate, m_dev->GetDataRate().GetBitRate());
+}
+
+uint64_t
+RdmaNic::CcLineRate() const
+{
+    return m_dev->GetDataRate().GetBitRate();
+}
+
+RdmaQueuePair*
+RdmaNic::CcFindQp(uint16_t qpn)
+{
+    auto it = m_qps.find(qpn);
+    return it == m_qps.end() ? nullptr : &it->second;
 }
 
 void
-RdmaNic::DcqcnOnCnp(RdmaQueuePair& qp)
+RdmaNic::CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing)
 {
-    if (m_ccMode != CC_DCQCN)
+    if (shiftPacing)
     {
-        return;
-    }
-    Time now = Simulator::Now();
-    if (!qp.firstCnpSeen)
-    {
-        qp.firstCnpSeen = true;
-        qp.firstCnp = now;
-        qp.alphaTicks = 0;
-        qp.alpha = 1.0;
-        qp.alphaCnpSeen = false;
-        qp.decreaseCnpSeen = true;
-        uint64_t r = static_cast<uint64_t>(static_cast<double>(qp.rate) * m_rateOnFirstCnp);
-        qp.targetRate = r;
-        SetRate(qp, r);
-        qp.decreaseEvent = Simulator::Schedule(m_rateDecreaseInterval + NanoSeconds(1),
-                                               &RdmaNic::DcqcnDecrease, this, qp.qpn);
-        return;
-    }
-    // Quirk event-order: the reference's alpha tick of this very instant was scheduled one
-    // alpha period earlier, this feedback's arrival one link delay plus one ACK serialization
-    // earlier; the earlier-scheduled event runs first. (Its decrease checks are periodic
-    // events, see DcqcnDecrease.) Our own lazy grid counts a CNP at a tick after the tick.
-    bool tickNowPending = false;
-    if (m_eventOrderQuirk)
-    {
-        Ptr<RdmaChannel> ch = m_dev->GetRdmaChannel();
-        const Time feedbackLead =
-            (ch ? ch->GetDelay() : Time(0)) +
-            RdmaTxTime(m_dev->GetDataRate(), RdmaHeader::ACK_BYTES, m_timeTruncation);
-        tickNowPending = feedbackLead > m_alphaResumeInterval;
-    }
-    DcqcnAdvanceAlpha(qp, tickNowPending);
-    qp.alphaCnpSeen = true;
-    const bool pending = qp.decreaseCnpSeen;
-    qp.decreaseCnpSeen = true;
-    if (!pending && !m_eventOrderQuirk) // under event-order the checks are periodic
-    {
-        // The next point of the grid firstCnp + interval + 1 ns + k * interval after now.
-        Time t0 = qp.firstCnp + m_rateDecreaseInterval + NanoSeconds(1);
-        Time next = t0;
-        if (now >= t0)
+        // The reference's ChangeRate: the last packet's gap is re-timed at the new rate, and
+        // the port's pending wake-up moves earlier if the queue pair may now send sooner (it
+        // does so even when the rate is unchanged).
+        const Time before = RdmaTxTime(DataRate(qp.rate), qp.lastPktSize, m_timeTruncation);
+        const Time after = RdmaTxTime(DataRate(bps), qp.lastPktSize, m_timeTruncation);
+        qp.nextAvail = qp.nextAvail + after - before;
+        if (m_wakeEvent.IsRunning() &&
+            static_cast<uint64_t>(qp.nextAvail.GetTimeStep()) < m_wakeEvent.GetTs())
         {
-            int64_t k = (now - t0).GetTimeStep() / m_rateDecreaseInterval.GetTimeStep() + 1;
-            next = t0 + m_rateDecreaseInterval * k;
+            const Time now = Simulator::Now();
+            m_wakeEvent.Cancel();
+            m_wakeEvent = Simulator::Schedule(qp.nextAvail > now ? qp.nextAvail - now : Time(0),
+                                              &RdmaNic::Wake, this);
         }
-        qp.decreaseEvent = Simulator::Schedule(next - now, &RdmaNic::DcqcnDecrease, this, qp.qpn);
     }
-}
-
-void
-RdmaNic::DcqcnDecrease(uint16_t qpn)
-{
-    auto it = m_qps.find(qpn);
-    if (it == m_qps.end())
-    {
-        return;
-    }
-    RdmaQueuePair& qp = it->second;
-    if (m_eventOrderQuirk)
-    {
-        // Quirk event-order: the reference's check reschedules itself every period, forever,
-        // so at its instant it runs before events scheduled less than a period earlier.
-        qp.decreaseEvent =
-            Simulator::Schedule(m_rateDecreaseInterval, &RdmaNic::DcqcnDecrease, this, qpn);
-    }
-    DcqcnAdvanceAlpha(qp);
-    if (!qp.decreaseCnpSeen)
-    {
-        return;
-    }
-    if (m_clampTargetRate || qp.stage != 0)
-    {
-        qp.targetRate = qp.rate;
-    }
-    double cut = static_cast<double>(qp.rate) * (1 - qp.alpha / 2);
-    uint64_t r = std::max<uint64_t>(m_minRate.GetBitRate(), static_cast<uint64_t>(cut));
-    SetRate(qp, r);
-    ++qp.rec.rateCuts;
-    qp.stage = 0;
-    qp.decreaseCnpSeen = false;
-    qp.increaseEvent.Cancel();
-    qp.increaseEvent = Simulator::Schedule(m_rpTimer, &RdmaNic::DcqcnIncrease, this, qpn);
-    NS_LOG_LOGIC("flow " << qp.flowId << " DCQCN cut to " << r << " alpha " << qp.alpha);
-}
-
-void
-RdmaNic::DcqcnIncrease(uint16_t qpn)
-{
-    auto it = m_qps.find(qpn);
-    if (it == m_qps.end())
-    {
-        return;
-    }
-    RdmaQueuePair& qp = it->second;
-    const uint64_t line = m_dev->GetDataRate().GetBitRate();
-    const uint64_t oldRate = qp.rate;
-    const uint64_t oldTarget = qp.targetRate;
-    const uint32_t stage = qp.stage;
-    if (stage == m_fastRecoveryTimes)
-    {
-        qp.targetRate = std::min(qp.targetRate + m_rateAi.GetBitRate(), line);
-    }
-    else if (stage > m_fastRecoveryTimes)
-    {
-        qp.targetRate = std::min(qp.targetRate + m_rateHai.GetBitRate(), line);
-    }
-    // Quirk time-truncation (ns-3.19's truncating arithmetic): the reference halves each rate
-    // as a DataRate, truncating each half.
-    SetRate(qp, m_timeTruncation ? qp.rate / 2 + qp.targetRate / 2 : (qp.rate + qp.targetRate) / 2);
-    ++qp.stage;
-    if (stage > m_fastRecoveryTimes && qp.rate == oldRate && qp.targetRate == oldTarget)
-    {
-        return; // every further event would be this same no-op
-    }
-    qp.increaseEvent = Simulator::Schedule(m_rpTimer, &RdmaNic::DcqcnIncrease, this, qpn);
+    SetRate(qp, bps);
 }
 
 } // namespace ns3

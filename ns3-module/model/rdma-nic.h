@@ -11,7 +11,10 @@
  *
  * Receiver (§3.3): ACK per in-order packet (L2_ACK_INTERVAL / L2_CHUNK_SIZE milestones), one
  * NACK per gap within NACK_INTERVAL, CNP flag on the ACK/NACK of an ECN-marked packet.
- * Sender (§3.4), timeouts (§3.5), DCQCN Mellanox variant (§3.7).
+ * Sender (§3.4), timeouts (§3.5). Congestion control (attribute CcMode: DCQCN, HPCC, TIMELY,
+ * DCTCP or none) is one RdmaCongestionControl per NIC (rdma-cc.h, one file per algorithm); the
+ * NIC adds the window of HAS_WIN / VAR_WIN (attributes Window, VarWin) and the INT the
+ * algorithm's data packets carry.
  *
  * PFC (§3.2, §3.5): a queue pair whose priority group is paused at the NIC's port is not
  * eligible (other groups keep sending); the port's resume re-offers the link. In IRN mode the
@@ -43,6 +46,7 @@
 #ifndef RDMA_NIC_H
 #define RDMA_NIC_H
 
+#include "rdma-cc.h"
 #include "rdma-lb-bridge.h"
 
 #include "ns3/data-rate.h"
@@ -120,18 +124,10 @@ struct RdmaQueuePair
     static constexpr uint32_t ENTROPY_WINDOW = 2048; //!< packets (2 MB at 1000 B payload)
     std::array<uint16_t, ENTROPY_WINDOW> sentEntropy{}; //!< see above
 
-    // Rate control (DCQCN, spec §3.7); rates in bit/s.
-    uint64_t rate{0};       //!< current rate
-    uint64_t targetRate{0}; //!< DCQCN target rate
-    double alpha{1.0};      //!< DCQCN alpha
-    bool alphaCnpSeen{false};    //!< a CNP arrived in the current alpha period
-    bool decreaseCnpSeen{false}; //!< a CNP arrived since the last decrease check
-    bool firstCnpSeen{false};    //!< the first CNP has arrived (alpha/decrease grids started)
-    Time firstCnp;               //!< time of the first CNP (origin of the timer grids)
-    uint64_t alphaTicks{0};      //!< alpha periods already applied
-    uint32_t stage{0};           //!< rate-increase stage
-    EventId decreaseEvent;       //!< pending decrease check (only while a CNP is pending)
-    EventId increaseEvent;       //!< pending rate-increase event (only while recovering)
+    // Rate control (spec §3.7-§3.9); rates in bit/s.
+    uint64_t rate{0};       //!< current sending rate
+    uint32_t lastPktSize{0}; //!< on-wire bytes of the last data packet (HPCC's rate change)
+    std::unique_ptr<RdmaCcState> cc; //!< the congestion control's state
     // Loss recovery.
     Time rtoDeadline;            //!< retransmission deadline (Time::Max() = none)
     EventId rtoEvent;            //!< the event checking rtoDeadline
@@ -148,7 +144,7 @@ struct RdmaQueuePair
  * \ingroup rdma-lb
  * Per-host RDMA NIC; aggregate it to a host Node with one RdmaNetDevice.
  */
-class RdmaNic : public Object
+class RdmaNic : public Object, private RdmaCcHost
 {
   public:
     /// Loss-recovery scheme of the NIC.
@@ -159,11 +155,14 @@ class RdmaNic : public Object
         NIC_SR //!< commodity selective repeat (Themis §2.2)
     };
 
-    /// Congestion control of the NIC (CC_MODE).
+    /// Congestion control of the NIC (CC_MODE; see rdma-cc.h).
     enum CcMode
     {
-        CC_NONE = 0,  //!< line rate, no reaction to CNPs
-        CC_DCQCN = 1, //!< DCQCN, Mellanox variant (spec §3.7)
+        CC_NONE = RDMA_CC_NONE,     //!< line rate, no reaction to CNPs
+        CC_DCQCN = RDMA_CC_DCQCN,   //!< DCQCN, Mellanox variant (spec §3.7)
+        CC_HPCC = RDMA_CC_HPCC,     //!< HPCC (spec §3.8)
+        CC_TIMELY = RDMA_CC_TIMELY, //!< TIMELY (spec §3.9)
+        CC_DCTCP = RDMA_CC_DCTCP,   //!< rate-based DCTCP (spec §3.9)
     };
 
     /**
@@ -309,46 +308,65 @@ class RdmaNic : public Object
     /// Answers a probe packet at once (no receiver state).
     void AnswerProbe(const RdmaHeader& h);
     void LbTimer(uint16_t qpn);
-    // DCQCN.
-    void DcqcnOnCnp(RdmaQueuePair& qp);
-    /// Brings alpha up to date: every alpha tick up to now (but the one at this very instant if
-    /// \p tickNowPending) is applied.
-    void DcqcnAdvanceAlpha(RdmaQueuePair& qp, bool tickNowPending = false);
-    void DcqcnDecrease(uint16_t qpn);
-    void DcqcnIncrease(uint16_t qpn);
+    // Congestion control (rdma-cc.h).
     void SetRate(RdmaQueuePair& qp, uint64_t rate);
+    /// Creates the congestion control from the attributes (at the first flow).
+    RdmaCongestionControl& Cc();
+    /// \return the window of \p qp now (bytes; 0 = none): HAS_WIN's BDP, scaled by the rate
+    /// over the line rate with VarWin (at least 1 B)
+    uint64_t Window(const RdmaQueuePair& qp) const;
+    uint64_t CcLineRate() const override;
+    void CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing) override;
+    RdmaQueuePair* CcFindQp(uint16_t qpn) override;
 
-    // Attributes.
-    uint32_t m_payloadBytes{1000};
-    LossRecovery m_recovery{GBN};
-    CcMode m_ccMode{CC_DCQCN};
-    bool m_rateBound{true};
-    bool m_timeTruncation{false};
-    bool m_pacingWakeupQuirk{false};
-    bool m_irnReferenceSender{false};
-    bool m_eventOrderQuirk{false};
-    uint32_t m_ackInterval{1};
-    uint32_t m_chunkSize{4000};
-    bool m_ackMilestoneFix{false};
-    bool m_nackCarriesCnp{true};
+    // Attributes (defaults: GetTypeId, from RdmaDefaultTransport).
+    uint32_t m_payloadBytes{};
+    LossRecovery m_recovery{};
+    CcMode m_ccMode{};
+    bool m_rateBound{};
+    bool m_timeTruncation{};
+    bool m_pacingWakeupQuirk{};
+    bool m_irnReferenceSender{};
+    bool m_eventOrderQuirk{};
+    uint32_t m_ackInterval{};
+    uint32_t m_chunkSize{};
+    bool m_ackMilestoneFix{};
+    bool m_nackCarriesCnp{};
     Time m_nackInterval;
     Time m_l2Timeout;
     Time m_irnRtoLow;
     Time m_irnRtoHigh;
-    uint64_t m_irnBdp{104000};
-    uint32_t m_irnOooThreshold{0};
-    bool m_irnRtoWithPfc{false};
-    bool m_lossless{false}; //!< PortIsLossless(), refreshed at every flow start
+    uint64_t m_irnBdp{};
+    uint32_t m_irnOooThreshold{};
+    bool m_irnRtoWithPfc{};
+    bool m_lossless{}; //!< PortIsLossless(), refreshed at every flow start
     Time m_alphaResumeInterval;
     Time m_rateDecreaseInterval;
     Time m_rpTimer;
-    uint32_t m_fastRecoveryTimes{1};
-    double m_g{1.0 / 256};
+    uint32_t m_fastRecoveryTimes{};
+    double m_g{};
     DataRate m_rateAi;
     DataRate m_rateHai;
     DataRate m_minRate;
-    bool m_clampTargetRate{false};
-    double m_rateOnFirstCnp{1.0};
+    bool m_clampTargetRate{};
+    double m_rateOnFirstCnp{};
+    uint64_t m_window{};
+    bool m_varWin{};
+    Time m_baseRtt;
+    double m_targetUtil{};
+    uint32_t m_miThresh{};
+    bool m_fastReact{};
+    bool m_multiRate{};
+    bool m_sampleFeedback{};
+    uint32_t m_intMulti{};
+    double m_timelyAlpha{};
+    double m_timelyBeta{};
+    Time m_timelyTLow;
+    Time m_timelyTHigh;
+    Time m_timelyMinRtt;
+    DataRate m_dctcpRateAi;
+    std::unique_ptr<RdmaCongestionControl> m_cc; //!< created at the first flow
+    RdmaHeader::IntMode m_intMode{}; //!< INT of the data packets
 
     Ptr<RdmaNetDevice> m_dev;
     uint32_t m_address{0};

@@ -4,10 +4,13 @@
 #include "rdma-switch.h"
 
 #include "rdma-header.h"
+#include "rdma-int.h"
 #include "rdma-net-device.h"
 #include "rdma-nic.h"
 
 #include "rdma-channel.h"
+
+#include "rdma-lb-bridge/src/scenario.rs.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -134,6 +137,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaLbTag);
 TypeId
 RdmaSwitch::GetTypeId()
 {
+    // Attribute defaults of transport settings: defined once in Rust (RdmaDefaultTransport).
+    const rdmalb::scenario::Transport& d = RdmaDefaultTransport();
     static TypeId tid =
         TypeId("ns3::RdmaSwitch")
             .SetParent<Object>()
@@ -151,20 +156,33 @@ RdmaSwitch::GetTypeId()
             .AddAttribute("PfcEnabled",
                           "Generate PFC pause/resume frames (ENABLE_PFC, spec §5.4); off, the "
                           "egress dynamic threshold drops packets",
-                          BooleanValue(true),
+                          BooleanValue(d.pfc_enabled),
                           MakeBooleanAccessor(&RdmaSwitch::m_pfcEnabled),
                           MakeBooleanChecker())
             .AddAttribute("PauseTime",
                           "Pause time carried by PFC pause frames (PAUSE_TIME, whole "
                           "microseconds)",
-                          TimeValue(MicroSeconds(5)),
+                          TimeValue(NanoSeconds(static_cast<int64_t>(d.pause_time_ns))),
                           MakeTimeAccessor(&RdmaSwitch::m_pauseTime),
                           MakeTimeChecker(MicroSeconds(1)))
             .AddAttribute("EcnEnabled",
                           "ECN marking at dequeue (ENABLE_QCN, spec §5.5)",
-                          BooleanValue(true),
+                          BooleanValue(d.ecn_enabled),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
+            .AddAttribute("IntEnabled",
+                          "HPCC in-band telemetry (spec §3.8, §5.2): every data packet that "
+                          "carries INT gets a record of its egress port at dequeue (time, "
+                          "bytes sent before it, bytes queued after it, line rate). The "
+                          "reference pushes records when CC_MODE is 3",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaSwitch::m_intEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("IntMulti",
+                          "INT_MULTI: multiplies the INT byte (128 B) and queue (80 B) units",
+                          UintegerValue(d.int_multi),
+                          MakeUintegerAccessor(&RdmaSwitch::m_intMulti),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("EcnKmin",
                           "Egress shared bytes above which packets may be marked (KMIN; "
                           "100 KB for 100 Gbps ports)",
@@ -714,6 +732,10 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     RdmaIngressTag tag;
     if (!p->RemovePacketTag(tag))
     {
+        if (m_intEnabled)
+        {
+            PushInt(dev, p);
+        }
         return; // not admitted by this switch's MMU
     }
     const uint32_t out = m_portIndex.at(PeekPointer(dev));
@@ -763,6 +785,30 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     {
         CheckResume(tag.port, q);
     }
+    if (m_intEnabled)
+    {
+        PushInt(dev, p); // after ECN marking and the resume check, as the reference
+    }
+}
+
+void
+RdmaSwitch::PushInt(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
+{
+    RdmaHeader h;
+    p->PeekHeader(h);
+    if (h.type != RdmaHeader::DATA || h.intMode != RdmaHeader::INT_HPCC)
+    {
+        return;
+    }
+    p->RemoveHeader(h);
+    // The port's bytes sent before this packet (its own count is added when it starts) and
+    // the bytes still queued over every class after it left.
+    h.intHop[h.intNHop % RdmaIntHop::MAX_HOPS] =
+        RdmaIntHop::Pack(static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()),
+                         dev->GetTxBytes(), dev->GetTotalQueueBytes(),
+                         dev->GetDataRate().GetBitRate(), m_intMulti);
+    ++h.intNHop;
+    p->AddHeader(h);
 }
 
 LbPacketInfo

@@ -223,6 +223,8 @@ class RdmaSwitch : public Object
     void LbTimerFired();
     void ApplyLbLinkState(uint32_t port, bool remote, bool down);
     void Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q);
+    /// Appends this egress port's INT record to a data packet that carries HPCC INT.
+    void PushInt(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
     void CheckPfc(uint32_t in, uint32_t arrivingCls);
     void CheckResume(uint32_t in, uint32_t k);
     void SetPortWithdrawn(uint32_t port, bool withdrawn);
@@ -249,6 +251,8 @@ class RdmaSwitch : public Object
     bool m_pfcEnabled;
     Time m_pauseTime;
     bool m_ecnEnabled;
+    bool m_intEnabled{false}; //!< HPCC INT records at dequeue
+    uint32_t m_intMulti{};    //!< INT_MULTI
     uint64_t m_kmin;
     uint64_t m_kmax;
     double m_pmax;

@@ -69,8 +69,17 @@ mod ffi {
     struct Transport {
         /// "gbn" | "irn" | "nic-sr" (RdmaNic::LossRecovery)
         recovery: String,
-        /// "dcqcn" | "none" (RdmaNic::CcMode)
+        /// "dcqcn" | "hpcc" | "timely" | "dctcp" | "none" (RdmaNic::CcMode)
         cc: String,
+        has_win: bool,
+        var_win: bool,
+        u_target: f64,
+        mi_thresh: u32,
+        fast_react: bool,
+        multi_rate: bool,
+        sample_feedback: bool,
+        int_multi: u32,
+        dctcp_rate_ai_bps: u64,
         pfc_enabled: bool,
         ecn_enabled: bool,
         buffer_bytes: u64,
@@ -158,6 +167,10 @@ mod ffi {
         fn load_scenario(path: &str, overrides: &str) -> Result<Scenario>;
         /// The override keys `load_scenario` accepts.
         fn override_keys() -> Vec<String>;
+        /// The transport defaults (`rdma_lb_scenario::Transport::default()`, ConWeave run.py's
+        /// values): the one definition the ns-3 attribute defaults and
+        /// `ns3::RdmaScenarioTransport` read.
+        fn default_transport() -> Transport;
     }
 }
 
@@ -188,7 +201,6 @@ fn load(path: &str, overrides: &str) -> Result<ffi::Scenario, String> {
 }
 
 fn convert(s: &sc::Scenario) -> ffi::Scenario {
-    let t = &s.transport;
     ffi::Scenario {
         name: s.name.clone(),
         config_path: s.config_path.clone(),
@@ -228,55 +240,7 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                 flow_ids: c.flow_ids.clone(),
             })
             .collect(),
-        transport: ffi::Transport {
-            recovery: t.recovery.name().to_owned(),
-            cc: t.cc.clone(),
-            pfc_enabled: t.pfc_enabled,
-            ecn_enabled: t.ecn_enabled,
-            buffer_bytes: t.buffer_bytes,
-            ecn: t
-                .ecn
-                .iter()
-                .map(|e| ffi::EcnEntry {
-                    rate_bps: e.rate_bps,
-                    kmin_bytes: e.kmin_bytes,
-                    kmax_bytes: e.kmax_bytes,
-                    pmax: e.pmax,
-                })
-                .collect(),
-            alpha_resume_interval_ns: t.alpha_resume_interval_ns,
-            rate_decrease_interval_ns: t.rate_decrease_interval_ns,
-            rp_timer_ns: t.rp_timer_ns,
-            fast_recovery_times: t.fast_recovery_times,
-            ewma_gain: t.ewma_gain,
-            rate_ai_bps: t.rate_ai_bps,
-            rate_hai_bps: t.rate_hai_bps,
-            min_rate_bps: t.min_rate_bps,
-            clamp_target_rate: t.clamp_target_rate,
-            rate_on_first_cnp: t.rate_on_first_cnp,
-            ack_interval_packets: t.ack_interval_packets,
-            l2_chunk_bytes: t.l2_chunk_bytes,
-            l2_back_to_zero: t.l2_back_to_zero,
-            rate_bound: t.rate_bound,
-            payload_bytes: t.payload_bytes,
-            pause_time_ns: t.pause_time_ns,
-            l2_timeout_ns: t.l2_timeout_ns,
-            nack_interval_ns: t.nack_interval_ns,
-            irn_rto_low_ns: t.irn_rto_low_ns,
-            irn_rto_high_ns: t.irn_rto_high_ns,
-            irn_bdp_bytes: t.irn_bdp_bytes,
-            irn_ooo_threshold: t.irn_ooo_threshold,
-            ack_milestone_fix: t.ack_milestone_fix,
-            nack_carries_cnp: t.nack_carries_cnp,
-            headroom_sum_quirk: t.headroom_sum_quirk,
-            withdraw_failed_ports: t.withdraw_failed_ports,
-            quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
-            quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
-            quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),
-            quirk_irn_sender: t.quirks.contains(sc::Quirk::IrnSender),
-            quirk_ecn_shared_stream: t.quirks.contains(sc::Quirk::EcnSharedStream),
-            quirk_event_order: t.quirks.contains(sc::Quirk::EventOrder),
-        },
+        transport: transport(&s.transport),
         lb_name: s.lb.name.clone(),
         lb_params: s.lb.params.clone(),
         run: ffi::RunSpec {
@@ -304,6 +268,71 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
         notes: s.notes.clone(),
         effective_config: s.effective_config(),
     }
+}
+
+fn transport(t: &sc::Transport) -> ffi::Transport {
+    ffi::Transport {
+        recovery: t.recovery.name().to_owned(),
+        cc: t.cc.clone(),
+        has_win: t.has_win,
+        var_win: t.var_win,
+        u_target: t.u_target,
+        mi_thresh: t.mi_thresh,
+        fast_react: t.fast_react,
+        multi_rate: t.multi_rate,
+        sample_feedback: t.sample_feedback,
+        int_multi: t.int_multi,
+        dctcp_rate_ai_bps: t.dctcp_rate_ai_bps,
+        pfc_enabled: t.pfc_enabled,
+        ecn_enabled: t.ecn_enabled,
+        buffer_bytes: t.buffer_bytes,
+        ecn: t
+            .ecn
+            .iter()
+            .map(|e| ffi::EcnEntry {
+                rate_bps: e.rate_bps,
+                kmin_bytes: e.kmin_bytes,
+                kmax_bytes: e.kmax_bytes,
+                pmax: e.pmax,
+            })
+            .collect(),
+        alpha_resume_interval_ns: t.alpha_resume_interval_ns,
+        rate_decrease_interval_ns: t.rate_decrease_interval_ns,
+        rp_timer_ns: t.rp_timer_ns,
+        fast_recovery_times: t.fast_recovery_times,
+        ewma_gain: t.ewma_gain,
+        rate_ai_bps: t.rate_ai_bps,
+        rate_hai_bps: t.rate_hai_bps,
+        min_rate_bps: t.min_rate_bps,
+        clamp_target_rate: t.clamp_target_rate,
+        rate_on_first_cnp: t.rate_on_first_cnp,
+        ack_interval_packets: t.ack_interval_packets,
+        l2_chunk_bytes: t.l2_chunk_bytes,
+        l2_back_to_zero: t.l2_back_to_zero,
+        rate_bound: t.rate_bound,
+        payload_bytes: t.payload_bytes,
+        pause_time_ns: t.pause_time_ns,
+        l2_timeout_ns: t.l2_timeout_ns,
+        nack_interval_ns: t.nack_interval_ns,
+        irn_rto_low_ns: t.irn_rto_low_ns,
+        irn_rto_high_ns: t.irn_rto_high_ns,
+        irn_bdp_bytes: t.irn_bdp_bytes,
+        irn_ooo_threshold: t.irn_ooo_threshold,
+        ack_milestone_fix: t.ack_milestone_fix,
+        nack_carries_cnp: t.nack_carries_cnp,
+        headroom_sum_quirk: t.headroom_sum_quirk,
+        withdraw_failed_ports: t.withdraw_failed_ports,
+        quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
+        quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
+        quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),
+        quirk_irn_sender: t.quirks.contains(sc::Quirk::IrnSender),
+        quirk_ecn_shared_stream: t.quirks.contains(sc::Quirk::EcnSharedStream),
+        quirk_event_order: t.quirks.contains(sc::Quirk::EventOrder),
+    }
+}
+
+fn default_transport() -> ffi::Transport {
+    transport(&sc::Transport::default())
 }
 
 #[cfg(test)]

@@ -17,18 +17,18 @@
 //! | `SW_MONITORING_INTERVAL` (ns) | `run.monitor_interval_ns` |
 //! | `FLOWGEN_START_TIME`, `FLOWGEN_STOP_TIME` (s) | `run.flowgen_{start,stop}_ns`; hard stop = stop + 10 s (§7.5) |
 //! | `BUFFER_SIZE` (MiB) | `transport.buffer_bytes` (× 1024²); 0 is an error |
-//! | `CC_MODE` | 1 = DCQCN; 3/7/8 (HPCC/TIMELY/DCTCP) are errors (not modelled) |
+//! | `CC_MODE` | `transport.cc`: 1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP (0 = none, extension); with `LB_MODE 9` only 1 (as the reference) |
 //! | `LB_MODE` | 0 = `ecmp`, 3 = `conga`, 6 = `letflow`, 9 = `conweave`; an rdma-lb algorithm name is also accepted; 2 (the reference's DRILL, whose memory is per destination) is an error: use `drill` |
 //! | `LB_PARAMS` (extension) | rest of the line = the algorithm's parameters (`k = v, ...`) |
 //! | `ENABLE_PFC`, `ENABLE_IRN`, `ENABLE_QCN` | PFC, recovery (irn / gbn), ECN marking |
 //! | `CONWEAVE_*` (5 keys, µs) | ConWeave's parameters (absent keys: the reference program's defaults 1000/4/8/32/500); a note for other modes |
 //! | `ALPHA_RESUME_INTERVAL`, `RATE_DECREASE_INTERVAL`, `RP_TIMER` (µs), `FAST_RECOVERY_TIMES`, `EWMA_GAIN`, `CLAMP_TARGET_RATE`, `RATE_AI`, `RATE_HAI`, `MIN_RATE` | DCQCN parameters |
-//! | `DCTCP_RATE_AI` | rate checked; note: DCTCP only |
+//! | `DCTCP_RATE_AI` | `transport.dctcp_rate_ai_bps` |
 //! | `ERROR_RATE_PER_LINK` | if > 0, sets every link's error rate (0 keeps the topology column) |
 //! | `L2_CHUNK_SIZE`, `L2_ACK_INTERVAL`, `L2_BACK_TO_ZERO`, `RATE_BOUND`, `PACKET_PAYLOAD_SIZE` | NIC settings |
-//! | `HAS_WIN`, `VAR_WIN` | 0 accepted; 1 is an error (window not modelled) |
+//! | `HAS_WIN`, `VAR_WIN` | `transport.has_win` / `var_win`; absent: run.py's rule (1 for CC_MODE 3 and 8) |
 //! | `GLOBAL_T` | 1 accepted (one BDP for all pairs, as the model); 0 is an error |
-//! | `FAST_REACT`, `MI_THRESH`, `INT_MULTI`, `U_TARGET`, `MULTI_RATE`, `SAMPLE_FEEDBACK` | number checked; note: HPCC only |
+//! | `FAST_REACT`, `MI_THRESH`, `INT_MULTI`, `U_TARGET`, `MULTI_RATE`, `SAMPLE_FEEDBACK` | HPCC's parameters (`transport.*` of the same name) |
 //! | `USE_DYNAMIC_PFC_THRESHOLD` | 1 accepted; 0 accepted with a note (no effect, as in the reference) |
 //! | `LINK_DOWN t_us a b` | `0 0 0` = none; else link a–b goes down at FLOWGEN_START_TIME + t µs (may repeat) |
 //! | `KMAX_MAP`, `KMIN_MAP`, `PMAX_MAP` | `n rate₁ v₁ … rateₙ vₙ` (rate in bps or with a unit; K in KB = 1000 B): `transport.ecn`; all three or none |
@@ -92,15 +92,6 @@ const CONWEAVE_KEYS: &[&str] = &[
     "CONWEAVE_PATH_PAUSE_TIME",
     "CONWEAVE_EXTRA_VOQ_FLUSH_TIME",
     "CONWEAVE_DEFAULT_VOQ_WAITING_TIME",
-];
-
-const HPCC_KEYS: &[&str] = &[
-    "FAST_REACT",
-    "MI_THRESH",
-    "INT_MULTI",
-    "U_TARGET",
-    "MULTI_RATE",
-    "SAMPLE_FEEDBACK",
 ];
 
 /// ConWeave's parameters from the `CONWEAVE_*` keys (µs), the reference scenario program's
@@ -294,6 +285,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
     let mut seen: HashMap<String, usize> = HashMap::new();
     let (mut kmax, mut kmin, mut pmax) = (None, None, None);
     let (mut irn, mut stop_line) = (false, 0);
+    let (mut has_win, mut var_win, mut cc_line) = (None, None, 0);
     let mut conweave_keys: Vec<(usize, &str, u64)> = Vec::new();
 
     for (ln, raw) in numbered_lines(text, true) {
@@ -358,28 +350,22 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                     ));
                 }
             }
-            "CC_MODE" => match l.int()? {
-                1 => t.cc = "dcqcn".to_owned(),
-                3 => {
-                    return Err(l.err(
-                        ErrorKind::Unsupported,
-                        "3 = HPCC is not modelled by rdma-lb (only 1 = DCQCN)",
-                    ))
-                }
-                7 => {
-                    return Err(l.err(
-                        ErrorKind::Unsupported,
-                        "7 = TIMELY is not modelled by rdma-lb (only 1 = DCQCN)",
-                    ))
-                }
-                8 => {
-                    return Err(l.err(
-                        ErrorKind::Unsupported,
-                        "8 = DCTCP is not modelled by rdma-lb (only 1 = DCQCN)",
-                    ))
-                }
-                m => return Err(l.err(ErrorKind::Value, format!("unknown mode {m} (1 = DCQCN)"))),
-            },
+            "CC_MODE" => {
+                let m = l.int()?;
+                t.cc = crate::model::CC_NAMES
+                    .iter()
+                    .find(|(_, n)| u64::from(*n) == m)
+                    .map(|(name, _)| (*name).to_owned())
+                    .ok_or_else(|| {
+                        l.err(
+                            ErrorKind::Value,
+                            format!(
+                                "unknown mode {m} (1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP, 0 = none)"
+                            ),
+                        )
+                    })?;
+                cc_line = ln;
+            }
             "LB_MODE" => {
                 let v = l.one()?;
                 lb.name = match v {
@@ -441,10 +427,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
             "RATE_AI" => t.rate_ai_bps = l.rate()?,
             "RATE_HAI" => t.rate_hai_bps = l.rate()?,
             "MIN_RATE" => t.min_rate_bps = l.rate()?,
-            "DCTCP_RATE_AI" => {
-                l.rate()?;
-                notes.push(l.note("accepted; DCTCP only (CC_MODE 8), no effect with DCQCN"));
-            }
+            "DCTCP_RATE_AI" => t.dctcp_rate_ai_bps = l.rate()?,
             "ERROR_RATE_PER_LINK" => {
                 let e = l.real()?;
                 if !(0.0..=1.0).contains(&e) {
@@ -462,14 +445,8 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                     return Err(l.err(ErrorKind::Value, "must be positive"));
                 }
             }
-            "HAS_WIN" | "VAR_WIN" => {
-                if l.flag()? {
-                    return Err(l.err(
-                        ErrorKind::Unsupported,
-                        "1 (window-limited sending) is not modelled by rdma-lb; use 0",
-                    ));
-                }
-            }
+            "HAS_WIN" => has_win = Some(l.flag()?),
+            "VAR_WIN" => var_win = Some(l.flag()?),
             "GLOBAL_T" => {
                 if !l.flag()? {
                     return Err(l.err(
@@ -478,9 +455,21 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                     ));
                 }
             }
-            k if HPCC_KEYS.contains(&k) => {
-                l.real()?;
-                notes.push(l.note("accepted; HPCC only (CC_MODE 3), no effect with DCQCN"));
+            "FAST_REACT" => t.fast_react = l.flag()?,
+            "MULTI_RATE" => t.multi_rate = l.flag()?,
+            "SAMPLE_FEEDBACK" => t.sample_feedback = l.flag()?,
+            "MI_THRESH" => t.mi_thresh = l.int_u32()?,
+            "INT_MULTI" => {
+                t.int_multi = l.int_u32()?;
+                if t.int_multi == 0 {
+                    return Err(l.err(ErrorKind::Value, "must be >= 1"));
+                }
+            }
+            "U_TARGET" => {
+                t.u_target = l.real()?;
+                if !(t.u_target > 0.0 && t.u_target <= 10.0) {
+                    return Err(l.err(ErrorKind::Value, "must be in (0, 10]"));
+                }
             }
             "USE_DYNAMIC_PFC_THRESHOLD" => {
                 if !l.flag()? {
@@ -531,6 +520,9 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
     }
 
     t.recovery = if irn { Recovery::Irn } else { Recovery::Gbn };
+    // Absent window keys: what run.py writes for this CC_MODE.
+    t.has_win = has_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
+    t.var_win = var_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
     if run.flowgen_stop_ns < run.flowgen_start_ns {
         return Err(ScenarioError::at(
             name,
@@ -599,6 +591,19 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
         )
     })?;
     if lb.name == rdma_lb_core::Algorithm::ConWeave.name() {
+        if t.cc != "dcqcn" {
+            // As the reference's program, which exits for CC_MODE != 1 with LB_MODE 9.
+            return Err(ScenarioError::at(
+                name,
+                cc_line.max(1),
+                "CC_MODE",
+                ErrorKind::Unsupported,
+                format!(
+                    "{} with LB_MODE 9: ConWeave runs only with CC_MODE 1 (DCQCN), as in the reference",
+                    t.cc
+                ),
+            ));
+        }
         lb.params = conweave_params(&conweave_keys, &lb.params);
     } else {
         for (ln, key, _) in &conweave_keys {

@@ -338,8 +338,27 @@ pub struct EcnEntry {
 pub struct Transport {
     /// Loss recovery.
     pub recovery: Recovery,
-    /// Congestion control: `"dcqcn"` or `"none"`.
+    /// Congestion control: one of [`CC_NAMES`] (`RdmaNic::CcMode`).
     pub cc: String,
+    /// Window (`HAS_WIN`): each queue pair may have at most the fabric's largest BDP in
+    /// flight. run.py turns it on for HPCC and DCTCP ([`Transport::run_py_window`]).
+    pub has_win: bool,
+    /// The window scales with the rate over the line rate (`VAR_WIN`).
+    pub var_win: bool,
+    /// HPCC target utilisation η (`U_TARGET`).
+    pub u_target: f64,
+    /// HPCC additive steps before a multiplicative one (`MI_THRESH`).
+    pub mi_thresh: u32,
+    /// HPCC reacts to every ACK between per-RTT updates (`FAST_REACT`).
+    pub fast_react: bool,
+    /// HPCC keeps one reference rate per hop (`MULTI_RATE`).
+    pub multi_rate: bool,
+    /// HPCC fast reactions skip hops with an empty queue (`SAMPLE_FEEDBACK`).
+    pub sample_feedback: bool,
+    /// Multiplier of the INT byte and queue units (`INT_MULTI`).
+    pub int_multi: u32,
+    /// DCTCP additive increase per window (`DCTCP_RATE_AI`).
+    pub dctcp_rate_ai_bps: u64,
     /// PFC on (lossless) or off.
     pub pfc_enabled: bool,
     /// ECN marking at switches (`ENABLE_QCN`).
@@ -420,6 +439,15 @@ impl Default for Transport {
         Transport {
             recovery: Recovery::Gbn,
             cc: "dcqcn".to_owned(),
+            has_win: false,
+            var_win: false,
+            u_target: 0.95,
+            mi_thresh: 0,
+            fast_react: false,
+            multi_rate: false,
+            sample_feedback: false,
+            int_multi: 1,
+            dctcp_rate_ai_bps: 1_000_000_000,
             pfc_enabled: true,
             ecn_enabled: true,
             buffer_bytes: 9 * 1024 * 1024,
@@ -452,6 +480,22 @@ impl Default for Transport {
             withdraw_failed_ports: false,
             quirks: QuirkSet::all(),
         }
+    }
+}
+
+/// The congestion controls (`RdmaNic::CcMode` names) and their ConWeave `CC_MODE` numbers.
+pub const CC_NAMES: &[(&str, u32)] = &[
+    ("dcqcn", 1),
+    ("hpcc", 3),
+    ("timely", 7),
+    ("dctcp", 8),
+    ("none", 0),
+];
+
+impl Transport {
+    /// run.py's window rule: `HAS_WIN 1` and `VAR_WIN 1` for HPCC and DCTCP, 0 otherwise.
+    pub fn run_py_window(cc: &str) -> bool {
+        cc == "hpcc" || cc == "dctcp"
     }
 }
 

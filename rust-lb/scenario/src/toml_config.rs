@@ -22,7 +22,11 @@
 //!
 //! [transport]                      # every key optional; defaults = ConWeave run.py values
 //! recovery = "gbn"                 # | "irn" | "nic-sr"
-//! cc = "dcqcn"                     # | "none"
+//! cc = "dcqcn"                     # | "hpcc" | "timely" | "dctcp" | "none"
+//! window = true                    # HAS_WIN (+ var_win = VAR_WIN); default: on for hpcc and
+//!                                  # dctcp (run.py's rule), off otherwise
+//! # HPCC: u_target, mi_thresh, fast_react, multi_rate, sample_feedback, int_multi;
+//! # DCTCP: dctcp_rate_ai; HPCC's additive step and TIMELY's steps are rate_ai / rate_hai
 //! pfc = true
 //! buffer = "9MiB"
 //! ecn_thresholds = [ { rate = "100Gbps", kmin = "100KB", kmax = "400KB", pmax = 0.2 } ]
@@ -246,6 +250,9 @@ enum RecoverySec {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 enum CcSec {
     Dcqcn,
+    Hpcc,
+    Timely,
+    Dctcp,
     None,
 }
 
@@ -254,6 +261,15 @@ enum CcSec {
 struct TransportSec {
     recovery: Option<RecoverySec>,
     cc: Option<CcSec>,
+    window: Option<bool>,
+    var_win: Option<bool>,
+    u_target: Option<Spanned<f64>>,
+    mi_thresh: Option<u32>,
+    fast_react: Option<bool>,
+    multi_rate: Option<bool>,
+    sample_feedback: Option<bool>,
+    int_multi: Option<Spanned<u32>>,
+    dctcp_rate_ai: Option<Rate>,
     pfc: Option<bool>,
     ecn: Option<bool>,
     buffer: Option<Bytes>,
@@ -849,10 +865,15 @@ fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
     if let Some(c) = &t.cc {
         out.cc = match c {
             CcSec::Dcqcn => "dcqcn",
+            CcSec::Hpcc => "hpcc",
+            CcSec::Timely => "timely",
+            CcSec::Dctcp => "dctcp",
             CcSec::None => "none",
         }
         .to_owned();
     }
+    out.has_win = Transport::run_py_window(&out.cc);
+    out.var_win = out.has_win;
     let set_b = |dst: &mut bool, v: Option<bool>| {
         if let Some(v) = v {
             *dst = v;
@@ -863,6 +884,41 @@ fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
             *dst = v.0;
         }
     };
+    set_b(&mut out.has_win, t.window);
+    set_b(&mut out.var_win, t.var_win);
+    set_b(&mut out.fast_react, t.fast_react);
+    set_b(&mut out.multi_rate, t.multi_rate);
+    set_b(&mut out.sample_feedback, t.sample_feedback);
+    if let Some(v) = t.mi_thresh {
+        out.mi_thresh = v;
+    }
+    if let Some(r) = t.dctcp_rate_ai {
+        out.dctcp_rate_ai_bps = r.0;
+    }
+    if let Some(u) = &t.u_target {
+        let v = *u.get_ref();
+        if !(v > 0.0 && v <= 10.0) {
+            return Err(cx.err(
+                u,
+                "transport.u_target",
+                ErrorKind::Value,
+                format!("must be in (0, 10], got {v}"),
+            ));
+        }
+        out.u_target = v;
+    }
+    if let Some(m) = &t.int_multi {
+        let v = *m.get_ref();
+        if v == 0 {
+            return Err(cx.err(
+                m,
+                "transport.int_multi",
+                ErrorKind::Value,
+                "must be >= 1".to_owned(),
+            ));
+        }
+        out.int_multi = v;
+    }
     set_b(&mut out.pfc_enabled, t.pfc);
     set_b(&mut out.ecn_enabled, t.ecn);
     set_b(&mut out.clamp_target_rate, t.clamp_target_rate);

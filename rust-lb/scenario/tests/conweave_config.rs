@@ -91,11 +91,7 @@ fn runpy_template_maps_every_key() {
     assert!(s.run.link_events.is_empty(), "LINK_DOWN 0 0 0 = none");
     assert_eq!(s.run.load, 50.0);
     // Accepted-but-not-produced keys are reported, each with its line.
-    for (key, line) in [
-        ("VOQ_MON_FILE", 8),
-        ("CONWEAVE_TX_EXPIRY_TIME", 23),
-        ("FAST_REACT", 45),
-    ] {
+    for (key, line) in [("VOQ_MON_FILE", 8), ("CONWEAVE_TX_EXPIRY_TIME", 23)] {
         assert!(
             s.notes
                 .iter()
@@ -107,13 +103,73 @@ fn runpy_template_maps_every_key() {
 }
 
 #[test]
+fn cc_modes_and_their_windows() {
+    // CC_MODE 1/3/7/8 select the algorithms; absent HAS_WIN/VAR_WIN follow run.py (1 for HPCC
+    // and DCTCP), present ones are honoured; the HPCC keys are read.
+    let (d, text) = setup("cc");
+    let base = text.replace("HAS_WIN 0\n", "").replace("VAR_WIN 0\n", "");
+    for (mode, name, win) in [
+        (1, "dcqcn", false),
+        (3, "hpcc", true),
+        (7, "timely", false),
+        (8, "dctcp", true),
+    ] {
+        let cfg = write(
+            &d,
+            &format!("c{mode}.txt"),
+            &base.replace("CC_MODE 1", &format!("CC_MODE {mode}")),
+        );
+        let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+        assert_eq!(s.transport.cc, name);
+        assert_eq!(
+            (s.transport.has_win, s.transport.var_win),
+            (win, win),
+            "{name}"
+        );
+    }
+    let cfg = write(
+        &d,
+        "h.txt",
+        &text
+            .replace("CC_MODE 1", "CC_MODE 3")
+            .replace("VAR_WIN 0", "VAR_WIN 1")
+            .replace("FAST_REACT 0", "FAST_REACT 1")
+            .replace("MI_THRESH 0", "MI_THRESH 5")
+            .replace("U_TARGET 0.95", "U_TARGET 0.9")
+            .replace("MULTI_RATE 0", "MULTI_RATE 1")
+            .replace("DCTCP_RATE_AI 1000Mb/s", "DCTCP_RATE_AI 500Mb/s"),
+    );
+    let t = load_scenario(&cfg, &Overrides::default())
+        .unwrap()
+        .transport;
+    assert_eq!(
+        (t.has_win, t.var_win),
+        (false, true),
+        "given keys win over run.py's rule"
+    );
+    assert!(t.fast_react && t.multi_rate && !t.sample_feedback);
+    assert_eq!((t.mi_thresh, t.u_target, t.int_multi), (5, 0.9, 1));
+    assert_eq!(t.dctcp_rate_ai_bps, 500_000_000);
+}
+
+#[test]
 fn modes_we_lack_and_other_rejections() {
     let (d, text) = setup("modes");
     for (from, to, want) in [
         (
             "CC_MODE 1",
-            "CC_MODE 3",
-            ":19: CC_MODE: 3 = HPCC is not modelled",
+            "CC_MODE 5",
+            ":19: CC_MODE: unknown mode 5 (1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP, 0 = none)",
+        ),
+        (
+            "CC_MODE 1\nLB_MODE 0",
+            "CC_MODE 3\nLB_MODE 9",
+            ":19: CC_MODE: hpcc with LB_MODE 9: ConWeave runs only with CC_MODE 1",
+        ),
+        (
+            "U_TARGET 0.95",
+            "U_TARGET 0",
+            ":49: U_TARGET: must be in (0, 10]",
         ),
         (
             "LB_MODE 0",
@@ -124,11 +180,6 @@ fn modes_we_lack_and_other_rejections() {
             "CONWEAVE_TX_EXPIRY_TIME 1000",
             "CONWEAVE_TX_EXPIRY_TIME 0.5",
             ":23: CONWEAVE_TX_EXPIRY_TIME: must be a whole number of microseconds",
-        ),
-        (
-            "HAS_WIN 0",
-            "HAS_WIN 1",
-            ":43: HAS_WIN: 1 (window-limited sending) is not modelled",
         ),
         (
             "GLOBAL_T 1",

@@ -268,3 +268,62 @@ flow_file = "f.txt"
         "{e}"
     );
 }
+
+#[test]
+fn congestion_control_is_chosen_in_transport() {
+    let d = scratch("toml-cc");
+    write(&d, "f.txt", "1\n0 1 3 100 0.000000041\n");
+    let base = r#"
+[topology]
+leaf_spine = { leaves = 2, hosts_per_leaf = 2, spines = 2, host_rate = "100Gbps", delay = "1us" }
+[workload]
+flow_file = "f.txt"
+[transport]
+"#;
+    // run.py's window rule by default: on for hpcc and dctcp, off for dcqcn and timely.
+    for (cc, win) in [
+        ("dcqcn", false),
+        ("hpcc", true),
+        ("timely", false),
+        ("dctcp", true),
+        ("none", false),
+    ] {
+        let cfg = write(&d, &format!("{cc}.toml"), &format!("{base}cc = \"{cc}\"\n"));
+        let t = load_scenario(&cfg, &Overrides::default())
+            .unwrap()
+            .transport;
+        assert_eq!((t.cc.as_str(), t.has_win, t.var_win), (cc, win, win));
+    }
+    let cfg = write(
+        &d,
+        "knobs.toml",
+        &format!(
+            "{base}cc = \"hpcc\"\nwindow = false\nu_target = 0.9\nmi_thresh = 5\nfast_react = true\n\
+             multi_rate = true\nint_multi = 2\ndctcp_rate_ai = \"2Gbps\"\n"
+        ),
+    );
+    let t = load_scenario(&cfg, &Overrides::default())
+        .unwrap()
+        .transport;
+    assert_eq!((t.has_win, t.var_win), (false, true));
+    assert_eq!((t.u_target, t.mi_thresh, t.int_multi), (0.9, 5, 2));
+    assert!(t.fast_react && t.multi_rate);
+    assert_eq!(t.dctcp_rate_ai_bps, 2_000_000_000);
+    for (bad, want) in [
+        ("cc = \"cubic\"", "bad.toml:7: transport.cc"),
+        (
+            "u_target = 0.0",
+            "bad.toml:7: transport.u_target: must be in (0, 10]",
+        ),
+        (
+            "int_multi = 0",
+            "bad.toml:7: transport.int_multi: must be >= 1",
+        ),
+    ] {
+        let cfg = write(&d, "bad.toml", &format!("{base}{bad}\n"));
+        let e = load_scenario(&cfg, &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{bad}: {e}");
+    }
+}

@@ -1,0 +1,71 @@
+/*
+ * rdma-lb: RdmaDctcp (spec/rdma-model.md §3.9).
+ */
+#include "rdma-cc-dctcp.h"
+
+#include "rdma-nic.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaDctcp");
+
+void
+RdmaDctcp::Start(RdmaQueuePair& qp)
+{
+    qp.cc = std::make_unique<State>();
+}
+
+void
+RdmaDctcp::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
+{
+    State& s = static_cast<State&>(*qp.cc);
+    const bool cnp = (ack.flags & RdmaHeader::FLAG_CNP) != 0;
+    const uint64_t ackSeq = ack.seq;
+    bool newBatch = false;
+    s.ecnCount += cnp ? 1 : 0;
+    if (ackSeq > s.lastUpdateSeq)
+    {
+        newBatch = true;
+        if (s.lastUpdateSeq == 0)
+        {
+            s.lastUpdateSeq = qp.sndNxt;
+            s.batch = qp.sndNxt / m_p.mtu + 1;
+        }
+        else
+        {
+            const double frac =
+                std::min(1.0, static_cast<double>(s.ecnCount) / static_cast<double>(s.batch));
+            // One fused multiply-add, as the reference's -march=native build computes it.
+            s.alpha = std::fma(1 - m_p.g, s.alpha, m_p.g * frac);
+            s.lastUpdateSeq = qp.sndNxt;
+            s.ecnCount = 0;
+            s.batch = (qp.sndNxt - ackSeq) / m_p.mtu + 1;
+        }
+    }
+    if (s.cwr && ackSeq > s.highSeq)
+    {
+        s.cwr = false;
+    }
+    uint64_t rate = qp.rate;
+    if (cnp && !s.cwr)
+    {
+        rate = std::max(m_p.minRateBps, RdmaScaleRate(rate, 1 - s.alpha / 2));
+        s.cwr = true;
+        s.highSeq = qp.sndNxt;
+        ++qp.rec.rateCuts;
+        NS_LOG_LOGIC("flow " << qp.flowId << " DCTCP cut to " << rate << " alpha " << s.alpha);
+    }
+    if (!s.cwr && newBatch)
+    {
+        rate = std::min(m_host.CcLineRate(), rate + m_p.dctcpRateAiBps);
+    }
+    m_host.CcSetRate(qp, rate, false);
+}
+
+} // namespace ns3
