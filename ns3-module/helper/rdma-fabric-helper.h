@@ -91,6 +91,15 @@ class RdmaFabricHelper
      * tells only the two ends.
      */
     void ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down);
+    /**
+     * Schedules port \p port of switch node \p sw to fail (\p down true) or recover at \p at:
+     * the link on that port goes down or up exactly as ScheduleLinkState does it (a port that
+     * loses light takes its link down at both ends). A switch numbers its ports in the order
+     * its links were made (Link), from 0; unlike ScheduleLinkState, this tells parallel links
+     * between the same two nodes apart. A node that is not a switch, or a port it does not
+     * have, is a fatal error.
+     */
+    void ScheduleSwitchPortState(uint32_t sw, uint32_t port, Time at, bool down);
     /// Whether ScheduleLinkState also tells the switches not attached to the link (default true).
     void SetNotifyRemoteLinkState(bool notify);
     /// Takes the link between \p a and \p b down at \p downAt and, if \p upAt > \p downAt, up
@@ -111,6 +120,9 @@ class RdmaFabricHelper
         uint32_t portA, portB;
         Ptr<RdmaChannel> channel;
     };
+
+    /// Schedules the state change of link \p l (ScheduleLinkState, ScheduleSwitchPortState).
+    void ScheduleLinkRecState(const LinkRec& l, Time at, bool down);
 
     NodeContainer m_nodes;
     std::vector<bool> m_isSwitch;
