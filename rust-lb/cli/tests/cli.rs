@@ -523,7 +523,7 @@ fn interrupted_sweep_resumes(signal: &str, status: i32) {
         "--jobs",
         "2",
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rdma-lb"))
+    let child = Command::new(env!("CARGO_BIN_EXE_rdma-lb"))
         .args(args)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -551,7 +551,7 @@ fn interrupted_sweep_resumes(signal: &str, status: i32) {
     let (done, open) = sweep_points(&root);
     let runs = std::fs::read_to_string(&log).unwrap().lines().count();
     assert!(
-        done >= 2 && done < 6 && runs < 6,
+        (2..6).contains(&done) && runs < 6,
         "done {done}, runs {runs}: {err}"
     );
     assert!(
