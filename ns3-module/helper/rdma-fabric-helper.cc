@@ -3,6 +3,8 @@
  */
 #include "rdma-fabric-helper.h"
 
+#include "rdma-route-withdrawal.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -401,11 +403,22 @@ RdmaFabricHelper::ScheduleLinkRecState(const LinkRec& l, Time at, bool down)
             }
         }
     }
+    if (!m_routing || m_routing->GetNLinks() != m_links.size())
+    {
+        std::vector<RdmaRouteWithdrawal::Link> links;
+        for (const auto& r : m_links)
+        {
+            links.push_back({r.a, r.b, r.portA, r.portB, r.channel});
+        }
+        m_routing = std::make_shared<RdmaRouteWithdrawal>(m_nodes, m_isSwitch, m_hosts, links);
+    }
+    std::shared_ptr<const RdmaRouteWithdrawal> routing = m_routing;
     const LinkRec& rec = l;
     // A lambda through a function pointer: ns-3 before 3.36 (waf era) schedules only
     // function pointers with arguments, not callables.
-    auto apply = std::make_shared<std::function<void()>>([rec, swA, swB, remote, down]() {
+    auto apply = std::make_shared<std::function<void()>>([rec, swA, swB, remote, down, routing]() {
         ApplyLinkState(rec.channel, swA, rec.portA, swB, rec.portB, remote, down);
+        routing->Update(); // the switches with WithdrawFailedPorts withdraw dead routes
     });
     Simulator::Schedule(at, &RunScheduled, apply);
 }

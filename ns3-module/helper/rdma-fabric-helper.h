@@ -12,6 +12,7 @@
 #include "ns3/nstime.h"
 #include "ns3/rdma-lb-bridge.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ namespace ns3
 class RdmaNic;
 class RdmaSwitch;
 class RdmaChannel;
+class RdmaRouteWithdrawal;
 
 /**
  * \ingroup rdma-lb
@@ -84,7 +86,9 @@ class RdmaFabricHelper
      * Schedules the link between nodes \p a and \p b to go down (\p down true) or up at
      * \p at: packets that start or are in flight on a down link are lost (RdmaChannel), and
      * the switches at both ends are told (RdmaSwitch::NotifyLinkState: they withdraw the port
-     * from their candidate lists only if their WithdrawFailedPorts attribute is set). When the
+     * from their candidate lists only if their WithdrawFailedPorts attribute is set; then every
+     * switch is told which of its routes lost their way to the destination -- RdmaRouteWithdrawal
+     * -- and those with WithdrawFailedPorts withdraw them too). When the
      * link joins two switches, every other switch is told as well
      * (RdmaSwitch::NotifyRemoteLinkState), as a fabric monitoring system would: Themis falls
      * back to ECMP on any fabric link failure (seed 001 §6). SetNotifyRemoteLinkState(false)
@@ -136,6 +140,8 @@ class RdmaFabricHelper
     /// equal-cost paths, on fabrics with one multipath stage.
     void WireWhackAMole(const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj);
     bool m_notifyRemoteLinkState{true};
+    /// The routing view told to the switches after each link state change (made on the first).
+    std::shared_ptr<RdmaRouteWithdrawal> m_routing;
 };
 
 } // namespace ns3
