@@ -57,7 +57,7 @@ MakeDirs(const std::string& dir)
 } // namespace
 
 std::string
-RdmaOutputDir::Open(const std::string& dir, const std::string& marker)
+RdmaOutputDir::Open(const std::string& dir, const std::vector<std::string>& stale)
 {
     m_dir = dir;
     m_names.clear();
@@ -77,10 +77,13 @@ RdmaOutputDir::Open(const std::string& dir, const std::string& marker)
         }
     }
     std::remove(probe.c_str());
-    const std::string m = dir + "/" + marker;
-    if (std::remove(m.c_str()) != 0 && errno != ENOENT)
+    for (const std::string& name : stale)
     {
-        return m + ": cannot remove the previous run's marker: " + std::strerror(errno);
+        const std::string path = dir + "/" + name;
+        if (std::remove(path.c_str()) != 0 && errno != ENOENT)
+        {
+            return path + ": cannot remove the previous run's file: " + std::strerror(errno);
+        }
     }
     NS_LOG_INFO("output directory " << dir << " open");
     return "";

@@ -24,11 +24,12 @@ class RdmaOutputDir
   public:
     /**
      * Creates \p dir and its parents, checks that a file can be written there, and removes
-     * \p marker (the file whose presence says that a run finished: a new run is not finished
-     * until it commits).
+     * the files named in \p stale, in order (the marker first: the file whose presence says
+     * that a run finished), so that no output of an earlier run is left to look like this
+     * run's until it commits.
      * \return "" or the error
      */
-    std::string Open(const std::string& dir, const std::string& marker);
+    std::string Open(const std::string& dir, const std::vector<std::string>& stale);
     /// \return the temporary path of \p name (dir/NAME.part), added to the files to commit
     std::string Add(const std::string& name);
     /// Writes \p text to \p name's temporary path (Add). \return "" or the error

@@ -846,7 +846,10 @@ RdmaScenarioRunner::OpenOutputs()
     const RdmaScenarioSpec& spec = m_spec;
     if (!m_outDir.empty())
     {
-        std::string e = s.output.Open(m_outDir, "summary.json");
+        // summary.json first: it marks a finished run.
+        std::string e = s.output.Open(m_outDir,
+                                      {"summary.json", "fct.txt", "flows.csv", "collectives.csv",
+                                       "pfc.txt", "queue.txt", "uplink.txt"});
         if (!e.empty())
         {
             return e;
