@@ -229,6 +229,19 @@ def read_flows_csv(path, expect_algorithm=None, flow_ids=None):
             if len(record) != len(FLOWS_CSV_COLUMNS):
                 raise InputError(path, lineno, f"expected {len(FLOWS_CSV_COLUMNS)} columns, got {len(record)}")
             cols = dict(zip(FLOWS_CSV_COLUMNS, (c.strip() for c in record)))
+            if cols["fct_ns"] == "" and cols["slowdown"] == "":
+                # A flow that did not complete before the stop: listed (every flow of the
+                # workload appears once), validated, not plotted.
+                for name in ("flow_id", "src", "dst", "size_bytes", "start_ns", "retx_pkts", "nacks", "path_switches"):
+                    _num(path, lineno, name, cols[name], integer=True)
+                _num(path, lineno, "ideal_fct_ns", cols["ideal_fct_ns"])
+                algo = cols["algorithm"]
+                if not algo:
+                    raise InputError(path, lineno, "empty algorithm")
+                if expect_algorithm is not None and algo != expect_algorithm:
+                    raise InputError(path, lineno, f"algorithm {algo!r} differs from summary.json's {expect_algorithm!r}")
+                algorithms.add(algo)
+                continue
             row = _flow_row(path, lineno, cols)
             flow_id = _num(path, lineno, "flow_id", cols["flow_id"], integer=True)
             for name in ("retx_pkts", "nacks", "path_switches"):

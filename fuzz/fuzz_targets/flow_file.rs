@@ -1,25 +1,11 @@
-//! Fuzz target: ConWeave flow file (spec §7.4) against a small leaf-spine — must return (never panic); errors are one line with a line number.
+//! Fuzz target: ConWeave flow file (spec §7.4) against the 128-host leaf-spine — must return (never panic); errors are one line with a line number.
+//! The check itself is `rdma_lb_scenario::fuzz_check`, shared with the stable campaign.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    let topology = rdma_lb_scenario::topology::LeafSpine {
-        leaves: 2,
-        hosts_per_leaf: 4,
-        spines: 2,
-        host_rate_bps: 100_000_000_000,
-        fabric_rate_bps: 100_000_000_000,
-        delay_ns: 1000,
-    }
-    .build();
-    let Some(topology) = topology else { return };
-    let result = rdma_lb_scenario::flows::parse_flow_str("fuzz", text, &topology).map(|_| ());
-    if let Err(e) = result {
-        let s = e.to_string();
-        assert!(!s.contains('\n') && e.line.is_some() && s.starts_with("fuzz:"), "{s}");
+    if let Err(e) = rdma_lb_scenario::fuzz_check::check("flow_file", data) {
+        panic!("{e}");
     }
 });

@@ -1,15 +1,11 @@
 //! Fuzz target: ConWeave topology file (spec §7.3) — must return (never panic); errors are one line with a line number.
+//! The check itself is `rdma_lb_scenario::fuzz_check`, shared with the stable campaign.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    let result = rdma_lb_scenario::topology::parse_topology_str("fuzz", text).map(|_| ());
-    if let Err(e) = result {
-        let s = e.to_string();
-        assert!(!s.contains('\n') && e.line.is_some() && s.starts_with("fuzz:"), "{s}");
+    if let Err(e) = rdma_lb_scenario::fuzz_check::check("topology", data) {
+        panic!("{e}");
     }
 });

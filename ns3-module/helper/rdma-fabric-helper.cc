@@ -3,6 +3,8 @@
  */
 #include "rdma-fabric-helper.h"
 
+#include "rdma-route-withdrawal.h"
+
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
@@ -386,36 +388,71 @@ RunScheduled(std::shared_ptr<std::function<void()>> f)
 }
 
 void
+RdmaFabricHelper::ScheduleLinkRecState(const LinkRec& l, Time at, bool down)
+{
+    Ptr<RdmaSwitch> swA = m_isSwitch[l.a] ? GetSwitch(l.a) : nullptr;
+    Ptr<RdmaSwitch> swB = m_isSwitch[l.b] ? GetSwitch(l.b) : nullptr;
+    std::vector<Ptr<RdmaSwitch>> remote;
+    if (m_notifyRemoteLinkState && swA && swB)
+    {
+        for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+        {
+            if (m_isSwitch[i] && i != l.a && i != l.b)
+            {
+                remote.push_back(GetSwitch(i));
+            }
+        }
+    }
+    if (!m_routing || m_routing->GetNLinks() != m_links.size())
+    {
+        std::vector<RdmaRouteWithdrawal::Link> links;
+        for (const auto& r : m_links)
+        {
+            links.push_back({r.a, r.b, r.portA, r.portB, r.channel});
+        }
+        m_routing = std::make_shared<RdmaRouteWithdrawal>(m_nodes, m_isSwitch, m_hosts, links);
+    }
+    std::shared_ptr<const RdmaRouteWithdrawal> routing = m_routing;
+    const LinkRec& rec = l;
+    // A lambda through a function pointer: ns-3 before 3.36 (waf era) schedules only
+    // function pointers with arguments, not callables.
+    auto apply = std::make_shared<std::function<void()>>([rec, swA, swB, remote, down, routing]() {
+        ApplyLinkState(rec.channel, swA, rec.portA, swB, rec.portB, remote, down);
+        routing->Update(); // the switches with WithdrawFailedPorts withdraw dead routes
+    });
+    Simulator::Schedule(at, &RunScheduled, apply);
+}
+
+void
 RdmaFabricHelper::ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down)
 {
     for (const auto& l : m_links)
     {
         if ((l.a == a && l.b == b) || (l.a == b && l.b == a))
         {
-            Ptr<RdmaSwitch> swA = m_isSwitch[l.a] ? GetSwitch(l.a) : nullptr;
-            Ptr<RdmaSwitch> swB = m_isSwitch[l.b] ? GetSwitch(l.b) : nullptr;
-            std::vector<Ptr<RdmaSwitch>> remote;
-            if (m_notifyRemoteLinkState && swA && swB)
-            {
-                for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
-                {
-                    if (m_isSwitch[i] && i != l.a && i != l.b)
-                    {
-                        remote.push_back(GetSwitch(i));
-                    }
-                }
-            }
-            const LinkRec& rec = l;
-            // A lambda through a function pointer: ns-3 before 3.36 (waf era) schedules only
-            // function pointers with arguments, not callables.
-            auto apply = std::make_shared<std::function<void()>>([rec, swA, swB, remote, down]() {
-                ApplyLinkState(rec.channel, swA, rec.portA, swB, rec.portB, remote, down);
-            });
-            Simulator::Schedule(at, &RunScheduled, apply);
+            ScheduleLinkRecState(l, at, down);
             return;
         }
     }
     NS_FATAL_ERROR("RdmaFabricHelper: no link between nodes " << a << " and " << b);
+}
+
+void
+RdmaFabricHelper::ScheduleSwitchPortState(uint32_t sw, uint32_t port, Time at, bool down)
+{
+    NS_ABORT_MSG_IF(sw >= m_nodes.GetN() || !m_isSwitch[sw],
+                    "RdmaFabricHelper: node " << sw << " is not a switch");
+    for (const auto& l : m_links)
+    {
+        if ((l.a == sw && l.portA == port) || (l.b == sw && l.portB == port))
+        {
+            NS_LOG_INFO("switch " << sw << " port " << port << " (link " << l.a << "-" << l.b
+                                  << ") scheduled " << (down ? "down" : "up") << " at " << at);
+            ScheduleLinkRecState(l, at, down);
+            return;
+        }
+    }
+    NS_FATAL_ERROR("RdmaFabricHelper: switch " << sw << " has no port " << port);
 }
 
 void

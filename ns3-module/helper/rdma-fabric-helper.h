@@ -12,6 +12,7 @@
 #include "ns3/nstime.h"
 #include "ns3/rdma-lb-bridge.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@ namespace ns3
 class RdmaNic;
 class RdmaSwitch;
 class RdmaChannel;
+class RdmaRouteWithdrawal;
 
 /**
  * \ingroup rdma-lb
@@ -84,13 +86,24 @@ class RdmaFabricHelper
      * Schedules the link between nodes \p a and \p b to go down (\p down true) or up at
      * \p at: packets that start or are in flight on a down link are lost (RdmaChannel), and
      * the switches at both ends are told (RdmaSwitch::NotifyLinkState: they withdraw the port
-     * from their candidate lists only if their WithdrawFailedPorts attribute is set). When the
+     * from their candidate lists only if their WithdrawFailedPorts attribute is set; then every
+     * switch is told which of its routes lost their way to the destination -- RdmaRouteWithdrawal
+     * -- and those with WithdrawFailedPorts withdraw them too). When the
      * link joins two switches, every other switch is told as well
      * (RdmaSwitch::NotifyRemoteLinkState), as a fabric monitoring system would: Themis falls
      * back to ECMP on any fabric link failure (seed 001 §6). SetNotifyRemoteLinkState(false)
      * tells only the two ends.
      */
     void ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down);
+    /**
+     * Schedules port \p port of switch node \p sw to fail (\p down true) or recover at \p at:
+     * the link on that port goes down or up exactly as ScheduleLinkState does it (a port that
+     * loses light takes its link down at both ends). A switch numbers its ports in the order
+     * its links were made (Link), from 0; unlike ScheduleLinkState, this tells parallel links
+     * between the same two nodes apart. A node that is not a switch, or a port it does not
+     * have, is a fatal error.
+     */
+    void ScheduleSwitchPortState(uint32_t sw, uint32_t port, Time at, bool down);
     /// Whether ScheduleLinkState also tells the switches not attached to the link (default true).
     void SetNotifyRemoteLinkState(bool notify);
     /// Takes the link between \p a and \p b down at \p downAt and, if \p upAt > \p downAt, up
@@ -112,6 +125,9 @@ class RdmaFabricHelper
         Ptr<RdmaChannel> channel;
     };
 
+    /// Schedules the state change of link \p l (ScheduleLinkState, ScheduleSwitchPortState).
+    void ScheduleLinkRecState(const LinkRec& l, Time at, bool down);
+
     NodeContainer m_nodes;
     std::vector<bool> m_isSwitch;
     std::vector<uint32_t> m_hosts;
@@ -124,6 +140,8 @@ class RdmaFabricHelper
     /// equal-cost paths, on fabrics with one multipath stage.
     void WireWhackAMole(const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj);
     bool m_notifyRemoteLinkState{true};
+    /// The routing view told to the switches after each link state change (made on the first).
+    std::shared_ptr<RdmaRouteWithdrawal> m_routing;
 };
 
 } // namespace ns3

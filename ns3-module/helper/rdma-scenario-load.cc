@@ -121,7 +121,7 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
     p.linkEvents.clear();
     for (const auto& e : r.link_events)
     {
-        p.linkEvents.push_back({e.at_ns, e.a, e.b, e.down});
+        p.linkEvents.push_back({e.at_ns, e.a, e.b, e.down, e.by_port, e.port});
     }
     p.outDir = std::string(r.out_dir);
     p.pfcTrace = r.pfc_trace;

@@ -4,6 +4,7 @@
 #include "rdma-scenario.h"
 
 #include "rdma-fabric-helper.h"
+#include "rdma-output-dir.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -142,55 +143,6 @@ JsonDouble(double v)
     return Fmt("%.17g", v);
 }
 
-/// Creates \p dir and its parents; returns "" or the error.
-std::string
-MakeDirs(const std::string& dir)
-{
-    std::string path;
-    std::stringstream ss(dir);
-    std::string part;
-    if (!dir.empty() && dir[0] == '/')
-    {
-        path = "/";
-    }
-    while (std::getline(ss, part, '/'))
-    {
-        if (part.empty())
-        {
-            continue;
-        }
-        path += part + "/";
-        if (mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
-        {
-            return path + ": " + std::strerror(errno);
-        }
-    }
-    struct stat st;
-    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    {
-        return dir + ": not a directory";
-    }
-    return "";
-}
-
-/// Writes \p text to \p path; returns "" or the error.
-std::string
-WriteFile(const std::string& path, const std::string& text)
-{
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!f)
-    {
-        return path + ": cannot open for writing: " + std::strerror(errno);
-    }
-    f << text;
-    f.close();
-    if (!f)
-    {
-        return path + ": write failed";
-    }
-    return "";
-}
-
 /// The reference's per-pair values (spec §5.1), from a BFS at the destination host.
 struct PairInfo
 {
@@ -234,6 +186,7 @@ struct RdmaScenarioRunner::State
     uint64_t errorDrops{0};
     // PFC trace.
     std::ostream* pfcOut{nullptr};
+    RdmaOutputDir output; //!< the output directory (files by temporary names, renamed at the end)
     std::ofstream pfcFile;
     std::ostringstream pfcMem;
     // Queue trace (sampled every monitor interval).
@@ -699,7 +652,18 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
     for (size_t i = 0; i < r.linkEvents.size(); ++i)
     {
         const RdmaScenarioLinkEvent& e = r.linkEvents[i];
-        if (linked.count({std::min(e.a, e.b), std::max(e.a, e.b)}) == 0)
+        if (e.byPort)
+        {
+            if (e.a >= n || !isSwitch[e.a])
+            {
+                return Fmt("run.link_events[%zu]: node %u is not a switch", i, e.a);
+            }
+            if (e.port >= degree[e.a])
+            {
+                return Fmt("run.link_events[%zu]: switch %u has no port %u", i, e.a, e.port);
+            }
+        }
+        else if (linked.count({std::min(e.a, e.b), std::max(e.a, e.b)}) == 0)
         {
             return Fmt("run.link_events[%zu]: no link between nodes %u and %u", i, e.a, e.b);
         }
@@ -880,7 +844,10 @@ RdmaScenarioRunner::OpenOutputs()
     const RdmaScenarioSpec& spec = m_spec;
     if (!m_outDir.empty())
     {
-        std::string e = MakeDirs(m_outDir);
+        // summary.json first: it marks a finished run.
+        std::string e = s.output.Open(m_outDir,
+                                      {"summary.json", "fct.txt", "flows.csv", "collectives.csv",
+                                       "pfc.txt", "queue.txt", "uplink.txt"});
         if (!e.empty())
         {
             return e;
@@ -894,7 +861,7 @@ RdmaScenarioRunner::OpenOutputs()
         }
         else
         {
-            std::string path = m_outDir + "/pfc.txt";
+            std::string path = s.output.Add("pfc.txt");
             s.pfcFile.open(path, std::ios::binary | std::ios::trunc);
             if (!s.pfcFile)
             {
@@ -917,7 +884,7 @@ RdmaScenarioRunner::OpenOutputs()
                  {std::make_tuple("queue.txt", &s.queueFile, &s.queueOut),
                   std::make_tuple("uplink.txt", &s.uplinkFile, &s.uplinkOut)})
             {
-                std::string path = m_outDir + "/" + name;
+                std::string path = s.output.Add(name);
                 file->open(path, std::ios::binary | std::ios::trunc);
                 if (!*file)
                 {
@@ -1184,7 +1151,15 @@ RdmaScenarioRunner::ScheduleTraffic()
     s.ScheduleNextOrdinary();
     for (const RdmaScenarioLinkEvent& e : spec.run.linkEvents)
     {
-        fabric.ScheduleLinkState(e.a, e.b, NanoSeconds(static_cast<int64_t>(e.atNs)), e.down);
+        const Time at = NanoSeconds(static_cast<int64_t>(e.atNs));
+        if (e.byPort)
+        {
+            fabric.ScheduleSwitchPortState(e.a, e.port, at, e.down);
+        }
+        else
+        {
+            fabric.ScheduleLinkState(e.a, e.b, at, e.down);
+        }
     }
     s.collectives.clear();
     for (const RdmaScenarioCollective& c : spec.collectives)
@@ -1252,7 +1227,7 @@ RdmaScenarioRunner::Simulate()
         s.PrintProgress(true);
     }
     // Flows still running at the stop: their counters so far, so that summary.json's totals
-    // cover every started flow (flows.csv and fct.txt list completed flows only). A running
+    // cover every started flow (fct.txt lists completed flows only, flows.csv every flow). A running
     // flow's receiver-side NACK count is only copied into its record at completion.
     for (RdmaScenarioFlowResult& r : s.results)
     {
@@ -1340,13 +1315,14 @@ RdmaScenarioRunner::WriteOutputs()
             file->close();
             if (!*file)
             {
-                return m_outDir + "/" + name + ": write failed";
+                return m_outDir + "/" + name + ".part: write failed (disk full?)";
             }
         }
     }
     if (!m_outDir.empty())
     {
-        // summary.json last: its presence marks a finished run (rdma-lb sweep relies on it).
+        // summary.json last: its presence marks a finished run (rdma-lb sweep relies on it);
+        // every file is written as NAME.part and renamed only once all are written.
         std::vector<std::pair<std::string, std::string>> files = {
             {"fct.txt", FctText()},
             {"flows.csv", FlowsCsv()},
@@ -1358,12 +1334,13 @@ RdmaScenarioRunner::WriteOutputs()
         files.emplace_back("summary.json", SummaryJson());
         for (const auto& [name, text] : files)
         {
-            std::string e = WriteFile(m_outDir + "/" + name, text);
+            std::string e = s.output.Write(name, text);
             if (!e.empty())
             {
                 return e;
             }
         }
+        return s.output.Commit();
     }
     return "";
 }
@@ -1433,10 +1410,20 @@ RdmaScenarioRunner::FlowsCsv() const
 {
     std::string out = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_pkts,"
                       "nacks,path_switches,algorithm\n";
-    for (const RdmaScenarioFlowResult& r : GetFlowResults())
+    const std::vector<RdmaScenarioFlowResult>& results = GetFlowResults();
+    for (size_t i = 0; i < results.size(); ++i)
     {
+        const RdmaScenarioFlowResult& r = results[i];
         if (!r.completed)
         {
+            // Listed all the same, so that every flow of the workload appears exactly once:
+            // empty fct_ns and slowdown; start_ns is the actual start, or the scheduled one
+            // if the flow never started; the counters are those at the stop.
+            const uint64_t start = r.started ? r.startNs : m_spec.flows[i].startNs;
+            out += Fmt("%u,%u,%u,%" PRIu64 ",%" PRIu64 ",,%" PRIu64 ",,%" PRIu64 ",%" PRIu64
+                       ",%" PRIu64 ",%s\n",
+                       r.id, r.src, r.dst, r.sizeBytes, start, r.idealNs, r.retxPkts, r.nacks,
+                       r.pathSwitches, m_spec.lbName.c_str());
             continue;
         }
         double slowdown = r.idealNs == 0 ? 1.0

@@ -148,9 +148,11 @@ struct RdmaScenarioTransport
 struct RdmaScenarioLinkEvent
 {
     uint64_t atNs{0}; //!< when
-    uint32_t a{0};    //!< one end
+    uint32_t a{0};    //!< one end (with byPort: the switch)
     uint32_t b{0};    //!< the other end
     bool down{true};  //!< true = down, false = up
+    bool byPort{false}; //!< the link of switch a's port \p port (RdmaFabricHelper::ScheduleSwitchPortState)
+    uint32_t port{0};   //!< with byPort: the switch port (its links in file order, 0-based)
 };
 
 /// \ingroup rdma-lb
@@ -287,7 +289,8 @@ class RdmaScenarioRunner
 
     /// \return ConWeave's fct.txt text (completed flows, flow-id order)
     std::string FctText() const;
-    /// \return flows.csv text (header + completed flows, flow-id order)
+    /// \return flows.csv text (header + every flow, flow-id order; a flow that did not complete
+    /// has empty fct_ns and slowdown)
     std::string FlowsCsv() const;
     /// \return summary.json text
     std::string SummaryJson() const;

@@ -209,9 +209,11 @@ RdmaSwitch::GetTypeId()
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnSharedStream),
                           MakeBooleanChecker())
             .AddAttribute("WithdrawFailedPorts",
-                          "Withdraw a port whose link is down from the candidate lists "
-                          "(WithdrawDelay after the failure; restored the same delay after "
-                          "repair). Off: routing does not react to link faults",
+                          "Withdraw a port whose link is down from the candidate lists, and "
+                          "every route whose next hop lost its way to the destination "
+                          "(NotifyDeadRoutes: the fabric helper tells every switch after each "
+                          "link state change) -- WithdrawDelay after the failure; restored the "
+                          "same delay after repair. Off: routing does not react to link faults",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaSwitch::m_withdrawFailed),
                           MakeBooleanChecker())
@@ -657,6 +659,28 @@ RdmaSwitch::NotifyRemoteLinkState(bool down)
 }
 
 void
+RdmaSwitch::NotifyDeadRoutes(std::vector<std::pair<uint32_t, uint32_t>> dead)
+{
+    if (m_withdrawFailed)
+    {
+        Simulator::Schedule(m_withdrawDelay, &RdmaSwitch::SetDeadRoutes, this, std::move(dead));
+    }
+}
+
+void
+RdmaSwitch::SetDeadRoutes(std::vector<std::pair<uint32_t, uint32_t>> dead)
+{
+    NS_LOG_INFO("switch " << m_switchId << ": " << dead.size() << " routes withdrawn");
+    m_deadRoutes = std::set<std::pair<uint32_t, uint32_t>>(dead.begin(), dead.end());
+}
+
+bool
+RdmaSwitch::IsRouteWithdrawn(uint32_t dip, uint32_t port) const
+{
+    return m_withdrawn.at(port) || m_deadRoutes.count({dip, port}) != 0;
+}
+
+void
 RdmaSwitch::ApplyLbLinkState(uint32_t port, bool remote, bool down)
 {
     if (m_agent)
@@ -956,12 +980,12 @@ RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent)
     RdmaHeader h;
     h.PeekFrom(*p);
     const std::vector<uint32_t>* candidates = &GetRoutes(h.dip);
-    if (m_nWithdrawn != 0)
+    if (m_nWithdrawn != 0 || !m_deadRoutes.empty())
     {
         m_liveRoutes.clear();
         for (uint32_t port : *candidates)
         {
-            if (!m_withdrawn[port])
+            if (!m_withdrawn[port] && m_deadRoutes.count({h.dip, port}) == 0)
             {
                 m_liveRoutes.push_back(port);
             }

@@ -67,6 +67,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -137,6 +138,15 @@ class RdmaSwitch : public Object
     /// Tells the switch's load balancer that a link elsewhere in the fabric went down (true) or
     /// up (false), as a monitoring system would (Themis reverts to ECMP, seed 001 §6).
     void NotifyRemoteLinkState(bool down);
+    /**
+     * The routing protocol's view after a link state change (RdmaRouteWithdrawal): \p dead
+     * lists the (destination address, port) routes that no longer lead to their destination.
+     * With WithdrawFailedPorts they are withdrawn from the candidate lists WithdrawDelay later,
+     * replacing the previous list (so a repaired link's routes come back); without, ignored.
+     */
+    void NotifyDeadRoutes(std::vector<std::pair<uint32_t, uint32_t>> dead);
+    /// \return whether the route towards \p dip on \p port is withdrawn (port or route)
+    bool IsRouteWithdrawn(uint32_t dip, uint32_t port) const;
     /// \return whether \p port faces a host (known once the load balancer is installed)
     bool IsHostPort(uint32_t port) const;
     /// \return bytes of switch memory the load balancer's state needs, by its paper's
@@ -265,6 +275,9 @@ class RdmaSwitch : public Object
     std::vector<std::array<bool, 8>> m_remotePaused;  //!< per ingress port and class
     std::vector<bool> m_withdrawn;                    //!< per port
     uint32_t m_nWithdrawn{0};
+    std::set<std::pair<uint32_t, uint32_t>> m_deadRoutes; //!< withdrawn (dip, port) routes
+    /// Replaces the withdrawn routes (NotifyDeadRoutes, WithdrawDelay later).
+    void SetDeadRoutes(std::vector<std::pair<uint32_t, uint32_t>> dead);
     std::vector<uint32_t> m_liveRoutes;               //!< reused per packet
     uint32_t m_payloadBytes{1000};                    //!< bytes per PSN
     bool m_pathIndexRouting{false};

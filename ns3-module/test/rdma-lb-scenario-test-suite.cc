@@ -13,6 +13,8 @@
  *    §5): CCT within 10% of the first-principles time (formula at the test);
  *  - bad specs are reported as one line naming the field (no abort).
  */
+#include "rdma-lb-test-util.h"
+
 #include "ns3/rdma-scenario.h"
 #include "ns3/test.h"
 
@@ -28,47 +30,8 @@ using namespace ns3;
 namespace
 {
 
-/// Leaf-spine as ConWeave's topology files lay it out: hosts 0..L*H-1 (H per leaf), then the
-/// leaves, then the spines; host links first, then the leaf x spine mesh.
-RdmaScenarioSpec
-LeafSpine(uint32_t leaves, uint32_t hostsPerLeaf, uint32_t spines, uint64_t rateBps, uint64_t delayNs)
-{
-    RdmaScenarioSpec s;
-    s.name = "test";
-    const uint32_t hosts = leaves * hostsPerLeaf;
-    s.nodeCount = hosts + leaves + spines;
-    for (uint32_t i = hosts; i < s.nodeCount; ++i)
-    {
-        s.switchIds.push_back(i);
-    }
-    for (uint32_t h = 0; h < hosts; ++h)
-    {
-        s.links.push_back({h, hosts + h / hostsPerLeaf, rateBps, delayNs, 0.0});
-    }
-    for (uint32_t l = 0; l < leaves; ++l)
-    {
-        for (uint32_t p = 0; p < spines; ++p)
-        {
-            s.links.push_back({hosts + l, hosts + leaves + p, rateBps, delayNs, 0.0});
-        }
-    }
-    return s;
-}
-
-uint32_t
-AddFlow(RdmaScenarioSpec& s, uint32_t src, uint32_t dst, uint64_t size, uint64_t startNs,
-        std::vector<uint32_t> after = {})
-{
-    RdmaScenarioFlow f;
-    f.id = static_cast<uint32_t>(s.flows.size());
-    f.src = src;
-    f.dst = dst;
-    f.sizeBytes = size;
-    f.startNs = startNs;
-    f.after = std::move(after);
-    s.flows.push_back(f);
-    return f.id;
-}
+using rdmalbtest::AddSpecFlow;
+using rdmalbtest::LeafSpineSpec;
 
 /// Wire bytes of a message of \p size bytes in 1000-byte payloads (48 B of headers each).
 uint64_t
@@ -113,12 +76,12 @@ class ScenarioOutputsTestCase : public TestCase
   private:
     void DoRun() override
     {
-        RdmaScenarioSpec s = LeafSpine(2, 4, 2, 100000000000ULL, 1000);
+        RdmaScenarioSpec s = LeafSpineSpec(2, 4, 2, 100000000000ULL, 1000);
         // Spaced out so that each flow is alone in the fabric.
-        AddFlow(s, 0, 1, 1000, 0);          // intra-rack, one packet
-        AddFlow(s, 0, 4, 100000, 100000);   // inter-rack, 100 packets
-        AddFlow(s, 2, 4, 1, 200000);        // inter-rack, size 1 (one 49-byte packet)
-        AddFlow(s, 0, 5, 54321, 300000);    // inter-rack, last packet 321 B
+        AddSpecFlow(s, 0, 1, 1000, 0);          // intra-rack, one packet
+        AddSpecFlow(s, 0, 4, 100000, 100000);   // inter-rack, 100 packets
+        AddSpecFlow(s, 2, 4, 1, 200000);        // inter-rack, size 1 (one 49-byte packet)
+        AddSpecFlow(s, 0, 5, 54321, 300000);    // inter-rack, last packet 321 B
         RdmaScenarioRunner runner(s);
         std::string error;
         NS_TEST_ASSERT_MSG_EQ(runner.Run(&error), true, error);
@@ -223,12 +186,12 @@ class ScenarioDependenciesTestCase : public TestCase
   private:
     void DoRun() override
     {
-        RdmaScenarioSpec s = LeafSpine(2, 4, 2, 100000000000ULL, 1000);
-        uint32_t a = AddFlow(s, 0, 4, 200000, 1000);
-        uint32_t b = AddFlow(s, 1, 5, 50000, 0, {a});        // start as soon as a is delivered
-        uint32_t c = AddFlow(s, 2, 6, 50000, 500000, {a});   // its own start is later
-        uint32_t d = AddFlow(s, 3, 7, 10000, 0, {b, c});     // waits for the later of b, c
-        uint32_t e = AddFlow(s, 4, 0, 10000, 0, {a, a});     // a duplicate predecessor
+        RdmaScenarioSpec s = LeafSpineSpec(2, 4, 2, 100000000000ULL, 1000);
+        uint32_t a = AddSpecFlow(s, 0, 4, 200000, 1000);
+        uint32_t b = AddSpecFlow(s, 1, 5, 50000, 0, {a});        // start as soon as a is delivered
+        uint32_t c = AddSpecFlow(s, 2, 6, 50000, 500000, {a});   // its own start is later
+        uint32_t d = AddSpecFlow(s, 3, 7, 10000, 0, {b, c});     // waits for the later of b, c
+        uint32_t e = AddSpecFlow(s, 4, 0, 10000, 0, {a, a});     // a duplicate predecessor
         RdmaScenarioCollective coll;
         coll.group = 0;
         coll.kind = "permutation";
@@ -277,14 +240,14 @@ class ScenarioDeterminismTestCase : public TestCase
   private:
     static RdmaScenarioSpec Spec(uint64_t seed)
     {
-        RdmaScenarioSpec s = LeafSpine(2, 4, 2, 100000000000ULL, 1000);
+        RdmaScenarioSpec s = LeafSpineSpec(2, 4, 2, 100000000000ULL, 1000);
         s.lbName = "spray";
         s.run.seed = seed;
         // 2:1 incast-ish mix across the spines: reordering and queues depend on the paths.
         for (uint32_t h = 0; h < 4; ++h)
         {
-            AddFlow(s, h, 4 + h, 300000, 1000 * h);
-            AddFlow(s, 4 + h, (h + 1) % 4, 200000, 500 * h);
+            AddSpecFlow(s, h, 4 + h, 300000, 1000 * h);
+            AddSpecFlow(s, 4 + h, (h + 1) % 4, 200000, 500 * h);
         }
         return s;
     }
@@ -330,10 +293,10 @@ class ScenarioStarvationWarningTestCase : public TestCase
         {
             for (const char* recovery : {"gbn", "nic-sr", "irn"})
             {
-                RdmaScenarioSpec s = LeafSpine(2, 2, 2, 100000000000ULL, 1000);
+                RdmaScenarioSpec s = LeafSpineSpec(2, 2, 2, 100000000000ULL, 1000);
                 s.lbName = lb;
                 s.transport.recovery = recovery;
-                AddFlow(s, 0, 2, 100000, 0);
+                AddSpecFlow(s, 0, 2, 100000, 0);
                 RdmaScenarioRunner runner(s);
                 std::string error;
                 NS_TEST_ASSERT_MSG_EQ(runner.Run(&error), true, error);
@@ -381,7 +344,7 @@ class ScenarioRingAllReduceTestCase : public TestCase
         const uint64_t d = 1000;
         const uint64_t size = 2 * 1024 * 1024; // scaled message: 2 MiB, chunks of 128 KiB
         const uint64_t chunk = size / N;
-        RdmaScenarioSpec s = LeafSpine(16, 16, 16, B, d);
+        RdmaScenarioSpec s = LeafSpineSpec(16, 16, 16, B, d);
         std::vector<std::vector<uint32_t>> id(2 * (N - 1), std::vector<uint32_t>(N));
         RdmaScenarioCollective coll;
         coll.group = 0;
@@ -396,7 +359,7 @@ class ScenarioRingAllReduceTestCase : public TestCase
                     after = {id[k - 1][(i + N - 1) % N], id[k - 1][i]};
                 }
                 // Rank i on the first host of leaf i.
-                id[k][i] = AddFlow(s, i * 16, ((i + 1) % N) * 16, chunk, 0, after);
+                id[k][i] = AddSpecFlow(s, i * 16, ((i + 1) % N) * 16, chunk, 0, after);
                 coll.flowIds.push_back(id[k][i]);
             }
         }
@@ -434,7 +397,7 @@ class ScenarioPfcTraceTestCase : public TestCase
   private:
     void DoRun() override
     {
-        RdmaScenarioSpec s = LeafSpine(2, 4, 2, 100000000000ULL, 1000);
+        RdmaScenarioSpec s = LeafSpineSpec(2, 4, 2, 100000000000ULL, 1000);
         s.transport.bufferBytes = 1000000;
         s.run.pfcTrace = true;
         s.run.queueTrace = true;
@@ -442,7 +405,7 @@ class ScenarioPfcTraceTestCase : public TestCase
         s.run.flowgenStopNs = 1000000;
         for (uint32_t h = 1; h < 8; ++h)
         {
-            AddFlow(s, h, 0, 500000, 0);
+            AddSpecFlow(s, h, 0, 500000, 0);
         }
         RdmaScenarioRunner runner(s);
         std::string error;
@@ -543,8 +506,8 @@ class ScenarioBadSpecTestCase : public TestCase
 
     void DoRun() override
     {
-        RdmaScenarioSpec base = LeafSpine(2, 2, 1, 100000000000ULL, 1000);
-        AddFlow(base, 0, 2, 1000, 0);
+        RdmaScenarioSpec base = LeafSpineSpec(2, 2, 1, 100000000000ULL, 1000);
+        AddSpecFlow(base, 0, 2, 1000, 0);
         {
             RdmaScenarioSpec s = base;
             s.flows[0].dst = 4; // a leaf
@@ -552,7 +515,7 @@ class ScenarioBadSpecTestCase : public TestCase
         }
         {
             RdmaScenarioSpec s = base;
-            AddFlow(s, 1, 3, 1000, 0, {5});
+            AddSpecFlow(s, 1, 3, 1000, 0, {5});
             Expect(s, "flows[1].after: flow 5 is not an earlier flow");
         }
         {

@@ -7,10 +7,12 @@
 #include "ns3/error-model.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-header.h"
+#include "ns3/rdma-scenario.h"
 
 #include <cstdint>
 #include <set>
 #include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -40,6 +42,48 @@ class DropSeqOnceErrorModel : public ErrorModel
 
     std::set<uint32_t> m_seqs;
 };
+
+/// Leaf-spine as ConWeave's topology files lay it out: hosts 0..L*H-1 (H per leaf), then the
+/// leaves, then the spines; host links first, then the leaf x spine mesh.
+inline RdmaScenarioSpec
+LeafSpineSpec(uint32_t leaves, uint32_t hostsPerLeaf, uint32_t spines, uint64_t rateBps, uint64_t delayNs)
+{
+    RdmaScenarioSpec s;
+    s.name = "test";
+    const uint32_t hosts = leaves * hostsPerLeaf;
+    s.nodeCount = hosts + leaves + spines;
+    for (uint32_t i = hosts; i < s.nodeCount; ++i)
+    {
+        s.switchIds.push_back(i);
+    }
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        s.links.push_back({h, hosts + h / hostsPerLeaf, rateBps, delayNs, 0.0});
+    }
+    for (uint32_t l = 0; l < leaves; ++l)
+    {
+        for (uint32_t p = 0; p < spines; ++p)
+        {
+            s.links.push_back({hosts + l, hosts + leaves + p, rateBps, delayNs, 0.0});
+        }
+    }
+    return s;
+}
+
+inline uint32_t
+AddSpecFlow(RdmaScenarioSpec& s, uint32_t src, uint32_t dst, uint64_t size, uint64_t startNs,
+        std::vector<uint32_t> after = {})
+{
+    RdmaScenarioFlow f;
+    f.id = static_cast<uint32_t>(s.flows.size());
+    f.src = src;
+    f.dst = dst;
+    f.sizeBytes = size;
+    f.startNs = startNs;
+    f.after = std::move(after);
+    s.flows.push_back(f);
+    return f.id;
+}
 
 } // namespace rdmalbtest
 } // namespace ns3

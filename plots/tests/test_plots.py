@@ -100,6 +100,21 @@ def test_read_flows_csv_and_run_dir(tmp_path):
     assert len(read_run(d, source="fct").flows) == 1
 
 
+def test_flows_csv_incomplete_flows_listed_not_plotted(tmp_path):
+    # A flow that did not complete (e.g. a link failed for good) has empty fct_ns and slowdown.
+    p = tmp_path / "flows.csv"
+    p.write_text(FLOWS_HEADER + "\n" + f"0,3,100,1000,0,{2 * IDEAL_1000B},{IDEAL_1000B},2,0,0,0,ecmp\n"
+                 f"1,3,100,5000,7,,{IDEAL_1000B},,4,1,0,ecmp\n")
+    flows, algo = read_flows_csv(p)
+    assert algo == "ecmp" and list(flows.slowdown) == [2.0]
+    p.write_text(FLOWS_HEADER + "\n" + f"1,3,100,x,7,,{IDEAL_1000B},,4,1,0,ecmp\n")
+    with pytest.raises(InputError, match=r"flows\.csv:2: column size_bytes"):
+        read_flows_csv(p)
+    p.write_text(FLOWS_HEADER + "\n" + f"1,3,100,5000,7,,{IDEAL_1000B},,4,1,0,ecmp\n")
+    with pytest.raises(InputError, match=r"flows\.csv:2: algorithm 'ecmp' differs"):
+        read_flows_csv(p, expect_algorithm="reps")
+
+
 def test_flows_csv_inconsistent_slowdown_and_algorithm(tmp_path):
     p = tmp_path / "flows.csv"
     p.write_text(FLOWS_HEADER + "\n" + f"0,3,100,1000,0,{2 * IDEAL_1000B},{IDEAL_1000B},2.5,0,0,0,ecmp\n")

@@ -55,13 +55,16 @@ mod ffi {
         pmax: f64,
     }
 
-    /// A link going down (`down`) or up at `at_ns`.
+    /// A link going down (`down`) or up at `at_ns`; with `by_port`, the link of port `port`
+    /// of switch `a` (whose other end is `b`).
     #[derive(Debug, Clone)]
     struct LinkEvent {
         at_ns: u64,
         a: u32,
         b: u32,
         down: bool,
+        by_port: bool,
+        port: u32,
     }
 
     /// NIC, switch and congestion-control settings (ns-3 attribute names in comments).
@@ -258,6 +261,8 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                     a: e.a,
                     b: e.b,
                     down: e.down,
+                    by_port: e.port.is_some(),
+                    port: e.port.unwrap_or(0),
                 })
                 .collect(),
             out_dir: s.run.out_dir.clone(),

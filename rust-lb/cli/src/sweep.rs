@@ -9,6 +9,12 @@
 //! `summary.json` (written by the scenario program at the end of a successful run) is
 //! skipped, so an interrupted sweep resumes where it stopped. Progress goes to stderr.
 //!
+//! SIGINT or SIGTERM stops a local sweep cleanly: no new point starts, the running scenario
+//! programs are killed (their outputs stay under temporary `.part` names, and no
+//! `summary.json`: the scenario program renames its files only at the end, summary.json
+//! last), the sweep says what finished and what will run again, and exits with 128 + the
+//! signal number. Running the same command again resumes.
+//!
 //! Beyond one machine (DESIGN.md decision 7), `--slurm FILE` writes the same grid as a Slurm
 //! job array instead of running it: one array task per point, each running the scenario
 //! program with the same arguments into the same directory (so results are laid out exactly as
@@ -19,12 +25,14 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use crate::{load, sim_args, sim_path, spawn, Failure, OverrideArgs};
+use crate::{load, sim_args, sim_path, Failure, OverrideArgs};
 
 #[derive(Debug, Args)]
 pub(crate) struct SweepArgs {
@@ -220,39 +228,62 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     }
     let sim = sim_path(a.sim.as_deref());
+    if !sim.exists() {
+        return Err(Failure(format!(
+            "scenario program {} not found (build it with scripts/build, or pass --sim / set RDMA_LB_SIM)",
+            sim.display()
+        )));
+    }
     let jobs = a
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
         .max(1);
+    // The signal that stopped the sweep (0: none yet).
+    let stop = Arc::new(AtomicUsize::new(0));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let value = usize::try_from(sig).unwrap_or(1);
+        signal_hook::flag::register_usize(sig, stop.clone(), value)
+            .map_err(|e| Failure(format!("cannot handle signal {sig}: {e}")))?;
+    }
     let n_todo = todo.len();
     let queue = Arc::new(Mutex::new(todo.into_iter().collect::<VecDeque<_>>()));
     let failed = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stopped = Arc::new(Mutex::new(Vec::<String>::new()));
     let finished = Arc::new(Mutex::new(0usize));
     let workers: Vec<_> = (0..jobs.min(n_todo.max(1)))
         .map(|_| {
-            let (queue, failed, finished, sim) =
-                (queue.clone(), failed.clone(), finished.clone(), sim.clone());
+            let (queue, failed, stopped, finished, sim, stop) = (
+                queue.clone(),
+                failed.clone(),
+                stopped.clone(),
+                finished.clone(),
+                sim.clone(),
+                stop.clone(),
+            );
             std::thread::spawn(move || loop {
+                if stop.load(Ordering::SeqCst) != 0 {
+                    break;
+                }
                 let next = queue.lock().ok().and_then(|mut q| q.pop_front());
                 let Some(p) = next else { break };
                 let t0 = Instant::now();
-                let ok = std::fs::create_dir_all(&p.dir).is_ok()
-                    && spawn(&sim, &p.args).is_ok_and(|c| c == ExitCode::SUCCESS)
-                    && p.dir.join("summary.json").is_file();
+                let outcome = run_point(&sim, &p, &stop);
+                let (word, list) = match outcome {
+                    Outcome::Done => ("done", None),
+                    Outcome::Failed => ("FAILED", Some(&failed)),
+                    Outcome::Stopped => ("stopped", Some(&stopped)),
+                };
                 let n = finished.lock().map_or(0, |mut f| {
                     *f += 1;
                     *f
                 });
                 eprintln!(
-                    "[{n}/{n_todo}] {} {} ({:.1} s)",
-                    if ok { "done" } else { "FAILED" },
+                    "[{n}/{n_todo}] {word} {} ({:.1} s)",
                     p.label,
                     t0.elapsed().as_secs_f64()
                 );
-                if !ok {
-                    if let Ok(mut f) = failed.lock() {
-                        f.push(p.label.clone());
-                    }
+                if let Some(Ok(mut l)) = list.map(|l| l.lock()) {
+                    l.push(p.label.clone());
                 }
             })
         })
@@ -263,6 +294,25 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
         }
     }
     let failed = failed.lock().map(|f| f.clone()).unwrap_or_default();
+    let sig = stop.load(Ordering::SeqCst);
+    if sig != 0 {
+        let stopped = stopped.lock().map(|f| f.clone()).unwrap_or_default();
+        let not_started = queue.lock().map_or(0, |q| q.len());
+        let done = n_todo - not_started - stopped.len() - failed.len();
+        let name = if sig == usize::try_from(signal_hook::consts::SIGINT).unwrap_or(0) {
+            "SIGINT"
+        } else {
+            "SIGTERM"
+        };
+        eprintln!(
+            "sweep: interrupted by {name}: {done} of {n_todo} points finished, {} stopped \
+             (no summary.json: they run again), {not_started} not started, {} failed; run the \
+             same command to resume",
+            stopped.len(),
+            failed.len()
+        );
+        return Ok(ExitCode::from(u8::try_from(128 + sig).unwrap_or(1)));
+    }
     if failed.is_empty() {
         eprintln!("sweep: all {total} points finished");
         Ok(ExitCode::SUCCESS)
@@ -272,5 +322,43 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
             failed.len(),
             failed.join(", ")
         )))
+    }
+}
+
+enum Outcome {
+    /// Exit status 0 and a summary.json.
+    Done,
+    /// Anything else, not caused by a signal to the sweep.
+    Failed,
+    /// The sweep was signalled while the point ran; its program was killed.
+    Stopped,
+}
+
+/// Runs one point's scenario program, polling for a stop signal every 20 ms.
+fn run_point(sim: &Path, p: &Point, stop: &AtomicUsize) -> Outcome {
+    if std::fs::create_dir_all(&p.dir).is_err() {
+        return Outcome::Failed;
+    }
+    let Ok(mut child) = Command::new(sim).args(&p.args).stdin(Stdio::null()).spawn() else {
+        return Outcome::Failed;
+    };
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if stop.load(Ordering::SeqCst) != 0 => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Outcome::Stopped;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(_) => break None,
+        }
+    };
+    let ok = status.is_some_and(|s| s.success()) && p.dir.join("summary.json").is_file();
+    match (ok, stop.load(Ordering::SeqCst)) {
+        (true, _) => Outcome::Done,
+        (false, 0) => Outcome::Failed,
+        // Killed by the same terminal signal (Ctrl-C reaches the whole process group).
+        (false, _) => Outcome::Stopped,
     }
 }

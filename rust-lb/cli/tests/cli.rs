@@ -460,3 +460,131 @@ fn help_explains_every_option() {
         }
     }
 }
+
+/// A slow fake scenario program that writes its outputs as the real one does: under `.part`
+/// names while it runs (`fct.txt.part` at once), renamed at the end, summary.json last.
+fn slow_fake_sim(dir: &Path) -> (PathBuf, PathBuf) {
+    let log = dir.join("sim.log");
+    let sim = dir.join("slow-sim.sh");
+    std::fs::write(
+        &sim,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nfor a in \"$@\"; do case \"$a\" in --out=*) d=\"${{a#--out=}}\";; esac; done\n\
+             rm -f \"$d/summary.json\"\necho partial > \"$d/fct.txt.part\"\nsleep 0.6\n\
+             echo complete >> \"$d/fct.txt.part\"\necho '{{}}' > \"$d/summary.json.part\"\n\
+             mv \"$d/fct.txt.part\" \"$d/fct.txt\"\nmv \"$d/summary.json.part\" \"$d/summary.json\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&sim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (sim, log)
+}
+
+/// (points with a summary.json, points without); panics if a finished-looking point is not
+/// complete or an unfinished one has a final fct.txt.
+fn sweep_points(root: &Path) -> (usize, usize) {
+    let (mut done, mut open) = (0, 0);
+    for e in std::fs::read_dir(root).unwrap() {
+        let p = e.unwrap().path();
+        if p.join("summary.json").is_file() {
+            let fct = std::fs::read_to_string(p.join("fct.txt")).unwrap();
+            assert_eq!(fct, "partial\ncomplete\n", "{}", p.display());
+            done += 1;
+        } else {
+            assert!(
+                !p.join("fct.txt").exists(),
+                "{} looks finished",
+                p.display()
+            );
+            open += 1;
+        }
+    }
+    (done, open)
+}
+
+fn interrupted_sweep_resumes(signal: &str, status: i32) {
+    let d = scratch(&format!("sweep-{signal}"));
+    let (sim, log) = slow_fake_sim(&d);
+    let root = d.join("results");
+    let cfg = repo("configs/leaf_spine_demo.toml");
+    let args = [
+        "sweep",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--lb",
+        "ecmp,spray,reps",
+        "--seed",
+        "1,2",
+        "--out-root",
+        root.to_str().unwrap(),
+        "--sim",
+        sim.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ];
+    let child = Command::new(env!("CARGO_BIN_EXE_rdma-lb"))
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Signal once the first two points have finished and two more are running.
+    let t0 = std::time::Instant::now();
+    while std::fs::read_to_string(&log).map_or(0, |l| l.lines().count()) < 4 {
+        assert!(t0.elapsed().as_secs() < 30, "the sweep did not get going");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let kill = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(status), "{err}");
+    assert!(
+        err.contains(&format!("sweep: interrupted by SIG{signal}: "))
+            && err.contains("run the same command to resume"),
+        "{err}"
+    );
+    let (done, open) = sweep_points(&root);
+    let runs = std::fs::read_to_string(&log).unwrap().lines().count();
+    assert!(
+        (2..6).contains(&done) && runs < 6,
+        "done {done}, runs {runs}: {err}"
+    );
+    assert!(
+        err.contains(&format!("{done} of 6 points finished, ")),
+        "{done}: {err}"
+    );
+    assert_eq!(
+        open,
+        runs - done,
+        "every point started and not finished left its directory"
+    );
+    // Resume: only the unfinished points run, each once; then all 6 are complete.
+    let o = rdma_lb(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "6 points, {done} already finished (skipped), {} to run",
+            6 - done
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(sweep_points(&root), (6, 0));
+    let runs_after = std::fs::read_to_string(&log).unwrap().lines().count();
+    assert_eq!(runs_after, runs + 6 - done);
+}
+
+#[test]
+fn sweep_interrupted_by_sigterm_leaves_no_finished_looking_point_and_resumes() {
+    interrupted_sweep_resumes("TERM", 143);
+}
+
+#[test]
+fn sweep_interrupted_by_sigint_leaves_no_finished_looking_point_and_resumes() {
+    interrupted_sweep_resumes("INT", 130);
+}

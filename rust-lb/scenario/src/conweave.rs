@@ -540,6 +540,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
             a,
             b,
             down: true,
+            port: None,
         });
     run.link_events = link_events.collect();
 

@@ -24,6 +24,7 @@ pub mod cdf;
 pub mod conweave;
 pub mod error;
 pub mod flows;
+pub mod fuzz_check;
 pub mod model;
 pub mod overrides;
 mod text;

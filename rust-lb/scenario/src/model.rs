@@ -519,6 +519,12 @@ pub struct LinkEvent {
     pub b: u32,
     /// true = down, false = back up.
     pub down: bool,
+    /// Set when the event was given as a port of a switch (`a` is the switch, this its port
+    /// index: its links in file order, 0-based, as the fabric numbers them; `b` the node at the
+    /// other end): the model takes that port's link down (RdmaFabricHelper::
+    /// ScheduleSwitchPortState), which also tells parallel links apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port: Option<u32>,
 }
 
 /// Run control and outputs.

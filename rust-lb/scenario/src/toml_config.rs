@@ -6,7 +6,10 @@
 //! leaf_spine = { leaves = 8, hosts_per_leaf = 16, spines = 8, host_rate = "100Gbps",
 //!                fabric_rate = "100Gbps", delay = "1us" }   # fabric_rate defaults to host_rate
 //! link_rates = [ { a = 128, b = 136, rate = "40Gbps" } ]    # per-link rate overrides
-//! link_faults = [ { at = "1ms", a = 128, b = 136, down = true } ]
+//! link_faults = [ { at = "1ms", a = 128, b = 136 },          # down at 1 ms, for good
+//!                 { at = "1ms", up = "3ms", a = 129, b = 137 }, # down at 1 ms, up at 3 ms
+//!                 { at = "2ms", switch = 136, port = 3, up = "4ms" },  # a switch loses a port
+//!                 { at = "9ms", a = 128, b = 136, down = false } ]     # back up
 //!
 //! [workload]                       # any combination; at least one
 //! flow_file = "flows.txt"          # ConWeave flow file
@@ -70,12 +73,13 @@ use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use toml::Spanned;
 
+mod link_faults;
+
 use crate::cdf::parse_cdf_file;
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
 use crate::model::{
-    CollectiveKind, EcnEntry, LbSpec, LinkEvent, Quirk, QuirkSet, Recovery, RunSpec, Scenario,
-    Topology, Transport,
+    CollectiveKind, EcnEntry, LbSpec, Quirk, QuirkSet, Recovery, RunSpec, Scenario, Transport,
 };
 use crate::overrides::{Overrides, OVERRIDES};
 use crate::text::resolve_relative;
@@ -186,10 +190,13 @@ struct LinkRateSec {
 #[serde(deny_unknown_fields)]
 struct LinkFaultSec {
     at: Time,
-    a: u32,
-    b: u32,
+    a: Option<u32>,
+    b: Option<u32>,
+    switch: Option<u32>,
+    port: Option<u32>,
     #[serde(default = "yes")]
     down: bool,
+    up: Option<Time>,
 }
 
 fn yes() -> bool {
@@ -567,25 +574,7 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
             })?;
         link.rate_bps = r.rate.0;
     }
-    let mut link_events = Vec::new();
-    for lf in &f.topology.link_faults {
-        let r = lf.get_ref();
-        if !has_link(&topology, r.a, r.b) {
-            return Err(cx.err(
-                lf,
-                "topology.link_faults",
-                ErrorKind::Node,
-                format!("no link {}-{} in the topology", r.a, r.b),
-            ));
-        }
-        link_events.push(LinkEvent {
-            at_ns: r.at.0,
-            a: r.a,
-            b: r.b,
-            down: r.down,
-        });
-    }
-    link_events.sort_by_key(|e| e.at_ns);
+    let link_events = link_faults::link_events(&cx, &topology, &f.topology.link_faults)?;
 
     let transport = transport(&cx, &f.transport)?;
 
@@ -833,12 +822,6 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
         },
         lb_line,
     ))
-}
-
-fn has_link(t: &Topology, a: u32, b: u32) -> bool {
-    t.links
-        .iter()
-        .any(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
 }
 
 /// Appends `more`, renumbering its ids (and `after` lists) after the existing flows.

@@ -1,0 +1,453 @@
+/*
+ * rdma-lb-faults: faults in the middle of a run (issue 19), on a 100G leaf-spine of 2 leaves x
+ * 8 hosts and 4 spines, 1 us links (hosts 0-15, leaves 16-17, spines 18-21; leaf 16's port 8
+ * is its link to spine 18, spine 18's port 0 its link to leaf 16). The link leaf 16 - spine 18
+ * fails at 1 ms and comes back at 3 ms (a flap):
+ *  - ECMP, routes not withdrawn: every flow completes, but those whose data or ACKs were
+ *    hashed onto the dead link wait for its return (GBN: the 4 ms timeout); the others do not;
+ *  - ECMP, routes withdrawn (WithdrawFailedPorts; the switch port form of the fault): nothing
+ *    enters the dead link after the WithdrawDelay, no flow waits for the return, and a second
+ *    wave of flows after the return uses the link again;
+ *  - Themis sprays over 4 uplinks, falls back to ECMP on one live uplink while the link is
+ *    down, and sprays over 4 again once it is back (seed 001 §6);
+ *  - the scenario runner lists every flow of the workload exactly once -- fct.txt the
+ *    completed ones, flows.csv all, incomplete ones with empty FCT -- when a host's link fails
+ *    for good; a switch-port fault and the same link's fault give identical outputs.
+ */
+#include "rdma-lb-test-util.h"
+
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rdma-lb-module.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const DataRate G100("100Gbps");
+const uint32_t LEAF = 16;      //!< the leaf at the failing link
+const uint32_t SPINE = 18;     //!< the spine at the failing link
+const uint32_t LEAF_PORT = 8;  //!< leaf 16's port to spine 18
+const uint32_t SPINE_PORT = 0; //!< spine 18's port to leaf 16
+const Time DOWN = MilliSeconds(1);
+const Time UP = MilliSeconds(3);
+const Time REACT = MicroSeconds(10); //!< RdmaSwitch::WithdrawDelay (default)
+
+/// Per flow (sender host): completion, and whether its data or ACKs entered the dead link.
+struct FlapObservation
+{
+    std::map<uint32_t, Time> finish;  //!< by flow id
+    std::set<uint32_t> blackholed;    //!< flow ids (data or ACK forwarded into the dead link)
+    uint64_t intoDeadLinkAfterReact{0}; //!< packets forwarded into it after DOWN + REACT
+    uint64_t onLinkAfterReturn{0};      //!< data packets on leaf 16 -> spine 18 after UP + REACT
+};
+
+/// The sender host of a packet's flow: data from it, ACKs/NACKs to it.
+uint32_t
+FlowOf(const RdmaHeader& h)
+{
+    return h.type == RdmaHeader::DATA ? RdmaHostId(h.sip) : RdmaHostId(h.dip);
+}
+
+void
+OnForward(FlapObservation* o, Ptr<const Packet> p, uint32_t, uint32_t out, uint32_t deadPort)
+{
+    if (out != deadPort)
+    {
+        return;
+    }
+    RdmaHeader h;
+    p->PeekHeader(h);
+    const Time now = Simulator::Now();
+    if (now >= DOWN && now < UP)
+    {
+        if (h.type == RdmaHeader::DATA || h.type == RdmaHeader::ACK || h.type == RdmaHeader::NACK)
+        {
+            o->blackholed.insert(FlowOf(h));
+        }
+        if (now > DOWN + REACT)
+        {
+            ++o->intoDeadLinkAfterReact;
+        }
+    }
+    else if (now > UP + REACT && h.type == RdmaHeader::DATA && deadPort == LEAF_PORT)
+    {
+        ++o->onLinkAfterReturn;
+    }
+}
+
+/**
+ * ECMP on the leaf-spine, 16 flows of 3 MB between the leaves (host h <-> h + 8) starting at
+ * 0.9 ms, so that all are sending when the link fails; with \p withdraw, routes are withdrawn
+ * and the fault is given as leaf 16's port 8, and 8 more flows start at 3.5 ms.
+ */
+FlapObservation
+RunEcmpFlap(bool withdraw)
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+    Config::SetDefault("ns3::RdmaSwitch::WithdrawFailedPorts", BooleanValue(withdraw));
+    RdmaFabricHelper f;
+    f.SetLoadBalancer("ecmp");
+    f.BuildLeafSpine(2, 8, 4, G100, G100, MicroSeconds(1));
+    f.Finish();
+    f.AssignStreams(0);
+    FlapObservation o;
+    // Flow id = sender host in the first wave (FlowOf), 16 + h in the second.
+    for (uint32_t h = 0; h < 8; ++h)
+    {
+        f.AddFlow(h, h, h + 8, 3000000, MicroSeconds(900));
+        f.AddFlow(h + 8, h + 8, h, 3000000, MicroSeconds(900));
+    }
+    if (withdraw)
+    {
+        for (uint32_t h = 0; h < 8; ++h)
+        {
+            f.AddFlow(16 + h, h, h + 8, 1000000, MicroSeconds(3500));
+        }
+    }
+    for (uint32_t h = 0; h < 16; ++h)
+    {
+        f.GetNic(h)->TraceConnectWithoutContext(
+            "FlowRecord",
+            MakeBoundCallback(+[](FlapObservation* w, const RdmaFlowRecord& r) {
+                w->finish[r.flowId] = r.finish;
+            },
+            &o));
+    }
+    for (auto [sw, port] : {std::make_pair(LEAF, LEAF_PORT), std::make_pair(SPINE, SPINE_PORT)})
+    {
+        f.GetSwitch(sw)->TraceConnectWithoutContext(
+            "Forward",
+            MakeBoundCallback(+[](FlapObservation* w, uint32_t dead, Ptr<const Packet> p,
+                                  uint32_t in, uint32_t out) { OnForward(w, p, in, out, dead); },
+                              &o,
+                              port));
+    }
+    if (withdraw)
+    {
+        f.ScheduleSwitchPortState(LEAF, LEAF_PORT, DOWN, true);
+        f.ScheduleSwitchPortState(LEAF, LEAF_PORT, UP, false);
+    }
+    else
+    {
+        f.ScheduleLinkFailure(LEAF, SPINE, DOWN, UP);
+    }
+    Simulator::Stop(MilliSeconds(40));
+    Simulator::Run();
+    Simulator::Destroy();
+    Config::Reset();
+    return o;
+}
+
+/// ECMP flows over a link that fails at 1 ms and returns at 3 ms, routes not withdrawn.
+class EcmpFlapTestCase : public TestCase
+{
+  public:
+    EcmpFlapTestCase()
+        : TestCase("ECMP, link down 1-3 ms, routes kept: all complete, the hashed-on ones after the "
+                   "return")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const FlapObservation o = RunEcmpFlap(false);
+        uint32_t late = 0;
+        double lastOthers = 0;
+        double firstBlackholed = 1e9;
+        for (const auto& [flow, t] : o.finish)
+        {
+            if (o.blackholed.count(flow))
+            {
+                ++late;
+                firstBlackholed = std::min(firstBlackholed, t.GetMicroSeconds() / 1e3);
+                NS_TEST_EXPECT_MSG_GT(t, UP, "flow " << flow << " waited for the return");
+            }
+            else
+            {
+                lastOthers = std::max(lastOthers, t.GetMicroSeconds() / 1e3);
+                NS_TEST_EXPECT_MSG_LT(t, UP, "flow " << flow << " never used the dead link");
+            }
+        }
+        std::printf("\nrdma-lb-faults: ECMP, routes kept: %zu/16 flows complete; %u used the dead "
+                    "link (first done at %.3f ms), the others done by %.3f ms\n",
+                    o.finish.size(), late, firstBlackholed, lastOthers);
+        NS_TEST_EXPECT_MSG_EQ(o.finish.size(), 16u, "every flow completes after the return");
+        NS_TEST_EXPECT_MSG_GT(late, 0u, "some flows were hashed onto the link");
+        NS_TEST_EXPECT_MSG_LT(late, 16u, "not all of them");
+        NS_TEST_EXPECT_MSG_GT(o.intoDeadLinkAfterReact, 0u, "routes kept: packets keep going in");
+    }
+};
+
+/// The same flap with routes withdrawn (given as a switch port fault): none stall.
+class EcmpFlapWithdrawnTestCase : public TestCase
+{
+  public:
+    EcmpFlapWithdrawnTestCase()
+        : TestCase("ECMP, port down 1-3 ms, routes withdrawn: none stalls, the link is used again "
+                   "after the return")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const FlapObservation o = RunEcmpFlap(true);
+        Time last;
+        for (uint32_t flow = 0; flow < 16; ++flow)
+        {
+            auto it = o.finish.find(flow);
+            NS_TEST_ASSERT_MSG_EQ((it != o.finish.end()), true, "flow " << flow << " completes");
+            last = Max(last, it->second);
+        }
+        std::printf("\nrdma-lb-faults: ECMP, routes withdrawn: %zu/24 flows complete, the 16 "
+                    "crossing the outage by %.3f ms (%zu had packets lost in it); %" PRIu64
+                    " packets into the dead link after the withdrawal; %" PRIu64
+                    " data packets on it after the return\n",
+                    o.finish.size(), last.GetMicroSeconds() / 1e3, o.blackholed.size(),
+                    o.intoDeadLinkAfterReact, o.onLinkAfterReturn);
+        NS_TEST_EXPECT_MSG_EQ(o.finish.size(), 24u, "every flow completes");
+        NS_TEST_EXPECT_MSG_LT(last, UP, "no flow waits for the link's return");
+        NS_TEST_EXPECT_MSG_GT(o.blackholed.size(), 0u, "the failure did hit flows");
+        NS_TEST_EXPECT_MSG_EQ(o.intoDeadLinkAfterReact, 0u, "withdrawn at both ends and upstream");
+        NS_TEST_EXPECT_MSG_GT(o.onLinkAfterReturn, 0u, "routes restored after the return");
+    }
+};
+
+/// Themis: sprays, falls back to ECMP while the link is down, sprays again after the return.
+class ThemisFlapTestCase : public TestCase
+{
+  public:
+    ThemisFlapTestCase()
+        : TestCase("Themis falls back to ECMP while the link is down and sprays again after the "
+                   "return")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        Config::SetDefault("ns3::RdmaSwitch::WithdrawFailedPorts", BooleanValue(true));
+        RdmaFabricHelper f;
+        f.SetLoadBalancer("themis");
+        f.BuildLeafSpine(2, 8, 4, G100, G100, MicroSeconds(1));
+        for (uint32_t h = 0; h < 16; ++h)
+        {
+            f.GetNic(h)->SetAttribute("LossRecovery", StringValue("nic-sr"));
+        }
+        f.Finish();
+        f.AssignStreams(0);
+        // Uplinks of leaf 16 used per flow (sender host) in each phase.
+        struct Phases
+        {
+            std::map<uint32_t, std::set<uint32_t>> before, during, after;
+        } u;
+        uint32_t done = 0;
+        for (uint32_t h = 0; h < 4; ++h)
+        {
+            f.AddFlow(h, h, 8 + h, 60000000, MicroSeconds(1)); // 60 MB: sending until > 4 ms
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "FlowRecord",
+                MakeBoundCallback(+[](uint32_t* d, const RdmaFlowRecord&) { ++*d; }, &done));
+        }
+        f.GetSwitch(LEAF)->TraceConnectWithoutContext(
+            "Forward",
+            MakeBoundCallback(+[](Phases* w, Ptr<const Packet> p, uint32_t, uint32_t out) {
+                                  RdmaHeader h;
+                                  p->PeekHeader(h);
+                                  if (h.type != RdmaHeader::DATA || out < 8)
+                                  {
+                                      return;
+                                  }
+                                  const Time now = Simulator::Now();
+                                  const uint32_t flow = RdmaHostId(h.sip);
+                                  if (now < DOWN)
+                                  {
+                                      w->before[flow].insert(out);
+                                  }
+                                  else if (now > DOWN + REACT && now < UP)
+                                  {
+                                      w->during[flow].insert(out);
+                                  }
+                                  else if (now > UP + REACT)
+                                  {
+                                      w->after[flow].insert(out);
+                                  }
+                              },
+                              &u));
+        f.ScheduleLinkFailure(LEAF, SPINE, DOWN, UP);
+        bool fallbackDuring = false;
+        Simulator::Schedule(MilliSeconds(2), +[](RdmaFabricHelper* fh, bool* fb) {
+            *fb = fh->GetSwitch(LEAF)->GetThemisCounters().ecmpFallback;
+        }, &f, &fallbackDuring);
+        Simulator::Stop(MilliSeconds(40));
+        Simulator::Run();
+        const bool fallbackEnd = f.GetSwitch(LEAF)->GetThemisCounters().ecmpFallback;
+        Simulator::Destroy();
+        Config::Reset();
+        std::printf("\nrdma-lb-faults: Themis, link down 1-3 ms: uplinks per flow before / during "
+                    "/ after:");
+        for (uint32_t h = 0; h < 4; ++h)
+        {
+            std::printf(" %zu/%zu/%zu", u.before[h].size(), u.during[h].size(), u.after[h].size());
+        }
+        std::printf("; %u/4 flows complete\n", done);
+        NS_TEST_EXPECT_MSG_EQ(fallbackDuring, true, "ECMP fallback while the link is down");
+        NS_TEST_EXPECT_MSG_EQ(fallbackEnd, false, "spraying again after the return");
+        NS_TEST_EXPECT_MSG_EQ(done, 4u, "all flows complete");
+        for (uint32_t h = 0; h < 4; ++h)
+        {
+            NS_TEST_EXPECT_MSG_EQ(u.before[h].size(), 4u, "flow " << h << " sprayed over 4");
+            NS_TEST_EXPECT_MSG_EQ(u.during[h].size(), 1u, "flow " << h << " on one ECMP uplink");
+            NS_TEST_EXPECT_MSG_EQ(u.during[h].count(LEAF_PORT), 0u, "not on the dead uplink");
+            NS_TEST_EXPECT_MSG_EQ(u.after[h].size(), 4u, "flow " << h << " sprayed over 4 again");
+        }
+    }
+};
+
+/// The scenario runner's accounting under faults (see the file comment).
+class FlowAccountingTestCase : public TestCase
+{
+  public:
+    FlowAccountingTestCase()
+        : TestCase("every flow appears once in flows.csv, completed ones once in fct.txt; port and "
+                   "link faults agree")
+    {
+    }
+
+  private:
+    /// 40 flows between random hosts (fixed list), host 5's link dead from 1 ms on, the
+    /// leaf-16 - spine-18 link down 1-3 ms given as a port (\p byPort) or as the link.
+    static RdmaScenarioSpec Spec(bool byPort)
+    {
+        RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 8, 4, 100000000000ULL, 1000);
+        s.lbName = "ecmp";
+        s.run.hardStopNs = 30000000;
+        for (uint32_t i = 0; i < 40; ++i)
+        {
+            const uint32_t src = (i * 7) % 16;
+            const uint32_t dst = (src + 1 + (i * 5) % 15) % 16;
+            rdmalbtest::AddSpecFlow(s, src, dst, 200000 + 50000 * (i % 7), 800000 + 20000 * i);
+        }
+        if (byPort)
+        {
+            s.run.linkEvents.push_back({1000000, LEAF, SPINE, true, true, LEAF_PORT});
+            s.run.linkEvents.push_back({3000000, LEAF, SPINE, false, true, LEAF_PORT});
+            s.run.linkEvents.push_back({1000000, 16, 5, true, true, 5}); // leaf 16 port 5: host 5
+        }
+        else
+        {
+            s.run.linkEvents.push_back({1000000, LEAF, SPINE, true});
+            s.run.linkEvents.push_back({3000000, LEAF, SPINE, false});
+            s.run.linkEvents.push_back({1000000, 5, 16, true});
+        }
+        return s;
+    }
+
+    void DoRun() override
+    {
+        RdmaScenarioRunner byPort(Spec(true));
+        std::string err;
+        NS_TEST_ASSERT_MSG_EQ(byPort.Run(&err), true, err);
+        const std::vector<std::string> fct = Lines(byPort.FctText());
+        const std::vector<std::string> csv = Lines(byPort.FlowsCsv());
+        const RdmaScenarioSpec spec = Spec(true);
+        // flows.csv: header + one row per flow, ids 0..39 in order; fct.txt: the completed.
+        NS_TEST_ASSERT_MSG_EQ(csv.size(), 41u, "header + every flow once");
+        uint32_t incomplete = 0;
+        std::multiset<std::string> completedKeys;
+        for (uint32_t i = 0; i < 40; ++i)
+        {
+            std::vector<std::string> c = Split(csv[i + 1], ',');
+            NS_TEST_ASSERT_MSG_EQ(c.size(), 12u, csv[i + 1]);
+            NS_TEST_EXPECT_MSG_EQ(c[0], std::to_string(i), "flow ids in order, each once");
+            const bool touches5 = spec.flows[i].src == 5 || spec.flows[i].dst == 5;
+            if (c[5].empty())
+            {
+                ++incomplete;
+                NS_TEST_EXPECT_MSG_EQ(c[7], "", "no slowdown for an incomplete flow");
+                NS_TEST_EXPECT_MSG_EQ(touches5, true, "only host 5's flows are cut off");
+            }
+            else
+            {
+                // src dst size start fct: the fct.txt key of the same flow.
+                completedKeys.insert(c[1] + " " + c[2] + " " + c[3] + " " + c[4] + " " + c[5]);
+            }
+        }
+        std::multiset<std::string> fctKeys;
+        for (const std::string& line : fct)
+        {
+            std::vector<std::string> c = Split(line, ' ');
+            NS_TEST_ASSERT_MSG_EQ(c.size(), 8u, line);
+            fctKeys.insert(c[0] + " " + c[1] + " " + c[4] + " " + c[5] + " " + c[6]);
+        }
+        uint32_t flowsOf5 = 0;
+        for (const RdmaScenarioFlow& fl : spec.flows)
+        {
+            flowsOf5 += (fl.src == 5 || fl.dst == 5) ? 1 : 0;
+        }
+        std::printf("\nrdma-lb-faults: accounting: %zu flows in flows.csv (%u incomplete, all of "
+                    "host 5's %u), %zu in fct.txt, %u completed\n",
+                    csv.size() - 1, incomplete, flowsOf5, fct.size(),
+                    byPort.GetCompletedFlows());
+        NS_TEST_EXPECT_MSG_EQ(fct.size() + incomplete, 40u, "completed + incomplete = all");
+        NS_TEST_EXPECT_MSG_EQ(byPort.GetCompletedFlows(), fct.size(), "summary agrees");
+        NS_TEST_EXPECT_MSG_EQ((fctKeys == completedKeys), true, "the same completed flows, once");
+        NS_TEST_EXPECT_MSG_GT(incomplete, 0u, "host 5's later flows cannot complete");
+        NS_TEST_EXPECT_MSG_LT(incomplete, flowsOf5 + 1, "only host 5's flows");
+
+        RdmaScenarioRunner byLink(Spec(false));
+        NS_TEST_ASSERT_MSG_EQ(byLink.Run(&err), true, err);
+        NS_TEST_EXPECT_MSG_EQ(byLink.FctText(), byPort.FctText(), "port fault = link fault");
+        NS_TEST_EXPECT_MSG_EQ(byLink.FlowsCsv(), byPort.FlowsCsv(), "port fault = link fault");
+    }
+
+    static std::vector<std::string> Lines(const std::string& text)
+    {
+        return Split(text, '\n');
+    }
+
+    static std::vector<std::string> Split(const std::string& text, char sep)
+    {
+        std::vector<std::string> out;
+        std::istringstream in(text);
+        std::string part;
+        while (std::getline(in, part, sep))
+        {
+            out.push_back(part);
+        }
+        return out;
+    }
+};
+
+} // namespace
+
+/// The suite.
+class RdmaLbFaultsTestSuite : public TestSuite
+{
+  public:
+    RdmaLbFaultsTestSuite()
+        : TestSuite("rdma-lb-faults", UNIT)
+    {
+        AddTestCase(new EcmpFlapTestCase, TestCase::QUICK);
+        AddTestCase(new EcmpFlapWithdrawnTestCase, TestCase::QUICK);
+        AddTestCase(new ThemisFlapTestCase, TestCase::QUICK);
+        AddTestCase(new FlowAccountingTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static RdmaLbFaultsTestSuite g_rdmaLbFaultsTestSuite;
