@@ -21,6 +21,8 @@
 #include "ns3/rdma-int.h"
 #include "ns3/rdma-lb-module.h"
 
+#include "rdma-lb-test-util.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -109,13 +111,6 @@ WireSize(const RdmaHeader& h, uint32_t payload)
     Ptr<Packet> p = Create<Packet>(payload);
     p->AddHeader(h);
     return p->GetSize();
-}
-
-bool
-Selected(const std::string& name)
-{
-    const char* only = std::getenv("RDMA_LB_CC_CASES");
-    return !only || name.find(only) != std::string::npos;
 }
 
 // ==== 1. INT: sizes and records ==============================================================
@@ -643,29 +638,19 @@ class EveryLbUnderEveryCcTestCase : public TestCase
     }
 };
 
-class RdmaLbCcTestSuite : public TestSuite
+class RdmaLbCcTestSuite : public rdmalbtest::FilteredTestSuite
 {
   public:
     RdmaLbCcTestSuite()
-        : TestSuite("rdma-lb-cc", UNIT)
+        : FilteredTestSuite("rdma-lb-cc", "RDMA_LB_CC_CASES")
     {
-        auto add = [this](TestCase* t, TestCase::TestDuration d) {
-            if (Selected(t->GetName()))
-            {
-                AddTestCase(t, d);
-            }
-            else
-            {
-                delete t;
-            }
-        };
-        add(new IntTestCase, TestCase::QUICK);
-        add(new HpccAckTestCase, TestCase::QUICK);
-        add(new DctcpWindowTestCase, TestCase::QUICK);
-        add(new TimelyGradientTestCase, TestCase::QUICK);
-        add(new HpccTwoFlowTestCase, TestCase::QUICK);
-        add(new IncastTestCase, TestCase::QUICK);
-        add(new EveryLbUnderEveryCcTestCase, TestCase::QUICK);
+        AddTestCase(new IntTestCase, TestCase::QUICK);
+        AddTestCase(new HpccAckTestCase, TestCase::QUICK);
+        AddTestCase(new DctcpWindowTestCase, TestCase::QUICK);
+        AddTestCase(new TimelyGradientTestCase, TestCase::QUICK);
+        AddTestCase(new HpccTwoFlowTestCase, TestCase::QUICK);
+        AddTestCase(new IncastTestCase, TestCase::QUICK);
+        AddTestCase(new EveryLbUnderEveryCcTestCase, TestCase::QUICK);
     }
 };
 

@@ -1215,22 +1215,11 @@ class HostLbSlowSpineTestCase : public TestCase
  * The rdma-lb-fabric test suite. The environment variable RDMA_LB_FABRIC_CASES, if set, keeps
  * only the cases whose name contains it (ns-3's runner stops a suite at its first failing case).
  */
-class RdmaLbFabricTestSuite : public TestSuite
+class RdmaLbFabricTestSuite : public rdmalbtest::FilteredTestSuite
 {
   public:
-    void AddTestCase(TestCase* tc, TestCase::TestDuration d)
-    {
-        const char* only = std::getenv("RDMA_LB_FABRIC_CASES");
-        if (only != nullptr && tc->GetName().find(only) == std::string::npos)
-        {
-            delete tc;
-            return;
-        }
-        TestSuite::AddTestCase(tc, d);
-    }
-
     RdmaLbFabricTestSuite()
-        : TestSuite("rdma-lb-fabric", UNIT)
+        : FilteredTestSuite("rdma-lb-fabric", "RDMA_LB_FABRIC_CASES")
     {
         AddTestCase(new DcqcnTwoFlowTestCase, TestCase::QUICK);
         for (const char* mode : {"gbn", "irn"})

@@ -14,6 +14,8 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-lb-module.h"
 
+#include "rdma-lb-test-util.h"
+
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
@@ -516,22 +518,11 @@ class HopperLateAnswerTestCase : public TestCase
  * keeps only the cases whose name contains it (ns-3's runner stops a suite at its first
  * failing case).
  */
-class RdmaLbHostFeedbackTestSuite : public TestSuite
+class RdmaLbHostFeedbackTestSuite : public rdmalbtest::FilteredTestSuite
 {
   public:
-    void AddTestCase(TestCase* tc, TestCase::TestDuration d)
-    {
-        const char* only = std::getenv("RDMA_LB_HOST_FEEDBACK_CASES");
-        if (only != nullptr && tc->GetName().find(only) == std::string::npos)
-        {
-            delete tc;
-            return;
-        }
-        TestSuite::AddTestCase(tc, d);
-    }
-
     RdmaLbHostFeedbackTestSuite()
-        : TestSuite("rdma-lb-host-feedback", UNIT)
+        : FilteredTestSuite("rdma-lb-host-feedback", "RDMA_LB_HOST_FEEDBACK_CASES")
     {
         AddTestCase(new TimeoutEntropyTestCase, TestCase::QUICK);
         AddTestCase(new HopperLateAnswerTestCase, TestCase::QUICK);
