@@ -177,6 +177,7 @@ struct RdmaScenarioRunner::State
     // Counters.
     uint64_t ecnMarks{0};
     uint64_t mmuDrops{0};
+    uint64_t forwarded{0}; //!< packets sent by the switches
     std::map<std::string, uint64_t> lbCounters; //!< summed over the switches
     uint64_t pfcPausesSent{0};
     uint64_t cnpsSent{0}; //!< CNP-flagged feedback sent by receivers (ConWeave's cnp.txt count)
@@ -1255,6 +1256,7 @@ RdmaScenarioRunner::Simulate()
         Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
         s.ecnMarks += sw->GetTotalEcnMarks();
         s.mmuDrops += sw->GetTotalDrops();
+        s.forwarded += sw->GetForwardedPackets();
         s.pfcPausesSent += sw->GetTotalPausesSent();
         for (const auto& [name, value] : sw->GetLbCounters())
         {
@@ -1583,6 +1585,7 @@ RdmaScenarioRunner::SummaryJson() const
     kv("probes", u(probes));
     kv("ecn_marks", u(st ? st->ecnMarks : 0));
     kv("mmu_drops", u(st ? st->mmuDrops : 0));
+    kv("switch_packets_forwarded", u(st ? st->forwarded : 0));
     kv("pfc_pauses_sent", u(st ? st->pfcPausesSent : 0));
     kv("pfc_pauses_received", u(st ? st->pfcPausesRx : 0));
     kv("pfc_resumes_received", u(st ? st->pfcResumesRx : 0));

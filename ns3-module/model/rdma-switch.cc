@@ -602,6 +602,12 @@ RdmaSwitch::GetPortEcnMarks(uint32_t port) const
 }
 
 uint64_t
+RdmaSwitch::GetForwardedPackets() const
+{
+    return m_forwarded;
+}
+
+uint64_t
 RdmaSwitch::GetTotalDrops() const
 {
     uint64_t s = 0;
@@ -749,6 +755,7 @@ RdmaSwitch::CheckResume(uint32_t in, uint32_t k)
 void
 RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
 {
+    ++m_forwarded;
     if (q == 0)
     {
         return; // control traffic bypasses the MMU

@@ -125,6 +125,8 @@ class RdmaSwitch : public Object
     uint64_t GetPortDrops(uint32_t port) const;
     /// \return data packets ECN-marked when leaving \p port
     uint64_t GetPortEcnMarks(uint32_t port) const;
+    /// \return packets taken from the port queues for sending, all ports (data and control)
+    uint64_t GetForwardedPackets() const;
     /// \return packets dropped by the MMU on all ports
     uint64_t GetTotalDrops() const;
     /// \return ECN marks on all ports
@@ -271,6 +273,7 @@ class RdmaSwitch : public Object
     Ptr<UniformRandomVariable> m_ecnRng;
     bool m_ecnSharedStream{false}; //!< quirk ecn-shared-stream
     std::vector<uint64_t> m_drops;                    //!< per egress port
+    uint64_t m_forwarded{0};                          //!< packets dequeued on any port
     std::vector<uint64_t> m_ecnMarks;                 //!< per egress port
     std::vector<std::array<bool, 8>> m_remotePaused;  //!< per ingress port and class
     std::vector<bool> m_withdrawn;                    //!< per port
