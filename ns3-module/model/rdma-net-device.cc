@@ -98,6 +98,7 @@ RdmaNetDevice::DoDispose()
     {
         q.clear();
     }
+    m_nonEmpty = 0;
     for (auto& e : m_resumeEvent)
     {
         e.Cancel();
@@ -124,6 +125,7 @@ RdmaNetDevice::Enqueue(Ptr<Packet> p, uint32_t q)
     NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
     m_queueBytes[q] += p->GetSize();
     m_queues[q].push_back(p);
+    m_nonEmpty |= 1U << q;
     m_queueLengthTrace(q, m_queueBytes[q]);
     TriggerTransmit();
 }
@@ -142,7 +144,7 @@ RdmaNetDevice::Dequeue()
 {
     // Queue 0: strict priority.
     uint32_t q = N_QUEUES;
-    if (!m_queues[0].empty())
+    if (m_nonEmpty & 1U)
     {
         q = 0;
     }
@@ -152,7 +154,7 @@ RdmaNetDevice::Dequeue()
         for (uint32_t k = 1; k < N_QUEUES; ++k)
         {
             uint32_t cand = 1 + (m_lastRr + k - 1) % (N_QUEUES - 1);
-            if (!m_queues[cand].empty() && !m_paused[cand])
+            if ((m_nonEmpty & (1U << cand)) != 0 && !m_paused[cand])
             {
                 q = cand;
                 m_lastRr = cand;
@@ -166,6 +168,10 @@ RdmaNetDevice::Dequeue()
     }
     Ptr<Packet> p = m_queues[q].front();
     m_queues[q].pop_front();
+    if (m_queues[q].empty())
+    {
+        m_nonEmpty &= ~(1U << q);
+    }
     m_queueBytes[q] -= p->GetSize();
     m_queueLengthTrace(q, m_queueBytes[q]);
     if (!m_dequeueHandler.IsNull())

@@ -172,6 +172,7 @@ class RdmaNetDevice : public NetDevice
     bool m_busy{false};
     std::array<std::deque<Ptr<Packet>>, N_QUEUES> m_queues;
     std::array<uint64_t, N_QUEUES> m_queueBytes{};
+    uint32_t m_nonEmpty{0}; //!< bit q set: m_queues[q] holds a packet (one word to scan, not 8 deques)
     uint32_t m_lastRr{0};
     uint64_t m_txBytes{0};
     ReceiveHandler m_receiveHandler;

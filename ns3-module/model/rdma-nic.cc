@@ -626,13 +626,17 @@ RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     }
     else if (m_recovery == IRN)
     {
-        // Skip what the receiver already holds.
-        for (auto b = qp.sack.begin(); b != qp.sack.end() && b->first <= qp.sndNxt; ++b)
+        // Skip what the receiver already holds. The blocks are single packets, so disjoint:
+        // of those starting at or before sndNxt only the last can reach past it (a scan from
+        // the first block cost O(blocks) per packet sent under spraying).
+        auto b = qp.sack.upper_bound(qp.sndNxt);
+        if (b != qp.sack.begin() && std::prev(b)->second > qp.sndNxt)
         {
-            if (qp.sndNxt < b->second)
-            {
-                qp.sndNxt = b->second;
-            }
+            qp.sndNxt = std::prev(b)->second;
+        }
+        for (; b != qp.sack.end() && b->first <= qp.sndNxt; ++b)
+        {
+            qp.sndNxt = std::max(qp.sndNxt, b->second);
         }
     }
     bool hasData = qp.sndNxt < qp.size || !qp.srRetx.empty();

@@ -332,12 +332,55 @@ RdmaSwitch::AddRoute(uint32_t dip, uint32_t port)
     {
         v.insert(std::upper_bound(v.begin(), v.end(), port), port);
     }
+    m_routeIndex.clear(); // rebuilt at the next lookup
+}
+
+void
+RdmaSwitch::BuildRouteIndex() const
+{
+    // Host id -> one of the distinct port lists (a ToR has its hosts' single ports and one
+    // uplink list, a spine one port per ToR): a few KiB per switch instead of a hash node and
+    // a vector per destination, so that the per-packet lookup stays in cache on large fabrics.
+    std::map<std::vector<uint32_t>, uint32_t> distinct;
+    m_routeLists.clear();
+    uint32_t hosts = 0;
+    for (const auto& [dip, ports] : m_routes)
+    {
+        if (RdmaHostAddress(RdmaHostId(dip)) == dip)
+        {
+            hosts = std::max(hosts, RdmaHostId(dip) + 1);
+        }
+    }
+    m_routeIndex.assign(hosts + 1, NO_ROUTE); // never empty once built
+    for (const auto& [dip, ports] : m_routes)
+    {
+        if (RdmaHostAddress(RdmaHostId(dip)) != dip)
+        {
+            continue;
+        }
+        auto [it, added] = distinct.emplace(ports, static_cast<uint32_t>(m_routeLists.size()));
+        if (added)
+        {
+            m_routeLists.push_back(&ports);
+        }
+        m_routeIndex[RdmaHostId(dip)] = it->second;
+    }
 }
 
 const std::vector<uint32_t>&
 RdmaSwitch::GetRoutes(uint32_t dip) const
 {
     static const std::vector<uint32_t> none;
+    if (m_routeIndex.empty())
+    {
+        BuildRouteIndex();
+    }
+    const uint32_t id = RdmaHostId(dip);
+    if (id < m_routeIndex.size() && RdmaHostAddress(id) == dip)
+    {
+        const uint32_t k = m_routeIndex[id];
+        return k == NO_ROUTE ? none : *m_routeLists[k];
+    }
     auto it = m_routes.find(dip);
     return it == m_routes.end() ? none : it->second;
 }

@@ -244,6 +244,11 @@ class RdmaSwitch : public Object
     std::vector<Ptr<RdmaNetDevice>> m_ports;
     std::unordered_map<const RdmaNetDevice*, uint32_t> m_portIndex; //!< per packet: hashed
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes;   //!< dip -> sorted ports
+    /// Builds m_routeIndex and m_routeLists from m_routes (see GetRoutes).
+    void BuildRouteIndex() const;
+    static constexpr uint32_t NO_ROUTE = UINT32_MAX; //!< m_routeIndex: no route to this host
+    mutable std::vector<uint32_t> m_routeIndex; //!< host id -> m_routeLists index; empty: stale
+    mutable std::vector<const std::vector<uint32_t>*> m_routeLists; //!< distinct lists (in m_routes)
     Ptr<LbConfig> m_lbConfig;
     uint32_t m_switchId{0};
     std::unique_ptr<SwitchLbAgent> m_agent;
