@@ -196,10 +196,29 @@ RdmaNetDevice::TransmitNext()
     m_busy = true;
     m_txBytes += p->GetSize();
     m_txTrace(p);
-    Time txTime = RdmaTxTime(m_rate, p->GetSize(), m_timeTruncation);
+    Time txTime = TxTime(p->GetSize());
     // Transmit-complete first, then the arrival at the peer (the reference's event order).
     Simulator::Schedule(txTime, &RdmaNetDevice::TransmitComplete, this);
     m_channel->TransmitStart(p, this, txTime);
+}
+
+Time
+RdmaNetDevice::TxTime(uint32_t bytes)
+{
+    // A link carries a few packet sizes (data, ACK, CNP), so two remembered serialisation
+    // times spare most packets DataRate's 128-bit division; keyed by everything they depend on.
+    const uint64_t bps = m_rate.GetBitRate();
+    for (const TxTimeEntry& e : m_txTimes)
+    {
+        if (e.bytes == bytes && e.bps == bps && e.truncate == m_timeTruncation)
+        {
+            return e.time;
+        }
+    }
+    TxTimeEntry& slot = m_txTimes[m_txTimeNext];
+    m_txTimeNext ^= 1;
+    slot = {bps, bytes, m_timeTruncation, RdmaTxTime(m_rate, bytes, m_timeTruncation)};
+    return slot.time;
 }
 
 void

@@ -162,6 +162,18 @@ class RdmaNetDevice : public NetDevice
     void PauseExpired(uint32_t cls);
 
     DataRate m_rate;
+    /// \return the serialisation time of \p bytes at m_rate (RdmaTxTime, remembered)
+    Time TxTime(uint32_t bytes);
+    /// A remembered serialisation time.
+    struct TxTimeEntry
+    {
+        uint64_t bps{0};        //!< rate it was computed at
+        uint32_t bytes{0};      //!< packet size (0: unused entry)
+        bool truncate{false};   //!< m_timeTruncation it was computed with
+        Time time;              //!< RdmaTxTime(bps, bytes, truncate)
+    };
+    std::array<TxTimeEntry, 2> m_txTimes; //!< the last two sizes sent
+    uint32_t m_txTimeNext{0};             //!< entry to replace next
     Ptr<RdmaChannel> m_channel;
     Ptr<Node> m_node;
     uint32_t m_ifIndex{0};
