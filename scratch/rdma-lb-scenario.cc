@@ -186,7 +186,7 @@ main(int argc, char* argv[])
     AddWholeValue(cmd,
                   "quirks",
                   "reference quirks to reproduce: all, none, or a comma list of flow-ports, "
-                  "time-truncation, pacing-wakeup, irn-sender, ecn-shared-stream, event-order "
+                  "time-truncation, pacing-wakeup, irn-sender, ecn-shared-stream, event-order, glibc-rand "
                   "(ConWeave configs: all; TOML: none unless [transport] quirks)",
                   &quirks);
     AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
