@@ -1,4 +1,4 @@
-"""``python -m plots {slowdown,cdf,cct,compare} ...``: figures (PNG + PDF) and a CSV table beside them.
+"""``python -m plots {slowdown,cdf,cct,compare,uplinks} ...``: figures (PNG + PDF) and a CSV table beside them.
 
 Exit status: 0 on success, 1 when ``compare --bounds`` finds a bound exceeded, 2 on bad input or
 usage (one line on stderr naming file:line)."""
@@ -8,7 +8,7 @@ import csv
 import sys
 from pathlib import Path
 
-from . import analysis, compare, figures
+from . import analysis, compare, figures, uplinks
 from .errors import InputError
 from .io import (parse_flow_id_range, read_cnp_total, read_collectives, read_fct_txt, read_pfc_pauses, read_run,
                  read_summary_counter)
@@ -109,6 +109,26 @@ def build_parser():
                    help="name=value,... agreement bounds checked (exit status 1 if one fails); names: "
                         + ", ".join(compare.BOUNDS))
     _add_title(p)
+    p = sub.add_parser("uplinks", help="per-ToR uplink imbalance over time from uplink traces (reference and ours)")
+    p.add_argument("traces", nargs="+", metavar="UPLINK_TXT",
+                   help="uplink traces (time_ns,tor_id,port,cumulative_tx_bytes), plain or .gz: the "
+                        "reference's *_out_uplink.txt, our uplink.txt (--queueTrace=true)")
+    p.add_argument("--label", action="append", default=None,
+                   help="a name per trace, in order (default: the file paths)")
+    p.add_argument("--window-ns", type=int, default=100_000,
+                   help="window over which each uplink's bytes are summed (a multiple of the monitor "
+                        "interval; default 100000)")
+    p.add_argument("--start-ns", type=int, default=None,
+                   help="first window edge (default: the latest first sample of the traces)")
+    p.add_argument("--end-ns", type=int, default=None,
+                   help="last window edge (default: the earliest last sample of the traces)")
+    p.add_argument("--min-mean-bytes", type=float, default=0.0,
+                   help="windows with at most this mean per uplink are idle, left out (default 0)")
+    p.add_argument("--group-ns", type=int, default=1_000_000, help="time slot of the per-slot table (default 1 ms)")
+    p.add_argument("-o", "--out", default=None,
+                   help="figure path (.png; .pdf beside it): mean cv per window over time, CDF of max/mean")
+    p.add_argument("--csv", default=None, metavar="TABLE.csv", help="write every (trace, ToR, window) row as CSV")
+    _add_title(p)
     return parser
 
 
@@ -169,9 +189,40 @@ def run_compare(args):
     return 1 if any(r["result"] == "FAIL" for r in rows) else 0
 
 
+def run_uplinks(args):
+    """Prints the per-trace balance tables; writes the CSV and figure when asked."""
+    labels = args.label or list(args.traces)
+    if len(labels) != len(args.traces):
+        raise InputError("--label", None, f"{len(labels)} labels for {len(args.traces)} traces")
+    if args.group_ns <= 0:
+        raise InputError("--group-ns", None, "must be > 0")
+    png = _figure_path(args.out) if args.out is not None else None
+    traces = [uplinks.read_uplink_txt(t) for t in args.traces]
+    lo, hi = uplinks.common_span(traces)
+    span = (lo if args.start_ns is None else args.start_ns, hi if args.end_ns is None else args.end_ns)
+    wins = [uplinks.windows(t, args.window_ns, *span) for t in traces]
+    bals = [uplinks.balance(lab, w, args.min_mean_bytes, args.group_ns) for lab, w in zip(labels, wins)]
+    print(uplinks.report(bals, args.window_ns, span, args.min_mean_bytes, args.group_ns))
+    written = []
+    if args.csv is not None:
+        rows = [r for lab, w in zip(labels, wins) for r in uplinks.csv_rows(lab, w)]
+        if not rows:
+            raise InputError(args.csv, None, "no windows to write")
+        Path(args.csv).parent.mkdir(parents=True, exist_ok=True)
+        write_csv([{k: _fmt(v) for k, v in r.items()} for r in rows], args.csv)
+        written.append(args.csv)
+    if png is not None:
+        written.extend(figures.uplinks_figure(labels, wins, args.min_mean_bytes, png, title=args.title))
+    if written:
+        print("wrote " + " ".join(str(p) for p in written))
+    return 0
+
+
 def run(args):
     if args.command == "compare":
         return run_compare(args)
+    if args.command == "uplinks":
+        return run_uplinks(args)
     png, table = _out_paths(args.out)
     if args.command == "slowdown":
         if args.buckets < 1:

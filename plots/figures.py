@@ -187,3 +187,30 @@ def _ratio_ticks(lo, hi, n=6):
                 ticks.append(t)
                 last = t
     return sorted(ticks)
+
+
+def uplinks_figure(labels, wins, min_mean_bytes, out_png, title=None):
+    """Top: per trace, the mean over ToRs of the uplinks' cv in each window (busy windows) against
+    time. Bottom: CDF of max/mean over the busy (ToR, window) pairs. Returns the PNG and PDF paths."""
+    height_in = 3.6
+    fig, (top, bottom) = figure(height_in, nrows=2)
+    for label, ws in zip(labels, wins):
+        busy = [w for w in ws if w.mean > min_mean_bytes]
+        by_t = {}
+        for w in busy:
+            by_t.setdefault(w.start_ns, []).append(w.cv)
+        t = sorted(by_t)
+        line, = top.plot([(x - t[0]) / 1e6 if t else 0 for x in t], [float(np.mean(by_t[x])) for x in t],
+                         linewidth=0.8, label=label)
+        x, F = analysis.cdf_points(np.array([w.max_over_mean for w in busy], dtype=float))
+        if len(x):
+            bottom.plot(x, F, drawstyle="steps-post", color=line.get_color())
+    top.set_xlabel("Time from the first window (ms)")
+    top.set_ylabel("Uplink cv (mean over ToRs)")
+    top.grid(True, which="major")
+    bottom.set_xlabel("Busiest uplink / mean (per ToR and window)")
+    bottom.set_ylabel("CDF")
+    bottom.set_ylim(0, 1.01)
+    bottom.grid(True, which="major")
+    _legend_below(fig, [top, bottom], len(labels), height_in, title)
+    return save(fig, out_png)

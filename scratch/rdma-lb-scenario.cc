@@ -5,7 +5,7 @@
  * collectives.csv (when the scenario has collectives) and pfc.txt (when enabled).
  *
  *   rdma-lb-scenario --config=PATH [--lb=NAME] [--lbParams=STR] [--seed=N] [--out=DIR]
- *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B]
+ *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B] [--queueTrace=B]
  *                    [--quirks=all|none|LIST] [--progress=auto|on|off]
  *   rdma-lb-scenario PATH [options]      (the config positionally, as ConWeave's driver)
  *
@@ -155,6 +155,7 @@ main(int argc, char* argv[])
     std::string pfc;
     std::string recovery;
     std::string pfcTrace;
+    std::string queueTrace;
     std::string quirks;
     std::string progress = "auto";
     // The timing wheel (same event order as every ns-3 scheduler, so identical outputs) runs
@@ -178,16 +179,21 @@ main(int argc, char* argv[])
     AddWholeValue(cmd, "recovery", "loss recovery: gbn, irn or nic-sr (overrides the config's)", &recovery);
     AddWholeValue(cmd, "pfcTrace", "write pfc.txt: true/false/1/0 (overrides the config's)", &pfcTrace);
     AddWholeValue(cmd,
+                  "queueTrace",
+                  "write queue.txt and uplink.txt (ConWeave's uplink monitor): true/false/1/0 "
+                  "(overrides the config's)",
+                  &queueTrace);
+    AddWholeValue(cmd,
                   "quirks",
                   "reference quirks to reproduce: all, none, or a comma list of flow-ports, "
-                  "time-truncation, pacing-wakeup, irn-sender, ecn-shared-stream, event-order "
+                  "time-truncation, pacing-wakeup, irn-sender, ecn-shared-stream, event-order, glibc-rand "
                   "(ConWeave configs: all; TOML: none unless [transport] quirks)",
                   &quirks);
     AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
     std::string badOption = CheckOptionNames(argc,
                                              argv,
                                              {"config", "lb", "lbParams", "seed", "out", "stop", "load",
-                                              "pfc", "recovery", "pfcTrace", "quirks", "progress"});
+                                              "pfc", "recovery", "pfcTrace", "queueTrace", "quirks", "progress"});
     if (badOption.empty())
     {
         badOption = TakePositionalConfig(&argc, argv, &config);
@@ -231,6 +237,7 @@ main(int argc, char* argv[])
           std::make_tuple("pfc", "--pfc", &pfc),
           std::make_tuple("recovery", "--recovery", &recovery),
           std::make_tuple("pfc_trace", "--pfcTrace", &pfcTrace),
+          std::make_tuple("queue_trace", "--queueTrace", &queueTrace),
           std::make_tuple("quirks", "--quirks", &quirks)})
     {
         if (value->empty() && std::string(key) != "lb_params")

@@ -75,6 +75,7 @@ CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
     o.quirks.irnSender = t.quirk_irn_sender;
     o.quirks.ecnSharedStream = t.quirk_ecn_shared_stream;
     o.quirks.eventOrder = t.quirk_event_order;
+    o.quirks.glibcRand = t.quirk_glibc_rand;
 }
 
 void

@@ -913,6 +913,12 @@ RdmaScenarioRunner::BuildFabric()
     s.fabric = std::make_unique<RdmaFabricHelper>();
     RdmaFabricHelper& fabric = *s.fabric;
     fabric.SetLoadBalancer(spec.lbName, spec.lbParams);
+    if (t.quirks.glibcRand)
+    {
+        // Quirk glibc-rand: the reference's srand(RANDOM_SEED); LetFlow's switches then draw
+        // rand() % n from this one stream.
+        fabric.GetLoadBalancer()->ShareReferenceRand(static_cast<uint32_t>(spec.run.seed));
+    }
     fabric.CreateNodes(spec.nodeCount, spec.switchIds);
     // The reference gives every queue pair the largest RTT and BDP of the fabric (GLOBAL_T 1,
     // spec §5.1): HPCC's T and, with HAS_WIN, the window and HPCC's W.
@@ -1548,7 +1554,8 @@ RdmaScenarioRunner::SummaryJson() const
                                    std::make_pair(q.pacingWakeup, "pacing-wakeup"),
                                    std::make_pair(q.irnSender, "irn-sender"),
                                    std::make_pair(q.ecnSharedStream, "ecn-shared-stream"),
-                                   std::make_pair(q.eventOrder, "event-order")})
+                                   std::make_pair(q.eventOrder, "event-order"),
+                                   std::make_pair(q.glibcRand, "glibc-rand")})
     {
         if (on)
         {

@@ -90,6 +90,7 @@ struct RdmaScenarioQuirks
     bool irnSender{false};       //!< RdmaNic::IrnReferenceSender
     bool ecnSharedStream{false}; //!< RdmaSwitch::EcnSharedStream
     bool eventOrder{false};      //!< RdmaNic::EventOrderQuirk + the reference's flow starts
+    bool glibcRand{false};       //!< LbConfig::ShareReferenceRand (LetFlow's rand() % n)
 };
 
 /// \ingroup rdma-lb

@@ -116,6 +116,12 @@ LbConfig::AlgorithmNames()
     return names;
 }
 
+void
+LbConfig::ShareReferenceRand(uint32_t seed)
+{
+    m_impl->cfg->share_reference_rand(seed);
+}
+
 std::string
 LbConfig::GetAlgorithmName() const
 {

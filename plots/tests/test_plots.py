@@ -868,3 +868,89 @@ def test_reference_pause_and_cnp_counts(reference_flows):
     from plots.io import read_cnp_total, read_pfc_pauses
     assert read_pfc_pauses(REF_CASE / "pfc.txt.gz") == 9_356  # as the case's README says
     assert read_cnp_total(REF_CASE / "cnp.txt.gz") == 445_365
+
+
+# ---------------------------------------------------------------- uplinks (ToR uplink balance)
+# ToR 1 (ports 1-4) and ToR 2 (ports 5, 6), samples every 10 ns, windows of 20 ns (edges 0, 20, 40):
+# ToR 1, window [0, 20): 100 B on each port -> mean 100, max/mean 1, cv 0;
+#        window [20, 40): 400, 0, 0, 0 -> mean 100, max/mean 4, cv = sqrt((300^2 + 3*100^2)/4)/100 = sqrt(3);
+# ToR 2, window [0, 20): idle; window [20, 40): 300, 100 -> mean 200, max/mean 1.5, cv = 100/200 = 0.5.
+UPLINK_TRACE = {
+    (1, 1): (0, 50, 100, 300, 500), (1, 2): (0, 50, 100, 100, 100), (1, 3): (0, 0, 100, 100, 100),
+    (1, 4): (0, 100, 100, 100, 100), (2, 5): (0, 0, 0, 0, 300), (2, 6): (0, 0, 0, 50, 100),
+}
+SQRT3 = 3 ** 0.5
+
+
+def _uplink_txt(path, trace=UPLINK_TRACE, times=(0, 10, 20, 30, 40)):
+    lines = [f"{t},{tor},{port},{trace[(tor, port)][i]}\n" for i, t in enumerate(times)
+             for (tor, port) in sorted(trace)]
+    path.write_text("".join(lines))
+    return path
+
+
+def test_uplink_windows_hand_computed(tmp_path):
+    from plots import uplinks
+    tr = uplinks.read_uplink_txt(_uplink_txt(tmp_path / "uplink.txt"))
+    assert list(tr.times) == [0, 10, 20, 30, 40] and tr.tors[1][0] == (1, 2, 3, 4) and tr.tors[2][0] == (5, 6)
+    wins = {(w.tor, w.start_ns): w for w in uplinks.windows(tr, 20)}
+    assert sorted(wins) == [(1, 0), (1, 20), (2, 0), (2, 20)]
+    w = wins[(1, 0)]
+    assert (w.mean, w.max_over_mean, w.cv, w.total) == (100, 1, 0, 400)
+    w = wins[(1, 20)]
+    assert (w.mean, w.max_over_mean, w.total) == (100, 4, 400) and w.cv == pytest.approx(SQRT3)
+    w = wins[(2, 20)]
+    assert (w.mean, w.max_over_mean, w.cv, w.total) == (200, 1.5, 0.5, 400)
+    assert wins[(2, 0)].mean == 0 and math.isnan(wins[(2, 0)].cv)
+    b = uplinks.balance("t", list(wins.values()), group_ns=20)
+    assert (b.n_windows, b.n_idle) == (4, 1)
+    assert b.max_over_mean["mean"] == pytest.approx(6.5 / 3) and b.max_over_mean["p50"] == 1.5
+    assert b.cv["mean"] == pytest.approx((SQRT3 + 0.5) / 3) and b.cv["p50"] == 0.5
+    assert b.per_tor[1] == (pytest.approx(SQRT3 / 2), 800) and b.per_tor[2] == (0.5, 400)
+    assert b.per_slot[0] == (0, 400) and b.per_slot[20] == (pytest.approx((SQRT3 + 0.5) / 2), 800)
+    # busy only above 100 B per uplink: ToR 2's second window alone
+    b = uplinks.balance("t", list(wins.values()), min_mean_bytes=100)
+    assert b.n_idle == 3 and b.cv["mean"] == 0.5 and b.max_over_mean["p99"] == 1.5
+    # one 40 ns window: ToR 1 sends 500, 100, 100, 100 -> mean 200, max/mean 2.5
+    (w1, _) = uplinks.windows(tr, 40)
+    assert (w1.tor, w1.mean, w1.max_over_mean) == (1, 200, 2.5)
+    assert w1.cv == pytest.approx((300 ** 2 + 3 * 100 ** 2) ** 0.5 / 2 / 200)
+
+
+def test_uplink_bad_traces(tmp_path):
+    from plots import uplinks
+    bad = dict(UPLINK_TRACE)
+    bad[(1, 2)] = (0, 50, 40, 100, 100)  # decreases
+    with pytest.raises(InputError, match=r"ToR 1 port 2: counter decreases \(50 -> 40\)"):
+        uplinks.read_uplink_txt(_uplink_txt(tmp_path / "dec.txt", bad))
+    p = tmp_path / "cols.txt"
+    p.write_text("0,1,2,3\n10,1,2\n")
+    with pytest.raises(InputError, match="cols.txt:2: expected 4 comma-separated columns"):
+        uplinks.read_uplink_txt(p)
+    p.write_text("0,1,2,3\n10,1,2,4\n0,1,3,0\n")
+    with pytest.raises(InputError, match="ToR 1 port 3 has no sample at time 10"):
+        uplinks.read_uplink_txt(p)
+    tr = uplinks.read_uplink_txt(_uplink_txt(tmp_path / "ok.txt"))
+    with pytest.raises(InputError, match="window edge 15 ns is not a sample time"):
+        uplinks.windows(tr, 15)
+
+
+def test_cli_uplinks_table_csv_figure_and_errors(tmp_path, capsys):
+    a = _uplink_txt(tmp_path / "a.txt")
+    b = _uplink_txt(tmp_path / "b.txt", times=(0, 10, 20, 30, 40))
+    out = tmp_path / "u" / "uplinks.png"
+    csv_path = tmp_path / "u" / "uplinks.csv"
+    assert main(["uplinks", str(a), str(b), "--label", "ref", "--label", "ours", "--window-ns", "20",
+                 "--group-ns", "20", "-o", str(out), "--csv", str(csv_path)]) == 0
+    text = capsys.readouterr().out
+    assert "0 .. 40 ns" in text
+    assert "| ref   | 4       | 1    | 2.167         | 1.500        |" in text
+    assert f"| 1   | {SQRT3 / 2:.3f} (0.0) | {SQRT3 / 2:.3f} (0.0) |" in text
+    _assert_outputs(out)
+    with open(csv_path) as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 8 and rows[1]["trace"] == "ref" and rows[1]["max_over_mean"] == "4"
+    assert main(["uplinks", str(a), "--label", "x", "--label", "y"]) == 2
+    assert "2 labels for 1 traces" in capsys.readouterr().err
+    assert main(["uplinks", str(a), "--window-ns", "15"]) == 2
+    assert "not a sample time" in capsys.readouterr().err

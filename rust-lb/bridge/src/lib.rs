@@ -209,6 +209,10 @@ mod ffi {
         fn new_host_lb_group(self: &LbConfig) -> Result<Box<HostLbGroup>>;
         /// A chooser for one switch (`switch_id` seeds the ECMP hash, as in the reference).
         fn new_switch_lb(self: &LbConfig, switch_id: u32, seed: u64) -> Result<Box<SwitchLb>>;
+        /// Quirk glibc-rand: switch agents created from now on draw LetFlow's paths as
+        /// `rand() % n` from one glibc `rand()` stream, seeded with `srand(seed)`, that they
+        /// all share (the reference's). Calling it again starts a new stream.
+        fn share_reference_rand(self: &mut LbConfig, seed: u32);
 
         /// One sender NIC's state shared by its queue pairs (Whack-a-Mole's per-destination
         /// profiles).
@@ -304,11 +308,11 @@ fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// See `ffi::LbConfig`.
-pub struct LbConfig(config::LbConfig);
+pub struct LbConfig(config::LbConfig, Option<rdma_lb_core::rng::SharedGlibcRand>);
 
 fn new_lb_config(algorithm: &str, params: &str) -> Result<Box<LbConfig>, String> {
     guard(|| config::LbConfig::parse(algorithm, params))?
-        .map(|c| Box::new(LbConfig(c)))
+        .map(|c| Box::new(LbConfig(c, None)))
         .map_err(|e| e.to_string())
 }
 
@@ -338,12 +342,22 @@ impl LbConfig {
     fn new_switch_lb(&self, switch_id: u32, seed: u64) -> Result<Box<SwitchLb>, String> {
         guard(|| {
             Box::new(SwitchLb {
-                lb: sw::SwitchLb::new(&self.0.switch, switch_id, seed),
+                lb: {
+                    let mut lb = sw::SwitchLb::new(&self.0.switch, switch_id, seed);
+                    if let Some(rand) = &self.1 {
+                        lb.share_reference_rand(std::sync::Arc::clone(rand));
+                    }
+                    lb
+                },
                 failure: None,
                 armed: false,
                 scratch: Vec::new(),
             })
         })
+    }
+
+    fn share_reference_rand(&mut self, seed: u32) {
+        self.1 = Some(rdma_lb_core::rng::GlibcRand::shared(seed));
     }
 }
 
@@ -829,6 +843,48 @@ mod tests {
         assert_eq!(lb.poll_at_ns(), u64::MAX);
         assert!(!lb.poll_transmit(0).has && !lb.poll_release(0).has);
         assert!(lb.counters().is_empty());
+    }
+
+    #[test]
+    fn letflow_switches_of_one_config_share_the_reference_rand_stream() {
+        // Quirk glibc-rand: after share_reference_rand(1), the source ToRs 0 and 1 made from
+        // one configuration draw glibc's rand() after srand(1) in turn: 1804289383,
+        // 846930886, 1681692777, 1714636915, 1957747793 are 3, 2, 1, 3, 1 modulo 4 paths,
+        // i.e. uplinks (ports 1-4, sorted path order) 4, 3, 2, 4, 2.
+        let mut cfg = new_lb_config("letflow", "").unwrap();
+        cfg.share_reference_rand(1);
+        let tor = |id: u32| {
+            let mut lb = cfg.new_switch_lb(id, 5).unwrap();
+            lb.add_port(0, 100_000_000_000, 1_000, true);
+            for up in 1..5 {
+                lb.add_port(up, 100_000_000_000, 1_000, false);
+                // path: uplink `up`, then the spine's port 0 (id byte = port + 1)
+                assert!(lb.add_path(1 - id, (up + 1) | (1 << 8), 2));
+            }
+            lb.add_host(10, 0);
+            lb.add_host(20, 1);
+            lb
+        };
+        let mut tors = [tor(0), tor(1)];
+        let c = cands(5);
+        let mut uplinks = Vec::new();
+        for sport in 0..5_u16 {
+            let k = usize::from(sport % 2);
+            let (sip, dip) = if k == 0 { (10, 20) } else { (20, 10) };
+            for _ in 0..2 {
+                // the flow's second packet keeps its path and draws nothing
+                let mut tag = NO_TAG;
+                let d = tors[k].on_ingress(
+                    0,
+                    &pkt(ffi::PacketKind::Data, sip, dip, sport, 100, 0, 0),
+                    &mut tag,
+                    &c,
+                );
+                assert!(!d.failed && d.verdict == ffi::VerdictKind::Forward && tag.present);
+                uplinks.push(d.index);
+            }
+        }
+        assert_eq!(uplinks, [4, 4, 3, 3, 2, 2, 4, 4, 2, 2]);
     }
 
     #[test]

@@ -120,6 +120,7 @@ mod ffi {
         quirk_irn_sender: bool,
         quirk_ecn_shared_stream: bool,
         quirk_event_order: bool,
+        quirk_glibc_rand: bool,
     }
 
     /// Run control and outputs.
@@ -333,6 +334,7 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
         quirk_irn_sender: t.quirks.contains(sc::Quirk::IrnSender),
         quirk_ecn_shared_stream: t.quirks.contains(sc::Quirk::EcnSharedStream),
         quirk_event_order: t.quirks.contains(sc::Quirk::EventOrder),
+        quirk_glibc_rand: t.quirks.contains(sc::Quirk::GlibcRand),
     }
 }
 

@@ -43,6 +43,80 @@ impl SimRng {
     }
 }
 
+/// glibc's `rand()`: the TYPE_3 additive feedback generator that `srand(seed)` / `rand()` use
+/// by default (31 words of state, separation 3, 310 outputs discarded after seeding; each
+/// output is the new state word shifted right by one). The reference simulator draws
+/// LetFlow's paths with `rand() % n` after `srand(RANDOM_SEED)`; this reproduces that
+/// sequence exactly.
+#[derive(Debug, Clone)]
+pub struct GlibcRand {
+    state: [u32; 31],
+    front: usize,
+    rear: usize,
+}
+
+impl GlibcRand {
+    /// The generator after `srand(seed)` (seed 0 acts as 1, as in glibc).
+    #[must_use]
+    pub fn new(seed: u32) -> Self {
+        let seed = if seed == 0 { 1 } else { seed };
+        let mut state = [0_u32; 31];
+        // glibc keeps the seed in an int32_t and steps it by 16807 mod 2^31 - 1 (Schrage).
+        let mut word = i64::from(i32::from_ne_bytes(seed.to_ne_bytes()));
+        let mut words = state.iter_mut();
+        if let Some(first) = words.next() {
+            *first = seed;
+        }
+        for s in words {
+            let hi = word / 127_773;
+            let lo = word % 127_773;
+            word = 16_807 * lo - 2_836 * hi;
+            if word < 0 {
+                word += 2_147_483_647;
+            }
+            *s = u32::try_from(word).unwrap_or(0);
+        }
+        let mut g = GlibcRand {
+            state,
+            front: 3,
+            rear: 0,
+        };
+        for _ in 0..310 {
+            g.next_rand();
+        }
+        g
+    }
+
+    /// The next `rand()` value, in `0..=0x7fff_ffff`.
+    pub fn next_rand(&mut self) -> u32 {
+        let rear = self.state.get(self.rear).copied().unwrap_or(0);
+        let mut val = 0;
+        if let Some(f) = self.state.get_mut(self.front) {
+            *f = f.wrapping_add(rear);
+            val = *f;
+        }
+        self.front = (self.front + 1) % 31;
+        self.rear = (self.rear + 1) % 31;
+        val >> 1
+    }
+
+    /// `rand() % n`; 0 when `n` is 0.
+    pub fn below(&mut self, n: u32) -> u32 {
+        let r = self.next_rand();
+        r.checked_rem(n).unwrap_or(0)
+    }
+
+    /// A [`GlibcRand`] after `srand(seed)` that several owners draw from in turn (the
+    /// reference's one process-wide `rand()` stream).
+    #[must_use]
+    pub fn shared(seed: u32) -> SharedGlibcRand {
+        std::sync::Arc::new(std::sync::Mutex::new(GlibcRand::new(seed)))
+    }
+}
+
+/// One [`GlibcRand`] stream shared by several switches, drawn in call order.
+pub type SharedGlibcRand = std::sync::Arc<std::sync::Mutex<GlibcRand>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,5 +141,50 @@ mod tests {
         let mut r = SimRng::new(1);
         assert_eq!(r.below(0), 0);
         assert!((0..10_000).all(|_| r.below(5) < 5));
+    }
+
+    #[test]
+    fn glibc_rand_reproduces_srand_rand() {
+        // glibc 2.x: srand(1); rand() x5 (srand(0) is srand(1)), srand(2), srand(3).
+        let first = |seed: u32| -> Vec<u32> {
+            let mut g = GlibcRand::new(seed);
+            (0..5).map(|_| g.next_rand()).collect()
+        };
+        assert_eq!(
+            first(1),
+            [
+                1_804_289_383,
+                846_930_886,
+                1_681_692_777,
+                1_714_636_915,
+                1_957_747_793
+            ]
+        );
+        assert_eq!(first(0), first(1));
+        assert_eq!(
+            first(2),
+            [
+                1_505_335_290,
+                1_738_766_719,
+                190_686_788,
+                260_874_575,
+                747_983_061
+            ]
+        );
+        assert_eq!(
+            first(3),
+            [
+                1_205_554_746,
+                483_147_985,
+                844_158_168,
+                953_350_440,
+                612_121_425
+            ]
+        );
+        // the 100,000th value after srand(1), and the sum of the first 100,000 values mod 8
+        let mut g = GlibcRand::new(1);
+        let v: Vec<u32> = (0..100_000).map(|_| g.next_rand()).collect();
+        assert_eq!(v.last().copied(), Some(660_658_275));
+        assert_eq!(v.iter().map(|x| u64::from(x % 8)).sum::<u64>(), 351_434);
     }
 }

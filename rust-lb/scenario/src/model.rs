@@ -220,17 +220,23 @@ pub enum Quirk {
     /// sends in that event). Fix: the queue pair is created in the flow's own start event, and
     /// the next queue pair sends from its own pending wake-up.
     EventOrder,
+    /// LetFlow draws its paths as C `rand() % n` from glibc's generator after
+    /// `srand(seed)`, one stream for every switch of the run, in the order the switches draw
+    /// (the reference's `srand(RANDOM_SEED)` and `rand()`). Fix: each switch's own
+    /// generator. Only LetFlow draws from it (CONGA and ConWeave keep their own).
+    GlibcRand,
 }
 
 impl Quirk {
     /// Every quirk, in the order of their names in configs and summaries.
-    pub const ALL: [Quirk; 6] = [
+    pub const ALL: [Quirk; 7] = [
         Quirk::FlowPorts,
         Quirk::TimeTruncation,
         Quirk::PacingWakeup,
         Quirk::IrnSender,
         Quirk::EcnSharedStream,
         Quirk::EventOrder,
+        Quirk::GlibcRand,
     ];
 
     /// The name configs, overrides and summaries use.
@@ -243,6 +249,7 @@ impl Quirk {
             Quirk::IrnSender => "irn-sender",
             Quirk::EcnSharedStream => "ecn-shared-stream",
             Quirk::EventOrder => "event-order",
+            Quirk::GlibcRand => "glibc-rand",
         }
     }
 

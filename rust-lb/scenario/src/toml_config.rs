@@ -40,8 +40,8 @@
 //! # ack_milestone_fix, nack_carries_cnp, headroom_sum_quirk, withdraw_failed_ports
 //! quirks = []                      # reference behaviours to reproduce: "all", "none" or a
 //!                                  # list of flow-ports, time-truncation, pacing-wakeup,
-//!                                  # irn-sender, ecn-shared-stream, event-order (ConWeave
-//!                                  # configs: all)
+//!                                  # irn-sender, ecn-shared-stream, event-order,
+//!                                  # glibc-rand (ConWeave configs: all)
 //!
 //! [lb]
 //! name = "reps"                    # an rdma_lb_core::Algorithm name; default "ecmp"

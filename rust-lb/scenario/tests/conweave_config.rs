@@ -372,7 +372,7 @@ fn reference_quirks_are_on_and_flow_starts_truncated_as_ns3_19() {
     );
     let s = load_scenario(&cfg, &Overrides::default()).unwrap();
     assert_eq!(s.transport.quirks, QuirkSet::all());
-    assert_eq!(s.transport.quirks.iter().count(), 6);
+    assert_eq!(s.transport.quirks.iter().count(), 7);
     let starts: Vec<u64> = s.flows.iter().map(|f| f.start_ns).collect();
     assert_eq!(starts, vec![2_000_000_040, 2_000_000_083]);
 

@@ -24,7 +24,10 @@
 //!   transit switch sees an untagged data packet, the packet takes the ECMP hash and leaves
 //!   untagged (the reference would send on the dead port or abort); counted as
 //!   `letflow_fallbacks`.
-//! * "Uniformly random" uses the switch's [`SimRng`], not C `rand()`.
+//! * "Uniformly random" uses the switch's [`SimRng`], not C `rand()`, unless
+//!   [`LetFlow::share_reference_rand`] gave the agent a glibc `rand()` stream shared by every
+//!   switch of the run (quirk `glibc-rand`): then the draw is `rand() % n` in the order the
+//!   switches ask, as the reference after `srand(RANDOM_SEED)`.
 
 use serde::Deserialize;
 
@@ -36,7 +39,7 @@ use super::{
 };
 use crate::algorithm::Algorithm;
 use crate::config::{check_int, ConfigError};
-use crate::rng::SimRng;
+use crate::rng::{SharedGlibcRand, SimRng};
 use crate::time::{SimDuration, SimTime};
 
 /// Parameters of LetFlow.
@@ -109,6 +112,8 @@ pub struct LetFlow {
     flowlets: Flowlets,
     next_aging: Option<SimTime>,
     stats: LetFlowStats,
+    /// The run's shared glibc `rand()` stream (quirk `glibc-rand`), else `None`.
+    reference_rand: Option<SharedGlibcRand>,
 }
 
 impl LetFlow {
@@ -122,7 +127,14 @@ impl LetFlow {
             flowlets: Flowlets::default(),
             next_aging: None,
             stats: LetFlowStats::default(),
+            reference_rand: None,
         }
+    }
+
+    /// Draws new flowlets' paths as `rand() % n` from `rand`, which other switches share,
+    /// instead of the switch's own generator (quirk `glibc-rand`).
+    pub fn share_reference_rand(&mut self, rand: SharedGlibcRand) {
+        self.reference_rand = Some(rand);
     }
 
     /// The counters.
@@ -160,7 +172,11 @@ impl LetFlow {
         };
         let paths = self.fabric.paths(dst);
         let n = u32::try_from(paths.len()).unwrap_or(u32::MAX);
-        let i = usize::try_from(rng.below(n)).unwrap_or(0);
+        let draw = match &self.reference_rand {
+            Some(shared) => shared.lock().map_or(0, |mut g| g.below(n)),
+            None => rng.below(n),
+        };
+        let i = usize::try_from(draw).unwrap_or(0);
         let Some(&path) = paths.get(i) else {
             // `Role::SourceTor` guarantees paths; keep the old path if that ever changes.
             return previous.unwrap_or(PathId { id: 0, hops: 0 });
@@ -509,5 +525,40 @@ mod tests {
         lf.on_timer(us(4_010), &mut rng);
         assert_eq!(lf.flowlet_entries(), 0);
         assert_eq!(lf.stats().aged_flowlets, 2);
+    }
+
+    #[test]
+    fn shared_reference_rand_draws_rand_mod_n_across_switches_in_call_order() {
+        // Two source ToRs (leaves 0 and 1, 4 paths each) share one stream after srand(1):
+        // glibc's first values are 1804289383, 846930886, 1681692777, 1714636915,
+        // 1957747793, i.e. 3, 2, 1, 3, 1 modulo 4. New flows alternate between the ToRs;
+        // each takes path (value % 4) of its sorted path list, i.e. spine value % 4.
+        let shared = crate::rng::GlibcRand::shared(1);
+        let mut a = leaf(0);
+        let mut b = leaf(1);
+        a.share_reference_rand(std::sync::Arc::clone(&shared));
+        b.share_reference_rand(std::sync::Arc::clone(&shared));
+        let mut rng = SimRng::new(9);
+        let mut spines = Vec::new();
+        for (i, sport) in (0..5_u16).enumerate() {
+            let (lf, pkt, dst) = if i % 2 == 0 {
+                (&mut a, data((0, 0), (1, 0), 100 + sport), 1)
+            } else {
+                (&mut b, data((1, 0), (0, 0), 100 + sport), 0)
+            };
+            let (_, tag) = send(lf, us(0), &pkt, &mut rng);
+            let p = word_path(tag.words[W_PATH]);
+            let s = (0..SPINES).find(|&s| path(dst, s) == p);
+            spines.push(s);
+            // the flow's next packet keeps its path and draws nothing
+            let (_, again) = send(lf, us(1), &pkt, &mut rng);
+            assert_eq!(again.words[W_PATH], tag.words[W_PATH]);
+        }
+        assert_eq!(spines, [Some(3), Some(2), Some(1), Some(3), Some(1)]);
+        // 5 draws taken: the stream's next value is glibc's sixth (424238335).
+        assert_eq!(
+            shared.lock().map(|mut g| g.next_rand()).ok(),
+            Some(424_238_335)
+        );
     }
 }

@@ -380,6 +380,14 @@ impl SwitchLb {
         }
     }
 
+    /// LetFlow draws its paths from `rand`, a glibc `rand()` stream shared by every switch of
+    /// the run (quirk `glibc-rand`); the other schemes keep their own generator.
+    pub fn share_reference_rand(&mut self, rand: crate::rng::SharedGlibcRand) {
+        if let SwitchScheme::LetFlow(l) = &mut self.scheme {
+            l.share_reference_rand(rand);
+        }
+    }
+
     /// See [`SwitchAgent::add_port`].
     pub fn add_port(&mut self, port: PortInfo) {
         self.scheme.add_port(port);
