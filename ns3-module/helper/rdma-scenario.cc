@@ -149,6 +149,7 @@ struct PairInfo
     uint64_t delayNs{0}; //!< one-way propagation
     uint64_t txNs{0};    //!< one payload packet's serialization, summed over hops
     uint64_t bwBps{0};   //!< bottleneck (0 = unreachable)
+    uint32_t hops{0};    //!< links on the path
 };
 
 } // namespace
@@ -162,6 +163,7 @@ struct RdmaScenarioRunner::State
     std::vector<uint32_t> hostIndex;               //!< node -> index among hosts (or max)
     std::vector<uint32_t> hosts;                   //!< host node ids, ascending
     std::vector<std::vector<PairInfo>> pairs;      //!< [dst host idx][src host idx]
+    std::string uetSummary; //!< transport uet: its derived parameters (JSON), else empty
     std::vector<RdmaScenarioFlowResult> results;
     std::vector<RdmaScenarioCollectiveResult> collectives;
     std::vector<std::vector<uint32_t>> dependents; //!< flow -> flows waiting for it
@@ -742,6 +744,7 @@ RdmaScenarioRunner::ComputePairs()
                 info[nb].delayNs = info[m].delayNs + l.delayNs;
                 info[nb].txNs = info[m].txNs + payload * 8000000000ULL / l.rateBps;
                 info[nb].bwBps = std::min(info[m].bwBps, l.rateBps);
+                info[nb].hops = info[m].hops + 1;
                 q.push_back(nb);
             }
         }
@@ -788,8 +791,10 @@ RdmaScenarioRunner::GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) con
     }
     const uint64_t payload = m_spec.transport.payloadBytes;
     const uint64_t packets = (size + payload - 1) / payload;
+    const uint64_t header =
+        m_spec.transport.kind == "uet" ? m_spec.transport.uetHeaderBytes : IDEAL_HEADER_BYTES;
     const unsigned __int128 wireBits =
-        static_cast<unsigned __int128>(size + packets * IDEAL_HEADER_BYTES) * 8000000000ULL;
+        static_cast<unsigned __int128>(size + packets * header) * 8000000000ULL;
     return GetPairRttNs(src, dst) + static_cast<uint64_t>(wireBits / bw);
 }
 
@@ -896,6 +901,77 @@ RdmaScenarioRunner::OpenOutputs()
     }
 
     return "";
+}
+
+/// The uet transport (rdma-uet.h): derives what the config leaves at 0 from the fabric, as the
+/// REPS artifact's scripts do (htsim run_symmetric.py getBDP, main_uec.cpp), and sets the
+/// NICs' and switches' attributes. Base RTT: the largest over host pairs of 2 x propagation +
+/// hops x (data + ACK packet) serialization (htsim network_max_unloaded_rtt); queue: one BDP
+/// at that RTT in packets; ECN from queue / 4 to 3 queue / 4 packets with probability rising
+/// to 1 (htsim CompositeQueue::decide_ECN); RTO: base RTT + 4 queue drain times.
+void
+RdmaScenarioRunner::ConfigureUet()
+{
+    State& s = *m_state;
+    RdmaFabricHelper& fabric = *s.fabric;
+    const RdmaScenarioTransport& t = m_spec.transport;
+    const uint64_t wire = uint64_t(t.payloadBytes) + t.uetHeaderBytes;
+    const uint64_t ackWire = std::max<uint64_t>(RdmaHeader::ACK_BYTES, t.uetHeaderBytes);
+    uint64_t rttNs = 0;
+    uint64_t hostBps = 0;
+    for (const std::vector<PairInfo>& row : s.pairs)
+    {
+        for (const PairInfo& p : row)
+        {
+            if (p.bwBps == 0)
+            {
+                continue;
+            }
+            const uint64_t tx = p.hops * (wire + ackWire) * 8000000000ULL / p.bwBps;
+            rttNs = std::max(rttNs, 2 * p.delayNs + tx);
+            hostBps = std::max(hostBps, p.bwBps);
+        }
+    }
+    if (t.uetBaseRttNs != 0)
+    {
+        rttNs = t.uetBaseRttNs;
+    }
+    const auto bdpBytes = static_cast<uint64_t>(static_cast<unsigned __int128>(rttNs) * hostBps /
+                                                8000000000ULL);
+    const uint64_t queue = t.uetQueuePackets != 0 ? t.uetQueuePackets : std::max<uint64_t>(1, bdpBytes / wire);
+    const uint64_t kmin = t.uetEcnKminPackets != 0 ? t.uetEcnKminPackets : queue / 4;
+    const uint64_t kmax = t.uetEcnKmaxPackets != 0 ? t.uetEcnKmaxPackets : queue * 3 / 4;
+    const uint64_t rtoNs = t.uetRtoNs != 0 ? t.uetRtoNs
+                                           : rttNs + (hostBps == 0 ? 0 : 4 * queue * wire * 8000000000ULL / hostBps);
+    for (uint32_t h : fabric.GetHosts())
+    {
+        Ptr<RdmaNic> nic = fabric.GetNic(h);
+        nic->SetAttribute("Transport", StringValue("uet"));
+        nic->SetAttribute("UetHeaderSize", UintegerValue(t.uetHeaderBytes));
+        nic->SetAttribute("UetBaseRtt", TimeValue(NanoSeconds(static_cast<int64_t>(rttNs))));
+        nic->SetAttribute("UetMaxWindowBdp", DoubleValue(t.uetMaxWindowBdp));
+        nic->SetAttribute("UetInitialWindow", UintegerValue(t.uetInitialWindowPackets * wire));
+        nic->SetAttribute("UetRto", TimeValue(NanoSeconds(static_cast<int64_t>(rtoNs))));
+    }
+    for (uint32_t id : m_spec.switchIds)
+    {
+        Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
+        sw->SetAttribute("PayloadSize", UintegerValue(t.payloadBytes));
+        sw->SetAttribute("DataQueueLimit", UintegerValue(queue * wire));
+        sw->SetAttribute("TrimEnabled", BooleanValue(t.uetTrimming));
+        sw->SetAttribute("TrimmedSize", UintegerValue(t.uetHeaderBytes));
+        sw->SetAttribute("EcnKmin", UintegerValue(kmin * wire));
+        sw->SetAttribute("EcnKmax", UintegerValue(kmax * wire));
+        sw->SetAttribute("EcnPmax", DoubleValue(1.0));
+    }
+    std::ostringstream o;
+    o << "{\"payload_bytes\": " << t.payloadBytes << ", \"header_bytes\": " << t.uetHeaderBytes
+      << ", \"trimming\": " << (t.uetTrimming ? "true" : "false") << ", \"base_rtt_ns\": " << rttNs
+      << ", \"queue_packets\": " << queue << ", \"ecn_kmin_packets\": " << kmin
+      << ", \"ecn_kmax_packets\": " << kmax << ", \"max_window_bdp\": " << t.uetMaxWindowBdp
+      << ", \"initial_window_packets\": " << t.uetInitialWindowPackets << ", \"rto_ns\": " << rtoNs
+      << "}";
+    s.uetSummary = o.str();
 }
 
 /// Creates the nodes and links, sets the transport attributes, fixes the random streams and
@@ -1038,6 +1114,10 @@ RdmaScenarioRunner::BuildFabric()
             }
         }
     }
+    if (t.kind == "uet")
+    {
+        ConfigureUet();
+    }
     fabric.Finish();
     for (const std::string& note : fabric.GetNotes())
     {
@@ -1050,8 +1130,9 @@ RdmaScenarioRunner::BuildFabric()
     // of order and NIC-SR leaves it unanswered. The one-path-at-a-time schemes (hopper,
     // flowbender) rarely reorder; they starve only when Go-Back-N's ACKs are thinned to
     // milestones.
-    const bool sprayer = spec.lbName == "reps" || spec.lbName == "whack-a-mole";
-    const bool onePath = spec.lbName == "hopper" || spec.lbName == "flowbender";
+    // (The uet transport answers every arrival.)
+    const bool sprayer = t.kind == "roce" && (spec.lbName == "reps" || spec.lbName == "whack-a-mole");
+    const bool onePath = t.kind == "roce" && (spec.lbName == "hopper" || spec.lbName == "flowbender");
     const bool thinAcks = t.ackMilestoneFix && t.ackIntervalPackets > 1;
     std::string why;
     if (sprayer && t.recovery == "gbn")
@@ -1554,7 +1635,12 @@ RdmaScenarioRunner::SummaryJson() const
             sep = ", ";
         }
     }
-    tr << "]}";
+    tr << "]";
+    if (!m_state->uetSummary.empty())
+    {
+        tr << ", \"kind\": \"uet\", \"uet\": " << m_state->uetSummary;
+    }
+    tr << "}";
     kv("transport", tr.str());
     std::ostringstream rn;
     rn << "{\"flowgen_start_ns\": " << r.flowgenStartNs << ", \"flowgen_stop_ns\": " << r.flowgenStopNs

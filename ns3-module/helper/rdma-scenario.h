@@ -332,6 +332,8 @@ class RdmaScenarioRunner
 
   private:
     std::string OpenOutputs();
+    /// Transport uet: derived parameters and the NIC/switch attributes (rdma-uet.h).
+    void ConfigureUet();
     void BuildFabric();
     void ScheduleTraffic();
     void Simulate();

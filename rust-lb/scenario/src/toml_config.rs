@@ -974,9 +974,18 @@ fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
                 "the uet transport is lossy (trimming or drops): set pfc = false or leave it out",
             ));
         }
+        if let Some(p) = &t.payload {
+            return Err(cx.err(
+                p,
+                "transport.payload",
+                ErrorKind::Value,
+                "with kind = \"uet\" the payload is transport.uet.payload".to_owned(),
+            ));
+        }
         // Lossy fabric; the window is the congestion control (no rate-based CC).
         out.pfc_enabled = false;
         out.cc = "none".to_owned();
+        out.payload_bytes = out.uet.payload_bytes;
     }
     if let Some(r) = &t.recovery {
         out.recovery = match r {
