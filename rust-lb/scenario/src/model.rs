@@ -203,6 +203,12 @@ impl TransportKind {
         }
     }
 
+    /// Whether this is RoCE (the default).
+    #[must_use]
+    pub fn is_roce(&self) -> bool {
+        *self == TransportKind::Roce
+    }
+
     /// Parses a name from [`TransportKind::name`].
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
@@ -236,6 +242,14 @@ pub struct UetParams {
     pub base_rtt_ns: u64,
     /// Retransmission timeout (0 = base RTT + 4 x the drain time of one queue).
     pub rto_ns: u64,
+}
+
+impl UetParams {
+    /// Whether every parameter has its default value.
+    #[must_use]
+    pub fn is_default(&self) -> bool {
+        *self == UetParams::default()
+    }
 }
 
 impl Default for UetParams {
@@ -410,9 +424,12 @@ pub struct EcnEntry {
 /// values for 100 Gbps (spec §7.2) and the ns-3 model's attribute defaults.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transport {
-    /// Wire protocol: RoCE (every other key here) or UET (its own keys in `uet`).
+    /// Wire protocol: RoCE (every other key here) or UET (its own keys in `uet`). Left out of
+    /// the config echo when RoCE, so that RoCE outputs stay as they were before UET existed.
+    #[serde(skip_serializing_if = "TransportKind::is_roce")]
     pub kind: TransportKind,
-    /// Parameters of the UET transport (used when `kind` is UET).
+    /// Parameters of the UET transport (used when `kind` is UET; echoed unless default).
+    #[serde(skip_serializing_if = "UetParams::is_default")]
     pub uet: UetParams,
     /// Loss recovery.
     pub recovery: Recovery,
