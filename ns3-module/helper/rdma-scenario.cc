@@ -522,6 +522,25 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
     {
         return Fmt("transport.payload_bytes: must be in 1..9000, got %u", t.payloadBytes);
     }
+    if (t.kind != "roce" && t.kind != "uet")
+    {
+        return "transport.kind: must be roce or uet, got `" + t.kind + "`";
+    }
+    if (t.kind == "uet")
+    {
+        if (t.pfcEnabled)
+        {
+            return "transport.pfc: the uet transport is lossy (trimming or drops); set it false";
+        }
+        if (t.uetHeaderBytes < RdmaHeader::DATA_HEADER_BYTES || t.uetHeaderBytes > 512)
+        {
+            return Fmt("transport.uet.header: must be in 48..512 bytes, got %u", t.uetHeaderBytes);
+        }
+        if (!(t.uetMaxWindowBdp > 0 && t.uetMaxWindowBdp <= 100))
+        {
+            return "transport.uet.max_window_bdp: must be in (0, 100]";
+        }
+    }
     if (t.ackIntervalPackets < 1)
     {
         return "transport.ack_interval_packets: must be >= 1";
@@ -560,7 +579,7 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
             return Fmt("transport.ecn[%zu]: pmax must be in [0, 1]", i);
         }
     }
-    if (t.ecnEnabled)
+    if (t.ecnEnabled && t.kind != "uet") // uet: thresholds in packets ([transport.uet])
     {
         for (size_t i = 0; i < spec.links.size(); ++i)
         {
