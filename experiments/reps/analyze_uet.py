@@ -44,7 +44,7 @@ def load(out_root):
             continue
         s = json.loads(summary.read_text())
         with open(d / "flows.csv") as f:
-            fct_us = sorted(int(r["fct_ns"]) / 1e3 for r in csv.DictReader(f))
+            fct_us = sorted(int(r["fct_ns"]) / 1e3 for r in csv.DictReader(f) if r["fct_ns"])
         cost = {}
         if (d / "time.txt").exists():
             for line in (d / "time.txt").read_text().splitlines():
