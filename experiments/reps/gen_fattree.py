@@ -14,6 +14,11 @@ fat_kK_Nh_1to1.txt: every link 100 Gbps (k/2 hosts x 100 G down = k/2 uplinks x 
 fat_kK_Nh_8to1.txt: host links 100 Gbps, every switch-switch link 12.5 Gbps, so each ToR has
   its hosts' rate over 1/8 of it in uplinks (8:1) and the layers above are 1:1.
 
+fat_k8_128h_8to1_uplinks.txt: the artifact's 8:1 (htsim topologies/fat_tree_128_8os.topo): every
+  link 100 Gbps, 4:1 at the ToRs (4 hosts, 1 uplink) and 2:1 at the aggregation switches (4
+  ToRs, 2 uplinks): hosts 0..127, ToRs 128..159, one aggregation switch per pod 160..167 (ToR
+  t of pod p links to 160 + p), cores 168..169 (every aggregation switch links to both).
+
 Usage: python3 gen_fattree.py OUT_DIR   (the committed files are its output)
 """
 import sys
@@ -55,9 +60,19 @@ def write(path, k, fabric_rate):
     Path(path).write_text("\n".join(text) + "\n")
 
 
+def write_8to1_uplinks(path):
+    ls = [(h, 128 + h // 4) for h in range(128)]
+    ls += [(128 + t, 160 + t // 4) for t in range(32)]
+    ls += [(160 + p, 168 + c) for p in range(8) for c in range(2)]
+    text = ["170 42 " + str(len(ls)), " ".join(map(str, range(128, 170)))]
+    text += [f"{a} {b} 100Gbps 1000ns 0.000000" for a, b in ls]
+    Path(path).write_text("\n".join(text) + "\n")
+
+
 if __name__ == "__main__":
     out = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     write(out / "fat_k8_128h_1to1.txt", 8, "100Gbps")
     write(out / "fat_k8_128h_8to1.txt", 8, "12.5Gbps")
     write(out / "fat_k16_1024h_1to1.txt", 16, "100Gbps")
     write(out / "fat_k16_1024h_8to1.txt", 16, "12.5Gbps")
+    write_8to1_uplinks(out / "fat_k8_128h_8to1_uplinks.txt")

@@ -44,7 +44,10 @@ for g in $groups; do
         "num_entropies = 65535, explore_pkts = 100, base_rtt_ns = 8337, trimming = true"
       ;;
     k8|k16)
-      for v in 1to1 8to1 failures; do
+      variants="1to1 8to1 failures"
+      # k = 8 also as the artifact builds 8:1 (fewer uplinks) and "fails" links (half speed)
+      if [ $g = k8 ]; then variants="$variants 8to1_uplinks degraded"; fi
+      for v in $variants; do
         rtt=14022
         if [ $v = 8to1 ]; then rtt=23462; fi
         for lb in ecmp spray; do run uet_${g}_$v.toml $lb; done

@@ -179,6 +179,7 @@ struct RdmaScenarioRunner::State
     // Counters.
     uint64_t ecnMarks{0};
     uint64_t mmuDrops{0};
+    uint64_t trims{0}; //!< data packets trimmed by switches (uet with trimming)
     std::map<std::string, uint64_t> lbCounters; //!< summed over the switches
     uint64_t pfcPausesSent{0};
     uint64_t cnpsSent{0}; //!< CNP-flagged feedback sent by receivers (ConWeave's cnp.txt count)
@@ -982,6 +983,11 @@ RdmaScenarioRunner::ConfigureUet()
         sw->SetAttribute("EcnKmin", UintegerValue(kmin * wire));
         sw->SetAttribute("EcnKmax", UintegerValue(kmax * wire));
         sw->SetAttribute("EcnPmax", DoubleValue(1.0));
+        // htsim's queues are per port; the shared buffer must never refuse first: no egress
+        // dynamic threshold, and room for every port's full queue (plus headroom).
+        const uint64_t room = sw->GetNPorts() * (queue * wire + (1u << 20));
+        sw->GetMmu()->SetAttribute("EgressDynamicThreshold", BooleanValue(false));
+        sw->GetMmu()->SetAttribute("BufferSize", UintegerValue(std::max(t.bufferBytes, room)));
     }
     std::ostringstream o;
     o << "{\"payload_bytes\": " << t.payloadBytes << ", \"header_bytes\": " << t.uetHeaderBytes
@@ -1355,6 +1361,7 @@ RdmaScenarioRunner::Simulate()
         Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
         s.ecnMarks += sw->GetTotalEcnMarks();
         s.mmuDrops += sw->GetTotalDrops();
+        s.trims += sw->GetTotalTrims();
         s.pfcPausesSent += sw->GetTotalPausesSent();
         for (const auto& [name, value] : sw->GetLbCounters())
         {
@@ -1688,6 +1695,10 @@ RdmaScenarioRunner::SummaryJson() const
     kv("probes", u(probes));
     kv("ecn_marks", u(st ? st->ecnMarks : 0));
     kv("mmu_drops", u(st ? st->mmuDrops : 0));
+    if (sp.transport.kind == "uet")
+    {
+        kv("trims", u(st ? st->trims : 0)); // (absent under RoCE: its outputs stay as they were)
+    }
     kv("pfc_pauses_sent", u(st ? st->pfcPausesSent : 0));
     kv("pfc_pauses_received", u(st ? st->pfcPausesRx : 0));
     kv("pfc_resumes_received", u(st ? st->pfcResumesRx : 0));
