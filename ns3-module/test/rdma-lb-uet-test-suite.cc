@@ -167,8 +167,9 @@ class UetLineRateTestCase : public TestCase
 
 /**
  * Trimming: 3 senders x 2 MiB into one receiver through a 16-packet queue. Every trimmed
- * packet reaches its sender as a NACK (LbFeedback kind NACK) within one base RTT of the
- * trim -- the header and the NACK travel at the highest priority -- and is resent: one NACK
+ * packet reaches its sender's load balancer as a NACK (LbFeedback kind NACK) naming the
+ * trimmed packet's entropy, within one base RTT of the trim -- the header and the NACK travel
+ * at the highest priority -- and is resent: one NACK
  * per trim, no drop, no timeout, every flow completes. The same incast without trimming
  * drops packets and recovers by timeouts only.
  */
@@ -183,11 +184,13 @@ class UetTrimNackTestCase : public TestCase
   private:
     struct Run
     {
-        std::map<uint32_t, std::deque<Time>> trims; //!< by sender address, in order
+        std::map<uint32_t, std::deque<std::pair<Time, uint16_t>>> trims; //!< (time, entropy)
+                                                                         //!< by sender, in order
         uint64_t trimmed{0};
         uint64_t nacks{0};
         uint64_t lateNacks{0};
         uint64_t unmatchedNacks{0};
+        uint64_t wrongEntropy{0};
         Time worstDelay;
         uint64_t drops{0};
         uint64_t timeouts{0};
@@ -205,7 +208,7 @@ class UetTrimNackTestCase : public TestCase
             MakeBoundCallback(+[](Run* run, Ptr<const Packet> p, uint32_t) {
                 RdmaHeader h;
                 p->PeekHeader(h);
-                run->trims[h.sip].push_back(Simulator::Now());
+                run->trims[h.sip].emplace_back(Simulator::Now(), h.sport);
                 ++run->trimmed;
             },
                               &r));
@@ -214,19 +217,20 @@ class UetTrimNackTestCase : public TestCase
             const uint32_t sip = RdmaHostAddress(h);
             f.GetNic(h)->TraceConnectWithoutContext(
                 "LbFeedback",
-                MakeBoundCallback(+[](Run* run, uint32_t sip, uint32_t, uint8_t kind, uint16_t) {
+                MakeBoundCallback(+[](Run* run, uint32_t sip, uint32_t, uint8_t kind, uint16_t ev) {
                     if (kind != static_cast<uint8_t>(LbFeedbackKind::NACK))
                     {
                         return;
                     }
                     ++run->nacks;
-                    std::deque<Time>& q = run->trims[sip];
+                    auto& q = run->trims[sip];
                     if (q.empty())
                     {
                         ++run->unmatchedNacks;
                         return;
                     }
-                    const Time d = Simulator::Now() - q.front();
+                    const Time d = Simulator::Now() - q.front().first;
+                    run->wrongEntropy += ev != q.front().second ? 1 : 0;
                     q.pop_front();
                     run->worstDelay = std::max(run->worstDelay, d);
                     if (d > StarBaseRtt())
@@ -259,6 +263,9 @@ class UetTrimNackTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(t.trimmed, 10u, "the incast overflows the 16-packet queue");
         NS_TEST_EXPECT_MSG_EQ(t.nacks, t.trimmed, "one NACK per trimmed packet");
         NS_TEST_EXPECT_MSG_EQ(t.unmatchedNacks, 0u, "no NACK without a trim");
+        NS_TEST_EXPECT_MSG_EQ(t.wrongEntropy,
+                              0u,
+                              "the load balancer's NACK names the trimmed packet's entropy");
         NS_TEST_EXPECT_MSG_EQ(t.lateNacks,
                               0u,
                               "every NACK within one base RTT (" << StarBaseRtt().As(Time::NS)
