@@ -925,10 +925,13 @@ RdmaScenarioRunner::OpenOutputs()
 
 /// The uet transport (rdma-uet.h): derives what the config leaves at 0 from the fabric, as the
 /// REPS artifact's scripts do (htsim run_symmetric.py getBDP, main_uec.cpp), and sets the
-/// NICs' and switches' attributes. Base RTT: the largest over host pairs of 2 x propagation +
-/// hops x (data + ACK packet) serialization (htsim network_max_unloaded_rtt); queue: one BDP
-/// at that RTT in packets; ECN from queue / 4 to 3 queue / 4 packets with probability rising
-/// to 1 (htsim CompositeQueue::decide_ECN); RTO: base RTT + 4 queue drain times.
+/// NICs' and switches' attributes. Base RTT of a pair: 2 x its propagation + the fabric's
+/// diameter (hops) x one data and one ACK packet's serialization at the host rate (htsim
+/// base_rtt_bw_two_points; the window cap of each queue pair); the fabric's: the largest
+/// (htsim network_max_unloaded_rtt). Queue: one BDP at the fabric's RTT in packets; ECN from
+/// queue / 4 to 3 queue / 4 packets with probability rising to 1 (htsim
+/// CompositeQueue::decide_ECN); RTO: the fabric's RTT + 4 queue drain times. An explicit
+/// base_rtt replaces both the fabric's and every pair's.
 void
 RdmaScenarioRunner::ConfigureUet()
 {
@@ -937,7 +940,8 @@ RdmaScenarioRunner::ConfigureUet()
     const RdmaScenarioTransport& t = m_spec.transport;
     const uint64_t wire = uint64_t(t.payloadBytes) + t.uetHeaderBytes;
     const uint64_t ackWire = std::max<uint64_t>(RdmaHeader::ACK_BYTES, t.uetHeaderBytes);
-    uint64_t rttNs = 0;
+    uint64_t maxDelayNs = 0;
+    uint64_t maxHops = 0;
     uint64_t hostBps = 0;
     for (const std::vector<PairInfo>& row : s.pairs)
     {
@@ -947,15 +951,13 @@ RdmaScenarioRunner::ConfigureUet()
             {
                 continue;
             }
-            const uint64_t tx = p.hops * (wire + ackWire) * 8000000000ULL / p.bwBps;
-            rttNs = std::max(rttNs, 2 * p.delayNs + tx);
+            maxDelayNs = std::max(maxDelayNs, p.delayNs);
+            maxHops = std::max<uint64_t>(maxHops, p.hops);
             hostBps = std::max(hostBps, p.bwBps);
         }
     }
-    if (t.uetBaseRttNs != 0)
-    {
-        rttNs = t.uetBaseRttNs;
-    }
+    const uint64_t txNs = hostBps == 0 ? 0 : maxHops * (wire + ackWire) * 8000000000ULL / hostBps;
+    const uint64_t rttNs = t.uetBaseRttNs != 0 ? t.uetBaseRttNs : 2 * maxDelayNs + txNs;
     const auto bdpBytes = static_cast<uint64_t>(static_cast<unsigned __int128>(rttNs) * hostBps /
                                                 8000000000ULL);
     const uint64_t queue = t.uetQueuePackets != 0 ? t.uetQueuePackets : std::max<uint64_t>(1, bdpBytes / wire);
@@ -972,6 +974,20 @@ RdmaScenarioRunner::ConfigureUet()
         nic->SetAttribute("UetMaxWindowBdp", DoubleValue(t.uetMaxWindowBdp));
         nic->SetAttribute("UetInitialWindow", UintegerValue(t.uetInitialWindowPackets * wire));
         nic->SetAttribute("UetRto", TimeValue(NanoSeconds(static_cast<int64_t>(rtoNs))));
+        if (t.uetBaseRttNs == 0)
+        {
+            const uint32_t src = s.hostIndex.at(h);
+            const State* st = &s;
+            nic->SetUetBaseRttOf(Callback<Time, uint32_t>([st, src, txNs](uint32_t dip) {
+                const uint32_t dst = RdmaHostId(dip);
+                if (dst >= st->hostIndex.size() || st->hostIndex[dst] == UINT32_MAX)
+                {
+                    return Time(0); // not a host of this fabric: the fabric's base RTT
+                }
+                const PairInfo& p = st->pairs[st->hostIndex[dst]][src];
+                return p.bwBps == 0 ? Time(0) : NanoSeconds(static_cast<int64_t>(2 * p.delayNs + txNs));
+            }));
+        }
     }
     for (uint32_t id : m_spec.switchIds)
     {
@@ -992,6 +1008,7 @@ RdmaScenarioRunner::ConfigureUet()
     std::ostringstream o;
     o << "{\"payload_bytes\": " << t.payloadBytes << ", \"header_bytes\": " << t.uetHeaderBytes
       << ", \"trimming\": " << (t.uetTrimming ? "true" : "false") << ", \"base_rtt_ns\": " << rttNs
+      << ", \"base_rtt_per_pair\": " << (t.uetBaseRttNs == 0 ? "true" : "false")
       << ", \"queue_packets\": " << queue << ", \"ecn_kmin_packets\": " << kmin
       << ", \"ecn_kmax_packets\": " << kmax << ", \"max_window_bdp\": " << t.uetMaxWindowBdp
       << ", \"initial_window_packets\": " << t.uetInitialWindowPackets << ", \"rto_ns\": " << rtoNs

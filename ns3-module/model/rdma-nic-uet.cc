@@ -49,6 +49,12 @@ RdmaUetWindowOnLoss(uint64_t windowBytes, uint64_t mtuBytes, uint64_t lostBytes)
     return windowBytes > mtuBytes + lostBytes ? windowBytes - lostBytes : mtuBytes;
 }
 
+void
+RdmaNic::SetUetBaseRttOf(Callback<Time, uint32_t> baseRttOfDestination)
+{
+    m_uetBaseRttOf = baseRttOfDestination;
+}
+
 RdmaUetSender&
 RdmaNic::UetSender(RdmaQueuePair& qp)
 {
@@ -61,7 +67,12 @@ RdmaNic::UetSender(RdmaQueuePair& qp)
     qp.uet = std::make_unique<RdmaUetSender>();
     RdmaUetSender& u = *qp.uet;
     u.mtuBytes = uint64_t(m_payloadBytes) + m_uetHeaderBytes;
-    const auto bdp = static_cast<double>(m_uetBaseRtt.GetPicoSeconds()) * 1e-12 *
+    Time baseRtt = m_uetBaseRttOf.IsNull() ? Time(0) : m_uetBaseRttOf(qp.dip);
+    if (baseRtt.IsZero())
+    {
+        baseRtt = m_uetBaseRtt;
+    }
+    const auto bdp = static_cast<double>(baseRtt.GetPicoSeconds()) * 1e-12 *
                      static_cast<double>(m_dev->GetDataRate().GetBitRate()) / 8.0;
     u.capBytes = std::max<uint64_t>(static_cast<uint64_t>(m_uetMaxWindowBdp * bdp), u.mtuBytes);
     u.windowBytes = m_uetInitialWindow == 0 ? u.capBytes

@@ -215,6 +215,12 @@ class RdmaNic : public Object, private RdmaCcHost
     void ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size);
     /// \return this NIC's address
     uint32_t GetAddress() const;
+    /**
+     * Transport uet: gives each queue pair the base RTT to its destination address (its
+     * window cap; htsim's per-pair base RTT) instead of the attribute UetBaseRtt, which stays
+     * the fallback when the callback returns 0.
+     */
+    void SetUetBaseRttOf(Callback<Time, uint32_t> baseRttOfDestination);
     /// \return the number of flows not yet completed
     uint32_t GetActiveFlows() const;
     /// \return the CNP-flagged ACKs/NACKs this NIC sent as a receiver, over every flow and
@@ -350,6 +356,7 @@ class RdmaNic : public Object, private RdmaCcHost
     Transport m_transport{};
     uint32_t m_uetHeaderBytes{};
     Time m_uetBaseRtt;
+    Callback<Time, uint32_t> m_uetBaseRttOf; //!< per destination (SetUetBaseRttOf)
     double m_uetMaxWindowBdp{};
     uint64_t m_uetInitialWindow{};
     Time m_uetRto;

@@ -26,10 +26,13 @@
  *    UetRto (UecSrc::startRTO / recalculateRTO / rtxTimerExpired; htsim's _min_rto = the
  *    fabric's unloaded RTT + 4 queue drain times, main_uec.cpp).
  *
- * Deviations: the initial window is clamped to the cap (htsim starts at -cwnd even above it,
- * 0.2 % in the Fig. 2 setup); every queue pair uses one base RTT (the fabric's largest, htsim
- * the pair's own, which differs only for the 3 % of permutation pairs under one ToR); no
- * quick-adapt, fast increase or fast loss recovery (off in htsim's mprdma runs).
+ * Base RTT (the cap's): UetBaseRtt, or per destination through RdmaNic::SetUetBaseRttOf (the
+ * scenario program: htsim's per-pair base RTT, 2 x the pair's propagation + the fabric's
+ * diameter x (data + ACK) serialization, main_uec.cpp base_rtt_bw_two_points).
+ *
+ * Deviations: the initial window is clamped to the cap (htsim starts at -cwnd even above it:
+ * 0.2 % above in the Fig. 2 setup, about 2x for the pairs under one ToR); no quick-adapt, fast
+ * increase or fast loss recovery (off in htsim's mprdma runs).
  */
 #ifndef RDMA_UET_H
 #define RDMA_UET_H
