@@ -72,9 +72,11 @@ RdmaNic::UetSender(RdmaQueuePair& qp)
     {
         baseRtt = m_uetBaseRtt;
     }
-    const auto bdp = static_cast<double>(baseRtt.GetPicoSeconds()) * 1e-12 *
-                     static_cast<double>(m_dev->GetDataRate().GetBitRate()) / 8.0;
-    u.capBytes = std::max<uint64_t>(static_cast<uint64_t>(m_uetMaxWindowBdp * bdp), u.mtuBytes);
+    // BDP in bytes = RTT (ps) x rate (bit/s) / 8e12, in integers (no rounding below a byte).
+    const auto bdp = static_cast<uint64_t>(static_cast<unsigned __int128>(baseRtt.GetPicoSeconds()) *
+                                           m_dev->GetDataRate().GetBitRate() / 8000000000000ULL);
+    u.capBytes = std::max<uint64_t>(static_cast<uint64_t>(m_uetMaxWindowBdp * static_cast<double>(bdp)),
+                                    u.mtuBytes);
     u.windowBytes = m_uetInitialWindow == 0 ? u.capBytes
                                             : std::clamp(m_uetInitialWindow, u.mtuBytes, u.capBytes);
     return u;

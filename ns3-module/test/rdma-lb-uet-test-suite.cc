@@ -7,6 +7,7 @@
  *  - trimming turns a drop into a NACK at the sender within one base RTT of the trim, one
  *    NACK per trimmed packet, and nothing is lost or timed out;
  *  - the window never exceeds its cap (UetWindow trace, every ACK/NACK/timeout) and moves;
+ *  - a per-destination base RTT sets that queue pair's cap;
  *  - determinism and the scenario path: same seed, byte-identical fct.txt (REPS + trimming).
  *
  * Cases can be narrowed with RDMA_LB_UET_CASES=<part of a case name>.
@@ -333,9 +334,8 @@ class UetWindowCapTestCase : public TestCase
         Simulator::Stop(MilliSeconds(20));
         Simulator::Run();
         Simulator::Destroy();
-        // cap = 1.5 x 4168.56 ns x 400 Gbps / 8 = 312642 B (truncated).
-        const auto expectedCap =
-            static_cast<uint64_t>(1.5 * StarBaseRtt().GetPicoSeconds() * 1e-12 * 400e9 / 8);
+        // cap = 1.5 x (4168.56 ns x 400 Gbps / 8 = 208428 B) = 312642 B.
+        const uint64_t expectedCap = 3 * (StarBaseRtt().GetPicoSeconds() * 400 / 8000) / 2;
         NS_TEST_ASSERT_MSG_GT(s.events, 1000u, "the trace fired at every feedback");
         NS_TEST_EXPECT_MSG_EQ(s.cap, expectedCap, "cap = 1.5 BDP");
         NS_TEST_EXPECT_MSG_EQ(s.capChanges, 0u, "one cap");
@@ -343,6 +343,45 @@ class UetWindowCapTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(s.underMtu, 0u, "window >= one packet at every event");
         NS_TEST_EXPECT_MSG_LT(s.minWindow, expectedCap / 4, "ECN marks and NACKs cut it");
         NS_TEST_EXPECT_MSG_EQ(s.maxWindow, expectedCap, "and it grows back to the cap");
+    }
+};
+
+/**
+ * A per-destination base RTT (RdmaNic::SetUetBaseRttOf, htsim's per-pair base RTT) sets that
+ * queue pair's cap: 1.5 x 10 us x 400 Gbps / 8 = 750,000 B for host 1, while host 2 (the
+ * callback answers 0) keeps UetBaseRtt's 312,642 B.
+ */
+class UetPerPairBaseRttTestCase : public TestCase
+{
+  public:
+    UetPerPairBaseRttTestCase()
+        : TestCase("uet: a per-destination base RTT sets that queue pair's window cap")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RdmaFabricHelper f;
+        BuildUetStar(f, 3, StarBaseRtt(), MicroSeconds(40), 101, true);
+        const uint32_t toHost1 = RdmaHostAddress(1);
+        f.GetNic(0)->SetUetBaseRttOf(Callback<Time, uint32_t>([toHost1](uint32_t dip) {
+            return dip == toHost1 ? MicroSeconds(10) : Time(0);
+        }));
+        std::map<uint32_t, uint64_t> caps;
+        f.GetNic(0)->TraceConnectWithoutContext(
+            "UetWindow",
+            MakeBoundCallback(+[](std::map<uint32_t, uint64_t>* m, uint32_t flow, uint64_t,
+                                  uint64_t cap) { (*m)[flow] = cap; },
+                              &caps));
+        f.AddFlow(1, 0, 1, 100000, Time(0));
+        f.AddFlow(2, 0, 2, 100000, Time(0));
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        Simulator::Destroy();
+        NS_TEST_EXPECT_MSG_EQ(caps[1], 750000u, "10 us x 400 Gbps x 1.5");
+        const uint64_t fallback = 3 * (StarBaseRtt().GetPicoSeconds() * 400 / 8000) / 2;
+        NS_TEST_EXPECT_MSG_EQ(caps[2], fallback, "UetBaseRtt when the callback answers 0");
     }
 };
 
@@ -408,6 +447,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetLineRateTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimNackTestCase, TestCase::QUICK);
         AddTestCase(new UetWindowCapTestCase, TestCase::QUICK);
+        AddTestCase(new UetPerPairBaseRttTestCase, TestCase::QUICK);
         AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);
     }
 };
