@@ -1100,7 +1100,9 @@ RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent)
 void
 RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& h)
 {
-    uint32_t queue = (h.type == RdmaHeader::DATA) ? h.pg : 0;
+    // A trimmed header keeps the highest priority, outside the MMU, at every hop (TrimEnabled).
+    const bool data = h.type == RdmaHeader::DATA && (h.flags & RdmaHeader::FLAG_TRIMMED) == 0;
+    uint32_t queue = data ? h.pg : 0;
     if (queue != 0)
     {
         if (!m_mmu->IsConfigured())
