@@ -6,6 +6,7 @@
  *  - one flow alone reaches line rate: its FCT is the first-principles value to the ns;
  *  - trimming turns a drop into a NACK at the sender within one base RTT of the trim, one
  *    NACK per trimmed packet, and nothing is lost or timed out;
+ *  - a trimmed header keeps the highest priority at later busy hops;
  *  - the window never exceeds its cap (UetWindow trace, every ACK/NACK/timeout) and moves;
  *  - a per-destination base RTT sets that queue pair's cap;
  *  - determinism and the scenario path: same seed, byte-identical fct.txt (REPS + trimming).
@@ -33,8 +34,41 @@ const uint32_t PAYLOAD = 4086; //!< htsim: 4150 B packets, 64 B header
 const uint32_t HEADER = 64;
 const uint64_t WIRE = PAYLOAD + HEADER;
 
-/// Star: hosts 0..n-1 on switch n, 400 Gbps, 1 us links; every NIC on the uet transport with
-/// base RTT \p baseRtt and RTO \p rto; the switch's data queue holds \p queuePkts packets.
+/// Puts every NIC of \p f on the uet transport (base RTT \p baseRtt, RTO \p rto) and gives
+/// every switch a data queue of \p queuePkts packets, ECN from a quarter to three quarters of
+/// it (probability up to 1) and trimming \p trim.
+void
+ConfigureUetFabric(RdmaFabricHelper& f, Time baseRtt, Time rto, uint64_t queuePkts, bool trim)
+{
+    for (uint32_t h : f.GetHosts())
+    {
+        Ptr<RdmaNic> nic = f.GetNic(h);
+        nic->SetAttribute("Transport", StringValue("uet"));
+        nic->SetAttribute("CcMode", StringValue("none"));
+        nic->SetAttribute("PayloadSize", UintegerValue(PAYLOAD));
+        nic->SetAttribute("UetHeaderSize", UintegerValue(HEADER));
+        nic->SetAttribute("UetBaseRtt", TimeValue(baseRtt));
+        nic->SetAttribute("UetRto", TimeValue(rto));
+    }
+    for (uint32_t i = 0; i < f.GetNNodes(); ++i)
+    {
+        if (!f.IsSwitch(i))
+        {
+            continue;
+        }
+        Ptr<RdmaSwitch> sw = f.GetSwitch(i);
+        sw->SetAttribute("PfcEnabled", BooleanValue(false));
+        sw->SetAttribute("DataQueueLimit", UintegerValue(queuePkts * WIRE));
+        sw->SetAttribute("TrimEnabled", BooleanValue(trim));
+        sw->SetAttribute("TrimmedSize", UintegerValue(HEADER));
+        sw->SetAttribute("EcnKmin", UintegerValue(queuePkts / 4 * WIRE));
+        sw->SetAttribute("EcnKmax", UintegerValue(queuePkts * 3 / 4 * WIRE));
+        sw->SetAttribute("EcnPmax", DoubleValue(1.0));
+    }
+}
+
+/// Star: hosts 0..n-1 on switch n, 400 Gbps, 1 us links, the uet transport
+/// (ConfigureUetFabric).
 void
 BuildUetStar(RdmaFabricHelper& f,
              uint32_t nHosts,
@@ -52,24 +86,7 @@ BuildUetStar(RdmaFabricHelper& f,
     {
         f.Link(h, nHosts, G400, MicroSeconds(1));
     }
-    for (uint32_t h : f.GetHosts())
-    {
-        Ptr<RdmaNic> nic = f.GetNic(h);
-        nic->SetAttribute("Transport", StringValue("uet"));
-        nic->SetAttribute("CcMode", StringValue("none"));
-        nic->SetAttribute("PayloadSize", UintegerValue(PAYLOAD));
-        nic->SetAttribute("UetHeaderSize", UintegerValue(HEADER));
-        nic->SetAttribute("UetBaseRtt", TimeValue(baseRtt));
-        nic->SetAttribute("UetRto", TimeValue(rto));
-    }
-    Ptr<RdmaSwitch> sw = f.GetSwitch(nHosts);
-    sw->SetAttribute("PfcEnabled", BooleanValue(false));
-    sw->SetAttribute("DataQueueLimit", UintegerValue(queuePkts * WIRE));
-    sw->SetAttribute("TrimEnabled", BooleanValue(trim));
-    sw->SetAttribute("TrimmedSize", UintegerValue(HEADER));
-    sw->SetAttribute("EcnKmin", UintegerValue(queuePkts / 4 * WIRE));
-    sw->SetAttribute("EcnKmax", UintegerValue(queuePkts * 3 / 4 * WIRE));
-    sw->SetAttribute("EcnPmax", DoubleValue(1.0));
+    ConfigureUetFabric(f, baseRtt, rto, queuePkts, trim);
     f.Finish();
     f.AssignStreams(0);
 }
@@ -284,6 +301,89 @@ class UetTrimNackTestCase : public TestCase
 };
 
 /**
+ * A trimmed header keeps the highest priority at every later hop. Leaf-spine, 3 leaves x 4
+ * hosts, 1 spine, 400 Gbps, 1 us links, 16-packet queues, trimming: hosts 0-2 send 1 MiB each
+ * to hosts 4-6 (trimmed at leaf 0's uplink), while hosts 8-11 send 1 MiB each into host 7,
+ * filling the spine's port to leaf 1 with data. A header trimmed at leaf 0 crosses that busy
+ * port: at the highest priority it waits at most for the packet being sent at each of its
+ * three hops (3 x 83 ns) plus the control packets ahead of it, so its NACK reaches the sender
+ * within the 7 us of links from leaf 0's uplink to the receiver and back plus 0.5 us. Behind
+ * the spine's data queue it would wait up to 16 x 83 ns = 1.3 us more.
+ */
+class UetTrimPriorityTestCase : public TestCase
+{
+  public:
+    UetTrimPriorityTestCase()
+        : TestCase("uet: a trimmed header crosses later busy hops at the highest priority")
+    {
+    }
+
+  private:
+    struct Run
+    {
+        std::map<uint32_t, std::deque<Time>> trims; //!< leaf 0's trims by sender address
+        uint64_t matched{0};
+        uint64_t late{0};
+        Time worst;
+    };
+
+    void DoRun() override
+    {
+        Run r;
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RdmaFabricHelper f;
+        f.SetLoadBalancer("spray");
+        f.BuildLeafSpine(3, 4, 1, G400, G400, MicroSeconds(1));
+        ConfigureUetFabric(f, MicroSeconds(9), MicroSeconds(60), 16, true);
+        f.Finish();
+        f.AssignStreams(0);
+        const uint32_t leaf0 = 12;
+        f.GetSwitch(leaf0)->TraceConnectWithoutContext(
+            "Trim",
+            MakeBoundCallback(+[](Run* run, Ptr<const Packet> p, uint32_t) {
+                RdmaHeader h;
+                p->PeekHeader(h);
+                run->trims[h.sip].push_back(Simulator::Now());
+            },
+                              &r));
+        for (uint32_t h = 0; h < 3; ++h)
+        {
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "LbFeedback",
+                MakeBoundCallback(+[](Run* run, uint32_t sip, uint32_t, uint8_t kind, uint16_t) {
+                    std::deque<Time>& q = run->trims[sip];
+                    if (kind != static_cast<uint8_t>(LbFeedbackKind::NACK) || q.empty())
+                    {
+                        return;
+                    }
+                    const Time d = Simulator::Now() - q.front();
+                    q.pop_front();
+                    ++run->matched;
+                    run->worst = std::max(run->worst, d);
+                    run->late += d > MicroSeconds(7) + NanoSeconds(500) ? 1 : 0;
+                },
+                                  &r,
+                                  RdmaHostAddress(h)));
+            f.AddFlow(h, h, 4 + h, 1024 * 1024, Time(0));
+        }
+        for (uint32_t h = 8; h < 12; ++h)
+        {
+            f.AddFlow(h, h, 7, 1024 * 1024, Time(0));
+        }
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+        const uint64_t spineTrims = f.GetSwitch(14)->GetTotalTrims();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_GT(r.matched, 10u, "leaf 0 trims, and the NACKs come back");
+        NS_TEST_ASSERT_MSG_GT(spineTrims, 10u, "the spine's port to leaf 1 is full too");
+        NS_TEST_EXPECT_MSG_EQ(r.late,
+                              0u,
+                              "every NACK within 7.5 us of its trim; worst " << r.worst.As(Time::NS));
+    }
+};
+
+/**
  * The window never exceeds its cap: 8 senders x 1 MiB into one receiver (ECN marks,
  * trimming on), the UetWindow trace checked at every ACK, NACK and timeout. The cap is
  * 1.5 x base RTT x 400 Gbps; the window also falls below it (the rule acts) and never below
@@ -446,6 +546,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetWindowRuleTestCase, TestCase::QUICK);
         AddTestCase(new UetLineRateTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimNackTestCase, TestCase::QUICK);
+        AddTestCase(new UetTrimPriorityTestCase, TestCase::QUICK);
         AddTestCase(new UetWindowCapTestCase, TestCase::QUICK);
         AddTestCase(new UetPerPairBaseRttTestCase, TestCase::QUICK);
         AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);
