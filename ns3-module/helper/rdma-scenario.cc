@@ -152,6 +152,28 @@ struct PairInfo
     uint32_t hops{0};    //!< links on the path
 };
 
+/// What the uet transport's per-pair base RTT reads (RdmaScenarioRunner::ConfigureUet).
+struct UetPairRtt
+{
+    const std::vector<std::vector<PairInfo>>* pairs{nullptr}; //!< [dst host idx][src host idx]
+    const std::vector<uint32_t>* hostIndex{nullptr};          //!< node -> host index
+    uint64_t txNs{0}; //!< the fabric's diameter x (data + ACK) serialization at the host rate
+};
+
+/// \return the base RTT from host index \p src to address \p dip: 2 x propagation + txNs (0
+/// when \p dip is not a reachable host: the NIC then uses its UetBaseRtt)
+Time
+UetPairBaseRtt(const UetPairRtt* t, uint32_t src, uint32_t dip)
+{
+    const uint32_t dst = RdmaHostId(dip);
+    if (dst >= t->hostIndex->size() || (*t->hostIndex)[dst] == UINT32_MAX)
+    {
+        return Time(0);
+    }
+    const PairInfo& p = (*t->pairs)[(*t->hostIndex)[dst]][src];
+    return p.bwBps == 0 ? Time(0) : NanoSeconds(static_cast<int64_t>(2 * p.delayNs + t->txNs));
+}
+
 } // namespace
 
 /// Run-time state: the fabric, the trace sinks and the results.
@@ -164,6 +186,7 @@ struct RdmaScenarioRunner::State
     std::vector<uint32_t> hosts;                   //!< host node ids, ascending
     std::vector<std::vector<PairInfo>> pairs;      //!< [dst host idx][src host idx]
     std::string uetSummary; //!< transport uet: its derived parameters (JSON), else empty
+    UetPairRtt uetPairRtt;  //!< transport uet: what the NICs' per-pair base RTT reads
     std::vector<RdmaScenarioFlowResult> results;
     std::vector<RdmaScenarioCollectiveResult> collectives;
     std::vector<std::vector<uint32_t>> dependents; //!< flow -> flows waiting for it
@@ -958,6 +981,7 @@ RdmaScenarioRunner::ConfigureUet()
     }
     const uint64_t txNs = hostBps == 0 ? 0 : maxHops * (wire + ackWire) * 8000000000ULL / hostBps;
     const uint64_t rttNs = t.uetBaseRttNs != 0 ? t.uetBaseRttNs : 2 * maxDelayNs + txNs;
+    s.uetPairRtt = UetPairRtt{&s.pairs, &s.hostIndex, txNs};
     const auto bdpBytes = static_cast<uint64_t>(static_cast<unsigned __int128>(rttNs) * hostBps /
                                                 8000000000ULL);
     const uint64_t queue = t.uetQueuePackets != 0 ? t.uetQueuePackets : std::max<uint64_t>(1, bdpBytes / wire);
@@ -976,17 +1000,7 @@ RdmaScenarioRunner::ConfigureUet()
         nic->SetAttribute("UetRto", TimeValue(NanoSeconds(static_cast<int64_t>(rtoNs))));
         if (t.uetBaseRttNs == 0)
         {
-            const uint32_t src = s.hostIndex.at(h);
-            const State* st = &s;
-            nic->SetUetBaseRttOf(Callback<Time, uint32_t>([st, src, txNs](uint32_t dip) {
-                const uint32_t dst = RdmaHostId(dip);
-                if (dst >= st->hostIndex.size() || st->hostIndex[dst] == UINT32_MAX)
-                {
-                    return Time(0); // not a host of this fabric: the fabric's base RTT
-                }
-                const PairInfo& p = st->pairs[st->hostIndex[dst]][src];
-                return p.bwBps == 0 ? Time(0) : NanoSeconds(static_cast<int64_t>(2 * p.delayNs + txNs));
-            }));
+            nic->SetUetBaseRttOf(MakeBoundCallback(&UetPairBaseRtt, &s.uetPairRtt, s.hostIndex.at(h)));
         }
     }
     for (uint32_t id : m_spec.switchIds)

@@ -464,10 +464,11 @@ class UetPerPairBaseRttTestCase : public TestCase
     {
         RdmaFabricHelper f;
         BuildUetStar(f, 3, StarBaseRtt(), MicroSeconds(40), 101, true);
-        const uint32_t toHost1 = RdmaHostAddress(1);
-        f.GetNic(0)->SetUetBaseRttOf(Callback<Time, uint32_t>([toHost1](uint32_t dip) {
-            return dip == toHost1 ? MicroSeconds(10) : Time(0);
-        }));
+        f.GetNic(0)->SetUetBaseRttOf(
+            MakeBoundCallback(+[](uint32_t toHost1, uint32_t dip) {
+                return dip == toHost1 ? MicroSeconds(10) : Time(0);
+            },
+                              RdmaHostAddress(1)));
         std::map<uint32_t, uint64_t> caps;
         f.GetNic(0)->TraceConnectWithoutContext(
             "UetWindow",
