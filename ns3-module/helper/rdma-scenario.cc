@@ -1000,7 +1000,10 @@ RdmaScenarioRunner::ConfigureUet()
         nic->SetAttribute("UetRto", TimeValue(NanoSeconds(static_cast<int64_t>(rtoNs))));
         if (t.uetBaseRttNs == 0)
         {
-            nic->SetUetBaseRttOf(MakeBoundCallback(&UetPairBaseRtt, &s.uetPairRtt, s.hostIndex.at(h)));
+            // (The bound types must be the function's exactly: ns-3 casts the callback to them.)
+            const UetPairRtt* table = &s.uetPairRtt;
+            const uint32_t src = s.hostIndex.at(h);
+            nic->SetUetBaseRttOf(MakeBoundCallback(&UetPairBaseRtt, table, src));
         }
     }
     for (uint32_t id : m_spec.switchIds)

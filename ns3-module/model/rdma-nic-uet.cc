@@ -362,12 +362,12 @@ RdmaNic::UetRtoCheck(uint16_t qpn)
         return;
     }
     RdmaQueuePair& qp = it->second;
-    RdmaUetSender& u = *qp.uet;
-    const Time now = Simulator::Now();
-    if (u.bySendTime.empty())
+    if (!qp.uet || qp.uet->bySendTime.empty())
     {
         return;
     }
+    RdmaUetSender& u = *qp.uet;
+    const Time now = Simulator::Now();
     const Time deadline = u.bySendTime.begin()->first + m_uetRto;
     if (now < deadline)
     {
