@@ -37,6 +37,17 @@ CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
     o.dctcpRateAiBps = t.dctcp_rate_ai_bps;
     o.pfcEnabled = t.pfc_enabled;
     o.ecnEnabled = t.ecn_enabled;
+    o.kind = std::string(t.kind);
+    o.uetPayloadBytes = t.uet_payload_bytes;
+    o.uetHeaderBytes = t.uet_header_bytes;
+    o.uetTrimming = t.uet_trimming;
+    o.uetQueuePackets = t.uet_queue_packets;
+    o.uetEcnKminPackets = t.uet_ecn_kmin_packets;
+    o.uetEcnKmaxPackets = t.uet_ecn_kmax_packets;
+    o.uetInitialWindowPackets = t.uet_initial_window_packets;
+    o.uetMaxWindowBdp = t.uet_max_window_bdp;
+    o.uetBaseRttNs = t.uet_base_rtt_ns;
+    o.uetRtoNs = t.uet_rto_ns;
     o.bufferBytes = t.buffer_bytes;
     o.ecn.clear();
     for (const auto& e : t.ecn)

@@ -149,7 +149,30 @@ struct PairInfo
     uint64_t delayNs{0}; //!< one-way propagation
     uint64_t txNs{0};    //!< one payload packet's serialization, summed over hops
     uint64_t bwBps{0};   //!< bottleneck (0 = unreachable)
+    uint32_t hops{0};    //!< links on the path
 };
+
+/// What the uet transport's per-pair base RTT reads (RdmaScenarioRunner::ConfigureUet).
+struct UetPairRtt
+{
+    const std::vector<std::vector<PairInfo>>* pairs{nullptr}; //!< [dst host idx][src host idx]
+    const std::vector<uint32_t>* hostIndex{nullptr};          //!< node -> host index
+    uint64_t txNs{0}; //!< the fabric's diameter x (data + ACK) serialization at the host rate
+};
+
+/// \return the base RTT from host index \p src to address \p dip: 2 x propagation + txNs (0
+/// when \p dip is not a reachable host: the NIC then uses its UetBaseRtt)
+Time
+UetPairBaseRtt(const UetPairRtt* t, uint32_t src, uint32_t dip)
+{
+    const uint32_t dst = RdmaHostId(dip);
+    if (dst >= t->hostIndex->size() || (*t->hostIndex)[dst] == UINT32_MAX)
+    {
+        return Time(0);
+    }
+    const PairInfo& p = (*t->pairs)[(*t->hostIndex)[dst]][src];
+    return p.bwBps == 0 ? Time(0) : NanoSeconds(static_cast<int64_t>(2 * p.delayNs + t->txNs));
+}
 
 } // namespace
 
@@ -162,6 +185,8 @@ struct RdmaScenarioRunner::State
     std::vector<uint32_t> hostIndex;               //!< node -> index among hosts (or max)
     std::vector<uint32_t> hosts;                   //!< host node ids, ascending
     std::vector<std::vector<PairInfo>> pairs;      //!< [dst host idx][src host idx]
+    std::string uetSummary; //!< transport uet: its derived parameters (JSON), else empty
+    UetPairRtt uetPairRtt;  //!< transport uet: what the NICs' per-pair base RTT reads
     std::vector<RdmaScenarioFlowResult> results;
     std::vector<RdmaScenarioCollectiveResult> collectives;
     std::vector<std::vector<uint32_t>> dependents; //!< flow -> flows waiting for it
@@ -178,6 +203,7 @@ struct RdmaScenarioRunner::State
     uint64_t ecnMarks{0};
     uint64_t mmuDrops{0};
     uint64_t forwarded{0}; //!< packets sent by the switches
+    uint64_t trims{0}; //!< data packets trimmed by switches (uet with trimming)
     std::map<std::string, uint64_t> lbCounters; //!< summed over the switches
     uint64_t pfcPausesSent{0};
     uint64_t cnpsSent{0}; //!< CNP-flagged feedback sent by receivers (ConWeave's cnp.txt count)
@@ -521,6 +547,25 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
     {
         return Fmt("transport.payload_bytes: must be in 1..9000, got %u", t.payloadBytes);
     }
+    if (t.kind != "roce" && t.kind != "uet")
+    {
+        return "transport.kind: must be roce or uet, got `" + t.kind + "`";
+    }
+    if (t.kind == "uet")
+    {
+        if (t.pfcEnabled)
+        {
+            return "transport.pfc: the uet transport is lossy (trimming or drops); set it false";
+        }
+        if (t.uetHeaderBytes < RdmaHeader::DATA_HEADER_BYTES || t.uetHeaderBytes > 512)
+        {
+            return Fmt("transport.uet.header: must be in 48..512 bytes, got %u", t.uetHeaderBytes);
+        }
+        if (!(t.uetMaxWindowBdp > 0 && t.uetMaxWindowBdp <= 100))
+        {
+            return "transport.uet.max_window_bdp: must be in (0, 100]";
+        }
+    }
     if (t.ackIntervalPackets < 1)
     {
         return "transport.ack_interval_packets: must be >= 1";
@@ -559,7 +604,7 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
             return Fmt("transport.ecn[%zu]: pmax must be in [0, 1]", i);
         }
     }
-    if (t.ecnEnabled)
+    if (t.ecnEnabled && t.kind != "uet") // uet: thresholds in packets ([transport.uet])
     {
         for (size_t i = 0; i < spec.links.size(); ++i)
         {
@@ -743,6 +788,7 @@ RdmaScenarioRunner::ComputePairs()
                 info[nb].delayNs = info[m].delayNs + l.delayNs;
                 info[nb].txNs = info[m].txNs + payload * 8000000000ULL / l.rateBps;
                 info[nb].bwBps = std::min(info[m].bwBps, l.rateBps);
+                info[nb].hops = info[m].hops + 1;
                 q.push_back(nb);
             }
         }
@@ -789,8 +835,10 @@ RdmaScenarioRunner::GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) con
     }
     const uint64_t payload = m_spec.transport.payloadBytes;
     const uint64_t packets = (size + payload - 1) / payload;
+    const uint64_t header =
+        m_spec.transport.kind == "uet" ? m_spec.transport.uetHeaderBytes : IDEAL_HEADER_BYTES;
     const unsigned __int128 wireBits =
-        static_cast<unsigned __int128>(size + packets * IDEAL_HEADER_BYTES) * 8000000000ULL;
+        static_cast<unsigned __int128>(size + packets * header) * 8000000000ULL;
     return GetPairRttNs(src, dst) + static_cast<uint64_t>(wireBits / bw);
 }
 
@@ -897,6 +945,93 @@ RdmaScenarioRunner::OpenOutputs()
     }
 
     return "";
+}
+
+/// The uet transport (rdma-uet.h): derives what the config leaves at 0 from the fabric, as the
+/// REPS artifact's scripts do (htsim run_symmetric.py getBDP, main_uec.cpp), and sets the
+/// NICs' and switches' attributes. Base RTT of a pair: 2 x its propagation + the fabric's
+/// diameter (hops) x one data and one ACK packet's serialization at the host rate (htsim
+/// base_rtt_bw_two_points; the window cap of each queue pair); the fabric's: the largest
+/// (htsim network_max_unloaded_rtt). Queue: one BDP at the fabric's RTT in packets; ECN from
+/// queue / 4 to 3 queue / 4 packets with probability rising to 1 (htsim
+/// CompositeQueue::decide_ECN); RTO: the fabric's RTT + 4 queue drain times. An explicit
+/// base_rtt replaces both the fabric's and every pair's.
+void
+RdmaScenarioRunner::ConfigureUet()
+{
+    State& s = *m_state;
+    RdmaFabricHelper& fabric = *s.fabric;
+    const RdmaScenarioTransport& t = m_spec.transport;
+    const uint64_t wire = uint64_t(t.payloadBytes) + t.uetHeaderBytes;
+    const uint64_t ackWire = std::max<uint64_t>(RdmaHeader::ACK_BYTES, t.uetHeaderBytes);
+    uint64_t maxDelayNs = 0;
+    uint64_t maxHops = 0;
+    uint64_t hostBps = 0;
+    for (const std::vector<PairInfo>& row : s.pairs)
+    {
+        for (const PairInfo& p : row)
+        {
+            if (p.bwBps == 0)
+            {
+                continue;
+            }
+            maxDelayNs = std::max(maxDelayNs, p.delayNs);
+            maxHops = std::max<uint64_t>(maxHops, p.hops);
+            hostBps = std::max(hostBps, p.bwBps);
+        }
+    }
+    const uint64_t txNs = hostBps == 0 ? 0 : maxHops * (wire + ackWire) * 8000000000ULL / hostBps;
+    const uint64_t rttNs = t.uetBaseRttNs != 0 ? t.uetBaseRttNs : 2 * maxDelayNs + txNs;
+    s.uetPairRtt = UetPairRtt{&s.pairs, &s.hostIndex, txNs};
+    const auto bdpBytes = static_cast<uint64_t>(static_cast<unsigned __int128>(rttNs) * hostBps /
+                                                8000000000ULL);
+    const uint64_t queue = t.uetQueuePackets != 0 ? t.uetQueuePackets : std::max<uint64_t>(1, bdpBytes / wire);
+    const uint64_t kmin = t.uetEcnKminPackets != 0 ? t.uetEcnKminPackets : queue / 4;
+    const uint64_t kmax = t.uetEcnKmaxPackets != 0 ? t.uetEcnKmaxPackets : queue * 3 / 4;
+    const uint64_t rtoNs = t.uetRtoNs != 0 ? t.uetRtoNs
+                                           : rttNs + (hostBps == 0 ? 0 : 4 * queue * wire * 8000000000ULL / hostBps);
+    for (uint32_t h : fabric.GetHosts())
+    {
+        Ptr<RdmaNic> nic = fabric.GetNic(h);
+        nic->SetAttribute("Transport", StringValue("uet"));
+        nic->SetAttribute("UetHeaderSize", UintegerValue(t.uetHeaderBytes));
+        nic->SetAttribute("UetBaseRtt", TimeValue(NanoSeconds(static_cast<int64_t>(rttNs))));
+        nic->SetAttribute("UetMaxWindowBdp", DoubleValue(t.uetMaxWindowBdp));
+        nic->SetAttribute("UetInitialWindow", UintegerValue(t.uetInitialWindowPackets * wire));
+        nic->SetAttribute("UetRto", TimeValue(NanoSeconds(static_cast<int64_t>(rtoNs))));
+        if (t.uetBaseRttNs == 0)
+        {
+            // (The bound types must be the function's exactly: ns-3 casts the callback to them.)
+            const UetPairRtt* table = &s.uetPairRtt;
+            const uint32_t src = s.hostIndex.at(h);
+            nic->SetUetBaseRttOf(MakeBoundCallback(&UetPairBaseRtt, table, src));
+        }
+    }
+    for (uint32_t id : m_spec.switchIds)
+    {
+        Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
+        sw->SetAttribute("PayloadSize", UintegerValue(t.payloadBytes));
+        sw->SetAttribute("DataQueueLimit", UintegerValue(queue * wire));
+        sw->SetAttribute("TrimEnabled", BooleanValue(t.uetTrimming));
+        sw->SetAttribute("TrimmedSize", UintegerValue(t.uetHeaderBytes));
+        sw->SetAttribute("EcnKmin", UintegerValue(kmin * wire));
+        sw->SetAttribute("EcnKmax", UintegerValue(kmax * wire));
+        sw->SetAttribute("EcnPmax", DoubleValue(1.0));
+        // htsim's queues are per port; the shared buffer must never refuse first: no egress
+        // dynamic threshold, and room for every port's full queue (plus headroom).
+        const uint64_t room = sw->GetNPorts() * (queue * wire + (1u << 20));
+        sw->GetMmu()->SetAttribute("EgressDynamicThreshold", BooleanValue(false));
+        sw->GetMmu()->SetAttribute("BufferSize", UintegerValue(std::max(t.bufferBytes, room)));
+    }
+    std::ostringstream o;
+    o << "{\"payload_bytes\": " << t.payloadBytes << ", \"header_bytes\": " << t.uetHeaderBytes
+      << ", \"trimming\": " << (t.uetTrimming ? "true" : "false") << ", \"base_rtt_ns\": " << rttNs
+      << ", \"base_rtt_per_pair\": " << (t.uetBaseRttNs == 0 ? "true" : "false")
+      << ", \"queue_packets\": " << queue << ", \"ecn_kmin_packets\": " << kmin
+      << ", \"ecn_kmax_packets\": " << kmax << ", \"max_window_bdp\": " << t.uetMaxWindowBdp
+      << ", \"initial_window_packets\": " << t.uetInitialWindowPackets << ", \"rto_ns\": " << rtoNs
+      << "}";
+    s.uetSummary = o.str();
 }
 
 /// Creates the nodes and links, sets the transport attributes, fixes the random streams and
@@ -1045,6 +1180,10 @@ RdmaScenarioRunner::BuildFabric()
             }
         }
     }
+    if (t.kind == "uet")
+    {
+        ConfigureUet();
+    }
     fabric.Finish();
     for (const std::string& note : fabric.GetNotes())
     {
@@ -1057,8 +1196,9 @@ RdmaScenarioRunner::BuildFabric()
     // of order and NIC-SR leaves it unanswered. The one-path-at-a-time schemes (hopper,
     // flowbender) rarely reorder; they starve only when Go-Back-N's ACKs are thinned to
     // milestones.
-    const bool sprayer = spec.lbName == "reps" || spec.lbName == "whack-a-mole";
-    const bool onePath = spec.lbName == "hopper" || spec.lbName == "flowbender";
+    // (The uet transport answers every arrival.)
+    const bool sprayer = t.kind == "roce" && (spec.lbName == "reps" || spec.lbName == "whack-a-mole");
+    const bool onePath = t.kind == "roce" && (spec.lbName == "hopper" || spec.lbName == "flowbender");
     const bool thinAcks = t.ackMilestoneFix && t.ackIntervalPackets > 1;
     std::string why;
     if (sprayer && t.recovery == "gbn")
@@ -1263,6 +1403,7 @@ RdmaScenarioRunner::Simulate()
         s.ecnMarks += sw->GetTotalEcnMarks();
         s.mmuDrops += sw->GetTotalDrops();
         s.forwarded += sw->GetForwardedPackets();
+        s.trims += sw->GetTotalTrims();
         s.pfcPausesSent += sw->GetTotalPausesSent();
         for (const auto& [name, value] : sw->GetLbCounters())
         {
@@ -1563,7 +1704,12 @@ RdmaScenarioRunner::SummaryJson() const
             sep = ", ";
         }
     }
-    tr << "]}";
+    tr << "]";
+    if (!m_state->uetSummary.empty())
+    {
+        tr << ", \"kind\": \"uet\", \"uet\": " << m_state->uetSummary;
+    }
+    tr << "}";
     kv("transport", tr.str());
     std::ostringstream rn;
     rn << "{\"flowgen_start_ns\": " << r.flowgenStartNs << ", \"flowgen_stop_ns\": " << r.flowgenStopNs
@@ -1593,6 +1739,10 @@ RdmaScenarioRunner::SummaryJson() const
     kv("ecn_marks", u(st ? st->ecnMarks : 0));
     kv("mmu_drops", u(st ? st->mmuDrops : 0));
     kv("switch_packets_forwarded", u(st ? st->forwarded : 0));
+    if (sp.transport.kind == "uet")
+    {
+        kv("trims", u(st ? st->trims : 0)); // (absent under RoCE: its outputs stay as they were)
+    }
     kv("pfc_pauses_sent", u(st ? st->pfcPausesSent : 0));
     kv("pfc_pauses_received", u(st ? st->pfcPausesRx : 0));
     kv("pfc_resumes_received", u(st ? st->pfcResumesRx : 0));

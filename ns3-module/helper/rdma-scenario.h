@@ -100,6 +100,17 @@ struct RdmaScenarioQuirks
 struct RdmaScenarioTransport
 {
     RdmaScenarioTransport();
+    std::string kind{};              //!< RdmaNic::Transport: roce | uet
+    uint32_t uetPayloadBytes{};      //!< uet: RdmaNic::PayloadSize
+    uint32_t uetHeaderBytes{};       //!< uet: RdmaNic::UetHeaderSize, RdmaSwitch::TrimmedSize
+    bool uetTrimming{};              //!< uet: RdmaSwitch::TrimEnabled
+    uint32_t uetQueuePackets{};      //!< uet: RdmaSwitch::DataQueueLimit in packets (0 = 1 BDP)
+    uint32_t uetEcnKminPackets{};    //!< uet: ECN kmin in packets (0 = queue / 4)
+    uint32_t uetEcnKmaxPackets{};    //!< uet: ECN kmax in packets (0 = 3 queue / 4)
+    uint32_t uetInitialWindowPackets{}; //!< uet: RdmaNic::UetInitialWindow in packets (0 = cap)
+    double uetMaxWindowBdp{};        //!< uet: RdmaNic::UetMaxWindow in base BDPs
+    uint64_t uetBaseRttNs{};         //!< uet: base RTT (0 = the fabric's largest)
+    uint64_t uetRtoNs{};             //!< uet: RdmaNic::UetRto (0 = base RTT + 4 queue drains)
     std::string recovery{};          //!< RdmaNic::LossRecovery: gbn | irn | nic-sr
     std::string cc{};              //!< RdmaNic::CcMode: dcqcn | hpcc | timely | dctcp | none
     bool hasWin{};                 //!< HAS_WIN: RdmaNic::Window = the largest BDP of the fabric
@@ -322,6 +333,8 @@ class RdmaScenarioRunner
 
   private:
     std::string OpenOutputs();
+    /// Transport uet: derived parameters and the NIC/switch attributes (rdma-uet.h).
+    void ConfigureUet();
     void BuildFabric();
     void ScheduleTraffic();
     void Simulate();

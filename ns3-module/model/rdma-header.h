@@ -111,6 +111,9 @@ class RdmaHeader : public Header
     static constexpr uint16_t FLAG_CNP = 1;
     /// Data: a path probe (no transport state; answered at once). ACK: the answer to one.
     static constexpr uint16_t FLAG_PROBE = 2;
+    /// Data (UET transport): a switch trimmed the payload; the header travels on at the
+    /// highest priority and the receiver answers it with a NACK (RdmaSwitch::TrimEnabled).
+    static constexpr uint16_t FLAG_TRIMMED = 8;
     /// NACK: a switch load balancer's own control packet (ConWeave REPLY / NOTIFY; the
     /// reference's 0xFD packets with a ConWeave tag). Consumed by a ToR; a NIC ignores it.
     static constexpr uint16_t FLAG_LB_CONTROL = 0x100; // bit 2 is the NIC's ECN echo

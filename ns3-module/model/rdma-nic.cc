@@ -79,6 +79,40 @@ RdmaNic::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("RdmaLb")
             .AddConstructor<RdmaNic>()
+            .AddAttribute("Transport",
+                          "Wire protocol: roce (LossRecovery, CcMode, the reference's) or uet "
+                          "(REPS's Ultra-Ethernet-style transport: per-packet ACK with SACK, "
+                          "ECN-driven window, NACK on trimmed packets, timeout from the base "
+                          "RTT; rdma-uet.h)",
+                          EnumValue(std::string(d.kind) == "uet" ? RdmaNic::UET : RdmaNic::ROCE),
+                          MakeEnumAccessor(&RdmaNic::m_transport),
+                          MakeEnumChecker(RdmaNic::ROCE, "roce", RdmaNic::UET, "uet"))
+            .AddAttribute("UetHeaderSize",
+                          "uet: wire bytes of a data packet beyond its payload (htsim 64)",
+                          UintegerValue(d.uet_header_bytes),
+                          MakeUintegerAccessor(&RdmaNic::m_uetHeaderBytes),
+                          MakeUintegerChecker<uint32_t>(RdmaHeader::DATA_HEADER_BYTES, 512))
+            .AddAttribute("UetBaseRtt",
+                          "uet: base RTT of the queue pairs (window cap; must be set)",
+                          TimeValue(NanoSeconds(static_cast<int64_t>(d.uet_base_rtt_ns))),
+                          MakeTimeAccessor(&RdmaNic::m_uetBaseRtt),
+                          MakeTimeChecker())
+            .AddAttribute("UetMaxWindowBdp",
+                          "uet: window cap in base BDPs (UetBaseRtt x line rate; htsim 1.5)",
+                          DoubleValue(d.uet_max_window_bdp),
+                          MakeDoubleAccessor(&RdmaNic::m_uetMaxWindowBdp),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("UetInitialWindow",
+                          "uet: initial window in wire bytes (0 = the cap; clamped to it)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::m_uetInitialWindow),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("UetRto",
+                          "uet: retransmission timeout of the oldest outstanding packet (must "
+                          "be set; the scenario program: base RTT + 4 queue drain times)",
+                          TimeValue(NanoSeconds(static_cast<int64_t>(d.uet_rto_ns))),
+                          MakeTimeAccessor(&RdmaNic::m_uetRto),
+                          MakeTimeChecker())
             .AddAttribute("PayloadSize",
                           "Payload bytes per data packet (PACKET_PAYLOAD_SIZE; spec §3.2)",
                           UintegerValue(d.payload_bytes),
@@ -374,7 +408,12 @@ RdmaNic::GetTypeId()
                             "A queue pair's sending rate changed (congestion control): flow "
                             "id, old, new (bit/s)",
                             MakeTraceSourceAccessor(&RdmaNic::m_rateChange),
-                            "ns3::RdmaNic::RateChangeTracedCallback");
+                            "ns3::RdmaNic::RateChangeTracedCallback")
+            .AddTraceSource("UetWindow",
+                            "uet: a queue pair's window after an ACK, NACK or timeout: flow id, "
+                            "window, cap (wire bytes)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_uetWindow),
+                            "ns3::RdmaNic::UetWindowTracedCallback");
     return tid;
 }
 
@@ -603,6 +642,10 @@ RdmaNic::IrnInflight(const RdmaQueuePair& qp) const
 bool
 RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
 {
+    if (m_transport == UET)
+    {
+        return UetEligible(qp, now, wake);
+    }
     if (m_recovery == NIC_SR)
     {
         while (!qp.srRetx.empty() && *qp.srRetx.begin() < qp.sndUna)
@@ -707,6 +750,10 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
             continue;
         }
         m_lastServed = qp.qpn;
+        if (m_transport == UET)
+        {
+            return UetNextPacket(qp, now);
+        }
         bool fromSr = !qp.srRetx.empty();
         uint64_t seq = fromSr ? *qp.srRetx.begin() : qp.sndNxt;
         uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(m_payloadBytes, qp.size - seq));
@@ -923,6 +970,11 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
         AnswerProbe(h);
         return;
     }
+    if (m_transport == UET)
+    {
+        UetReceiveData(h, p);
+        return;
+    }
     auto [rit, fresh] = m_rx.try_emplace({h.sip, h.qpn});
     RxState& rx = rit->second;
     if (fresh)
@@ -1073,6 +1125,11 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
         pf.rtt = Simulator::Now() - NanoSeconds(static_cast<int64_t>(h.tsNs));
         pf.hasRtt = true;
         LbFeedbackAndProbes(qp, pf);
+        return;
+    }
+    if (m_transport == UET)
+    {
+        UetReceiveAck(it, h);
         return;
     }
     const bool cnp = (h.flags & RdmaHeader::FLAG_CNP) != 0;

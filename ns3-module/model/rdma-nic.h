@@ -48,6 +48,7 @@
 
 #include "rdma-cc.h"
 #include "rdma-lb-bridge.h"
+#include "rdma-uet.h"
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -138,6 +139,7 @@ struct RdmaQueuePair
     EventId lbEvent;             //!< the selector's timer (PollAt)
     RdmaFlowRecord rec;          //!< counters
     std::unique_ptr<QpPathSelector> lb; //!< the load balancer's selector
+    std::unique_ptr<RdmaUetSender> uet; //!< UET transport: window, outstanding packets
 };
 
 /**
@@ -153,6 +155,13 @@ class RdmaNic : public Object, private RdmaCcHost
         GBN,   //!< Go-Back-N (reference, ENABLE_IRN 0)
         IRN,   //!< the reference's IRN (ENABLE_IRN 1)
         NIC_SR //!< commodity selective repeat (Themis §2.2)
+    };
+
+    /// Wire protocol of the NIC (attribute Transport).
+    enum Transport
+    {
+        ROCE, //!< RoCEv2 as the reference models it (LossRecovery, CcMode)
+        UET   //!< the Ultra-Ethernet-style transport of REPS (rdma-uet.h, rdma-nic-uet.cc)
     };
 
     /// Congestion control of the NIC (CC_MODE; see rdma-cc.h).
@@ -206,6 +215,12 @@ class RdmaNic : public Object, private RdmaCcHost
     void ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size);
     /// \return this NIC's address
     uint32_t GetAddress() const;
+    /**
+     * Transport uet: gives each queue pair the base RTT to its destination address (its
+     * window cap; htsim's per-pair base RTT) instead of the attribute UetBaseRtt, which stays
+     * the fallback when the callback returns 0.
+     */
+    void SetUetBaseRttOf(Callback<Time, uint32_t> baseRttOfDestination);
     /// \return the number of flows not yet completed
     uint32_t GetActiveFlows() const;
     /// \return the CNP-flagged ACKs/NACKs this NIC sent as a receiver, over every flow and
@@ -250,6 +265,8 @@ class RdmaNic : public Object, private RdmaCcHost
     typedef void (*LbFeedbackTracedCallback)(uint32_t flowId, uint8_t kind, uint16_t entropy);
     /// Trace signature of NackSent (receiver): source address, sender's qpn, expected byte.
     typedef void (*NackSentTracedCallback)(uint32_t sip, uint16_t qpn, uint32_t expected);
+    /// Trace signature of UetWindow: flow id, window and its cap (wire bytes).
+    typedef void (*UetWindowTracedCallback)(uint32_t flowId, uint64_t window, uint64_t cap);
     /// Trace signature of RateChange: flow id, old rate, new rate (bit/s).
     typedef void (*RateChangeTracedCallback)(uint32_t flowId, uint64_t oldRate, uint64_t newRate);
 
@@ -319,7 +336,30 @@ class RdmaNic : public Object, private RdmaCcHost
     void CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing) override;
     RdmaQueuePair* CcFindQp(uint16_t qpn) override;
 
+    // UET transport (rdma-nic-uet.cc; rdma-uet.h for the rules and their sources).
+    /// Creates the queue pair's UET sender state at its first send opportunity.
+    RdmaUetSender& UetSender(RdmaQueuePair& qp);
+    bool UetEligible(RdmaQueuePair& qp, Time now, Time* wake);
+    Ptr<Packet> UetNextPacket(RdmaQueuePair& qp, Time now);
+    void UetReceiveData(const RdmaHeader& h, Ptr<Packet> p);
+    void UetReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, const RdmaHeader& h);
+    /// Sends the ACK/NACK of UET data packet \p h (padded to UetHeaderSize).
+    void UetSendFeedback(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type,
+                         uint64_t sackLen);
+    /// Removes outstanding packet \p at after its loss (NACK or timeout): window cut,
+    /// queued for retransmission. \return its entropy
+    uint16_t UetLose(RdmaQueuePair& qp, std::map<uint64_t, RdmaUetSent>::iterator at);
+    void UetArmRto(RdmaQueuePair& qp);
+    void UetRtoCheck(uint16_t qpn);
+
     // Attributes (defaults: GetTypeId, from RdmaDefaultTransport).
+    Transport m_transport{};
+    uint32_t m_uetHeaderBytes{};
+    Time m_uetBaseRtt;
+    Callback<Time, uint32_t> m_uetBaseRttOf; //!< per destination (SetUetBaseRttOf)
+    double m_uetMaxWindowBdp{};
+    uint64_t m_uetInitialWindow{};
+    Time m_uetRto;
     uint32_t m_payloadBytes{};
     LossRecovery m_recovery{};
     CcMode m_ccMode{};
@@ -386,6 +426,7 @@ class RdmaNic : public Object, private RdmaCcHost
     TracedCallback<uint32_t, uint16_t, uint32_t> m_nackSent;
     TracedCallback<uint32_t, uint8_t, uint16_t> m_lbFeedback;
     TracedCallback<uint32_t, uint64_t, uint64_t> m_rateChange;
+    TracedCallback<uint32_t, uint64_t, uint64_t> m_uetWindow;
 };
 
 } // namespace ns3

@@ -243,6 +243,31 @@ RdmaSwitch::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&RdmaSwitch::m_pathIndexDivisor),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DataQueueLimit",
+                          "Bytes a data queue of one egress port may hold beyond which arriving "
+                          "data is refused (trimmed or dropped); 0 = only the MMU decides "
+                          "(uet transport: htsim's per-port queue, -q packets)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaSwitch::m_dataQueueLimit),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("TrimEnabled",
+                          "Packet trimming (uet transport): data refused by DataQueueLimit or "
+                          "the MMU loses its payload and its header (TrimmedSize bytes, "
+                          "FLAG_TRIMMED) goes on in the highest-priority queue, so that the "
+                          "receiver NACKs it at once (htsim CompositeQueue)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaSwitch::m_trimEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("TrimmedSize",
+                          "Wire bytes of a trimmed packet (htsim 64)",
+                          UintegerValue(64),
+                          MakeUintegerAccessor(&RdmaSwitch::m_trimmedBytes),
+                          MakeUintegerChecker<uint32_t>(RdmaHeader::DATA_HEADER_BYTES, 512))
+            .AddTraceSource("Trim",
+                            "A data packet was trimmed: the trimmed packet (header only), "
+                            "egress port",
+                            MakeTraceSourceAccessor(&RdmaSwitch::m_trimTrace),
+                            "ns3::RdmaSwitch::TrimTracedCallback")
             .AddTraceSource("LbDrop",
                             "The load balancer dropped or consumed a packet (a blocked NACK, a "
                             "control packet for this switch): the packet, its ingress port",
@@ -659,6 +684,12 @@ RdmaSwitch::GetTotalDrops() const
         s += d;
     }
     return s;
+}
+
+uint64_t
+RdmaSwitch::GetTotalTrims() const
+{
+    return m_trims;
 }
 
 uint64_t
@@ -1119,7 +1150,9 @@ RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent)
 void
 RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& h)
 {
-    uint32_t queue = (h.type == RdmaHeader::DATA) ? h.pg : 0;
+    // A trimmed header keeps the highest priority, outside the MMU, at every hop (TrimEnabled).
+    const bool data = h.type == RdmaHeader::DATA && (h.flags & RdmaHeader::FLAG_TRIMMED) == 0;
+    uint32_t queue = data ? h.pg : 0;
     if (queue != 0)
     {
         if (!m_mmu->IsConfigured())
@@ -1127,9 +1160,16 @@ RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& 
             ConfigureMmu();
         }
         const uint32_t size = p->GetSize();
-        if (!m_mmu->CheckEgressAdmission(out, queue, size) ||
+        const bool overLimit =
+            m_dataQueueLimit != 0 && m_mmu->GetEgressBytes(out, queue) + size > m_dataQueueLimit;
+        if (overLimit || !m_mmu->CheckEgressAdmission(out, queue, size) ||
             !m_mmu->CheckIngressAdmission(in, queue, size))
         {
+            if (m_trimEnabled && (h.flags & RdmaHeader::FLAG_PROBE) == 0)
+            {
+                Trim(out, h); // the payload is dropped; its header goes on
+                return;
+            }
             NS_LOG_LOGIC("switch " << m_switchId << ": MMU drop, in " << in << " out " << out
                                    << " queue " << queue);
             ++m_drops[out];
@@ -1149,6 +1189,19 @@ RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& 
     }
     m_forwardTrace(p, in, out);
     m_ports[out]->Enqueue(p, queue);
+}
+
+void
+RdmaSwitch::Trim(uint32_t out, const RdmaHeader& h)
+{
+    RdmaHeader t = h;
+    t.flags |= RdmaHeader::FLAG_TRIMMED;
+    Ptr<Packet> header = Create<Packet>(m_trimmedBytes - RdmaHeader::DATA_HEADER_BYTES);
+    header->AddHeader(t);
+    ++m_trims;
+    NS_LOG_LOGIC("switch " << m_switchId << ": trim " << h.seq << " to port " << out);
+    m_trimTrace(header, out);
+    m_ports[out]->Enqueue(header, 0); // the highest priority, outside the MMU as control
 }
 
 } // namespace ns3

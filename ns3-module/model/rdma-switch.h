@@ -131,6 +131,8 @@ class RdmaSwitch : public Object
     uint64_t GetTotalDrops() const;
     /// \return ECN marks on all ports
     uint64_t GetTotalEcnMarks() const;
+    /// \return the data packets this switch trimmed (TrimEnabled)
+    uint64_t GetTotalTrims() const;
     /// \return PFC pause frames sent on all ports
     uint64_t GetTotalPausesSent() const;
     /// \return whether \p port is currently withdrawn from the candidate lists
@@ -170,6 +172,8 @@ class RdmaSwitch : public Object
      * \param sharedBytes egress shared bytes of the queue after the packet's removal
      */
     typedef void (*EcnMarkTracedCallback)(uint32_t port, uint32_t queue, uint64_t sharedBytes);
+    /// Trace signature of Trim: the trimmed packet, egress port.
+    typedef void (*TrimTracedCallback)(Ptr<const Packet> p, uint32_t port);
     /**
      * Trace signature of BufferDrop.
      * \param p the dropped packet
@@ -212,6 +216,8 @@ class RdmaSwitch : public Object
     void Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent = true);
     /// MMU admission, PFC check and enqueue of \p p on port \p out.
     void Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& h);
+    /// Trims the data packet of header \p h bound for port \p out (TrimEnabled).
+    void Trim(uint32_t out, const RdmaHeader& h);
     /// The load balancer's view of a packet.
     LbPacketInfo MakeInfo(const RdmaHeader& h, uint32_t in, uint32_t size, bool local) const;
     /// Creates the agent and tells it the fabric (ports, hosts' ToRs, paths).
@@ -290,6 +296,11 @@ class RdmaSwitch : public Object
     uint32_t m_payloadBytes{1000};                    //!< bytes per PSN
     bool m_pathIndexRouting{false};
     uint32_t m_pathIndexDivisor{1};
+    uint64_t m_dataQueueLimit{0}; //!< DataQueueLimit (bytes, 0 = off)
+    bool m_trimEnabled{false};    //!< TrimEnabled
+    uint32_t m_trimmedBytes{64};  //!< TrimmedSize
+    uint64_t m_trims{0};          //!< packets trimmed
+    TracedCallback<Ptr<const Packet>, uint32_t> m_trimTrace; //!< Trim
     std::vector<bool> m_hostPort;                     //!< per port: faces a host
     TracedCallback<Ptr<const Packet>, uint32_t> m_nackBlockedTrace;
     TracedCallback<Ptr<const Packet>, uint32_t> m_lbDropTrace;

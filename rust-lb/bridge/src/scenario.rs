@@ -70,6 +70,23 @@ mod ffi {
     /// NIC, switch and congestion-control settings (ns-3 attribute names in comments).
     #[derive(Debug, Clone)]
     struct Transport {
+        /// "roce" | "uet" (RdmaNic::Transport)
+        kind: String,
+        /// UET: payload and header bytes per data packet (RdmaNic::PayloadSize, UetHeaderSize)
+        uet_payload_bytes: u32,
+        uet_header_bytes: u32,
+        /// UET: switches trim instead of dropping (RdmaSwitch::TrimEnabled)
+        uet_trimming: bool,
+        /// UET: queue and ECN thresholds in packets, initial window (0 = derived)
+        uet_queue_packets: u32,
+        uet_ecn_kmin_packets: u32,
+        uet_ecn_kmax_packets: u32,
+        uet_initial_window_packets: u32,
+        /// UET: window cap in base BDPs
+        uet_max_window_bdp: f64,
+        /// UET: base RTT and retransmission timeout (0 = derived)
+        uet_base_rtt_ns: u64,
+        uet_rto_ns: u64,
         /// "gbn" | "irn" | "nic-sr" (RdmaNic::LossRecovery)
         recovery: String,
         /// "dcqcn" | "hpcc" | "timely" | "dctcp" | "none" (RdmaNic::CcMode)
@@ -278,6 +295,17 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
 
 fn transport(t: &sc::Transport) -> ffi::Transport {
     ffi::Transport {
+        kind: t.kind.name().to_owned(),
+        uet_payload_bytes: t.uet.payload_bytes,
+        uet_header_bytes: t.uet.header_bytes,
+        uet_trimming: t.uet.trimming,
+        uet_queue_packets: t.uet.queue_packets,
+        uet_ecn_kmin_packets: t.uet.ecn_kmin_packets,
+        uet_ecn_kmax_packets: t.uet.ecn_kmax_packets,
+        uet_initial_window_packets: t.uet.initial_window_packets,
+        uet_max_window_bdp: t.uet.max_window_bdp,
+        uet_base_rtt_ns: t.uet.base_rtt_ns,
+        uet_rto_ns: t.uet.rto_ns,
         recovery: t.recovery.name().to_owned(),
         cc: t.cc.clone(),
         has_win: t.has_win,

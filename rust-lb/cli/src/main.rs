@@ -254,16 +254,43 @@ fn check(a: &CheckArgs) -> Result<ExitCode, Failure> {
         )?;
     }
     let tr = &s.transport;
-    writeln!(
-        out,
-        "transport  {} + {}, pfc {}, ecn {}, buffer {} bytes, payload {} bytes",
-        tr.recovery.name(),
-        tr.cc,
-        if tr.pfc_enabled { "on" } else { "off" },
-        if tr.ecn_enabled { "on" } else { "off" },
-        tr.buffer_bytes,
-        tr.payload_bytes
-    )?;
+    if tr.kind == rdma_lb_scenario::TransportKind::Uet {
+        let u = &tr.uet;
+        // 0 = derived from the fabric by the scenario program (summary.json shows the values)
+        let or_derived = |v: u64, unit: &str| {
+            if v == 0 {
+                "derived".to_owned()
+            } else {
+                format!("{v}{unit}")
+            }
+        };
+        writeln!(
+            out,
+            "transport  uet: payload {} + header {} bytes, trimming {}, queue {}, ecn {} / {}, \
+             initial window {}, cap {} BDP, base rtt {}, rto {}",
+            u.payload_bytes,
+            u.header_bytes,
+            if u.trimming { "on" } else { "off" },
+            or_derived(u.queue_packets.into(), " packets"),
+            or_derived(u.ecn_kmin_packets.into(), " packets"),
+            or_derived(u.ecn_kmax_packets.into(), " packets"),
+            or_derived(u.initial_window_packets.into(), " packets"),
+            u.max_window_bdp,
+            or_derived(u.base_rtt_ns, " ns"),
+            or_derived(u.rto_ns, " ns")
+        )?;
+    } else {
+        writeln!(
+            out,
+            "transport  {} + {}, pfc {}, ecn {}, buffer {} bytes, payload {} bytes",
+            tr.recovery.name(),
+            tr.cc,
+            if tr.pfc_enabled { "on" } else { "off" },
+            if tr.ecn_enabled { "on" } else { "off" },
+            tr.buffer_bytes,
+            tr.payload_bytes
+        )?;
+    }
     writeln!(
         out,
         "lb         {}{}",

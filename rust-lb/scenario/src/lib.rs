@@ -38,7 +38,7 @@ use std::path::Path;
 pub use error::{ErrorKind, Result, ScenarioError};
 pub use model::{
     Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, Quirk, QuirkSet, Recovery,
-    RunSpec, Scenario, Topology, Transport,
+    RunSpec, Scenario, Topology, Transport, TransportKind, UetParams,
 };
 pub use overrides::Overrides;
 pub use text::resolve_relative;

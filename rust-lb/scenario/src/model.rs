@@ -181,6 +181,94 @@ impl Recovery {
     }
 }
 
+/// The wire protocol of the NICs and switches (ns-3 attribute `RdmaNic::Transport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransportKind {
+    /// RoCEv2 as the reference models it: 1 KB payloads, GBN/IRN/NIC-SR, rate-based CC.
+    Roce,
+    /// The Ultra-Ethernet-style transport REPS was evaluated on (htsim's UEC sender with its
+    /// MPRDMA-style window, seed 002 §4): 4 KiB packets, per-packet ACKs with SACK, a window
+    /// driven by ECN, a timeout from the base RTT, optional packet trimming at switches.
+    Uet,
+}
+
+impl TransportKind {
+    /// The name configs and the ns-3 attribute use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            TransportKind::Roce => "roce",
+            TransportKind::Uet => "uet",
+        }
+    }
+
+    /// Whether this is RoCE (the default).
+    #[must_use]
+    pub fn is_roce(&self) -> bool {
+        *self == TransportKind::Roce
+    }
+
+    /// Parses a name from [`TransportKind::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        [TransportKind::Roce, TransportKind::Uet]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+}
+
+/// Parameters of [`TransportKind::Uet`]. A zero means "derived from the fabric" by the
+/// scenario program (see `ns3-module/doc/rdma-lb.rst`, "The UET transport").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UetParams {
+    /// Payload bytes per data packet (htsim's MSS: 4150 B packets minus the 64 B header).
+    pub payload_bytes: u32,
+    /// Header bytes on the wire of a data packet, and the size of a trimmed packet.
+    pub header_bytes: u32,
+    /// Switches trim data they cannot queue (header forwarded at the highest priority).
+    pub trimming: bool,
+    /// Data queue of a switch egress port, in packets (0 = one BDP of the longest path).
+    pub queue_packets: u32,
+    /// ECN marking starts above this many queued packets (0 = queue / 4).
+    pub ecn_kmin_packets: u32,
+    /// Every packet is marked above this many (0 = 3 x queue / 4).
+    pub ecn_kmax_packets: u32,
+    /// Initial window in packets (0 = the cap).
+    pub initial_window_packets: u32,
+    /// Window cap as a multiple of the base BDP (htsim: 1.5).
+    pub max_window_bdp: f64,
+    /// Base RTT of every queue pair (0 = the fabric's largest unloaded RTT).
+    pub base_rtt_ns: u64,
+    /// Retransmission timeout (0 = base RTT + 4 x the drain time of one queue).
+    pub rto_ns: u64,
+}
+
+impl UetParams {
+    /// Whether every parameter has its default value.
+    #[must_use]
+    pub fn is_default(&self) -> bool {
+        *self == UetParams::default()
+    }
+}
+
+impl Default for UetParams {
+    fn default() -> Self {
+        UetParams {
+            payload_bytes: 4086,
+            header_bytes: 64,
+            trimming: false,
+            queue_packets: 0,
+            ecn_kmin_packets: 0,
+            ecn_kmax_packets: 0,
+            initial_window_packets: 0,
+            max_window_bdp: 1.5,
+            base_rtt_ns: 0,
+            rto_ns: 0,
+        }
+    }
+}
+
 /// A behaviour of the reference simulator (ConWeave's ns-3.19 tree) that the fabric model
 /// reproduces so that a ConWeave config gives the reference's results flow for flow
 /// (DESIGN.md decision 3). ConWeave configs reproduce every one by default; our TOML
@@ -343,6 +431,13 @@ pub struct EcnEntry {
 /// values for 100 Gbps (spec §7.2) and the ns-3 model's attribute defaults.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transport {
+    /// Wire protocol: RoCE (every other key here) or UET (its own keys in `uet`). Left out of
+    /// the config echo when RoCE, so that RoCE outputs stay as they were before UET existed.
+    #[serde(skip_serializing_if = "TransportKind::is_roce")]
+    pub kind: TransportKind,
+    /// Parameters of the UET transport (used when `kind` is UET; echoed unless default).
+    #[serde(skip_serializing_if = "UetParams::is_default")]
+    pub uet: UetParams,
     /// Loss recovery.
     pub recovery: Recovery,
     /// Congestion control: one of [`CC_NAMES`] (`RdmaNic::CcMode`).
@@ -444,6 +539,8 @@ impl Default for Transport {
             })
             .collect();
         Transport {
+            kind: TransportKind::Roce,
+            uet: UetParams::default(),
             recovery: Recovery::Gbn,
             cc: "dcqcn".to_owned(),
             has_win: false,

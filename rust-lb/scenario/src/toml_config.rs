@@ -24,6 +24,8 @@
 //! start = "0ns"
 //!
 //! [transport]                      # every key optional; defaults = ConWeave run.py values
+//! kind = "roce"                    # | "uet": REPS's Ultra-Ethernet-style transport (4 KiB
+//!                                  # packets, ECN-driven window, SACK, trimming); PFC off
 //! recovery = "gbn"                 # | "irn" | "nic-sr"
 //! cc = "dcqcn"                     # | "hpcc" | "timely" | "dctcp" | "none"
 //! window = true                    # HAS_WIN (+ var_win = VAR_WIN); default: on for hpcc and
@@ -42,6 +44,12 @@
 //!                                  # list of flow-ports, time-truncation, pacing-wakeup,
 //!                                  # irn-sender, ecn-shared-stream, event-order,
 //!                                  # glibc-rand (ConWeave configs: all)
+//!
+//! [transport.uet]                  # only with kind = "uet"; 0 = derived from the fabric
+//! payload = 4086                   # header = 64; trimming = false; queue_packets = 101;
+//!                                  # ecn_kmin_packets = 25; ecn_kmax_packets = 76;
+//!                                  # initial_window_packets = 151; max_window_bdp = 1.5;
+//!                                  # base_rtt = "8337ns"; rto = "41us"
 //!
 //! [lb]
 //! name = "reps"                    # an rdma_lb_core::Algorithm name; default "ecmp"
@@ -80,6 +88,7 @@ use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
 use crate::model::{
     CollectiveKind, EcnEntry, LbSpec, Quirk, QuirkSet, Recovery, RunSpec, Scenario, Transport,
+    TransportKind,
 };
 use crate::overrides::{Overrides, OVERRIDES};
 use crate::text::resolve_relative;
@@ -263,9 +272,34 @@ enum CcSec {
     None,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+enum KindSec {
+    Roce,
+    Uet,
+}
+
+/// `[transport.uet]`: the UET transport's parameters (model::UetParams; 0 = derived).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UetSec {
+    payload: Option<Spanned<Bytes>>,
+    header: Option<Spanned<Bytes>>,
+    trimming: Option<bool>,
+    queue_packets: Option<u32>,
+    ecn_kmin_packets: Option<u32>,
+    ecn_kmax_packets: Option<u32>,
+    initial_window_packets: Option<u32>,
+    max_window_bdp: Option<Spanned<f64>>,
+    base_rtt: Option<Time>,
+    rto: Option<Time>,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct TransportSec {
+    kind: Option<KindSec>,
+    uet: Option<Spanned<UetSec>>,
     recovery: Option<RecoverySec>,
     cc: Option<CcSec>,
     window: Option<bool>,
@@ -836,8 +870,123 @@ fn append(flows: &mut Vec<crate::model::Flow>, more: Vec<crate::model::Flow>) {
     }
 }
 
+/// The `[transport.uet]` table into `out` (kind UET: PFC off, the window is the CC).
+fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result<()> {
+    let u = sec.get_ref();
+    let p = &mut out.uet;
+    if let Some(b) = &u.payload {
+        let v = b.get_ref().0;
+        if v == 0 || v > 9000 {
+            return Err(cx.err(
+                b,
+                "transport.uet.payload",
+                ErrorKind::Value,
+                format!("must be in 1..=9000 bytes, got {v}"),
+            ));
+        }
+        p.payload_bytes = u32::try_from(v).unwrap_or(4086);
+    }
+    if let Some(b) = &u.header {
+        let v = b.get_ref().0;
+        // The model's data header is 48 B (Ethernet, IPv4, UDP, BTH); the rest is padding.
+        if !(48..=512).contains(&v) {
+            return Err(cx.err(
+                b,
+                "transport.uet.header",
+                ErrorKind::Value,
+                format!("must be in 48..=512 bytes, got {v}"),
+            ));
+        }
+        p.header_bytes = u32::try_from(v).unwrap_or(64);
+    }
+    if let Some(v) = u.trimming {
+        p.trimming = v;
+    }
+    if let Some(v) = u.queue_packets {
+        p.queue_packets = v;
+    }
+    if let Some(v) = u.ecn_kmin_packets {
+        p.ecn_kmin_packets = v;
+    }
+    if let Some(v) = u.ecn_kmax_packets {
+        p.ecn_kmax_packets = v;
+    }
+    if let Some(v) = u.initial_window_packets {
+        p.initial_window_packets = v;
+    }
+    if let Some(f) = &u.max_window_bdp {
+        let v = *f.get_ref();
+        if !(v > 0.0 && v <= 100.0) {
+            return Err(cx.err(
+                f,
+                "transport.uet.max_window_bdp",
+                ErrorKind::Value,
+                format!("must be in (0, 100], got {v}"),
+            ));
+        }
+        p.max_window_bdp = v;
+    }
+    if let Some(t) = u.base_rtt {
+        p.base_rtt_ns = t.0;
+    }
+    if let Some(t) = u.rto {
+        p.rto_ns = t.0;
+    }
+    let (q, lo, hi) = (p.queue_packets, p.ecn_kmin_packets, p.ecn_kmax_packets);
+    if (lo != 0 && hi != 0 && lo > hi) || (q != 0 && hi > q) {
+        return Err(cx.err(
+            sec,
+            "transport.uet",
+            ErrorKind::Value,
+            format!(
+                "needs ecn_kmin_packets <= ecn_kmax_packets <= queue_packets, got {lo}, {hi}, {q}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
     let mut out = Transport::default();
+    if let Some(k) = &t.kind {
+        out.kind = match k {
+            KindSec::Roce => TransportKind::Roce,
+            KindSec::Uet => TransportKind::Uet,
+        };
+    }
+    if let Some(u) = &t.uet {
+        if out.kind != TransportKind::Uet {
+            return Err(cx.err(
+                u,
+                "transport.uet",
+                ErrorKind::Value,
+                "only with kind = \"uet\"".to_owned(),
+            ));
+        }
+        uet_params(cx, u, &mut out)?;
+    }
+    if out.kind == TransportKind::Uet {
+        if t.pfc == Some(true) {
+            return Err(ScenarioError::file(
+                cx.file,
+                "transport.pfc",
+                ErrorKind::Value,
+                "the uet transport is lossy (trimming or drops): set pfc = false or leave it out",
+            ));
+        }
+        if let Some(p) = &t.payload {
+            return Err(cx.err(
+                p,
+                "transport.payload",
+                ErrorKind::Value,
+                "with kind = \"uet\" the payload is transport.uet.payload".to_owned(),
+            ));
+        }
+        // Lossy fabric; the window is the congestion control (no rate-based CC).
+        out.pfc_enabled = false;
+        out.cc = "none".to_owned();
+        out.payload_bytes = out.uet.payload_bytes;
+    }
     if let Some(r) = &t.recovery {
         out.recovery = match r {
             RecoverySec::Gbn => Recovery::Gbn,

@@ -9,7 +9,9 @@
 mod common;
 
 use common::{data, repo, scratch, write};
-use rdma_lb_scenario::{load_scenario, CollectiveKind, Overrides, Quirk, QuirkSet, Recovery};
+use rdma_lb_scenario::{
+    load_scenario, CollectiveKind, Overrides, Quirk, QuirkSet, Recovery, TransportKind, UetParams,
+};
 
 #[test]
 fn shipped_examples_load() {
@@ -318,6 +320,99 @@ flow_file = "f.txt"
         (
             "int_multi = 0",
             "bad.toml:7: transport.int_multi: must be >= 1",
+        ),
+    ] {
+        let cfg = write(&d, "bad.toml", &format!("{base}{bad}\n"));
+        let e = load_scenario(&cfg, &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn uet_transport_kind_and_parameters() {
+    let d = scratch("toml-uet");
+    write(&d, "f.txt", "1\n0 3 3 4194304 0\n");
+    let base = r#"
+[topology]
+leaf_spine = { leaves = 2, hosts_per_leaf = 2, spines = 2, host_rate = "400Gbps", delay = "1us" }
+[workload]
+flow_file = "f.txt"
+[transport]
+"#;
+    // RoCE by default, with the UET parameters at their defaults (htsim's 4150 B packets).
+    let t = load_scenario(&write(&d, "roce.toml", base), &Overrides::default())
+        .unwrap()
+        .transport;
+    assert_eq!(t.kind, TransportKind::Roce);
+    assert_eq!((t.uet.payload_bytes, t.uet.header_bytes), (4086, 64));
+    assert_eq!(t.payload_bytes, 1000);
+    assert!(t.pfc_enabled);
+
+    // kind = "uet": PFC off, no rate CC, the payload is the UET one; the table's keys land.
+    let cfg = write(
+        &d,
+        "uet.toml",
+        &format!(
+            "{base}kind = \"uet\"\n[transport.uet]\ntrimming = true\nqueue_packets = 101\n\
+             ecn_kmin_packets = 25\necn_kmax_packets = 76\ninitial_window_packets = 151\n\
+             max_window_bdp = 2.0\nbase_rtt = \"8337ns\"\nrto = \"42us\"\npayload = 2000\n"
+        ),
+    );
+    let t = load_scenario(&cfg, &Overrides::default())
+        .unwrap()
+        .transport;
+    assert_eq!(t.kind, TransportKind::Uet);
+    assert!(!t.pfc_enabled);
+    assert_eq!(t.cc, "none");
+    assert_eq!(t.payload_bytes, 2000);
+    assert_eq!(
+        t.uet,
+        UetParams {
+            payload_bytes: 2000,
+            header_bytes: 64,
+            trimming: true,
+            queue_packets: 101,
+            ecn_kmin_packets: 25,
+            ecn_kmax_packets: 76,
+            initial_window_packets: 151,
+            max_window_bdp: 2.0,
+            base_rtt_ns: 8337,
+            rto_ns: 42_000,
+        }
+    );
+
+    // Bad input: file, line and key.
+    for (bad, want) in [
+        ("kind = \"tcp\"", "bad.toml:7: transport.kind"),
+        (
+            "[transport.uet]\ntrimming = true",
+            "bad.toml:7: transport.uet: only with kind = \"uet\"",
+        ),
+        (
+            "kind = \"uet\"\npfc = true",
+            "transport.pfc: the uet transport is lossy",
+        ),
+        (
+            "kind = \"uet\"\npayload = 1000",
+            "bad.toml:8: transport.payload: with kind = \"uet\" the payload is transport.uet.payload",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nheader = 20",
+            "bad.toml:9: transport.uet.header: must be in 48..=512 bytes, got 20",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\necn_kmin_packets = 30\necn_kmax_packets = 20",
+            "transport.uet: needs ecn_kmin_packets <= ecn_kmax_packets <= queue_packets",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nmax_window_bdp = 0.0",
+            "bad.toml:9: transport.uet.max_window_bdp: must be in (0, 100]",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nwindow = 3",
+            "bad.toml:9",
         ),
     ] {
         let cfg = write(&d, "bad.toml", &format!("{base}{bad}\n"));

@@ -1,0 +1,392 @@
+/*
+ * rdma-lb: the UET transport of the NIC (issue 16) -- RdmaNic's members for Transport = uet.
+ *
+ * Implements the sender and receiver of REPS's Ultra-Ethernet-style transport as htsim's UEC
+ * sender with its MPRDMA-style window (tommasobo/REPS_EuroSys_Artifact, htsim/sim/uec.cpp);
+ * the rules, their sources and the deviations are in rdma-uet.h. The RoCE paths of rdma-nic.cc
+ * hand over to these functions at four points (Eligible, NextPacket, ReceiveData, ReceiveAck)
+ * and share the rest: round-robin over queue pairs, pacing at the line rate, the load
+ * balancer's entropy and feedback (every ACK, NACK and timeout names the packet's entropy,
+ * its RTT and its ECN echo), completion and the flow records.
+ */
+#include "rdma-header.h"
+#include "rdma-net-device.h"
+#include "rdma-nic.h"
+#include "rdma-time.h"
+
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaNicUet");
+
+uint64_t
+RdmaUetWindowOnAck(uint64_t windowBytes,
+                   uint64_t capBytes,
+                   uint64_t mtuBytes,
+                   uint64_t ackedBytes,
+                   bool ecnMarked)
+{
+    if (!ecnMarked)
+    {
+        // Additive increase, about one packet per window of ACKs.
+        const uint64_t w = windowBytes + ackedBytes * mtuBytes / std::max<uint64_t>(windowBytes, 1);
+        return std::min(w, capBytes);
+    }
+    // Multiplicative decrease per marked ACK: a quarter of the bytes it acknowledges.
+    const uint64_t cut = ackedBytes / 4;
+    return windowBytes > mtuBytes + cut ? windowBytes - cut : mtuBytes;
+}
+
+uint64_t
+RdmaUetWindowOnLoss(uint64_t windowBytes, uint64_t mtuBytes, uint64_t lostBytes)
+{
+    return windowBytes > mtuBytes + lostBytes ? windowBytes - lostBytes : mtuBytes;
+}
+
+void
+RdmaNic::SetUetBaseRttOf(Callback<Time, uint32_t> baseRttOfDestination)
+{
+    m_uetBaseRttOf = baseRttOfDestination;
+}
+
+RdmaUetSender&
+RdmaNic::UetSender(RdmaQueuePair& qp)
+{
+    if (qp.uet)
+    {
+        return *qp.uet;
+    }
+    NS_ABORT_MSG_IF(m_uetBaseRtt.IsZero() || m_uetRto.IsZero(),
+                    "RdmaNic: Transport uet needs UetBaseRtt and UetRto");
+    qp.uet = std::make_unique<RdmaUetSender>();
+    RdmaUetSender& u = *qp.uet;
+    u.mtuBytes = uint64_t(m_payloadBytes) + m_uetHeaderBytes;
+    Time baseRtt = m_uetBaseRttOf.IsNull() ? Time(0) : m_uetBaseRttOf(qp.dip);
+    if (baseRtt.IsZero())
+    {
+        baseRtt = m_uetBaseRtt;
+    }
+    // BDP in bytes = RTT (ps) x rate (bit/s) / 8e12, in integers (no rounding below a byte).
+    const auto bdp = static_cast<uint64_t>(static_cast<unsigned __int128>(baseRtt.GetPicoSeconds()) *
+                                           m_dev->GetDataRate().GetBitRate() / 8000000000000ULL);
+    u.capBytes = std::max<uint64_t>(static_cast<uint64_t>(m_uetMaxWindowBdp * static_cast<double>(bdp)),
+                                    u.mtuBytes);
+    u.windowBytes = m_uetInitialWindow == 0 ? u.capBytes
+                                            : std::clamp(m_uetInitialWindow, u.mtuBytes, u.capBytes);
+    return u;
+}
+
+bool
+RdmaNic::UetEligible(RdmaQueuePair& qp, Time now, Time* wake)
+{
+    RdmaUetSender& u = UetSender(qp);
+    if (u.rtx.empty() && qp.sndNxt >= qp.size)
+    {
+        return false;
+    }
+    if (u.windowBytes <= u.inflightBytes)
+    {
+        return false; // window-bound: an ACK, NACK or timeout kicks the port
+    }
+    if (qp.nextAvail > now)
+    {
+        *wake = std::min(*wake, qp.nextAvail);
+        return false;
+    }
+    Time hold = qp.lb->GetSendAfter();
+    if (hold > now)
+    {
+        *wake = std::min(*wake, hold);
+        return false;
+    }
+    return true;
+}
+
+Ptr<Packet>
+RdmaNic::UetNextPacket(RdmaQueuePair& qp, Time now)
+{
+    RdmaUetSender& u = *qp.uet;
+    const bool fromRtx = !u.rtx.empty();
+    const uint64_t seq = fromRtx ? *u.rtx.begin() : qp.sndNxt;
+    const auto payload = static_cast<uint32_t>(std::min<uint64_t>(m_payloadBytes, qp.size - seq));
+    LbSendContext cx;
+    cx.now = now;
+    cx.psn = static_cast<uint32_t>(seq / m_payloadBytes);
+    cx.retransmission = seq < qp.highSent;
+    cx.inflightPkts = static_cast<uint32_t>(u.outstanding.size());
+    cx.everyArrivalAnswered = true;
+    RdmaHeader h;
+    h.type = RdmaHeader::DATA;
+    h.sip = m_address;
+    h.dip = qp.dip;
+    h.sport = qp.lb->NextEntropy(cx);
+    h.dport = qp.dport;
+    h.qpn = qp.qpn;
+    h.pg = static_cast<uint16_t>(qp.pg);
+    h.seq = static_cast<uint32_t>(seq);
+    h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
+    Ptr<Packet> p = Create<Packet>(payload + m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    p->AddHeader(h);
+    const uint32_t wire = p->GetSize();
+    m_dataSent(qp.flowId, h.seq, h.sport);
+    if (fromRtx)
+    {
+        u.rtx.erase(u.rtx.begin());
+    }
+    else
+    {
+        qp.sndNxt += payload;
+    }
+    auto [at, fresh] = u.outstanding.try_emplace(seq);
+    if (!fresh)
+    {
+        // Sent again while still outstanding (cannot happen: a resent offset left it first).
+        u.bySendTime.erase({at->second.sent, seq});
+        u.inflightBytes -= at->second.wireBytes;
+    }
+    at->second = RdmaUetSent{now, wire, h.sport};
+    u.bySendTime.emplace(now, seq);
+    u.inflightBytes += wire;
+    ++qp.rec.dataPkts;
+    if (cx.retransmission)
+    {
+        ++qp.rec.retxPkts;
+    }
+    qp.highSent = std::max(qp.highSent, seq + payload);
+    qp.maxSentSeq = std::max(qp.maxSentSeq, seq);
+    qp.lastEntropy = h.sport;
+    qp.sentEntropy[(seq / m_payloadBytes) % RdmaQueuePair::ENTROPY_WINDOW] = h.sport;
+    qp.nextAvail = now + RdmaTxTime(m_dev->GetDataRate(), wire, m_timeTruncation);
+    UetArmRto(qp);
+    ArmLbTimer(qp);
+    return p;
+}
+
+// ---- Receiver -------------------------------------------------------------------------------
+
+void
+RdmaNic::UetSendFeedback(const RdmaHeader& h,
+                         const RxState& rx,
+                         RdmaHeader::Type type,
+                         uint64_t sackLen)
+{
+    RdmaHeader a;
+    a.type = type;
+    a.sip = m_address;
+    a.dip = h.sip;
+    a.sport = h.dport; // the reverse direction of the data packet
+    a.dport = h.sport; // echo the entropy
+    a.qpn = h.qpn;
+    a.pg = h.pg;
+    a.tsNs = h.tsNs;
+    a.echoSeq = h.seq;
+    a.flags = h.ecn != 0 ? FLAG_ECN_ECHO : 0;
+    a.seq = static_cast<uint32_t>(rx.expected);
+    a.sackSeq = h.seq;
+    a.sackLen = static_cast<uint16_t>(sackLen);
+    const uint32_t size = a.GetSerializedSize();
+    Ptr<Packet> ack = Create<Packet>(m_uetHeaderBytes > size ? m_uetHeaderBytes - size : 0);
+    ack->AddHeader(a);
+    m_dev->Enqueue(ack, 0);
+}
+
+void
+RdmaNic::UetReceiveData(const RdmaHeader& h, Ptr<Packet> p)
+{
+    auto [rit, fresh] = m_rx.try_emplace({h.sip, h.qpn});
+    (void)fresh;
+    RxState& rx = rit->second;
+    const uint64_t s = h.seq;
+    const bool held = s < rx.expected || rx.ooo.count(s) != 0;
+    if ((h.flags & RdmaHeader::FLAG_TRIMMED) != 0)
+    {
+        if (held)
+        {
+            // An older copy arrived: ACK it (SACK its block if it is beyond the cumulative ACK).
+            auto block = rx.ooo.find(s);
+            UetSendFeedback(h, rx, RdmaHeader::ACK, block == rx.ooo.end() ? 0 : block->second - s);
+            return;
+        }
+        ++rx.nacksSent;
+        m_nackSent(h.sip, h.qpn, h.seq);
+        NS_LOG_LOGIC("trimmed " << s << " from " << h.sip << " qpn " << h.qpn << ": NACK");
+        UetSendFeedback(h, rx, RdmaHeader::NACK, 0);
+        return;
+    }
+    const uint64_t len = p->GetSize() - (m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    if (s == rx.expected)
+    {
+        rx.expected = s + len;
+        while (!rx.ooo.empty() && rx.ooo.begin()->first <= rx.expected)
+        {
+            rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
+            rx.ooo.erase(rx.ooo.begin());
+        }
+        CheckDelivered(rx, h.sip);
+    }
+    else if (!held)
+    {
+        rx.ooo.emplace(s, s + len);
+    }
+    if (h.ecn != 0)
+    {
+        ++rx.cnpsSent; // ECN-echoing feedback (the RoCE counters' "CNP-flagged")
+        ++m_cnpsSent;
+    }
+    UetSendFeedback(h, rx, RdmaHeader::ACK, len);
+}
+
+// ---- Sender: feedback and timeout -----------------------------------------------------------
+
+uint16_t
+RdmaNic::UetLose(RdmaQueuePair& qp, std::map<uint64_t, RdmaUetSent>::iterator at)
+{
+    RdmaUetSender& u = *qp.uet;
+    const uint16_t entropy = at->second.entropy;
+    u.inflightBytes -= at->second.wireBytes;
+    u.windowBytes = RdmaUetWindowOnLoss(u.windowBytes, u.mtuBytes, at->second.wireBytes);
+    u.bySendTime.erase({at->second.sent, at->first});
+    u.rtx.insert(at->first);
+    u.outstanding.erase(at);
+    m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
+    return entropy;
+}
+
+void
+RdmaNic::UetReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, const RdmaHeader& h)
+{
+    RdmaQueuePair& qp = it->second;
+    RdmaUetSender& u = UetSender(qp);
+    const Time now = Simulator::Now();
+    const bool ecn = (h.flags & FLAG_ECN_ECHO) != 0;
+    const bool nack = h.type == RdmaHeader::NACK;
+    LbFeedback fb;
+    fb.kind = nack ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
+    fb.now = now;
+    fb.entropy = h.dport;
+    fb.psn = h.echoSeq / m_payloadBytes;
+    fb.rtt = now - NanoSeconds(static_cast<int64_t>(h.tsNs));
+    fb.hasRtt = true;
+    fb.ecn = ecn;
+    LbFeedbackAndProbes(qp, fb);
+    if (ecn)
+    {
+        ++qp.rec.cnpsRx;
+    }
+    // Acknowledged: everything below the cumulative ACK, and the packet it SACKs.
+    uint64_t acked = 0;
+    auto ack = [&](std::map<uint64_t, RdmaUetSent>::iterator at) {
+        acked += at->second.wireBytes;
+        u.inflightBytes -= at->second.wireBytes;
+        u.bySendTime.erase({at->second.sent, at->first});
+        u.outstanding.erase(at);
+    };
+    while (!u.outstanding.empty() && u.outstanding.begin()->first < h.seq)
+    {
+        ack(u.outstanding.begin());
+    }
+    while (!u.rtx.empty() && *u.rtx.begin() < h.seq)
+    {
+        u.rtx.erase(u.rtx.begin());
+    }
+    if (h.sackLen != 0)
+    {
+        auto at = u.outstanding.find(h.sackSeq);
+        if (at != u.outstanding.end())
+        {
+            ack(at);
+        }
+        u.rtx.erase(h.sackSeq);
+    }
+    qp.sndUna = std::max<uint64_t>(qp.sndUna, h.seq);
+    qp.highestAck = qp.sndUna;
+    if (nack)
+    {
+        ++qp.rec.nacksRx;
+        auto at = u.outstanding.find(h.echoSeq);
+        if (at != u.outstanding.end())
+        {
+            UetLose(qp, at); // a trimmed packet: resend it, cut the window by its size
+        }
+    }
+    else
+    {
+        u.windowBytes = RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
+        m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
+    }
+    if (qp.sndUna >= qp.size)
+    {
+        Complete(it);
+        return;
+    }
+    UetArmRto(qp);
+    ArmLbTimer(qp);
+    m_dev->TriggerTransmit();
+}
+
+void
+RdmaNic::UetArmRto(RdmaQueuePair& qp)
+{
+    RdmaUetSender& u = *qp.uet;
+    if (u.bySendTime.empty())
+    {
+        qp.rtoDeadline = Time::Max();
+        return; // a pending event finds nothing outstanding
+    }
+    qp.rtoDeadline = u.bySendTime.begin()->first + m_uetRto;
+    // One event per queue pair; it re-checks the deadline when it fires (moved lazily later).
+    if (!qp.rtoEvent.IsRunning() ||
+        qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
+    {
+        qp.rtoEvent.Cancel();
+        const Time now = Simulator::Now();
+        qp.rtoEvent = Simulator::Schedule(std::max(qp.rtoDeadline - now, Time(0)),
+                                          &RdmaNic::UetRtoCheck,
+                                          this,
+                                          qp.qpn);
+    }
+}
+
+void
+RdmaNic::UetRtoCheck(uint16_t qpn)
+{
+    auto it = m_qps.find(qpn);
+    if (it == m_qps.end())
+    {
+        return;
+    }
+    RdmaQueuePair& qp = it->second;
+    if (!qp.uet || qp.uet->bySendTime.empty())
+    {
+        return;
+    }
+    RdmaUetSender& u = *qp.uet;
+    const Time now = Simulator::Now();
+    const Time deadline = u.bySendTime.begin()->first + m_uetRto;
+    if (now < deadline)
+    {
+        qp.rtoEvent = Simulator::Schedule(deadline - now, &RdmaNic::UetRtoCheck, this, qpn);
+        return;
+    }
+    // The oldest outstanding packet timed out: resend it, blame its entropy.
+    const uint64_t seq = u.bySendTime.begin()->second;
+    ++qp.rec.timeouts;
+    NS_LOG_LOGIC("flow " << qp.flowId << " timeout of " << seq);
+    LbFeedback fb;
+    fb.kind = LbFeedbackKind::TIMEOUT;
+    fb.now = now;
+    fb.psn = static_cast<uint32_t>(seq / m_payloadBytes);
+    fb.entropy = UetLose(qp, u.outstanding.find(seq));
+    LbFeedbackAndProbes(qp, fb);
+    UetArmRto(qp);
+    ArmLbTimer(qp);
+    m_dev->TriggerTransmit();
+}
+
+} // namespace ns3

@@ -1,0 +1,98 @@
+/*
+ * rdma-lb: the UET transport's sender state and window rule (issue 16).
+ *
+ * The transport REPS was evaluated on (seed 002 §4: htsim's Ultra-Ethernet-style "UEC"
+ * sender, repository tommasobo/REPS_EuroSys_Artifact, htsim/sim/uec.cpp, run with
+ * `-sender_cc_only -sender_cc_algo mprdma`). What it does, as implemented here (the NIC side is
+ * rdma-nic-uet.cc, the switch side RdmaSwitch's TrimEnabled / DataQueueLimit):
+ *  - data packets of PayloadSize (4086 B) plus UetHeaderSize (64 B) on the wire;
+ *  - the receiver answers every data packet with an ACK carrying the cumulative ACK (next
+ *    expected byte), a SACK of that packet, its entropy and its ECN mark (htsim UecSink::
+ *    processData with -sack_threshold 4000 < one packet: one ACK per packet);
+ *  - a trimmed packet (header only, FLAG_TRIMMED) is answered by a NACK naming it
+ *    (UecSink::processTrimmed);
+ *  - the sender keeps a window in wire bytes and may send while window > in-flight bytes
+ *    (UecSrc::sendIfPermitted). Window rule (UecSrc::updateCwndOnAck_MPRDMA /
+ *    updateCwndOnNack_MPRDMA / mark_packet_for_retransmission), with newly acknowledged wire
+ *    bytes A of one ACK and packet size MTU = payload + header:
+ *        unmarked ACK:  cwnd += A * MTU / cwnd   (about one packet per window), at most cap
+ *        ECN-marked:    cwnd -= A / 4, at least MTU
+ *        NACK/timeout:  cwnd -= the lost packet's bytes, at least MTU
+ *    cap = UetMaxWindowBdp (1.5) x base RTT x line rate (UecSrc::initNscc: _maxwnd =
+ *    1.5 * _bdp); initial window UetInitialWindow (htsim -cwnd, in packets);
+ *  - a NACKed or timed-out packet leaves the in-flight count and is queued for
+ *    retransmission ahead of new data (UecSrc::processNack, queueForRtx);
+ *  - one retransmission timer on the oldest outstanding packet, firing at its send time +
+ *    UetRto (UecSrc::startRTO / recalculateRTO / rtxTimerExpired; htsim's _min_rto = the
+ *    fabric's unloaded RTT + 4 queue drain times, main_uec.cpp).
+ *
+ * Base RTT (the cap's): UetBaseRtt, or per destination through RdmaNic::SetUetBaseRttOf (the
+ * scenario program: htsim's per-pair base RTT, 2 x the pair's propagation + the fabric's
+ * diameter x (data + ACK) serialization, main_uec.cpp base_rtt_bw_two_points).
+ *
+ * Deviations: the initial window is clamped to the cap (htsim starts at -cwnd even above it:
+ * 0.2 % above in the Fig. 2 setup, about 2x for the pairs under one ToR); no quick-adapt, fast
+ * increase or fast loss recovery (off in htsim's mprdma runs).
+ */
+#ifndef RDMA_UET_H
+#define RDMA_UET_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
+
+namespace ns3
+{
+
+/// \ingroup rdma-lb
+/// One outstanding (sent, not yet acknowledged, not declared lost) UET data packet.
+struct RdmaUetSent
+{
+    Time sent;              //!< when it was (last) sent
+    uint32_t wireBytes{0};  //!< its size on the wire (header included)
+    uint16_t entropy{0};    //!< the entropy it carried
+};
+
+/// \ingroup rdma-lb
+/// Sender state of a UET queue pair (RdmaQueuePair::uet).
+struct RdmaUetSender
+{
+    uint64_t windowBytes{0};   //!< the congestion window (wire bytes)
+    uint64_t capBytes{0};      //!< the window's cap
+    uint64_t mtuBytes{0};      //!< one full data packet on the wire (the window's floor)
+    uint64_t inflightBytes{0}; //!< wire bytes of the outstanding packets
+    std::map<uint64_t, RdmaUetSent> outstanding; //!< by byte offset
+    std::set<std::pair<Time, uint64_t>> bySendTime; //!< (send time, offset): the timer's order
+    std::set<uint64_t> rtx;   //!< offsets to send again (NACKed or timed out), lowest first
+};
+
+/**
+ * \ingroup rdma-lb
+ * The window after one ACK that newly acknowledged \p ackedBytes wire bytes (see the file
+ * comment; htsim UecSrc::updateCwndOnAck_MPRDMA).
+ * \param windowBytes the window before
+ * \param capBytes its cap
+ * \param mtuBytes one full packet on the wire (the floor, and the increase unit)
+ * \param ackedBytes wire bytes newly acknowledged by this ACK
+ * \param ecnMarked whether the ACK echoes an ECN mark
+ * \return the new window
+ */
+uint64_t RdmaUetWindowOnAck(uint64_t windowBytes,
+                            uint64_t capBytes,
+                            uint64_t mtuBytes,
+                            uint64_t ackedBytes,
+                            bool ecnMarked);
+
+/**
+ * \ingroup rdma-lb
+ * \return the window after a packet of \p lostBytes was NACKed (trimmed) or timed out:
+ * \p windowBytes - \p lostBytes, at least \p mtuBytes (htsim updateCwndOnNack_MPRDMA)
+ */
+uint64_t RdmaUetWindowOnLoss(uint64_t windowBytes, uint64_t mtuBytes, uint64_t lostBytes);
+
+} // namespace ns3
+
+#endif /* RDMA_UET_H */

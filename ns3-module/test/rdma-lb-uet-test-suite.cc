@@ -1,0 +1,559 @@
+/*
+ * rdma-lb: tests of the UET transport (issue 16; rdma-uet.h for the rules and their source,
+ * htsim's UEC sender in tommasobo/REPS_EuroSys_Artifact).
+ *
+ *  - window rule: RdmaUetWindowOnAck / OnLoss against hand-computed numbers;
+ *  - one flow alone reaches line rate: its FCT is the first-principles value to the ns;
+ *  - trimming turns a drop into a NACK at the sender within one base RTT of the trim, one
+ *    NACK per trimmed packet, and nothing is lost or timed out;
+ *  - a trimmed header keeps the highest priority at later busy hops;
+ *  - the window never exceeds its cap (UetWindow trace, every ACK/NACK/timeout) and moves;
+ *  - a per-destination base RTT sets that queue pair's cap;
+ *  - determinism and the scenario path: same seed, byte-identical fct.txt (REPS + trimming).
+ *
+ * Cases can be narrowed with RDMA_LB_UET_CASES=<part of a case name>.
+ */
+#include "ns3/core-module.h"
+#include "ns3/network-module.h"
+#include "ns3/rdma-lb-module.h"
+
+#include "rdma-lb-test-util.h"
+
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+const DataRate G400("400Gbps");
+const uint32_t PAYLOAD = 4086; //!< htsim: 4150 B packets, 64 B header
+const uint32_t HEADER = 64;
+const uint64_t WIRE = PAYLOAD + HEADER;
+
+/// Puts every NIC of \p f on the uet transport (base RTT \p baseRtt, RTO \p rto) and gives
+/// every switch a data queue of \p queuePkts packets, ECN from a quarter to three quarters of
+/// it (probability up to 1) and trimming \p trim.
+void
+ConfigureUetFabric(RdmaFabricHelper& f, Time baseRtt, Time rto, uint64_t queuePkts, bool trim)
+{
+    for (uint32_t h : f.GetHosts())
+    {
+        Ptr<RdmaNic> nic = f.GetNic(h);
+        nic->SetAttribute("Transport", StringValue("uet"));
+        nic->SetAttribute("CcMode", StringValue("none"));
+        nic->SetAttribute("PayloadSize", UintegerValue(PAYLOAD));
+        nic->SetAttribute("UetHeaderSize", UintegerValue(HEADER));
+        nic->SetAttribute("UetBaseRtt", TimeValue(baseRtt));
+        nic->SetAttribute("UetRto", TimeValue(rto));
+    }
+    for (uint32_t i = 0; i < f.GetNNodes(); ++i)
+    {
+        if (!f.IsSwitch(i))
+        {
+            continue;
+        }
+        Ptr<RdmaSwitch> sw = f.GetSwitch(i);
+        sw->SetAttribute("PfcEnabled", BooleanValue(false));
+        sw->SetAttribute("DataQueueLimit", UintegerValue(queuePkts * WIRE));
+        sw->SetAttribute("TrimEnabled", BooleanValue(trim));
+        sw->SetAttribute("TrimmedSize", UintegerValue(HEADER));
+        sw->SetAttribute("EcnKmin", UintegerValue(queuePkts / 4 * WIRE));
+        sw->SetAttribute("EcnKmax", UintegerValue(queuePkts * 3 / 4 * WIRE));
+        sw->SetAttribute("EcnPmax", DoubleValue(1.0));
+    }
+}
+
+/// Star: hosts 0..n-1 on switch n, 400 Gbps, 1 us links, the uet transport
+/// (ConfigureUetFabric).
+void
+BuildUetStar(RdmaFabricHelper& f,
+             uint32_t nHosts,
+             Time baseRtt,
+             Time rto,
+             uint64_t queuePkts,
+             bool trim,
+             const std::string& lb = "spray")
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+    f.SetLoadBalancer(lb);
+    f.CreateNodes(nHosts + 1, {nHosts});
+    for (uint32_t h = 0; h < nHosts; ++h)
+    {
+        f.Link(h, nHosts, G400, MicroSeconds(1));
+    }
+    ConfigureUetFabric(f, baseRtt, rto, queuePkts, trim);
+    f.Finish();
+    f.AssignStreams(0);
+}
+
+/// Base RTT of the star (2 links each way): 2 x 2 us + 2 x (data + ACK) serialization.
+Time
+StarBaseRtt()
+{
+    return MicroSeconds(4) + G400.CalculateBytesTxTime(2 * (WIRE + HEADER));
+}
+
+/**
+ * The window rule (htsim UecSrc::updateCwndOnAck_MPRDMA / updateCwndOnNack_MPRDMA) on
+ * hand-computed numbers.
+ */
+class UetWindowRuleTestCase : public TestCase
+{
+  public:
+    UetWindowRuleTestCase()
+        : TestCase("uet window rule: plus A x MTU over W unmarked, minus A over 4 marked, minus lost, cap and floor")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Unmarked: 100000 + 4150 * 4150 / 100000 = 100000 + 172 (integer division).
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnAck(100000, 200000, WIRE, WIRE, false), 100172u, "");
+        // Two packets acknowledged at once: 100000 + 8300 * 4150 / 100000 = 100344.
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnAck(100000, 200000, WIRE, 2 * WIRE, false), 100344u, "");
+        // At the cap it stays there.
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnAck(199990, 200000, WIRE, WIRE, false), 200000u, "");
+        // Marked: 100000 - 4150 / 4 = 100000 - 1037.
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnAck(100000, 200000, WIRE, WIRE, true), 98963u, "");
+        // Never below one packet.
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnAck(WIRE + 100, 200000, WIRE, WIRE, true), WIRE, "");
+        // A duplicate ACK (nothing new) leaves the window alone, marked or not.
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnAck(100000, 200000, WIRE, 0, true), 100000u, "");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnAck(100000, 200000, WIRE, 0, false), 100000u, "");
+        // Loss (NACK of a trimmed packet, or timeout): minus its bytes, at least one packet.
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnLoss(100000, WIRE, WIRE), 95850u, "");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnLoss(WIRE + 10, WIRE, WIRE), WIRE, "");
+    }
+};
+
+/**
+ * One 4 MiB flow alone on the star at 400 Gbps reaches line rate. First principles:
+ * N = ceil(4194304 / 4086) = 1027 packets, 4194304 + 1027 x 64 = 4260032 B on the wire:
+ * 4260032 x 8 / 400e9 = 85.20064 us at the host. The switch stores and forwards: it sends each
+ * packet one full-packet time (4150 B: 83 ns) after the host did, the short last one (2068 +
+ * 64 B, 42.64 ns) included, since it arrives while the full one before it is still going out.
+ * Two 1 us links out, then the 64 B ACK: 1.28 ns + 1 us + 1.28 ns + 1 us back.
+ * FCT = 85.20064 + 0.083 + 2 + 0.00256 + 2 = 89.28620 us. No ECN mark, no trim, no
+ * retransmission; the window never stops the sender (cap 1.5 BDP > BDP).
+ */
+class UetLineRateTestCase : public TestCase
+{
+  public:
+    UetLineRateTestCase()
+        : TestCase("uet: one 4 MiB flow alone at 400G: FCT = wire bytes at line rate + path latency")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RdmaFabricHelper f;
+        BuildUetStar(f, 2, StarBaseRtt(), MicroSeconds(40), 101, true);
+        RdmaFlowRecord rec;
+        f.GetNic(0)->TraceConnectWithoutContext(
+            "FlowRecord",
+            MakeBoundCallback(+[](RdmaFlowRecord* out, const RdmaFlowRecord& r) { *out = r; },
+                              &rec));
+        const uint64_t size = 4194304;
+        f.AddFlow(1, 0, 1, size, Time(0));
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        const uint64_t marks = f.GetSwitch(2)->GetTotalEcnMarks();
+        const uint64_t trims = f.GetSwitch(2)->GetTotalTrims();
+        Simulator::Destroy();
+        const uint64_t packets = (size + PAYLOAD - 1) / PAYLOAD;
+        NS_TEST_ASSERT_MSG_EQ(packets, 1027u, "packet count");
+        const Time expected = G400.CalculateBytesTxTime(size + packets * HEADER) + MicroSeconds(4) +
+                              G400.CalculateBytesTxTime(WIRE) + G400.CalculateBytesTxTime(2 * HEADER);
+        NS_TEST_ASSERT_MSG_EQ(rec.flowId, 1u, "the flow completed");
+        const Time fct = rec.finish - rec.start;
+        NS_TEST_EXPECT_MSG_EQ_TOL(fct.GetPicoSeconds(),
+                                  expected.GetPicoSeconds(),
+                                  1000,
+                                  "FCT " << fct.As(Time::NS) << " vs " << expected.As(Time::NS));
+        NS_TEST_EXPECT_MSG_EQ(rec.dataPkts, packets, "every packet sent once");
+        NS_TEST_EXPECT_MSG_EQ(rec.retxPkts + rec.timeouts + rec.nacksRx, 0u, "no loss");
+        NS_TEST_EXPECT_MSG_EQ(marks + trims, 0u, "no queue: no ECN mark, no trim");
+    }
+};
+
+/**
+ * Trimming: 3 senders x 2 MiB into one receiver through a 16-packet queue. Every trimmed
+ * packet reaches its sender's load balancer as a NACK (LbFeedback kind NACK) naming the
+ * trimmed packet's entropy, within one base RTT of the trim -- the header and the NACK travel
+ * at the highest priority -- and is resent: one NACK
+ * per trim, no drop, no timeout, every flow completes. The same incast without trimming
+ * drops packets and recovers by timeouts only.
+ */
+class UetTrimNackTestCase : public TestCase
+{
+  public:
+    UetTrimNackTestCase()
+        : TestCase("uet: a trimmed packet becomes a NACK at its sender within one RTT")
+    {
+    }
+
+  private:
+    struct Run
+    {
+        std::map<uint32_t, std::deque<std::pair<Time, uint16_t>>> trims; //!< (time, entropy)
+                                                                         //!< by sender, in order
+        uint64_t trimmed{0};
+        uint64_t nacks{0};
+        uint64_t lateNacks{0};
+        uint64_t unmatchedNacks{0};
+        uint64_t wrongEntropy{0};
+        Time worstDelay;
+        uint64_t drops{0};
+        uint64_t timeouts{0};
+        uint64_t completed{0};
+    };
+
+    static Run Incast(bool trim)
+    {
+        Run r;
+        RdmaFabricHelper f;
+        const uint32_t n = 4;
+        BuildUetStar(f, n, StarBaseRtt(), MicroSeconds(40), 16, trim);
+        f.GetSwitch(n)->TraceConnectWithoutContext(
+            "Trim",
+            MakeBoundCallback(+[](Run* run, Ptr<const Packet> p, uint32_t) {
+                RdmaHeader h;
+                p->PeekHeader(h);
+                run->trims[h.sip].emplace_back(Simulator::Now(), h.sport);
+                ++run->trimmed;
+            },
+                              &r));
+        for (uint32_t h = 0; h < n - 1; ++h)
+        {
+            const uint32_t sip = RdmaHostAddress(h);
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "LbFeedback",
+                MakeBoundCallback(+[](Run* run, uint32_t sip, uint32_t, uint8_t kind, uint16_t ev) {
+                    if (kind != static_cast<uint8_t>(LbFeedbackKind::NACK))
+                    {
+                        return;
+                    }
+                    ++run->nacks;
+                    auto& q = run->trims[sip];
+                    if (q.empty())
+                    {
+                        ++run->unmatchedNacks;
+                        return;
+                    }
+                    const Time d = Simulator::Now() - q.front().first;
+                    run->wrongEntropy += ev != q.front().second ? 1 : 0;
+                    q.pop_front();
+                    run->worstDelay = std::max(run->worstDelay, d);
+                    if (d > StarBaseRtt())
+                    {
+                        ++run->lateNacks;
+                    }
+                },
+                                  &r,
+                                  sip));
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "FlowRecord",
+                MakeBoundCallback(+[](Run* run, const RdmaFlowRecord& rec) {
+                    ++run->completed;
+                    run->timeouts += rec.timeouts;
+                },
+                                  &r));
+            f.AddFlow(h, h, n - 1, 2 * 1024 * 1024, Time(0));
+        }
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+        r.drops = f.GetSwitch(n)->GetTotalDrops();
+        Simulator::Destroy();
+        return r;
+    }
+
+    void DoRun() override
+    {
+        const Run t = Incast(true);
+        NS_TEST_ASSERT_MSG_EQ(t.completed, 3u, "every flow completes");
+        NS_TEST_ASSERT_MSG_GT(t.trimmed, 10u, "the incast overflows the 16-packet queue");
+        NS_TEST_EXPECT_MSG_EQ(t.nacks, t.trimmed, "one NACK per trimmed packet");
+        NS_TEST_EXPECT_MSG_EQ(t.unmatchedNacks, 0u, "no NACK without a trim");
+        NS_TEST_EXPECT_MSG_EQ(t.wrongEntropy,
+                              0u,
+                              "the load balancer's NACK names the trimmed packet's entropy");
+        NS_TEST_EXPECT_MSG_EQ(t.lateNacks,
+                              0u,
+                              "every NACK within one base RTT (" << StarBaseRtt().As(Time::NS)
+                                                                 << "); worst "
+                                                                 << t.worstDelay.As(Time::NS));
+        NS_TEST_EXPECT_MSG_EQ(t.drops, 0u, "trimming: nothing dropped");
+        NS_TEST_EXPECT_MSG_EQ(t.timeouts, 0u, "trimming: no timeout");
+
+        const Run d = Incast(false);
+        NS_TEST_ASSERT_MSG_EQ(d.completed, 3u, "without trimming every flow completes too");
+        NS_TEST_EXPECT_MSG_EQ(d.trimmed + d.nacks, 0u, "no trim, no NACK");
+        NS_TEST_EXPECT_MSG_GT(d.drops, 0u, "without trimming the overflow is dropped");
+        NS_TEST_EXPECT_MSG_GT(d.timeouts, 0u, "and recovered by timeouts");
+    }
+};
+
+/**
+ * A trimmed header keeps the highest priority at every later hop. Leaf-spine, 3 leaves x 4
+ * hosts, 1 spine, 400 Gbps, 1 us links, 16-packet queues, trimming: hosts 0-2 send 1 MiB each
+ * to hosts 4-6 (trimmed at leaf 0's uplink), while hosts 8-11 send 1 MiB each into host 7,
+ * filling the spine's port to leaf 1 with data. A header trimmed at leaf 0 crosses that busy
+ * port: at the highest priority it waits at most for the packet being sent at each of its
+ * three hops (3 x 83 ns) plus the control packets ahead of it, so its NACK reaches the sender
+ * within the 7 us of links from leaf 0's uplink to the receiver and back plus 0.5 us. Behind
+ * the spine's data queue it would wait up to 16 x 83 ns = 1.3 us more.
+ */
+class UetTrimPriorityTestCase : public TestCase
+{
+  public:
+    UetTrimPriorityTestCase()
+        : TestCase("uet: a trimmed header crosses later busy hops at the highest priority")
+    {
+    }
+
+  private:
+    struct Run
+    {
+        std::map<uint32_t, std::deque<Time>> trims; //!< leaf 0's trims by sender address
+        uint64_t matched{0};
+        uint64_t late{0};
+        Time worst;
+    };
+
+    void DoRun() override
+    {
+        Run r;
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RdmaFabricHelper f;
+        f.SetLoadBalancer("spray");
+        f.BuildLeafSpine(3, 4, 1, G400, G400, MicroSeconds(1));
+        ConfigureUetFabric(f, MicroSeconds(9), MicroSeconds(60), 16, true);
+        f.Finish();
+        f.AssignStreams(0);
+        const uint32_t leaf0 = 12;
+        f.GetSwitch(leaf0)->TraceConnectWithoutContext(
+            "Trim",
+            MakeBoundCallback(+[](Run* run, Ptr<const Packet> p, uint32_t) {
+                RdmaHeader h;
+                p->PeekHeader(h);
+                run->trims[h.sip].push_back(Simulator::Now());
+            },
+                              &r));
+        for (uint32_t h = 0; h < 3; ++h)
+        {
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "LbFeedback",
+                MakeBoundCallback(+[](Run* run, uint32_t sip, uint32_t, uint8_t kind, uint16_t) {
+                    std::deque<Time>& q = run->trims[sip];
+                    if (kind != static_cast<uint8_t>(LbFeedbackKind::NACK) || q.empty())
+                    {
+                        return;
+                    }
+                    const Time d = Simulator::Now() - q.front();
+                    q.pop_front();
+                    ++run->matched;
+                    run->worst = std::max(run->worst, d);
+                    run->late += d > MicroSeconds(7) + NanoSeconds(500) ? 1 : 0;
+                },
+                                  &r,
+                                  RdmaHostAddress(h)));
+            f.AddFlow(h, h, 4 + h, 1024 * 1024, Time(0));
+        }
+        for (uint32_t h = 8; h < 12; ++h)
+        {
+            f.AddFlow(h, h, 7, 1024 * 1024, Time(0));
+        }
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+        const uint64_t spineTrims = f.GetSwitch(14)->GetTotalTrims();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_GT(r.matched, 10u, "leaf 0 trims, and the NACKs come back");
+        NS_TEST_ASSERT_MSG_GT(spineTrims, 10u, "the spine's port to leaf 1 is full too");
+        NS_TEST_EXPECT_MSG_EQ(r.late,
+                              0u,
+                              "every NACK within 7.5 us of its trim; worst " << r.worst.As(Time::NS));
+    }
+};
+
+/**
+ * The window never exceeds its cap: 8 senders x 1 MiB into one receiver (ECN marks,
+ * trimming on), the UetWindow trace checked at every ACK, NACK and timeout. The cap is
+ * 1.5 x base RTT x 400 Gbps; the window also falls below it (the rule acts) and never below
+ * one packet.
+ */
+class UetWindowCapTestCase : public TestCase
+{
+  public:
+    UetWindowCapTestCase()
+        : TestCase("uet: the window never exceeds 1.5 BDP, at every ACK, NACK and timeout")
+    {
+    }
+
+  private:
+    struct Seen
+    {
+        uint64_t events{0};
+        uint64_t overCap{0};
+        uint64_t underMtu{0};
+        uint64_t minWindow{UINT64_MAX};
+        uint64_t maxWindow{0};
+        uint64_t cap{0};
+        uint64_t capChanges{0};
+    };
+
+    void DoRun() override
+    {
+        Seen s;
+        RdmaFabricHelper f;
+        const uint32_t n = 9;
+        BuildUetStar(f, n, StarBaseRtt(), MicroSeconds(40), 32, true);
+        for (uint32_t h = 0; h < n - 1; ++h)
+        {
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "UetWindow",
+                MakeBoundCallback(+[](Seen* s, uint32_t, uint64_t w, uint64_t cap) {
+                    ++s->events;
+                    s->overCap += w > cap ? 1 : 0;
+                    s->underMtu += w < WIRE ? 1 : 0;
+                    s->minWindow = std::min(s->minWindow, w);
+                    s->maxWindow = std::max(s->maxWindow, w);
+                    s->capChanges += (s->cap != 0 && s->cap != cap) ? 1 : 0;
+                    s->cap = cap;
+                },
+                                  &s));
+            f.AddFlow(h, h, n - 1, 1024 * 1024, Time(0));
+        }
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+        Simulator::Destroy();
+        // cap = 1.5 x (4168.56 ns x 400 Gbps / 8 = 208428 B) = 312642 B.
+        const uint64_t expectedCap = 3 * (StarBaseRtt().GetPicoSeconds() * 400 / 8000) / 2;
+        NS_TEST_ASSERT_MSG_GT(s.events, 1000u, "the trace fired at every feedback");
+        NS_TEST_EXPECT_MSG_EQ(s.cap, expectedCap, "cap = 1.5 BDP");
+        NS_TEST_EXPECT_MSG_EQ(s.capChanges, 0u, "one cap");
+        NS_TEST_EXPECT_MSG_EQ(s.overCap, 0u, "window <= cap at every event");
+        NS_TEST_EXPECT_MSG_EQ(s.underMtu, 0u, "window >= one packet at every event");
+        NS_TEST_EXPECT_MSG_LT(s.minWindow, expectedCap / 4, "ECN marks and NACKs cut it");
+        NS_TEST_EXPECT_MSG_EQ(s.maxWindow, expectedCap, "and it grows back to the cap");
+    }
+};
+
+/**
+ * A per-destination base RTT (RdmaNic::SetUetBaseRttOf, htsim's per-pair base RTT) sets that
+ * queue pair's cap: 1.5 x 10 us x 400 Gbps / 8 = 750,000 B for host 1, while host 2 (the
+ * callback answers 0) keeps UetBaseRtt's 312,642 B.
+ */
+class UetPerPairBaseRttTestCase : public TestCase
+{
+  public:
+    UetPerPairBaseRttTestCase()
+        : TestCase("uet: a per-destination base RTT sets that queue pair's window cap")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RdmaFabricHelper f;
+        BuildUetStar(f, 3, StarBaseRtt(), MicroSeconds(40), 101, true);
+        f.GetNic(0)->SetUetBaseRttOf(
+            MakeBoundCallback(+[](uint32_t toHost1, uint32_t dip) {
+                return dip == toHost1 ? MicroSeconds(10) : Time(0);
+            },
+                              RdmaHostAddress(1)));
+        std::map<uint32_t, uint64_t> caps;
+        f.GetNic(0)->TraceConnectWithoutContext(
+            "UetWindow",
+            MakeBoundCallback(+[](std::map<uint32_t, uint64_t>* m, uint32_t flow, uint64_t,
+                                  uint64_t cap) { (*m)[flow] = cap; },
+                              &caps));
+        f.AddFlow(1, 0, 1, 100000, Time(0));
+        f.AddFlow(2, 0, 2, 100000, Time(0));
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        Simulator::Destroy();
+        NS_TEST_EXPECT_MSG_EQ(caps[1], 750000u, "10 us x 400 Gbps x 1.5");
+        const uint64_t fallback = 3 * (StarBaseRtt().GetPicoSeconds() * 400 / 8000) / 2;
+        NS_TEST_EXPECT_MSG_EQ(caps[2], fallback, "UetBaseRtt when the callback answers 0");
+    }
+};
+
+/**
+ * The scenario path (RdmaScenarioRunner, ConfigureUet: derived base RTT, queue, ECN, RTO)
+ * with REPS and trimming on a 2:1 leaf-spine permutation: every flow completes, trims
+ * happen, and the same seed gives byte-identical fct.txt and flows.csv.
+ */
+class UetScenarioDeterminismTestCase : public TestCase
+{
+  public:
+    UetScenarioDeterminismTestCase()
+        : TestCase("uet scenario: reps + trimming completes; same seed, identical fct.txt")
+    {
+    }
+
+  private:
+    static RdmaScenarioSpec Spec()
+    {
+        // 2 leaves x 4 hosts, 1 spine at 400 Gbps: 4 flows cross a 1:4 oversubscribed core.
+        RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 4, 2, 400000000000ULL, 1000);
+        s.links.back().rateBps = 100000000000ULL;
+        s.lbName = "reps";
+        s.run.seed = 3;
+        s.transport.kind = "uet";
+        s.transport.cc = "none";
+        s.transport.pfcEnabled = false;
+        s.transport.payloadBytes = PAYLOAD;
+        s.transport.uetTrimming = true;
+        for (uint32_t h = 0; h < 8; ++h)
+        {
+            rdmalbtest::AddSpecFlow(s, h, (h + 4) % 8, 512 * 1024, 0);
+        }
+        return s;
+    }
+
+    void DoRun() override
+    {
+        std::string fct[2];
+        std::string csv[2];
+        for (int i = 0; i < 2; ++i)
+        {
+            RdmaScenarioRunner runner(Spec());
+            std::string error;
+            NS_TEST_ASSERT_MSG_EQ(runner.Run(&error), true, error);
+            NS_TEST_ASSERT_MSG_EQ(runner.GetCompletedFlows(), 8u, "every flow completes");
+            fct[i] = runner.FctText();
+            csv[i] = runner.FlowsCsv();
+        }
+        NS_TEST_EXPECT_MSG_EQ(fct[0], fct[1], "same seed: identical fct.txt");
+        NS_TEST_EXPECT_MSG_EQ(csv[0], csv[1], "same seed: identical flows.csv");
+        NS_TEST_EXPECT_MSG_NE(fct[0].find(" "), std::string::npos, "fct.txt has lines");
+    }
+};
+
+class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
+{
+  public:
+    RdmaLbUetTestSuite()
+        : FilteredTestSuite("rdma-lb-uet", "RDMA_LB_UET_CASES")
+    {
+        AddTestCase(new UetWindowRuleTestCase, TestCase::QUICK);
+        AddTestCase(new UetLineRateTestCase, TestCase::QUICK);
+        AddTestCase(new UetTrimNackTestCase, TestCase::QUICK);
+        AddTestCase(new UetTrimPriorityTestCase, TestCase::QUICK);
+        AddTestCase(new UetWindowCapTestCase, TestCase::QUICK);
+        AddTestCase(new UetPerPairBaseRttTestCase, TestCase::QUICK);
+        AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);
+    }
+};
+
+RdmaLbUetTestSuite g_rdmaLbUetTestSuite;
+
+} // namespace
