@@ -1050,8 +1050,8 @@ RdmaScenarioRunner::BuildFabric()
     fabric.SetLoadBalancer(spec.lbName, spec.lbParams);
     if (t.quirks.glibcRand)
     {
-        // Quirk glibc-rand: the reference's srand(RANDOM_SEED); LetFlow's switches then draw
-        // rand() % n from this one stream.
+        // Quirk glibc-rand: the reference's srand(RANDOM_SEED); LetFlow's, CONGA's and
+        // ConWeave's switches then draw rand() % n from this one stream.
         fabric.GetLoadBalancer()->ShareReferenceRand(static_cast<uint32_t>(spec.run.seed));
     }
     fabric.CreateNodes(spec.nodeCount, spec.switchIds);

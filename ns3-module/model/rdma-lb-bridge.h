@@ -224,9 +224,10 @@ class LbConfig : public SimpleRefCount<LbConfig>
     Ptr<HostLbGroup> CreateHostGroup() const;
     /// \return the load-balancing agent of switch \p switchId, seeded with \p seed
     std::unique_ptr<SwitchLbAgent> CreateSwitchAgent(uint32_t switchId, uint64_t seed) const;
-    /// Quirk glibc-rand: the switch agents created from now on draw LetFlow's paths as
-    /// `rand() % n` from one glibc rand() stream after srand(\p seed), shared by all of them in
-    /// the order they draw (the reference's srand(RANDOM_SEED)). Other schemes are unaffected.
+    /// Quirk glibc-rand: the switch agents created from now on draw LetFlow's, CONGA's and
+    /// ConWeave's random choices as `rand() % n` from one glibc rand() stream after
+    /// srand(\p seed), shared by all of them in the order they draw (the reference's
+    /// srand(RANDOM_SEED)). Other schemes are unaffected.
     void ShareReferenceRand(uint32_t seed);
 
     struct Impl;

@@ -209,9 +209,10 @@ mod ffi {
         fn new_host_lb_group(self: &LbConfig) -> Result<Box<HostLbGroup>>;
         /// A chooser for one switch (`switch_id` seeds the ECMP hash, as in the reference).
         fn new_switch_lb(self: &LbConfig, switch_id: u32, seed: u64) -> Result<Box<SwitchLb>>;
-        /// Quirk glibc-rand: switch agents created from now on draw LetFlow's paths as
-        /// `rand() % n` from one glibc `rand()` stream, seeded with `srand(seed)`, that they
-        /// all share (the reference's). Calling it again starts a new stream.
+        /// Quirk glibc-rand: switch agents created from now on draw LetFlow's, CONGA's and
+        /// ConWeave's random choices as `rand() % n` from one glibc `rand()` stream, seeded
+        /// with `srand(seed)`, that they all share (the reference's). Calling it again starts
+        /// a new stream.
         fn share_reference_rand(self: &mut LbConfig, seed: u32);
 
         /// One sender NIC's state shared by its queue pairs (Whack-a-Mole's per-destination

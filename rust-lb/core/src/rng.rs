@@ -117,6 +117,15 @@ impl GlibcRand {
 /// One [`GlibcRand`] stream shared by several switches, drawn in call order.
 pub type SharedGlibcRand = std::sync::Arc<std::sync::Mutex<GlibcRand>>;
 
+/// `rand() % n` from the shared stream when there is one (quirk `glibc-rand`), else
+/// `rng.below(n)`; 0 when `n` is 0.
+pub fn below_or_shared(shared: Option<&SharedGlibcRand>, rng: &mut SimRng, n: u32) -> u32 {
+    match shared {
+        Some(s) => s.lock().map_or(0, |mut g| g.below(n)),
+        None => rng.below(n),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

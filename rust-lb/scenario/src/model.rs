@@ -308,10 +308,11 @@ pub enum Quirk {
     /// sends in that event). Fix: the queue pair is created in the flow's own start event, and
     /// the next queue pair sends from its own pending wake-up.
     EventOrder,
-    /// LetFlow draws its paths as C `rand() % n` from glibc's generator after
+    /// LetFlow, CONGA and ConWeave draw as C `rand() % n` from glibc's generator after
     /// `srand(seed)`, one stream for every switch of the run, in the order the switches draw
-    /// (the reference's `srand(RANDOM_SEED)` and `rand()`). Fix: each switch's own
-    /// generator. Only LetFlow draws from it (CONGA and ConWeave keep their own).
+    /// and with the reference's draws per packet (the reference's `srand(RANDOM_SEED)` and
+    /// `rand()`; CONGA: feedback entry, window start, tie; ConWeave: three paths per data
+    /// packet, the first unused). Fix: each switch's own generator.
     GlibcRand,
 }
 

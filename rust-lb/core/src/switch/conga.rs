@@ -41,7 +41,14 @@
 //!   takes. Counted as `conga_fallbacks`.
 //! * Feedback about a path this ToR does not have (possible only with asymmetric setup) is
 //!   not stored; the reference stores it in a ToLeaf entry that no decision ever reads.
-//! * Random draws use the switch's [`SimRng`], not C `rand()`.
+//! * Random draws use the switch's [`SimRng`], not C `rand()`, unless
+//!   [`Conga::share_reference_rand`] gave the agent a glibc `rand()` stream shared by every
+//!   switch of the run (quirk `glibc-rand`). Then each data packet at the source ToR draws as
+//!   the reference does, in its order: `rand() % |FromLeaf|` for the feedback entry (only if
+//!   FromLeaf is not empty); for a new or expired flowlet, the window start
+//!   `rand() % (n − samples + 1)` (only if `n ≥ path_samples`: with fewer paths the reference
+//!   draws nothing and scans them all, while our own generator still draws `below(1)`), then
+//!   `rand() % ties` among the least congested paths (also with one tie).
 
 use serde::Deserialize;
 
@@ -54,7 +61,7 @@ use super::{
 };
 use crate::algorithm::Algorithm;
 use crate::config::{check_int, check_real, ConfigError};
-use crate::rng::SimRng;
+use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};
 use crate::time::{SimDuration, SimTime};
 
 /// Parameters of CONGA (defaults: the reference driver's constants).
@@ -190,6 +197,8 @@ pub struct Conga {
     next_dre: Option<SimTime>,
     next_aging: Option<SimTime>,
     stats: CongaStats,
+    /// The run's shared glibc `rand()` stream (quirk `glibc-rand`), else `None`.
+    reference_rand: Option<SharedGlibcRand>,
 }
 
 impl Conga {
@@ -209,7 +218,14 @@ impl Conga {
             next_dre: None,
             next_aging: None,
             stats: CongaStats::default(),
+            reference_rand: None,
         }
+    }
+
+    /// Makes every random draw `rand() % n` from `rand`, which other switches share, in the
+    /// reference's order, instead of the switch's own generator (quirk `glibc-rand`).
+    pub fn share_reference_rand(&mut self, rand: SharedGlibcRand) {
+        self.reference_rand = Some(rand);
     }
 
     /// The counters.
@@ -303,7 +319,16 @@ impl Conga {
             .unwrap_or(usize::MAX)
             .min(n);
         let span = u32::try_from(n - samples + 1).unwrap_or(u32::MAX);
-        let offset = usize::try_from(rng.below(span)).unwrap_or(0);
+        let shared = self.reference_rand.as_ref();
+        // The reference draws the window start only when there are at least `path_samples`
+        // paths; our own generator always drew (kept, so runs without the quirk are unchanged).
+        let draws_start = shared.is_none()
+            || n >= usize::try_from(self.config.path_samples).unwrap_or(usize::MAX);
+        let offset = if draws_start {
+            usize::try_from(below_or_shared(shared, rng, span)).unwrap_or(0)
+        } else {
+            0
+        };
         let window = paths.get(offset..offset + samples)?;
         let remote = self.to_leaf.get(dst);
         let congestion = |k: usize, path: &PathId| {
@@ -325,7 +350,8 @@ impl Conga {
             .enumerate()
             .filter(|&(k, p)| congestion(k, p) == best)
             .count();
-        let pick = usize::try_from(rng.below(u32::try_from(ties).unwrap_or(u32::MAX))).ok()?;
+        let ties = u32::try_from(ties).unwrap_or(u32::MAX);
+        let pick = usize::try_from(below_or_shared(shared, rng, ties)).ok()?;
         window
             .iter()
             .enumerate()
@@ -369,7 +395,7 @@ impl Conga {
             return (NO_FEEDBACK, NO_FEEDBACK);
         };
         let n = u32::try_from(entries.len()).unwrap_or(u32::MAX);
-        let i = usize::try_from(rng.below(n)).unwrap_or(0);
+        let i = usize::try_from(below_or_shared(self.reference_rand.as_ref(), rng, n)).unwrap_or(0);
         match entries.get(i) {
             Some(&(path, m)) => {
                 self.stats.feedback_sent += 1;
@@ -972,5 +998,107 @@ mod tests {
         }
         assert!(leaves[0].stats().feedback_received > 0);
         assert!(leaves[1].stats().feedback_sent > 0);
+    }
+
+    /// The next value of a shared stream (to check how many draws were taken).
+    fn next_value(shared: &SharedGlibcRand) -> Option<u32> {
+        shared.lock().map(|mut g| g.next_rand()).ok()
+    }
+
+    #[test]
+    fn shared_reference_rand_draws_feedback_window_and_tie_across_switches_in_call_order() {
+        // Leaves 0 and 1 (4 paths each, 4 samples) share one stream after srand(1): glibc's
+        // values 1804289383, 846930886, 1681692777, 1714636915, 1957747793, 424238335,
+        // 719885386, 1649760492, 596516649. A new flowlet draws the window start (% 1, as
+        // n >= samples) and the tie among the 4 idle paths (% 4); a packet whose FromLeaf
+        // table is not empty first draws the feedback entry.
+        let shared = crate::rng::GlibcRand::shared(1);
+        let mut a = leaf(0);
+        let mut b = leaf(1);
+        a.share_reference_rand(std::sync::Arc::clone(&shared));
+        b.share_reference_rand(std::sync::Arc::clone(&shared));
+        let mut rng = SimRng::new(11);
+        let spine_of = |tag: &LbTag, dst: u32| {
+            let p = word_path(tag.words[W_PATH]);
+            (0..SPINES).find(|&s| path(dst, s) == p)
+        };
+        // a: no feedback; start 1804289383 % 1, tie 846930886 % 4 = 2.
+        let (_, t) = send(&mut a, us(1), &data((0, 0), (1, 0), 1), &mut rng);
+        assert_eq!(spine_of(&t, 1), Some(2));
+        assert_eq!(t.words[W_FB_PATH], NO_FEEDBACK);
+        // b: start 1681692777 % 1, tie 1714636915 % 4 = 3.
+        let (_, t) = send(&mut b, us(2), &data((1, 0), (0, 0), 2), &mut rng);
+        assert_eq!(spine_of(&t, 0), Some(3));
+        // a hears from leaf 1 on its paths 0, 1 and 3 (CE 5, 6, 7): FromLeaf has 3 entries.
+        for (k, ce) in [(0, 5), (1, 6), (3, 7)] {
+            let mut tag = Conga::tag_words(path(0, k), 1, ce, (NO_FEEDBACK, NO_FEEDBACK));
+            forward(
+                &mut a,
+                us(3),
+                &data((1, 1), (0, 1), 3),
+                &mut tag,
+                &single(0),
+                &mut rng,
+            );
+        }
+        a.dre.iter_mut().for_each(|x| *x = 0);
+        // a, new flow: feedback 1957747793 % 3 = 2 (path 3, CE 7); start 424238335 % 1;
+        // tie 719885386 % 4 = 2.
+        let pkt = data((0, 1), (1, 1), 4);
+        let (_, t) = send(&mut a, us(4), &pkt, &mut rng);
+        assert_eq!(spine_of(&t, 1), Some(2));
+        assert_eq!(
+            (word_path(t.words[W_FB_PATH]), t.words[W_FB_CE]),
+            (path(0, 3), 7)
+        );
+        // Its next packet keeps the flowlet: only the feedback, 1649760492 % 3 = 0 (path 0).
+        let (_, t) = send(&mut a, us(5), &pkt, &mut rng);
+        assert_eq!(spine_of(&t, 1), Some(2));
+        assert_eq!(
+            (word_path(t.words[W_FB_PATH]), t.words[W_FB_CE]),
+            (path(0, 0), 5)
+        );
+        // 8 draws taken: the next value is glibc's ninth.
+        assert_eq!(next_value(&shared), Some(596_516_649));
+    }
+
+    #[test]
+    fn shared_reference_rand_draws_the_window_start_only_with_enough_paths() {
+        // 2 samples of 4 paths: start % 3, then tie % ties (drawn even with one tie).
+        // srand(1): 1804289383 % 3 = 1 -> window paths 1, 2; path 1 is remotely congested,
+        // so path 2 alone: 846930886 % 1. Next flow: 1681692777 % 3 = 0 -> paths 0, 1: path 0;
+        // 1714636915 % 1. Next: 1957747793 % 3 = 2 -> paths 2, 3 tie: 424238335 % 2 = 1.
+        let shared = crate::rng::GlibcRand::shared(1);
+        let two = CongaConfig {
+            path_samples: 2,
+            ..CongaConfig::default()
+        };
+        let mut c = Conga::new(&two, 0, EcmpHash::new(0));
+        setup_leaf(&mut c, 0);
+        c.share_reference_rand(std::sync::Arc::clone(&shared));
+        set_remote_ce(&mut c, 1, 1, 3);
+        let mut rng = SimRng::new(12);
+        let mut spines = Vec::new();
+        for f in 0..3 {
+            let (_, t) = send(&mut c, us(1), &data((0, 0), (1, 0), f), &mut rng);
+            let p = word_path(t.words[W_PATH]);
+            spines.push((0..SPINES).find(|&s| path(1, s) == p));
+            c.dre.iter_mut().for_each(|x| *x = 0);
+        }
+        assert_eq!(spines, [Some(2), Some(0), Some(3)]);
+        assert_eq!(next_value(&shared), Some(719_885_386));
+        // 8 samples of 4 paths: the reference draws no start, only the tie among all 4:
+        // srand(1): 1804289383 % 4 = 3.
+        let shared = crate::rng::GlibcRand::shared(1);
+        let eight = CongaConfig {
+            path_samples: 8,
+            ..CongaConfig::default()
+        };
+        let mut c = Conga::new(&eight, 0, EcmpHash::new(0));
+        setup_leaf(&mut c, 0);
+        c.share_reference_rand(std::sync::Arc::clone(&shared));
+        let (_, t) = send(&mut c, us(1), &data((0, 0), (1, 0), 0), &mut rng);
+        assert_eq!(word_path(t.words[W_PATH]), path(1, 3));
+        assert_eq!(next_value(&shared), Some(846_930_886));
     }
 }

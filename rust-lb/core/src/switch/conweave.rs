@@ -22,8 +22,12 @@
 //! * Paths paused by NOTIFY are kept per path id; the reference keeps them in a 65,536-slot
 //!   table indexed by a hash of the path id, where two paths could share a slot (never with the
 //!   8-16 paths of its topologies).
-//! * Random draws come from the switch's own generator, not C `rand()`; the reference's
-//!   unused third draw per packet is not made.
+//! * Random draws come from the switch's own generator, not C `rand()`, and the reference's
+//!   unused first draw per packet is not made -- unless [`ConWeave::share_reference_rand`] gave
+//!   the agent a glibc `rand()` stream shared by every switch of the run (quirk `glibc-rand`).
+//!   Then every data packet at the source ToR draws as the reference (path-aware rerouting):
+//!   `rand() % n` three times, the unused initial path, then the two candidate paths, each an
+//!   index into the sorted path list.
 //! * Base RTT per destination ToR is propagation only, 2 x 1 µs per switch hop of the path, as
 //!   the reference hard-codes it (4 µs in a leaf-spine).
 //! * A flow whose first packet comes before `tx_expiry` (the reference asserts) is treated as
@@ -44,7 +48,7 @@ use super::plts_rr::TableHasher;
 use super::{EgressCandidate, PacketKind, PacketMeta};
 use crate::algorithm::Algorithm;
 use crate::config::{check_int, ConfigError};
-use crate::rng::SimRng;
+use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Psn;
 
@@ -318,6 +322,8 @@ pub struct ConWeave {
     releases: VecDeque<u64>,
     outbox: VecDeque<ControlPacket>,
     stats: ConWeaveStats,
+    /// The run's shared glibc `rand()` stream (quirk `glibc-rand`), else `None`.
+    reference_rand: Option<SharedGlibcRand>,
 }
 
 /// The reference's 64-bit flow key: [src node | sport << 16] << 32 | [dst node | dport << 16],
@@ -348,7 +354,15 @@ impl ConWeave {
             releases: VecDeque::new(),
             outbox: VecDeque::new(),
             stats: ConWeaveStats::default(),
+            reference_rand: None,
         }
+    }
+
+    /// Draws the source ToR's paths as `rand() % n` from `rand`, which other switches share,
+    /// three per data packet as the reference, instead of the switch's own generator (quirk
+    /// `glibc-rand`).
+    pub fn share_reference_rand(&mut self, rand: SharedGlibcRand) {
+        self.reference_rand = Some(rand);
     }
 
     /// The counters.
@@ -404,13 +418,21 @@ impl ConWeave {
         candidates: &[EgressCandidate],
         rng: &mut SimRng,
     ) -> Verdict {
-        // Two random paths; the good one is the first not paused by a NOTIFY.
+        // Two random paths; the good one is the first not paused by a NOTIFY. With the
+        // reference's stream, its unused initial-path draw comes first.
         let set = self.fabric.paths(dst);
+        let shared = self.reference_rand.as_ref();
         let drawn = u32::try_from(set.len())
             .ok()
             .filter(|&n| n > 0)
             .and_then(|n| {
-                let mut pick = || set.get(usize::try_from(rng.below(n)).unwrap_or(0)).copied();
+                let mut pick = || {
+                    let i = below_or_shared(shared, rng, n);
+                    set.get(usize::try_from(i).unwrap_or(0)).copied()
+                };
+                if shared.is_some() {
+                    pick()?; // initPath: drawn and never used
+                }
                 Some((pick()?, pick()?))
             });
         let Some((p1, p2)) = drawn else {
@@ -1095,5 +1117,42 @@ mod tests {
         assert_eq!(cw.tx.len(), 1, "idle for exactly 2 ms: kept");
         cw.on_timer(at_us(4_000), &mut rng);
         assert!(cw.tx.is_empty());
+    }
+
+    #[test]
+    fn shared_reference_rand_draws_three_paths_per_packet_across_switches() {
+        // Both ToRs (2 paths each, uplinks 2 and 3) share one stream after srand(1): glibc's
+        // values 1804289383, 846930886, 1681692777 | 1714636915, 1957747793, 424238335 |
+        // 719885386, 1649760492, 596516649 | 1189641421. Each data packet at a source ToR
+        // draws the unused initial path, then paths 1 and 2 (value % 2 into [uplink 2, 3]).
+        let shared = crate::rng::GlibcRand::shared(1);
+        let (mut src, mut rng) = tor(SRC_TOR);
+        let (mut other, _) = tor(DST_TOR);
+        src.share_reference_rand(std::sync::Arc::clone(&shared));
+        other.share_reference_rand(std::sync::Arc::clone(&shared));
+        // src: path 1 = 846930886 % 2 = 0 (uplink 2), not paused: taken.
+        let (t0, up0) = send(&mut src, &mut rng, at_us(0), 0);
+        assert_eq!((t0.flag, up0), (DataFlag::Init, 2));
+        // the other ToR, a flow towards host A: path 1 = 1957747793 % 2 = 1 (uplink 3).
+        let back = PacketMeta {
+            sip: C,
+            dip: A,
+            ..data(0)
+        };
+        let mut tag = LbTag::NONE;
+        let c = uplinks();
+        let Verdict::Forward { index, .. } =
+            other.on_ingress(at_us(1), &back, &mut tag, &c, &mut rng)
+        else {
+            panic!("data is forwarded at the source ToR")
+        };
+        assert_eq!(c[index].port, 3);
+        // src again: three more draws, the flow keeps uplink 2.
+        let (t1, up1) = send(&mut src, &mut rng, at_us(2), 1);
+        assert_eq!((t1.flag, up1), (DataFlag::Data, 2));
+        assert_eq!(
+            shared.lock().map(|mut g| g.next_rand()).ok(),
+            Some(1_189_641_421)
+        );
     }
 }

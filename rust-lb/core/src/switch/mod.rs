@@ -380,11 +380,15 @@ impl SwitchLb {
         }
     }
 
-    /// LetFlow draws its paths from `rand`, a glibc `rand()` stream shared by every switch of
-    /// the run (quirk `glibc-rand`); the other schemes keep their own generator.
+    /// LetFlow, CONGA and ConWeave draw from `rand`, a glibc `rand()` stream shared by every
+    /// switch of the run, as the reference's `rand()` (quirk `glibc-rand`); the other schemes
+    /// keep their own generator.
     pub fn share_reference_rand(&mut self, rand: crate::rng::SharedGlibcRand) {
-        if let SwitchScheme::LetFlow(l) = &mut self.scheme {
-            l.share_reference_rand(rand);
+        match &mut self.scheme {
+            SwitchScheme::LetFlow(l) => l.share_reference_rand(rand),
+            SwitchScheme::Conga(c) => c.share_reference_rand(rand),
+            SwitchScheme::ConWeave(c) => c.share_reference_rand(rand),
+            _ => {}
         }
     }
 
