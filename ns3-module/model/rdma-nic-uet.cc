@@ -121,16 +121,7 @@ RdmaNic::UetNextPacket(RdmaQueuePair& qp, Time now)
     cx.retransmission = seq < qp.highSent;
     cx.inflightPkts = static_cast<uint32_t>(u.outstanding.size());
     cx.everyArrivalAnswered = true;
-    RdmaHeader h;
-    h.type = RdmaHeader::DATA;
-    h.sip = m_address;
-    h.dip = qp.dip;
-    h.sport = qp.lb->NextEntropy(cx);
-    h.dport = qp.dport;
-    h.qpn = qp.qpn;
-    h.pg = static_cast<uint16_t>(qp.pg);
-    h.seq = static_cast<uint32_t>(seq);
-    h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
+    const RdmaHeader h = DataHeader(qp, seq, cx);
     Ptr<Packet> p = Create<Packet>(payload + m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
     p->AddHeader(h);
     const uint32_t wire = p->GetSize();
@@ -153,15 +144,7 @@ RdmaNic::UetNextPacket(RdmaQueuePair& qp, Time now)
     at->second = RdmaUetSent{now, wire, h.sport};
     u.bySendTime.emplace(now, seq);
     u.inflightBytes += wire;
-    ++qp.rec.dataPkts;
-    if (cx.retransmission)
-    {
-        ++qp.rec.retxPkts;
-    }
-    qp.highSent = std::max(qp.highSent, seq + payload);
-    qp.maxSentSeq = std::max(qp.maxSentSeq, seq);
-    qp.lastEntropy = h.sport;
-    qp.sentEntropy[(seq / m_payloadBytes) % RdmaQueuePair::ENTROPY_WINDOW] = h.sport;
+    RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
     qp.nextAvail = now + RdmaTxTime(m_dev->GetDataRate(), wire, m_timeTruncation);
     UetArmRto(qp);
     ArmLbTimer(qp);

@@ -727,6 +727,40 @@ RdmaNic::Wake()
     }
 }
 
+RdmaHeader
+RdmaNic::DataHeader(RdmaQueuePair& qp, uint64_t seq, const LbSendContext& cx)
+{
+    RdmaHeader h;
+    h.type = RdmaHeader::DATA;
+    h.sip = m_address;
+    h.dip = qp.dip;
+    h.sport = qp.lb->NextEntropy(cx);
+    h.dport = qp.dport;
+    h.qpn = qp.qpn;
+    h.pg = static_cast<uint16_t>(qp.pg);
+    h.seq = static_cast<uint32_t>(seq);
+    h.tsNs = static_cast<uint64_t>(cx.now.GetNanoSeconds());
+    return h;
+}
+
+void
+RdmaNic::RecordDataSent(RdmaQueuePair& qp,
+                        uint64_t seq,
+                        uint32_t payload,
+                        uint16_t entropy,
+                        bool retransmission)
+{
+    ++qp.rec.dataPkts;
+    if (retransmission)
+    {
+        ++qp.rec.retxPkts;
+    }
+    qp.highSent = std::max(qp.highSent, seq + payload);
+    qp.maxSentSeq = std::max(qp.maxSentSeq, seq);
+    qp.lastEntropy = entropy;
+    qp.sentEntropy[(seq / m_payloadBytes) % RdmaQueuePair::ENTROPY_WINDOW] = entropy;
+}
+
 Ptr<Packet>
 RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
 {
@@ -764,16 +798,7 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         cx.inflightPkts = static_cast<uint32_t>(
             (qp.highSent - std::min(qp.highSent, qp.sndUna) + m_payloadBytes - 1) / m_payloadBytes);
         cx.everyArrivalAnswered = m_recovery == IRN;
-        RdmaHeader h;
-        h.type = RdmaHeader::DATA;
-        h.sip = m_address;
-        h.dip = qp.dip;
-        h.sport = qp.lb->NextEntropy(cx);
-        h.dport = qp.dport;
-        h.qpn = qp.qpn;
-        h.pg = static_cast<uint16_t>(qp.pg);
-        h.seq = static_cast<uint32_t>(seq);
-        h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
+        RdmaHeader h = DataHeader(qp, seq, cx);
         h.intMode = m_intMode;
         Ptr<Packet> p = Create<Packet>(payload);
         p->AddHeader(h);
@@ -787,15 +812,7 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         {
             qp.sndNxt += payload;
         }
-        ++qp.rec.dataPkts;
-        if (cx.retransmission)
-        {
-            ++qp.rec.retxPkts;
-        }
-        qp.highSent = std::max(qp.highSent, seq + payload);
-        qp.maxSentSeq = std::max(qp.maxSentSeq, seq);
-        qp.lastEntropy = h.sport;
-        qp.sentEntropy[(seq / m_payloadBytes) % RdmaQueuePair::ENTROPY_WINDOW] = h.sport;
+        RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
         DataRate pace = m_rateBound ? DataRate(qp.rate) : m_dev->GetDataRate();
         qp.nextAvail = now + RdmaTxTime(pace, p->GetSize(), m_timeTruncation);
         ArmRto(qp);

@@ -315,6 +315,15 @@ class RdmaNic : public Object, private RdmaCcHost
     void ArmRto(RdmaQueuePair& qp);
     void RtoCheck(uint16_t qpn);
     void ArmLbTimer(RdmaQueuePair& qp);
+    /// The header of the data packet at byte offset \p seq, its entropy drawn from the queue
+    /// pair's selector for \p cx (both transports).
+    RdmaHeader DataHeader(RdmaQueuePair& qp, uint64_t seq, const LbSendContext& cx);
+    /// A data packet was just sent: counters, highest offsets, the entropy window.
+    void RecordDataSent(RdmaQueuePair& qp,
+                        uint64_t seq,
+                        uint32_t payload,
+                        uint16_t entropy,
+                        bool retransmission);
     /**
      * \return the entropy of the last transmission of the packet at byte offset \p seq, if it
      * is still in the queue pair's window (else the entropy of the last packet sent)
