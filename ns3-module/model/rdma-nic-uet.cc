@@ -94,18 +94,7 @@ RdmaNic::UetEligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         return false; // window-bound: an ACK, NACK or timeout kicks the port
     }
-    if (qp.nextAvail > now)
-    {
-        *wake = std::min(*wake, qp.nextAvail);
-        return false;
-    }
-    Time hold = qp.lb->GetSendAfter();
-    if (hold > now)
-    {
-        *wake = std::min(*wake, hold);
-        return false;
-    }
-    return true;
+    return TimeToSend(qp, now, wake);
 }
 
 Ptr<Packet>

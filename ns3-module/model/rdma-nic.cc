@@ -704,6 +704,21 @@ RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
             return false; // an ACK will kick the port
         }
     }
+    return TimeToSend(qp, now, wake);
+}
+
+void
+RdmaNic::Wake()
+{
+    if (m_dev)
+    {
+        m_dev->TriggerTransmit();
+    }
+}
+
+bool
+RdmaNic::TimeToSend(const RdmaQueuePair& qp, Time now, Time* wake) const
+{
     if (qp.nextAvail > now)
     {
         *wake = std::min(*wake, qp.nextAvail);
@@ -716,15 +731,6 @@ RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
         return false;
     }
     return true;
-}
-
-void
-RdmaNic::Wake()
-{
-    if (m_dev)
-    {
-        m_dev->TriggerTransmit();
-    }
 }
 
 RdmaHeader

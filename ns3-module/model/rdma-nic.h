@@ -315,6 +315,9 @@ class RdmaNic : public Object, private RdmaCcHost
     void ArmRto(RdmaQueuePair& qp);
     void RtoCheck(uint16_t qpn);
     void ArmLbTimer(RdmaQueuePair& qp);
+    /// Whether pacing (nextAvail) and the selector's hold let \p qp send at \p now; if not,
+    /// lowers \p wake to the time they will (both transports).
+    bool TimeToSend(const RdmaQueuePair& qp, Time now, Time* wake) const;
     /// The header of the data packet at byte offset \p seq, its entropy drawn from the queue
     /// pair's selector for \p cx (both transports).
     RdmaHeader DataHeader(RdmaQueuePair& qp, uint64_t seq, const LbSendContext& cx);
