@@ -87,6 +87,16 @@ def _num(path, lineno, name, text, integer=False, positive=False):
     return value
 
 
+def _algorithm(path, lineno, cols, expect_algorithm):
+    """The row's algorithm name: not empty, and summary.json's when that is known."""
+    algo = cols["algorithm"]
+    if not algo:
+        raise InputError(path, lineno, "empty algorithm")
+    if expect_algorithm is not None and algo != expect_algorithm:
+        raise InputError(path, lineno, f"algorithm {algo!r} differs from summary.json's {expect_algorithm!r}")
+    return algo
+
+
 def _flow_row(path, lineno, cols):
     """Parse (src, dst, size, start, fct, ideal) from a dict of column texts."""
     size = _num(path, lineno, "size_bytes", cols["size_bytes"], integer=True, positive=True)
@@ -235,12 +245,7 @@ def read_flows_csv(path, expect_algorithm=None, flow_ids=None):
                 for name in ("flow_id", "src", "dst", "size_bytes", "start_ns", "retx_pkts", "nacks", "path_switches"):
                     _num(path, lineno, name, cols[name], integer=True)
                 _num(path, lineno, "ideal_fct_ns", cols["ideal_fct_ns"])
-                algo = cols["algorithm"]
-                if not algo:
-                    raise InputError(path, lineno, "empty algorithm")
-                if expect_algorithm is not None and algo != expect_algorithm:
-                    raise InputError(path, lineno, f"algorithm {algo!r} differs from summary.json's {expect_algorithm!r}")
-                algorithms.add(algo)
+                algorithms.add(_algorithm(path, lineno, cols, expect_algorithm))
                 continue
             row = _flow_row(path, lineno, cols)
             flow_id = _num(path, lineno, "flow_id", cols["flow_id"], integer=True)
@@ -250,12 +255,7 @@ def read_flows_csv(path, expect_algorithm=None, flow_ids=None):
             expected = slowdown(row[2], row[3])
             if abs(recorded - expected) > SLOWDOWN_RTOL * expected:
                 raise InputError(path, lineno, f"slowdown {recorded} != max(1, fct_ns/ideal_fct_ns) = {expected:.6g}")
-            algo = cols["algorithm"]
-            if not algo:
-                raise InputError(path, lineno, "empty algorithm")
-            if expect_algorithm is not None and algo != expect_algorithm:
-                raise InputError(path, lineno, f"algorithm {algo!r} differs from summary.json's {expect_algorithm!r}")
-            algorithms.add(algo)
+            algorithms.add(_algorithm(path, lineno, cols, expect_algorithm))
             if flow_ids is not None and not _in_range(flow_id, flow_ids):
                 continue
             rows.append(row)
