@@ -246,6 +246,10 @@ RdmaFabricHelper::Finish()
             m_nodes.Get(i)->GetObject<RdmaSwitch>()->SetSwitchId(i); // before path discovery
         }
     }
+    if (m_htsim)
+    {
+        InstallHtsimSwitches(adj);
+    }
     for (uint32_t i = 0; i < n; ++i)
     {
         if (m_isSwitch[i])
@@ -257,6 +261,62 @@ RdmaFabricHelper::Finish()
             m_nodes.Get(i)->GetObject<RdmaNic>()->SetLoadBalancer(m_lb);
         }
     }
+}
+
+void
+RdmaFabricHelper::UseHtsimSwitches(uint32_t seed, uint32_t flows)
+{
+    m_htsim = std::make_pair(seed, flows);
+}
+
+void
+RdmaFabricHelper::InstallHtsimSwitches(
+    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj)
+{
+    // Hops from the nearest host, through switches only: 1 = ToR, 2 = second tier, ...
+    const uint32_t far = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> dist(m_nodes.GetN(), far);
+    std::deque<uint32_t> q;
+    for (uint32_t h : m_hosts)
+    {
+        dist[h] = 0;
+        q.push_back(h);
+    }
+    while (!q.empty())
+    {
+        uint32_t m = q.front();
+        q.pop_front();
+        for (const auto& [nb, port] : adj[m])
+        {
+            (void)port;
+            if (m_isSwitch[nb] && dist[nb] == far)
+            {
+                dist[nb] = dist[m] + 1;
+                q.push_back(nb);
+            }
+        }
+    }
+    std::vector<uint32_t> order;
+    for (uint32_t i = 0; i < m_nodes.GetN(); ++i)
+    {
+        if (m_isSwitch[i])
+        {
+            order.push_back(i);
+        }
+    }
+    std::stable_sort(order.begin(), order.end(), [&dist](uint32_t a, uint32_t b) {
+        return dist[a] < dist[b];
+    });
+    const auto tier = [&](uint32_t d) {
+        return static_cast<uint32_t>(
+            std::count_if(order.begin(), order.end(), [&](uint32_t s) { return dist[s] == d; }));
+    };
+    m_lb->UseHtsimSwitches(m_htsim->first,
+                           order,
+                           tier(1),
+                           tier(2),
+                           static_cast<uint32_t>(m_hosts.size()),
+                           m_htsim->second);
 }
 
 void

@@ -13,6 +13,7 @@
 #include "ns3/rdma-lb-bridge.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,13 @@ class RdmaFabricHelper
     Ptr<RdmaChannel> Link(uint32_t a, uint32_t b, DataRate rate, Time delay);
     /// Computes all routing tables and installs the load balancer (call after all links).
     void Finish();
+    /**
+     * Makes Finish install the REPS authors' switches (LbConfig::UseHtsimSwitches) with
+     * stream seed \p seed for a workload of \p flows flows. Finish orders the switches as
+     * htsim builds them: ToRs (switches with a host link), then switches two hops from the
+     * nearest host, then the rest by that distance; by node index within each.
+     */
+    void UseHtsimSwitches(uint32_t seed, uint32_t flows);
 
     /// Builds a two-tier leaf-spine: hosts 0..L*H-1 (H per leaf), then leaves, then spines.
     void BuildLeafSpine(uint32_t leaves,
@@ -135,10 +143,13 @@ class RdmaFabricHelper
     Ptr<LbConfig> m_lb;
     std::string m_lbName;   //!< the algorithm given to SetLoadBalancer
     std::string m_lbParams; //!< its parameters
+    std::optional<std::pair<uint32_t, uint32_t>> m_htsim; //!< UseHtsimSwitches (seed, flows)
     std::vector<std::string> m_notes; //!< what Finish chose for the load balancer (GetNotes)
     /// Whack-a-Mole's default wiring (Finish): path-index routing and num_paths = the
     /// equal-cost paths, on fabrics with one multipath stage.
     void WireWhackAMole(const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj);
+    /// UseHtsimSwitches' part of Finish: orders the switches by tier and hands them over.
+    void InstallHtsimSwitches(const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj);
     bool m_notifyRemoteLinkState{true};
     /// The routing view told to the switches after each link state change (made on the first).
     std::shared_ptr<RdmaRouteWithdrawal> m_routing;

@@ -48,6 +48,7 @@ CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
     o.uetMaxWindowBdp = t.uet_max_window_bdp;
     o.uetBaseRttNs = t.uet_base_rtt_ns;
     o.uetRtoNs = t.uet_rto_ns;
+    o.uetHtsimSwitches = std::string(t.uet_switch_hash) == "htsim";
     o.bufferBytes = t.buffer_bytes;
     o.ecn.clear();
     for (const auto& e : t.ecn)

@@ -254,6 +254,15 @@ struct RdmaScenarioRunner::State
         {
             nic->StartFlowOnPorts(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg, r.sport, r.dport);
         }
+        else if (spec->transport.uetHtsimSwitches)
+        {
+            // htsim's ECMP path id: the connection's number modulo its 65,535 paths.
+            nic->StartFlowWithEntropy(id,
+                                      RdmaHostAddress(f.dst),
+                                      f.sizeBytes,
+                                      f.pg,
+                                      static_cast<uint16_t>(id % 65535));
+        }
         else
         {
             nic->StartFlow(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg);
@@ -1030,7 +1039,7 @@ RdmaScenarioRunner::ConfigureUet()
       << ", \"queue_packets\": " << queue << ", \"ecn_kmin_packets\": " << kmin
       << ", \"ecn_kmax_packets\": " << kmax << ", \"max_window_bdp\": " << t.uetMaxWindowBdp
       << ", \"initial_window_packets\": " << t.uetInitialWindowPackets << ", \"rto_ns\": " << rtoNs
-      << "}";
+      << ", \"switch_hash\": \"" << (t.uetHtsimSwitches ? "htsim" : "five-tuple") << "\"}";
     s.uetSummary = o.str();
 }
 
@@ -1053,6 +1062,11 @@ RdmaScenarioRunner::BuildFabric()
         // Quirk glibc-rand: the reference's srand(RANDOM_SEED); LetFlow's, CONGA's and
         // ConWeave's switches then draw rand() % n from this one stream.
         fabric.GetLoadBalancer()->ShareReferenceRand(static_cast<uint32_t>(spec.run.seed));
+    }
+    if (t.uetHtsimSwitches)
+    {
+        fabric.UseHtsimSwitches(static_cast<uint32_t>(spec.run.seed),
+                                static_cast<uint32_t>(spec.flows.size()));
     }
     fabric.CreateNodes(spec.nodeCount, spec.switchIds);
     // The reference gives every queue pair the largest RTT and BDP of the fabric (GLOBAL_T 1,

@@ -110,6 +110,7 @@ struct RdmaScenarioTransport
     uint32_t uetInitialWindowPackets{}; //!< uet: RdmaNic::UetInitialWindow in packets (0 = cap)
     double uetMaxWindowBdp{};        //!< uet: RdmaNic::UetMaxWindow in base BDPs
     uint64_t uetBaseRttNs{};         //!< uet: base RTT (0 = the fabric's largest)
+    bool uetHtsimSwitches{};         //!< uet: RdmaFabricHelper::UseHtsimSwitches (switch_hash)
     uint64_t uetRtoNs{};             //!< uet: RdmaNic::UetRto (0 = base RTT + 4 queue drains)
     std::string recovery{};          //!< RdmaNic::LossRecovery: gbn | irn | nic-sr
     std::string cc{};              //!< RdmaNic::CcMode: dcqcn | hpcc | timely | dctcp | none

@@ -122,6 +122,30 @@ LbConfig::ShareReferenceRand(uint32_t seed)
     m_impl->cfg->share_reference_rand(seed);
 }
 
+void
+LbConfig::UseHtsimSwitches(uint32_t seed,
+                           const std::vector<uint32_t>& switchIds,
+                           uint32_t tors,
+                           uint32_t secondTier,
+                           uint32_t hosts,
+                           uint32_t flows)
+{
+    try
+    {
+        m_impl->cfg->use_htsim_switches(seed,
+                                        rust::Slice<const uint32_t>(switchIds.data(),
+                                                                    switchIds.size()),
+                                        tors,
+                                        secondTier,
+                                        hosts,
+                                        flows);
+    }
+    catch (const rust::Error& e)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << e.what());
+    }
+}
+
 std::string
 LbConfig::GetAlgorithmName() const
 {

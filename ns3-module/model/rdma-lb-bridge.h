@@ -229,6 +229,20 @@ class LbConfig : public SimpleRefCount<LbConfig>
     /// srand(\p seed), shared by all of them in the order they draw (the reference's
     /// srand(RANDOM_SEED)). Other schemes are unaffected.
     void ShareReferenceRand(uint32_t seed);
+    /**
+     * The REPS authors' switches (htsim's ECMP, rust-lb core switch/htsim_ecmp.rs): the switch
+     * agents created from now on hash and shuffle as htsim does, from one mt19937(\p seed)
+     * stream. \p switchIds lists every switch in htsim's construction order (ToRs, then the
+     * second tier, then the rest), its first \p tors being the ToRs; the stream skips htsim's
+     * draws made before the first packet (one per second-tier switch, per host, two per flow).
+     * Fatal error if the algorithm's switch side is not plain ECMP.
+     */
+    void UseHtsimSwitches(uint32_t seed,
+                          const std::vector<uint32_t>& switchIds,
+                          uint32_t tors,
+                          uint32_t secondTier,
+                          uint32_t hosts,
+                          uint32_t flows);
 
     struct Impl;
 

@@ -521,7 +521,7 @@ RdmaNic::AssignStreams(int64_t stream)
 void
 RdmaNic::StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg)
 {
-    DoStartFlow(flowId, dip, size, pg, std::nullopt);
+    DoStartFlow(flowId, dip, size, pg, std::nullopt, std::nullopt);
 }
 
 void
@@ -532,7 +532,17 @@ RdmaNic::StartFlowOnPorts(uint32_t flowId,
                           uint16_t sport,
                           uint16_t dport)
 {
-    DoStartFlow(flowId, dip, size, pg, std::make_pair(sport, dport));
+    DoStartFlow(flowId, dip, size, pg, sport, dport);
+}
+
+void
+RdmaNic::StartFlowWithEntropy(uint32_t flowId,
+                              uint32_t dip,
+                              uint64_t size,
+                              uint32_t pg,
+                              uint16_t entropy)
+{
+    DoStartFlow(flowId, dip, size, pg, entropy, std::nullopt);
 }
 
 void
@@ -540,7 +550,8 @@ RdmaNic::DoStartFlow(uint32_t flowId,
                      uint32_t dip,
                      uint64_t size,
                      uint32_t pg,
-                     std::optional<std::pair<uint16_t, uint16_t>> ports)
+                     std::optional<uint16_t> sport,
+                     std::optional<uint16_t> dport)
 {
     NS_ABORT_MSG_IF(!m_lbConfig, "RdmaNic: no load balancer installed");
     NS_ABORT_MSG_IF(size == 0, "RdmaNic: flow " << flowId << " has size 0");
@@ -553,7 +564,7 @@ RdmaNic::DoStartFlow(uint32_t flowId,
     RdmaQueuePair& qp = m_qps[m_nextQpn];
     qp.flowId = flowId;
     qp.qpn = m_nextQpn++;
-    qp.dport = ports ? ports->second : qp.qpn;
+    qp.dport = dport.value_or(qp.qpn);
     qp.dip = dip;
     qp.size = size;
     qp.start = Simulator::Now();
@@ -567,10 +578,7 @@ RdmaNic::DoStartFlow(uint32_t flowId,
     qp.rec.dip = dip;
     qp.rec.size = size;
     qp.rec.start = qp.start;
-    qp.lb = m_lbGroup->CreateQpSelector(
-        dip,
-        DrawLbSeed(m_rng),
-        ports ? std::optional<uint16_t>(ports->first) : std::nullopt);
+    qp.lb = m_lbGroup->CreateQpSelector(dip, DrawLbSeed(m_rng), sport);
     m_lossless = PortIsLossless();
     uint32_t dstNode = RdmaHostId(dip);
     if (dstNode < NodeList::GetNNodes())

@@ -208,6 +208,16 @@ class RdmaNic : public Object, private RdmaCcHost
                           uint16_t sport,
                           uint16_t dport);
     /**
+     * Starts a flow whose one-entropy-per-flow host side (ecmp, the switch-side schemes) uses
+     * \p entropy (the REPS authors' simulator: the connection's number); the destination
+     * port is the queue pair's number, as with StartFlow.
+     */
+    void StartFlowWithEntropy(uint32_t flowId,
+                              uint32_t dip,
+                              uint64_t size,
+                              uint32_t pg,
+                              uint16_t entropy);
+    /**
      * Receiver side: announces the flow \p flowId of \p size bytes that the NIC at \p sip
      * sends on its queue pair \p qpn, so that this NIC fires FlowDelivered when the flow's
      * last byte arrives in order. StartFlow calls it on the destination NIC.
@@ -293,7 +303,8 @@ class RdmaNic : public Object, private RdmaCcHost
                      uint32_t dip,
                      uint64_t size,
                      uint32_t pg,
-                     std::optional<std::pair<uint16_t, uint16_t>> ports);
+                     std::optional<uint16_t> sport,
+                     std::optional<uint16_t> dport);
     Ptr<Packet> NextPacket(Ptr<RdmaNetDevice> dev);
     bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
     /// IRN's in-flight bytes for the BDP cap and the RTO choice (§3.5, §3.6).

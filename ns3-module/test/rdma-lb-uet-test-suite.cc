@@ -9,7 +9,9 @@
  *  - a trimmed header keeps the highest priority at later busy hops;
  *  - the window never exceeds its cap (UetWindow trace, every ACK/NACK/timeout) and moves;
  *  - a per-destination base RTT sets that queue pair's cap;
- *  - determinism and the scenario path: same seed, byte-identical fct.txt (REPS + trimming).
+ *  - determinism and the scenario path: same seed, byte-identical fct.txt (REPS + trimming);
+ *  - htsim's switches (UseHtsimSwitches) put ECMP flows on the uplinks the REPS artifact's
+ *    hash and shuffles give (expected counts from its rules, checked against its own run).
  *
  * Cases can be narrowed with RDMA_LB_UET_CASES=<part of a case name>.
  */
@@ -538,6 +540,60 @@ class UetScenarioDeterminismTestCase : public TestCase
     }
 };
 
+/**
+ * htsim's switches: 4 leaves x 4 hosts, 4 spines at 400 Gbps, the permutation h -> h + 4
+ * (mod 16) of 64 KiB ECMP flows, flow i on entropy i, stream seed 42. The artifact's rules
+ * (rust-lb switch/htsim_ecmp.rs; their Python transcription reproduces the artifact's own
+ * shuffles and choices on its 1,024-host run) give these flows per leaf uplink:
+ * leaf 0: spines 2, 3 two each; leaf 1: spines 1, 3 two each; leaf 2: spine 2 three, spine 0
+ * one; leaf 3: spine 2 three, spine 3 one. Each flow is 16 packets of 4,150 B and one of
+ * 224 B on the wire (66,624 B); the ACKs going up add less than one flow per port.
+ */
+class UetHtsimEcmpTestCase : public TestCase
+{
+  public:
+    UetHtsimEcmpTestCase()
+        : TestCase("uet: htsim switches put ECMP flows on the REPS artifact's uplinks")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RdmaFabricHelper f;
+        f.SetLoadBalancer("ecmp");
+        f.BuildLeafSpine(4, 4, 4, G400, G400, MicroSeconds(1));
+        ConfigureUetFabric(f, MicroSeconds(9), MicroSeconds(200), 1000, false);
+        f.UseHtsimSwitches(42, 16);
+        f.Finish();
+        f.AssignStreams(0);
+        const uint64_t flowBytes = 64 * 1024;
+        for (uint32_t h = 0; h < 16; ++h)
+        {
+            f.GetNic(h)->StartFlowWithEntropy(h, RdmaHostAddress((h + 4) % 16), flowBytes, 3, h);
+        }
+        Simulator::Stop(MilliSeconds(2));
+        Simulator::Run();
+        const uint64_t wirePerFlow = 16 * WIRE + (flowBytes - 16 * PAYLOAD) + HEADER;
+        NS_TEST_ASSERT_MSG_EQ(wirePerFlow, 66624u, "16 full packets and a 160 B one");
+        const uint32_t expected[4][4] = {{0, 0, 2, 2}, {0, 2, 0, 2}, {1, 0, 3, 0}, {0, 0, 3, 1}};
+        for (uint32_t leaf = 0; leaf < 4; ++leaf)
+        {
+            for (uint32_t spine = 0; spine < 4; ++spine)
+            {
+                const uint64_t tx = f.GetSwitch(16 + leaf)->GetPort(4 + spine)->GetTxBytes();
+                NS_TEST_EXPECT_MSG_EQ(tx / wirePerFlow,
+                                      expected[leaf][spine],
+                                      "leaf " << leaf << " -> spine " << spine << ": " << tx
+                                              << " B");
+            }
+        }
+        Simulator::Destroy();
+    }
+};
+
 class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
 {
   public:
@@ -551,6 +607,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetWindowCapTestCase, TestCase::QUICK);
         AddTestCase(new UetPerPairBaseRttTestCase, TestCase::QUICK);
         AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);
+        AddTestCase(new UetHtsimEcmpTestCase, TestCase::QUICK);
     }
 };
 

@@ -214,6 +214,22 @@ mod ffi {
         /// with `srand(seed)`, that they all share (the reference's). Calling it again starts
         /// a new stream.
         fn share_reference_rand(self: &mut LbConfig, seed: u32);
+        /// The REPS authors' switches (`rdma_lb_core::switch::htsim_ecmp`): switch agents
+        /// created from now on are htsim's ECMP, drawing salts and shuffles from one
+        /// `mt19937(seed)` stream as htsim does. `switch_ids` lists every switch in htsim's
+        /// construction order (ToRs, then the second tier, then the rest), its first `tors`
+        /// being the ToRs; the stream then skips the draws htsim makes before the first packet
+        /// (one per second-tier switch, one per host, two per flow). Fails if the algorithm's
+        /// switch side is not plain ECMP (the host algorithms), naming it.
+        fn use_htsim_switches(
+            self: &mut LbConfig,
+            seed: u32,
+            switch_ids: &[u32],
+            tors: u32,
+            second_tier: u32,
+            hosts: u32,
+            flows: u32,
+        ) -> Result<()>;
 
         /// One sender NIC's state shared by its queue pairs (Whack-a-Mole's per-destination
         /// profiles).
@@ -309,11 +325,29 @@ fn guard<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// See `ffi::LbConfig`.
-pub struct LbConfig(config::LbConfig, Option<rdma_lb_core::rng::SharedGlibcRand>);
+pub struct LbConfig {
+    cfg: config::LbConfig,
+    /// Quirk glibc-rand's shared stream.
+    reference_rand: Option<rdma_lb_core::rng::SharedGlibcRand>,
+    /// htsim's switches: the stream and each switch's (salt, is a ToR).
+    htsim: Option<HtsimSwitches>,
+}
+
+/// See `ffi::LbConfig::use_htsim_switches`.
+struct HtsimSwitches {
+    stream: rdma_lb_core::rng::SharedHtsimRand,
+    salts: std::collections::HashMap<u32, (u32, bool)>,
+}
 
 fn new_lb_config(algorithm: &str, params: &str) -> Result<Box<LbConfig>, String> {
     guard(|| config::LbConfig::parse(algorithm, params))?
-        .map(|c| Box::new(LbConfig(c, None)))
+        .map(|cfg| {
+            Box::new(LbConfig {
+                cfg,
+                reference_rand: None,
+                htsim: None,
+            })
+        })
         .map_err(|e| e.to_string())
 }
 
@@ -323,13 +357,13 @@ fn algorithm_names() -> Vec<String> {
 
 impl LbConfig {
     fn algorithm_name(&self) -> &'static str {
-        self.0.algorithm.name()
+        self.cfg.algorithm.name()
     }
 
     fn new_host_lb(&self, seed: u64) -> Result<Box<HostLb>, String> {
         guard(|| {
             Box::new(HostLb {
-                lb: host::HostLb::new(&self.0.host, seed),
+                lb: host::HostLb::new(&self.cfg.host, seed),
                 failure: None,
                 armed: false,
             })
@@ -337,15 +371,27 @@ impl LbConfig {
     }
 
     fn new_host_lb_group(&self) -> Result<Box<HostLbGroup>, String> {
-        guard(|| Box::new(HostLbGroup(host::HostLbGroup::new(&self.0.host))))
+        guard(|| Box::new(HostLbGroup(host::HostLbGroup::new(&self.cfg.host))))
     }
 
     fn new_switch_lb(&self, switch_id: u32, seed: u64) -> Result<Box<SwitchLb>, String> {
         guard(|| {
-            Box::new(SwitchLb {
+            Ok(Box::new(SwitchLb {
                 lb: {
-                    let mut lb = sw::SwitchLb::new(&self.0.switch, switch_id, seed);
-                    if let Some(rand) = &self.1 {
+                    let mut lb = match &self.htsim {
+                        Some(h) => {
+                            let Some(&(salt, is_tor)) = h.salts.get(&switch_id) else {
+                                return Err(format!(
+                                    "switch {switch_id} is not among htsim's switches"
+                                ));
+                            };
+                            let stream = std::sync::Arc::clone(&h.stream);
+                            sw::SwitchLb::htsim_ecmp(&self.cfg.switch, salt, is_tor, stream, seed)
+                                .ok_or_else(|| self.htsim_refusal())?
+                        }
+                        None => sw::SwitchLb::new(&self.cfg.switch, switch_id, seed),
+                    };
+                    if let Some(rand) = &self.reference_rand {
                         lb.share_reference_rand(std::sync::Arc::clone(rand));
                     }
                     lb
@@ -353,12 +399,50 @@ impl LbConfig {
                 failure: None,
                 armed: false,
                 scratch: Vec::new(),
-            })
-        })
+            }))
+        })?
     }
 
     fn share_reference_rand(&mut self, seed: u32) {
-        self.1 = Some(rdma_lb_core::rng::GlibcRand::shared(seed));
+        self.reference_rand = Some(rdma_lb_core::rng::GlibcRand::shared(seed));
+    }
+
+    fn htsim_refusal(&self) -> String {
+        format!(
+            "htsim's switches are plain ECMP; `{}` decides at the switches (use a host \
+             algorithm, or the five-tuple switch hash)",
+            self.cfg.algorithm.name()
+        )
+    }
+
+    fn use_htsim_switches(
+        &mut self,
+        seed: u32,
+        switch_ids: &[u32],
+        tors: u32,
+        second_tier: u32,
+        hosts: u32,
+        flows: u32,
+    ) -> Result<(), String> {
+        if self.cfg.switch != config::SwitchLbConfig::EcmpHash {
+            return Err(self.htsim_refusal());
+        }
+        let built = guard(|| {
+            let mut stream = rdma_lb_core::rng::HtsimRand::new(seed);
+            let tors = usize::try_from(tors).unwrap_or(usize::MAX);
+            let salts = switch_ids
+                .iter()
+                .enumerate()
+                .map(|(i, &id)| (id, (stream.random(), i < tors)))
+                .collect();
+            stream.skip(u64::from(second_tier) + u64::from(hosts) + 2 * u64::from(flows));
+            HtsimSwitches {
+                stream: std::sync::Arc::new(std::sync::Mutex::new(stream)),
+                salts,
+            }
+        })?;
+        self.htsim = Some(built);
+        Ok(())
     }
 }
 
@@ -844,6 +928,43 @@ mod tests {
         assert_eq!(lb.poll_at_ns(), u64::MAX);
         assert!(!lb.poll_transmit(0).has && !lb.poll_release(0).has);
         assert!(lb.counters().is_empty());
+    }
+
+    #[test]
+    fn htsim_switches_route_as_the_reps_artifact() {
+        // The artifact's Fig. 2 run (htsim_uec -seed 42: 32 ToRs x 32 hosts, 32 spines, 1,024
+        // ECMP connections), printed from its debug build: connection 0 (964 -> 91, path 0)
+        // leaves ToR 30 on spine 27, connection 1 (18 -> 694, path 1) ToR 0 on spine 3.
+        let addr = |h: u32| 0x0b00_0001 + ((h / 256) << 16) + ((h % 256) << 8);
+        let mut cfg = new_lb_config("ecmp", "").unwrap();
+        let ids: Vec<u32> = (1024..1088).collect();
+        cfg.use_htsim_switches(42, &ids, 32, 32, 1024, 1024)
+            .unwrap();
+        let mut tor30 = cfg.new_switch_lb(1054, 1).unwrap();
+        let mut tor0 = cfg.new_switch_lb(1024, 1).unwrap();
+        let c = cands(32);
+        let mut tag = NO_TAG;
+        let d = tor30.on_ingress(
+            0,
+            &pkt(ffi::PacketKind::Data, addr(964), addr(91), 0, 1, 0, 0),
+            &mut tag,
+            &c,
+        );
+        assert_eq!((d.verdict, d.index), (ffi::VerdictKind::Forward, 27));
+        let d = tor0.on_ingress(
+            0,
+            &pkt(ffi::PacketKind::Data, addr(18), addr(694), 1, 1, 0, 0),
+            &mut tag,
+            &c,
+        );
+        assert_eq!((d.verdict, d.index), (ffi::VerdictKind::Forward, 3));
+        // A switch outside the list, and a switch-side algorithm, are errors.
+        assert!(cfg.new_switch_lb(7, 1).is_err());
+        let mut conga = new_lb_config("conga", "").unwrap();
+        let e = conga
+            .use_htsim_switches(42, &ids, 32, 32, 1024, 1024)
+            .unwrap_err();
+        assert!(e.contains("`conga` decides at the switches"), "{e}");
     }
 
     #[test]

@@ -87,6 +87,8 @@ mod ffi {
         /// UET: base RTT and retransmission timeout (0 = derived)
         uet_base_rtt_ns: u64,
         uet_rto_ns: u64,
+        /// UET: "five-tuple" | "htsim" (RdmaFabricHelper::UseHtsimSwitches)
+        uet_switch_hash: String,
         /// "gbn" | "irn" | "nic-sr" (RdmaNic::LossRecovery)
         recovery: String,
         /// "dcqcn" | "hpcc" | "timely" | "dctcp" | "none" (RdmaNic::CcMode)
@@ -306,6 +308,7 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
         uet_max_window_bdp: t.uet.max_window_bdp,
         uet_base_rtt_ns: t.uet.base_rtt_ns,
         uet_rto_ns: t.uet.rto_ns,
+        uet_switch_hash: t.uet.switch_hash.name().to_owned(),
         recovery: t.recovery.name().to_owned(),
         cc: t.cc.clone(),
         has_win: t.has_win,

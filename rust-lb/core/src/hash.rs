@@ -1,4 +1,5 @@
-//! The switch ECMP hash of the reference simulator (spec/rdma-model.md §5.2).
+//! The switch ECMP hashes: the reference simulator's (spec/rdma-model.md §5.2) and the REPS
+//! artifact's (htsim's FatTreeSwitch, [`bridge_hash`]).
 //!
 //! The reference hashes a 12-byte key `[sip, dip, sport | dport << 16]` (three little-endian
 //! `u32` words) with MurmurHash3 x86-32, seeded by the switch's node id, and picks
@@ -67,6 +68,24 @@ pub fn flow_hash(sip: u32, dip: u32, sport: u16, dport: u16, switch_seed: u32) -
     murmur3_x86_32(&key, switch_seed)
 }
 
+/// The hash of FreeBSD's `if_bridge` (Bob Jenkins' 1997 mix of three words, "Hash
+/// Functions", Dr. Dobb's Journal), which the REPS artifact's htsim switches use for ECMP:
+/// `a = golden + t1`, `b = golden + t3`, `c = t2`, one mix, the result is `c`. Our own
+/// implementation of the published mix.
+#[must_use]
+pub fn bridge_hash(t1: u32, t2: u32, t3: u32) -> u32 {
+    const GOLDEN: u32 = 0x9e37_79b9;
+    let mut a = GOLDEN.wrapping_add(t1);
+    let mut b = GOLDEN.wrapping_add(t3);
+    let mut c = t2;
+    for (sa, sb, sc) in [(13, 8, 13), (12, 16, 5), (3, 10, 15)] {
+        a = a.wrapping_sub(b).wrapping_sub(c) ^ (c >> sa);
+        b = b.wrapping_sub(c).wrapping_sub(a) ^ (a << sb);
+        c = c.wrapping_sub(a).wrapping_sub(b) ^ (b >> sc);
+    }
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +121,21 @@ mod tests {
         assert_ne!(base, flow_hash(1, 2, 3, 9, 5));
         assert_ne!(base, flow_hash(1, 2, 3, 4, 9));
         assert_eq!(base, flow_hash(1, 2, 3, 4, 5));
+    }
+
+    #[test]
+    fn bridge_hash_reproduces_the_artifacts_ecmp_choices() {
+        // From a debug build of the REPS artifact (htsim_uec -seed 42, Fig. 2 topology, ECMP):
+        // (key = src and dst host ids written one after the other, path id, switch salt) and
+        // the uplink index it chose among 32.
+        for (key, path, salt, hash, choice) in [
+            (18_694, 1, 1_608_637_542, 686_856_254, 30),
+            (184_349, 2, 1_201_263_687, 1_832_800_591, 15),
+            (96_491, 0, 787_716_372, 1_693_910_052, 4),
+        ] {
+            assert_eq!(bridge_hash(key, path, salt), hash);
+            assert_eq!(bridge_hash(key, path, salt) % 32, choice);
+        }
+        assert_eq!(bridge_hash(0, 0, 0), 3_175_731_469);
     }
 }

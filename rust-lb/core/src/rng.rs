@@ -126,6 +126,97 @@ pub fn below_or_shared(shared: Option<&SharedGlibcRand>, rng: &mut SimRng, n: u3
     }
 }
 
+/// C++'s `std::mt19937` (the 32-bit Mersenne Twister, Matsumoto and Nishimura 1998, seeded
+/// as the C++ standard specifies). The REPS artifact's htsim replaces `rand()` and `random()`
+/// by `mt19937(seed)() & INT_MAX` on one process-wide stream; [`HtsimRand`] reproduces it.
+#[derive(Debug, Clone)]
+pub struct Mt19937 {
+    state: Box<[u32; 624]>,
+    next: usize,
+}
+
+impl Mt19937 {
+    const N: usize = 624;
+    const M: usize = 397;
+
+    /// The generator after `std::mt19937 g(seed)`.
+    #[must_use]
+    pub fn new(seed: u32) -> Self {
+        let mut state = Box::new([0_u32; 624]);
+        let mut prev = seed;
+        for (i, s) in state.iter_mut().enumerate() {
+            if i > 0 {
+                // i < 624 fits in a u32
+                let i = u32::try_from(i).unwrap_or(0);
+                prev = 1_812_433_253_u32
+                    .wrapping_mul(prev ^ (prev >> 30))
+                    .wrapping_add(i);
+            }
+            *s = prev;
+        }
+        Mt19937 {
+            state,
+            next: Self::N,
+        }
+    }
+
+    fn twist(&mut self) {
+        let s = &mut self.state;
+        let word = |s: &[u32; 624], i: usize| s.get(i % Self::N).copied().unwrap_or(0);
+        for k in 0..Self::N {
+            let y = (word(s, k) & 0x8000_0000) | (word(s, k + 1) & 0x7fff_ffff);
+            let mag = if y & 1 == 1 { 0x9908_b0df } else { 0 };
+            let v = word(s, k + Self::M) ^ (y >> 1) ^ mag;
+            if let Some(w) = s.get_mut(k) {
+                *w = v;
+            }
+        }
+        self.next = 0;
+    }
+
+    /// The next 32-bit output.
+    pub fn next_u32(&mut self) -> u32 {
+        if self.next >= Self::N {
+            self.twist();
+        }
+        let mut y = self.state.get(self.next).copied().unwrap_or(0);
+        self.next += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^ (y >> 18)
+    }
+}
+
+/// htsim's `random()` as the REPS artifact builds it (its `rng.cpp`): `mt19937(seed)` masked to
+/// 31 bits, one stream for the whole process, shared here by the switches that draw from it
+/// in simulation order.
+#[derive(Debug, Clone)]
+pub struct HtsimRand(Mt19937);
+
+impl HtsimRand {
+    /// The stream after `srandom(seed)`.
+    #[must_use]
+    pub fn new(seed: u32) -> Self {
+        HtsimRand(Mt19937::new(seed))
+    }
+
+    /// The next `random()` value, in `0..=0x7fff_ffff`.
+    pub fn random(&mut self) -> u32 {
+        self.0.next_u32() & 0x7fff_ffff
+    }
+
+    /// Draws and discards `n` values (the draws htsim makes that the model has no use for).
+    pub fn skip(&mut self, n: u64) {
+        for _ in 0..n {
+            self.0.next_u32();
+        }
+    }
+}
+
+/// One [`HtsimRand`] stream shared by several switches, drawn in call order.
+pub type SharedHtsimRand = std::sync::Arc<std::sync::Mutex<HtsimRand>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,5 +286,30 @@ mod tests {
         let v: Vec<u32> = (0..100_000).map(|_| g.next_rand()).collect();
         assert_eq!(v.last().copied(), Some(660_658_275));
         assert_eq!(v.iter().map(|x| u64::from(x % 8)).sum::<u64>(), 351_434);
+    }
+
+    #[test]
+    fn mt19937_reproduces_std_mt19937() {
+        // The C++ standard ([rand.predef]): the 10,000th output of a default-constructed
+        // std::mt19937 (seed 5489) is 4123659995.
+        let mut g = Mt19937::new(5489);
+        let v: Vec<u32> = (0..10_000).map(|_| g.next_u32()).collect();
+        assert_eq!(v.first().copied(), Some(3_499_211_612));
+        assert_eq!(v.last().copied(), Some(4_123_659_995));
+    }
+
+    #[test]
+    fn htsim_rand_gives_the_artifacts_switch_salts() {
+        // The REPS artifact (htsim_uec -seed 42, the Fig. 2 topology) salts its first three
+        // switches' ECMP hashes with its first three random() values: 1608637542,
+        // 1273642419, 1935803228 (printed from a debug build of the artifact).
+        let mut r = HtsimRand::new(42);
+        assert_eq!(
+            [r.random(), r.random(), r.random()],
+            [1_608_637_542, 1_273_642_419, 1_935_803_228]
+        );
+        let mut a = HtsimRand::new(42);
+        a.skip(2);
+        assert_eq!(a.random(), 1_935_803_228);
     }
 }

@@ -38,7 +38,7 @@ use std::path::Path;
 pub use error::{ErrorKind, Result, ScenarioError};
 pub use model::{
     Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, Quirk, QuirkSet, Recovery,
-    RunSpec, Scenario, Topology, Transport, TransportKind, UetParams,
+    RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind, UetParams,
 };
 pub use overrides::Overrides;
 pub use text::resolve_relative;
@@ -171,6 +171,18 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
             overrides.lb_params.is_some() || overrides.lb.is_some()
         };
         return Err(lb_error(file, lb_line, key, from_override, e.to_string()));
+    }
+    if s.transport.uet.switch_hash == model::SwitchHash::Htsim
+        && rdma_lb_core::config::LbConfig::parse(&s.lb.name, &s.lb.params)
+            .is_ok_and(|c| c.switch != rdma_lb_core::config::SwitchLbConfig::EcmpHash)
+    {
+        let msg = format!(
+            "algorithm `{}` decides at the switches; transport.uet.switch_hash = \"htsim\" \
+             models the REPS authors' plain ECMP switches (use a host algorithm or \
+             switch_hash = \"five-tuple\")",
+            s.lb.name.trim()
+        );
+        return Err(lb_error(file, lb_line, "lb", overrides.lb.is_some(), msg));
     }
     if s.lb.name.trim() == rdma_lb_core::Algorithm::Themis.name()
         && s.transport.recovery == model::Recovery::Irn

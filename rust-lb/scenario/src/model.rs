@@ -242,6 +242,33 @@ pub struct UetParams {
     pub base_rtt_ns: u64,
     /// Retransmission timeout (0 = base RTT + 4 x the drain time of one queue).
     pub rto_ns: u64,
+    /// How the switches hash flows onto equal-cost ports.
+    pub switch_hash: SwitchHash,
+}
+
+/// The switches' ECMP on the uet transport (`[transport.uet] switch_hash`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwitchHash {
+    /// The model's switches: MurmurHash3 of the 5-tuple, the entropy as source port, seeded
+    /// by the switch id (spec §5.2); ECMP flows draw a random entropy.
+    FiveTuple,
+    /// The REPS authors' switches (htsim, `rdma_lb_core::switch::htsim_ecmp`): hash of the
+    /// flow's host pair, the entropy and a per-switch salt, over ports shuffled at first use,
+    /// all drawn from htsim's `mt19937(seed)` stream; ECMP flow i carries entropy i mod 65535
+    /// (htsim's connection number). Host algorithms only.
+    Htsim,
+}
+
+impl SwitchHash {
+    /// The name configs use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            SwitchHash::FiveTuple => "five-tuple",
+            SwitchHash::Htsim => "htsim",
+        }
+    }
 }
 
 impl UetParams {
@@ -265,6 +292,7 @@ impl Default for UetParams {
             max_window_bdp: 1.5,
             base_rtt_ns: 0,
             rto_ns: 0,
+            switch_hash: SwitchHash::FiveTuple,
         }
     }
 }

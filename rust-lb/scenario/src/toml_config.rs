@@ -49,7 +49,9 @@
 //! payload = 4086                   # header = 64; trimming = false; queue_packets = 101;
 //!                                  # ecn_kmin_packets = 25; ecn_kmax_packets = 76;
 //!                                  # initial_window_packets = 151; max_window_bdp = 1.5;
-//!                                  # base_rtt = "8337ns"; rto = "41us"
+//!                                  # base_rtt = "8337ns"; rto = "41us";
+//!                                  # switch_hash = "five-tuple" | "htsim" (the REPS
+//!                                  # authors' switches; host algorithms only)
 //!
 //! [lb]
 //! name = "reps"                    # an rdma_lb_core::Algorithm name; default "ecmp"
@@ -87,8 +89,8 @@ use crate::cdf::parse_cdf_file;
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
 use crate::model::{
-    CollectiveKind, EcnEntry, LbSpec, Quirk, QuirkSet, Recovery, RunSpec, Scenario, Transport,
-    TransportKind,
+    CollectiveKind, EcnEntry, LbSpec, Quirk, QuirkSet, Recovery, RunSpec, Scenario, SwitchHash,
+    Transport, TransportKind,
 };
 use crate::overrides::{Overrides, OVERRIDES};
 use crate::text::resolve_relative;
@@ -293,6 +295,14 @@ struct UetSec {
     max_window_bdp: Option<Spanned<f64>>,
     base_rtt: Option<Time>,
     rto: Option<Time>,
+    switch_hash: Option<SwitchHashSec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+enum SwitchHashSec {
+    FiveTuple,
+    Htsim,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -931,6 +941,12 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
     }
     if let Some(t) = u.rto {
         p.rto_ns = t.0;
+    }
+    if let Some(h) = &u.switch_hash {
+        p.switch_hash = match h {
+            SwitchHashSec::FiveTuple => SwitchHash::FiveTuple,
+            SwitchHashSec::Htsim => SwitchHash::Htsim,
+        };
     }
     let (q, lo, hi) = (p.queue_packets, p.ecn_kmin_packets, p.ecn_kmax_packets);
     if (lo != 0 && hi != 0 && lo > hi) || (q != 0 && hi > q) {

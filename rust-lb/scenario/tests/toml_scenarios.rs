@@ -10,7 +10,8 @@ mod common;
 
 use common::{data, repo, scratch, write};
 use rdma_lb_scenario::{
-    load_scenario, CollectiveKind, Overrides, Quirk, QuirkSet, Recovery, TransportKind, UetParams,
+    load_scenario, CollectiveKind, Overrides, Quirk, QuirkSet, Recovery, SwitchHash, TransportKind,
+    UetParams,
 };
 
 #[test]
@@ -357,7 +358,8 @@ flow_file = "f.txt"
         &format!(
             "{base}kind = \"uet\"\n[transport.uet]\ntrimming = true\nqueue_packets = 101\n\
              ecn_kmin_packets = 25\necn_kmax_packets = 76\ninitial_window_packets = 151\n\
-             max_window_bdp = 2.0\nbase_rtt = \"8337ns\"\nrto = \"42us\"\npayload = 2000\n"
+             max_window_bdp = 2.0\nbase_rtt = \"8337ns\"\nrto = \"42us\"\npayload = 2000\n\
+             switch_hash = \"htsim\"\n"
         ),
     );
     let t = load_scenario(&cfg, &Overrides::default())
@@ -380,7 +382,22 @@ flow_file = "f.txt"
             max_window_bdp: 2.0,
             base_rtt_ns: 8337,
             rto_ns: 42_000,
+            switch_hash: SwitchHash::Htsim,
         }
+    );
+    // htsim's switches are plain ECMP: a switch-side algorithm is refused, naming it.
+    let e = load_scenario(
+        &cfg,
+        &Overrides {
+            lb: Some("conga".to_owned()),
+            ..Overrides::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("lb: algorithm `conga` decides at the switches; transport.uet.switch_hash"),
+        "{e}"
     );
 
     // Bad input: file, line and key.
@@ -412,6 +429,10 @@ flow_file = "f.txt"
         ),
         (
             "kind = \"uet\"\n[transport.uet]\nwindow = 3",
+            "bad.toml:9",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nswitch_hash = \"crc\"",
             "bad.toml:9",
         ),
     ] {

@@ -10,7 +10,8 @@
 //!   host, NACKs arriving from one, link state); Themis' agent is built on it.
 //!
 //! The algorithms (each module names its paper and section):
-//! * [`ecmp`]: flow ECMP hash (the reference simulator).
+//! * [`ecmp`]: flow ECMP hash (the reference simulator); [`htsim_ecmp`]: the REPS authors'
+//!   simulator's flow ECMP (seed 002's Fig. 2 setup).
 //! * [`themis`]: Themis-S PSN-based spraying + Themis-D NACK filtering (seed 001).
 //! * [`plts_random`], [`plts_counter`], [`plts_rr`]: PLTS (seed 003 §III-A).
 //! * [`adaptive`]: per-packet least-queue adaptive routing (the "AR" baseline of seed 001 §5).
@@ -26,6 +27,7 @@ pub mod conweave;
 pub mod drill;
 pub mod ecmp;
 pub mod fabric;
+pub mod htsim_ecmp;
 pub mod letflow;
 pub mod plts_counter;
 pub mod plts_random;
@@ -243,6 +245,8 @@ impl<C: EgressChooser> SwitchAgent for Chooser<C> {
 pub enum SwitchScheme {
     /// See [`ecmp::EcmpHash`].
     Ecmp(Chooser<ecmp::EcmpHash>),
+    /// See [`htsim_ecmp::HtsimEcmp`].
+    HtsimEcmp(Chooser<htsim_ecmp::HtsimEcmp>),
     /// See [`themis::Themis`]. Boxed: it carries flow tables.
     Themis(Box<themis::Themis>),
     /// See [`plts_random::PltsRandom`].
@@ -268,6 +272,7 @@ macro_rules! dispatch {
     ($self:expr, $c:ident => $call:expr) => {
         match $self {
             SwitchScheme::Ecmp($c) => $call,
+            SwitchScheme::HtsimEcmp($c) => $call,
             SwitchScheme::Themis($c) => $call,
             SwitchScheme::PltsRandom($c) => $call,
             SwitchScheme::PltsCounter($c) => $call,
@@ -378,6 +383,25 @@ impl SwitchLb {
             scheme,
             rng: SimRng::new(seed),
         }
+    }
+
+    /// The plain ECMP switch of the REPS authors' simulator (see [`htsim_ecmp`]), for the host
+    /// algorithms (`config` must be [`SwitchLbConfig::EcmpHash`]; `None` otherwise): `salt`
+    /// is the switch's draw from htsim's stream, `is_tor` whether it has host ports.
+    #[must_use]
+    pub fn htsim_ecmp(
+        config: &SwitchLbConfig,
+        salt: u32,
+        is_tor: bool,
+        stream: crate::rng::SharedHtsimRand,
+        seed: u64,
+    ) -> Option<Self> {
+        (*config == SwitchLbConfig::EcmpHash).then(|| SwitchLb {
+            scheme: SwitchScheme::HtsimEcmp(Chooser(htsim_ecmp::HtsimEcmp::new(
+                salt, is_tor, stream,
+            ))),
+            rng: SimRng::new(seed),
+        })
     }
 
     /// LetFlow, CONGA and ConWeave draw from `rand`, a glibc `rand()` stream shared by every
