@@ -264,6 +264,27 @@ RdmaFabricHelper::Finish()
 }
 
 void
+RdmaFabricHelper::SetPortRate(uint32_t node, uint32_t peer, DataRate rate, double queueScale)
+{
+    for (const LinkRec& l : m_links)
+    {
+        if ((l.a != node || l.b != peer) && (l.b != node || l.a != peer))
+        {
+            continue;
+        }
+        const bool isA = l.a == node;
+        // Link attaches end a's device first.
+        l.channel->GetDevice(isA ? 0 : 1)->SetAttribute("DataRate", DataRateValue(rate));
+        if (m_isSwitch[node] && queueScale != 1.0)
+        {
+            GetSwitch(node)->SetPortQueueScale(isA ? l.portA : l.portB, queueScale);
+        }
+        return;
+    }
+    NS_FATAL_ERROR("RdmaFabricHelper: SetPortRate: no link " << node << "-" << peer);
+}
+
+void
 RdmaFabricHelper::UseHtsimSwitches(uint32_t seed, uint32_t flows)
 {
     m_htsim = std::make_pair(seed, flows);

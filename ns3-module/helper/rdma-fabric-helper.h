@@ -104,6 +104,12 @@ class RdmaFabricHelper
      */
     void ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down);
     /**
+     * One direction of link \p node - \p peer: \p node's port sends at \p rate, and if \p node
+     * is a switch, its data queue limit and ECN thresholds are multiplied by \p queueScale
+     * (RdmaSwitch::SetPortQueueScale). Fatal error if there is no such link.
+     */
+    void SetPortRate(uint32_t node, uint32_t peer, DataRate rate, double queueScale = 1.0);
+    /**
      * Schedules port \p port of switch node \p sw to fail (\p down true) or recover at \p at:
      * the link on that port goes down or up exactly as ScheduleLinkState does it (a port that
      * loses light takes its link down at both ends). A switch numbers its ports in the order

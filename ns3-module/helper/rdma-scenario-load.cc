@@ -102,6 +102,11 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
     {
         out.links.push_back({l.a, l.b, l.rate_bps, l.delay_ns, l.error_rate});
     }
+    out.portRates.clear();
+    for (const auto& p : in.port_rates)
+    {
+        out.portRates.push_back({p.node, p.peer, p.rate_bps, p.queue_scale});
+    }
     out.flows.clear();
     out.flows.reserve(in.flows.size());
     for (const auto& f : in.flows)

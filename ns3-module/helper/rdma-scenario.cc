@@ -1172,6 +1172,10 @@ RdmaScenarioRunner::BuildFabric()
             }
         }
     }
+    for (const RdmaScenarioPortRate& pr : spec.portRates)
+    {
+        fabric.SetPortRate(pr.node, pr.peer, DataRate(pr.rateBps), pr.queueScale);
+    }
     // ECN thresholds by port rate (KMIN_MAP / KMAX_MAP / PMAX_MAP). The switch holds one set:
     // that of its fastest port (the reference sets them per port; equal on uniform switches).
     const std::vector<RdmaScenarioEcnEntry> ecn =

@@ -47,6 +47,18 @@ struct RdmaScenarioLink
 };
 
 /// \ingroup rdma-lb
+/// One direction of a link set apart (`[topology] link_rates` with one_way / scale_queue):
+/// node's port towards peer sends at rateBps; with the uet transport its data queue limit and
+/// ECN thresholds are multiplied by queueScale (RdmaFabricHelper::SetPortRate).
+struct RdmaScenarioPortRate
+{
+    uint32_t node{0};      //!< the sending node
+    uint32_t peer{0};      //!< the other end of the link
+    uint64_t rateBps{0};   //!< its sending rate, bit/s
+    double queueScale{1.0}; //!< factor on its queue limit and ECN thresholds
+};
+
+/// \ingroup rdma-lb
 /// One flow (an RDMA write of sizeBytes from src to dst).
 struct RdmaScenarioFlow
 {
@@ -193,6 +205,7 @@ struct RdmaScenarioSpec
     uint32_t nodeCount{0};                        //!< node ids 0..nodeCount-1
     std::vector<uint32_t> switchIds;              //!< the switches; other ids are hosts
     std::vector<RdmaScenarioLink> links;          //!< in file order
+    std::vector<RdmaScenarioPortRate> portRates;  //!< applied after the links
     std::vector<RdmaScenarioFlow> flows;          //!< ids 0..n-1
     std::vector<RdmaScenarioCollective> collectives; //!< collective groups
     RdmaScenarioTransport transport;              //!< NIC/switch settings

@@ -411,6 +411,25 @@ RdmaSwitch::GetRoutes(uint32_t dip) const
 }
 
 void
+RdmaSwitch::SetPortQueueScale(uint32_t port, double scale)
+{
+    NS_ABORT_MSG_IF(port >= m_ports.size() || !(scale > 0),
+                    "RdmaSwitch: bad queue scale " << scale << " for port " << port);
+    m_portQueueScale.resize(m_ports.size(), 1.0);
+    m_portQueueScale[port] = scale;
+}
+
+uint64_t
+RdmaSwitch::ScaledForPort(uint32_t port, uint64_t bytes) const
+{
+    if (port >= m_portQueueScale.size())
+    {
+        return bytes;
+    }
+    return static_cast<uint64_t>(static_cast<double>(bytes) * m_portQueueScale[port]);
+}
+
+void
 RdmaSwitch::SetSwitchId(uint32_t switchId)
 {
     m_switchId = switchId;
@@ -862,15 +881,17 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     if (m_ecnEnabled)
     {
         const uint64_t shared = m_mmu->GetEgressSharedBytes(out, q);
+        const uint64_t kmin = m_portQueueScale.empty() ? m_kmin : ScaledForPort(out, m_kmin);
+        const uint64_t kmax = m_portQueueScale.empty() ? m_kmax : ScaledForPort(out, m_kmax);
         bool mark = false;
-        if (shared > m_kmax)
+        if (shared > kmax)
         {
             mark = true;
         }
-        else if (shared > m_kmin && m_kmin != m_kmax)
+        else if (shared > kmin && kmin != kmax)
         {
-            const double prob = static_cast<double>(shared - m_kmin) /
-                                static_cast<double>(m_kmax - m_kmin) * m_pmax;
+            const double prob = static_cast<double>(shared - kmin) /
+                                static_cast<double>(kmax - kmin) * m_pmax;
             mark = m_ecnRng->GetValue() < prob;
         }
         if (mark)
@@ -1160,8 +1181,9 @@ RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& 
             ConfigureMmu();
         }
         const uint32_t size = p->GetSize();
-        const bool overLimit =
-            m_dataQueueLimit != 0 && m_mmu->GetEgressBytes(out, queue) + size > m_dataQueueLimit;
+        const uint64_t limit =
+            m_portQueueScale.empty() ? m_dataQueueLimit : ScaledForPort(out, m_dataQueueLimit);
+        const bool overLimit = limit != 0 && m_mmu->GetEgressBytes(out, queue) + size > limit;
         if (overLimit || !m_mmu->CheckEgressAdmission(out, queue, size) ||
             !m_mmu->CheckIngressAdmission(in, queue, size))
         {

@@ -110,6 +110,9 @@ class RdmaSwitch : public Object
     uint32_t GetSwitchId() const;
     /// Installs the run's load balancer; \p switchId seeds the ECMP hash as in the reference.
     void SetLoadBalancer(Ptr<LbConfig> cfg, uint32_t switchId);
+    /// Multiplies port \p port's DataQueueLimit and ECN thresholds by \p scale (htsim's
+    /// reduced-speed links scale speed, queue and ECN thresholds by one ratio).
+    void SetPortQueueScale(uint32_t port, double scale);
     /**
      * Assigns a fixed stream number to the random variables used by this switch.
      * \param stream first stream index to use
@@ -297,6 +300,9 @@ class RdmaSwitch : public Object
     bool m_pathIndexRouting{false};
     uint32_t m_pathIndexDivisor{1};
     uint64_t m_dataQueueLimit{0}; //!< DataQueueLimit (bytes, 0 = off)
+    std::vector<double> m_portQueueScale; //!< SetPortQueueScale, by port (empty = all 1)
+    /// \return \p bytes scaled for port \p port (SetPortQueueScale)
+    uint64_t ScaledForPort(uint32_t port, uint64_t bytes) const;
     bool m_trimEnabled{false};    //!< TrimEnabled
     uint32_t m_trimmedBytes{64};  //!< TrimmedSize
     uint64_t m_trims{0};          //!< packets trimmed

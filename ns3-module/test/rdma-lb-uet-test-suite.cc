@@ -10,6 +10,8 @@
  *  - the window never exceeds its cap (UetWindow trace, every ACK/NACK/timeout) and moves;
  *  - a per-destination base RTT sets that queue pair's cap;
  *  - determinism and the scenario path: same seed, byte-identical fct.txt (REPS + trimming);
+ *  - a degraded port (SetPortRate, htsim's -failed): one direction at half speed, its queue
+ *    limit halved with it;
  *  - htsim's switches (UseHtsimSwitches) put ECMP flows on the uplinks the REPS artifact's
  *    hash and shuffles give (expected counts from its rules, checked against its own run).
  *
@@ -541,6 +543,75 @@ class UetScenarioDeterminismTestCase : public TestCase
 };
 
 /**
+ * A degraded port (RdmaFabricHelper::SetPortRate, htsim's reduced-speed links): in a star of
+ * two hosts (16-packet queues, trimming), the switch's port towards host 1 sends at 200 Gbps.
+ * A 4 MiB flow 0 -> 1 then takes at least its wire bytes at 200 Gbps (170.4 us, twice the
+ * 400 Gbps time), and the port's queue, fed at 400 Gbps, never holds more than its limit:
+ * 16 packets as configured, 8 when the port's queue is scaled by 0.5 (sampled every 50 ns;
+ * one packet of slack for trimmed headers).
+ */
+class UetDegradedPortTestCase : public TestCase
+{
+  public:
+    UetDegradedPortTestCase()
+        : TestCase("uet: a degraded port sends at its own rate with its queue limit scaled")
+    {
+    }
+
+  private:
+    static void Sample(Ptr<RdmaNetDevice> port, uint64_t* maxQ)
+    {
+        *maxQ = std::max(*maxQ, port->GetTotalQueueBytes());
+        if (Simulator::Now() < MicroSeconds(400))
+        {
+            Simulator::Schedule(NanoSeconds(50), &Sample, port, maxQ);
+        }
+    }
+
+    /// The flow's FCT and the port's largest queue, with queue scale \p scale.
+    static std::pair<Time, uint64_t> Run(double scale)
+    {
+        RdmaFabricHelper f;
+        BuildUetStar(f, 2, StarBaseRtt(), MicroSeconds(40), 16, true);
+        const DataRate g200("200Gbps");
+        f.SetPortRate(2, 1, g200, scale);
+        RdmaFlowRecord rec;
+        f.GetNic(0)->TraceConnectWithoutContext(
+            "FlowRecord",
+            MakeBoundCallback(+[](RdmaFlowRecord* out, const RdmaFlowRecord& r) { *out = r; },
+                              &rec));
+        uint64_t maxQ = 0;
+        Ptr<RdmaNetDevice> port = f.GetSwitch(2)->GetPort(1);
+        Simulator::Schedule(Time(0), &Sample, port, &maxQ);
+        f.AddFlow(1, 0, 1, 4194304, Time(0));
+        Simulator::Stop(MilliSeconds(2));
+        Simulator::Run();
+        const DataRate rate = port->GetDataRate();
+        Simulator::Destroy();
+        NS_ABORT_MSG_IF(rate != g200, "the port's rate");
+        return {rec.flowId == 1 ? rec.finish - rec.start : Time::Max(), maxQ};
+    }
+
+    void DoRun() override
+    {
+        const uint64_t packets = 1027;
+        const Time atHalfSpeed =
+            DataRate("200Gbps").CalculateBytesTxTime(4194304 + packets * HEADER);
+        NS_TEST_ASSERT_MSG_EQ(atHalfSpeed.GetNanoSeconds(), 170401, "4,260,032 B at 200 Gbps");
+        const auto [fctFull, qFull] = Run(1.0);
+        const auto [fctHalf, qHalf] = Run(0.5);
+        NS_TEST_EXPECT_MSG_GT(fctFull, atHalfSpeed, "no faster than 200 Gbps");
+        NS_TEST_EXPECT_MSG_LT(fctFull, atHalfSpeed * 1.25, "completes near 200 Gbps");
+        NS_TEST_EXPECT_MSG_GT(fctHalf, atHalfSpeed, "no faster than 200 Gbps, half queue");
+        NS_TEST_EXPECT_MSG_LT(fctHalf, atHalfSpeed * 1.5, "completes, half queue");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(qFull, 17 * WIRE, "16-packet limit");
+        NS_TEST_EXPECT_MSG_GT(qFull, 12 * WIRE, "the queue fills up to it");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(qHalf, 9 * WIRE, "8-packet limit when scaled by 0.5");
+        NS_TEST_EXPECT_MSG_GT(qHalf, 5 * WIRE, "the queue fills up to it");
+    }
+};
+
+/**
  * htsim's switches: 4 leaves x 4 hosts, 4 spines at 400 Gbps, the permutation h -> h + 4
  * (mod 16) of 64 KiB ECMP flows, flow i on entropy i, stream seed 42. The artifact's rules
  * (rust-lb switch/htsim_ecmp.rs; their Python transcription reproduces the artifact's own
@@ -607,6 +678,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetWindowCapTestCase, TestCase::QUICK);
         AddTestCase(new UetPerPairBaseRttTestCase, TestCase::QUICK);
         AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);
+        AddTestCase(new UetDegradedPortTestCase, TestCase::QUICK);
         AddTestCase(new UetHtsimEcmpTestCase, TestCase::QUICK);
     }
 };

@@ -24,6 +24,16 @@ mod ffi {
         error_rate: f64,
     }
 
+    /// One direction of a link set apart: node `node`'s port towards `peer` sends at
+    /// `rate_bps`; (uet) its queue limit and ECN thresholds are multiplied by `queue_scale`.
+    #[derive(Debug, Clone)]
+    struct PortRate {
+        node: u32,
+        peer: u32,
+        rate_bps: u64,
+        queue_scale: f64,
+    }
+
     /// One flow. `after`: ids of flows that must complete (last byte delivered) before this
     /// one starts (it starts at max(start_ns, their completions)); empty for ordinary flows.
     #[derive(Debug, Clone)]
@@ -169,6 +179,8 @@ mod ffi {
         /// Every other node id is a host.
         switch_ids: Vec<u32>,
         links: Vec<Link>,
+        /// Applied after the links (model::PortRate).
+        port_rates: Vec<PortRate>,
         flows: Vec<Flow>,
         collectives: Vec<Collective>,
         transport: Transport,
@@ -239,6 +251,17 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                 rate_bps: l.rate_bps,
                 delay_ns: l.delay_ns,
                 error_rate: l.error_rate,
+            })
+            .collect(),
+        port_rates: s
+            .topology
+            .port_rates
+            .iter()
+            .map(|p| ffi::PortRate {
+                node: p.node,
+                peer: p.peer,
+                rate_bps: p.rate_bps,
+                queue_scale: p.queue_scale,
             })
             .collect(),
         flows: s

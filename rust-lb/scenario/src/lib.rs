@@ -37,8 +37,8 @@ use std::path::Path;
 
 pub use error::{ErrorKind, Result, ScenarioError};
 pub use model::{
-    Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, Quirk, QuirkSet, Recovery,
-    RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind, UetParams,
+    Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, PortRate, Quirk, QuirkSet,
+    Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind, UetParams,
 };
 pub use overrides::Overrides;
 pub use text::resolve_relative;

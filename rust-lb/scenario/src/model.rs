@@ -29,6 +29,25 @@ pub struct Topology {
     pub switch_ids: Vec<u32>,
     /// Links in file order.
     pub links: Vec<Link>,
+    /// One direction of a link set apart (`[topology] link_rates` with `one_way` or
+    /// `scale_queue`), applied after the links are built.
+    pub port_rates: Vec<PortRate>,
+}
+
+/// The sending end of one link direction: node `node`'s port towards `peer` sends at
+/// `rate_bps`, and (uet transport) its data queue limit and ECN thresholds are multiplied by
+/// `queue_scale` -- htsim's reduced-speed links (`-failed`, fat_tree_topology.cpp `alloc_queue`
+/// with reduced speed) scale speed, queue and ECN thresholds by one ratio.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PortRate {
+    /// The sending node.
+    pub node: u32,
+    /// The node at the other end of the link.
+    pub peer: u32,
+    /// Its sending rate, bits/s.
+    pub rate_bps: u64,
+    /// Factor on its data queue limit and ECN thresholds (1 = as configured).
+    pub queue_scale: f64,
 }
 
 impl Topology {

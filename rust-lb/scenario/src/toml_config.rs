@@ -5,7 +5,9 @@
 //! conweave_file = "../shared/data/conweave/config/leaf_spine_128_100G_OS2.txt"
 //! leaf_spine = { leaves = 8, hosts_per_leaf = 16, spines = 8, host_rate = "100Gbps",
 //!                fabric_rate = "100Gbps", delay = "1us" }   # fabric_rate defaults to host_rate
-//! link_rates = [ { a = 128, b = 136, rate = "40Gbps" } ]    # per-link rate overrides
+//! link_rates = [ { a = 128, b = 136, rate = "40Gbps" } ]    # per-link rate overrides;
+//! #   one_way = true: only a's port towards b sends at `rate`; scale_queue = true (uet): the
+//! #   port's queue limit and ECN thresholds scale by rate / the link's (htsim's -failed)
 //! link_faults = [ { at = "1ms", a = 128, b = 136 },          # down at 1 ms, for good
 //!                 { at = "1ms", up = "3ms", a = 129, b = 137 }, # down at 1 ms, up at 3 ms
 //!                 { at = "2ms", switch = 136, port = 3, up = "4ms" },  # a switch loses a port
@@ -89,8 +91,8 @@ use crate::cdf::parse_cdf_file;
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
 use crate::model::{
-    CollectiveKind, EcnEntry, LbSpec, Quirk, QuirkSet, Recovery, RunSpec, Scenario, SwitchHash,
-    Transport, TransportKind,
+    CollectiveKind, EcnEntry, LbSpec, PortRate, Quirk, QuirkSet, Recovery, RunSpec, Scenario,
+    SwitchHash, Transport, TransportKind,
 };
 use crate::overrides::{Overrides, OVERRIDES};
 use crate::text::resolve_relative;
@@ -195,6 +197,8 @@ struct LinkRateSec {
     a: u32,
     b: u32,
     rate: Rate,
+    one_way: Option<bool>,
+    scale_queue: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -616,11 +620,49 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
                     format!("no link {}-{} in the topology", r.a, r.b),
                 )
             })?;
-        link.rate_bps = r.rate.0;
+        let one_way = r.one_way.unwrap_or(false);
+        let scale = if r.scale_queue.unwrap_or(false) {
+            // a rate above the link's would grow the queue: only slowdowns scale
+            (r.rate.0 as f64 / link.rate_bps as f64).min(1.0)
+        } else {
+            1.0
+        };
+        let ends: &[(u32, u32)] = if one_way {
+            &[(r.a, r.b)]
+        } else {
+            link.rate_bps = r.rate.0;
+            &[(r.a, r.b), (r.b, r.a)]
+        };
+        if one_way || r.scale_queue.is_some() {
+            topology
+                .port_rates
+                .extend(ends.iter().map(|&(node, peer)| PortRate {
+                    node,
+                    peer,
+                    rate_bps: r.rate.0,
+                    queue_scale: scale,
+                }));
+        }
     }
     let link_events = link_faults::link_events(&cx, &topology, &f.topology.link_faults)?;
 
     let transport = transport(&cx, &f.transport)?;
+    if transport.kind.is_roce() {
+        if let Some(lr) = f
+            .topology
+            .link_rates
+            .iter()
+            .find(|lr| lr.get_ref().scale_queue == Some(true))
+        {
+            return Err(cx.err(
+                lr,
+                "topology.link_rates",
+                ErrorKind::Value,
+                "scale_queue needs kind = \"uet\" (RoCE's ECN thresholds follow the port rate)"
+                    .to_owned(),
+            ));
+        }
+    }
 
     // Workload.
     let run_start_ns = f.run.start.map_or(0, |t| t.0);

@@ -168,6 +168,7 @@ pub fn parse_topology_str(name: &str, text: &str) -> Result<Topology> {
         node_count,
         switch_ids,
         links,
+        port_rates: Vec::new(),
     })
 }
 
@@ -286,6 +287,7 @@ impl LeafSpine {
             node_count,
             switch_ids: (hosts..node_count).collect(),
             links,
+            port_rates: Vec::new(),
         })
     }
 }

@@ -10,8 +10,8 @@ mod common;
 
 use common::{data, repo, scratch, write};
 use rdma_lb_scenario::{
-    load_scenario, CollectiveKind, Overrides, Quirk, QuirkSet, Recovery, SwitchHash, TransportKind,
-    UetParams,
+    load_scenario, CollectiveKind, Overrides, PortRate, Quirk, QuirkSet, Recovery, SwitchHash,
+    TransportKind, UetParams,
 };
 
 #[test]
@@ -331,6 +331,10 @@ flow_file = "f.txt"
     }
 }
 
+fn fs_read(p: &std::path::Path) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
 #[test]
 fn uet_transport_kind_and_parameters() {
     let d = scratch("toml-uet");
@@ -385,6 +389,60 @@ flow_file = "f.txt"
             switch_hash: SwitchHash::Htsim,
         }
     );
+    // link_rates: one direction set apart, its queue scaled with its rate (htsim's -failed).
+    let degraded = write(
+        &d,
+        "degraded.toml",
+        &format!(
+            "{}\nkind = \"uet\"\n",
+            base.replace(
+                "[workload]",
+                "link_rates = [ { a = 4, b = 6, rate = \"200Gbps\", one_way = true, \
+                 scale_queue = true }, { a = 5, b = 7, rate = \"100Gbps\" } ]\n[workload]"
+            )
+        ),
+    );
+    let topo = load_scenario(&degraded, &Overrides::default())
+        .unwrap()
+        .topology;
+    assert_eq!(
+        topo.port_rates,
+        [PortRate {
+            node: 4,
+            peer: 6,
+            rate_bps: 200_000_000_000,
+            queue_scale: 0.5
+        }]
+    );
+    let rate = |a, b| {
+        topo.links
+            .iter()
+            .find(|l| (l.a, l.b) == (a, b))
+            .map(|l| l.rate_bps)
+    };
+    assert_eq!(
+        rate(4, 6),
+        Some(400_000_000_000),
+        "one way: the link keeps its rate"
+    );
+    assert_eq!(
+        rate(5, 7),
+        Some(100_000_000_000),
+        "both ways: the link's rate"
+    );
+    let roce = write(
+        &d,
+        "degraded-roce.toml",
+        &fs_read(&degraded).replace("kind = \"uet\"", "kind = \"roce\""),
+    );
+    let e = load_scenario(&roce, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("topology.link_rates: scale_queue needs kind = \"uet\""),
+        "{e}"
+    );
+
     // htsim's switches are plain ECMP: a switch-side algorithm is refused, naming it.
     let e = load_scenario(
         &cfg,
