@@ -39,8 +39,10 @@ for g in $groups; do
       run uet_fig2_1024h_400g.toml reps "num_entropies = 65535, explore_pkts = 100, base_rtt_ns = 8337"
       ;;
     fig2seeds)
-      # ECMP's collisions follow the seed (htsim's switch salts and shuffles): seeds 1-3
+      # ECMP's collisions follow the seed (htsim's switch salts and shuffles): seeds 1-3;
+      # spraying without trimming loses a packet late in some seeds only: seeds 1-7
       for s in 1 2 3; do run uet_fig2_1024h_400g.toml ecmp "" $s; done
+      for s in 1 2 3 4 5 6 7; do run uet_fig2_1024h_400g.toml spray "" $s; done
       ;;
     fig2trim)
       run uet_fig2_1024h_400g_trim.toml spray
