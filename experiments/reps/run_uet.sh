@@ -40,9 +40,9 @@ for g in $groups; do
       ;;
     fig2seeds)
       # ECMP's collisions follow the seed (htsim's switch salts and shuffles): seeds 1-3;
-      # spraying without trimming loses a packet late in some seeds only: seeds 1-7
+      # spraying without trimming loses a packet late in some seeds only: seeds 1-15
       for s in 1 2 3; do run uet_fig2_1024h_400g.toml ecmp "" $s; done
-      for s in 1 2 3 4 5 6 7; do run uet_fig2_1024h_400g.toml spray "" $s; done
+      for s in $(seq 1 15); do run uet_fig2_1024h_400g.toml spray "" $s; done
       ;;
     fig2trim)
       run uet_fig2_1024h_400g_trim.toml spray
