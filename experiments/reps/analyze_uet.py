@@ -10,6 +10,7 @@ Usage (from the repository root): python experiments/reps/analyze_uet.py OUT_ROO
 import csv
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -190,7 +191,8 @@ def main():
     fig, axes = plt.subplots(nrows, cols, figsize=(COLUMN_WIDTH_IN * 2.6, 1.9 * nrows), squeeze=False)
     for ax, (v, label) in zip(axes.flat, present):
         for a in ALGOS:
-            rs = [r for r in runs if r["variant"] == v and r["algorithm"] == a]
+            rs = [r for r in runs if r["variant"] == v and r["algorithm"] == a
+                  and r["summary"]["seed"] == 42]
             if not rs:
                 continue
             f = rs[0]["fct_us"]
@@ -198,7 +200,7 @@ def main():
             kw = line_kwargs(a)
             kw.pop("marker")
             ax.step(f, [(i + 1) / n for i in range(len(f))], where="post", **kw)
-        ax.set_title(label, fontsize="small")
+        ax.set_title(textwrap.fill(label, 46), fontsize="small")
         ax.set_xlabel("FCT (us)")
         ax.grid(True)
     for ax in list(axes.flat)[len(present):]:
