@@ -282,7 +282,7 @@ class ScenarioStarvationWarningTestCase : public TestCase
 {
   public:
     ScenarioStarvationWarningTestCase()
-        : TestCase("reps / whack-a-mole on gbn or nic-sr: a warning naming recovery = irn")
+        : TestCase("reps and whack-a-mole on gbn or nic-sr: a warning naming recovery = irn")
     {
     }
 
