@@ -153,14 +153,30 @@ RdmaWheelScheduler::RemoveNext()
         --m_inRing;
         if (s.head == s.events.size())
         {
-            s.events.clear();
-            s.head = 0;
-            m_occupied[i >> 6] &= ~(uint64_t{1} << (i & 63));
+            Drained(i);
         }
     }
     m_base = ev.key.m_ts;
     MoveInLater();
     return ev;
+}
+
+void
+RdmaWheelScheduler::Drained(uint32_t i)
+{
+    Slot& s = m_slots[i];
+    // A burst (every host starting at one instant) leaves a slot with a large capacity that
+    // the slot, reused once per turn of the ring, rarely needs again: give it back.
+    if (s.events.capacity() > KEPT_EVENTS)
+    {
+        std::vector<Event>().swap(s.events);
+    }
+    else
+    {
+        s.events.clear();
+    }
+    s.head = 0;
+    m_occupied[i >> 6] &= ~(uint64_t{1} << (i & 63));
 }
 
 void
@@ -177,9 +193,7 @@ RdmaWheelScheduler::Remove(const Event& ev)
         --m_inRing;
         if (s.head == s.events.size())
         {
-            s.events.clear();
-            s.head = 0;
-            m_occupied[i >> 6] &= ~(uint64_t{1} << (i & 63));
+            Drained(static_cast<uint32_t>(i));
         }
         return;
     }

@@ -62,6 +62,10 @@ class RdmaWheelScheduler : public Scheduler
         uint32_t head = 0;         //!< index of the next event to take
     };
 
+    /// Slot \p i is empty: clears it (releasing a burst's storage) and its occupied bit.
+    void Drained(uint32_t i);
+    /// Events a drained slot keeps room for; a larger capacity is released.
+    static constexpr size_t KEPT_EVENTS = 64;
     /// Allocates the ring (at the first Insert: attributes are set by then).
     void Init();
     /// Puts \p ev, whose timestamp is within the ring's span, at the end of its slot.
