@@ -13,8 +13,9 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rdma_lb_core::config::LbConfig;
+use rdma_lb_core::config::{LbConfig, SwitchLbConfig};
 use rdma_lb_core::host::{Feedback, FeedbackKind, HostLb, SendCx};
+use rdma_lb_core::rng::HtsimRand;
 use rdma_lb_core::switch::{
     EgressCandidate, LbTag, PacketKind, PacketMeta, PathId, PortInfo, SwitchLb,
 };
@@ -141,6 +142,21 @@ fn switch(c: &mut Criterion) {
             });
         });
     }
+    // htsim's ECMP (the REPS artifact's switches): hash of the host pair, the entropy and the
+    // salt, through the ToR's shuffle of its 8 uplinks (drawn at the first packet).
+    let stream = std::sync::Arc::new(std::sync::Mutex::new(HtsimRand::new(42)));
+    let mut sw =
+        SwitchLb::htsim_ecmp(&SwitchLbConfig::EcmpHash, 1_608_637_542, true, stream, 1).unwrap();
+    add_ports(&mut sw);
+    let mut i = 0u32;
+    c.bench_function("choose/htsim-ecmp-8", |b| {
+        b.iter(|| {
+            i = i.wrapping_add(1);
+            let pkt = data_pkt((i % 16) as u16, i / 16);
+            let mut tag = LbTag::NONE;
+            black_box(sw.on_ingress(SimTime::ZERO, black_box(&pkt), &mut tag, &cands))
+        });
+    });
     // Themis-D at the destination ToR: data to a host, and a NACK from it every 8 packets.
     let cfg = LbConfig::parse("themis", "").unwrap();
     let mut sw = SwitchLb::new(&cfg.switch, 3, 1);

@@ -24,8 +24,6 @@
 //! route is not looked up here, so htsim's single draw for a ToR with one uplink is not made.
 //! The key wraps at 2^32 where htsim's `stoi` would fail (more than 5 digits per host id).
 
-use std::collections::HashMap;
-
 use super::{EgressCandidate, EgressChoice, EgressChooser, PacketKind, PacketMeta};
 use crate::hash::bridge_hash;
 use crate::rng::{SharedHtsimRand, SimRng};
@@ -49,17 +47,16 @@ pub fn flow_key(src: u32, dst: u32) -> u32 {
     u32::try_from(key & u64::from(u32::MAX)).unwrap_or(0)
 }
 
-/// Which of htsim's shuffles a route uses: a ToR's one for all destinations, or another
-/// switch's for one destination host; and the route's width.
-type ShuffleKey = (Option<u32>, usize);
-
 /// One switch's htsim ECMP.
 #[derive(Debug, Clone)]
 pub struct HtsimEcmp {
     salt: u32,
     is_tor: bool,
     stream: SharedHtsimRand,
-    shuffles: HashMap<ShuffleKey, Vec<u32>>,
+    /// A ToR's one shuffle (empty until its first multi-port route).
+    tor_order: Vec<u32>,
+    /// Another switch's shuffle per destination host id (empty = not drawn yet).
+    dst_order: Vec<Vec<u32>>,
 }
 
 impl HtsimEcmp {
@@ -70,7 +67,8 @@ impl HtsimEcmp {
             salt,
             is_tor,
             stream,
-            shuffles: HashMap::new(),
+            tor_order: Vec::new(),
+            dst_order: Vec::new(),
         }
     }
 
@@ -102,25 +100,46 @@ impl HtsimEcmp {
         order
     }
 
-    /// The index among `n` candidates for `pkt` (shuffling on the first use of the route).
+    /// The index among `n` candidates for `pkt` (shuffling on the first use of the route; a
+    /// route of another width than the shuffle's, which fat trees never have, draws anew).
     pub fn index(&mut self, pkt: &PacketMeta, n: usize) -> usize {
         if n <= 1 {
             return 0;
         }
-        let scope = if self.is_tor {
-            None
-        } else {
-            Some(host_id(pkt.dip))
-        };
         let h = usize::try_from(self.hash(pkt)).unwrap_or(0) % n;
-        if !self.shuffles.contains_key(&(scope, n)) {
-            let order = self.shuffle(n);
-            self.shuffles.insert((scope, n), order);
+        let dst = usize::try_from(host_id(pkt.dip)).unwrap_or(0);
+        if !self.is_tor && self.dst_order.len() <= dst {
+            self.dst_order.resize_with(dst + 1, Vec::new);
         }
-        self.shuffles
-            .get(&(scope, n))
-            .and_then(|o| o.get(h))
-            .map_or(h, |&i| usize::try_from(i).unwrap_or(0))
+        let stored = if self.is_tor {
+            self.tor_order.len()
+        } else {
+            self.dst_order.get(dst).map_or(0, Vec::len)
+        };
+        if stored != n {
+            let order = self.shuffle(n);
+            match self.dst_order.get_mut(dst) {
+                Some(slot) if !self.is_tor => *slot = order,
+                _ => self.tor_order = order,
+            }
+        }
+        let order = if self.is_tor {
+            &self.tor_order
+        } else {
+            self.dst_order.get(dst).unwrap_or(&self.tor_order)
+        };
+        order.get(h).map_or(h, |&i| usize::try_from(i).unwrap_or(0))
+    }
+
+    /// The shuffle a route to `dst_host` uses, if drawn (for tests and traces).
+    #[must_use]
+    pub fn order(&self, dst_host: u32) -> Option<&[u32]> {
+        let o = if self.is_tor {
+            &self.tor_order
+        } else {
+            self.dst_order.get(usize::try_from(dst_host).ok()?)?
+        };
+        (!o.is_empty()).then_some(o.as_slice())
     }
 }
 
@@ -190,13 +209,14 @@ mod tests {
         assert_eq!(tor30.hash(&p0) % 32, 4);
         let up = tor30.index(&p0, 32);
         // The artifact's shuffled uplinks of ToR 30 begin with spines 21, 16, 18, 25, 27.
-        assert_eq!(tor30.shuffles[&(None, 32)][..5], [21, 16, 18, 25, 27]);
-        assert_eq!(up, tor30.shuffles[&(None, 32)][4] as usize);
+        let order = tor30.order(91).unwrap();
+        assert_eq!(order[..5], [21, 16, 18, 25, 27]);
+        assert_eq!(up, order[4] as usize);
         // ToR 0 shuffles next: spines 21, 24, 7, 17, 28, 6, ...
         let p1 = data(18, 694, 1);
         assert_eq!(tor0.hash(&p1) % 32, 30);
         tor0.index(&p1, 32);
-        assert_eq!(tor0.shuffles[&(None, 32)][..6], [21, 24, 7, 17, 28, 6]);
+        assert_eq!(tor0.order(694).unwrap()[..6], [21, 24, 7, 17, 28, 6]);
         // A ToR keeps one shuffle for every destination; the same flow keeps its port.
         let before = stream.lock().unwrap().clone().random();
         assert_eq!(
@@ -220,14 +240,17 @@ mod tests {
             ..PacketMeta::default()
         };
         assert_eq!(agg.hash(&d), agg.hash(&ack));
+        let draws = |s: &SharedHtsimRand| s.lock().unwrap().clone().random();
         agg.index(&d, 4);
+        let after_first = draws(&stream);
         agg.index(&data(6, 40, 1), 4);
-        assert_eq!(agg.shuffles.len(), 1, "one shuffle per destination");
+        assert_eq!(draws(&stream), after_first, "one shuffle per destination");
+        assert!(agg.order(41).is_none());
         agg.index(&data(5, 41, 9), 4);
-        assert_eq!(agg.shuffles.len(), 2);
+        assert_ne!(draws(&stream), after_first, "a new destination draws");
         // Each shuffle is a permutation of the ports.
-        for order in agg.shuffles.values() {
-            let mut o = order.clone();
+        for dst in [40, 41] {
+            let mut o = agg.order(dst).unwrap().to_vec();
             o.sort_unstable();
             assert_eq!(o, [0, 1, 2, 3]);
         }
