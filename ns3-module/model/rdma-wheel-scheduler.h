@@ -18,6 +18,9 @@
  *   Insert      O(1) into the ring; O(log m) into the heap of the m later events
  *   RemoveNext  O(1) amortised: a bitmap scan to the next non-empty slot
  *   Remove      linear in one slot or in the later heap
+ *
+ * Memory: each slot keeps its storage between turns of the ring, except that a drained slot
+ * with room for more than KEPT_EVENTS gives it back (bursts would otherwise hold it all run).
  */
 #ifndef RDMA_WHEEL_SCHEDULER_H
 #define RDMA_WHEEL_SCHEDULER_H
