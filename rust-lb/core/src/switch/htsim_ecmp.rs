@@ -19,7 +19,7 @@
 //!
 //! Deviations: the stream is shared by the switches only (htsim's hosts, ECN marking and
 //! drops draw from it too: the model skips the draws htsim makes before the first packet,
-//! see `HtsimSwitchHash` in the bridge, but not those made during the run, so shuffles drawn
+//! see `use_htsim_switches` in the bridge, but not those made during the run, so shuffles drawn
 //! after the first packets differ from htsim's while keeping their distribution); a one-port
 //! route is not looked up here, so htsim's single draw for a ToR with one uplink is not made.
 //! The key wraps at 2^32 where htsim's `stoi` would fail (more than 5 digits per host id).
