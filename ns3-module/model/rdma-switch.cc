@@ -422,7 +422,7 @@ RdmaSwitch::SetPortQueueScale(uint32_t port, double scale)
 uint64_t
 RdmaSwitch::ScaledForPort(uint32_t port, uint64_t bytes) const
 {
-    if (port >= m_portQueueScale.size())
+    if (port >= m_portQueueScale.size()) // no scale set on this switch (the usual case)
     {
         return bytes;
     }
@@ -881,8 +881,8 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     if (m_ecnEnabled)
     {
         const uint64_t shared = m_mmu->GetEgressSharedBytes(out, q);
-        const uint64_t kmin = m_portQueueScale.empty() ? m_kmin : ScaledForPort(out, m_kmin);
-        const uint64_t kmax = m_portQueueScale.empty() ? m_kmax : ScaledForPort(out, m_kmax);
+        const uint64_t kmin = ScaledForPort(out, m_kmin);
+        const uint64_t kmax = ScaledForPort(out, m_kmax);
         bool mark = false;
         if (shared > kmax)
         {
@@ -1181,8 +1181,7 @@ RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& 
             ConfigureMmu();
         }
         const uint32_t size = p->GetSize();
-        const uint64_t limit =
-            m_portQueueScale.empty() ? m_dataQueueLimit : ScaledForPort(out, m_dataQueueLimit);
+        const uint64_t limit = ScaledForPort(out, m_dataQueueLimit);
         const bool overLimit = limit != 0 && m_mmu->GetEgressBytes(out, queue) + size > limit;
         if (overLimit || !m_mmu->CheckEgressAdmission(out, queue, size) ||
             !m_mmu->CheckIngressAdmission(in, queue, size))

@@ -301,7 +301,7 @@ class RdmaSwitch : public Object
     uint32_t m_pathIndexDivisor{1};
     uint64_t m_dataQueueLimit{0}; //!< DataQueueLimit (bytes, 0 = off)
     std::vector<double> m_portQueueScale; //!< SetPortQueueScale, by port (empty = all 1)
-    /// \return \p bytes scaled for port \p port (SetPortQueueScale)
+    /// \return \p bytes scaled for port \p port (SetPortQueueScale; unchanged when none set)
     uint64_t ScaledForPort(uint32_t port, uint64_t bytes) const;
     bool m_trimEnabled{false};    //!< TrimEnabled
     uint32_t m_trimmedBytes{64};  //!< TrimmedSize

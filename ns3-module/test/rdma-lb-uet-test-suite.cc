@@ -26,6 +26,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,33 @@ BuildUetStar(RdmaFabricHelper& f,
         f.Link(h, nHosts, G400, MicroSeconds(1));
     }
     ConfigureUetFabric(f, baseRtt, rto, queuePkts, trim);
+    f.Finish();
+    f.AssignStreams(0);
+}
+
+/// Leaf-spine (RdmaFabricHelper::BuildLeafSpine) at 400 Gbps, 1 us links, on the uet transport
+/// (ConfigureUetFabric); with \p htsim = (seed, flows), htsim's switches (UseHtsimSwitches).
+void
+BuildUetLeafSpine(RdmaFabricHelper& f,
+                  const std::string& lb,
+                  uint32_t leaves,
+                  uint32_t hostsPerLeaf,
+                  uint32_t spines,
+                  Time baseRtt,
+                  Time rto,
+                  uint64_t queuePkts,
+                  bool trim,
+                  std::optional<std::pair<uint32_t, uint32_t>> htsim = std::nullopt)
+{
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(1);
+    f.SetLoadBalancer(lb);
+    f.BuildLeafSpine(leaves, hostsPerLeaf, spines, G400, G400, MicroSeconds(1));
+    ConfigureUetFabric(f, baseRtt, rto, queuePkts, trim);
+    if (htsim)
+    {
+        f.UseHtsimSwitches(htsim->first, htsim->second);
+    }
     f.Finish();
     f.AssignStreams(0);
 }
@@ -335,14 +363,8 @@ class UetTrimPriorityTestCase : public TestCase
     void DoRun() override
     {
         Run r;
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(1);
         RdmaFabricHelper f;
-        f.SetLoadBalancer("spray");
-        f.BuildLeafSpine(3, 4, 1, G400, G400, MicroSeconds(1));
-        ConfigureUetFabric(f, MicroSeconds(9), MicroSeconds(60), 16, true);
-        f.Finish();
-        f.AssignStreams(0);
+        BuildUetLeafSpine(f, "spray", 3, 4, 1, MicroSeconds(9), MicroSeconds(60), 16, true);
         const uint32_t leaf0 = 12;
         f.GetSwitch(leaf0)->TraceConnectWithoutContext(
             "Trim",
@@ -639,15 +661,17 @@ class UetHtsimEcmpTestCase : public TestCase
   private:
     void DoRun() override
     {
-        RngSeedManager::SetSeed(1);
-        RngSeedManager::SetRun(1);
         RdmaFabricHelper f;
-        f.SetLoadBalancer("ecmp");
-        f.BuildLeafSpine(4, 4, 4, G400, G400, MicroSeconds(1));
-        ConfigureUetFabric(f, MicroSeconds(9), MicroSeconds(200), 1000, false);
-        f.UseHtsimSwitches(42, 16);
-        f.Finish();
-        f.AssignStreams(0);
+        BuildUetLeafSpine(f,
+                          "ecmp",
+                          4,
+                          4,
+                          4,
+                          MicroSeconds(9),
+                          MicroSeconds(200),
+                          1000,
+                          false,
+                          std::make_pair(42u, 16u));
         const uint64_t flowBytes = 64 * 1024;
         for (uint32_t h = 0; h < 16; ++h)
         {

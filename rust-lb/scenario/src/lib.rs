@@ -159,22 +159,24 @@ fn lb_error(
 /// # Errors
 /// The first problem found.
 pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides) -> Result<()> {
-    if let Err(e) = rdma_lb_core::config::LbConfig::parse(&s.lb.name, &s.lb.params) {
-        let key = if e.parameter.is_some() || e.message.starts_with("cannot read") {
-            "lb_params"
-        } else {
-            "lb"
-        };
-        let from_override = if key == "lb" {
-            overrides.lb.is_some()
-        } else {
-            overrides.lb_params.is_some() || overrides.lb.is_some()
-        };
-        return Err(lb_error(file, lb_line, key, from_override, e.to_string()));
-    }
+    let lb = match rdma_lb_core::config::LbConfig::parse(&s.lb.name, &s.lb.params) {
+        Ok(lb) => lb,
+        Err(e) => {
+            let key = if e.parameter.is_some() || e.message.starts_with("cannot read") {
+                "lb_params"
+            } else {
+                "lb"
+            };
+            let from_override = if key == "lb" {
+                overrides.lb.is_some()
+            } else {
+                overrides.lb_params.is_some() || overrides.lb.is_some()
+            };
+            return Err(lb_error(file, lb_line, key, from_override, e.to_string()));
+        }
+    };
     if s.transport.uet.switch_hash == model::SwitchHash::Htsim
-        && rdma_lb_core::config::LbConfig::parse(&s.lb.name, &s.lb.params)
-            .is_ok_and(|c| c.switch != rdma_lb_core::config::SwitchLbConfig::EcmpHash)
+        && lb.switch != rdma_lb_core::config::SwitchLbConfig::EcmpHash
     {
         let msg = format!(
             "algorithm `{}` decides at the switches; transport.uet.switch_hash = \"htsim\" \

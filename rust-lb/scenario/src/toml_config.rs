@@ -621,7 +621,8 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
                 )
             })?;
         let one_way = r.one_way.unwrap_or(false);
-        let scale = if r.scale_queue.unwrap_or(false) {
+        let scale_queue = r.scale_queue.unwrap_or(false);
+        let scale = if scale_queue {
             // a rate above the link's would grow the queue: only slowdowns scale
             (r.rate.0 as f64 / link.rate_bps as f64).min(1.0)
         } else {
@@ -633,7 +634,7 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
             link.rate_bps = r.rate.0;
             &[(r.a, r.b), (r.b, r.a)]
         };
-        if one_way || r.scale_queue.is_some() {
+        if one_way || scale_queue {
             topology
                 .port_rates
                 .extend(ends.iter().map(|&(node, peer)| PortRate {

@@ -86,20 +86,6 @@ impl HtsimEcmp {
         )
     }
 
-    /// htsim's `permute_paths` of `0..n`, drawn from the stream.
-    fn shuffle(&self, n: usize) -> Vec<u32> {
-        let mut order: Vec<u32> = (0..u32::try_from(n).unwrap_or(u32::MAX)).collect();
-        let Ok(mut stream) = self.stream.lock() else {
-            return order;
-        };
-        for i in 0..n {
-            let left = u32::try_from(n - i).unwrap_or(1);
-            let ix = usize::try_from(stream.random() % left).unwrap_or(0);
-            order.swap(ix, n - 1 - i);
-        }
-        order
-    }
-
     /// The index among `n` candidates for `pkt` (shuffling on the first use of the route; a
     /// route of another width than the shuffle's, which fat trees never have, draws anew).
     pub fn index(&mut self, pkt: &PacketMeta, n: usize) -> usize {
@@ -107,27 +93,21 @@ impl HtsimEcmp {
             return 0;
         }
         let h = usize::try_from(self.hash(pkt)).unwrap_or(0) % n;
-        let dst = usize::try_from(host_id(pkt.dip)).unwrap_or(0);
-        if !self.is_tor && self.dst_order.len() <= dst {
-            self.dst_order.resize_with(dst + 1, Vec::new);
-        }
-        let stored = if self.is_tor {
-            self.tor_order.len()
-        } else {
-            self.dst_order.get(dst).map_or(0, Vec::len)
-        };
-        if stored != n {
-            let order = self.shuffle(n);
-            match self.dst_order.get_mut(dst) {
-                Some(slot) if !self.is_tor => *slot = order,
-                _ => self.tor_order = order,
-            }
-        }
         let order = if self.is_tor {
-            &self.tor_order
+            &mut self.tor_order
         } else {
-            self.dst_order.get(dst).unwrap_or(&self.tor_order)
+            let dst = usize::try_from(host_id(pkt.dip)).unwrap_or(0);
+            if self.dst_order.len() <= dst {
+                self.dst_order.resize_with(dst + 1, Vec::new);
+            }
+            match self.dst_order.get_mut(dst) {
+                Some(o) => o,
+                None => return h,
+            }
         };
+        if order.len() != n {
+            *order = shuffle(&self.stream, n);
+        }
         order.get(h).map_or(h, |&i| usize::try_from(i).unwrap_or(0))
     }
 
@@ -141,6 +121,20 @@ impl HtsimEcmp {
         };
         (!o.is_empty()).then_some(o.as_slice())
     }
+}
+
+/// htsim's `permute_paths` of `0..n`, drawn from `stream`.
+fn shuffle(stream: &SharedHtsimRand, n: usize) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..u32::try_from(n).unwrap_or(u32::MAX)).collect();
+    let Ok(mut stream) = stream.lock() else {
+        return order;
+    };
+    for i in 0..n {
+        let left = u32::try_from(n - i).unwrap_or(1);
+        let ix = usize::try_from(stream.random() % left).unwrap_or(0);
+        order.swap(ix, n - 1 - i);
+    }
+    order
 }
 
 impl EgressChooser for HtsimEcmp {
