@@ -1,28 +1,22 @@
 #!/usr/bin/env bash
 # Writes the committed TOML configs of this experiment (run once by hand when the grid changes;
-# run.sh uses the committed files). Grid: collective x DCQCN (T_I, T_D).
-# Sizes: SIZE_ALLREDUCE / SIZE_ALLTOALL (per rank).
+# run.sh uses the committed files).
+#   main grid: {ring AllReduce, AlltoAll} at 300 MB per rank x DCQCN (T_I, T_D) settings;
+#   size sweep at T_I 900 us / T_D 4 us: 1 MiB (AllReduce) / 2 MiB (AlltoAll), 16 MiB, 64 MB.
 set -euo pipefail
 cd "$(dirname "$0")"
-SIZE_ALLREDUCE=${SIZE_ALLREDUCE:-1MiB}
-SIZE_ALLTOALL=${SIZE_ALLTOALL:-2MiB}
-for coll in allreduce alltoall; do
-  if [ $coll = allreduce ]; then kind=allreduce-ring; size=$SIZE_ALLREDUCE; else kind=alltoall; size=$SIZE_ALLTOALL; fi
-  # AllReduce at 1 MiB: every flow (one ring step, 64 KiB) lasts ~1.4 us < T_D, so DCQCN never
-  # cuts the rate and T_I/T_D cannot matter; only AlltoAll gets the second setting.
-  if [ $coll = allreduce ]; then dcs=("900us 4us"); else dcs=("900us 4us" "55us 50us"); fi
-  for dc in "${dcs[@]}"; do
-    set -- $dc
-    ti=$1 td=$2
-    name=${coll}_ti${ti%us}_td${td%us}
-    cat > $name.toml <<TOML
-# Themis (seed 001 §5), $coll: 16 x 16 leaf-spine, 1:1, all links 400 Gbps / 1 us, 64 MB
-# switch buffer, NIC-SR + DCQCN; 256 NICs in 16 groups of 16, one NIC of every group under
-# each ToR; all 16 groups start the collective at once; metric = the slowest group's CCT.
-# Scaled: $size per rank (the paper: 300 MB), to fit this machine's CPU budget.
+
+# write NAME KIND SIZE T_I T_D STOP
+write() {
+  local name=$1 kind=$2 size=$3 ti=$4 td=$5 stop=$6
+  cat > "$name.toml" <<TOML
+# Themis ("Themis: Addressing Congestion-Induced Unfairness ..." / seed paper 001, section 5):
+# $kind on a 16 x 16 leaf-spine, 1:1, all links 400 Gbps / 1 us, 64 MB switch buffer,
+# NIC-SR + DCQCN + PFC; 256 NICs in 16 groups of 16, one NIC of every group under each ToR;
+# all 16 groups start at once; metric = the slowest group's CCT.
+# Size: $size per rank (the paper: 300 MB; README.md says how it is read).
 # DCQCN: T_I (rp_timer) = $ti, T_D (rate_decrease_interval) = $td; AI/HAI and the ECN
-# thresholds are ConWeave's 100 Gbps values x4 (as configs/themis_16x16_400g_allreduce.toml;
-# the paper gives neither).
+# thresholds are ConWeave's 100 Gbps values x4 (the paper gives neither).
 #   rdma-lb run experiments/themis-collectives/$name.toml --lb themis
 
 [topology]
@@ -54,7 +48,21 @@ name = "ecmp"
 
 [run]
 seed = 1
-stop = "1s"
+stop = "$stop"
 TOML
+}
+
+for coll in allreduce alltoall; do
+  if [ $coll = allreduce ]; then kind=allreduce-ring; small=1MiB; else kind=alltoall; small=2MiB; fi
+  # 300 MB per rank, four DCQCN points: the recommended one, "smaller T_I, larger T_D",
+  # ConWeave's 300/4 and an extreme AR-friendly one.
+  for dc in "900 4" "55 50" "300 4" "10 100"; do
+    set -- $dc
+    write "${coll}_300MB_ti$1_td$2" $kind 300MB "$1us" "$2us" 2s
+  done
+  # size sweep at the recommended setting (the 300 MB point is in the grid above)
+  write "${coll}_ti900_td4" $kind $small 900us 4us 1s
+  for size in 16MiB 64MB; do
+    write "${coll}_${size}_ti900_td4" $kind $size 900us 4us 1s
   done
 done

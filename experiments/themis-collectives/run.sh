@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Seed 001 (Themis) §5 / Fig. 5, scaled: 16 x 16 leaf-spine at 400 Gbps, 16 groups of 16 ranks;
-# ring AllReduce (1 MiB per rank) and AlltoAll (2 MiB per rank) under ECMP, adaptive routing
-# (AR), random spraying (NIC-SR strawman) and Themis; AlltoAll also for a second DCQCN
-# (T_I, T_D) setting (AllReduce steps are too short for DCQCN to cut: see README).
+# Themis (seed paper 001, section 5, Fig. 5) at the paper's message size: 16 x 16 leaf-spine at
+# 400 Gbps, 16 groups of 16 ranks, ring AllReduce and AlltoAll of 300 MB per rank under ECMP,
+# adaptive routing (AR), random spraying and Themis across DCQCN (T_I, T_D) settings, plus a
+# size sweep at the recommended setting. The points run in order of importance (the pair the
+# claim compares first), so an interrupted sweep has the headline numbers first.
 # Builds nothing: needs build/rdma-lb-scenario (scripts/build) and the CLI
 # (cargo build --release -p rdma-lb). Resumable: finished points are skipped.
+# JOBS=N runs N points at once (default 1); ONLY=main|sizes limits the grid.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -13,9 +15,29 @@ cli="${RDMA_LB_CLI:-target/release/rdma-lb}"
 py="${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}"
 out="out/experiments/themis-collectives"
 d=experiments/themis-collectives
+jobs=${JOBS:-1}
+only=${ONLY:-}
 mkdir -p "$out"
-"$cli" sweep \
-  --config "$d/allreduce_ti900_td4.toml,$d/alltoall_ti900_td4.toml,$d/alltoall_ti55_td50.toml" \
-  --lb ecmp,adaptive,spray,themis --seed 1 -j 1 --out-root "$out/runs"
+sweep() { # CONFIG-NAMES ALGORITHMS
+  local cfgs=""
+  for c in $1; do cfgs="$cfgs${cfgs:+,}$d/$c.toml"; done
+  "$cli" sweep --config "$cfgs" --lb "$2" --seed 1 -j "$jobs" --out-root "$out/runs"
+}
+if [ "$only" != sizes ]; then
+  sweep "allreduce_300MB_ti900_td4 alltoall_300MB_ti900_td4" adaptive,themis
+  sweep "allreduce_300MB_ti55_td50 alltoall_300MB_ti55_td50" adaptive,themis
+fi
+if [ "$only" != main ]; then
+  sweep "allreduce_ti900_td4 alltoall_ti900_td4 allreduce_16MiB_ti900_td4 alltoall_16MiB_ti900_td4" \
+    ecmp,adaptive,spray,themis
+  sweep "allreduce_64MB_ti900_td4 alltoall_64MB_ti900_td4" adaptive,themis,ecmp,spray
+fi
+if [ "$only" != sizes ]; then
+  sweep "allreduce_300MB_ti900_td4 alltoall_300MB_ti900_td4 allreduce_300MB_ti55_td50 alltoall_300MB_ti55_td50" \
+    ecmp,spray
+  sweep "allreduce_300MB_ti300_td4 alltoall_300MB_ti300_td4 allreduce_300MB_ti10_td100 alltoall_300MB_ti10_td100" \
+    adaptive,themis
+fi
+[ -n "${NO_ANALYSIS:-}" ] && exit 0
 "$py" "$d/analyze.py" "$out/runs" "$d/results.csv" "$out"
 for k in allreduce alltoall; do cp "$out/cct_$k.png" "$out/cct_$k.csv" "$d/"; done
