@@ -8,7 +8,7 @@ import csv
 import sys
 from pathlib import Path
 
-from . import analysis, compare, figures, uplinks
+from . import analysis, compare, figures, rates, uplinks
 from .errors import InputError
 from .io import (parse_flow_id_range, read_cnp_total, read_collectives, read_fct_txt, read_pfc_pauses, read_run,
                  read_summary_counter)
@@ -129,6 +129,11 @@ def build_parser():
                    help="figure path (.png; .pdf beside it): mean cv per window over time, CDF of max/mean")
     p.add_argument("--csv", default=None, metavar="TABLE.csv", help="write every (trace, ToR, window) row as CSV")
     _add_title(p)
+    p = sub.add_parser("rates", help="sending rate and cumulative retransmission ratio over time")
+    p.add_argument("runs", nargs="+", metavar="RUN_DIR", help="run directories with rate.txt and retx.txt "
+                   "([run] rate_trace)")
+    p.add_argument("-o", "--out", required=True, help="figure path (.png; .pdf and .csv beside it)")
+    _add_title(p)
     return parser
 
 
@@ -233,6 +238,10 @@ def run(args):
     elif args.command == "cdf":
         (png, pdf), rows = figures.cdf_figure(_prepared(args), png, args.group, args.bdp_bytes, title=args.title)
         header = figures.CDF_HEADER
+    elif args.command == "rates":
+        runs = [rates.read_rate_run(d) for d in args.runs]
+        png, pdf = rates.rates_figure(runs, png, title=args.title)
+        rows, header = rates.rate_rows(runs), rates.RATE_HEADER
     else:
         colls = [c for f in args.files for c in read_collectives(f)]
         (png, pdf), rows = figures.cct_figure(colls, png, title=args.title)

@@ -1,16 +1,21 @@
-"""Seed 001 §5 / Fig. 5 metrics from rdma-lb-scenario run directories.
+"""Themis ("Themis: ...", section 5 / Fig. 5) metrics from rdma-lb-scenario run directories.
 
 Usage: python analyze.py OUT_ROOT RESULTS_CSV FIG_DIR
 
-Per run (collective kind x DCQCN setting x algorithm): the slowest group's CCT (summary.json
+Per run (collective kind x size x DCQCN setting x algorithm): the slowest group's CCT (summary.json
 ``collectives.cct_max_ns``; CCT = last delivery - first start of a group's flows), the mean
 group CCT, the no-contention bound and the counters. Bound (no queueing, no reordering, ACK
 bytes not counted), with W(b) = b + ceil(b / 1000) x 48 wire bytes, B = 400 Gbps, d = 1 us:
 * allreduce-ring: 2(N-1) x (W(size/N) x 8/B + 3 x 1048 x 8/B + 4d) (steps are serialised by
   their dependencies; the formula the rdma-lb-scenario test suite checks to 0.1 %);
 * alltoall: (N-1) x W(size/N) x 8/B + 3 x 1048 x 8/B + 4d (a host's N-1 flows share its port).
-Prints the README table (ours beside the paper's Themis-vs-AR reductions), writes RESULTS_CSV
-and one ``python -m plots cct`` figure (+ its CSV table) per collective kind into FIG_DIR.
+
+The grid may be partial (the sweep spans sittings): missing points print as "pending" and a
+claim's verdict uses only the settings where both algorithms finished.
+Prints the README tables (the 300 MB grid with Themis' cut against AR and ECMP beside the
+paper's, the verdicts, the counters, the size sweep), writes RESULTS_CSV, the size-sweep figure
+and one ``python -m plots cct`` figure (+ its CSV table) per collective kind at 300 MB into
+FIG_DIR.
 """
 
 import csv
@@ -28,8 +33,9 @@ PAYLOAD = 1000
 HDR = 48
 ALGOS = ["ecmp", "adaptive", "spray", "themis"]
 KINDS = ["allreduce", "alltoall"]
-# The paper's Themis-vs-AR CCT reductions across its DCQCN settings (seed 001 §5).
-PAPER = {"allreduce": "15.6 % - 75.3 %", "alltoall": "11.5 % - 40.7 %"}
+MAIN_SIZE = 300_000_000
+# Themis' CCT reduction against AR across the paper's DCQCN settings (section 5), in %.
+PAPER = {"allreduce": (15.6, 75.3), "alltoall": (11.5, 40.7)}
 UNITS = {"B": 1, "KB": 1000, "MB": 10**6, "GB": 10**9, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
 
 
@@ -40,6 +46,13 @@ def parse_size(s):
         if s.endswith(u):
             return int(float(s[: -len(u)]) * UNITS[u])
     return int(s)
+
+
+def size_label(b):
+    for u, m in (("MiB", 1024**2), ("MB", 10**6)):
+        if b % m == 0:
+            return f"{b // m} {u}"
+    return f"{b} B"
 
 
 def wire(b):
@@ -54,13 +67,11 @@ def bound_s(kind, size):
     return (N - 1) * wire(chunk) * 8 / RATE_BPS + hop
 
 
-def main():
-    out_root, results_csv, fig_dir = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+def read_runs(out_root):
     rows = []
     for s in sorted(out_root.glob("*/summary.json")):
         summ = json.loads(s.read_text())
-        cfg_path = Path(summ["config"]["path"])
-        cfg = tomllib.loads(cfg_path.read_text())
+        cfg = tomllib.loads(Path(summ["config"]["path"]).read_text())
         coll = cfg["workload"]["collective"][0]
         kind = "allreduce" if coll["kind"] == "allreduce-ring" else coll["kind"]
         size = parse_size(coll["size"])
@@ -87,46 +98,147 @@ def main():
             "pfc_pauses": c["pfc_pauses_sent"],
             "drops": c["mmu_drops"] + c["link_down_losses"] + c["error_model_drops"],
             "timeouts": c["timeouts"],
+            "cpu_s": summ.get("cpu_seconds", ""),
             "run": s.parent.name,
         })
-    rows.sort(key=lambda r: (KINDS.index(r["collective"]), -r["t_i_us"], r["t_d_us"],
+    rows.sort(key=lambda r: (KINDS.index(r["collective"]), r["size_bytes"], -r["t_i_us"], r["t_d_us"],
                              ALGOS.index(r["algorithm"])))
-    settings = sorted({(r["collective"], r["t_i_us"], r["t_d_us"]) for r in rows},
-                      key=lambda x: (KINDS.index(x[0]), -x[1], x[2]))
-    for k, ti, td in settings:
-        have = {r["algorithm"] for r in rows if (r["collective"], r["t_i_us"], r["t_d_us"]) == (k, ti, td)}
-        if have != set(ALGOS):
-            sys.exit(f"{out_root}: {k} T_I {ti} T_D {td}: runs for {sorted(have)}, need {ALGOS}")
+    return rows
+
+
+def cut(rs, a, b):
+    """Themis-style reduction of ``a``'s slowest CCT against ``b``'s, in % (positive = a faster)."""
+    if a not in rs or b not in rs:
+        return None
+    return 100 * (1 - rs[a]["slowest_cct_us"] / rs[b]["slowest_cct_us"])
+
+
+def fmt_cut(x):
+    return "pending" if x is None else f"{x:+.1f} %"
+
+
+def verdict(kind, cuts):
+    """reproduced: every measured setting cuts CCT and our range overlaps the paper's;
+    direction only: Themis ahead everywhere but outside the paper's range; not reproduced
+    otherwise."""
+    cuts = [c for c in cuts if c is not None]
+    if not cuts:
+        return "pending"
+    lo, hi = PAPER[kind]
+    if min(cuts) <= 0:
+        return "not reproduced"
+    if max(cuts) >= lo and min(cuts) <= hi:
+        return "reproduced"
+    return "direction only"
+
+
+def main():
+    out_root, results_csv, fig_dir = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    rows = read_runs(out_root)
+    if not rows:
+        sys.exit(f"{out_root}: no finished runs")
     cols = list(rows[0].keys())
+    cols.remove("cpu_s")  # machine-dependent: printed, not in results.csv
     with open(results_csv, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(cols)
         for r in rows:
             w.writerow([f"{r[c]:.3f}" if isinstance(r[c], float) else r[c] for c in cols])
 
-    print("| collective | DCQCN | ECMP | AR (adaptive) | spray (NIC-SR) | Themis | "
-          "Themis vs AR: ours | paper (range over its DCQCN settings) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for k, ti, td in settings:
-        rs = {r["algorithm"]: r for r in rows if (r["collective"], r["t_i_us"], r["t_d_us"]) == (k, ti, td)}
-        cell = {a: f"{rs[a]['slowest_cct_us']:.1f} µs ({rs[a]['slowest_over_bound']:.2f}×)" for a in ALGOS}
-        red = 100 * (1 - rs["themis"]["slowest_cct_us"] / rs["adaptive"]["slowest_cct_us"])
-        print(f"| {k} {rs['ecmp']['size_bytes'] // 1024} KiB/rank | T_I {ti:g} µs, T_D {td:g} µs | "
-              f"{cell['ecmp']} | {cell['adaptive']} | {cell['spray']} | {cell['themis']} | "
-              f"{abs(red):.1f} % {'lower' if red >= 0 else 'higher'} | {PAPER[k]} lower |")
-    print()
-    print("| collective | DCQCN | algorithm | retx pkts | NACKs | rate cuts | ECN marks | PFC pauses |")
-    print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        print(f"| {r['collective']} | T_I {r['t_i_us']:g}, T_D {r['t_d_us']:g} | {r['algorithm']} | "
-              f"{r['retx_pkts']} | {r['nacks']} | {r['rate_cuts']} | {r['ecn_marks']} | {r['pfc_pauses']} |")
+    def cell_rows(kind, size, ti, td):
+        return {r["algorithm"]: r for r in rows
+                if (r["collective"], r["size_bytes"], r["t_i_us"], r["t_d_us"]) == (kind, size, ti, td)}
 
+    main_settings = sorted({(r["collective"], r["t_i_us"], r["t_d_us"]) for r in rows
+                            if r["size_bytes"] == MAIN_SIZE},
+                           key=lambda x: (KINDS.index(x[0]), -x[1], x[2]))
+    print("### 300 MB per rank: slowest group's CCT (× the no-contention bound)\n")
+    print("| collective | DCQCN | ECMP | AR (adaptive) | spray | Themis | Themis vs AR | Themis vs ECMP "
+          "| paper: Themis vs AR |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    cuts_vs_ar = {k: [] for k in KINDS}
+    for k, ti, td in main_settings:
+        rs = cell_rows(k, MAIN_SIZE, ti, td)
+        cell = {a: (f"{rs[a]['slowest_cct_us'] / 1000:.2f} ms ({rs[a]['slowest_over_bound']:.2f}×)"
+                    if a in rs else "pending") for a in ALGOS}
+        c_ar = cut(rs, "themis", "adaptive")
+        cuts_vs_ar[k].append(c_ar)
+        lo, hi = PAPER[k]
+        print(f"| {k} | T_I {ti:g} µs, T_D {td:g} µs | {cell['ecmp']} | {cell['adaptive']} | "
+              f"{cell['spray']} | {cell['themis']} | {fmt_cut(c_ar)} | {fmt_cut(cut(rs, 'themis', 'ecmp'))} | "
+              f"−{lo} % … −{hi} % |")
+    print("\n(+x % = Themis' slowest CCT x % below the other's.)\n")
+    print("| claim (section 5) | ours, over the DCQCN settings run | verdict |")
+    print("|---|---|---|")
+    for k in KINDS:
+        got = [c for c in cuts_vs_ar[k] if c is not None]
+        rng = f"{min(got):+.1f} % … {max(got):+.1f} % ({len(got)} settings)" if got else "pending"
+        lo, hi = PAPER[k]
+        print(f"| {k}: Themis {lo}–{hi} % below AR | {rng} | {verdict(k, cuts_vs_ar[k])} |")
+
+    print("\n### Counters (whole run)\n")
+    print("| collective | size | DCQCN | algorithm | retx pkts | NACKs | rate cuts | ECN marks | PFC pauses "
+          "| drops | CPU s |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        cpu = f"{r['cpu_s']:.0f}" if isinstance(r["cpu_s"], (int, float)) else ""
+        print(f"| {r['collective']} | {size_label(r['size_bytes'])} | T_I {r['t_i_us']:g}, T_D {r['t_d_us']:g} "
+              f"| {r['algorithm']} | {r['retx_pkts']} | {r['nacks']} | {r['rate_cuts']} | {r['ecn_marks']} "
+              f"| {r['pfc_pauses']} | {r['drops']} | {cpu} |")
+
+    # Size sweep at the recommended DCQCN setting.
+    sweep = [r for r in rows if (r["t_i_us"], r["t_d_us"]) == (900.0, 4.0)]
+    sizes = {k: sorted({r["size_bytes"] for r in sweep if r["collective"] == k}) for k in KINDS}
+    print("\n### Size sweep, T_I 900 µs / T_D 4 µs: slowest CCT × bound (rate cuts, retx pkts)\n")
+    print("| collective | size per rank | " + " | ".join(ALGOS) + " | Themis vs AR |")
+    print("|---|---|" + "---|" * (len(ALGOS) + 1))
+    for k in KINDS:
+        for size in sizes[k]:
+            rs = cell_rows(k, size, 900.0, 4.0)
+            cells = [(f"{rs[a]['slowest_over_bound']:.2f}× ({rs[a]['rate_cuts']}, {rs[a]['retx_pkts']})"
+                      if a in rs else "pending") for a in ALGOS]
+            print(f"| {k} | {size_label(size)} | " + " | ".join(cells)
+                  + f" | {fmt_cut(cut(rs, 'themis', 'adaptive'))} |")
+
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    size_figure(sweep, sizes, fig_dir / "size_sweep.png")
     py = sys.executable
     root = Path(__file__).resolve().parents[2]
     for k in KINDS:
-        files = [str(out_root / r["run"] / "collectives.csv") for r in rows if r["collective"] == k]
-        subprocess.run([py, "-m", "plots", "cct", *files, "-o", str(fig_dir / f"cct_{k}.png")],
-                       check=True, cwd=root, stdout=subprocess.DEVNULL)
+        files = [str(out_root / r["run"] / "collectives.csv") for r in rows
+                 if r["collective"] == k and r["size_bytes"] == MAIN_SIZE]
+        if files:
+            subprocess.run([py, "-m", "plots", "cct", *files, "-o", str(fig_dir / f"cct_{k}.png")],
+                           check=True, cwd=root, stdout=subprocess.DEVNULL)
+
+
+def size_figure(sweep, sizes, path):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from plots import style
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(style.RC):
+        fig, axes = plt.subplots(2, 2, figsize=(2 * style.COLUMN_WIDTH_IN, 3.6), sharex="col")
+        for j, k in enumerate(KINDS):
+            for a in style.ordered({r["algorithm"] for r in sweep if r["collective"] == k}):
+                pts = sorted((r["size_bytes"], r["slowest_over_bound"], r["rate_cuts"]) for r in sweep
+                             if r["collective"] == k and r["algorithm"] == a)
+                xs = [p[0] / 1e6 for p in pts]
+                axes[0][j].plot(xs, [p[1] for p in pts], **style.line_kwargs(a))
+                axes[1][j].plot(xs, [max(p[2], 0.5) for p in pts], **style.line_kwargs(a))
+            axes[0][j].set_title(f"{k}, T_I 900 µs / T_D 4 µs")
+            axes[0][j].set_ylabel("slowest CCT / bound")
+            axes[1][j].set_ylabel("DCQCN rate cuts (0 drawn at 0.5)")
+            axes[1][j].set_yscale("log")
+            axes[1][j].set_xlabel("message size per rank (MB)")
+            for ax in (axes[0][j], axes[1][j]):
+                ax.set_xscale("log")
+                ax.grid(True, alpha=0.3)
+        axes[0][0].legend(loc="upper left")
+        fig.tight_layout()
+        fig.savefig(path, dpi=200)
+        fig.savefig(path.with_suffix(".pdf"))
+        plt.close(fig)
 
 
 if __name__ == "__main__":

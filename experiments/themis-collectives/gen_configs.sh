@@ -6,9 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# write NAME KIND SIZE T_I T_D STOP
+# write NAME KIND SIZE T_I T_D STOP [RATE_TRACE]
 write() {
-  local name=$1 kind=$2 size=$3 ti=$4 td=$5 stop=$6
+  local name=$1 kind=$2 size=$3 ti=$4 td=$5 stop=$6 rate=${7:-}
+  local trace=""
+  [ -n "$rate" ] && trace=$'\n'"rate_trace = \"$rate\"  # rate.txt / retx.txt: the Fig. 1-style time series"
   cat > "$name.toml" <<TOML
 # Themis ("Themis: Addressing Congestion-Induced Unfairness ..." / seed paper 001, section 5):
 # $kind on a 16 x 16 leaf-spine, 1:1, all links 400 Gbps / 1 us, 64 MB switch buffer,
@@ -48,7 +50,7 @@ name = "ecmp"
 
 [run]
 seed = 1
-stop = "$stop"
+stop = "$stop"$trace
 TOML
 }
 
@@ -56,13 +58,16 @@ for coll in allreduce alltoall; do
   if [ $coll = allreduce ]; then kind=allreduce-ring; small=1MiB; else kind=alltoall; small=2MiB; fi
   # 300 MB per rank, four DCQCN points: the recommended one, "smaller T_I, larger T_D",
   # ConWeave's 300/4 and an extreme AR-friendly one.
+  # The recommended point was run before the rate trace existed (no trace: its sweep
+  # directories stay valid); the others sample every 100 us.
   for dc in "900 4" "55 50" "300 4" "10 100"; do
     set -- $dc
-    write "${coll}_300MB_ti$1_td$2" $kind 300MB "$1us" "$2us" 2s
+    rate=100us
+    [ "$1" = 900 ] && rate=""
+    write "${coll}_300MB_ti$1_td$2" $kind 300MB "$1us" "$2us" 2s $rate
   done
   # size sweep at the recommended setting (the 300 MB point is in the grid above)
   write "${coll}_ti900_td4" $kind $small 900us 4us 1s
-  for size in 16MiB 64MB; do
-    write "${coll}_${size}_ti900_td4" $kind $size 900us 4us 1s
-  done
+  write "${coll}_16MiB_ti900_td4" $kind 16MiB 900us 4us 1s 10us
+  write "${coll}_64MB_ti900_td4" $kind 64MB 900us 4us 1s 20us
 done

@@ -15,3 +15,9 @@ d=experiments/themis-motivation
   --config "$d/ring.toml,$d/ring_ti900.toml,$d/ring_ti10_ai5g.toml,$d/ring_nocc.toml" \
   --lb ecmp,spray,themis --seed 1 -j 1 --out-root "$out/runs"
 "$py" "$d/analyze.py" "$out/runs" "$d/results.csv" "$d/fig1_ring.png"
+# Fig. 1's time series (per-flow sending rate, cumulative retransmission ratio), one figure per
+# DCQCN setting.
+for c in ring ring_ti900; do
+  "$py" -m plots rates $(ls -d "$out"/runs/$c-{ecmp,spray,themis}-s1-* 2>/dev/null) \
+    -o "$d/fig1_rates_$c.png" --title "$c: 8-host ring, 100 MB flows, NIC-SR"
+done

@@ -144,6 +144,7 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
     p.outDir = std::string(r.out_dir);
     p.pfcTrace = r.pfc_trace;
     p.queueTrace = r.queue_trace;
+    p.rateTraceNs = r.rate_trace_ns;
     p.load = r.load;
     out.notes.clear();
     for (const auto& n : in.notes)

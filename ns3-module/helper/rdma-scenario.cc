@@ -5,6 +5,7 @@
 
 #include "rdma-fabric-helper.h"
 #include "rdma-output-dir.h"
+#include "rdma-rate-trace.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -38,6 +39,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -223,6 +225,14 @@ struct RdmaScenarioRunner::State
     std::ofstream uplinkFile;
     std::ostringstream queueMem;
     std::ostringstream uplinkMem;
+    // Rate trace (rate.txt, retx.txt; sampled every rate-trace interval).
+    RdmaRateTrace rateTrace;
+    std::ostream* rateOut{nullptr};
+    std::ostream* retxOut{nullptr};
+    std::ofstream rateFile;
+    std::ofstream retxFile;
+    std::ostringstream rateMem;
+    std::ostringstream retxMem;
     std::vector<uint32_t> tors;  //!< switches with a host link, ascending
     Time monitorPeriod;
     Time monitorEnd;
@@ -905,7 +915,8 @@ RdmaScenarioRunner::OpenOutputs()
         // summary.json first: it marks a finished run.
         std::string e = s.output.Open(m_outDir,
                                       {"summary.json", "fct.txt", "flows.csv", "collectives.csv",
-                                       "pfc.txt", "queue.txt", "uplink.txt"});
+                                       "pfc.txt", "queue.txt", "uplink.txt", "rate.txt",
+                                       "retx.txt"});
         if (!e.empty())
         {
             return e;
@@ -951,6 +962,32 @@ RdmaScenarioRunner::OpenOutputs()
                 *out = file;
             }
         }
+    }
+
+    if (spec.run.rateTraceNs != 0)
+    {
+        if (m_outDir.empty())
+        {
+            s.rateOut = &s.rateMem;
+            s.retxOut = &s.retxMem;
+        }
+        else
+        {
+            for (auto [name, file, out] :
+                 {std::make_tuple("rate.txt", &s.rateFile, &s.rateOut),
+                  std::make_tuple("retx.txt", &s.retxFile, &s.retxOut)})
+            {
+                std::string path = s.output.Add(name);
+                file->open(path, std::ios::binary | std::ios::trunc);
+                if (!*file)
+                {
+                    return path + ": cannot open for writing: " + std::strerror(errno);
+                }
+                *out = file;
+            }
+        }
+        *s.rateOut << "time_ns,flow,rate_bps\n";
+        *s.retxOut << "time_ns,data_pkts,retx_pkts\n";
     }
 
     return "";
@@ -1258,6 +1295,19 @@ RdmaScenarioRunner::BuildFabric()
         nic->TraceConnectWithoutContext("FlowRecord", MakeCallback(&State::OnRecord, &s));
         nic->TraceConnectWithoutContext("FlowDelivered", MakeCallback(&State::OnDelivered, &s));
     }
+    if (spec.run.rateTraceNs != 0)
+    {
+        std::vector<Ptr<RdmaNic>> nics;
+        for (uint32_t h : fabric.GetHosts())
+        {
+            nics.push_back(fabric.GetNic(h));
+        }
+        s.rateTrace.Start(nics,
+                          NanoSeconds(static_cast<int64_t>(spec.run.flowgenStartNs)),
+                          NanoSeconds(static_cast<int64_t>(spec.run.rateTraceNs)),
+                          s.rateOut,
+                          s.retxOut);
+    }
     for (uint32_t i = 0; i < fabric.GetNNodes(); ++i)
     {
         Ptr<Node> node = fabric.GetNode(i);
@@ -1475,7 +1525,9 @@ RdmaScenarioRunner::WriteOutputs()
     // ---- Outputs -----------------------------------------------------------------------------
     for (auto [name, file] : {std::make_pair("pfc.txt", &s.pfcFile),
                               std::make_pair("queue.txt", &s.queueFile),
-                              std::make_pair("uplink.txt", &s.uplinkFile)})
+                              std::make_pair("uplink.txt", &s.uplinkFile),
+                              std::make_pair("rate.txt", &s.rateFile),
+                              std::make_pair("retx.txt", &s.retxFile)})
     {
         if (file->is_open())
         {
@@ -1638,6 +1690,18 @@ RdmaScenarioRunner::UplinkText() const
 }
 
 std::string
+RdmaScenarioRunner::RateText() const
+{
+    return m_state ? m_state->rateMem.str() : std::string();
+}
+
+std::string
+RdmaScenarioRunner::RetxText() const
+{
+    return m_state ? m_state->retxMem.str() : std::string();
+}
+
+std::string
 RdmaScenarioRunner::SummaryJson() const
 {
     const RdmaScenarioSpec& sp = m_spec;
@@ -1733,7 +1797,8 @@ RdmaScenarioRunner::SummaryJson() const
     rn << "{\"flowgen_start_ns\": " << r.flowgenStartNs << ", \"flowgen_stop_ns\": " << r.flowgenStopNs
        << ", \"hard_stop_ns\": " << r.hardStopNs << ", \"link_events\": " << r.linkEvents.size()
        << ", \"pfc_trace\": " << b(r.pfcTrace) << ", \"queue_trace\": " << b(r.queueTrace)
-       << ", \"monitor_interval_ns\": " << r.monitorIntervalNs << ", \"load\": " << JsonDouble(r.load) << "}";
+       << ", \"monitor_interval_ns\": " << r.monitorIntervalNs
+       << ", \"rate_trace_ns\": " << r.rateTraceNs << ", \"load\": " << JsonDouble(r.load) << "}";
     kv("run", rn.str());
     kv("text", JsonString(sp.configEcho), true);
     o << "  },\n";
@@ -1744,6 +1809,16 @@ RdmaScenarioRunner::SummaryJson() const
     o << "  \"events\": " << GetEventCount() << ",\n";
     o << "  \"sim_time_ns\": " << GetSimTimeNs() << ",\n";
     o << "  \"wall_time_s\": " << Fmt("%.3f", GetWallTimeSeconds()) << ",\n";
+    {
+        // The whole process so far (parsing and building included): what a sweep costs.
+        struct rusage ru{};
+        getrusage(RUSAGE_SELF, &ru);
+        const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                           1e-6 * static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+        o << "  \"cpu_time_s\": " << Fmt("%.3f", cpu) << ",\n";
+        o << "  \"peak_rss_mib\": " << Fmt("%.1f", static_cast<double>(ru.ru_maxrss) / 1024.0)
+          << ",\n";
+    }
     o << "  \"counters\": {\n";
     const State* st = m_state.get();
     kv("retx_pkts", u(retx));

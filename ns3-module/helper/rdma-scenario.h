@@ -193,6 +193,7 @@ struct RdmaScenarioRun
     std::string outDir;                  //!< output directory ("" = the program's default)
     bool pfcTrace{false};                //!< write pfc.txt
     bool queueTrace{false};              //!< write queue.txt and uplink.txt (sampled)
+    uint64_t rateTraceNs{0};             //!< rate.txt / retx.txt sampling period (0 = off)
     double load{0.0};                    //!< offered load (informational)
 };
 
@@ -328,6 +329,10 @@ class RdmaScenarioRunner
     std::string QueueText() const;
     /// \return uplink.txt text when the queue trace was on and no output directory was set
     std::string UplinkText() const;
+    /// \return rate.txt text when the rate trace was on and no output directory was set
+    std::string RateText() const;
+    /// \return retx.txt text when the rate trace was on and no output directory was set
+    std::string RetxText() const;
 
     /**
      * Base RTT of a host pair as the reference computes it (spec §5.1): 2 x one-way delay +

@@ -382,6 +382,86 @@ class ScenarioRingAllReduceTestCase : public TestCase
     }
 };
 
+/// Comma-separated unsigned integers of one CSV line.
+static std::vector<uint64_t>
+CsvInts(const std::string& line)
+{
+    std::vector<uint64_t> c;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ','))
+    {
+        c.push_back(std::stoull(cell));
+    }
+    return c;
+}
+
+/**
+ * rate.txt / retx.txt: a 4:1 incast at 100 Gbps under DCQCN. Every sample lists each flow that
+ * has sent and not completed, at a rate between DCQCN's floor and the line rate; the incast's
+ * ECN marks must cut some rate below the line rate; the run's data packets sent never decrease
+ * and never exceed the workload's packets (no loss: PFC on, so no retransmission).
+ */
+class ScenarioRateTraceTestCase : public TestCase
+{
+  public:
+    ScenarioRateTraceTestCase()
+        : TestCase("rate.txt and retx.txt under a 4:1 incast")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t lineBps = 100000000000ULL;
+        RdmaScenarioSpec s = LeafSpineSpec(2, 4, 2, lineBps, 1000);
+        s.run.rateTraceNs = 5000;
+        for (uint32_t h = 4; h < 8; ++h)
+        {
+            AddSpecFlow(s, h, 0, 1000000, 0);
+        }
+        RdmaScenarioRunner runner(s);
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(runner.Run(&error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(runner.GetCompletedFlows(), 4, "every flow completes");
+        std::vector<std::string> rate = Lines(runner.RateText());
+        NS_TEST_ASSERT_MSG_GT(rate.size(), 1, "rate samples");
+        NS_TEST_EXPECT_MSG_EQ(rate[0], "time_ns,flow,rate_bps", "header");
+        uint64_t lowest = lineBps;
+        std::map<uint64_t, uint32_t> perSample;
+        for (size_t i = 1; i < rate.size(); ++i)
+        {
+            std::vector<uint64_t> c = CsvInts(rate[i]);
+            NS_TEST_ASSERT_MSG_EQ(c.size(), 3, rate[i]);
+            NS_TEST_EXPECT_MSG_EQ(c[0] % 5000, 0, "sampled every 5 us: " << rate[i]);
+            NS_TEST_EXPECT_MSG_LT(c[1], 4, "a flow of the workload: " << rate[i]);
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(c[2], lineBps, "at most the line rate: " << rate[i]);
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(c[2], s.transport.minRateBps, "DCQCN's floor: " << rate[i]);
+            lowest = std::min(lowest, c[2]);
+            ++perSample[c[0]];
+        }
+        NS_TEST_EXPECT_MSG_LT(lowest, lineBps, "the incast's ECN marks cut a rate");
+        for (const auto& [t, n] : perSample)
+        {
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(n, 4, "at most the 4 flows at " << t);
+        }
+        std::vector<std::string> retx = Lines(runner.RetxText());
+        NS_TEST_ASSERT_MSG_GT(retx.size(), 1, "retx samples");
+        NS_TEST_EXPECT_MSG_EQ(retx[0], "time_ns,data_pkts,retx_pkts", "header");
+        uint64_t prev = 0;
+        for (size_t i = 1; i < retx.size(); ++i)
+        {
+            std::vector<uint64_t> c = CsvInts(retx[i]);
+            NS_TEST_ASSERT_MSG_EQ(c.size(), 3, retx[i]);
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(c[1], prev, "cumulative: " << retx[i]);
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(c[1], 4 * 1000, "at most the workload's 4 x 1000 packets");
+            NS_TEST_EXPECT_MSG_EQ(c[2], 0, "lossless: no retransmission");
+            prev = c[1];
+        }
+        NS_TEST_EXPECT_MSG_GT(prev, 0, "packets were sent before the last sample");
+    }
+};
+
 /**
  * pfc.txt: a 7:1 incast into a small buffer makes the switches pause; every line is ConWeave's
  * `time node type port pause|resume`, logged where the frame is received.
@@ -565,6 +645,7 @@ class RdmaLbScenarioTestSuite : public TestSuite
         AddTestCase(new ScenarioStarvationWarningTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioPfcTraceTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioRateTraceTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioBadSpecTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRingAllReduceTestCase, TestCase::QUICK);
     }

@@ -954,3 +954,40 @@ def test_cli_uplinks_table_csv_figure_and_errors(tmp_path, capsys):
     assert "2 labels for 1 traces" in capsys.readouterr().err
     assert main(["uplinks", str(a), "--window-ns", "15"]) == 2
     assert "not a sample time" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- rates (rate.txt / retx.txt)
+def _rate_run(d, rate_rows, retx_rows):
+    d.mkdir(parents=True)
+    (d / "summary.json").write_text('{"algorithm": "spray"}')
+    (d / "rate.txt").write_text("time_ns,flow,rate_bps\n" + "".join(f"{r}\n" for r in rate_rows))
+    (d / "retx.txt").write_text("time_ns,data_pkts,retx_pkts\n" + "".join(f"{r}\n" for r in retx_rows))
+    return d
+
+
+def test_rates_hand_computed_and_cli(tmp_path):
+    from plots import rates
+
+    d = _rate_run(tmp_path / "run", ["10000,0,100000000000", "10000,1,50000000000", "20000,1,20000000000"],
+                  ["10000,100,0", "20000,200,50", "30000,400,100"])
+    r = rates.read_rate_run(d)
+    assert r["algorithm"] == "spray"
+    assert list(r["active"]) == [2, 1, 0]
+    assert r["mean"][0] == pytest.approx(75e9)
+    assert (r["min"][0], r["max"][0]) == (50e9, 100e9)
+    assert list(r["retx_ratio"]) == pytest.approx([0.0, 0.25, 0.25])
+    out = tmp_path / "fig" / "rates.png"
+    assert main(["rates", str(d), "-o", str(out)]) == 0
+    assert out.exists() and out.with_suffix(".pdf").exists()
+    rows = list(csv.reader(open(out.with_suffix(".csv"))))
+    assert rows[0] == rates.RATE_HEADER
+    assert rows[1] == ["run", "spray", "10.000", "2", "75.000", "50.000", "100.000", "0.000000"]
+
+
+def test_rates_bad_input(tmp_path, capsys):
+    d = _rate_run(tmp_path / "bad", ["10000,0"], ["10000,1,0"])
+    assert main(["rates", str(d), "-o", str(tmp_path / "x.png")]) == 2
+    assert "rate.txt:2: expected 3 columns, got 2" in capsys.readouterr().err
+    (tmp_path / "none").mkdir()
+    assert main(["rates", str(tmp_path / "none"), "-o", str(tmp_path / "y.png")]) == 2
+    assert "rate.txt: missing (run the scenario with [run] rate_trace)" in capsys.readouterr().err

@@ -165,6 +165,8 @@ mod ffi {
         out_dir: String,
         pfc_trace: bool,
         queue_trace: bool,
+        /// Period of rate.txt / retx.txt (0 = off).
+        rate_trace_ns: u64,
         /// Informational host load (0 if unknown).
         load: f64,
     }
@@ -311,6 +313,7 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
             out_dir: s.run.out_dir.clone(),
             pfc_trace: s.run.pfc_trace,
             queue_trace: s.run.queue_trace,
+            rate_trace_ns: s.run.rate_trace_ns,
             load: s.run.load,
         },
         notes: s.notes.clone(),

@@ -700,6 +700,11 @@ pub struct RunSpec {
     pub pfc_trace: bool,
     /// Write queue-length samples.
     pub queue_trace: bool,
+    /// Sampling period of `rate.txt` / `retx.txt` (per-flow rate, cumulative retransmissions);
+    /// 0 = off. Left out of the effective configuration when off, so that configs without it
+    /// keep their sweep directories.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rate_trace_ns: u64,
     /// Offered host load the workload was made for (informational, 0 if unknown).
     pub load: f64,
 }
@@ -716,6 +721,7 @@ impl Default for RunSpec {
             out_dir: String::new(),
             pfc_trace: false,
             queue_trace: false,
+            rate_trace_ns: 0,
             load: 0.0,
         }
     }
@@ -775,4 +781,9 @@ impl Scenario {
         };
         toml::to_string(&echo).unwrap_or_else(|e| format!("# cannot render: {e}"))
     }
+}
+
+/// serde: leave a zero out of the effective configuration (an optional output that is off).
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }

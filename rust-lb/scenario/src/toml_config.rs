@@ -67,6 +67,7 @@
 //! monitor_interval = "10us"
 //! pfc_trace = false
 //! queue_trace = false
+//! rate_trace = "10us"              # rate.txt + retx.txt sampled at this period (default off)
 //! ```
 //! Unknown keys anywhere are errors (`deny_unknown_fields`). Quantities are strings with
 //! units (`"100Gbps"`, `"1us"`, `"10ms"`, `"9MiB"`; sizes may also be plain integers of
@@ -390,6 +391,7 @@ struct RunSec {
     monitor_interval: Option<Time>,
     pfc_trace: Option<bool>,
     queue_trace: Option<bool>,
+    rate_trace: Option<Time>,
 }
 
 /// Line (1-based) of a byte offset.
@@ -889,6 +891,7 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
         out_dir: f.run.out.clone().unwrap_or_default(),
         pfc_trace: f.run.pfc_trace.unwrap_or(false),
         queue_trace: f.run.queue_trace.unwrap_or(false),
+        rate_trace_ns: f.run.rate_trace.map_or(0, |t| t.0.max(1)),
         load,
     };
     let name = path.file_stem().map_or_else(

@@ -222,6 +222,45 @@ out = "out/x"
     }
 }
 
+/// `[run] rate_trace` sets the sampling period; off, it is absent from the effective
+/// configuration, so that sweeps keep the directories of configs written before it existed.
+#[test]
+fn rate_trace_is_optional_and_off_by_default() {
+    let d = scratch("toml-rate-trace");
+    write(&d, "f.txt", "1\n0 1 3 100 0.000000041\n");
+    let base = r#"
+[topology]
+leaf_spine = { leaves = 2, hosts_per_leaf = 2, spines = 2, host_rate = "100Gbps", delay = "1us" }
+[workload]
+flow_file = "f.txt"
+"#;
+    let off = load_scenario(&write(&d, "off.toml", base), &Overrides::default()).unwrap();
+    assert_eq!(off.run.rate_trace_ns, 0);
+    assert!(!off.effective_config().contains("rate_trace"));
+    let on = load_scenario(
+        &write(
+            &d,
+            "on.toml",
+            &format!("{base}[run]\nrate_trace = \"10us\"\n"),
+        ),
+        &Overrides::default(),
+    )
+    .unwrap();
+    assert_eq!(on.run.rate_trace_ns, 10_000);
+    assert!(on.effective_config().contains("rate_trace_ns = 10000"));
+    let e = load_scenario(
+        &write(
+            &d,
+            "bad.toml",
+            &format!("{base}[run]\nrate_trace = \"ten\"\n"),
+        ),
+        &Overrides::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("bad.toml:7: run.rate_trace"), "{e}");
+}
+
 #[test]
 fn quirks_are_opt_in_for_toml() {
     let d = scratch("toml-quirks");
