@@ -1,4 +1,4 @@
-"""Seed 001 §5 / Fig. 5 metrics from rdma-lb-scenario run directories.
+"""The Themis paper's §5 / Fig. 5 metrics from rdma-lb-scenario run directories.
 
 Usage: python analyze.py OUT_ROOT RESULTS_CSV FIG_DIR
 
@@ -28,7 +28,7 @@ PAYLOAD = 1000
 HDR = 48
 ALGOS = ["ecmp", "adaptive", "spray", "themis"]
 KINDS = ["allreduce", "alltoall"]
-# The paper's Themis-vs-AR CCT reductions across its DCQCN settings (seed 001 §5).
+# The paper's Themis-vs-AR CCT reductions across its DCQCN settings (the Themis paper, §5).
 PAPER = {"allreduce": "15.6 % - 75.3 %", "alltoall": "11.5 % - 40.7 %"}
 UNITS = {"B": 1, "KB": 1000, "MB": 10**6, "GB": 10**9, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
 

@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaNetDevice (spec/rdma-model.md §4).
+ * rdma-lb: RdmaNetDevice (the reference's port device, as behaviour).
  */
 #include "rdma-net-device.h"
 

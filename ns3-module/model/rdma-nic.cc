@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaNic (spec/rdma-model.md §3).
+ * rdma-lb: RdmaNic (the reference's RdmaHw, as behaviour).
  */
 #include "rdma-nic.h"
 
@@ -633,7 +633,7 @@ RdmaNic::CheckDelivered(RxState& rx, uint32_t sip)
     }
 }
 
-// ---- Sender: scheduling and pacing (§3.2) ------------------------------------------------
+// ---- Sender: scheduling and pacing --------------------------------------------------------
 
 uint64_t
 RdmaNic::IrnInflight(const RdmaQueuePair& qp) const
@@ -697,7 +697,7 @@ RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     }
     if (m_dev->IsPaused(qp.pg))
     {
-        return false; // §3.2: a paused priority group is not scheduled; the resume kicks the port
+        return false; // a paused priority group is not scheduled; the resume kicks the port
     }
     if (m_window != 0 && qp.sndNxt >= qp.sndUna + Window(qp))
     {
@@ -849,9 +849,9 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
 void
 RdmaNic::ScheduleWakeAsReference(Time now)
 {
-    // Quirk pacing-wakeup (spec §3.2): the earliest future next-send time over every queue
-    // pair with bytes left -- paused ones included -- and only if no wake-up is pending (a
-    // pending one is never moved earlier). A stalled queue pair then waits for the pending
+    // Quirk pacing-wakeup (the reference's NIC scheduling): the earliest future next-send time over
+    // every queue pair with bytes left -- paused ones included -- and only if no wake-up is pending
+    // (a pending one is never moved earlier). A stalled queue pair then waits for the pending
     // wake-up or the next feedback.
     Time t = Time::Max();
     for (const auto& [qpn, qp] : m_qps)
@@ -869,7 +869,7 @@ RdmaNic::ScheduleWakeAsReference(Time now)
     }
 }
 
-// ---- Receiver (§3.3, §3.6, NIC-SR) ----------------------------------------------------------
+// ---- Receiver (Go-Back-N, IRN, NIC-SR) ------------------------------------------------------
 
 void
 RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, Ptr<Packet> p)
@@ -1097,7 +1097,7 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
         return;
     }
 
-    // Go-Back-N (§3.3).
+    // Go-Back-N.
     if (s <= rx.expected && rx.expected <= s + len)
     {
         rx.expected = s + len;
@@ -1134,7 +1134,7 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
     }
 }
 
-// ---- Sender: feedback (§3.4, §3.6) ----------------------------------------------------------
+// ---- Sender: feedback -----------------------------------------------------------------------
 
 void
 RdmaNic::ReceiveAck(Ptr<Packet> p)
@@ -1274,7 +1274,7 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
         Complete(it);
         if (m_eventOrderQuirk)
         {
-            m_dev->TriggerTransmit(); // the reference kicks the port after every ACK (§3.4)
+            m_dev->TriggerTransmit(); // the reference kicks the port after every ACK
         }
         return;
     }
@@ -1345,7 +1345,7 @@ RdmaNic::Complete(std::map<uint16_t, RdmaQueuePair>::iterator it)
     m_qps.erase(it);
 }
 
-// ---- Timeouts (§3.5) ------------------------------------------------------------------------
+// ---- Timeouts -------------------------------------------------------------------------------
 
 void
 RdmaNic::ArmRto(RdmaQueuePair& qp)
@@ -1353,7 +1353,7 @@ RdmaNic::ArmRto(RdmaQueuePair& qp)
     Time rto = m_l2Timeout;
     if (m_recovery == IRN && m_lossless && !m_irnRtoWithPfc)
     {
-        return; // §3.5: with PFC on, the reference ignores IRN timeouts
+        return; // with PFC on, the reference ignores IRN timeouts
     }
     if (m_recovery == IRN)
     {

@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaSwitch (spec/rdma-model.md §5.1-5.2).
+ * rdma-lb: RdmaSwitch (the reference's routing and forwarding, as behaviour).
  */
 #include "rdma-switch.h"
 
@@ -32,8 +32,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaSwitch);
 
 /**
  * \ingroup rdma-lb
- * The ingress port of a packet inside a switch (spec §2: added on receive, removed at dequeue;
- * no bytes on the wire).
+ * The ingress port of a packet inside a switch (as the reference: added on receive, removed at
+ * dequeue; no bytes on the wire).
  */
 class RdmaIngressTag : public Tag
 {
@@ -81,8 +81,7 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaIngressTag);
 /**
  * \ingroup rdma-lb
  * A switch load balancer's opaque per-packet state (LbTagData), carried from switch to switch
- * as a packet tag: no bytes on the wire, as the reference's LetFlow/CONGA/ConWeave tags
- * (spec §2).
+ * as a packet tag: no bytes on the wire, as the reference's LetFlow/CONGA/ConWeave tags.
  */
 class RdmaLbTag : public Tag
 {
@@ -646,8 +645,8 @@ int64_t
 RdmaSwitch::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
-    // Quirk ecn-shared-stream: the reference's MMU draws from user stream 0 at every switch
-    // (spec §5.5), so all switches see the same sequence of numbers, each advancing its own.
+    // Quirk ecn-shared-stream: the reference's MMU draws from user stream 0 at every switch,
+    // so all switches see the same sequence of numbers, each advancing its own.
     m_ecnRng->SetStream(m_ecnSharedStream ? 0 : stream + 1);
     if (m_lbConfig)
     {

@@ -1,4 +1,4 @@
-//! ConWeave run.py configs (spec §7.2) map onto the scenario key by key.
+//! ConWeave run.py configs map onto the scenario key by key.
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,
