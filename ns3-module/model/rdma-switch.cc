@@ -148,12 +148,12 @@ RdmaSwitch::GetTypeId()
                             MakeTraceSourceAccessor(&RdmaSwitch::m_forwardTrace),
                             "ns3::RdmaSwitch::ForwardTracedCallback")
             .AddAttribute("Mmu",
-                          "The shared-buffer MMU (spec §5.3)",
+                          "The shared-buffer MMU",
                           PointerValue(),
                           MakePointerAccessor(&RdmaSwitch::m_mmu),
                           MakePointerChecker<SwitchMmu>())
             .AddAttribute("PfcEnabled",
-                          "Generate PFC pause/resume frames (ENABLE_PFC, spec §5.4); off, the "
+                          "Generate PFC pause/resume frames (ENABLE_PFC); off, the "
                           "egress dynamic threshold drops packets",
                           BooleanValue(d.pfc_enabled),
                           MakeBooleanAccessor(&RdmaSwitch::m_pfcEnabled),
@@ -165,12 +165,12 @@ RdmaSwitch::GetTypeId()
                           MakeTimeAccessor(&RdmaSwitch::m_pauseTime),
                           MakeTimeChecker(MicroSeconds(1)))
             .AddAttribute("EcnEnabled",
-                          "ECN marking at dequeue (ENABLE_QCN, spec §5.5)",
+                          "ECN marking at dequeue (ENABLE_QCN)",
                           BooleanValue(d.ecn_enabled),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
             .AddAttribute("IntEnabled",
-                          "HPCC in-band telemetry (spec §3.8, §5.2): every data packet that "
+                          "HPCC in-band telemetry: every data packet that "
                           "carries INT gets a record of its egress port at dequeue (time, "
                           "bytes sent before it, bytes queued after it, line rate). The "
                           "reference pushes records when CC_MODE is 3",
@@ -200,7 +200,7 @@ RdmaSwitch::GetTypeId()
                           MakeDoubleAccessor(&RdmaSwitch::m_pmax),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("EcnSharedStream",
-                          "Reference quirk ecn-shared-stream (spec §5.5): AssignStreams gives "
+                          "Reference quirk ecn-shared-stream: AssignStreams gives "
                           "the ECN-marking variable ns-3's user stream 0 at every switch, as the "
                           "reference's MMU does, so every switch draws the same sequence. "
                           "false = a stream of its own per switch",
@@ -230,7 +230,7 @@ RdmaSwitch::GetTypeId()
             .AddAttribute("PathIndexRouting",
                           "Deterministic path-index routing: with n equal-cost candidates take "
                           "candidate (entropy / PathIndexDivisor) mod n instead of asking the "
-                          "load balancer, so an entropy names a path (DESIGN.md decision 4; "
+                          "load balancer, so an entropy names a path (as Themis' PathMap needs in "
                           "the upper tiers of a 3-tier Themis fabric)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaSwitch::m_pathIndexRouting),

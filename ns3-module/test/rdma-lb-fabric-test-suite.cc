@@ -616,7 +616,7 @@ class SprayNicSrRingTestCase : public TestCase
 {
   public:
     SprayNicSrRingTestCase()
-        : TestCase("spray + NIC-SR on seed 001's two 4-host rings: no loss, yet spurious "
+        : TestCase("spray + NIC-SR on the Themis paper's two 4-host rings: no loss, yet spurious "
                    "retransmissions, NACK rate cuts and lost throughput")
     {
     }
@@ -689,9 +689,9 @@ class SprayNicSrRingTestCase : public TestCase
                   << r.rateCuts << "      " << rate << "          " << thr << "\n";
         }
         const double n = static_cast<double>(recs.size());
-        table << "mean: spurious retransmission ratio " << sumRetx / n << " (seed 001: 0.16), "
-              << "sending rate " << sumRate / n << " of line (seed 001: 0.86), throughput "
-              << sumThr / n << " of ideal (seed 001: 0.71); ideal FCT " << idealNs / 1000
+        table << "mean: spurious retransmission ratio " << sumRetx / n << " (Themis paper: 0.16), "
+              << "sending rate " << sumRate / n << " of line (Themis paper: 0.86), throughput "
+              << sumThr / n << " of ideal (Themis paper: 0.71); ideal FCT " << idealNs / 1000
               << " us; MMU drops " << sw.drops << ", ECN marks " << sw.marks << ", pauses "
               << sw.pauses;
         std::cout << "spray + NIC-SR, 2 rings x 4 hosts, " << m_size / 1000000 << " MB per flow\n"

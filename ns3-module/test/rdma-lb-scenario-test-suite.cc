@@ -70,7 +70,7 @@ class ScenarioOutputsTestCase : public TestCase
 {
   public:
     ScenarioOutputsTestCase()
-        : TestCase("fct.txt and flows.csv: spec §5.1 base RTTs, §7.6 ideal FCT, §7.4 ports")
+        : TestCase("fct.txt and flows.csv: the reference's base RTTs, ideal FCT and ports")
     {
     }
 

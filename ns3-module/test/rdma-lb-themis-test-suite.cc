@@ -162,7 +162,7 @@ class ThemisRingTestCase : public TestCase
         {
             res[a] = RunRing(a, "", RING_BYTES);
         }
-        std::printf("\nrdma-lb-themis: seed 001 ring (8 x %.0f MB, 100G leaf-spine 4x2, 2 spines, "
+        std::printf("\nrdma-lb-themis: Themis paper ring (8 x %.0f MB, 100G leaf-spine 4x2, 2 spines, "
                     "NIC-SR + DCQCN)\n",
                     RING_BYTES / 1e6);
         std::printf("%-12s %10s %7s %7s %9s %6s %10s %11s %9s %9s\n",
@@ -335,7 +335,7 @@ class ThemisLinkFailureTestCase : public TestCase
 {
   public:
     explicit ThemisLinkFailureTestCase(bool notifyRemote)
-        : TestCase(std::string("a link failure reverts Themis to ECMP (seed 001 §6), ") +
+        : TestCase(std::string("a link failure reverts Themis to ECMP (Themis paper, §6), ") +
                    (notifyRemote ? "remote ToRs told" : "only the attached ToR told")),
           m_notifyRemote(notifyRemote)
     {

@@ -514,7 +514,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
             }
             _ => return Err(l.err(
                 ErrorKind::UnknownKey,
-                "unknown key (see spec/rdma-model.md §7.2 for the keys a ConWeave config may hold)",
+                "unknown key (the keys a ConWeave config may hold: `cargo doc -p rdma-lb-scenario`, module conweave)",
             )),
         }
     }

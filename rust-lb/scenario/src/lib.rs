@@ -191,7 +191,7 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
     {
         let msg = "algorithm `themis` needs nic-sr or gbn receivers: IRN's NACKs also \
                    acknowledge data, and Themis-D would filter them as reordering NACKs \
-                   (seed 001 §3.3)"
+                   (the Themis paper, §3.3)"
             .to_owned();
         let from_override = overrides.lb.is_some() || overrides.recovery.is_some();
         return Err(lb_error(file, lb_line, "lb", from_override, msg));
