@@ -1208,8 +1208,8 @@ RdmaScenarioRunner::BuildFabric()
         std::cerr << "note: " << note << std::endl;
         m_spec.notes.push_back(note);
     }
-    // Issue 14, item 5: host algorithms that learn per packet from ECN/RTT echoes are starved
-    // by transports that do not answer every arrival. Say so, and name the key that fixes it.
+    // Host algorithms that learn per packet from ECN/RTT echoes are starved by transports that
+    // do not answer every arrival. Say so, and name the key that fixes it.
     // The sprayers (reps, whack-a-mole) reorder by design: Go-Back-N discards what arrives out
     // of order and NIC-SR leaves it unanswered. The one-path-at-a-time schemes (hopper,
     // flowbender) rarely reorder; they starve only when Go-Back-N's ACKs are thinned to

@@ -275,9 +275,10 @@ class ScenarioDeterminismTestCase : public TestCase
 };
 
 /**
- * Issue 14, item 5: a sprayer on a transport that leaves most arrivals unanswered is warned
- * about in summary.json's notes, naming the key that fixes it; on IRN it is not. Whack-a-Mole
- * on a leaf-spine also notes its path-index wiring (num_paths = the 2 spines).
+ * Host algorithms starved of feedback: a sprayer on a transport that leaves most arrivals
+ * unanswered is warned about in summary.json's notes, naming the key that fixes it; on IRN it
+ * is not. Whack-a-Mole on a leaf-spine also notes its path-index wiring (num_paths = the 2
+ * spines).
  */
 class ScenarioStarvationWarningTestCase : public TestCase
 {

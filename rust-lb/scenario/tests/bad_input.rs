@@ -1,4 +1,4 @@
-//! Every bad-input case of the Scenarios issue gives one `file:line: key: message` line.
+//! Every bad-input case of the scenario inputs gives one `file:line: key: message` line.
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,
