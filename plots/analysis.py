@@ -1,4 +1,4 @@
-"""Slowdown statistics as ConWeave's fctAnalysis.py computes them (spec §8.4), and CCT.
+"""Slowdown statistics as ConWeave's fctAnalysis.py computes them, and CCT.
 
 Defaults reproduce the reference; each quirk has a switch (see plots/README.md):
 * flows are kept when start > start_after and start + fct < finish_before (both optional here);

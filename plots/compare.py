@@ -2,7 +2,7 @@
 
 * Flows are matched by (src, dst, size, start_ns), not by ports (the simulators may number ports
   differently); flows sharing a key are paired in each side's file order.
-* Each side is summarised as its own fctAnalysis.py run would summarise it (spec §8.4): the window
+* Each side is summarised as its own fctAnalysis.py run would summarise it: the window
   start > sT and start + fct < fT, size order with fctAnalysis's tie order, the largest flow
   dropped (its quirk), "<1BDP" / ">=1BDP" groups with interpolated percentiles and 20 equal-count
   size buckets with the index percentile ``a[int(n·p)]``.

@@ -138,7 +138,7 @@ def _columns(path, lineno, line, names):
 
 
 def read_fct_txt(path):
-    """ConWeave/HPCC ``fct.txt`` (spec §7.6): 8 whitespace-separated columns per line,
+    """ConWeave/HPCC ``fct.txt``: 8 whitespace-separated columns per line,
     ``src dst sport dport size_B start_ns fct_ns ideal_fct_ns``. Blank lines are skipped; a name
     ending in ``.gz`` is read gzip-compressed (as the shared reference runs are stored)."""
     path = Path(path)

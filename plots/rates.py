@@ -1,6 +1,7 @@
 """Sending rate and retransmissions over time, from a run's ``rate.txt`` and ``retx.txt``
-(``[run] rate_trace``), as "Themis: ..." (section 2.2, Fig. 1) draws them: the per-flow DCQCN
-sending rate of the active flows and the cumulative retransmission ratio of the whole run.
+(``[run] rate_trace``), as Themis ("Enabling Packet Spraying over Commodity RNICs with
+In-Network Support", section 2.2, Fig. 1) draws them: the per-flow DCQCN sending rate of the
+active flows and the cumulative retransmission ratio of the whole run.
 """
 
 import json

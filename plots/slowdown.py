@@ -1,4 +1,5 @@
-"""FCT slowdown, defined once for the whole package (spec rdma-model.md §7.6, §8.4, §12 items 9-10).
+"""FCT slowdown, defined once for the whole package (as the reference simulator and ConWeave's
+fctAnalysis.py define it; ns3-module/doc/rdma-lb.rst, "Scenario driver and analysis").
 
 slowdown = max(1, fct / ideal_fct), and
 
@@ -38,7 +39,7 @@ def base_rtt_ns(hops, link_delay_ns=1000, bw_gbps=100.0, variant="reference", si
 
 
 def ideal_fct_ns(size_bytes, hops, link_delay_ns=1000, bw_gbps=100.0, variant="reference"):
-    """Ideal (unloaded, stand-alone) FCT of one flow, per spec §7.6 / §12 item 9."""
+    """Ideal (unloaded, stand-alone) FCT of one flow, as the reference simulator computes it."""
     rtt = base_rtt_ns(hops, link_delay_ns, bw_gbps, variant, size_bytes)
     total = total_wire_bytes(size_bytes)
     if variant == "reference":

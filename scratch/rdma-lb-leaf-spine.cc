@@ -1,7 +1,7 @@
 /*
  * rdma-lb-leaf-spine: a small leaf-spine run in which every data packet's entropy is chosen by
  * the Rust load balancer at the sender NIC and every multi-path forwarding decision is made by
- * the Rust chooser at the switch (DESIGN.md decision 5).
+ * the Rust chooser at the switch.
  *
  *   rdma-lb-leaf-spine --lb=ecmp
  *   rdma-lb-leaf-spine --lb=spray --lbParams="num_entropies = 256" --RngRun=2

@@ -1,8 +1,9 @@
 /*
  * rdma-lb-scenario: runs one scenario file (a ConWeave key/value config with its topology and
- * flow files, spec/rdma-model.md §7, or an rdma-lb TOML) and writes its outputs
- * (SCENARIO-CONTRACT.md): fct.txt (ConWeave's format), flows.csv, summary.json,
- * collectives.csv (when the scenario has collectives) and pfc.txt (when enabled).
+ * flow files, or an rdma-lb TOML) and writes its outputs
+ * (configs/README.md, ns3-module/doc/rdma-lb.rst "Scenarios"): fct.txt (ConWeave's format),
+ * flows.csv, summary.json, collectives.csv (when the scenario has collectives) and pfc.txt (when
+ * enabled).
  *
  *   rdma-lb-scenario --config=PATH [--lb=NAME] [--lbParams=STR] [--seed=N] [--out=DIR]
  *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B] [--queueTrace=B]

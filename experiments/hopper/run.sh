@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hopper ("Hopper: ... load balancing for RDMA in AI clusters", section 4.1, App. B) at the
+# Hopper ("Predictive Load Balancing for RDMA Traffic", §4.1, App. B) at the
 # published setup: ConWeave's 128-host leaf-spine, AliStorage2019 and FbHdp2015 (Hadoop), 50 %
 # and 80 % network load, 100 ms of Poisson arrivals; ECMP, FlowBender, CONGA, LetFlow, ConWeave
 # and Hopper on the extended IRN and on PFC + Go-Back-N; every one of the 15 load balancers on

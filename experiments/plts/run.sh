@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PLTS (seed 003) vs ECMP on ConWeave's k = 4 fat tree (see README.md). Builds nothing: run
+# PLTS (the PLTS paper) vs ECMP on ConWeave's k = 4 fat tree (see README.md). Builds nothing: run
 # scripts/build and `cargo build --release -p rdma-lb` first. Sweeps into
 # out/experiments/plts/ (resumable), then writes results.csv, slowdown_gbn.png and
 # slowdown_irn.png beside this script and prints the table.

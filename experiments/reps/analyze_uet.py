@@ -1,4 +1,4 @@
-"""REPS on the uet transport (issue 16): tables, results_uet.csv and fct_cdf_uet.png.
+"""REPS on the uet transport: tables, results_uet.csv and fct_cdf_uet.png.
 
 Reads run_uet.sh's run directories (summary.json, flows.csv, time.txt), writes
 results_uet.csv (one row per run) and fct_cdf_uet.png (FCT CDF per fabric), and prints the
@@ -31,7 +31,7 @@ VARIANTS = [
     ("uet_k16_failures", "k=16, 1024 hosts, 64 failed agg-core links"),
 ]
 ALGOS = ["ecmp", "spray", "reps"]
-# The REPS authors' simulator on this machine kind, its own Fig. 2 command (issue 16): max and
+# The REPS authors' simulator on this machine kind, its own Fig. 2 command: max and
 # mean FCT in us, CPU s and peak RSS MiB ranges over its runs. Measured outside this repository.
 ARTIFACT_FIG2 = {"reps": (98.35, 96.71), "spray": (125.10, 99.06), "ecmp": (485.52, 192.08)}
 ARTIFACT_FIG2_TRIM = {"spray": 103.26}
@@ -55,7 +55,7 @@ ARTIFACT_K8 = {
     "uet_k8_degraded": {"reps": (380.28, 210.80), "spray": (398.83, 228.13),
                         "ecmp": (1386.65, 434.30)},
 }
-ARTIFACT_COST = ("issue 16: 33-43 s CPU, 111-147 MiB per run; our run of it on this machine: 10.4-19.3 s CPU, "
+ARTIFACT_COST = ("first measured outside this project: 33-43 s CPU, 111-147 MiB per run; our run of it on this machine: 10.4-19.3 s CPU, "
                  "111-147 MiB (ECMP 10.4-11.9 s, REPS 17.0 s, spray 19.3 s)")
 
 

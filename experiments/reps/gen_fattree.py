@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the three-tier fat-trees of this experiment in ConWeave's topology format
-(spec/rdma-model.md §7.3), with ConWeave's fat-tree numbering conventions. For k = 8:
+(node counts, switch ids, one line per link), with ConWeave's fat-tree numbering conventions. For k = 8:
 
   hosts 0..127, ToRs 128..159 (4 hosts each), aggregation 160..191, core 192..207.
   Pod p (0..7) = ToRs 128+4p..128+4p+3 and aggregation switches 160+4p..160+4p+3; every ToR of

@@ -7,7 +7,7 @@ gen_permutation.py, called by run_symmetric.py with seed 42) draws its permutati
 destinations, then walk the pairs and, where a node would send to itself, exchange its
 destination with the next pair's. This script implements that behaviour (our code, same
 algorithm and the same standard generator, so the same draw) and writes our flow-file format
-(spec/rdma-model.md §7.4): every flow at t = 0, priority group 3.
+(ConWeave's flow file): every flow at t = 0, priority group 3.
 
     gen_permutation.py NODES SIZE_BYTES SEED OUT
 """

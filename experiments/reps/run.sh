@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# REPS (seed 002 §4) permutation experiment: 3 fabrics x {ecmp, spray, reps} x seeds, then the
+# REPS (the REPS paper, §4) permutation experiment: 3 fabrics x {ecmp, spray, reps} x seeds, then the
 # analysis (results.csv, fct_cdf.png, the README table). Builds nothing: needs
 # build/rdma-lb-scenario (scripts/build) and the rdma-lb CLI (cargo build --release -p rdma-lb;
 # or set RDMA_LB to its path). Resumable: finished runs are skipped.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# REPS on the uet transport (issue 16): the artifact's Fig. 2 setup (1024 hosts, 2-tier,
+# REPS on the uet transport: the artifact's Fig. 2 setup (1024 hosts, 2-tier,
 # 400 Gbps, 4 MiB; also with trimming, spray and REPS), the k = 8 fat-tree (128 hosts, 100 Gbps, 2 MiB) and the paper's scale
 # (k = 16, 1024 hosts, 100 Gbps, 4 MiB), each 1:1, 8:1 and with failed aggregation-core links,
 # x {ecmp, spray, reps}; then analyze_uet.py (results_uet.csv, fct_cdf_uet.png, the README

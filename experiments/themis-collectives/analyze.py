@@ -1,4 +1,5 @@
-"""Themis ("Themis: ...", section 5 / Fig. 5) metrics from rdma-lb-scenario run directories.
+"""Themis ("Enabling Packet Spraying over Commodity RNICs with In-Network Support", section 5,
+Fig. 5) metrics from rdma-lb-scenario run directories.
 
 Usage: python analyze.py OUT_ROOT RESULTS_CSV FIG_DIR
 

@@ -12,7 +12,7 @@ write() {
   local trace=""
   [ -n "$rate" ] && trace=$'\n'"rate_trace = \"$rate\"  # rate.txt / retx.txt: the Fig. 1-style time series"
   cat > "$name.toml" <<TOML
-# Themis ("Themis: Addressing Congestion-Induced Unfairness ..." / seed paper 001, section 5):
+# Themis ("Enabling Packet Spraying over Commodity RNICs with In-Network Support", §5):
 # $kind on a 16 x 16 leaf-spine, 1:1, all links 400 Gbps / 1 us, 64 MB switch buffer,
 # NIC-SR + DCQCN + PFC; 256 NICs in 16 groups of 16, one NIC of every group under each ToR;
 # all 16 groups start at once; metric = the slowest group's CCT.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Themis (seed paper 001, section 5, Fig. 5) at the paper's message size: 16 x 16 leaf-spine at
+# Themis ("Enabling Packet Spraying over Commodity RNICs with In-Network Support", §5, Fig. 5) at the paper's message size: 16 x 16 leaf-spine at
 # 400 Gbps, 16 groups of 16 ranks, ring AllReduce and AlltoAll of 300 MB per rank under ECMP,
 # adaptive routing (AR), random spraying and Themis across DCQCN (T_I, T_D) settings, plus a
 # size sweep at the recommended setting. The points run in order of importance (the pair the

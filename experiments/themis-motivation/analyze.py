@@ -1,4 +1,4 @@
-"""Seed 001 Fig. 1 metrics from rdma-lb-scenario run directories (flows.csv + summary.json).
+"""The Themis paper's Fig. 1 metrics from rdma-lb-scenario run directories (flows.csv + summary.json).
 
 Usage: python analyze.py OUT_ROOT RESULTS_CSV FIGURE_PNG
 

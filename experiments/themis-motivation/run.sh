@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 001 (Themis) Fig. 1: the 8-host ring under ECMP, random spraying (NIC-SR) and Themis,
+# The Themis paper, Fig. 1: the 8-host ring under ECMP, random spraying (NIC-SR) and Themis,
 # for four DCQCN settings. Builds nothing: needs build/rdma-lb-scenario (scripts/build) and the
 # CLI (cargo build --release -p rdma-lb). Resumable: finished points are skipped.
 set -euo pipefail

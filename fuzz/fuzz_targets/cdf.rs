@@ -1,4 +1,4 @@
-//! Fuzz target: flow-size CDF (spec §8.3) — must return (never panic); errors are one line with a line number.
+//! Fuzz target: flow-size CDF (ConWeave's `traffic_gen` format) — must return (never panic); errors are one line with a line number.
 //! The check itself is `rdma_lb_scenario::fuzz_check`, shared with the stable campaign.
 #![no_main]
 

@@ -1,4 +1,4 @@
-//! Fuzz target: ConWeave key/value config (spec §7.2) — must return (never panic); errors are one line with a line number.
+//! Fuzz target: ConWeave key/value config (the keys of its `run.py`) — must return (never panic); errors are one line with a line number.
 //! The check itself is `rdma_lb_scenario::fuzz_check`, shared with the stable campaign.
 #![no_main]
 

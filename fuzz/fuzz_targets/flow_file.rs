@@ -1,4 +1,4 @@
-//! Fuzz target: ConWeave flow file (spec §7.4) against the 128-host leaf-spine — must return (never panic); errors are one line with a line number.
+//! Fuzz target: ConWeave flow file against the 128-host leaf-spine — must return (never panic); errors are one line with a line number.
 //! The check itself is `rdma_lb_scenario::fuzz_check`, shared with the stable campaign.
 #![no_main]
 

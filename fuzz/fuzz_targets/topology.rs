@@ -1,4 +1,4 @@
-//! Fuzz target: ConWeave topology file (spec §7.3) — must return (never panic); errors are one line with a line number.
+//! Fuzz target: ConWeave topology file — must return (never panic); errors are one line with a line number.
 //! The check itself is `rdma_lb_scenario::fuzz_check`, shared with the stable campaign.
 #![no_main]
 

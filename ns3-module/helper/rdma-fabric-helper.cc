@@ -192,7 +192,7 @@ RdmaFabricHelper::Finish()
         adj[l.a].emplace_back(l.b, l.portA);
         adj[l.b].emplace_back(l.a, l.portB);
     }
-    // One BFS per host, expanding only through switches (spec §5.1).
+    // One BFS per host, expanding only through switches (as the reference's driver).
     for (uint32_t h : m_hosts)
     {
         uint32_t dip = RdmaHostAddress(h);

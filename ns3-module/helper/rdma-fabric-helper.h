@@ -1,8 +1,8 @@
 /*
  * rdma-lb: builds a fabric of RdmaNic hosts and RdmaSwitch switches, computes the routing
- * tables as the reference driver does (spec/rdma-model.md §5.1: one BFS per host that expands
- * only through switches, every equal-cost next hop kept, ports in ascending order) and installs
- * the run's load balancer everywhere.
+ * tables as the reference driver does (doc/rdma-lb.rst, "Routing and ECMP": one BFS per host that
+ * expands only through switches, every equal-cost next hop kept, ports in ascending order) and
+ * installs the run's load balancer everywhere.
  */
 #ifndef RDMA_FABRIC_HELPER_H
 #define RDMA_FABRIC_HELPER_H
@@ -46,7 +46,8 @@ class RdmaFabricHelper
      * "ecmp"` in its parameters, on a fabric whose only multipath stage is at the ToRs (a
      * leaf-spine), Finish turns on every switch's PathIndexRouting and, unless the parameters
      * give num_paths, sets num_paths to the ToRs' number of equal-cost next hops, so that
-     * profile path i is routed on equal-cost path i (seed 000 §3, issue 14).
+     * profile path i is routed on equal-cost path i (the Whack-a-Mole paper's §3: paths are
+     * real paths).
      */
     const std::vector<std::string>& GetNotes() const;
 
@@ -99,8 +100,8 @@ class RdmaFabricHelper
      * -- and those with WithdrawFailedPorts withdraw them too). When the
      * link joins two switches, every other switch is told as well
      * (RdmaSwitch::NotifyRemoteLinkState), as a fabric monitoring system would: Themis falls
-     * back to ECMP on any fabric link failure (seed 001 §6). SetNotifyRemoteLinkState(false)
-     * tells only the two ends.
+     * back to ECMP on any fabric link failure (the Themis paper, §6).
+     * SetNotifyRemoteLinkState(false) tells only the two ends.
      */
     void ScheduleLinkState(uint32_t a, uint32_t b, Time at, bool down);
     /**

@@ -1,6 +1,7 @@
 /*
- * rdma-lb: per-flow sending rate and cumulative retransmissions over time, sampled, as
- * "Themis: ..." (section 2.2, Fig. 1) draws them to show what reordering NACKs do to DCQCN.
+ * rdma-lb: per-flow sending rate and cumulative retransmissions over time, sampled, as Themis
+ * ("Enabling Packet Spraying over Commodity RNICs with In-Network Support", section 2.2,
+ * Fig. 1) draws them to show what reordering NACKs do to DCQCN.
  *
  * rate.txt: `time_ns,flow,rate_bps` for every flow that has sent and not completed;
  * retx.txt: `time_ns,data_pkts,retx_pkts`, the whole run's data packets sent so far and how many

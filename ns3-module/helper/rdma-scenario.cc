@@ -57,7 +57,7 @@ namespace
 
 constexpr uint64_t NO_VALUE = std::numeric_limits<uint64_t>::max();
 
-/// Bytes of headers per data packet counted by the ideal FCT (spec §7.6: 14+20+8+6).
+/// Bytes of headers per data packet counted by the reference's ideal FCT (14+20+8+6).
 constexpr uint64_t IDEAL_HEADER_BYTES = 48;
 
 std::string
@@ -145,7 +145,7 @@ JsonDouble(double v)
     return Fmt("%.17g", v);
 }
 
-/// The reference's per-pair values (spec §5.1), from a BFS at the destination host.
+/// The reference's per-pair values, from a BFS at the destination host.
 struct PairInfo
 {
     uint64_t delayNs{0}; //!< one-way propagation
@@ -381,7 +381,7 @@ struct RdmaScenarioRunner::State
     }
 
     /// queue.txt: every switch port with queued bytes; uplink.txt: ConWeave's ToR-uplink
-    /// monitor (spec §7.6), cumulative bytes sent on every ToR port towards a switch.
+    /// monitor, cumulative bytes sent on every ToR port towards a switch.
     void MonitorTick()
     {
         const int64_t t = Simulator::Now().GetNanoSeconds();
@@ -794,7 +794,7 @@ RdmaScenarioRunner::ComputePairs()
             q.pop_front();
             if (m != h && !s.isSwitch[m])
             {
-                continue; // hosts are never transit (spec §5.1)
+                continue; // hosts are never transit (as in the reference)
             }
             for (const auto& [nb, li] : adj[m])
             {
@@ -1107,7 +1107,7 @@ RdmaScenarioRunner::BuildFabric()
     }
     fabric.CreateNodes(spec.nodeCount, spec.switchIds);
     // The reference gives every queue pair the largest RTT and BDP of the fabric (GLOBAL_T 1,
-    // spec §5.1): HPCC's T and, with HAS_WIN, the window and HPCC's W.
+    // as the reference): HPCC's T and, with HAS_WIN, the window and HPCC's W.
     uint64_t maxRttNs = 0;
     uint64_t maxBdpBytes = 0;
     for (uint32_t a : s.hosts)
@@ -1245,8 +1245,8 @@ RdmaScenarioRunner::BuildFabric()
         std::cerr << "note: " << note << std::endl;
         m_spec.notes.push_back(note);
     }
-    // Issue 14, item 5: host algorithms that learn per packet from ECN/RTT echoes are starved
-    // by transports that do not answer every arrival. Say so, and name the key that fixes it.
+    // Host algorithms that learn per packet from ECN/RTT echoes are starved by transports that
+    // do not answer every arrival. Say so, and name the key that fixes it.
     // The sprayers (reps, whack-a-mole) reorder by design: Go-Back-N discards what arrives out
     // of order and NIC-SR leaves it unanswered. The one-path-at-a-time schemes (hopper,
     // flowbender) rarely reorder; they starve only when Go-Back-N's ACKs are thinned to
@@ -1387,7 +1387,7 @@ RdmaScenarioRunner::ScheduleTraffic()
 
     if (spec.run.queueTrace)
     {
-        // ToRs: switches with a host link (spec §5.1). Samples from FLOWGEN_START_TIME every
+        // ToRs: switches with a host link (as the reference). Samples from FLOWGEN_START_TIME every
         // monitor interval until FLOWGEN_STOP_TIME + 50 ms, as the reference's monitors.
         std::set<uint32_t> tors;
         for (const RdmaScenarioLink& l : spec.links)

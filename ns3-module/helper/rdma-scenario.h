@@ -1,17 +1,17 @@
 /*
  * rdma-lb: scenarios -- a plain-data description of a whole run (topology, flows with
  * dependencies, collectives, transport settings, load balancer, run control) and the runner
- * that builds the fabric from it, runs it and writes the outputs of SCENARIO-CONTRACT.md.
+ * that builds the fabric from it, runs it and writes the outputs (doc/rdma-lb.rst, "Scenarios").
  *
  * The description mirrors the Rust crate rdma-lb-scenario's `Scenario` (the parsers of
  * ConWeave's config/topology/flow files and of our TOML live there; rdma-scenario-load.cc
- * converts). Reference behaviour reproduced from spec/rdma-model.md:
- *  - §7.3 topology: node ids shared by hosts and switches, ports in link order;
- *  - §7.4 flows: sport 10000, 10001, ... per source host and dport 100, 101, ... per
+ * converts). Reference behaviour reproduced (doc/rdma-lb.rst, "The reference simulator"):
+ *  - topology: node ids shared by hosts and switches, ports in link order;
+ *  - flows: sport 10000, 10001, ... per source host and dport 100, 101, ... per
  *    destination host, in flow-id order (16 bit, wrapping);
- *  - §5.1 pair base RTT = 2 x one-way delay + one payload-size packet's serialization per hop
+ *  - pair base RTT = 2 x one-way delay + one payload-size packet's serialization per hop
  *    (counted once), bottleneck = slowest link of the BFS path;
- *  - §7.6 / §8.4 / §12.9 ideal FCT = base RTT + (size + ceil(size / payload) x 48) x 8 / bottleneck,
+ *  - ideal FCT = base RTT + (size + ceil(size / payload) x 48) x 8 / bottleneck,
  *    integer nanoseconds; fct.txt in ConWeave's format.
  * Deviations: outputs are written in flow-id order at the end of the run (ConWeave appends in
  * completion order); the run stops as soon as every flow has completed (ConWeave polls every
@@ -96,7 +96,7 @@ struct RdmaScenarioEcnEntry
 /// unless listed). Defaults: all off, as the model's attributes (the model's own behaviour).
 struct RdmaScenarioQuirks
 {
-    bool flowPorts{false};       //!< data carries the §7.4 ports; ECMP's entropy = the sport
+    bool flowPorts{false};       //!< data carries the reference's ports; ECMP's entropy = the sport
     bool timeTruncation{false};  //!< RdmaNetDevice/RdmaNic::TimeTruncation (ns-3.19 times)
     bool pacingWakeup{false};    //!< RdmaNic::PacingWakeupQuirk
     bool irnSender{false};       //!< RdmaNic::IrnReferenceSender
@@ -236,7 +236,7 @@ struct RdmaScenarioFlowResult
     uint64_t startNs{0};      //!< actual start
     uint64_t deliveredNs{0};  //!< last byte delivered at the receiver
     uint64_t fctNs{0};        //!< sender completion - start (ConWeave's FCT)
-    uint64_t idealNs{0};      //!< ideal FCT (spec §7.6)
+    uint64_t idealNs{0};      //!< ideal FCT (the reference's)
     uint64_t retxPkts{0};     //!< data packets resent
     uint64_t nacks{0};        //!< NACKs the receiver sent
     uint64_t cnps{0};         //!< CNP-flagged feedback the sender received
@@ -335,7 +335,7 @@ class RdmaScenarioRunner
     std::string RetxText() const;
 
     /**
-     * Base RTT of a host pair as the reference computes it (spec §5.1): 2 x one-way delay +
+     * Base RTT of a host pair as the reference computes it: 2 x one-way delay +
      * serialization of one payload-size packet per hop, on the first BFS path from \p dst.
      * Valid after Run or ComputePairs.
      * \return the RTT in ns (0 if unreachable)
@@ -343,7 +343,7 @@ class RdmaScenarioRunner
     uint64_t GetPairRttNs(uint32_t src, uint32_t dst) const;
     /// \return the bottleneck rate of the pair's path in bit/s (0 if unreachable)
     uint64_t GetPairBottleneckBps(uint32_t src, uint32_t dst) const;
-    /// \return the ideal FCT of a flow of \p size bytes (spec §7.6)
+    /// \return the ideal FCT of a flow of \p size bytes (the reference's formula)
     uint64_t GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) const;
     /// Computes the pair tables without running (for tests of the ideal FCT).
     void ComputePairs();

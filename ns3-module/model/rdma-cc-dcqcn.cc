@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaDcqcn (spec/rdma-model.md §3.7).
+ * rdma-lb: RdmaDcqcn (DCQCN as the reference runs it).
  */
 #include "rdma-cc-dcqcn.h"
 

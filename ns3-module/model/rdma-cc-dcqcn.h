@@ -1,5 +1,5 @@
 /*
- * rdma-lb: DCQCN, Mellanox variant (CC_MODE 1; spec/rdma-model.md §3.7).
+ * rdma-lb: DCQCN, Mellanox variant (CC_MODE 1), as the reference runs it.
  *
  * On a CNP-flagged ACK/NACK: alpha and the rate are cut at the next decrease check
  * (RATE_DECREASE_INTERVAL grid anchored at the queue pair's first CNP), alpha follows an EWMA

@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaDctcp (spec/rdma-model.md §3.9).
+ * rdma-lb: RdmaDctcp (rate-based DCTCP as the reference runs it).
  */
 #include "rdma-cc-dctcp.h"
 

@@ -1,5 +1,5 @@
 /*
- * rdma-lb: rate-based DCTCP (CC_MODE 8; spec/rdma-model.md §3.9), as the reference runs it.
+ * rdma-lb: rate-based DCTCP (CC_MODE 8), as the reference runs it.
  *
  * Per ACK: count CNP flags (ECN marks, and out-of-order NACKs under NackCarriesCnp). Once per
  * window (an ACK beyond the sequence recorded at the last update): alpha := (1 - g) alpha +

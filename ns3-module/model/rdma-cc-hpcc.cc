@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaHpcc (spec/rdma-model.md §3.8).
+ * rdma-lb: RdmaHpcc (HPCC as the reference runs it).
  */
 #include "rdma-cc-hpcc.h"
 

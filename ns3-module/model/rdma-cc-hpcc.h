@@ -1,5 +1,5 @@
 /*
- * rdma-lb: HPCC (CC_MODE 3; spec/rdma-model.md §3.8, HPCC SIGCOMM'19 Alg. 1), as the
+ * rdma-lb: HPCC (CC_MODE 3; HPCC SIGCOMM'19 Alg. 1), as the
  * reference runs it.
  *
  * Data packets carry INT (rdma-int.h); every switch egress appends a record; the receiver

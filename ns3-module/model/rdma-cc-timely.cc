@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaTimely (spec/rdma-model.md §3.9).
+ * rdma-lb: RdmaTimely (TIMELY as the reference runs it).
  */
 #include "rdma-cc-timely.h"
 

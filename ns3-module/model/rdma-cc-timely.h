@@ -1,5 +1,5 @@
 /*
- * rdma-lb: TIMELY (CC_MODE 7; spec/rdma-model.md §3.9), as the reference runs it.
+ * rdma-lb: TIMELY (CC_MODE 7), as the reference runs it.
  *
  * Data packets carry their send time (8 B of INT); the ACK echoes it, so each ACK gives an
  * RTT. Once per RTT (an ACK beyond the sequence recorded at the last update; the first one

@@ -1,5 +1,6 @@
 /*
- * rdma-lb: congestion control of the RDMA NIC (spec/rdma-model.md §3.7-§3.9).
+ * rdma-lb: congestion control of the RDMA NIC, as the reference runs it (doc/rdma-lb.rst,
+ * "Congestion control").
  *
  * One RdmaCongestionControl per NIC, chosen by RdmaNic::CcMode (the reference's CC_MODE):
  * DCQCN (1, rdma-cc-dcqcn), HPCC (3, rdma-cc-hpcc), TIMELY (7, rdma-cc-timely), DCTCP (8,
@@ -33,10 +34,10 @@ struct RdmaQueuePair;
 enum RdmaCcMode
 {
     RDMA_CC_NONE = 0,   //!< line rate, no reaction
-    RDMA_CC_DCQCN = 1,  //!< DCQCN, Mellanox variant (spec §3.7)
-    RDMA_CC_HPCC = 3,   //!< HPCC (spec §3.8)
-    RDMA_CC_TIMELY = 7, //!< TIMELY (spec §3.9)
-    RDMA_CC_DCTCP = 8,  //!< rate-based DCTCP (spec §3.9)
+    RDMA_CC_DCQCN = 1,  //!< DCQCN, Mellanox variant
+    RDMA_CC_HPCC = 3,   //!< HPCC
+    RDMA_CC_TIMELY = 7, //!< TIMELY
+    RDMA_CC_DCTCP = 8,  //!< rate-based DCTCP
 };
 
 /// \ingroup rdma-lb

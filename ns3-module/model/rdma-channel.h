@@ -1,6 +1,6 @@
 /*
  * rdma-lb: a full-duplex point-to-point link between two RdmaNetDevices
- * (spec/rdma-model.md §3.2 "Link model": store-and-forward, delivery after transmission time +
+ * (the reference's link model: store-and-forward, delivery after transmission time +
  * propagation delay, no processing delay). A link can be taken down and brought back up;
  * packets that start or are in flight on a down link are lost.
  */

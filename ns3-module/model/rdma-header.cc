@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaHeader serialization (sizes of spec/rdma-model.md §2).
+ * rdma-lb: RdmaHeader serialization (the reference's wire sizes).
  */
 #include "rdma-header.h"
 

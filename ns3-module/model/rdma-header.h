@@ -1,11 +1,11 @@
 /*
  * rdma-lb: the one header of every packet of the RDMA fabric model.
  *
- * Wire sizes follow spec/rdma-model.md §2 (the HPCC/ConWeave simulator):
+ * Wire sizes follow the HPCC/ConWeave simulator (doc/rdma-lb.rst, "Packets"):
  *  - data:  L2 14 + IPv4 20 + UDP 8 + SeqTs 6 = 48 B of headers (1000 B payload -> 1048 B);
  *  - ACK/NACK: L2 14 + IPv4 20 + qbb 18, padded to 60 B;
  *  - PFC:   L2 14 + IPv4 20 + 9 = 43 B;
- *  - INT (spec §2, §5): HPCC data packets carry 5 hop records + a hop count (42 B -> 1090 B)
+ *  - INT: HPCC data packets carry 5 hop records + a hop count (42 B -> 1090 B)
  *    and their ACK/NACK a copy (14 + 20 + 18 + 42 = 94 B, no padding); TIMELY data packets
  *    carry an 8 B send timestamp (1056 B) and their ACK/NACK a copy (60 B, no padding);
  *    DCQCN, DCTCP and no congestion control carry no INT.

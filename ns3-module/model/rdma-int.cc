@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaIntHop (spec/rdma-model.md §3.8).
+ * rdma-lb: RdmaIntHop (HPCC's INT records as the reference encodes them).
  */
 #include "rdma-int.h"
 

@@ -1,5 +1,6 @@
 /*
- * rdma-lb: in-band network telemetry (INT) records of HPCC (spec/rdma-model.md §3.8, §5.2).
+ * rdma-lb: in-band network telemetry (INT) records of HPCC, as the reference's switches push
+ * them (doc/rdma-lb.rst, "Congestion control").
  *
  * A switch egress appends one record per data packet it dequeues (HPCC only): the time, the
  * port's cumulative transmitted bytes before this packet, the port's queued bytes over all

@@ -5,7 +5,7 @@
  * (PIMPL), so scenario programs and other modules never see `rust/cxx.h`. Everything here is
  * a thin forwarding layer; the algorithms live in Rust (rust-lb/core).
  *
- * Error policy (DESIGN.md "no Rust panic crosses the bridge"):
+ * Error policy (no Rust panic crosses the bridge):
  *  - Construction errors (unknown algorithm, bad parameter) come back as a message, naming the
  *    parameter; the ParseOrAbort variants turn them into NS_FATAL_ERROR.
  *  - A per-packet call cannot fail unless the Rust side caught a panic; the Try* variants then
@@ -188,7 +188,8 @@ class SwitchLbAgent;
 class HostLbGroup;
 
 /// \return a 64-bit seed for a Rust load balancer, drawn from the ns-3 stream \p rng (so that
-/// RngRun and AssignStreams govern the Rust decisions, DESIGN.md decision 6)
+/// RngRun and AssignStreams govern the Rust decisions: a run is a function of its inputs
+/// and seed)
 uint64_t DrawLbSeed(Ptr<UniformRandomVariable> rng);
 
 /**

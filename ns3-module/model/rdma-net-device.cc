@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaNetDevice (spec/rdma-model.md §4).
+ * rdma-lb: RdmaNetDevice (the reference's port device, as behaviour).
  */
 #include "rdma-net-device.h"
 
@@ -46,7 +46,7 @@ RdmaNetDevice::GetTypeId()
                           "ENABLE_PFC). Off, frames are counted and traced but ignored. A host "
                           "NIC in IRN mode ignores its retransmission timeouts when its port "
                           "is lossless (this set and the switch at the other end generating "
-                          "PFC), as the reference does (spec §3.5)",
+                          "PFC), as the reference does",
                           BooleanValue(true),
                           MakeBooleanAccessor(&RdmaNetDevice::m_pfcEnabled),
                           MakeBooleanChecker())

@@ -1,21 +1,20 @@
 /*
- * rdma-lb: the port device of hosts and switches (spec/rdma-model.md §4).
+ * rdma-lb: the port device of hosts and switches (the reference's QbbNetDevice, as behaviour).
  *
  * Eight priority FIFOs; queue 0 is strict high priority (control: ACK/NACK/PFC), queues 1-7 are
  * served round-robin, one packet per turn. On a host the device also pulls data packets from
  * its NIC (the "data source") whenever the control queue is empty, as the reference's
  * RdmaEgressQueue does. Transmission time = size x 8 / rate; the channel adds the delay.
  *
- * PFC (§4): a received PFC frame is consumed by the port (never handed to the switch or NIC):
- * pause time > 0 pauses its class (1-7; queue 0 is never paused) and schedules an automatic
- * resume after that time, replacing any pending one; pause time 0 resumes at once. A paused
- * class is skipped by the round-robin. On a host, the data source (the NIC) is offered every
+ * PFC (as the reference's port): a received PFC frame is consumed by the port (never handed to the
+ * switch or NIC): pause time > 0 pauses its class (1-7; queue 0 is never paused) and schedules an
+ * automatic resume after that time, replacing any pending one; pause time 0 resumes at once. A
+ * paused class is skipped by the round-robin. On a host, the data source (the NIC) is offered every
  * transmit opportunity the control queue leaves; the NIC itself skips the queue pairs whose
- * priority group is paused (spec §3.2: "its pg is not PFC-paused"), so a pause of one class
- * never blocks another. A resume re-offers the link. With PfcEnabled false (the reference's
- * QbbEnabled off) received frames are counted and traced but not obeyed. PFC events are traced
- * at the receiving port (PfcRx), as the reference logs them; frames sent by SendPfc are traced
- * as PfcTx.
+ * priority group is paused (as the reference's NIC scheduler), so a pause of one class never blocks
+ * another. A resume re-offers the link. With PfcEnabled false (the reference's QbbEnabled off)
+ * received frames are counted and traced but not obeyed. PFC events are traced at the receiving
+ * port (PfcRx), as the reference logs them; frames sent by SendPfc are traced as PfcTx.
  */
 #ifndef RDMA_NET_DEVICE_H
 #define RDMA_NET_DEVICE_H

@@ -1,5 +1,5 @@
 /*
- * rdma-lb: the UET transport of the NIC (issue 16) -- RdmaNic's members for Transport = uet.
+ * rdma-lb: the UET transport of the NIC -- RdmaNic's members for Transport = uet.
  *
  * Implements the sender and receiver of REPS's Ultra-Ethernet-style transport as htsim's UEC
  * sender with its MPRDMA-style window (tommasobo/REPS_EuroSys_Artifact, htsim/sim/uec.cpp);

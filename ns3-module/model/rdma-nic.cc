@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaNic (spec/rdma-model.md §3).
+ * rdma-lb: RdmaNic (the reference's RdmaHw, as behaviour).
  */
 #include "rdma-nic.h"
 
@@ -114,21 +114,21 @@ RdmaNic::GetTypeId()
                           MakeTimeAccessor(&RdmaNic::m_uetRto),
                           MakeTimeChecker())
             .AddAttribute("PayloadSize",
-                          "Payload bytes per data packet (PACKET_PAYLOAD_SIZE; spec §3.2)",
+                          "Payload bytes per data packet (PACKET_PAYLOAD_SIZE)",
                           UintegerValue(d.payload_bytes),
                           MakeUintegerAccessor(&RdmaNic::m_payloadBytes),
                           MakeUintegerChecker<uint32_t>(1, 9000))
             .AddAttribute("LossRecovery",
-                          "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0, spec §3.3-3.5), irn = "
-                          "the reference's IRN (ENABLE_IRN 1, §3.6), nic-sr = commodity NIC "
+                          "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0), irn = "
+                          "the reference's IRN (ENABLE_IRN 1), nic-sr = commodity NIC "
                           "selective repeat (one NACK per expected PSN, resend only that packet)",
                           EnumValue(RecoveryOf(std::string(d.recovery))),
                           MakeEnumAccessor(&RdmaNic::m_recovery),
                           MakeEnumChecker(RdmaNic::GBN, "gbn", RdmaNic::IRN, "irn",
                                           RdmaNic::NIC_SR, "nic-sr"))
             .AddAttribute("CcMode",
-                          "Congestion control (CC_MODE): dcqcn (1, spec §3.7), hpcc (3, §3.8), "
-                          "timely (7, §3.9), dctcp (8, §3.9), none (0: line rate, feedback "
+                          "Congestion control (CC_MODE): dcqcn (1), hpcc (3), "
+                          "timely (7), dctcp (8), none (0: line rate, feedback "
                           "ignored)",
                           EnumValue(CcModeOf(std::string(d.cc))),
                           MakeEnumAccessor(&RdmaNic::m_ccMode),
@@ -137,14 +137,14 @@ RdmaNic::GetTypeId()
                                           RdmaNic::CC_DCTCP, "dctcp"))
             .AddAttribute("TimeTruncation",
                           "Reference quirk time-truncation: ns-3.19's truncating conversions -- "
-                          "pacing intervals truncated to whole ns (spec §3.2) and DCQCN's "
+                          "pacing intervals truncated to whole ns and DCQCN's "
                           "(rate + target) / 2 as two truncated halves. false = this ns-3's "
                           "DataRate::CalculateBytesTxTime and one division",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNic::m_timeTruncation),
                           MakeBooleanChecker())
             .AddAttribute("PacingWakeupQuirk",
-                          "Reference quirk pacing-wakeup (spec §3.2): when no queue pair may "
+                          "Reference quirk pacing-wakeup: when no queue pair may "
                           "send, schedule a wake-up at the earliest future next-send time of the "
                           "queue pairs with bytes left (paused ones included), only if none is "
                           "pending. false = always wake at the earliest time a blocked queue "
@@ -153,7 +153,7 @@ RdmaNic::GetTypeId()
                           MakeBooleanAccessor(&RdmaNic::m_pacingWakeupQuirk),
                           MakeBooleanChecker())
             .AddAttribute("IrnReferenceSender",
-                          "Reference quirk irn-sender (spec §3.6): a timeout enters recovery "
+                          "Reference quirk irn-sender: a timeout enters recovery "
                           "without setting its end; any SACK outside recovery goes back; the "
                           "BDP cap and RTO use the highest packet start minus the highest "
                           "cumulative ACK (32 bits); resending jumps only over a SACKed block "
@@ -164,7 +164,7 @@ RdmaNic::GetTypeId()
                           MakeBooleanAccessor(&RdmaNic::m_irnReferenceSender),
                           MakeBooleanChecker())
             .AddAttribute("EventOrderQuirk",
-                          "Reference quirk event-order (spec §3.4, §3.7): the ACK that completes a "
+                          "Reference quirk event-order: the ACK that completes a "
                           "flow kicks the port at once, so another queue pair may send in that "
                           "same event; DCQCN's decrease check is a periodic event from the first "
                           "CNP to the end of the flow, so it runs before events of its instant "
@@ -194,13 +194,13 @@ RdmaNic::GetTypeId()
                           MakeUintegerAccessor(&RdmaNic::m_chunkSize),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("AckMilestoneFix",
-                          "Fix of the milestone quirk (spec §3.3, §12.1): ACK once per "
+                          "Fix of the milestone quirk (every in-order packet ACKed): ACK once per "
                           "L2AckInterval packets instead of every packet",
                           BooleanValue(d.ack_milestone_fix),
                           MakeBooleanAccessor(&RdmaNic::m_ackMilestoneFix),
                           MakeBooleanChecker())
             .AddAttribute("NackCarriesCnp",
-                          "Reference quirk (spec §3.3, §12.2): an out-of-order NACK always "
+                          "Reference quirk: an out-of-order NACK always "
                           "carries the CNP flag (rate cut). false = only ECN-marked packets",
                           BooleanValue(d.nack_carries_cnp),
                           MakeBooleanAccessor(&RdmaNic::m_nackCarriesCnp),
@@ -212,7 +212,7 @@ RdmaNic::GetTypeId()
                           MakeTimeAccessor(&RdmaNic::m_nackInterval),
                           MakeTimeChecker())
             .AddAttribute("L2Timeout",
-                          "Retransmission timeout of Go-Back-N and NIC-SR (L2Timeout, spec §3.5)",
+                          "Retransmission timeout of Go-Back-N and NIC-SR (L2Timeout)",
                           TimeValue(Ns(d.l2_timeout_ns)),
                           MakeTimeAccessor(&RdmaNic::m_l2Timeout),
                           MakeTimeChecker())
@@ -240,7 +240,7 @@ RdmaNic::GetTypeId()
             .AddAttribute("IrnRtoWithPfc",
                           "IRN: keep the retransmission timeouts when the port is lossless "
                           "(PFC obeyed here and generated by the peer switch). false = the "
-                          "reference: IRN timeouts are ignored with PFC on (spec §3.5)",
+                          "reference: IRN timeouts are ignored with PFC on",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNic::m_irnRtoWithPfc),
                           MakeBooleanChecker())
@@ -633,7 +633,7 @@ RdmaNic::CheckDelivered(RxState& rx, uint32_t sip)
     }
 }
 
-// ---- Sender: scheduling and pacing (§3.2) ------------------------------------------------
+// ---- Sender: scheduling and pacing --------------------------------------------------------
 
 uint64_t
 RdmaNic::IrnInflight(const RdmaQueuePair& qp) const
@@ -697,7 +697,7 @@ RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     }
     if (m_dev->IsPaused(qp.pg))
     {
-        return false; // §3.2: a paused priority group is not scheduled; the resume kicks the port
+        return false; // a paused priority group is not scheduled; the resume kicks the port
     }
     if (m_window != 0 && qp.sndNxt >= qp.sndUna + Window(qp))
     {
@@ -849,9 +849,9 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
 void
 RdmaNic::ScheduleWakeAsReference(Time now)
 {
-    // Quirk pacing-wakeup (spec §3.2): the earliest future next-send time over every queue
-    // pair with bytes left -- paused ones included -- and only if no wake-up is pending (a
-    // pending one is never moved earlier). A stalled queue pair then waits for the pending
+    // Quirk pacing-wakeup (the reference's NIC scheduling): the earliest future next-send time over
+    // every queue pair with bytes left -- paused ones included -- and only if no wake-up is pending
+    // (a pending one is never moved earlier). A stalled queue pair then waits for the pending
     // wake-up or the next feedback.
     Time t = Time::Max();
     for (const auto& [qpn, qp] : m_qps)
@@ -869,7 +869,7 @@ RdmaNic::ScheduleWakeAsReference(Time now)
     }
 }
 
-// ---- Receiver (§3.3, §3.6, NIC-SR) ----------------------------------------------------------
+// ---- Receiver (Go-Back-N, IRN, NIC-SR) ------------------------------------------------------
 
 void
 RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, Ptr<Packet> p)
@@ -1097,7 +1097,7 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
         return;
     }
 
-    // Go-Back-N (§3.3).
+    // Go-Back-N.
     if (s <= rx.expected && rx.expected <= s + len)
     {
         rx.expected = s + len;
@@ -1134,7 +1134,7 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
     }
 }
 
-// ---- Sender: feedback (§3.4, §3.6) ----------------------------------------------------------
+// ---- Sender: feedback -----------------------------------------------------------------------
 
 void
 RdmaNic::ReceiveAck(Ptr<Packet> p)
@@ -1274,7 +1274,7 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
         Complete(it);
         if (m_eventOrderQuirk)
         {
-            m_dev->TriggerTransmit(); // the reference kicks the port after every ACK (§3.4)
+            m_dev->TriggerTransmit(); // the reference kicks the port after every ACK
         }
         return;
     }
@@ -1345,7 +1345,7 @@ RdmaNic::Complete(std::map<uint16_t, RdmaQueuePair>::iterator it)
     m_qps.erase(it);
 }
 
-// ---- Timeouts (§3.5) ------------------------------------------------------------------------
+// ---- Timeouts -------------------------------------------------------------------------------
 
 void
 RdmaNic::ArmRto(RdmaQueuePair& qp)
@@ -1353,7 +1353,7 @@ RdmaNic::ArmRto(RdmaQueuePair& qp)
     Time rto = m_l2Timeout;
     if (m_recovery == IRN && m_lossless && !m_irnRtoWithPfc)
     {
-        return; // §3.5: with PFC on, the reference ignores IRN timeouts
+        return; // with PFC on, the reference ignores IRN timeouts
     }
     if (m_recovery == IRN)
     {

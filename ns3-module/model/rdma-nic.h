@@ -1,37 +1,38 @@
 /*
- * rdma-lb: the RDMA NIC of the fabric model (spec/rdma-model.md §3).
+ * rdma-lb: the RDMA NIC of the fabric model (the reference's RdmaHw, as behaviour;
+ * doc/rdma-lb.rst, "NIC").
  *
  * Queue pairs (one per flow) served round-robin by the host port, each paced at its own rate
- * (§3.2: after a data packet of on-wire size S, nextAvail = now + S*8/rate; when no queue pair
- * is eligible the NIC schedules one wake-up at the earliest nextAvail, so an idle NIC has no
- * events). The entropy of every data packet is chosen by the run's load balancer (Rust);
- * every ACK/NACK/CNP/timeout is fed back to it, naming the entropy of the packet it is about
- * (a timeout: the oldest unacknowledged packet, from a fixed per-queue-pair window), and its
- * timer (PollAt/OnTimer) is honoured.
+ * (as the reference: after a data packet of on-wire size S, nextAvail = now + S*8/rate; when no
+ * queue pair is eligible the NIC schedules one wake-up at the earliest nextAvail, so an idle NIC
+ * has no events). The entropy of every data packet is chosen by the run's load balancer (Rust);
+ * every ACK/NACK/CNP/timeout is fed back to it, naming the entropy of the packet it is about (a
+ * timeout: the oldest unacknowledged packet, from a fixed per-queue-pair window), and its timer
+ * (PollAt/OnTimer) is honoured.
  *
- * Receiver (§3.3): ACK per in-order packet (L2_ACK_INTERVAL / L2_CHUNK_SIZE milestones), one
- * NACK per gap within NACK_INTERVAL, CNP flag on the ACK/NACK of an ECN-marked packet.
- * Sender (§3.4), timeouts (§3.5). Congestion control (attribute CcMode: DCQCN, HPCC, TIMELY,
- * DCTCP or none) is one RdmaCongestionControl per NIC (rdma-cc.h, one file per algorithm); the
- * NIC adds the window of HAS_WIN / VAR_WIN (attributes Window, VarWin) and the INT the
- * algorithm's data packets carry.
+ * Receiver (as the reference): ACK per in-order packet (L2_ACK_INTERVAL / L2_CHUNK_SIZE
+ * milestones), one NACK per gap within NACK_INTERVAL, CNP flag on the ACK/NACK of an ECN-marked
+ * packet. Sender and timeouts as the reference's. Congestion control (attribute CcMode: DCQCN,
+ * HPCC, TIMELY, DCTCP or none) is one RdmaCongestionControl per NIC (rdma-cc.h, one file per
+ * algorithm); the NIC adds the window of HAS_WIN / VAR_WIN (attributes Window, VarWin) and the INT
+ * the algorithm's data packets carry.
  *
- * PFC (§3.2, §3.5): a queue pair whose priority group is paused at the NIC's port is not
+ * PFC (as the reference): a queue pair whose priority group is paused at the NIC's port is not
  * eligible (other groups keep sending); the port's resume re-offers the link. In IRN mode the
  * retransmission timer is not armed while the port is lossless -- the port obeys PFC and the
  * switch at the other end generates it -- as the reference ignores IRN timeouts with PFC on
  * (IrnRtoWithPfc keeps them).
  *
  * Loss recovery ("LossRecovery" attribute):
- *  - gbn:    Go-Back-N (§3.3-3.5), the reference's default;
- *  - irn:    the reference's simplified IRN (§3.6): SACK list, BDP cap, RTO low/high, plus an
+ *  - gbn:    Go-Back-N, the reference's default;
+ *  - irn:    the reference's simplified IRN: SACK list, BDP cap, RTO low/high, plus an
  *            optional out-of-order threshold before going back (IrnOooThreshold, 0 = reference);
- *  - nic-sr: commodity selective repeat (Themis §2.2, seed 001): the receiver keeps the
+ *  - nic-sr: commodity selective repeat (the Themis paper, §2.2): the receiver keeps the
  *            expected PSN and a bitmap of out-of-order arrivals; the first out-of-order arrival
  *            for an ePSN triggers exactly one NACK carrying only the ePSN; the sender resends
  *            only that packet and treats the NACK as congestion (DCQCN rate decrease).
  *
- * Reference quirks (spec §12) reproduced by default, each with its fix as an attribute:
+ * Reference quirks reproduced by default, each with its fix as an attribute:
  *  - every in-order packet is ACKed (the milestone is reset each packet): AckMilestoneFix;
  *  - an out-of-order NACK always carries the CNP flag: NackCarriesCnp.
  *
@@ -125,7 +126,7 @@ struct RdmaQueuePair
     static constexpr uint32_t ENTROPY_WINDOW = 2048; //!< packets (2 MB at 1000 B payload)
     std::array<uint16_t, ENTROPY_WINDOW> sentEntropy{}; //!< see above
 
-    // Rate control (spec §3.7-§3.9); rates in bit/s.
+    // Rate control (DCQCN, HPCC, TIMELY, DCTCP); rates in bit/s.
     uint64_t rate{0};       //!< current sending rate
     uint32_t lastPktSize{0}; //!< on-wire bytes of the last data packet (HPCC's rate change)
     std::unique_ptr<RdmaCcState> cc; //!< the congestion control's state
@@ -168,10 +169,10 @@ class RdmaNic : public Object, private RdmaCcHost
     enum CcMode
     {
         CC_NONE = RDMA_CC_NONE,     //!< line rate, no reaction to CNPs
-        CC_DCQCN = RDMA_CC_DCQCN,   //!< DCQCN, Mellanox variant (spec §3.7)
-        CC_HPCC = RDMA_CC_HPCC,     //!< HPCC (spec §3.8)
-        CC_TIMELY = RDMA_CC_TIMELY, //!< TIMELY (spec §3.9)
-        CC_DCTCP = RDMA_CC_DCTCP,   //!< rate-based DCTCP (spec §3.9)
+        CC_DCQCN = RDMA_CC_DCQCN,   //!< DCQCN, Mellanox variant
+        CC_HPCC = RDMA_CC_HPCC,     //!< HPCC
+        CC_TIMELY = RDMA_CC_TIMELY, //!< TIMELY
+        CC_DCTCP = RDMA_CC_DCTCP,   //!< rate-based DCTCP
     };
 
     /**
@@ -197,7 +198,7 @@ class RdmaNic : public Object, private RdmaCcHost
     void StartFlow(uint32_t flowId, uint32_t dip, uint64_t size, uint32_t pg = 3);
     /**
      * Starts a flow whose packets carry the given UDP ports (reference quirk flow-ports: the
-     * reference's per-host \p sport and per-destination \p dport, spec §7.4). A host side
+     * reference's per-host \p sport and per-destination \p dport). A host side
      * that keeps one entropy per flow (ecmp, the switch-side schemes) uses \p sport as it, so
      * ECMP hashes the reference's inputs; other host algorithms choose their entropies.
      */
@@ -243,7 +244,7 @@ class RdmaNic : public Object, private RdmaCcHost
     RdmaFlowRecord GetFlowRecord(uint32_t flowId) const;
     /**
      * Handles a congestion notification for active flow \p flowId as a CNP-flagged ACK would
-     * (DCQCN §3.7). For external CNP sources and unit tests.
+     * (DCQCN). For external CNP sources and unit tests.
      */
     void NotifyCnp(uint32_t flowId);
     /**
@@ -307,7 +308,7 @@ class RdmaNic : public Object, private RdmaCcHost
                      std::optional<uint16_t> dport);
     Ptr<Packet> NextPacket(Ptr<RdmaNetDevice> dev);
     bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
-    /// IRN's in-flight bytes for the BDP cap and the RTO choice (§3.5, §3.6).
+    /// IRN's in-flight bytes for the BDP cap and the RTO choice.
     uint64_t IrnInflight(const RdmaQueuePair& qp) const;
     void Wake();
     /// Quirk pacing-wakeup: the reference's wake-up rule when nothing may send.

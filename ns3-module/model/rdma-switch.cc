@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaSwitch (spec/rdma-model.md §5.1-5.2).
+ * rdma-lb: RdmaSwitch (the reference's routing and forwarding, as behaviour).
  */
 #include "rdma-switch.h"
 
@@ -32,8 +32,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaSwitch);
 
 /**
  * \ingroup rdma-lb
- * The ingress port of a packet inside a switch (spec §2: added on receive, removed at dequeue;
- * no bytes on the wire).
+ * The ingress port of a packet inside a switch (as the reference: added on receive, removed at
+ * dequeue; no bytes on the wire).
  */
 class RdmaIngressTag : public Tag
 {
@@ -81,8 +81,7 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaIngressTag);
 /**
  * \ingroup rdma-lb
  * A switch load balancer's opaque per-packet state (LbTagData), carried from switch to switch
- * as a packet tag: no bytes on the wire, as the reference's LetFlow/CONGA/ConWeave tags
- * (spec §2).
+ * as a packet tag: no bytes on the wire, as the reference's LetFlow/CONGA/ConWeave tags.
  */
 class RdmaLbTag : public Tag
 {
@@ -149,12 +148,12 @@ RdmaSwitch::GetTypeId()
                             MakeTraceSourceAccessor(&RdmaSwitch::m_forwardTrace),
                             "ns3::RdmaSwitch::ForwardTracedCallback")
             .AddAttribute("Mmu",
-                          "The shared-buffer MMU (spec §5.3)",
+                          "The shared-buffer MMU",
                           PointerValue(),
                           MakePointerAccessor(&RdmaSwitch::m_mmu),
                           MakePointerChecker<SwitchMmu>())
             .AddAttribute("PfcEnabled",
-                          "Generate PFC pause/resume frames (ENABLE_PFC, spec §5.4); off, the "
+                          "Generate PFC pause/resume frames (ENABLE_PFC); off, the "
                           "egress dynamic threshold drops packets",
                           BooleanValue(d.pfc_enabled),
                           MakeBooleanAccessor(&RdmaSwitch::m_pfcEnabled),
@@ -166,12 +165,12 @@ RdmaSwitch::GetTypeId()
                           MakeTimeAccessor(&RdmaSwitch::m_pauseTime),
                           MakeTimeChecker(MicroSeconds(1)))
             .AddAttribute("EcnEnabled",
-                          "ECN marking at dequeue (ENABLE_QCN, spec §5.5)",
+                          "ECN marking at dequeue (ENABLE_QCN)",
                           BooleanValue(d.ecn_enabled),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
             .AddAttribute("IntEnabled",
-                          "HPCC in-band telemetry (spec §3.8, §5.2): every data packet that "
+                          "HPCC in-band telemetry: every data packet that "
                           "carries INT gets a record of its egress port at dequeue (time, "
                           "bytes sent before it, bytes queued after it, line rate). The "
                           "reference pushes records when CC_MODE is 3",
@@ -201,7 +200,7 @@ RdmaSwitch::GetTypeId()
                           MakeDoubleAccessor(&RdmaSwitch::m_pmax),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("EcnSharedStream",
-                          "Reference quirk ecn-shared-stream (spec §5.5): AssignStreams gives "
+                          "Reference quirk ecn-shared-stream: AssignStreams gives "
                           "the ECN-marking variable ns-3's user stream 0 at every switch, as the "
                           "reference's MMU does, so every switch draws the same sequence. "
                           "false = a stream of its own per switch",
@@ -231,7 +230,7 @@ RdmaSwitch::GetTypeId()
             .AddAttribute("PathIndexRouting",
                           "Deterministic path-index routing: with n equal-cost candidates take "
                           "candidate (entropy / PathIndexDivisor) mod n instead of asking the "
-                          "load balancer, so an entropy names a path (DESIGN.md decision 4; "
+                          "load balancer, so an entropy names a path (as Themis' PathMap needs in "
                           "the upper tiers of a 3-tier Themis fabric)",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaSwitch::m_pathIndexRouting),
@@ -646,8 +645,8 @@ int64_t
 RdmaSwitch::AssignStreams(int64_t stream)
 {
     m_rng->SetStream(stream);
-    // Quirk ecn-shared-stream: the reference's MMU draws from user stream 0 at every switch
-    // (spec §5.5), so all switches see the same sequence of numbers, each advancing its own.
+    // Quirk ecn-shared-stream: the reference's MMU draws from user stream 0 at every switch,
+    // so all switches see the same sequence of numbers, each advancing its own.
     m_ecnRng->SetStream(m_ecnSharedStream ? 0 : stream + 1);
     if (m_lbConfig)
     {

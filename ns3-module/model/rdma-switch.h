@@ -1,5 +1,6 @@
 /*
- * rdma-lb: the switch of the RDMA fabric model (spec/rdma-model.md §5).
+ * rdma-lb: the switch of the RDMA fabric model (the reference's SwitchNode, as behaviour;
+ * doc/rdma-lb.rst, "Routing and ECMP", "Switch buffer, PFC and ECN").
  *
  * Forwarding: look up the destination address in the routing table (all equal-cost egress
  * ports, ascending port order); with more than one candidate, the run's load balancer chooses
@@ -8,34 +9,33 @@
  * Port indices are the node's device indices (0-based; the reference counts from 1 because its
  * port 0 is a loopback device).
  *
- * Buffer (spec §5.2 step 5, §5.3): every packet of queue 1-7 passes the egress then the ingress
+ * Buffer (as the reference): every packet of queue 1-7 passes the egress then the ingress
  * admission of the switch's SwitchMmu (attribute Mmu; sized lazily from the ports' rates and
  * link delays, or by ConfigureMmu) and is charged to both; failing either drops it (Drop trace,
  * per-egress-port drop counter). Queue 0 (ACK/NACK/PFC) bypasses the MMU. With PFC off the
  * egress dynamic threshold is the drop point.
  *
- * PFC generation (§5.4, PfcEnabled): after admitting a packet from port i, every class k that
- * must pause gets a pause frame of PauseTime out of port i (queue 0) -- re-sent for every
- * arriving packet while the condition holds -- and classes that may resume get an explicit
- * resume; the resume check also runs when a packet that entered via port i departs.
+ * PFC generation (as the reference; PfcEnabled): after admitting a packet from port i, every class
+ * k that must pause gets a pause frame of PauseTime out of port i (queue 0) -- re-sent for every
+ * arriving packet while the condition holds -- and classes that may resume get an explicit resume;
+ * the resume check also runs when a packet that entered via port i departs.
  *
- * ECN (§5.5, EcnEnabled): at dequeue of a data packet of queue q from port j, with S the egress
- * shared bytes of (j, q) after its removal, mark CE (RdmaHeader::ecn = 3) if S > EcnKmax, else
- * with probability (S - Kmin) / (Kmax - Kmin) x Pmax if S > EcnKmin.
+ * ECN (as the reference; EcnEnabled): at dequeue of a data packet of queue q from port j, with S
+ * the egress shared bytes of (j, q) after its removal, mark CE (RdmaHeader::ecn = 3) if S >
+ * EcnKmax, else with probability (S - Kmin) / (Kmax - Kmin) x Pmax if S > EcnKmin.
  *
  * Link faults: NotifyLinkState (called by RdmaFabricHelper::ScheduleLinkState) lets the switch
  * withdraw a failed port from its candidate lists WithdrawDelay after the failure (and restore
  * it the same delay after repair) when WithdrawFailedPorts is set; by default routing does not
  * react, as in the reference without route recomputation. The load balancer is told of the
- * change WithdrawDelay after it (Themis reverts to ECMP, seed 001 §6); NotifyRemoteLinkState
+ * change WithdrawDelay after it (Themis reverts to ECMP, its paper's §6); NotifyRemoteLinkState
  * tells it of a failure elsewhere, as a fabric monitoring system would.
  *
- * Switch-side load balancing (DESIGN.md decision 5; doc/rdma-lb.rst "Switch-side load
- * balancers"): the run's scheme is one SwitchLbAgent (Rust) per switch. When the agent is
- * installed the switch tells it the fabric: its ports (rate, delay, host-facing or not), every
- * host's ToR, and at ToRs every shortest path to every other ToR (named as the reference names
- * paths: byte k = egress port + 1 at hop k; spec §5.1), found by walking the switches' routing
- * tables. Then, per packet:
+ * Switch-side load balancing (doc/rdma-lb.rst "Switch-side load balancers"): the run's scheme is
+ * one SwitchLbAgent (Rust) per switch. When the agent is installed the switch tells it the fabric:
+ * its ports (rate, delay, host-facing or not), every host's ToR, and at ToRs every shortest path to
+ * every other ToR (named as the reference names paths: byte k = egress port + 1 at hop k), found by
+ * walking the switches' routing tables. Then, per packet:
  *  - ingress (Route): packets with two or more live candidates -- every packet if the agent
  *    SeesEveryPacket -- get a verdict: forward on candidate i (with an optional entropy
  *    rewrite, Themis-S PathMap in 3-tier fabrics), drop (a blocked NACK, a consumed control
@@ -47,9 +47,10 @@
  *    a NACK built as the receiver NIC would -- Themis compensation, trace NackCompensation --
  *    or the scheme's own 64 B control packet, queue 0), held queues to release now
  *    (PollRelease: released in FIFO order through the normal forwarding path, MMU admission
- *    at release, spec §12 item 7), and its timer (PollAt / OnTimer, one pending event).
+ *    at release, as the reference's ConWeave queues), and its timer (PollAt / OnTimer, one
+ *    pending event).
  * PathIndexRouting: the switch takes candidate (entropy / PathIndexDivisor) mod n instead of
- * the agent's choice, so an entropy names a path (DESIGN.md decision 4).
+ * the agent's choice, so an entropy names a path.
  */
 #ifndef RDMA_SWITCH_H
 #define RDMA_SWITCH_H
@@ -143,7 +144,7 @@ class RdmaSwitch : public Object
     /// Tells the switch that the link of \p port went down (true) or up (false).
     void NotifyLinkState(uint32_t port, bool down);
     /// Tells the switch's load balancer that a link elsewhere in the fabric went down (true) or
-    /// up (false), as a monitoring system would (Themis reverts to ECMP, seed 001 §6).
+    /// up (false), as a monitoring system would (Themis reverts to ECMP, its paper's §6).
     void NotifyRemoteLinkState(bool down);
     /**
      * The routing protocol's view after a link state change (RdmaRouteWithdrawal): \p dead
@@ -157,7 +158,7 @@ class RdmaSwitch : public Object
     /// \return whether \p port faces a host (known once the load balancer is installed)
     bool IsHostPort(uint32_t port) const;
     /// \return bytes of switch memory the load balancer's state needs, by its paper's
-    /// accounting (Themis: seed 001 §4, PathMap + flow table + PSN queues); 0 for stateless
+    /// accounting (Themis: its paper's §4, PathMap + flow table + PSN queues); 0 for stateless
     /// algorithms
     uint64_t GetLbMemoryBytes() const;
     /// \return the load balancer's counters, (name, value)

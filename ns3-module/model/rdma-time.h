@@ -6,8 +6,9 @@
  * truncating and keeping the integer part. DataRate::CalculateTxTime(bytes) is bytes x 8 / bps
  * as a double, so a 1048 B packet at 100 Gbps takes 83 ns there (83.84 truncated) and 1000 B
  * take 79 ns (the double of 8e-8 s lies 1.7e-24 s above 80 ns, less than the truncated
- * fraction bits lose), where ns-3.37's DataRate::CalculateBytesTxTime gives 84 and 80 ns. Quirk `time-truncation` (spec §12; the Rust
- * twin for flow start times is rdma_lb_scenario::units::ns3_19_seconds_to_ns).
+ * fraction bits lose), where ns-3.37's DataRate::CalculateBytesTxTime gives 84 and 80 ns. Quirk
+ * `time-truncation` (doc/rdma-lb.rst, "Lock-step with the reference simulator"; the Rust twin for
+ * flow start times is rdma_lb_scenario::units::ns3_19_seconds_to_ns).
  */
 #ifndef RDMA_TIME_H
 #define RDMA_TIME_H

@@ -1,7 +1,7 @@
 /*
- * rdma-lb: the UET transport's sender state and window rule (issue 16).
+ * rdma-lb: the UET transport's sender state and window rule.
  *
- * The transport REPS was evaluated on (seed 002 §4: htsim's Ultra-Ethernet-style "UEC"
+ * The transport REPS was evaluated on (the REPS paper, §4: htsim's Ultra-Ethernet-style "UEC"
  * sender, repository tommasobo/REPS_EuroSys_Artifact, htsim/sim/uec.cpp, run with
  * `-sender_cc_only -sender_cc_algo mprdma`). What it does, as implemented here (the NIC side is
  * rdma-nic-uet.cc, the switch side RdmaSwitch's TrimEnabled / DataQueueLimit):

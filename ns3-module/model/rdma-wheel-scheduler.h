@@ -1,11 +1,11 @@
 /*
  * rdma-lb: a timing-wheel event scheduler with ns-3's exact event order.
  *
- * Not a model of anything: a speed measure (issue 15). A packet fabric schedules almost every
- * event a few microseconds ahead (a delivery one link delay plus a serialisation away, the
- * next transmission, pacing wake-ups), several per nanosecond of simulated time, while a
- * binary heap (ns3::PriorityQueueScheduler) pays a log-depth sift of mispredicted comparisons
- * for each: on ConWeave's 128-host case that sift was 23 % of the run.
+ * Not a model of anything: a speed measure (doc/performance.md). A packet fabric schedules almost
+ * every event a few microseconds ahead (a delivery one link delay plus a serialisation away, the
+ * next transmission, pacing wake-ups), several per nanosecond of simulated time, while a binary
+ * heap (ns3::PriorityQueueScheduler) pays a log-depth sift of mispredicted comparisons for each: on
+ * ConWeave's 128-host case that sift was 23 % of the run.
  *
  * This scheduler keeps the events of the next `Slots` time steps (4,096 ns at ns-3's default
  * resolution) in a ring of one-time-step slots, each a FIFO, with a bitmap of the non-empty

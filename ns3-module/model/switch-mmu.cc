@@ -1,5 +1,5 @@
 /*
- * rdma-lb: SwitchMmu (spec/rdma-model.md §5.3-5.4).
+ * rdma-lb: SwitchMmu (the reference's shared-buffer MMU, as behaviour).
  */
 #include "switch-mmu.h"
 

@@ -1,6 +1,6 @@
 /*
- * rdma-lb: the shared-buffer MMU of a switch (spec/rdma-model.md §5.3-5.4), Broadcom-like as
- * in the HPCC/ConWeave simulator.
+ * rdma-lb: the shared-buffer MMU of a switch (doc/rdma-lb.rst, "Switch buffer, PFC and ECN"),
+ * Broadcom-like as in the HPCC/ConWeave simulator.
  *
  * One buffer of B bytes (BufferSize; the reference's BUFFER_SIZE MB x 1024 x 1024, default
  * 9 MB = 9,437,184 B) is shared by all ports. Per port p: a PFC headroom
@@ -11,7 +11,7 @@
  *   - egress shared limit  L_eg = B - N x 8 x 1048.
  * Ingress alpha 1/16, egress alpha 1 (dynamic thresholds, always on).
  *
- * Headroom-sum quirk (§5.3), reproduced by default (attribute HeadroomSumQuirk = true): the
+ * Headroom-sum quirk, reproduced by default (attribute HeadroomSumQuirk = true): the
  * reference sums the headrooms over indices 0..N-1 of its 1-based port array, so the sum holds
  * the attribute default of index 0 (QuirkHeadroom, 14,596 B = 12,500 + 2 x 1048) in place of the
  * last port's headroom. Leaf with 24 ports at 100 Gbps / 1 us: L_in = 8,598,164 B; spine with
@@ -39,11 +39,11 @@
  * after the update); egress: the first 1049 B of each queue go to its "min" counter, the rest
  * to "shared" and the pool.
  *
- * PFC (§5.4): class k of port i must pause when usage(i, k) > 2 x 1048 and
- * usage(i, k) - 2096 > alpha_in x (L_in - pool) or the headroom usage of the arriving class is
- * not zero; it may resume when usage(i, k) - 2096 < alpha_in x (L_in - pool - 16) and its
- * headroom usage is zero. The MMU also keeps the "paused" flag of each (port, class), which
- * clears itself after the pause time.
+ * PFC (the reference's dynamic threshold): class k of port i must pause when usage(i, k) > 2 x 1048
+ * and usage(i, k) - 2096 > alpha_in x (L_in - pool) or the headroom usage of the arriving class is
+ * not zero; it may resume when usage(i, k) - 2096 < alpha_in x (L_in - pool - 16) and its headroom
+ * usage is zero. The MMU also keeps the "paused" flag of each (port, class), which clears itself
+ * after the pause time.
  */
 #ifndef SWITCH_MMU_H
 #define SWITCH_MMU_H
@@ -123,13 +123,13 @@ class SwitchMmu : public Object
     void RemoveFromEgressAdmission(uint32_t port, uint32_t cls, uint32_t size);
 
     /**
-     * \return whether class \p k of ingress port \p port must be paused (§5.4)
+     * \return whether class \p k of ingress port \p port must be paused
      * \param port ingress port
      * \param k class examined
      * \param arrivingCls class of the packet just admitted (its headroom usage counts)
      */
     bool ShouldPause(uint32_t port, uint32_t k, uint32_t arrivingCls) const;
-    /// \return whether paused class \p k of ingress port \p port may resume (§5.4)
+    /// \return whether paused class \p k of ingress port \p port may resume
     bool ShouldResume(uint32_t port, uint32_t k) const;
     /// Marks (port, k) paused until now + \p duration.
     void SetPaused(uint32_t port, uint32_t k, Time duration);

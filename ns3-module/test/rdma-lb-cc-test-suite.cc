@@ -1,7 +1,7 @@
 /*
  * rdma-lb: test suite "rdma-lb-cc": the congestion controls of the NIC (rdma-cc*.h) and the
- * INT they ride on, with numbers computed by hand in the comments from spec/rdma-model.md
- * §2, §3.8, §3.9 and the reference's formulas:
+ * INT they ride on, with numbers computed by hand in the comments from the reference's wire
+ * sizes and formulas (doc/rdma-lb.rst, "Congestion control"):
  *  1. INT: wire sizes of data and ACK/NACK per congestion control; record packing, units and
  *     wrap-around;
  *  2. HPCC: the rate and window after one INT-laden ACK at a given queue and utilisation;
@@ -63,7 +63,7 @@ class FakeHost : public RdmaCcHost
     uint32_t sets{0};      //!< rate changes asked
 };
 
-/// The run.py parameters (spec §7.2) at 100 Gbps, and TIMELY's of the reference (§3.9).
+/// The run.py parameters at 100 Gbps, and TIMELY's of the reference.
 RdmaCcParams
 RunPyParams()
 {
@@ -116,13 +116,13 @@ WireSize(const RdmaHeader& h, uint32_t payload)
 // ==== 1. INT: sizes and records ==============================================================
 
 /**
- * Spec §2: a data packet is 48 B of headers + INT + payload: DCQCN/DCTCP 1048 B, HPCC 1090 B
- * (5 x 8 B records + 2 B hop count), TIMELY 1056 B (8 B timestamp). An ACK/NACK is 14 + 20 +
- * 18 B + the data's INT, padded to 60 B: 60 B, 94 B (HPCC), 60 B (TIMELY: 52 + 8 = 60). The
- * header round-trips through its bytes with the records and the qpn.
- * Records (spec §3.8): time 24 bits (wraps at 16,777,216 ns), bytes in 128 B units over 20
- * bits, queue in 80 B units over 17 bits, rate code. 1,000,000 B sent = 7812 units = 999,936 B;
- * a queue of 1000 B = 12 units = 960 B; INT_MULTI 2 doubles both units.
+ * The reference's sizes: a data packet is 48 B of headers + INT + payload: DCQCN/DCTCP 1048 B,
+ * HPCC 1090 B (5 x 8 B records + 2 B hop count), TIMELY 1056 B (8 B timestamp). An ACK/NACK is
+ * 14 + 20 + 18 B + the data's INT, padded to 60 B: 60 B, 94 B (HPCC), 60 B (TIMELY: 52 + 8 = 60).
+ * The header round-trips through its bytes with the records and the qpn.
+ * Records (as the reference encodes them): time 24 bits (wraps at 16,777,216 ns), bytes in 128 B
+ * units over 20 bits, queue in 80 B units over 17 bits, rate code. 1,000,000 B sent = 7812 units
+ * = 999,936 B; a queue of 1000 B = 12 units = 960 B; INT_MULTI 2 doubles both units.
  */
 class IntTestCase : public TestCase
 {
@@ -479,7 +479,7 @@ class HpccTwoFlowTestCase : public TestCase
  * run.py), all starting at once at line rate, with a 3 MiB shared buffer (a shallow-buffer
  * switch; with 9 MiB DCQCN's ~2 MB peak queue stays below the pause point, see rdma-lb-fabric)
  * and the lossless MMU configuration (no egress dynamic threshold, which drops despite PFC).
- * First principles (spec §5.3-5.4, 17 ports): L_in = 3,145,728 - 17 x 27,096 - 17 x 8 x 1048
+ * First principles (reference MMU, 17 ports): L_in = 3,145,728 - 17 x 27,096 - 17 x 8 x 1048
  * = 2,542,568 B; with 16 equally loaded ingress ports each pauses when P / 16 - 2096 >
  * (L_in - P) / 16, i.e. at a pool of P = (L_in + 16 x 2096) / 2 = 1,288,052 B.
  *  - DCQCN reacts only after the queue passes Kmin = 100 KB and a CNP returns, then halves at

@@ -1,7 +1,7 @@
 /*
  * rdma-lb: test suite "rdma-lb-fabric": the fabric model's end-to-end "must show" items, each
- * asserted with numbers derived (in the comments) from the spec (shared/spec/rdma-model.md),
- * the seed papers or first principles:
+ * asserted with numbers derived (in the comments) from the reference simulator's behaviour
+ * (doc/rdma-lb.rst, "The reference simulator"), the papers or first principles:
  *  1. DCQCN, two flows into one 100 Gbps port: ECN marks, CNPs, the flows' rates converge to
  *     within 20 % of each other and the bottleneck stays above 90 % busy;
  *  2. 16:1 incast through one switch under Go-Back-N and IRN: with PFC (lossless MMU
@@ -11,11 +11,11 @@
  *  3. loss on a fabric link (not the receiver's port, which rdma-lb-nic covers) under ECMP:
  *     Go-Back-N, IRN and NIC-SR complete every flow; NIC-SR sends exactly one NACK per ePSN,
  *     and only for lost packets;
- *  4. random packet spraying with NIC-SR on seed 001's 8-host two-ring setup: spurious
+ *  4. random packet spraying with NIC-SR on the Themis paper's 8-host two-ring setup: spurious
  *     retransmissions, NACK-driven rate cuts and the throughput lost against the ideal;
  *  5. ECMP spreads 1000 flows over a leaf's 8 uplinks (chi-square at p = 0.01);
  *  6. PFC at the NIC: a paused priority group is not scheduled while another keeps the link;
- *     IRN's two RTOs, and IRN timeouts ignored with PFC on (spec §3.5);
+ *     IRN's two RTOs, and IRN timeouts ignored with PFC on (as the reference);
  *  7. host load balancers on a leaf-spine with one slow (25 Gbps) spine: mean and p99 FCT
  *     slowdown per algorithm for one fixed flow set (printed as a table).
  * RDMA_LB_FABRIC_CASES=text in the environment keeps only the cases whose name contains text.
@@ -45,7 +45,7 @@ namespace
 
 const DataRate G100("100Gbps");
 const double LINE_BPS = 100e9;
-/// On-wire bytes of a full data packet (spec §2: 1000 B payload + 48 B headers).
+/// On-wire bytes of a full data packet (1000 B payload + 48 B headers, the reference's).
 const uint32_t PKT_BYTES = 1048;
 
 /// Seeds every run the same way.
@@ -133,7 +133,7 @@ ReadSwitches(const RdmaFabricHelper& f)
     return t;
 }
 
-/// The ideal FCT of spec §12.9 / §8.4: base RTT (2 x per-hop delays + one 1000 B transmission
+/// The reference's ideal FCT: base RTT (2 x per-hop delays + one 1000 B transmission
 /// per hop counted once) + the bytes with 48 B of headers per packet at the bottleneck rate.
 double
 IdealFctNs(uint64_t size, uint32_t hops, double bottleneckBps)
@@ -204,11 +204,12 @@ Percentile(std::vector<double> v, double p)
 // ==== 1. DCQCN: two flows into one port ======================================================
 
 /**
- * Two long DCQCN flows share one 100 Gbps port (the spec §3.7 parameters, ECN per §5.5).
+ * Two long DCQCN flows share one 100 Gbps port (run.py's DCQCN parameters, the reference's ECN).
  * Flow 0 starts alone at line rate, flow 1 joins at line rate 100 us later (an asymmetric
  * start, so that fairness has to be reached, not inherited).
  *  - Marks and CNPs: two line-rate senders into one port grow the queue at 100 Gbps, past
- *    Kmin = 100 KB within 8 us: marks, and (spec §3.3) one CNP-flagged ACK per marked packet.
+ *    Kmin = 100 KB within 8 us: marks, and (as the reference) one CNP-flagged ACK per marked
+ *    packet.
  *  - Fairness: both flows see the same marking probability per packet (one shared queue), so
  *    the faster flow collects proportionally more CNPs and cuts proportionally more
  *    (rate x (1 - alpha/2)), while increases move each rate half-way to its target every
@@ -330,7 +331,7 @@ class DcqcnTwoFlowTestCase : public TestCase
  * \p mode, with PFC on or off, congestion control \p cc and the MMU's egress dynamic
  * threshold on (the reference) or off.
  *
- * First principles (spec §5.3-5.4, 17 ports, B = 9 MiB): L_in = 8,846,524 B, L_eg = 9,294,656 B.
+ * First principles (reference MMU, 17 ports, B = 9 MiB): L_in = 8,846,524 B, L_eg = 9,294,656 B.
  *  - Without congestion control the queue grows at 15 x 100 Gbps. With PFC each ingress port
  *    pauses when its usage (1/16 of the pool P) - 2096 > (L_in - P) / 16, i.e. at
  *    P = (L_in + 16 x 2096) / 2 = 4.44 MB; the egress threshold drops at P ~ L_eg / 2 = 4.65 MB.
@@ -445,7 +446,7 @@ class IncastTestCase : public TestCase
         }
         if (m_mode == "irn")
         {
-            // IRN's BDP cap (spec §3.6): at most IrnBdp / 1000 + 1 = 105 packets of 1048 B
+            // IRN's BDP cap (the reference's): at most IrnBdp / 1000 + 1 = 105 packets of 1048 B
             // outstanding per flow, 16 x 110,040 B = 1.76 MB < the 4.44 MB pause point: IRN
             // alone keeps this incast lossless, no pause is needed.
             NS_TEST_EXPECT_MSG_EQ(sw.drops, 0u, "lossless");
@@ -510,8 +511,8 @@ class FabricLinkLossTestCase : public TestCase
         f.Finish();
         f.AssignStreams(0);
         SetNics(f, "LossRecovery", StringValue(m_mode));
-        // The reference's two settings (spec §10): IRN runs lossy (PFC off); Go-Back-N and the
-        // commodity NIC's selective repeat run over PFC.
+        // The reference's two settings (ConWeave's published runs): IRN runs lossy (PFC off);
+        // Go-Back-N and the commodity NIC's selective repeat run over PFC.
         SetPfc(f, m_mode != "irn");
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
@@ -607,15 +608,15 @@ class FabricLinkLossTestCase : public TestCase
     const uint32_t m_flows{16};
 };
 
-// ==== 4. Random spraying with NIC-SR: seed 001 Fig. 1 =========================================
+// ==== 4. Random spraying with NIC-SR: the Themis paper's Fig. 1 ===============================
 
-/// Seed 001 §2.2 / Fig. 1: two rings of four hosts on a 100 G leaf-spine, random packet
+/// The Themis paper's §2.2 / Fig. 1: two rings of four hosts on a 100 G leaf-spine, random packet
 /// spraying, NIC-SR, DCQCN, no loss.
 class SprayNicSrRingTestCase : public TestCase
 {
   public:
     SprayNicSrRingTestCase()
-        : TestCase("spray + NIC-SR on seed 001's two 4-host rings: no loss, yet spurious "
+        : TestCase("spray + NIC-SR on the Themis paper's two 4-host rings: no loss, yet spurious "
                    "retransmissions, NACK rate cuts and lost throughput")
     {
     }
@@ -626,8 +627,8 @@ class SprayNicSrRingTestCase : public TestCase
         FixSeed();
         RdmaFabricHelper f;
         f.SetLoadBalancer("spray");
-        // Seed 001 Fig. 1a: eight hosts, all links 100 Gbps; its leaf/spine counts are not
-        // given. Here four leaves of two hosts (host h on leaf h/2) and two spines: no
+        // The Themis paper's Fig. 1a: eight hosts, all links 100 Gbps; its leaf/spine counts are
+        // not given. Here four leaves of two hosts (host h on leaf h/2) and two spines: no
         // oversubscription, and every ring hop crosses the spine layer (2 paths).
         f.BuildLeafSpine(4, 2, 2, G100, G100, MicroSeconds(1));
         f.Finish();
@@ -659,7 +660,7 @@ class SprayNicSrRingTestCase : public TestCase
 
         // Per flow: spurious retransmission ratio (every retransmission is spurious: nothing
         // is lost), mean DCQCN sending rate over the flow's life / line rate, and throughput
-        // = ideal FCT / FCT (ideal: spec §12.9 over 4 hops at 100 Gbps).
+        // = ideal FCT / FCT (ideal: the reference's, over 4 hops at 100 Gbps).
         const double idealNs = IdealFctNs(m_size, 4, LINE_BPS);
         double sumRetx = 0;
         double sumRate = 0;
@@ -688,9 +689,9 @@ class SprayNicSrRingTestCase : public TestCase
                   << r.rateCuts << "      " << rate << "          " << thr << "\n";
         }
         const double n = static_cast<double>(recs.size());
-        table << "mean: spurious retransmission ratio " << sumRetx / n << " (seed 001: 0.16), "
-              << "sending rate " << sumRate / n << " of line (seed 001: 0.86), throughput "
-              << sumThr / n << " of ideal (seed 001: 0.71); ideal FCT " << idealNs / 1000
+        table << "mean: spurious retransmission ratio " << sumRetx / n << " (Themis paper: 0.16), "
+              << "sending rate " << sumRate / n << " of line (Themis paper: 0.86), throughput "
+              << sumThr / n << " of ideal (Themis paper: 0.71); ideal FCT " << idealNs / 1000
               << " us; MMU drops " << sw.drops << ", ECN marks " << sw.marks << ", pauses "
               << sw.pauses;
         std::cout << "spray + NIC-SR, 2 rings x 4 hosts, " << m_size / 1000000 << " MB per flow\n"
@@ -731,7 +732,7 @@ class EcmpChiSquareTestCase : public TestCase
         RdmaFabricHelper f;
         f.SetLoadBalancer("ecmp");
         // Hosts 0-31 (16 per leaf), leaves 32-33, spines 34-41: leaf 32's ports 0-15 are its
-        // hosts, 16-23 its uplinks (the reference's 8 x 8 leaf-spine rack, spec §10).
+        // hosts, 16-23 its uplinks (the reference's 8 x 8 leaf-spine rack).
         f.BuildLeafSpine(2, 16, 8, G100, G100, MicroSeconds(1));
         f.Finish();
         f.AssignStreams(0);
@@ -789,7 +790,7 @@ class EcmpChiSquareTestCase : public TestCase
 
 // ==== 6. PFC at the NIC; IRN timeouts =========================================================
 
-/// Spec §3.2: a queue pair whose priority group is paused is not scheduled; others are.
+/// As the reference: a queue pair whose priority group is paused is not scheduled; others are.
 class PausedPgNotScheduledTestCase : public TestCase
 {
   public:
@@ -815,7 +816,7 @@ class PausedPgNotScheduledTestCase : public TestCase
         f.AddFlow(0, 0, 1, 10000000, Time(0), 3);
         f.AddFlow(1, 0, 1, 10000000, Time(0), 4);
         // At 20 us host 0's port receives a PFC pause of class 3 for 50 us (as if from the
-        // switch; spec §4: the receiving port obeys it and resumes by itself).
+        // switch; as the reference, the receiving port obeys it and resumes by itself).
         Ptr<RdmaNetDevice> dev = DynamicCast<RdmaNetDevice>(f.GetNode(0)->GetDevice(0));
         Simulator::Schedule(m_pauseAt, +[](Ptr<RdmaNetDevice> d) {
             RdmaHeader h;
@@ -884,8 +885,8 @@ struct RetxProbe
     bool any{false};          //!< whether anything was sent
 };
 
-/// Spec §3.5: IRN's RTO is 100 us with at most 3 packets in flight, else 320 us; with PFC on,
-/// IRN timeouts are ignored.
+/// As the reference: IRN's RTO is 100 us with at most 3 packets in flight, else 320 us; with PFC
+/// on, IRN timeouts are ignored.
 class IrnTimeoutTestCase : public TestCase
 {
   public:
@@ -1081,7 +1082,7 @@ class HostLbSlowSpineTestCase : public TestCase
         f.Finish();
         f.AssignStreams(0);
         // The recovery mode (see DoRun): IRN without PFC, and without the reference's CNP on
-        // out-of-order NACKs (spec §12.2).
+        // out-of-order NACKs.
         SetNics(f, "LossRecovery", StringValue(recovery));
         SetNics(f, "NackCarriesCnp", BooleanValue(false));
         SetPfc(f, false);
@@ -1116,7 +1117,7 @@ class HostLbSlowSpineTestCase : public TestCase
         double sum = 0;
         for (const auto& [id, r] : recs)
         {
-            // Spec §12.9: slowdown = FCT / ideal FCT over the 4-hop 100 Gbps path, floored at 1.
+            // The reference's slowdown: FCT / ideal FCT over the 4-hop 100 Gbps path, at least 1.
             const double fct = static_cast<double>((r.finish - r.start).GetNanoSeconds());
             const double s = std::max(1.0, fct / IdealFctNs(r.size, 4, LINE_BPS));
             sd.push_back(s);
@@ -1132,21 +1133,22 @@ class HostLbSlowSpineTestCase : public TestCase
 
   private:
     /*
-     * Recovery mode: IRN (spec §3.6) with PFC off, the reference's "IRN RDMA" setting, and
+     * Recovery mode: IRN (the reference's) with PFC off, the reference's "IRN RDMA" setting, and
      * NackCarriesCnp = false. Why: the per-packet schemes (spray, whack-a-mole, reps) reorder
      * by design. Go-Back-N discards every out-of-order packet; NIC-SR cuts the DCQCN rate on
      * every NACK (Themis §2.2: the problem Themis exists to fix); the reference's OOO-NACK CNP
-     * (§12.2) does the same for IRN, an artefact of the simulator that IRN NICs do not have.
+     * does the same for IRN, an artefact of the simulator that IRN NICs do not have.
      * IRN keeps what arrives (SACK) for everyone, and without PFC the slow spine's queue does
      * not pause the fast paths (head-of-line blocking would hit every scheme alike). What
      * remains against the per-packet schemes is the reference IRN's go-back to the first hole
-     * (§3.6), which reordering triggers: that cost is theirs to bear, and the table shows it in
-     * the retransmission column.
+     * (the reference's simplified IRN), which reordering triggers: that cost is theirs to bear, and
+     * the table shows it in the retransmission column.
      *
      * Measured (seed 1, 200 flows; mean / p99 slowdown): ecmp 4.38 / 33.90, spray 12.49 /
-     * 43.12, whack-a-mole 6.31 / 22.85, reps 6.90 / 22.81, hopper 2.06 / 6.70 (issue 14:
-     * whack-a-mole on path-index routing with 4 paths and per-path sequence numbers, 7.23 /
-     * 28.98 before; hopper with timeouts and stalls as congestion, 2.07 / 7.85 before). Whack-a-Mole
+     * 43.12, whack-a-mole 6.31 / 22.85, reps 6.90 / 22.81, hopper 2.06 / 6.70 (since the host
+     * load balancers were wired as their papers assume: whack-a-mole on path-index routing with
+     * 4 paths and per-path sequence numbers, 7.23 / 28.98 before; hopper with timeouts and stalls
+     * as congestion, 2.07 / 7.85 before). Whack-a-Mole
      * with the periodic recovery (recovery_rule = "periodic", the default before) measured
      * 9.40 / 35.74 and did not beat ecmp: it handed balls back to the slow path every 100 us
      * whatever that path reported, so the path stayed in every flow with a standing queue.
@@ -1229,7 +1231,7 @@ class RdmaLbFabricTestSuite : public rdmalbtest::FilteredTestSuite
             AddTestCase(new IncastTestCase(mode, false, "none", true), TestCase::QUICK);
         }
         // The reference's MMU with PFC on and no congestion control (Go-Back-N only: IRN runs
-        // lossy in the reference, and with PFC on its timeouts are off, spec §3.5).
+        // lossy in the reference, and with PFC on its timeouts are off).
         AddTestCase(new IncastTestCase("gbn", true, "none", true), TestCase::QUICK);
         for (const char* mode : {"gbn", "irn", "nic-sr"})
         {

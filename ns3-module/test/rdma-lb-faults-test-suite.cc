@@ -1,5 +1,5 @@
 /*
- * rdma-lb-faults: faults in the middle of a run (issue 19), on a 100G leaf-spine of 2 leaves x
+ * rdma-lb-faults: faults in the middle of a run, on a 100G leaf-spine of 2 leaves x
  * 8 hosts and 4 spines, 1 us links (hosts 0-15, leaves 16-17, spines 18-21; leaf 16's port 8
  * is its link to spine 18, spine 18's port 0 its link to leaf 16). The link leaf 16 - spine 18
  * fails at 1 ms and comes back at 3 ms (a flap):
@@ -9,7 +9,7 @@
  *    enters the dead link after the WithdrawDelay, no flow waits for the return, and a second
  *    wave of flows after the return uses the link again;
  *  - Themis sprays over 4 uplinks, falls back to ECMP on one live uplink while the link is
- *    down, and sprays over 4 again once it is back (seed 001 §6);
+ *    down, and sprays over 4 again once it is back (the Themis paper, §6);
  *  - the scenario runner lists every flow of the workload exactly once -- fct.txt the
  *    completed ones, flows.csv all, incomplete ones with empty FCT -- when a host's link fails
  *    for good; a switch-port fault and the same link's fault give identical outputs.

@@ -1,5 +1,5 @@
 /*
- * rdma-lb: test suite "rdma-lb-host-feedback" (issue 14): the host load balancers are fed and
+ * rdma-lb: test suite "rdma-lb-host-feedback": the host load balancers are fed and
  * wired as their papers assume. Each case prints its numbers.
  *  (a) a leaf-spine link that black-holes at 1 ms: ECMP's flows on it stall; FlowBender,
  *      Hopper, REPS and Whack-a-Mole move every affected flow off it and complete;
@@ -150,12 +150,12 @@ class TailLoss : public ErrorModel
  *  - Whack-a-Mole learns of the black hole from timeouts and from its per-path stall test
  *    (a path's oldest unanswered packet older than 4 x the average RTT; a black hole returns
  *    no ECN, RTT or per-path gap); each halves the dead path's balls, down to the floor of
- *    min_balls = 1 of 1024, which keeps probing it (seed §6). But whacks on the live paths
- *    (ECN, RTT) hand balls back to every path not whacked in the same interval, the dead one
- *    included (embodiment 3), so it is never drained for good. Asserted: every flow
- *    completes, and at most 5 % of the post-bound packets go into the dead link (measured
- *    2.8 %, last flow done at 11.5 ms; NOT within two RTOs -- an open item, see rdma-lb.rst).
- * Every scheme must complete every flow by 40 ms; before issue 14 Hopper (timeouts charged to
+ *    min_balls = 1 of 1024, which keeps probing it (the Whack-a-Mole paper, §6). But whacks on the
+ *    live paths (ECN, RTT) hand balls back to every path not whacked in the same interval, the dead
+ *    one included (embodiment 3), so it is never drained for good. Asserted: every flow completes,
+ *    and at most 5 % of the post-bound packets go into the dead link (measured 2.8 %, last flow
+ *    done at 11.5 ms; NOT within two RTOs -- an open item, see rdma-lb.rst).
+ * Every scheme must complete every flow by 40 ms; before these fixes Hopper (timeouts charged to
  * the last packet's path, probe answers expired at 33 us) and Whack-a-Mole (timeouts charged
  * to the last packet's path, ECMP-hashed paths) left flows stuck at 40 ms, as ECMP does.
  */
@@ -339,7 +339,7 @@ class BlackHoleTestCase : public TestCase
  * packet from byte 90,000 on: the last 10 packets are lost, no later packet arrives to SACK
  * them, so the loss is repaired by a timeout. The timeout must name the entropy of packet
  * 90,000 (the oldest unacknowledged: its path is the one that lost it), not that of packet
- * 99,000 (the last one sent). Before issue 14 the NIC named the last one.
+ * 99,000 (the last one sent). Before these fixes the NIC named the last one.
  */
 class TimeoutEntropyTestCase : public TestCase
 {

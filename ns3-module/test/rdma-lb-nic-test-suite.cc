@@ -1,6 +1,6 @@
 /*
- * rdma-lb: test suite "rdma-lb-nic" for the NIC half of the fabric model (spec/rdma-model.md
- * §3): pacing and ideal FCT, loss recovery (gbn, irn, nic-sr) under injected losses, NIC-SR's
+ * rdma-lb: test suite "rdma-lb-nic" for the NIC half of the fabric model (doc/rdma-lb.rst,
+ * "NIC"): pacing and ideal FCT, loss recovery (gbn, irn, nic-sr) under injected losses, NIC-SR's
  * one NACK per expected PSN, and DCQCN's rate cut after one CNP.
  *
  * Fabric: host 0 -- switch 2 -- host 1, 100 Gbps, 1 us links; flows from host 0 to host 1.
@@ -52,8 +52,8 @@ struct SmallFabric
             Ptr<RdmaNic> nic = fabric.GetNic(h);
             nic->SetAttribute("LossRecovery", StringValue(mode));
         }
-        // IRN runs lossy (spec §10 "IRN RDMA": PFC off); with PFC on its timeouts are ignored
-        // (§3.5) and a lost tail packet would never be resent.
+        // IRN runs lossy (ConWeave's "IRN RDMA" setting: PFC off); with PFC on its timeouts are
+        // ignored (as in the reference) and a lost tail packet would never be resent.
         fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(mode != "irn"));
         fabric.GetNic(0)->TraceConnectWithoutContext(
             "FlowRecord",
@@ -90,7 +90,7 @@ struct SmallFabric
 
 } // namespace
 
-/// One 10 MB flow through one switch completes within 2 % of the ideal FCT (spec §8.4).
+/// One 10 MB flow through one switch completes within 2 % of the reference's ideal FCT.
 class IdealFctTestCase : public TestCase
 {
   public:
@@ -108,8 +108,8 @@ class IdealFctTestCase : public TestCase
         NicRun& r = f.Run();
         NS_TEST_ASSERT_MSG_EQ(r.recs.count(0), 1u, "flow completed");
         const RdmaFlowRecord& rec = r.recs[0];
-        // §8.4 / §5.1: base RTT = 2 x (2 hops x 1 us) + one 1000 B transmission; then the bytes
-        // with 48 B of headers per packet at the bottleneck.
+        // The reference's ideal FCT: base RTT = 2 x (2 hops x 1 us) + one 1000 B transmission; then
+        // the bytes with 48 B of headers per packet at the bottleneck.
         const double bw = 100e9;
         const uint64_t pkts = (size + 999) / 1000;
         const double baseRttNs = 2 * 2 * 1000.0 + 1000 * 8 / bw * 1e9;
@@ -301,7 +301,7 @@ class ListedLossTestCase : public TestCase
     std::string m_mode;
 };
 
-/// DCQCN (§3.7): the rate after one CNP follows rate x (1 - alpha/2) with alpha = (1-g)^4.
+/// DCQCN as the reference: after one CNP the rate is rate x (1 - alpha/2), alpha = (1-g)^4.
 class DcqcnCnpTestCase : public TestCase
 {
   public:
@@ -348,8 +348,8 @@ class DcqcnCnpTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(rates[2], cut, "rate x (1 - alpha/2)");
         // Stage 0 without clamping keeps target = line rate; fast recovery halves the gap.
         NS_TEST_EXPECT_MSG_EQ(rates[3], (cut + uint64_t(line)) / 2, "fast recovery");
-        // Pacing (§3.2): before the cut packets leave back to back at the line rate; after it,
-        // one 1048 B packet per 1048 x 8 / rate.
+        // Pacing (as the reference): before the cut packets leave back to back at the line rate;
+        // after it, one 1048 B packet per 1048 x 8 / rate.
         const Time cutAt = cnpAt + MicroSeconds(4) + NanoSeconds(1);
         auto gapAfter = [&sent](Time t) {
             auto it = std::lower_bound(sent.begin(), sent.end(), t);

@@ -1,7 +1,7 @@
 /*
- * rdma-lb: test suite "rdma-lb-quirks" -- every reference quirk of the lock-step issue
- * (rdma_lb_scenario::Quirk, spec/rdma-model.md §3, §5.5, §7.4, §12) shows its effect with the
- * quirk on and disappears with it off, with numbers derived from first principles:
+ * rdma-lb: test suite "rdma-lb-quirks" -- every reference quirk of the lock-step work
+ * (rdma_lb_scenario::Quirk; doc/rdma-lb.rst, "Lock-step with the reference simulator") shows its
+ * effect with the quirk on and disappears with it off, with numbers derived from first principles:
  *  - time-truncation: a one-packet flow's FCT is 4174 ns (ns-3.19: 83 + 4 ns per hop) against
  *    4178 ns (ns-3.37: 84 + 5 ns);
  *  - flow-ports: the reference's sport/dport of a host's first three flows on the wire;

@@ -1,16 +1,17 @@
 /*
  * rdma-lb-scenario: tests of RdmaScenarioRunner (helper/rdma-scenario.h) on hand-built specs.
  *
- *  - outputs: fct.txt has ConWeave's 8 columns, the pair base RTTs are the spec's (§5.1:
- *    8320 ns inter-rack, 4160 ns intra-rack on a 100G leaf-spine with 1 us links), the ideal
- *    FCT is spec §7.6's formula, lone flows finish within 1% of their first-principles FCT,
- *    ports follow §7.4, flows.csv has the contract's header and slowdown = max(1, fct/ideal);
+ *  - outputs: fct.txt has ConWeave's 8 columns, the pair base RTTs are the reference's
+ *    (8320 ns inter-rack, 4160 ns intra-rack on a 100G leaf-spine with 1 us links), the ideal
+ *    FCT is the reference's formula, lone flows finish within 1% of their first-principles FCT,
+ *    the ports are the reference's, flows.csv has its documented header and slowdown =
+ *    max(1, fct/ideal);
  *  - dependencies: a flow with `after` starts exactly when its last predecessor's last byte
  *    was delivered, or at its own start time if that is later;
  *  - determinism: same seed -> byte-identical fct.txt and flows.csv; spraying with another
  *    seed -> different outputs;
- *  - ring AllReduce of 16 ranks on a 16x16 leaf-spine at 400 Gbps (one rank per ToR, Themis
- *    §5): CCT within 10% of the first-principles time (formula at the test);
+ *  - ring AllReduce of 16 ranks on a 16x16 leaf-spine at 400 Gbps (one rank per ToR, the
+ *    Themis paper's §5): CCT within 10% of the first-principles time (formula at the test);
  *  - bad specs are reported as one line naming the field (no abort).
  */
 #include "rdma-lb-test-util.h"
@@ -69,7 +70,7 @@ class ScenarioOutputsTestCase : public TestCase
 {
   public:
     ScenarioOutputsTestCase()
-        : TestCase("fct.txt and flows.csv: spec §5.1 base RTTs, §7.6 ideal FCT, §7.4 ports")
+        : TestCase("fct.txt and flows.csv: the reference's base RTTs, ideal FCT and ports")
     {
     }
 
@@ -86,11 +87,11 @@ class ScenarioOutputsTestCase : public TestCase
         std::string error;
         NS_TEST_ASSERT_MSG_EQ(runner.Run(&error), true, error);
 
-        // Spec §5.1 numbers.
+        // The reference's numbers.
         NS_TEST_EXPECT_MSG_EQ(runner.GetPairRttNs(0, 4), 8320, "inter-rack base RTT");
         NS_TEST_EXPECT_MSG_EQ(runner.GetPairRttNs(0, 1), 4160, "intra-rack base RTT");
         NS_TEST_EXPECT_MSG_EQ(runner.GetPairBottleneckBps(0, 4), 100000000000ULL, "bottleneck");
-        // Spec §7.6: ideal = baseRTT + (size + ceil(size/1000) x 48) x 8e9 / bw, integer ns.
+        // The reference's ideal = baseRTT + (size + ceil(size/1000) x 48) x 8e9 / bw, integer ns.
         NS_TEST_EXPECT_MSG_EQ(runner.GetIdealFctNs(0, 1, 1000), 4160 + 83, "1000 B intra");
         NS_TEST_EXPECT_MSG_EQ(runner.GetIdealFctNs(0, 4, 100000), 8320 + 8384, "100 KB inter");
         NS_TEST_EXPECT_MSG_EQ(runner.GetIdealFctNs(2, 4, 1), 8320 + 3, "1 B inter");
@@ -274,9 +275,10 @@ class ScenarioDeterminismTestCase : public TestCase
 };
 
 /**
- * Issue 14, item 5: a sprayer on a transport that leaves most arrivals unanswered is warned
- * about in summary.json's notes, naming the key that fixes it; on IRN it is not. Whack-a-Mole
- * on a leaf-spine also notes its path-index wiring (num_paths = the 2 spines).
+ * Host algorithms starved of feedback: a sprayer on a transport that leaves most arrivals
+ * unanswered is warned about in summary.json's notes, naming the key that fixes it; on IRN it
+ * is not. Whack-a-Mole on a leaf-spine also notes its path-index wiring (num_paths = the 2
+ * spines).
  */
 class ScenarioStarvationWarningTestCase : public TestCase
 {
@@ -529,8 +531,9 @@ class ScenarioPfcTraceTestCase : public TestCase
             }
         }
         NS_TEST_EXPECT_MSG_GT(maxQueue, 10000, "queue at the incast's bottleneck");
-        // uplink.txt (spec §7.6): `time,tor,port,cumulative_tx_bytes` for the ToR ports towards
-        // the spines (ports 5 and 6 of leaves 8 and 9); cumulative, so never decreasing.
+        // uplink.txt (ConWeave's uplink monitor): `time,tor,port,cumulative_tx_bytes` for the ToR
+        // ports towards the spines (ports 5 and 6 of leaves 8 and 9); cumulative, so never
+        // decreasing.
         std::map<std::pair<uint64_t, uint64_t>, uint64_t> last;
         std::vector<std::string> up = Lines(runner.UplinkText());
         NS_TEST_ASSERT_MSG_GT(up.size(), 0, "uplink samples");

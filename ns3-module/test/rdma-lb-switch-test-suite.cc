@@ -1,7 +1,7 @@
 /*
  * rdma-lb: test suite "rdma-lb-switch" for the switch half of the fabric model
- * (spec/rdma-model.md §4, §5.3-5.5): the MMU's derived limits and dynamic thresholds, PFC
- * under a 16:1 incast (lossless, every flow completes), drops with PFC off, ECN marking at
+ * (doc/rdma-lb.rst, "Switch buffer, PFC and ECN"): the MMU's derived limits and dynamic thresholds,
+ * PFC under a 16:1 incast (lossless, every flow completes), drops with PFC off, ECN marking at
  * dequeue, link faults and route withdrawal.
  *
  * NICs run without congestion control (CcMode none: line rate) so that queues build as the
@@ -134,7 +134,7 @@ RunIncast(bool pfc, bool oneSwitch, uint64_t flowBytes, Time stop, const std::st
 
 } // namespace
 
-/// The MMU's derived limits (spec §5.3) for a 24-port leaf and an 8-port spine.
+/// The MMU's derived limits (the reference's) for a 24-port leaf and an 8-port spine.
 class MmuLimitsTestCase : public TestCase
 {
   public:
@@ -186,7 +186,7 @@ class MmuLimitsTestCase : public TestCase
     }
 };
 
-/// The egress dynamic threshold: one queue alone holds L_eg / 2 (spec §5.3).
+/// The egress dynamic threshold: one queue alone holds L_eg / 2 (as in the reference).
 class EgressThresholdTestCase : public TestCase
 {
   public:
@@ -284,7 +284,7 @@ struct EcnResult
     uint64_t ceArrived{0};                       //!< CE data packets at the receiver
 };
 
-/// ECN marking at dequeue (spec §5.5): marks only when S > Kmin.
+/// ECN marking at dequeue (as the reference): marks only when S > Kmin.
 class EcnTestCase : public TestCase
 {
   public:
@@ -475,8 +475,8 @@ struct SchemeOutcome
 };
 
 /**
- * CONGA, LetFlow and ConWeave in the fabric (spec §6.1-6.3): 2 leaves x 8 hosts, 4 spines,
- * 100 Gbps except the links of spine 0 (25 Gbps), 1 µs links, DCQCN + PFC + Go-Back-N; 16
+ * CONGA, LetFlow and ConWeave in the fabric (as the reference runs them): 2 leaves x 8 hosts, 4
+ * spines, 100 Gbps except the links of spine 0 (25 Gbps), 1 µs links, DCQCN + PFC + Go-Back-N; 16
  * cross-rack flows of 1 MB (host i -> host i+8 and back) start together. The wiring is what is
  * tested: control packets must come back to the source ToR (ConWeave's replies are answered in
  * time), held packets must all be released, paths must follow the tags, feedback must flow.

@@ -1,19 +1,19 @@
 /*
  * rdma-lb: test suite "rdma-lb-themis" for the switch-side load balancers end to end
- * (Themis, seed 001; PLTS, seed 003; adaptive routing and DRILL, spec/algorithms.md §5).
+ * (Themis; PLTS; adaptive routing and DRILL: doc/rdma-lb.rst, "Papers").
  *
- *  - Seed 001 §2.2 / Fig. 1: 8 hosts on a 100 Gbps leaf-spine (4 leaves x 2 hosts, 2 spines,
- *    1 us links), two rings of 4 hosts ({0,2,4,6}, {1,3,5,7}, each host sending to the next in
- *    its ring), NICs with NIC-SR and DCQCN (the NIC's defaults: T_D 4 us, T_I 300 us). The
- *    paper sends 100 MB per flow; we send RING_BYTES (4 MB, 4000 packets) so that the suite runs
- *    in seconds -- the statistics are per-packet ratios and settle well within that. Random
- *    spraying (host `spray`, switch `plts-random`) causes spurious retransmissions and
- *    NACK-driven rate cuts with no loss; Themis brings both to (near) zero and the throughput to
- *    >= 95% of the no-reordering ideal. The table is printed beside the paper's 16% / 86% / 71%.
+ *  - The Themis paper's §2.2 / Fig. 1: 8 hosts on a 100 Gbps leaf-spine (4 leaves x 2 hosts, 2
+ *    spines, 1 us links), two rings of 4 hosts ({0,2,4,6}, {1,3,5,7}, each host sending to the next
+ *    in its ring), NICs with NIC-SR and DCQCN (the NIC's defaults: T_D 4 us, T_I 300 us). The paper
+ *    sends 100 MB per flow; we send RING_BYTES (4 MB, 4000 packets) so that the suite runs in
+ *    seconds -- the statistics are per-packet ratios and settle well within that. Random spraying
+ *    (host `spray`, switch `plts-random`) causes spurious retransmissions and NACK-driven rate cuts
+ *    with no loss; Themis brings both to (near) zero and the throughput to >= 95% of the
+ *    no-reordering ideal. The table is printed beside the paper's 16% / 86% / 71%.
  *  - Per-packet schemes balance uplinks: 8 flows of 4 MB across a 4-spine leaf-spine keep the
  *    uplink byte counts within 5% of each other (random spraying of ~32000 packets: one
  *    standard deviation is ~1% of a port's share); ECMP (fixed seed) does not.
- *  - Themis' memory at a ToR follows seed 001 §4; a link failure reverts Themis to ECMP (§6);
+ *  - Themis' memory at a ToR follows its paper's §4; a link failure reverts Themis to ECMP (§6);
  *    in a 3-tier fat tree (path-index routing above the ToRs) the PathMap spreads one flow
  *    evenly over the 4 core paths.
  */
@@ -70,7 +70,7 @@ IdealFctSeconds(uint64_t bytes)
     return wire * 8 / 100e9 + 3 * DATA_WIRE * 8 / 100e9 + 4e-6;
 }
 
-/// Seed 001's ring setup under \p algorithm (see the file comment).
+/// The Themis paper's ring setup under \p algorithm (see the file comment).
 RingResult
 RunRing(const std::string& algorithm, const std::string& params, uint64_t bytes)
 {
@@ -143,7 +143,7 @@ RunRing(const std::string& algorithm, const std::string& params, uint64_t bytes)
 
 } // namespace
 
-/// Seed 001 Fig. 1 and Themis' fix, end to end.
+/// The Themis paper's Fig. 1 and Themis' fix, end to end.
 class ThemisRingTestCase : public TestCase
 {
   public:
@@ -162,7 +162,7 @@ class ThemisRingTestCase : public TestCase
         {
             res[a] = RunRing(a, "", RING_BYTES);
         }
-        std::printf("\nrdma-lb-themis: seed 001 ring (8 x %.0f MB, 100G leaf-spine 4x2, 2 spines, "
+        std::printf("\nrdma-lb-themis: Themis paper ring (8 x %.0f MB, 100G leaf-spine 4x2, 2 spines, "
                     "NIC-SR + DCQCN)\n",
                     RING_BYTES / 1e6);
         std::printf("%-12s %10s %7s %7s %9s %6s %10s %11s %9s %9s\n",
@@ -220,7 +220,7 @@ class ThemisRingTestCase : public TestCase
                                     0.001,
                                     "Themis: (near) zero spurious retransmissions");
         NS_TEST_EXPECT_MSG_GT_OR_EQ(t.throughputFrac, 0.95, "Themis: >= 95% of the ideal");
-        // Seed 001 §4 at ToR 8: 2 paths x 2 B of PathMap; 2 incoming cross-rack QPs, each
+        // The Themis paper's §4 at ToR 8: 2 paths x 2 B of PathMap; 2 incoming cross-rack QPs, each
         // 20 B of flow table + a 38-entry queue (100 Gbps x 2089 ns x 1.5 / 1048 B).
         NS_TEST_EXPECT_MSG_EQ(t.tor0MemoryBytes, 2u * 2 + 2 * (20 + 38), "memory (§4)");
     }
@@ -329,13 +329,13 @@ class UplinkBalanceTestCase : public TestCase
     }
 };
 
-/// Seed 001 §6: a failed uplink reverts Themis to ECMP at the ToRs; the flows still complete.
-/// The helper tells the ToR not attached to the link unless \p notifyRemote is false.
+/// The Themis paper's §6: a failed uplink reverts Themis to ECMP at the ToRs; the flows still
+/// complete. The helper tells the ToR not attached to the link unless \p notifyRemote is false.
 class ThemisLinkFailureTestCase : public TestCase
 {
   public:
     explicit ThemisLinkFailureTestCase(bool notifyRemote)
-        : TestCase(std::string("a link failure reverts Themis to ECMP (seed 001 §6), ") +
+        : TestCase(std::string("a link failure reverts Themis to ECMP (Themis paper, §6), ") +
                    (notifyRemote ? "remote ToRs told" : "only the attached ToR told")),
           m_notifyRemote(notifyRemote)
     {
@@ -500,8 +500,8 @@ RunRingWithLosses(const std::string& params)
 }
 } // namespace
 
-/// Seed 001 §3.3-3.4 with real losses: each loss is repaired by a forwarded valid NACK or a
-/// compensation NACK, never by a timeout; without compensation a blocked loss waits for one.
+/// The Themis paper's §3.3-3.4 with real losses: each loss is repaired by a forwarded valid NACK or
+/// a compensation NACK, never by a timeout; without compensation a blocked loss waits for one.
 class ThemisLossRecoveryTestCase : public TestCase
 {
   public:
@@ -544,8 +544,8 @@ class ThemisLossRecoveryTestCase : public TestCase
     }
 };
 
-/// Seed 001 §3.2, 3-tier: the PathMap rewrite + path-index routing above the ToR spread one
-/// flow over the 4 core paths of a k = 4 fat tree, one packet in four on each.
+/// The Themis paper's §3.2, 3-tier: the PathMap rewrite + path-index routing above the ToR spread
+/// one flow over the 4 core paths of a k = 4 fat tree, one packet in four on each.
 class ThemisThreeTierTestCase : public TestCase
 {
   public:

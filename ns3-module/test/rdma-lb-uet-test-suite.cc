@@ -1,5 +1,5 @@
 /*
- * rdma-lb: tests of the UET transport (issue 16; rdma-uet.h for the rules and their source,
+ * rdma-lb: tests of the UET transport (rdma-uet.h for the rules and their source,
  * htsim's UEC sender in tommasobo/REPS_EuroSys_Artifact).
  *
  *  - window rule: RdmaUetWindowOnAck / OnLoss against hand-computed numbers;

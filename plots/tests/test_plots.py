@@ -19,7 +19,7 @@ REPO = Path(__file__).resolve().parents[2]
 FLOWS_HEADER = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_pkts,nacks,path_switches,algorithm"
 
 # 100G leaf-spine, 1 us links. Inter-rack = 4 links (host-leaf-spine-leaf-host), intra-rack = 2.
-# base RTT = 2*4*1000 + 4 * (1000 B * 8 / 100 Gb/s = 80 ns) = 8320 ns (spec §5.1).
+# base RTT = 2*4*1000 + 4 * (1000 B * 8 / 100 Gb/s = 80 ns) = 8320 ns (the reference's base RTT).
 # 1000 B flow: 1 packet -> 1000 + 48 = 1048 B -> 83.84 ns, truncated to 83 -> ideal 8403 ns.
 IDEAL_1000B = 8403
 # 10 MB = 10^7 B: 10^4 packets -> 10,480,000 B -> 838,400 ns -> ideal 846,720 ns.

@@ -1,7 +1,7 @@
 //! The bridge between `rdma-lb-core` and the ns-3 module: only the `#[cxx::bridge]`, newtype
 //! wrappers and conversions; the logic lives in the core.
 //!
-//! Rules (spec/style-models.md §4.3):
+//! Rules (the bridge stays thin):
 //! * One-way: Rust exports functions; it never calls back into C++.
 //! * Plain data in, plain data out; units in field names (`*_ns`, `*_bytes`).
 //! * Only constructors return `Result` (a `rust::Error` in C++, raised by the ns-3 side as a

@@ -1,5 +1,5 @@
 //! Bridge module `rdmalb::scenario`: loads a scenario with `rdma-lb-scenario` and hands it to
-//! C++ as plain shared structs (SCENARIO-CONTRACT.md). One call, [`load_scenario`], returns
+//! C++ as plain shared structs. One call, [`load_scenario`], returns
 //! everything; the C++ side (`ns3::RdmaScenarioSpec`) copies what it needs.
 //!
 //! Units are in the field names (`_ns`, `_bps`, `_bytes`). Names (`recovery`, `cc`,

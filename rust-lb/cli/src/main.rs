@@ -1,8 +1,9 @@
-//! `rdma-lb`: the command line of rdma-lb (SCENARIO-CONTRACT.md, "CLI").
+//! `rdma-lb`: the command line of rdma-lb (README.md, "Running scenarios").
 //!
 //! * `rdma-lb check CONFIG` — parse and validate a scenario, print a summary (no simulation);
 //! * `rdma-lb run CONFIG` — validate, then run the ns-3 scenario program on it;
-//! * `rdma-lb flowgen ...` — write a ConWeave flow file from a flow-size CDF (spec §8.3);
+//! * `rdma-lb flowgen ...` — write a ConWeave flow file from a flow-size CDF (as ConWeave's
+//!   `traffic_gen.py`);
 //! * `rdma-lb sweep ...` — run a grid of configs × algorithms × loads × seeds.
 //!
 //! Every error is one line on stderr (`file:line: key: message` for bad input) and exit
@@ -36,7 +37,7 @@ enum Cmd {
     Check(CheckArgs),
     /// Validate a scenario config, then run the ns-3 scenario program on it.
     Run(RunArgs),
-    /// Write a ConWeave flow file of Poisson arrivals with sizes from a CDF (spec §8.3).
+    /// Write a ConWeave flow file of Poisson arrivals with sizes from a CDF (as `traffic_gen.py`).
     Flowgen(FlowgenArgs),
     /// Run a grid of configs × algorithms × loads × seeds with a local worker pool.
     Sweep(sweep::SweepArgs),

@@ -15,10 +15,10 @@
 //! last), the sweep says what finished and what will run again, and exits with 128 + the
 //! signal number. Running the same command again resumes.
 //!
-//! Beyond one machine (DESIGN.md decision 7), `--slurm FILE` writes the same grid as a Slurm
-//! job array instead of running it: one array task per point, each running the scenario
-//! program with the same arguments into the same directory (so results are laid out exactly as
-//! a local sweep lays them out, and a local sweep over the same root skips what the cluster
+//! Beyond one machine (Slurm is what research clusters run), `--slurm FILE` writes the same grid as
+//! a Slurm job array instead of running it: one array task per point, each running the scenario
+//! program with the same arguments into the same directory (so results are laid out exactly as a
+//! local sweep lays them out, and a local sweep over the same root skips what the cluster
 //! finished), skipping a point that already has its `summary.json`. Paths in the script are
 //! absolute; the cluster must see the same files (a shared file system).
 

@@ -1,8 +1,8 @@
-//! Whack-a-Mole's spray-counter balance, measured against the seed's bound (seed 000 §4 and
-//! §9; spec/algorithms.md §1.3): over any window of consecutive packets, each path's packet
-//! count stays within ℓ = log2 m of its expected share (b(i)/m per packet) with the plain
-//! bit-reversal counter; the crate's reconstruction of the two shuffles is tested against ℓ
-//! (method 1) and 2ℓ (method 2).
+//! Whack-a-Mole's spray-counter balance, measured against the paper's bound (the Whack-a-Mole
+//! paper, §4 and §9; the shuffles as reconstructed in `host::whack_a_mole`): over any window of
+//! consecutive packets, each path's packet count stays within ℓ = log2 m of its expected share
+//! (b(i)/m per packet) with the plain bit-reversal counter; the crate's reconstruction of the two
+//! shuffles is tested against ℓ (method 1) and 2ℓ (method 2).
 //!
 //! For ℓ = 4..=12 this draws random profiles (n paths, 2 ≤ n ≤ min(16, m), a uniformly random
 //! composition of the m balls into n positive counts) and random source seeds

@@ -24,44 +24,44 @@ pub enum Side {
 /// is the switches' doing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Algorithm {
-    /// Flow-level ECMP: one entropy per flow, hashed by every switch (spec/algorithms.md §5).
+    /// Flow-level ECMP: one entropy per flow, hashed by every switch.
     Ecmp,
     /// Oblivious packet spraying: a uniformly random entropy for every data packet.
     Spray,
     /// REPS: recycle the entropies of un-marked ACKs, explore otherwise, freeze on failures
-    /// (seed 002 §3; spec/algorithms.md §2).
+    /// (the REPS paper, §3, and the authors' artifact).
     Reps,
     /// FlowBender: one entropy per flow, re-drawn after congested RTTs or a timeout
-    /// (spec/algorithms.md §5).
+    /// (Kabbani et al., CoNEXT 2014).
     FlowBender,
     /// Whack-a-Mole: deterministic bit-reversal spraying over a discrete path profile that
-    /// congestion feedback whacks down (seed 000; spec/algorithms.md §1).
+    /// congestion feedback whacks down (the Whack-a-Mole paper).
     WhackAMole,
     /// Hopper: RTT-driven path switching with two-path probing and an OOO-avoiding hold
-    /// (seed 004 §3; spec/algorithms.md §3).
+    /// (the Hopper paper, "Predictive Load Balancing for RDMA Traffic", §3).
     Hopper,
     /// Themis: PSN-based spraying at the source ToR, invalid-NACK blocking and NACK
-    /// compensation at the destination ToR (seed 001 §3; spec/algorithms.md §4).
+    /// compensation at the destination ToR (the Themis paper, §3).
     Themis,
-    /// PLTS-Random: a uniformly random equal-cost port per packet (seed 003 §III-A.1).
+    /// PLTS-Random: a uniformly random equal-cost port per packet (the PLTS paper, §III-A.1).
     PltsRandom,
-    /// PLTS-Counter: the equal-cost port with the fewest bytes sent (seed 003 §III-A.2).
+    /// PLTS-Counter: the equal-cost port with the fewest bytes sent (the PLTS paper, §III-A.2).
     PltsCounter,
-    /// PLTS-RR: per-flow round robin over the equal-cost ports (seed 003 §III-A.3).
+    /// PLTS-RR: per-flow round robin over the equal-cost ports (the PLTS paper, §III-A.3).
     PltsRr,
     /// Adaptive routing: the equal-cost port with the shortest queue, per packet (the "AR"
-    /// baseline of seed 001 §5; spec/algorithms.md §5).
+    /// baseline of the Themis paper, §5).
     Adaptive,
     /// DRILL(d, m): shortest of d random ports and m remembered ones (ConWeave's baseline;
-    /// spec/algorithms.md §5).
+    /// Ghorbani et al., SIGCOMM 2017).
     Drill,
     /// CONGA: flowlets on the least congested of sampled paths, by DRE feedback between ToRs
-    /// (spec/rdma-model.md §6.1).
+    /// (as the reference simulator runs it).
     Conga,
-    /// LetFlow: flowlets on uniformly random paths (spec/rdma-model.md §6.2).
+    /// LetFlow: flowlets on uniformly random paths (as the reference simulator runs it).
     LetFlow,
     /// ConWeave: flowcut rerouting at the source ToR with in-network reordering at the
-    /// destination ToR (SIGCOMM 2023; spec/rdma-model.md §6.3).
+    /// destination ToR (SIGCOMM 2023; as the reference simulator runs it).
     ConWeave,
 }
 

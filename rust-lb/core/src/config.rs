@@ -360,7 +360,7 @@ mod tests {
         assert_eq!(
             (d.num_entropies, d.buffer_size),
             (256, 8),
-            "seed 002 Algorithm 1"
+            "REPS paper, Algorithm 1"
         );
         assert_eq!(
             d.freeze_ns, 10_000_000,
@@ -409,7 +409,7 @@ mod tests {
         assert_eq!(
             (d.threshold, d.consecutive_rtts),
             (0.05, 1),
-            "T and N of §5"
+            "T and N of the ns-3 FlowBender"
         );
         let c = LbConfig::parse("flowbender", "threshold = 0.1, consecutive_rtts = 3").unwrap();
         assert_eq!(

@@ -1,4 +1,5 @@
-//! The switch ECMP hashes: the reference simulator's (spec/rdma-model.md §5.2) and the REPS
+//! The switch ECMP hashes: the reference simulator's (ConWeave's ns-3 tree; `rdma-lb.rst`,
+//! "Routing and ECMP") and the REPS
 //! artifact's (htsim's FatTreeSwitch, [`bridge_hash`]).
 //!
 //! The reference hashes a 12-byte key `[sip, dip, sport | dport << 16]` (three little-endian

@@ -1,6 +1,6 @@
 //! # rdma-lb-core: load balancing for RDMA fabrics, as pure functions of their inputs
 //!
-//! This crate holds the algorithms of the seed papers (Whack-a-Mole, Themis, REPS, Hopper, PLTS)
+//! This crate holds the algorithms of five papers (Whack-a-Mole, Themis, REPS, Hopper, PLTS)
 //! and their baselines (ECMP, oblivious spraying, FlowBender, adaptive routing) with no
 //! simulator, no I/O and no global state.
 //!

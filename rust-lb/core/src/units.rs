@@ -5,7 +5,7 @@ use std::fmt;
 /// The 16-bit per-packet entropy that switches hash for ECMP (the RoCEv2 UDP source port).
 ///
 /// Host algorithms choose it per data packet; ACKs and NACKs echo it back, so the sender learns
-/// per path without side tables (DESIGN.md decision 4).
+/// per path without side tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Entropy(pub u16);
 

@@ -1,4 +1,4 @@
-//! Flow-size distributions in the ConWeave/HPCC `traffic_gen` format (spec/rdma-model.md §8.3).
+//! Flow-size distributions in the ConWeave/HPCC `traffic_gen` format.
 //!
 //! One point per line: `size_bytes cumulative_percent`. Both columns must be non-decreasing,
 //! percents within `[0, 100]`, and the last percent exactly 100; anything else is an error

@@ -1,10 +1,10 @@
-//! ConWeave scenario configs (`scratch/network-load-balance <config.txt>`, spec/rdma-model.md
-//! §7.2): one key per line followed by its value(s), whitespace-separated.
+//! ConWeave scenario configs (`scratch/network-load-balance <config.txt>`, the keys its `run.py`
+//! writes): one key per line followed by its value(s), whitespace-separated.
 //!
-//! Every key of §7.2 is either **honoured** (mapped into the [`Scenario`](crate::Scenario)),
-//! **accepted with a note** (the key only names something rdma-lb does not produce or that
-//! has no effect with the modes we have; the note, with file:line, is kept in
-//! `Scenario::notes` and printed by the CLI and the scenario program), or **rejected** with an
+//! Every key the reference reads is either **honoured** (mapped into the
+//! [`Scenario`](crate::Scenario)), **accepted with a note** (the key only names something rdma-lb
+//! does not produce or that has no effect with the modes we have; the note, with file:line, is kept
+//! in `Scenario::notes` and printed by the CLI and the scenario program), or **rejected** with an
 //! error naming `file:line: KEY`. Unknown keys are errors (the reference skips them silently).
 //!
 //! | Key | Here |
@@ -15,7 +15,7 @@
 //! | `FLOW_INPUT_FILE`, `CNP_OUTPUT_FILE`, `QLEN_MON_FILE`, `VOQ_MON_FILE`, `VOQ_MON_DETAIL_FILE`, `UPLINK_MON_FILE`, `CONN_MON_FILE`, `EST_ERROR_MON_FILE` | note: not produced |
 //! | `QLEN_MON_START`, `QLEN_MON_END` | number checked; note: unused (as in the reference) |
 //! | `SW_MONITORING_INTERVAL` (ns) | `run.monitor_interval_ns` |
-//! | `FLOWGEN_START_TIME`, `FLOWGEN_STOP_TIME` (s) | `run.flowgen_{start,stop}_ns`; hard stop = stop + 10 s (§7.5) |
+//! | `FLOWGEN_START_TIME`, `FLOWGEN_STOP_TIME` (s) | `run.flowgen_{start,stop}_ns`; hard stop = stop + 10 s (as the reference) |
 //! | `BUFFER_SIZE` (MiB) | `transport.buffer_bytes` (× 1024²); 0 is an error |
 //! | `CC_MODE` | `transport.cc`: 1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP (0 = none, extension); with `LB_MODE 9` only 1 (as the reference) |
 //! | `LB_MODE` | 0 = `ecmp`, 3 = `conga`, 6 = `letflow`, 9 = `conweave`; an rdma-lb algorithm name is also accepted; 2 (the reference's DRILL, whose memory is per destination) is an error: use `drill` |
@@ -95,7 +95,7 @@ const CONWEAVE_KEYS: &[&str] = &[
 ];
 
 /// ConWeave's parameters from the `CONWEAVE_*` keys (µs), the reference scenario program's
-/// defaults for absent keys (spec §6.3), then `LB_PARAMS` (a key given both ways is an error
+/// defaults for absent keys, then `LB_PARAMS` (a key given both ways is an error
 /// naming the parameter).
 fn conweave_params(keys: &[(usize, &str, u64)], lb_params: &str) -> String {
     use rdma_lb_core::switch::conweave::ConWeaveConfig as Cw;
@@ -514,7 +514,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
             }
             _ => return Err(l.err(
                 ErrorKind::UnknownKey,
-                "unknown key (see spec/rdma-model.md §7.2 for the keys a ConWeave config may hold)",
+                "unknown key (the keys a ConWeave config may hold: `cargo doc -p rdma-lb-scenario`, module conweave)",
             )),
         }
     }

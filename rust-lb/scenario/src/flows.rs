@@ -1,4 +1,4 @@
-//! Flow files in ConWeave format (spec/rdma-model.md §7.4), read and written.
+//! Flow files in ConWeave format, read and written.
 //!
 //! ```text
 //! <flow_count>

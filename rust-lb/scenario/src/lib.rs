@@ -5,10 +5,10 @@
 //! `rdmalb::scenario`) by the ns-3 scenario program, so both print the same errors.
 //!
 //! Input formats (one parser each; every error renders as `file:line: key: message`):
-//! * ConWeave key/value configs, spec/rdma-model.md §7.2 — [`conweave`];
-//! * ConWeave/HPCC topology files, §7.3 — [`topology`];
-//! * ConWeave flow files, §7.4 — [`flows`];
-//! * flow-size CDFs (`traffic_gen` format), §8.3 — [`cdf`];
+//! * ConWeave key/value configs (the keys its `run.py` writes) — [`conweave`];
+//! * ConWeave/HPCC topology files — [`topology`];
+//! * ConWeave flow files — [`flows`];
+//! * flow-size CDFs (`traffic_gen` format) — [`cdf`];
 //! * rdma-lb's own TOML scenarios — [`toml_config`].
 //!
 //! Each text parser has a `parse_*_str(name, text)` form that needs no file (used by the
@@ -191,7 +191,7 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
     {
         let msg = "algorithm `themis` needs nic-sr or gbn receivers: IRN's NACKs also \
                    acknowledge data, and Themis-D would filter them as reordering NACKs \
-                   (seed 001 §3.3)"
+                   (the Themis paper, §3.3)"
             .to_owned();
         let from_override = overrides.lb.is_some() || overrides.recovery.is_some();
         return Err(lb_error(file, lb_line, "lb", from_override, msg));

@@ -1,4 +1,4 @@
-//! The plain-data scenario every input format is turned into (SCENARIO-CONTRACT.md).
+//! The plain-data scenario every input format is turned into (formats: `configs/README.md`).
 //!
 //! Units are in the field names: times in ns (`_ns`), rates in bits/s (`_bps`), sizes in bytes
 //! (`_bytes`). Node ids are the topology file's ids (hosts and switches share one id space).
@@ -207,7 +207,7 @@ pub enum TransportKind {
     /// RoCEv2 as the reference models it: 1 KB payloads, GBN/IRN/NIC-SR, rate-based CC.
     Roce,
     /// The Ultra-Ethernet-style transport REPS was evaluated on (htsim's UEC sender with its
-    /// MPRDMA-style window, seed 002 §4): 4 KiB packets, per-packet ACKs with SACK, a window
+    /// MPRDMA-style window; the REPS paper, §4): 4 KiB packets, per-packet ACKs with SACK, a window
     /// driven by ECN, a timeout from the base RTT, optional packet trimming at switches.
     Uet,
 }
@@ -270,7 +270,7 @@ pub struct UetParams {
 #[serde(rename_all = "kebab-case")]
 pub enum SwitchHash {
     /// The model's switches: MurmurHash3 of the 5-tuple, the entropy as source port, seeded
-    /// by the switch id (spec §5.2); ECMP flows draw a random entropy.
+    /// by the switch id (the reference's flow ECMP); ECMP flows draw a random entropy.
     FiveTuple,
     /// The REPS authors' switches (htsim, `rdma_lb_core::switch::htsim_ecmp`): hash of the
     /// flow's host pair, the entropy and a per-switch salt, over ports shuffled at first use,
@@ -317,14 +317,14 @@ impl Default for UetParams {
 }
 
 /// A behaviour of the reference simulator (ConWeave's ns-3.19 tree) that the fabric model
-/// reproduces so that a ConWeave config gives the reference's results flow for flow
-/// (DESIGN.md decision 3). ConWeave configs reproduce every one by default; our TOML
-/// scenarios reproduce none unless `[transport] quirks` lists them (each one's fix is the
-/// better model, see `ns3-module/doc/rdma-lb.rst`, "Lock-step quirks").
+/// reproduces so that a ConWeave config gives the reference's results flow for flow.
+/// ConWeave configs reproduce every one by default; our TOML scenarios reproduce none unless
+/// `[transport] quirks` lists them (each one's fix is the better model, see
+/// `ns3-module/doc/rdma-lb.rst`, "Lock-step with the reference simulator").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Quirk {
-    /// Data packets carry the reference's ports (spec §7.4, §12.12: sport 10000, 10001, ...
+    /// Data packets carry the reference's ports (sport 10000, 10001, ...
     /// per source host, dport 100, 101, ... per destination host, in flow order), and a
     /// host side that keeps one entropy per flow (`ecmp`, the switch-side schemes) uses
     /// that sport, so ECMP hashes exactly the reference's inputs. Fix: a random entropy per
@@ -345,7 +345,7 @@ pub enum Quirk {
     /// by feedback only while sent-but-unacknowledged bytes remain. Fix: our IRN sender.
     IrnSender,
     /// Every switch draws its ECN-marking random numbers from the same stream (ns-3's user
-    /// stream 0 of the run's seed, spec §5.5), so all switches see one sequence. Fix: a
+    /// stream 0 of the run's seed), so all switches see one sequence. Fix: a
     /// stream per switch.
     EcnSharedStream,
     /// Events of one instant run in the reference's order: a flow's queue pair is created two
@@ -462,7 +462,7 @@ impl Serialize for QuirkSet {
     }
 }
 
-/// ECN marking thresholds for ports of one link rate (spec §5.5).
+/// ECN marking thresholds for ports of one link rate (the reference's KMIN/KMAX/PMAX maps).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EcnEntry {
     /// Port rate these thresholds apply to.
@@ -476,7 +476,7 @@ pub struct EcnEntry {
 }
 
 /// NIC, switch-buffer and congestion-control settings. Defaults are ConWeave's `run.py`
-/// values for 100 Gbps (spec §7.2) and the ns-3 model's attribute defaults.
+/// values for 100 Gbps and the ns-3 model's attribute defaults.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transport {
     /// Wire protocol: RoCE (every other key here) or UET (its own keys in `uet`). Left out of
@@ -561,13 +561,14 @@ pub struct Transport {
     pub irn_bdp_bytes: u64,
     /// IRN out-of-order threshold under spraying (0 = off; Hopper's fix).
     pub irn_ooo_threshold: u32,
-    /// Fix of the ACK-milestone quirk (spec §12.1); false reproduces the reference.
+    /// Fix of the ACK-milestone quirk (every in-order packet ACKed); false reproduces the
+    /// reference.
     pub ack_milestone_fix: bool,
-    /// Reference quirk: an out-of-order NACK carries a CNP (spec §12.2). No effect under
-    /// `nic-sr`, where every NACK cuts the rate by design (seed 001 §2.2); use `cc = "none"`
+    /// Reference quirk: an out-of-order NACK carries a CNP. No effect under `nic-sr`, where
+    /// every NACK cuts the rate by design (the Themis paper, §2.2); use `cc = "none"`
     /// to study NIC-SR without rate cuts.
     pub nack_carries_cnp: bool,
-    /// Reference quirk of the MMU headroom sum (spec §5.3).
+    /// Reference quirk of the MMU headroom sum (`rdma-lb.rst`, "Switch buffer, PFC and ECN").
     pub headroom_sum_quirk: bool,
     /// Switches withdraw routes over failed links (`RdmaSwitch::WithdrawFailedPorts`).
     pub withdraw_failed_ports: bool,

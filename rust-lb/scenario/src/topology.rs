@@ -1,4 +1,4 @@
-//! Topology files in ConWeave/HPCC format (spec/rdma-model.md §7.3) and a leaf-spine
+//! Topology files in ConWeave/HPCC format and a leaf-spine
 //! generator with the same numbering.
 //!
 //! ```text

@@ -1,5 +1,6 @@
-//! Seeded workload generation: Poisson background traffic (spec/rdma-model.md §8.3) and
-//! collectives expanded into flows with `after` dependencies (seed 001 §5 for the placement).
+//! Seeded workload generation: Poisson background traffic (as ConWeave's `traffic_gen.py`) and
+//! collectives expanded into flows with `after` dependencies (the Themis paper's §5 for the
+//! placement).
 //!
 //! Everything here is a pure function of its arguments and an explicit seed (PCG-64 MCG from
 //! `rand_pcg`, as `rdma_lb_core::rng`), so the same inputs give the same flows on every
@@ -108,8 +109,8 @@ pub fn poisson_flows(spec: &PoissonSpec, cdf: &Cdf) -> Vec<Flow> {
 /// How ranks of collective groups are placed on hosts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Placement {
-    /// Seed 001 §5: each group has one rank under every ToR — rank `t` of group `g` is the
-    /// `g`-th host (by id) of the `t`-th ToR (by id).
+    /// The Themis paper's §5: each group has one rank under every ToR — rank `t` of group `g` is
+    /// the `g`-th host (by id) of the `t`-th ToR (by id).
     OnePerTor,
     /// Group `g` is hosts `g·N .. (g+1)·N` in id order.
     Consecutive,

@@ -1,4 +1,4 @@
-//! Every bad-input case of the Scenarios issue gives one `file:line: key: message` line.
+//! Every bad-input case of the scenario inputs gives one `file:line: key: message` line.
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,
@@ -129,7 +129,7 @@ fn negative_and_garbage_sizes_and_size_zero() {
         "f.txt:2: start_s: `-2.0` is not a non-negative decimal number of seconds"
     );
     let f = parse_flow_str("f.txt", "1\n0 1 3 0 2.000013125\n", &t).unwrap();
-    assert_eq!(f[0].size_bytes, 1, "size 0 becomes 1 (spec §7.4)");
+    assert_eq!(f[0].size_bytes, 1, "size 0 becomes 1 (as the reference)");
     assert_eq!(f[0].start_ns, 2_000_013_125, "decimal seconds → ns exactly");
 }
 
@@ -336,7 +336,7 @@ fn themis_with_irn_receivers_is_refused() {
         ),
     );
     let why = "algorithm `themis` needs nic-sr or gbn receivers: IRN's NACKs also acknowledge \
-               data, and Themis-D would filter them as reordering NACKs (seed 001 §3.3)";
+               data, and Themis-D would filter them as reordering NACKs (the Themis paper, §3.3)";
     assert_eq!(
         msg(load_scenario(&toml, &Overrides::default())),
         format!("{}:8: lb: {why}", toml.display())

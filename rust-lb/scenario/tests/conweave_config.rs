@@ -1,4 +1,4 @@
-//! ConWeave run.py configs (spec §7.2) map onto the scenario key by key.
+//! ConWeave run.py configs map onto the scenario key by key.
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,
@@ -85,7 +85,7 @@ fn runpy_template_maps_every_key() {
         (s.run.flowgen_start_ns, s.run.flowgen_stop_ns),
         (2_000_000_000, 2_100_000_000)
     );
-    assert_eq!(s.run.hard_stop_ns, 12_100_000_000, "stop + 10 s (§7.5)");
+    assert_eq!(s.run.hard_stop_ns, 12_100_000_000, "stop + 10 s");
     assert_eq!(s.run.monitor_interval_ns, 10_000);
     assert!(s.run.pfc_trace, "PFC_OUTPUT_FILE turns the PFC trace on");
     assert!(s.run.link_events.is_empty(), "LINK_DOWN 0 0 0 = none");

@@ -1,5 +1,5 @@
-//! The shipped ConWeave/HPCC data files parse, with the numbers spec/rdma-model.md §7.3, §9
-//! gives for them.
+//! The shipped ConWeave/HPCC data files parse, with their known numbers (node, switch and link
+//! counts of the topologies; point counts and means of the CDFs).
 #![allow(
     clippy::unwrap_used,
     clippy::indexing_slicing,
@@ -69,7 +69,7 @@ fn fat_trees_and_hpcc_topology() {
 
 #[test]
 fn cdfs_parse_with_the_documented_means() {
-    // Means from spec/rdma-model.md §8.3 and §9 (trapezoid integral of the CDF).
+    // Means of the CDFs (trapezoid integral of the piecewise-linear CDF, as `traffic_gen.py`).
     for (file, points, mean, tol) in [
         ("conweave/traffic_gen/AliStorage2019.txt", 9, 40_869.8, 0.1),
         ("conweave/traffic_gen/FbHdp2015.txt", 461, 121_849.0, 1.0),

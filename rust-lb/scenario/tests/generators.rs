@@ -41,7 +41,8 @@ fn offered(flows: &[Flow], hosts: u32, duration_ns: u64) -> f64 {
 fn offered_load_is_within_3_percent_of_target() {
     let ali = parse_cdf_file(&data("conweave/traffic_gen/AliStorage2019.txt")).unwrap();
     let fb = parse_cdf_file(&data("conweave/traffic_gen/FbHdp2015.txt")).unwrap();
-    // 128 hosts, 50 ms: ~490k AliStorage flows at 25 % (spec §8.3: ≈ 7,650 flows/host/0.1 s).
+    // 128 hosts, 50 ms: ~490k AliStorage flows at 25 % (as `traffic_gen.py`: ≈ 7,650
+    // flows/host/0.1 s).
     for (cdf, name, load, dur) in [
         (&ali, "AliStorage2019", 0.25, 50_000_000),
         (&ali, "AliStorage2019", 0.40, 50_000_000),

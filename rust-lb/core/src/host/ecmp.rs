@@ -1,6 +1,5 @@
-//! Flow-level ECMP at the sender: one entropy per queue pair for its whole life
-//! (spec/algorithms.md §5, "ECMP: one entropy per flow"). The switches' hash of the 5-tuple
-//! then pins the flow to one path.
+//! Flow-level ECMP at the sender: one entropy per queue pair for its whole life. The switches'
+//! hash of the 5-tuple then pins the flow to one path.
 
 use super::{PathSelector, SendCx};
 use crate::rng::SimRng;

@@ -1,4 +1,4 @@
-//! FlowBender (Kabbani et al., CoNEXT 2014; spec/algorithms.md §5): keep a flow on one
+//! FlowBender (Kabbani et al., CoNEXT 2014): keep a flow on one
 //! entropy (one ECMP path) and re-hash it when that path is congested or broken.
 //!
 //! * Per RTT window the sender counts the ACKs (and NACKs) of the flow and how many of them
@@ -9,9 +9,9 @@
 //! * A retransmission timeout reroutes at once (recovery from a failed link within one RTO).
 //!
 //! Reconstructions and deviations, all documented choices:
-//! * **RTT window** (spec §5, from `snowzjx/ns3-load-balance`): a window ends when feedback
-//!   arrives for a PSN at or past the high-transmit mark, i.e. the first PSN sent after the
-//!   window began (DCTCP's rule), so windows are self-clocked and need no RTT estimate. The
+//! * **RTT window** (as the ns-3 FlowBender of `snowzjx/ns3-load-balance`): a window ends when
+//!   feedback arrives for a PSN at or past the high-transmit mark, i.e. the first PSN sent after
+//!   the window began (DCTCP's rule), so windows are self-clocked and need no RTT estimate. The
 //!   feedback that crosses the mark counts in the window it closes. This needs the PSNs of
 //!   [`SendCx`] and [`Feedback`] in the same unit; they are compared modulo 2^32.
 //! * **Only feedback for the current entropy is counted.** Kernel FlowBender counts every

@@ -1,6 +1,6 @@
 //! Hopper: RTT-driven path switching with power-of-two probing and an out-of-order-avoiding
-//! switch delay (Nosrati & Ghaderi, arXiv 2506.08132, seed 004 §3 and Table 1;
-//! spec/algorithms.md §3).
+//! switch delay (Nosrati & Ghaderi, "Predictive Load Balancing for RDMA Traffic", arXiv
+//! 2506.08132, §3 and Table 1).
 //!
 //! One queue pair sends on one entropy (one ECMP path) at a time. Per control epoch of one RTT
 //! it averages the per-packet RTTs of ACKs on that path (§3.1):
@@ -15,7 +15,8 @@
 //!   expected to see minus the new path's RTT (§3.3, Fig. 1): a least-squares line of RTT
 //!   against packet index over the epoch, extrapolated over the packets in flight.
 //!
-//! Reconstructions (the seed lost its formulas and Table 1's first row; these are our choices):
+//! Reconstructions (the paper's text we have lacks its formulas and Table 1's first row; these
+//! are our choices):
 //! * The epoch average is the mean of the epoch's RTT samples, folded into the running estimate
 //!   with gain `alpha` (default 1: the estimate is the last epoch's mean; Table 1 lists "1").
 //! * An epoch lasts max(base RTT, current estimate) and closes on the first ACK after that.
@@ -23,7 +24,7 @@
 //!   under heavy queueing an epoch lasts far longer than a probe answer stays fresh.
 //! * The hold is max(0, predicted old-path RTT − new-path RTT), optionally capped by
 //!   `max_hold_ns` (0, the default, means no cap, as in the paper).
-//! * Loss counts as congestion of the current path (issue 14): a retransmission timeout, or
+//! * Loss counts as congestion of the current path: a retransmission timeout, or
 //!   a stall -- packets outstanding and no RTT sample from the current path for `stall_rtts`
 //!   × base RTT -- raises a floor under the current path's RTT estimate (a timeout: infinite,
 //!   the path is presumed dead; a stall: the time without a sample, a lower bound on the RTT of
@@ -37,9 +38,10 @@
 //!   the paper's `ttl_probe` only stops a path from being probed again). A round is under way
 //!   while a probe is unsent, or sent, unanswered and younger than max(`ttl_prob` × base RTT,
 //!   the current estimate): an answer slower than the ttl but faster than the current path is
-//!   still used. (Before issue 14 answers expired at `ttl_prob`, ~33 us, so a timeout 100 us
+//!   still used. (Answers used to expire at `ttl_prob`, ~33 us, so a timeout 100 us
 //!   after the answers found none, and under heavy queueing no answer was ever used.)
-//! * Base RTT defaults to 8,320 ns, the reference's leaf-spine inter-rack RTT (rdma-model §5.1).
+//! * Base RTT defaults to 8,320 ns, the reference's leaf-spine inter-rack RTT (`rdma-lb.rst`,
+//!   "Routing and ECMP").
 
 use serde::Deserialize;
 
@@ -55,7 +57,7 @@ const PROBES: usize = 2;
 /// Recently explored paths remembered (a ring; older entries are overwritten).
 const EXPLORED: usize = 16;
 
-/// Parameters of Hopper (seed 004 Table 1).
+/// Parameters of Hopper (the Hopper paper, Table 1).
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HopperConfig {
@@ -361,7 +363,7 @@ impl Hopper {
         SimDuration::from_ns((self.cfg.stall_rtts * self.base()).round() as u64)
     }
 
-    /// Loss evidence on the current path (§3.1 extended, issue 14): raise the floor under its
+    /// Loss evidence on the current path (§3.1 extended to losses): raise the floor under its
     /// estimate to `floor_ns`, then switch to the best answered probe if it wins the margin,
     /// else probe.
     fn on_loss(&mut self, now: SimTime, floor_ns: f64, rng: &mut SimRng) {

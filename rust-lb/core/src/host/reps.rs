@@ -1,5 +1,7 @@
-//! REPS, Recycled Entropy Packet Spraying (seed 002 §3, Algorithm 1; freezing mode as in the
-//! authors' EuroSys artifact, spec/algorithms.md §2.3).
+//! REPS, Recycled Entropy Packet Spraying (Bonato et al., "REPS: Recycling Entropies for Packet
+//! Spraying to Adaptively Explore Paths and Mitigate Failures", §3, Algorithm 1; freezing mode
+//! as in the authors' EuroSys artifact, `tommasobo/REPS_EuroSys_Artifact`, `htsim/sim/uec.cpp`
+//! and `buffer_reps.cpp`).
 //!
 //! Every data packet gets an entropy (EV). ACKs echo the EV of the packet they answer; an ACK
 //! that is **not** ECN-marked says that EV's path is good, and the EV is written into a
@@ -9,10 +11,10 @@
 //!
 //! Modes ([`RepsMode`], one transition function [`RepsMode::on`]):
 //! * **Exploring** for the first `explore_pkts` packets (the paper's "first bdp of packets";
-//!   default 104 = the reference leaf-spine's BDP of 104,000 B over 1,000 B packets,
-//!   spec/rdma-model.md): every packet gets a random EV. ACKs are cached meanwhile.
+//!   default 104 = the reference leaf-spine's BDP of 104,000 B over 1,000 B packets): every
+//!   packet gets a random EV. ACKs are cached meanwhile.
 //! * **Recycling** (normal mode): oldest fresh cached EV, else random.
-//! * **Freezing** (failure mode, artifact; spec §2.3): entered on a retransmission timeout while
+//! * **Freezing** (failure mode, the artifact's): entered on a retransmission timeout while
 //!   recycling. The buffer is then re-used round-robin over all its written slots, fresh or
 //!   not, so the last known-good set keeps carrying the traffic. On the first feedback after
 //!   `freeze_ns` (default 10 ms, the artifact's `exit_freeze_after`) the buffer is reset and
@@ -123,7 +125,7 @@ impl RepsConfig {
     }
 }
 
-/// The mode REPS is in (spec/algorithms.md §2.3, named as in the paper and the artifact).
+/// The mode REPS is in (named as in the paper and the artifact).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RepsMode {
     /// Random EVs for `remaining` more packets (always > 0).

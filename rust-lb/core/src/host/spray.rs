@@ -1,4 +1,4 @@
-//! Oblivious packet spraying (the baseline of REPS, seed 002 §4, and of Themis, seed 001
+//! Oblivious packet spraying (the baseline of the REPS paper, §4, and of the Themis paper,
 //! Fig. 1): every data packet gets an entropy drawn uniformly from an entropy space of
 //! `num_entropies` values, ignoring all feedback.
 

@@ -1,24 +1,24 @@
 //! Whack-a-Mole: deterministic packet spraying over a discrete path profile (M. Luby and
 //! J. Byers, "Whack-a-Mole: Deterministic Packet Spraying Across Multiple Network Paths",
-//! arXiv:2509.18519, seed 000; spec/algorithms.md §1).
+//! arXiv:2509.18519).
 //!
-//! * **Profile** (seed §3): n paths ("bins") share m = 2^ℓ balls; path i holds b(i) balls,
+//! * **Profile** (paper §3): n paths ("bins") share m = 2^ℓ balls; path i holds b(i) balls,
 //!   Σ b(i) = m, and gets the share b(i)/m of the packets. The cumulative counts
 //!   c(i) = b(0) + … + b(i) are kept alongside ([`Profile`]).
-//! * **Spray counter** (seed §4): an ℓ-bit counter j advances by one per packet sent; the packet
+//! * **Spray counter** (paper §4): an ℓ-bit counter j advances by one per packet sent; the packet
 //!   goes to the path whose interval [c(i−1), c(i)) holds the ball x = θ(j), θ being the
 //!   reversal of the ℓ low bits of j. Over any window of consecutive packets each path's count
 //!   stays within ℓ = log2 m of its expected share ([`SprayCounter`]).
-//! * **Shuffles with a per-source seed** (s_a, s_b), s_a ∈ [0, m), s_b odd (seed §4): method 1
+//! * **Shuffles with a per-source seed** (s_a, s_b), s_a ∈ [0, m), s_b odd (paper §4): method 1
 //!   applies the linear map before the reversal, x = θ((s_a + s_b·j) mod m); method 2 after it,
 //!   x = (s_a + s_b·θ(j)) mod m. Each source draws its seed from its own generator.
-//! * **Whack** (seed §5–6): feedback on path i (an ECN mark, an RTT above the average, a loss)
+//! * **Whack** (paper §5–6): feedback on path i (an ECN mark, an RTT above the average, a loss)
 //!   removes r = ⌊f·b(i)⌋ balls from it, f growing with the severity; the freed balls go to
-//!   the other paths by one of the four update embodiments of seed §7 ([`Redistribution`]),
+//!   the other paths by one of the four update embodiments of the paper's §7 ([`Redistribution`]),
 //!   with a persistent residual index ρ so that leftover balls rotate across updates.
 //!
-//! **Paths are entropies: path i is sent with entropy i** (`0 ≤ i < num_paths`). The seed's
-//! paths are real paths, so by default (`routing = "path-index"`, issue 14) the ns-3 fabric
+//! **Paths are entropies: path i is sent with entropy i** (`0 ≤ i < num_paths`). The paper's
+//! paths are real paths, so by default (`routing = "path-index"`) the ns-3 fabric
 //! helper turns on path-index routing and, on a fabric whose only multipath stage is at the
 //! ToRs (a leaf-spine), sets `num_paths` to the number of equal-cost uplinks unless it is
 //! given: path i is then uplink i, and a uniform profile is uniform on the links. We chose
@@ -29,11 +29,15 @@
 //! so; `routing = "ecmp"` keeps ECMP hashing everywhere (entropy i is then merely one of n
 //! distinct hash inputs, as before).
 //!
-//! Reconstructions (the seed lost its formulas; each is our documented, tested choice):
-//! * Shuffle formulas: spec §1.3; the multiplier of method 2 follows the seed's wording ("a
-//!   reverse binary operation … then a linear sequence generator"). Tested bounds: window
-//!   deviation ≤ log2 m with no shuffle and method 1, ≤ 2·log2 m with method 2.
-//! * The four embodiments (seed §7 kept only their headings; spec §1.5):
+//! Reconstructions (the paper's text we have lacks its formulas; each is our documented,
+//! tested choice):
+//! * Shuffle formulas: the two maps above (with s_b odd, any 2^k consecutive counter values
+//!   cover every residue mod 2^k, so method 1 keeps the plain counter's bound; method 2
+//!   rotates each path's interval, which may split it in two, hence 2ℓ); the multiplier of
+//!   method 2 follows the paper's wording ("a reverse binary operation … then a linear
+//!   sequence generator"). Tested bounds: window deviation ≤ log2 m with no shuffle and
+//!   method 1, ≤ 2·log2 m with method 2.
+//! * The four embodiments (the paper's §7 as we have it keeps only their headings):
 //!   1. [`Redistribution::EvenEach`]: each whacked bin in turn; its r balls are spread evenly
 //!      over all n bins **including itself**, ⌊r/n⌋ each, the r mod n leftovers one each
 //!      round-robin from ρ.
@@ -51,7 +55,7 @@
 //!   `loss_factor` for a timeout (which names the oldest unacknowledged packet's path), for a
 //!   gap in a path's sequence numbers and for a stalled path (below), `nack_factor` (default
 //!   0) for a NACK: with spraying a NACK mostly reports reordering.
-//! * **Per-path sequence numbers** (seed §5, `path_seq_loss`): the seed puts a path id and a
+//! * **Per-path sequence numbers** (paper §5, `path_seq_loss`): the paper puts a path id and a
 //!   per-path sequence number in each packet's header so that the destination can report
 //!   "packets sent on this path before this one were lost". We keep the number at the sender
 //!   instead (same information, no header change, wire sizes unchanged): each first
@@ -66,9 +70,9 @@
 //!   ever seen on it; a path whose oldest unanswered numbered packet is older than
 //!   `stall_factor` × the average RTT (tested every 2 us, at a send) has its outstanding
 //!   packets declared lost and is whacked with `loss_factor`.
-//! * **Severity objective** (seed §6, `objective = "severity"`, off by default): per path a
+//! * **Severity objective** (paper §6, `objective = "severity"`, off by default): per path a
 //!   severity weight w(i), the moving average (gain 1/8) of the whack factor of each piece of
-//!   feedback about it (0 for a clean answer); the seed's objective is to minimise
+//!   feedback about it (0 for a clean answer); the paper's objective is to minimise
 //!   Σ p(i)·w(i), "removing balls from paths with higher severity weights and redistributing
 //!   them to lower-cost paths": freed balls go only to the paths below the profile-weighted
 //!   mean weight (not whacked now), evenly, else by the embodiment. Measured on the fabric
@@ -78,7 +82,7 @@
 //!   factor) and applied as one multi-bin update when the interval ends, so a burst of marks
 //!   costs a path one whack per interval; 0 applies each feedback at once as a single-bin
 //!   update. Intervals end lazily, at the first send or feedback at or after their end.
-//! * Recovery (spec §1.5(d)): the seed's profile only moves when paths are whacked, so a
+//! * Recovery (our addition): the paper's profile only moves when paths are whacked, so a
 //!   healed path would never win its balls back. Every `recovery_interval_ns` the profile
 //!   moves toward the target (uniform) profile: each bin above target gives
 //!   ⌈g·excess⌉ balls, spread over the bins below target in proportion to their deficit,
@@ -100,16 +104,18 @@
 //! * Profile scope (`profile_scope`): `"queue-pair"` (default) gives each queue pair its own
 //!   profile, forgotten when it ends; `"destination"` shares one [`PathState`] (profile,
 //!   target, pending whacks, RTT average) among a NIC's queue pairs to one destination and
-//!   keeps it across them, the seed's "sender's view of its paths to a destination". Each
+//!   keeps it across them, the paper's "sender's view of its paths to a destination". Each
 //!   queue pair keeps its own spray counter and seed. The NIC owns the shared states through a
 //!   [`super::HostLbGroup`]. Measured, sharing did not help: on the slow-spine table most
 //!   (source, destination) pairs see one or two flows, and under ECMP hashing an entropy
 //!   names a different spine for each destination, so nothing carries across destinations;
 //!   `experiments/whack-a-mole` has the numbers. Hence the default.
-//! * The counter advances once per packet sent, retransmissions included (seed §4: "with each
+//! * The counter advances once per packet sent, retransmissions included (paper §4: "with each
 //!   packet transmission"); it is never reset by profile updates (the rule is memoryless).
 //!
-//! * **Time-varying profiles** (seed §8; the example's inputs reconstructed in spec §1.6): an
+//! * **Time-varying profiles** (paper §8; its two-path example's inputs, which its text lacks,
+//!   are reconstructed from its results in the test
+//!   `time_varying_profile_beats_every_fixed_one_in_the_two_path_example`): an
 //!   optional `schedule` of steps `{ at_ns, weights }`, times measured from the queue pair's
 //!   first data packet. When a step comes due, the profile becomes its weights rounded to m
 //!   balls (largest remainder, ties to the lower index; a weight of 0 gives 0 balls), and that
@@ -136,7 +142,7 @@ use crate::units::Entropy;
 /// Most steps a profile schedule may have.
 pub const MAX_SCHEDULE_STEPS: usize = 64;
 
-/// One step of a time-varying profile (seed §8): from `at_ns` after the queue pair's first
+/// One step of a time-varying profile (paper §8): from `at_ns` after the queue pair's first
 /// data packet, send over the paths in proportion to `weights` (one per path).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -179,7 +185,7 @@ pub fn balls_from_weights(weights: &[f64], log2_m: u32) -> Vec<u32> {
     balls
 }
 
-/// How the spray counter is shuffled with the source's seed (s_a, s_b) (seed §4).
+/// How the spray counter is shuffled with the source's seed (s_a, s_b) (paper §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub enum Shuffle {
     /// x = θ(j): the plain bit-reversal counter.
@@ -193,7 +199,7 @@ pub enum Shuffle {
     Method2,
 }
 
-/// Where whacked balls go: the four profile-update embodiments of seed §7.
+/// Where whacked balls go: the four profile-update embodiments of the paper's §7.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Redistribution {
@@ -209,13 +215,13 @@ pub enum Redistribution {
     Proportional,
 }
 
-/// Where whacked balls may go (seed §6, "Dynamic adjustment of path profiles").
+/// Where whacked balls may go (paper §6, "Dynamic adjustment of path profiles").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Objective {
     /// Only the `redistribution` embodiment decides.
     None,
-    /// Seed §6's objective, minimise Σ p(i)·w(i) with w(i) a per-path severity weight: the
+    /// The paper's §6 objective, minimise Σ p(i)·w(i) with w(i) a per-path severity weight: the
     /// freed balls go only to paths whose weight is below the profile-weighted mean
     /// W̄ = Σ p(j)·w(j) (and, with `even-others`, not whacked now), evenly; if no path is
     /// below the mean, `redistribution` decides.
@@ -290,19 +296,19 @@ pub struct WhackAMoleConfig {
     /// Whether each queue pair has its own profile or shares its NIC's profile for the
     /// destination.
     pub profile_scope: ProfileScope,
-    /// Time-varying profile (seed §8): steps in strictly increasing `at_ns`; empty = the
+    /// Time-varying profile (paper §8): steps in strictly increasing `at_ns`; empty = the
     /// uniform profile throughout.
     pub schedule: Vec<ProfileStep>,
     /// How the fabric routes path i (the ns-3 fabric helper wires it; see [`PathRouting`]).
     pub routing: PathRouting,
-    /// Per-path sequence numbers (seed §5): a gap in what a path delivered is a loss on that
+    /// Per-path sequence numbers (paper §5): a gap in what a path delivered is a loss on that
     /// path, whacked with `loss_factor`. Only on a transport that answers every arrival.
     pub path_seq_loss: bool,
     /// A path whose oldest unanswered packet is older than this multiple of the average RTT
     /// has stalled (a black hole returns nothing to count gaps from): a loss on that path.
     /// 0 = off. Only on a transport that answers every arrival.
     pub stall_factor: f64,
-    /// Where whacked balls may go (seed §6).
+    /// Where whacked balls may go (paper §6).
     pub objective: Objective,
 }
 
@@ -440,7 +446,7 @@ pub fn bit_reverse(j: u32, log2_m: u32) -> u32 {
         .unwrap_or(0)
 }
 
-/// The spray counter and the source's seed (seed §4).
+/// The spray counter and the source's seed (paper §4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SprayCounter {
     log2_m: u32,
@@ -502,7 +508,7 @@ impl SprayCounter {
 }
 
 /// A discrete path profile: n bins sharing m = 2^ℓ balls, with the cumulative counts and the
-/// persistent residual index ρ (seed §3 and §7).
+/// persistent residual index ρ (paper §3 and §7).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Profile {
     balls: Vec<u32>,
@@ -820,7 +826,7 @@ pub struct PathState {
     /// When the first data packet was sent.
     started: Option<SimTime>,
     objective: Objective,
-    /// Per path, the severity weight w(i) of seed §6: a moving average (gain 1/8) of the
+    /// Per path, the severity weight w(i) of the paper's §6: a moving average (gain 1/8) of the
     /// whack factor of each piece of feedback about it (0 for a clean answer).
     weight: Vec<f64>,
 }
@@ -990,7 +996,7 @@ impl PathState {
     }
 
     /// Moves `removal` out of the profile: by the embodiment, or to the paths below the mean
-    /// severity weight (seed §6).
+    /// severity weight (paper §6).
     fn redistribute(&mut self) {
         if self.objective == Objective::Severity {
             let balls = self.profile.balls();
@@ -1082,7 +1088,7 @@ impl PathState {
         self.whack(path, f);
     }
 
-    /// A loss on `path` found by its sequence numbers or a stall (seed §5-6).
+    /// A loss on `path` found by its sequence numbers or a stall (paper §5-6).
     fn path_loss(&mut self, now: SimTime, path: usize) {
         self.advance(now);
         self.weigh(path, self.loss_factor);
@@ -1159,7 +1165,7 @@ struct SentRec {
     answered: bool,
 }
 
-/// Per-path sequence numbers (seed §5), kept by the sender: each transmission on path i gets
+/// Per-path sequence numbers (paper §5), kept by the sender: each transmission on path i gets
 /// the next number of path i, remembered with its PSN and send time; the receiver's answer
 /// echoes PSN and send time, which name the transmission. Packets on one path arrive in the
 /// order they were sent, so an answer for number k on path i while numbers below k on path i
@@ -1971,13 +1977,13 @@ mod tests {
         assert_eq!(w.target(), &[0, 16]);
     }
 
-    /// Seed §8's two-path example with the inputs reconstructed in spec/algorithms.md §1.6:
+    /// The paper's §8 two-path example, its inputs reconstructed from its results:
     /// path 0 at 100 Mb/s with 100 ms latency, path 1 at 50 Mb/s with 10 ms; a 10 Mbit
     /// message in 1000 packets of 10 kbit. The sender paces at the summed bandwidth of the
     /// paths its profile uses; each path is a FIFO at its bandwidth. Completion times
     /// (first principles): all on path 0: 100 + 100 = 200 ms; all on path 1: 200 + 10 =
     /// 210 ms; (2/3, 1/3) throughout: 10/150 s + 100 ms = 166.7 ms; (2/3, 1/3) for the first
-    /// x = 36.7 ms, then path 1 only: max(x + 100, 210 − 2x) = 136.7 ms (the seed's 137 ms).
+    /// x = 36.7 ms, then path 1 only: max(x + 100, 210 − 2x) = 136.7 ms (the paper's 137 ms).
     fn two_path_completion_ms(schedule: Vec<ProfileStep>) -> f64 {
         const BW_BPS: [f64; 2] = [100e6, 50e6];
         const LATENCY_S: [f64; 2] = [0.100, 0.010];

@@ -1,5 +1,5 @@
-//! Adaptive routing, the "AR" baseline of Themis (seed 001 §2.2, §5) and of REPS's artifact
-//! ("nvidia" mode of `fat_tree_switch.cpp`, spec/algorithms.md §5): every packet leaves on the
+//! Adaptive routing, the "AR" baseline of the Themis paper (§2.2, §5) and of the REPS artifact
+//! ("nvidia" mode of its `htsim/sim/datacenter/fat_tree_switch.cpp`): every packet leaves on the
 //! equal-cost candidate with the fewest queued bytes.
 //!
 //! Deviations: ties are broken uniformly at random among the shortest queues (with all queues

@@ -1,5 +1,6 @@
-//! The switch agent: the one role every switch-side scheme plays (DESIGN.md decision 5, as
-//! revised for CONGA, LetFlow and ConWeave; spec/rdma-model.md §5.2 "LB plug-in interface").
+//! The switch agent: the one role every switch-side scheme plays, general enough for the
+//! reference simulator's "hijacking" balancers too (its CONGA and ConWeave take every packet
+//! before routing and forward it themselves; `rdma-lb.rst`, "Switch-side load balancers").
 //!
 //! A switch hands its agent every packet it routes (`on_ingress`, with the equal-cost
 //! candidates towards the destination) and, when the agent asks for it, every packet it
@@ -9,13 +10,13 @@
 //! * [`SwitchAgent::poll_transmit`]: control packets to send (plain data; the switch builds the
 //!   packet and routes it as if it had arrived on [`ControlPacket::from_port`]);
 //! * [`SwitchAgent::poll_release`]: a held per-flow queue to release now, in FIFO order, through
-//!   the normal forwarding path (MMU admission at release, spec §12 item 7);
+//!   the normal forwarding path (MMU admission at release, as the reference's ConWeave queues);
 //! * [`SwitchAgent::poll_at`] / [`SwitchAgent::on_timer`]: the agent's own timer.
 //!
 //! The switch owns the packets and the held queues; the agent owns its tables. A scheme keeps
 //! per-packet state in an opaque [`LbTag`] that travels with the packet from switch to switch
-//! (an ns-3 packet tag: no bytes on the wire, as the reference's LetFlow/CONGA/ConWeave tags,
-//! spec §2). Counters are reported as (name, value) pairs.
+//! (an ns-3 packet tag: no bytes on the wire, as the reference's LetFlow/CONGA/ConWeave tags).
+//! Counters are reported as (name, value) pairs.
 
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -108,7 +109,8 @@ pub struct ControlPacket {
     pub sport: u16,
     /// UDP destination port (a NACK echoes the data packet's entropy here).
     pub dport: u16,
-    /// The queue pair the packet is about (model metadata, spec §2).
+    /// The queue pair the packet is about (model metadata, carried in bytes the reference
+    /// leaves zero).
     pub qpn: u16,
     /// Priority group.
     pub pg: u16,
@@ -140,7 +142,7 @@ pub struct PortInfo {
     pub faces_host: bool,
 }
 
-/// A path from a source ToR to a destination ToR, named as the reference names it (spec §5.1):
+/// A path from a source ToR to a destination ToR, named as the reference names it:
 /// byte `k` of `id` is the egress port at the `k`-th switch from the source ToR (port + 1, so
 /// no byte of a used hop is 0); `hops` switches forward on it before the destination ToR.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

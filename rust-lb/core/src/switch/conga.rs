@@ -1,11 +1,12 @@
 //! CONGA (Alizadeh et al., "CONGA: Distributed Congestion-Aware Load Balancing for
-//! Datacenters", SIGCOMM 2014), as the reference simulator models it (spec/rdma-model.md
-//! §6.1, lb 3; §5.1 for the path tables): the source ToR sends each new flowlet on the least
-//! congested of a few sampled paths, judging a path by the larger of its own uplink's load and
-//! the path's congestion as last fed back by the destination ToR.
+//! Datacenters", SIGCOMM 2014), as the reference simulator models it (its
+//! `conga-routing`, `LB_MODE 3`; path tables as in [`super::fabric`]): the source ToR sends each
+//! new flowlet on the least congested of a few sampled paths, judging a path by the larger of its
+//! own uplink's load and the path's congestion as last fed back by the destination ToR.
 //!
 //! * Only data packets are balanced; every other packet (ACK, NACK, CNP, control) and
-//!   intra-ToR data (spec §12 item 11) take the switch's flow ECMP hash ([`EcmpHash`]).
+//!   intra-ToR data (single-path in the reference) take the switch's flow ECMP hash
+//!   ([`EcmpHash`]).
 //! * **DRE** (paper §3.2) per egress port: `X += size` for each data packet CONGA routes to
 //!   the port; every `dre_period_ns` (τ), `X := X·(1−α)`, truncated to whole bytes as the
 //!   reference's integer register. Quantised congestion

@@ -1,6 +1,6 @@
 //! ConWeave (Song et al., "Network Load Balancing with In-network Reordering Support for
-//! RDMA", SIGCOMM 2023), as the reference simulator runs it (spec/rdma-model.md §6.3, §12
-//! item 7-8; the seeds compare with it: seed 004 §4).
+//! RDMA", SIGCOMM 2023), as the reference simulator runs it (its
+//! `conweave-routing` and `conweave-voq`, `LB_MODE 9`; the Hopper paper compares with it, §4).
 //!
 //! * **Source ToR** (per data packet of an inter-ToR flow): a flow is "expired" after
 //!   `tx_expiry` of inactivity, "stabilized" after a timely RTT_REPLY; either starts a new
@@ -53,7 +53,7 @@ use crate::time::{SimDuration, SimTime};
 use crate::units::Psn;
 
 /// Parameters of ConWeave (the reference's `CONWEAVE_*` keys; defaults = run.py's leaf-spine
-/// values, spec §6.3).
+/// values).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ConWeaveConfig {
@@ -86,7 +86,7 @@ impl Default for ConWeaveConfig {
 
 impl ConWeaveConfig {
     /// The defaults of the reference's scenario program when a `CONWEAVE_*` key is absent
-    /// (spec §6.3, "scratch default").
+    /// (the scenario program's own defaults, not run.py's).
     pub const SCRATCH_DEFAULTS: ConWeaveConfig = ConWeaveConfig {
         tx_expiry_us: 1_000,
         reply_timeout_extra_us: 4,
@@ -129,7 +129,7 @@ impl ConWeaveConfig {
     }
 }
 
-/// Wire size of ConWeave's control packets (spec §2).
+/// Wire size of ConWeave's control packets (the NACK format padded to 64 B, as the reference).
 pub const CONTROL_BYTES: u32 = 64;
 /// Propagation per switch hop the reference assumes for the base RTT.
 const HOP_DELAY_NS: u64 = 1_000;
@@ -327,7 +327,7 @@ pub struct ConWeave {
 }
 
 /// The reference's 64-bit flow key: [src node | sport << 16] << 32 | [dst node | dport << 16],
-/// node id = address bits 8-23 (spec §6.3).
+/// node id = address bits 8-23 (host i has the address 11.(i / 256).(i % 256).1).
 fn flow_key(sip: u32, dip: u32, sport: u16, dport: u16) -> u64 {
     let node = |ip: u32| u64::from((ip >> 8) & 0xffff);
     (node(sip) | u64::from(sport) << 16) << 32 | node(dip) | u64::from(dport) << 16
@@ -408,7 +408,9 @@ impl ConWeave {
         SimDuration::from_ns(2 * hops * HOP_DELAY_NS)
     }
 
-    /// Source ToR: the INIT / TAIL / DATA logic of one data packet (spec §6.3 steps 1-7).
+    /// Source ToR: the INIT / TAIL / DATA logic of one data packet, step by step as the
+    /// reference's source ToR (expiry, deadline, epoch and phase, path draws, path update, tail
+    /// time, tag).
     fn tx_data(
         &mut self,
         now: SimTime,
@@ -520,7 +522,9 @@ impl ConWeave {
         self.on_path(data.path, 0, pkt, candidates)
     }
 
-    /// Destination ToR: reordering of one tagged data packet (spec §6.3 RX steps 1-10).
+    /// Destination ToR: reordering of one tagged data packet, step by step as the reference's
+    /// destination ToR (epoch, phase-0 times, new or current epoch, tail time, predicted gap
+    /// and flush time, reorder actions, NOTIFY, replies, enqueue or forward).
     fn rx_data(
         &mut self,
         now: SimTime,

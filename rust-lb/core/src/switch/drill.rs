@@ -1,5 +1,5 @@
 //! DRILL(d, m) (Ghorbani et al., "Drill: Micro load balancing for low-latency data center
-//! networks", SIGCOMM 2017; spec/algorithms.md §5), the per-packet baseline of ConWeave: for
+//! networks", SIGCOMM 2017), the per-packet baseline of ConWeave: for
 //! each packet the switch samples `d` random candidates, adds the `m` ports it remembers as
 //! best from its previous decisions, and sends on the one with the shortest queue, which it
 //! then remembers. ConWeave's baseline is DRILL(2, 1).

@@ -1,4 +1,4 @@
-//! Flow ECMP at a switch, as the reference simulator does it (spec/rdma-model.md §5.2):
+//! Flow ECMP at a switch, as the reference simulator does it (`rdma-lb.rst`, "Routing and ECMP"):
 //! `candidates[murmur3([sip, dip, sport | dport << 16], seed = switch id) % n]`.
 //! The host's entropy is the UDP source port, so a host algorithm steers a packet by choosing
 //! its entropy; the same entropy always takes the same path.

@@ -1,6 +1,6 @@
 //! What the path-based switch schemes (CONGA, LetFlow, ConWeave) learn about the fabric
-//! at setup (spec/rdma-model.md §5.1): the switch's ports, which ToR every host hangs off, and
-//! at a ToR the sorted set of shortest paths to every other ToR. Also the flowlet table they
+//! at setup, as the reference's ToRs learn it: the switch's ports, which ToR every host hangs off,
+//! and at a ToR the sorted set of shortest paths to every other ToR. Also the flowlet table they
 //! share, keyed as the reference simulator keys it.
 //!
 //! Everything is filled before the first packet; per-packet lookups allocate nothing.
@@ -132,7 +132,7 @@ impl Fabric {
 /// Where a data packet is, relative to its source and destination ToRs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
-    /// Source and destination hosts share a ToR (spec §12 item 11: single path, no scheme
+    /// Source and destination hosts share a ToR (single path in the reference, no scheme
     /// state), or a host is unknown: plain ECMP.
     Bypass,
     /// This switch is the source host's ToR; the remote ToR is in slot `dst`.

@@ -1,7 +1,7 @@
 //! Flow ECMP at a switch as the REPS authors' simulator runs it (htsim in
 //! tommasobo/REPS_EuroSys_Artifact: `FatTreeSwitch::getNextHop`, strategy ECMP, and
-//! `permute_paths`), so that a run of the paper's Fig. 2 setup (seed 002 §4) meets the same
-//! hash collisions as the authors' run with the same seed (issue 16). Host algorithms steer
+//! `permute_paths`), so that a run of the REPS paper's Fig. 2 setup (§4) meets the same hash
+//! collisions as the authors' run with the same seed. Host algorithms steer
 //! through it exactly as through [`super::ecmp::EcmpHash`]: the entropy is the path id.
 //!
 //! * `index = bridge_hash(key, path, salt) % n` ([`crate::hash::bridge_hash`]):

@@ -1,8 +1,8 @@
 //! LetFlow (Vanini, Pan, Alizadeh, Edsall, "Let It Flow: Resilient Asymmetric Load Balancing
 //! with Flowlet Switching", NSDI 2017), as the reference simulator models it
-//! (spec/rdma-model.md §6.2, lb 6; §5.1 for the path tables): the source ToR sends each new
-//! flowlet of a flow on a uniformly random path to the destination ToR and pins the path in a
-//! packet tag that the next switches follow.
+//! (its `letflow-routing`, `LB_MODE 6`; path tables as in [`super::fabric`]): the source ToR sends
+//! each new flowlet of a flow on a uniformly random path to the destination ToR and pins the path
+//! in a packet tag that the next switches follow.
 //!
 //! * Data packets only; every other packet (ACK, NACK, CNP, control) takes the switch's flow
 //!   ECMP hash ([`EcmpHash`]).
@@ -12,7 +12,7 @@
 //!   is tagged (path, hop 0) and leaves on the path's first port.
 //! * **Transit**: hop += 1, egress = the path's port at that hop.
 //! * **Destination ToR**: the tag is removed; the packet takes its (single) candidate.
-//! * **Intra-ToR** traffic (spec §12 item 11) is single-path, with no LetFlow state.
+//! * **Intra-ToR** traffic is single-path (as in the reference), with no LetFlow state.
 //! * Every `aging_ns` flowlets idle for more than `aging_ns` are erased (table size only; an
 //!   erased flowlet behaves as an expired one). As in the reference, the aging timer starts at
 //!   the first data packet LetFlow handles and then runs with period `aging_ns`.

@@ -11,14 +11,15 @@
 //!
 //! The algorithms (each module names its paper and section):
 //! * [`ecmp`]: flow ECMP hash (the reference simulator); [`htsim_ecmp`]: the REPS authors'
-//!   simulator's flow ECMP (seed 002's Fig. 2 setup).
-//! * [`themis`]: Themis-S PSN-based spraying + Themis-D NACK filtering (seed 001).
-//! * [`plts_random`], [`plts_counter`], [`plts_rr`]: PLTS (seed 003 §III-A).
-//! * [`adaptive`]: per-packet least-queue adaptive routing (the "AR" baseline of seed 001 §5).
-//! * [`drill`]: DRILL(d, m) (spec/algorithms.md §5).
-//! * [`conga`]: CONGA (spec/rdma-model.md §6.1); [`letflow`]: LetFlow (§6.2); both on
+//!   simulator's flow ECMP (the REPS paper's Fig. 2 setup).
+//! * [`themis`]: Themis-S PSN-based spraying + Themis-D NACK filtering (the Themis paper).
+//! * [`plts_random`], [`plts_counter`], [`plts_rr`]: PLTS (the PLTS paper, §III-A).
+//! * [`adaptive`]: per-packet least-queue adaptive routing (the "AR" baseline of the Themis paper,
+//!   §5).
+//! * [`drill`]: DRILL(d, m) (Ghorbani et al., SIGCOMM 2017).
+//! * [`conga`]: CONGA; [`letflow`]: LetFlow (both as the reference simulator runs them); both on
 //!   [`fabric`] (paths, host→ToR map, flowlets).
-//! * [`conweave`]: ConWeave (SIGCOMM 2023; spec/rdma-model.md §6.3).
+//! * [`conweave`]: ConWeave (SIGCOMM 2023, as the reference simulator runs it).
 
 pub mod adaptive;
 pub mod agent;
@@ -85,7 +86,8 @@ pub struct PacketMeta {
     pub ecn_ce: bool,
     /// Priority group (the switch queue of data).
     pub pg: u16,
-    /// The sender's queue-pair number (model metadata, spec §2).
+    /// The sender's queue-pair number (model metadata, carried in bytes the reference leaves
+    /// zero).
     pub qpn: u16,
     /// Data: byte offset of the first payload byte.
     pub seq_bytes: u32,
@@ -150,8 +152,8 @@ pub enum NackVerdict {
     Block,
 }
 
-/// A NACK the ToR must send on the receiver's behalf (Themis NACK compensation, seed 001
-/// §3.4). The C++ side builds it like the receiver NIC would: from `receiver` to `sender`,
+/// A NACK the ToR must send on the receiver's behalf (Themis NACK compensation, the Themis
+/// paper, §3.4). The C++ side builds it like the receiver NIC would: from `receiver` to `sender`,
 /// source port = `qpn`, expected sequence number = `epsn`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Compensation {
@@ -173,7 +175,7 @@ pub enum LinkScope {
         /// The port.
         port: u32,
     },
-    /// A link elsewhere in the fabric, reported by the monitoring system (seed 001 §6).
+    /// A link elsewhere in the fabric, reported by the monitoring system (the Themis paper, §6).
     Remote,
 }
 

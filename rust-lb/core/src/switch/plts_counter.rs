@@ -1,4 +1,4 @@
-//! PLTS-Counter (Dixit et al., INFOCOM 2013, seed 003 §III-A.2): the switch keeps one byte
+//! PLTS-Counter (Dixit et al., the PLTS paper, §III-A.2): the switch keeps one byte
 //! counter per output port; each packet leaves on the candidate with the smallest counter,
 //! which then grows by the packet's size.
 //!

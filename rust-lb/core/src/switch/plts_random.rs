@@ -1,6 +1,8 @@
-//! PLTS-Random (Dixit, Prakash, Hu, Kompella, "On the impact of packet spraying in data center
-//! networks", INFOCOM 2013, seed 003 §III-A.1): every packet, of every flow, leaves on a port
-//! drawn uniformly at random among the equal-cost next hops; no state.
+//! PLTS-Random (the PLTS paper: Dixit, Prakash, Kompella, "On the Efficacy of Fine-Grained Traffic
+//! Splitting Protocols in Data Center Networks", Purdue technical report and SIGCOMM 2011 poster,
+//! §III-A.1; its sequel is "On the Impact of Packet Spraying in Data Center Networks", INFOCOM
+//! 2013): every packet, of every flow, leaves on a port drawn uniformly at random among the
+//! equal-cost next hops; no state.
 //!
 //! Deviation: none. All packet kinds (data, ACK, NACK) are sprayed, as the paper sprays every
 //! packet; the draw comes from the switch's own seeded generator.

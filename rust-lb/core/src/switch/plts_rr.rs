@@ -1,4 +1,4 @@
-//! PLTS-RR, per-flow round robin (Dixit et al., INFOCOM 2013, seed 003 §III-A.3): each switch
+//! PLTS-RR, per-flow round robin (Dixit et al., the PLTS paper, §III-A.3): each switch
 //! remembers, per flow, the next hop taken by the flow's previous packet and sends the next
 //! packet to the following candidate.
 //!

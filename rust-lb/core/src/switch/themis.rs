@@ -1,5 +1,5 @@
 //! Themis (Liu, Li, Chen, "Enabling Packet Spraying over Commodity RNICs with In-Network
-//! Support", APNet 2025; seed 001): PSN-based spraying at the source ToR and invalid-NACK
+//! Support", APNet 2025): PSN-based spraying at the source ToR and invalid-NACK
 //! blocking with NACK compensation at the destination ToR, so that commodity RNICs running
 //! selective repeat (NIC-SR) can be sprayed.
 //!
@@ -42,7 +42,7 @@
 //! * **A blocked ePSN that already passed.** The NACK needs a last-hop RTT to come back; the
 //!   late ePSN packet may leave the ToR in that time (it is then queued behind the trigger).
 //!   The paper would arm compensation anyway and, since the ePSN never passes again, send a
-//!   spurious NACK at the next packet of its path (the ring scenario of seed 001 Fig. 1 does
+//!   spurious NACK at the next packet of its path (the ring scenario of the paper's Fig. 1 does
 //!   this for most blocked NACKs). We look for the ePSN among the entries queued after the
 //!   trigger and arm compensation only if it is not there.
 //! * A NACK whose tPSN is not in the queue (overwritten or never seen) is forwarded, and
@@ -52,10 +52,11 @@
 //!   compensated (the RNIC's ePSN only grows), which bounds compensations to one per BePSN
 //!   even for adversarial inputs.
 //! * The PathMap is computed for the fabric's deterministic path-index routing mode (a switch
-//!   with `n` candidates takes candidate `entropy mod n`; DESIGN.md decision 4) where entry `r`
-//!   is entropy `r`. The paper builds it from the linearity of the switches' CRC hash (its ref. 37); our
-//!   ECMP hash (MurmurHash3, as the reference simulator) is not linear, so no flow-independent
-//!   PathMap exists for it and 3-tier Themis needs the path-index mode at the upper tiers.
+//!   with `n` candidates takes candidate `entropy mod n`, so an entropy names a path) where
+//!   entry `r` is entropy `r`. The paper builds it from the linearity of the switches' CRC hash
+//!   (its ref. 37); our ECMP hash (MurmurHash3, as the reference simulator) is not linear, so
+//!   no flow-independent PathMap exists for it and 3-tier Themis needs the path-index mode at
+//!   the upper tiers.
 //! * The queue stores full 32-bit PSNs (the paper truncates to 1 byte); memory is reported
 //!   with the paper's accounting (1 byte per entry, 20 bytes per flow-table entry).
 //! * `RTT_last` is the configured `last_hop_rtt_ns`, or by default derived from the host port:
@@ -85,7 +86,7 @@ pub const FLOW_ENTRY_BYTES: u64 = 20;
 pub const RING_ENTRY_BYTES: u64 = 1;
 /// Bytes of one PathMap entry (a 16-bit entropy).
 pub const PATH_MAP_ENTRY_BYTES: u64 = 2;
-/// Wire size of a NACK (spec/rdma-model.md §2), used for the derived last-hop RTT.
+/// Wire size of a NACK (60 B, the reference's), used for the derived last-hop RTT.
 const NACK_BYTES: u64 = 60;
 
 /// How Themis-D finds the packet that triggered a NACK.
@@ -748,7 +749,7 @@ mod tests {
         t.on_data_to_host(SimTime::ZERO, &data(psn), HOST_PORT)
     }
 
-    /// Seed 001 Fig. 4b: two paths, arrivals 0, 1, 3, 2, then 6 (4 lost on path 0).
+    /// The paper's Fig. 4b: two paths, arrivals 0, 1, 3, 2, then 6 (4 lost on path 0).
     #[test]
     fn paper_example_blocks_epsn_2_and_forwards_epsn_4() {
         for search in [TpsnSearch::AfterAdvance, TpsnSearch::FirstGreater] {
@@ -766,7 +767,7 @@ mod tests {
         }
     }
 
-    /// Seed 001 Fig. 4c's state: PSNs 0, 1, 3 passed the ToR on two paths and the NACK for
+    /// The paper's Fig. 4c state: PSNs 0, 1, 3 passed the ToR on two paths and the NACK for
     /// ePSN 2 (triggered by 3) was blocked.
     fn blocked_epsn_2() -> Themis {
         let mut t = themis(ThemisConfig::default());
@@ -780,7 +781,7 @@ mod tests {
         t
     }
 
-    /// Seed 001 Fig. 4c: after blocking ePSN 2, PSN 4 on the same path compensates 2 ...
+    /// The paper's Fig. 4c: after blocking ePSN 2, PSN 4 on the same path compensates 2 ...
     #[test]
     fn paper_example_compensates_blocked_epsn() {
         let mut t = blocked_epsn_2();
@@ -1029,7 +1030,7 @@ mod tests {
             let order = arrivals(n, pkts, &base_delay, &jitter, &lost);
             let lost_psn = |p: u32| lost[p as usize % lost.len()];
             let mut t = themis(ThemisConfig::default());
-            // NIC-SR receiver model (seed 001 §2.2).
+            // NIC-SR receiver model (the Themis paper, §2.2).
             let mut epsn = 0u32;
             let mut received = std::collections::BTreeSet::new();
             let mut last_nacked: Option<u32> = None;

@@ -39,7 +39,7 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// The ConWeave run.py template (spec §7.2) for the shipped leaf-spine, lossless, ECMP.
+/// The ConWeave run.py template for the shipped leaf-spine, lossless, ECMP.
 pub fn runpy_config(topology: &str, flows: &str) -> String {
     format!(
         "TOPOLOGY_FILE {topology}
