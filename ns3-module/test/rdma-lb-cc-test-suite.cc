@@ -327,19 +327,29 @@ class TimelyGradientTestCase : public TestCase
         cc.Start(qp);
         NS_TEST_EXPECT_MSG_EQ(cc.DataIntMode(), RdmaHeader::INT_TS, "TIMELY data carry a time");
         std::vector<uint64_t> rates;
-        auto ack = [&](uint32_t seq, uint64_t sndNxt, Time rtt) {
-            qp.sndNxt = sndNxt;
-            RdmaHeader a;
-            a.type = RdmaHeader::ACK;
-            a.seq = seq;
-            a.tsNs = static_cast<uint64_t>((Simulator::Now() - rtt).GetNanoSeconds());
-            cc.OnAck(qp, a);
-            rates.push_back(qp.rate);
-        };
-        Simulator::Schedule(MicroSeconds(100), [&]() { ack(1000, 5000, MicroSeconds(60)); });
-        Simulator::Schedule(MicroSeconds(200), [&]() { ack(6000, 12000, MicroSeconds(80)); });
-        Simulator::Schedule(MicroSeconds(300), [&]() { ack(12001, 20000, MicroSeconds(80)); });
-        Simulator::Schedule(MicroSeconds(400), [&]() { ack(20001, 30000, MicroSeconds(40)); });
+        // An ACK sent rtt ago, fed at the current time; the rate after it is recorded. A member
+        // function, not a lambda: ns-3 <= 3.35 schedules no lambdas (scripts/check-ns3-api).
+        struct Acks
+        {
+            RdmaTimely* cc;
+            RdmaQueuePair* qp;
+            std::vector<uint64_t>* rates;
+
+            void Ack(uint32_t seq, uint64_t sndNxt, Time rtt)
+            {
+                qp->sndNxt = sndNxt;
+                RdmaHeader a;
+                a.type = RdmaHeader::ACK;
+                a.seq = seq;
+                a.tsNs = static_cast<uint64_t>((Simulator::Now() - rtt).GetNanoSeconds());
+                cc->OnAck(*qp, a);
+                rates->push_back(qp->rate);
+            }
+        } acks{&cc, &qp, &rates};
+        Simulator::Schedule(MicroSeconds(100), &Acks::Ack, &acks, 1000, 5000, MicroSeconds(60));
+        Simulator::Schedule(MicroSeconds(200), &Acks::Ack, &acks, 6000, 12000, MicroSeconds(80));
+        Simulator::Schedule(MicroSeconds(300), &Acks::Ack, &acks, 12001, 20000, MicroSeconds(80));
+        Simulator::Schedule(MicroSeconds(400), &Acks::Ack, &acks, 20001, 30000, MicroSeconds(40));
         Simulator::Run();
         Simulator::Destroy();
         NS_TEST_ASSERT_MSG_EQ(rates.size(), 4u, "four ACKs");
@@ -432,14 +442,20 @@ class HpccTwoFlowTestCase : public TestCase
         std::vector<double> q;
         for (Time t = m_t0; t < m_t1; t += MicroSeconds(1))
         {
-            Simulator::Schedule(t, [&q, port]() {
-                q.push_back(static_cast<double>(port->GetTotalQueueBytes()));
-            });
+            Simulator::Schedule(
+                t,
+                +[](std::vector<double>* qs, Ptr<RdmaNetDevice> p) {
+                    qs->push_back(static_cast<double>(p->GetTotalQueueBytes()));
+                },
+                &q,
+                port);
         }
+        // Captureless (+[], a function pointer), as ns-3 <= 3.35 schedules no lambdas.
+        const auto readTx = +[](uint64_t* tx, Ptr<RdmaNetDevice> p) { *tx = p->GetTxBytes(); };
         uint64_t tx0 = 0;
-        Simulator::Schedule(m_t0, [&tx0, port]() { tx0 = port->GetTxBytes(); });
+        Simulator::Schedule(m_t0, readTx, &tx0, port);
         uint64_t tx1 = 0;
-        Simulator::Schedule(m_t1, [&tx1, port]() { tx1 = port->GetTxBytes(); });
+        Simulator::Schedule(m_t1, readTx, &tx1, port);
         uint64_t pauses = 0;
         Simulator::Stop(m_t1 + NanoSeconds(1));
         Simulator::Run();

@@ -228,9 +228,12 @@ class BlackHoleTestCase : public TestCase
                                       }
                                   },
                                   &seen));
-            Simulator::Schedule(MilliSeconds(1), [dev]() {
-                dev->SetAttribute("ReceiveErrorModel", PointerValue(CreateObject<BlackHole>()));
-            });
+            Simulator::Schedule(
+                MilliSeconds(1),
+                +[](Ptr<NetDevice> d) {
+                    d->SetAttribute("ReceiveErrorModel", PointerValue(CreateObject<BlackHole>()));
+                },
+                dev);
         }
         std::map<uint32_t, uint64_t> sentAfter;
         // Outlives the simulation (a heap copy per host leaked: found by LeakSanitizer).
@@ -468,24 +471,34 @@ class HopperLateAnswerTestCase : public TestCase
                                   }
                               },
                               &log));
-        Simulator::Schedule(MicroSeconds(300), [&f, &log]() {
-            log.entropyAt300 = log.last;
-            // The leaf's uplink to the spine the flow uses (leaf ports: 0 host, 1-4 spines).
-            Ptr<RdmaNetDevice> up = f.GetSwitch(2)->GetPort(1 + log.entropyAt300 % 4);
-            up->SetAttribute("DataRate", DataRateValue(DataRate("10Gbps")));
-        });
+        // Captureless lambdas (+[], function pointers) with arguments: ns-3 <= 3.35 schedules
+        // no capturing ones.
+        Simulator::Schedule(
+            MicroSeconds(300),
+            +[](RdmaFabricHelper* fh, Log* l) {
+                l->entropyAt300 = l->last;
+                // The leaf's uplink to the spine the flow uses (leaf ports: 0 host, 1-4 spines).
+                Ptr<RdmaNetDevice> up = fh->GetSwitch(2)->GetPort(1 + l->entropyAt300 % 4);
+                up->SetAttribute("DataRate", DataRateValue(DataRate("10Gbps")));
+            },
+            &f,
+            &log);
         // The switch decision (the path_switches counter), polled every microsecond; the first
         // packet on the new path follows after Hopper's hold (§3.3: the predicted RTT of what
         // is in flight on the old path minus the new path's RTT).
         Ptr<RdmaNic> nic = f.GetNic(0);
         for (int64_t us = 300; us < 5000; ++us)
         {
-            Simulator::Schedule(MicroSeconds(us), [nic, &log]() {
-                if (log.switchedAt.IsZero() && nic->GetFlowRecord(0).pathSwitches > 0)
-                {
-                    log.switchedAt = Simulator::Now();
-                }
-            });
+            Simulator::Schedule(
+                MicroSeconds(us),
+                +[](Ptr<RdmaNic> n, Log* l) {
+                    if (l->switchedAt.IsZero() && n->GetFlowRecord(0).pathSwitches > 0)
+                    {
+                        l->switchedAt = Simulator::Now();
+                    }
+                },
+                nic,
+                &log);
         }
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
