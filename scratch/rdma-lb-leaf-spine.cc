@@ -68,7 +68,7 @@ main(int argc, char* argv[])
     uint32_t spines = 4;
     uint32_t hostsPerLeaf = 8;
     uint64_t flowBytes = 1000000;
-    CommandLine cmd(__FILE__);
+    CommandLine cmd;
     cmd.AddValue("lb", "load-balancing algorithm (" + [] {
         std::string s;
         for (const auto& n : LbConfig::AlgorithmNames())

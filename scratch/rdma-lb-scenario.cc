@@ -162,7 +162,7 @@ main(int argc, char* argv[])
     // The timing wheel (same event order as every ns-3 scheduler, so identical outputs) runs
     // these fabrics fastest; --SchedulerType=... still overrides it.
     GlobalValue::Bind("SchedulerType", StringValue("ns3::RdmaWheelScheduler"));
-    CommandLine cmd(__FILE__);
+    CommandLine cmd;
     AddWholeValue(cmd, "config", "scenario file: ConWeave config (.txt) or rdma-lb TOML (.toml)", &config);
     AddWholeValue(cmd, "lb", "load-balancing algorithm (overrides the config's)", &lb);
     AddWholeValue(cmd,

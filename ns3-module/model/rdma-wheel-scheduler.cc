@@ -16,6 +16,19 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RdmaWheelScheduler");
 NS_OBJECT_ENSURE_REGISTERED(RdmaWheelScheduler);
 
+namespace
+{
+/// Heap order of the later events (earliest on top): `b < a`, what std::greater would give,
+/// written with operator< because Scheduler::Event has operator> only from ns-3.31.
+struct EventLater
+{
+    bool operator()(const Scheduler::Event& a, const Scheduler::Event& b) const
+    {
+        return b < a;
+    }
+};
+} // namespace
+
 TypeId
 RdmaWheelScheduler::GetTypeId()
 {
@@ -81,7 +94,7 @@ RdmaWheelScheduler::Insert(const Event& ev)
         return;
     }
     m_later.push_back(ev);
-    std::push_heap(m_later.begin(), m_later.end(), std::greater<Event>());
+    std::push_heap(m_later.begin(), m_later.end(), EventLater());
 }
 
 void
@@ -92,7 +105,7 @@ RdmaWheelScheduler::MoveInLater()
     // to m_base.
     while (!m_later.empty() && m_later.front().key.m_ts - m_base < m_slotCount)
     {
-        std::pop_heap(m_later.begin(), m_later.end(), std::greater<Event>());
+        std::pop_heap(m_later.begin(), m_later.end(), EventLater());
         PutInRing(m_later.back());
         m_later.pop_back();
     }
@@ -141,7 +154,7 @@ RdmaWheelScheduler::RemoveNext()
     if (m_inRing == 0)
     {
         NS_ASSERT(!m_later.empty());
-        std::pop_heap(m_later.begin(), m_later.end(), std::greater<Event>());
+        std::pop_heap(m_later.begin(), m_later.end(), EventLater());
         ev = m_later.back();
         m_later.pop_back();
     }
@@ -200,7 +213,7 @@ RdmaWheelScheduler::Remove(const Event& ev)
     auto it = std::find_if(m_later.begin(), m_later.end(), same);
     NS_ASSERT_MSG(it != m_later.end(), "RdmaWheelScheduler: removing an unknown event");
     m_later.erase(it);
-    std::make_heap(m_later.begin(), m_later.end(), std::greater<Event>());
+    std::make_heap(m_later.begin(), m_later.end(), EventLater());
 }
 
 } // namespace ns3
