@@ -6,7 +6,8 @@
 # claim compares first), so an interrupted sweep has the headline numbers first.
 # Builds nothing: needs build/rdma-lb-scenario (scripts/build) and the CLI
 # (cargo build --release -p rdma-lb). Resumable: finished points are skipped.
-# JOBS=N runs N points at once (default 1); ONLY=main|sizes limits the grid.
+# JOBS=N runs N points at once (default 1); ONLY=main|sizes limits the grid; SLURM=FILE writes
+# each sweep as a Slurm array script FILE.N instead (sbatch them; run.sh then only analyses).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -18,10 +19,14 @@ d=experiments/themis-collectives
 jobs=${JOBS:-1}
 only=${ONLY:-}
 mkdir -p "$out"
+n=0
 sweep() { # CONFIG-NAMES ALGORITHMS
   local cfgs=""
   for c in $1; do cfgs="$cfgs${cfgs:+,}$d/$c.toml"; done
-  "$cli" sweep --config "$cfgs" --lb "$2" --seed 1 -j "$jobs" --out-root "$out/runs"
+  n=$((n + 1))
+  local mode=(-j "$jobs")
+  [ -n "${SLURM:-}" ] && mode=(--slurm "$SLURM.$n")
+  "$cli" sweep --config "$cfgs" --lb "$2" --seed 1 "${mode[@]}" --out-root "$out/runs"
 }
 if [ "$only" != sizes ]; then
   sweep "allreduce_300MB_ti900_td4 alltoall_300MB_ti900_td4" adaptive,themis
@@ -38,6 +43,7 @@ if [ "$only" != sizes ]; then
   sweep "allreduce_300MB_ti300_td4 alltoall_300MB_ti300_td4 allreduce_300MB_ti10_td100 alltoall_300MB_ti10_td100" \
     adaptive,themis
 fi
+[ -n "${SLURM:-}" ] && exit 0
 [ -n "${NO_ANALYSIS:-}" ] && exit 0
 "$py" "$d/analyze.py" "$out/runs" "$d/results.csv" "$out"
 for k in allreduce alltoall; do cp "$out/cct_$k.png" "$out/cct_$k.csv" "$d/"; done
