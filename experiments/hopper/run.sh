@@ -36,7 +36,9 @@ sweep() { # CONFIGS ALGORITHMS LOADS SEEDS [EXTRA...]
 six=hopper,flowbender,conga,conweave,letflow,ecmp
 rest=spray,reps,whack-a-mole,plts-random,plts-counter,plts-rr,adaptive,drill
 # Host load 0.25 / 0.4 = 50 % / 80 % network load on the 2:1 leaf-spine.
-sweep hopper_alistorage "$six" 0.25 1,2,3                       # the cell App. B reports
+for seed in 1 2 3; do                                          # the cell App. B reports
+  sweep hopper_alistorage "$six" 0.25 $seed
+done
 sweep hopper_alistorage "$rest" 0.25 1                          # the all-algorithm table
 sweep hopper_alistorage_nicsr themis 0.25 1
 sweep "hopper_alistorage hopper_fbhdp" "$six" 0.4 1
