@@ -140,7 +140,7 @@ def _columns(path, lineno, line, names):
 def read_fct_txt(path):
     """ConWeave/HPCC ``fct.txt``: 8 whitespace-separated columns per line,
     ``src dst sport dport size_B start_ns fct_ns ideal_fct_ns``. Blank lines are skipped; a name
-    ending in ``.gz`` is read gzip-compressed (as the shared reference runs are stored)."""
+    ending in ``.gz`` is read gzip-compressed (as the reference runs in data/reference are stored)."""
     path = Path(path)
     rows = [_fct_txt_row(path, lineno, line) for lineno, line in _numbered_lines(path)]
     return _flows_from_rows([r for r in rows if r is not None])

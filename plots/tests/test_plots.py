@@ -418,8 +418,7 @@ def test_markdown_pads_columns_and_csv_round_trips(tmp_path):
 
 
 # ---------------------------------------------------------------- compare (reference vs ours)
-SHARED = REPO.parent / "shared"  # CI: ../shared beside the clone
-REF_CASE = SHARED / "data" / "reference" / "conweave-leaf-spine-128-nl50" / "reference" / "ecmp-pfc"
+REF_CASE = REPO / "data" / "reference" / "conweave-leaf-spine-128-nl50" / "reference" / "ecmp-pfc"
 T0 = 2_000_000_000  # the traffic generator's base time; run.py's window is then (T0 + 5 ms, T0 + 60 ms)
 WINDOW = {"start_ns": T0 + 5_000_000, "end_ns": T0 + 60_000_000}
 
@@ -604,8 +603,6 @@ def _fct_summary_slowdown(path):
 @pytest.fixture(scope="module")
 def reference_flows():
     path = REF_CASE / "fct.txt.gz"
-    if not path.is_file():
-        pytest.skip(f"shared reference data absent ({path})")
     return path, read_fct_txt(path)
 
 
@@ -866,7 +863,7 @@ def test_python_dash_m_compare_bounds_fail_exits_1(tmp_path):
 
 def test_reference_pause_and_cnp_counts(reference_flows):
     from plots.io import read_cnp_total, read_pfc_pauses
-    assert read_pfc_pauses(REF_CASE / "pfc.txt.gz") == 9_356  # as the case's README says
+    assert read_pfc_pauses(REF_CASE / "pfc.txt.gz") == 9_356  # as data/README.md says
     assert read_cnp_total(REF_CASE / "cnp.txt.gz") == 445_365
 
 

@@ -82,7 +82,7 @@ fn check_reads_conweave_configs_and_prints_notes() {
         "2\n0 17 3 1000 2.0\n5 100 3 0 2.000001\n",
     )
     .unwrap();
-    let topo = repo("../shared/data/conweave/config/leaf_spine_128_100G_OS2.txt");
+    let topo = repo("data/conweave/config/leaf_spine_128_100G_OS2.txt");
     let cfg = d.join("config.txt");
     std::fs::write(
         &cfg,
@@ -218,7 +218,7 @@ fn run_validates_then_spawns_the_program_with_the_overrides() {
 #[test]
 fn flowgen_writes_a_conweave_flow_file_deterministically() {
     let d = scratch("flowgen");
-    let cdf = repo("../shared/data/conweave/traffic_gen/AliStorage2019.txt");
+    let cdf = repo("data/conweave/traffic_gen/AliStorage2019.txt");
     let gen = |out: &Path, seed: &str| {
         rdma_lb(&[
             "flowgen",

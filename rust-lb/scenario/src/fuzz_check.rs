@@ -48,7 +48,7 @@ pub fn check(target: &str, data: &[u8]) -> Result<(), String> {
             true,
         ),
         "flow_file" => {
-            // The shared 128-host leaf-spine (8 leaves x 16 hosts, 8 spines), the topology of
+            // ConWeave's 128-host leaf-spine (8 leaves x 16 hosts, 8 spines), the topology of
             // the real flow files in the corpus.
             let topology = LeafSpine {
                 leaves: 8,

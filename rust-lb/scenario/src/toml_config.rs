@@ -2,7 +2,7 @@
 //!
 //! ```toml
 //! [topology]                       # exactly one of conweave_file / leaf_spine
-//! conweave_file = "../shared/data/conweave/config/leaf_spine_128_100G_OS2.txt"
+//! conweave_file = "../data/conweave/config/leaf_spine_128_100G_OS2.txt"
 //! leaf_spine = { leaves = 8, hosts_per_leaf = 16, spines = 8, host_rate = "100Gbps",
 //!                fabric_rate = "100Gbps", delay = "1us" }   # fabric_rate defaults to host_rate
 //! link_rates = [ { a = 128, b = 136, rate = "40Gbps" } ]    # per-link rate overrides;

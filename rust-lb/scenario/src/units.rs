@@ -163,7 +163,7 @@ pub fn parse_seconds_to_ns(text: &str) -> Result<u64, String> {
 /// truncated to 64 bits), multiplies by 10^9 truncating, and keeps the integer part:
 /// `floor(d) x 10^9 + floor(trunc(frac(d) x 2^64) x 10^9 / 2^64)`. So a value just above a
 /// whole nanosecond can land one below it: 2.000000041 s starts at 2000000040 ns (checked
-/// against every start time of the reference's fct.txt on the shared case), and 1000 B at
+/// against every start time of the reference's fct.txt on the reference case), and 1000 B at
 /// 100 Gbps serialize in 79 ns (8.0000000000000002e-8 s). Negative or non-finite input gives
 /// 0; values beyond u64 nanoseconds saturate.
 #[must_use]
@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn ns3_19_truncation() {
-        // From the reference's fct.txt on the shared case: flow-file start -> start_ns.
+        // From the reference's fct.txt on the reference case: flow-file start -> start_ns.
         assert_eq!(ns3_19_seconds_to_ns(2.000000041), 2_000_000_040);
         assert_eq!(ns3_19_seconds_to_ns(2.000000083), 2_000_000_083);
         assert_eq!(ns3_19_seconds_to_ns(2.000003), 2_000_002_999);

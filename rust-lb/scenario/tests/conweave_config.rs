@@ -290,7 +290,7 @@ fn relative_paths_resolve_from_the_config_dir_then_cwd() {
         3
     );
     // A path relative to the CWD (the crate dir under cargo test) is the fallback.
-    let rel_topo = "../../../shared/data/conweave/config/leaf_spine_128_100G_OS2.txt";
+    let rel_topo = "../../data/conweave/config/leaf_spine_128_100G_OS2.txt";
     assert!(
         std::path::Path::new(rel_topo).exists(),
         "cargo test runs in the crate dir"
@@ -357,7 +357,7 @@ fn overrides_apply_and_are_checked() {
 #[test]
 fn reference_quirks_are_on_and_flow_starts_truncated_as_ns3_19() {
     // 2.000000041 s is 2000000040.99.. ns as a double: the reference starts that flow at
-    // 2000000040 ns (its fct.txt on the shared case says so); 2.000000083 stays 083.
+    // 2000000040 ns (its fct.txt on the reference case says so); 2.000000083 stays 083.
     let d = scratch("quirks");
     write(
         &d,

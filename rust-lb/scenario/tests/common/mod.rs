@@ -1,13 +1,13 @@
-//! Test helpers: the shared data directory and scratch directories.
+//! Test helpers: the repository's data directory and scratch directories.
 #![allow(dead_code, reason = "each test binary uses a subset")]
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// `../shared/data` of the repository (read in place, never copied into the repo).
+/// A file under the repository's `data/` (data/README.md).
 pub fn data(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data")
+        .join("../../data")
         .join(rel)
 }
 
