@@ -61,7 +61,7 @@ use super::{
     Verdict,
 };
 use crate::algorithm::Algorithm;
-use crate::config::{check_int, check_real, ConfigError};
+use crate::error::{check_int, check_real, ConfigError};
 use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};
 use crate::time::{SimDuration, SimTime};
 

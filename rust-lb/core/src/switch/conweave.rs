@@ -47,7 +47,7 @@ use super::fabric::{Fabric, Role};
 use super::plts_rr::TableHasher;
 use super::{EgressCandidate, PacketKind, PacketMeta};
 use crate::algorithm::Algorithm;
-use crate::config::{check_int, ConfigError};
+use crate::error::{check_int, ConfigError};
 use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Psn;

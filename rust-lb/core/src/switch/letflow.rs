@@ -38,7 +38,7 @@ use super::{
     Verdict,
 };
 use crate::algorithm::Algorithm;
-use crate::config::{check_int, ConfigError};
+use crate::error::{check_int, ConfigError};
 use crate::rng::{SharedGlibcRand, SimRng};
 use crate::time::{SimDuration, SimTime};
 

@@ -19,7 +19,7 @@ use serde::Deserialize;
 use super::ecmp::EcmpHash;
 use super::{EgressCandidate, EgressChoice, EgressChooser, PacketMeta};
 use crate::algorithm::Algorithm;
-use crate::config::{check_int, ConfigError};
+use crate::error::{check_int, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 

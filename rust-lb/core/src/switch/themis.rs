@@ -74,7 +74,7 @@ use super::{
     TorAgent, Verdict,
 };
 use crate::algorithm::Algorithm;
-use crate::config::{check_int, check_real, ConfigError};
+use crate::error::{check_int, check_real, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 use crate::units::{Entropy, Psn};
