@@ -45,7 +45,7 @@
 
 use serde::Deserialize;
 
-use super::{Feedback, FeedbackKind, PathSelector, SendCx};
+use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
 use crate::algorithm::Algorithm;
 use crate::error::{check_int, check_real, ConfigError};
 use crate::rng::SimRng;

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::{PathSelector, SendCx};
+use super::selector::{PathSelector, SendCx};
 use crate::algorithm::Algorithm;
 use crate::error::ConfigError;
 use crate::rng::SimRng;

@@ -132,7 +132,7 @@ use std::rc::Rc;
 
 use serde::Deserialize;
 
-use super::{Feedback, FeedbackKind, PathSelector, SendCx};
+use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
 use crate::algorithm::Algorithm;
 use crate::error::{check_int, check_real, ConfigError};
 use crate::rng::SimRng;
