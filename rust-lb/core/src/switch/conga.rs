@@ -53,13 +53,10 @@
 
 use serde::Deserialize;
 
-use super::agent::TAG_WORDS;
+use super::agent::{candidate_index, LbTag, PathId, PortInfo, SwitchAgent, Verdict, TAG_WORDS};
 use super::ecmp::EcmpHash;
 use super::fabric::{flowlet_key, path_word, word_path, Fabric, FlowletState, Flowlets, Role};
-use super::{
-    candidate_index, EgressCandidate, LbTag, PacketKind, PacketMeta, PathId, PortInfo, SwitchAgent,
-    Verdict,
-};
+use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use crate::algorithm::Algorithm;
 use crate::error::{check_int, check_real, ConfigError};
 use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};

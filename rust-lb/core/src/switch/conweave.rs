@@ -44,8 +44,8 @@ use super::agent::{
 };
 use super::ecmp::EcmpHash;
 use super::fabric::{Fabric, Role};
+use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use super::plts_rr::TableHasher;
-use super::{EgressCandidate, PacketKind, PacketMeta};
 use crate::algorithm::Algorithm;
 use crate::error::{check_int, ConfigError};
 use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};

@@ -11,7 +11,8 @@
 
 use serde::Deserialize;
 
-use super::{EgressCandidate, EgressChoice, EgressChooser, PacketMeta};
+use super::chooser::{EgressChoice, EgressChooser};
+use super::packet::{EgressCandidate, PacketMeta};
 use crate::algorithm::Algorithm;
 use crate::error::{check_int, ConfigError};
 use crate::rng::SimRng;

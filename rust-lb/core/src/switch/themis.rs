@@ -66,13 +66,12 @@ use std::collections::{HashMap, VecDeque};
 
 use serde::Deserialize;
 
+use super::agent::{ControlKind, ControlPacket, LbTag, LinkScope, PortInfo, SwitchAgent, Verdict};
+use super::chooser::{chosen_verdict, EgressChoice, EgressChooser};
 use super::ecmp::EcmpHash;
+use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use super::plts_rr::TableHasher;
-use super::{
-    chosen_verdict, Compensation, ControlKind, ControlPacket, EgressCandidate, EgressChoice,
-    EgressChooser, LbTag, LinkScope, NackVerdict, PacketKind, PacketMeta, PortInfo, SwitchAgent,
-    TorAgent, Verdict,
-};
+use super::tor::{Compensation, NackVerdict, TorAgent};
 use crate::algorithm::Algorithm;
 use crate::error::{check_int, check_real, ConfigError};
 use crate::rng::SimRng;
