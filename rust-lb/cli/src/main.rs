@@ -10,18 +10,23 @@
 //! status 2. Parsing and validation are those of the `rdma-lb-scenario` crate, the same code
 //! the ns-3 program calls through the bridge.
 
+mod failure;
+mod program;
 mod sweep;
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use rdma_lb_scenario::cdf::parse_cdf_file;
 use rdma_lb_scenario::flows::format_flow_file;
 use rdma_lb_scenario::units::{format_rate, parse_rate_bps};
 use rdma_lb_scenario::workload::{poisson_flows, PoissonSpec};
-use rdma_lb_scenario::{load_scenario, Overrides, Scenario};
+use rdma_lb_scenario::Scenario;
+
+use failure::Failure;
+use program::{load, sim_args, sim_path, spawn, OverrideArgs};
 
 /// Datacenter load balancing for RDMA fabrics: check, run and sweep scenarios.
 #[derive(Debug, Parser)]
@@ -41,59 +46,6 @@ enum Cmd {
     Flowgen(FlowgenArgs),
     /// Run a grid of configs × algorithms × loads × seeds with a local worker pool.
     Sweep(sweep::SweepArgs),
-}
-
-/// Options that override a config's values (the same keys the ns-3 program accepts).
-#[derive(Debug, Args, Clone, Default)]
-struct OverrideArgs {
-    /// Load-balancing algorithm (overrides `[lb] name` / `LB_MODE`), e.g. ecmp, spray, reps.
-    #[arg(long, value_name = "NAME")]
-    lb: Option<String>,
-    /// Algorithm parameters as `k = v, ...` (overrides `[lb] params` / `LB_PARAMS`).
-    #[arg(long, value_name = "STR")]
-    lb_params: Option<String>,
-    /// Run seed (overrides `[run] seed` / `RANDOM_SEED`); generated workloads are re-drawn.
-    #[arg(long, value_name = "N")]
-    seed: Option<u64>,
-    /// Hard stop time with a unit, e.g. `50ms` (overrides `[run] stop`).
-    #[arg(long, value_name = "TIME")]
-    stop: Option<String>,
-    /// Host load of a generated Poisson workload, in (0, 1] (TOML configs only).
-    #[arg(long, value_name = "X")]
-    load: Option<String>,
-    /// Reference-simulator quirks to reproduce: all, none, or a comma list of names
-    /// (ConWeave configs: all; TOML: `[transport] quirks`, default none).
-    #[arg(long, value_name = "LIST")]
-    quirks: Option<String>,
-}
-
-impl OverrideArgs {
-    /// The `key=value;...` text both this CLI and the ns-3 program parse.
-    fn to_text(&self, out: Option<&Path>) -> String {
-        let mut items = Vec::new();
-        if let Some(v) = &self.lb {
-            items.push(format!("lb={v}"));
-        }
-        if let Some(v) = &self.lb_params {
-            items.push(format!("lb_params={v}"));
-        }
-        if let Some(v) = self.seed {
-            items.push(format!("seed={v}"));
-        }
-        if let Some(v) = &self.stop {
-            items.push(format!("stop={v}"));
-        }
-        if let Some(v) = &self.load {
-            items.push(format!("load={v}"));
-        }
-        if let Some(v) = &self.quirks {
-            items.push(format!("quirks={v}"));
-        }
-        if let Some(o) = out {
-            items.push(format!("out={}", o.display()));
-        }
-        items.join(";")
-    }
 }
 
 #[derive(Debug, Args)]
@@ -157,16 +109,6 @@ struct FlowgenArgs {
     output: PathBuf,
 }
 
-/// A CLI failure: one line, exit status 2.
-#[derive(Debug)]
-pub(crate) struct Failure(pub(crate) String);
-
-impl<E: std::fmt::Display> From<E> for Failure {
-    fn from(e: E) -> Self {
-        Failure(e.to_string())
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -182,12 +124,6 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
-}
-
-/// Loads and validates with the overrides given on the command line.
-pub(crate) fn load(config: &Path, overrides: &str) -> Result<Scenario, Failure> {
-    let o = Overrides::parse(overrides)?;
-    Ok(load_scenario(config, &o)?)
 }
 
 fn print_notes(s: &Scenario) {
@@ -316,80 +252,6 @@ fn check(a: &CheckArgs) -> Result<ExitCode, Failure> {
     }
     writeln!(out, "ok")?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The repository root: the nearest ancestor of the current directory holding `rust-lb/`,
-/// else the one this binary was built from.
-fn repo_root() -> PathBuf {
-    if let Ok(cwd) = std::env::current_dir() {
-        if let Some(root) = cwd.ancestors().find(|d| d.join("rust-lb").is_dir()) {
-            return root.to_path_buf();
-        }
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The scenario program: `--sim`, else `$RDMA_LB_SIM`, else `build/rdma-lb-scenario`.
-pub(crate) fn sim_path(sim: Option<&Path>) -> PathBuf {
-    if let Some(s) = sim {
-        return s.to_path_buf();
-    }
-    if let Some(s) = std::env::var_os("RDMA_LB_SIM").filter(|s| !s.is_empty()) {
-        return PathBuf::from(s);
-    }
-    repo_root().join("build/rdma-lb-scenario")
-}
-
-/// The scenario program's command line for one run.
-pub(crate) fn sim_args(
-    config: &Path,
-    o: &OverrideArgs,
-    out: Option<&Path>,
-    progress: &str,
-) -> Vec<String> {
-    let mut args = vec![format!("--config={}", config.display())];
-    if let Some(v) = &o.lb {
-        args.push(format!("--lb={v}"));
-    }
-    if let Some(v) = &o.lb_params {
-        args.push(format!("--lbParams={v}"));
-    }
-    if let Some(v) = o.seed {
-        args.push(format!("--seed={v}"));
-    }
-    if let Some(v) = &o.stop {
-        args.push(format!("--stop={v}"));
-    }
-    if let Some(v) = &o.load {
-        args.push(format!("--load={v}"));
-    }
-    if let Some(v) = &o.quirks {
-        args.push(format!("--quirks={v}"));
-    }
-    if let Some(v) = out {
-        args.push(format!("--out={}", v.display()));
-    }
-    args.push(format!("--progress={progress}"));
-    args
-}
-
-/// Runs the program; its exit status becomes ours (a signal → 1).
-pub(crate) fn spawn(sim: &Path, args: &[String]) -> Result<ExitCode, Failure> {
-    if !sim.exists() {
-        return Err(Failure(format!(
-            "scenario program {} not found (build it with scripts/build, or pass --sim / set RDMA_LB_SIM)",
-            sim.display()
-        )));
-    }
-    let status = Command::new(sim)
-        .args(args)
-        .status()
-        .map_err(|e| Failure(format!("cannot start {}: {e}", sim.display())))?;
-    Ok(match status.code() {
-        Some(0) => ExitCode::SUCCESS,
-        Some(c) => ExitCode::from(u8::try_from(c).unwrap_or(1)),
-        None => ExitCode::from(1),
-    })
 }
 
 fn run(a: &RunArgs) -> Result<ExitCode, Failure> {

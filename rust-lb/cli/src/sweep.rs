@@ -32,7 +32,8 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use crate::{load, sim_args, sim_path, Failure, OverrideArgs};
+use crate::failure::Failure;
+use crate::program::{load, sim_args, sim_path, OverrideArgs};
 
 #[derive(Debug, Args)]
 pub(crate) struct SweepArgs {

@@ -4,12 +4,14 @@
 //! the body of a TOML inline table, e.g. `num_entropies = 256`. The same keys appear in the
 //! `[lb]` section of scenario configs and in the ns-3 attribute `LbParameters`. Unknown keys
 //! and out-of-range values are errors that name the parameter.
-
-use std::fmt;
+//!
+//! This module is the factory: it knows every algorithm's parameter type. The algorithms do
+//! not depend on it; their range checks and [`ConfigError`] live in [`crate::error`].
 
 use serde::Deserialize;
 
 use crate::algorithm::Algorithm;
+pub use crate::error::ConfigError;
 use crate::host::flowbender::FlowBenderConfig;
 use crate::host::hopper::HopperConfig;
 use crate::host::reps::RepsConfig;
@@ -21,83 +23,6 @@ use crate::switch::drill::DrillConfig;
 use crate::switch::letflow::LetFlowConfig;
 use crate::switch::plts_rr::PltsRrConfig;
 use crate::switch::themis::ThemisConfig;
-
-/// Why a configuration was refused. The message names the offending parameter.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError {
-    /// The algorithm being configured (or the name that was not recognised).
-    pub algorithm: String,
-    /// The parameter at fault, when one can be named.
-    pub parameter: Option<String>,
-    /// What is wrong, in words.
-    pub message: String,
-}
-
-impl ConfigError {
-    /// An error about one parameter of `algorithm`.
-    #[must_use]
-    pub fn parameter(algorithm: Algorithm, parameter: &str, message: impl Into<String>) -> Self {
-        ConfigError {
-            algorithm: algorithm.name().to_owned(),
-            parameter: Some(parameter.to_owned()),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.parameter {
-            Some(p) => write!(
-                f,
-                "algorithm `{}`, parameter `{}`: {}",
-                self.algorithm, p, self.message
-            ),
-            None => write!(f, "algorithm `{}`: {}", self.algorithm, self.message),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
-/// Checks that an integer parameter lies in `lo..=hi`; the error names the parameter and range.
-pub(crate) fn check_int(
-    algorithm: Algorithm,
-    parameter: &str,
-    value: u64,
-    lo: u64,
-    hi: u64,
-) -> Result<(), ConfigError> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(ConfigError::parameter(
-            algorithm,
-            parameter,
-            format!("must be in {lo}..={hi}, got {value}"),
-        ))
-    }
-}
-
-/// Checks that a real parameter is a number in `[lo, hi]`; the error names the parameter and
-/// range.
-pub(crate) fn check_real(
-    algorithm: Algorithm,
-    parameter: &str,
-    value: f64,
-    lo: f64,
-    hi: f64,
-) -> Result<(), ConfigError> {
-    if value >= lo && value <= hi {
-        Ok(())
-    } else {
-        Err(ConfigError::parameter(
-            algorithm,
-            parameter,
-            format!("must be in [{lo}, {hi}], got {value}"),
-        ))
-    }
-}
 
 /// The validated configuration of one run's load balancing, shared by every NIC and switch.
 ///

@@ -14,8 +14,9 @@
 //!   [`Entropy`] is the 16-bit value switches hash (the RoCEv2 UDP source port), [`Psn`] a
 //!   packet sequence number; raw integers carry their unit in their name (`*_ns`, `*_bytes`).
 //! * **Errors at construction, never on the hot path.** Configs are parsed and validated once
-//!   ([`config`]); per-packet methods are infallible and written not to panic (the crate
-//!   denies `unwrap`, `expect`, `panic!` and slice indexing outside tests).
+//!   ([`config`], with the errors and range checks of [`error`]); per-packet methods are
+//!   infallible and written not to panic (the crate denies `unwrap`, `expect`, `panic!` and
+//!   slice indexing outside tests).
 //! * **Names defined once.** [`Algorithm`] is the single list of algorithm names used by
 //!   configs, ns-3 attributes, result folders and plot legends.
 //!
@@ -27,6 +28,7 @@
 
 pub mod algorithm;
 pub mod config;
+pub mod error;
 pub mod hash;
 pub mod host;
 pub mod rng;
@@ -35,7 +37,8 @@ pub mod time;
 pub mod units;
 
 pub use algorithm::{Algorithm, Side};
-pub use config::{ConfigError, HostLbConfig, SwitchLbConfig};
+pub use config::{HostLbConfig, SwitchLbConfig};
+pub use error::ConfigError;
 pub use rng::SimRng;
 pub use time::{SimDuration, SimTime};
 pub use units::{Entropy, Psn};

@@ -266,28 +266,8 @@ fn parse_map(l: &Line<'_>) -> Result<EcnMap> {
 /// # Errors
 /// Unknown keys, duplicates, bad values, unsupported modes; see the module documentation.
 pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfig> {
-    let mut t = Transport::default();
-    let mut run = RunSpec {
-        flowgen_start_ns: 2_000_000_000,
-        flowgen_stop_ns: 2_500_000_000,
-        ..RunSpec::default()
-    };
-    let mut lb = LbSpec {
-        name: "ecmp".to_owned(),
-        params: String::new(),
-    };
-    let mut lb_line = 0;
-    let mut topology_file = None;
-    let mut flow_file = None;
-    let mut link_down = Vec::new();
-    let mut error_rate_per_link = None;
-    let mut notes = Vec::new();
+    let mut s = Settings::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
-    let (mut kmax, mut kmin, mut pmax) = (None, None, None);
-    let (mut irn, mut stop_line) = (false, 0);
-    let (mut has_win, mut var_win, mut cc_line) = (None, None, 0);
-    let mut conweave_keys: Vec<(usize, &str, u64)> = Vec::new();
-
     for (ln, raw) in numbered_lines(text, true) {
         let mut toks = raw.split_whitespace();
         let Some(key) = toks.next() else { continue };
@@ -305,70 +285,173 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                 ));
             }
         }
-        match key {
-            "TOPOLOGY_FILE" => topology_file = Some((l.one()?.to_owned(), ln)),
-            "FLOW_FILE" => flow_file = Some((l.one()?.to_owned(), ln)),
+        let known = s.files_and_monitoring(&l)?
+            || s.run_and_links(&l)?
+            || s.load_balancing(&l)?
+            || s.congestion_control(&l)?
+            || s.nic_and_switch(&l)?;
+        if !known {
+            return Err(l.err(
+                ErrorKind::UnknownKey,
+                "unknown key (the keys a ConWeave config may hold: `cargo doc -p rdma-lb-scenario`, module conweave)",
+            ));
+        }
+    }
+    s.finish(name, text)
+}
+
+/// What the keys read so far set, and where (lines for later messages); absent keys keep
+/// `run.py`'s template values.
+struct Settings<'a> {
+    t: Transport,
+    run: RunSpec,
+    lb: LbSpec,
+    lb_line: usize,
+    topology_file: Option<(String, usize)>,
+    flow_file: Option<(String, usize)>,
+    link_down: Vec<(usize, u64, u32, u32)>,
+    error_rate_per_link: Option<f64>,
+    notes: Vec<String>,
+    kmax: Option<EcnMap>,
+    kmin: Option<EcnMap>,
+    pmax: Option<EcnMap>,
+    irn: bool,
+    stop_line: usize,
+    has_win: Option<bool>,
+    var_win: Option<bool>,
+    cc_line: usize,
+    conweave_keys: Vec<(usize, &'a str, u64)>,
+}
+
+impl<'a> Settings<'a> {
+    fn new() -> Self {
+        Settings {
+            t: Transport::default(),
+            run: RunSpec {
+                flowgen_start_ns: 2_000_000_000,
+                flowgen_stop_ns: 2_500_000_000,
+                ..RunSpec::default()
+            },
+            lb: LbSpec {
+                name: "ecmp".to_owned(),
+                params: String::new(),
+            },
+            lb_line: 0,
+            topology_file: None,
+            flow_file: None,
+            link_down: Vec::new(),
+            error_rate_per_link: None,
+            notes: Vec::new(),
+            kmax: None,
+            kmin: None,
+            pmax: None,
+            irn: false,
+            stop_line: 0,
+            has_win: None,
+            var_win: None,
+            cc_line: 0,
+            conweave_keys: Vec::new(),
+        }
+    }
+
+    /// `TOPOLOGY_FILE`, `FLOW_FILE`, the output files and monitoring.
+    fn files_and_monitoring(&mut self, l: &Line<'a>) -> Result<bool> {
+        match l.key {
+            "TOPOLOGY_FILE" => self.topology_file = Some((l.one()?.to_owned(), l.ln)),
+            "FLOW_FILE" => self.flow_file = Some((l.one()?.to_owned(), l.ln)),
             "FCT_OUTPUT_FILE" => {
                 l.one()?;
-                notes.push(l.note(
+                self.notes.push(l.note(
                     "accepted; flow completions are written as fct.txt (same format) in the \
                      output directory instead",
                 ));
             }
             "PFC_OUTPUT_FILE" => {
                 l.one()?;
-                run.pfc_trace = true;
-                notes.push(l.note(
+                self.run.pfc_trace = true;
+                self.notes.push(l.note(
                     "PFC trace on; written as pfc.txt (same format) in the output directory",
                 ));
             }
             k if NOT_PRODUCED.contains(&k) => {
                 l.one()?;
-                notes.push(l.note("accepted; rdma-lb does not produce this file"));
+                self.notes
+                    .push(l.note("accepted; rdma-lb does not produce this file"));
             }
             "QLEN_MON_START" | "QLEN_MON_END" => {
                 l.real()?;
-                notes.push(l.note("accepted; unused (as in the reference)"));
+                self.notes
+                    .push(l.note("accepted; unused (as in the reference)"));
             }
             "SW_MONITORING_INTERVAL" => {
-                run.monitor_interval_ns = l.int()?;
-                if run.monitor_interval_ns == 0 {
+                self.run.monitor_interval_ns = l.int()?;
+                if self.run.monitor_interval_ns == 0 {
                     return Err(l.err(ErrorKind::Value, "must be positive (ns)"));
                 }
             }
-            "FLOWGEN_START_TIME" => run.flowgen_start_ns = l.scaled(1_000_000_000, "s")?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The flow-generation window, load, seed and link faults and errors.
+    fn run_and_links(&mut self, l: &Line<'a>) -> Result<bool> {
+        match l.key {
+            "FLOWGEN_START_TIME" => self.run.flowgen_start_ns = l.scaled(1_000_000_000, "s")?,
             "FLOWGEN_STOP_TIME" => {
-                run.flowgen_stop_ns = l.scaled(1_000_000_000, "s")?;
-                stop_line = ln;
+                self.run.flowgen_stop_ns = l.scaled(1_000_000_000, "s")?;
+                self.stop_line = l.ln;
             }
-            "BUFFER_SIZE" => {
-                t.buffer_bytes = l.scaled(1 << 20, "MiB")?;
-                if t.buffer_bytes == 0 {
+            "LOAD" => self.run.load = l.real()?,
+            "RANDOM_SEED" => self.run.seed = l.int()?,
+            "ERROR_RATE_PER_LINK" => {
+                let e = l.real()?;
+                if !(0.0..=1.0).contains(&e) {
+                    return Err(l.err(ErrorKind::Value, format!("must be in [0, 1], got {e}")));
+                }
+                self.error_rate_per_link = (e > 0.0).then_some(e);
+            }
+            "LINK_DOWN" => {
+                let [tu, a, b] = l.vals.as_slice() else {
                     return Err(l.err(
-                        ErrorKind::Value,
-                        "must be positive (MiB; the reference's 0 = per-port auto is not modelled)",
+                        ErrorKind::Syntax,
+                        format!("expected `t_us a b`, found {} values", l.vals.len()),
                     ));
+                };
+                let tl = Line {
+                    vals: vec![tu],
+                    ..Line {
+                        file: l.file,
+                        ln: l.ln,
+                        key: l.key,
+                        vals: Vec::new(),
+                    }
+                };
+                let at = tl.scaled(1000, "us")?;
+                let a: u32 = crate::text::uint(l.file, l.ln, l.key, a)?;
+                let b: u32 = crate::text::uint(l.file, l.ln, l.key, b)?;
+                if !(at == 0 && a == 0 && b == 0) {
+                    self.link_down.push((l.ln, at, a, b));
                 }
             }
-            "CC_MODE" => {
-                let m = l.int()?;
-                t.cc = crate::model::CC_NAMES
-                    .iter()
-                    .find(|(_, n)| u64::from(*n) == m)
-                    .map(|(name, _)| (*name).to_owned())
-                    .ok_or_else(|| {
-                        l.err(
-                            ErrorKind::Value,
-                            format!(
-                                "unknown mode {m} (1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP, 0 = none)"
-                            ),
-                        )
-                    })?;
-                cc_line = ln;
+            "DATA_RATE" | "LINK_DELAY" => {
+                if l.vals.is_empty() {
+                    return Err(l.err(ErrorKind::Missing, "missing value"));
+                }
+                self.notes
+                    .push(l.note("accepted; unused (as in the reference)"));
             }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `LB_MODE`, `LB_PARAMS` and ConWeave's `CONWEAVE_*` parameters.
+    fn load_balancing(&mut self, l: &Line<'a>) -> Result<bool> {
+        match l.key {
             "LB_MODE" => {
                 let v = l.one()?;
-                lb.name = match v {
+                self.lb.name = match v {
                     "0" => "ecmp".to_owned(),
                     "3" => "conga".to_owned(),
                     "6" => "letflow".to_owned(),
@@ -378,9 +461,9 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                         return Err(l.err(
                             ErrorKind::Unsupported,
                             format!(
-                                "{v} = {what} is not available in rdma-lb; use 0 (ecmp) or one of: {}",
-                                rdma_lb_core::Algorithm::all_names()
-                            ),
+                            "{v} = {what} is not available in rdma-lb; use 0 (ecmp) or one of: {}",
+                            rdma_lb_core::Algorithm::all_names()
+                        ),
                         ));
                     }
                     name if name.parse::<rdma_lb_core::Algorithm>().is_ok() => name.to_owned(),
@@ -394,159 +477,215 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                         ))
                     }
                 };
-                lb_line = ln;
+                self.lb_line = l.ln;
             }
             "LB_PARAMS" => {
-                lb.params = l.vals.join(" ");
-                if lb_line == 0 {
-                    lb_line = ln;
+                self.lb.params = l.vals.join(" ");
+                if self.lb_line == 0 {
+                    self.lb_line = l.ln;
                 }
             }
-            "ENABLE_PFC" => t.pfc_enabled = l.flag()?,
-            "ENABLE_IRN" => irn = l.flag()?,
-            "ENABLE_QCN" => t.ecn_enabled = l.flag()?,
             k if CONWEAVE_KEYS.contains(&k) => {
                 let ns = l.scaled(1000, "us")?;
                 if ns % 1000 != 0 {
                     return Err(l.err(ErrorKind::Value, "must be a whole number of microseconds"));
                 }
-                conweave_keys.push((ln, k, ns / 1000));
+                self.conweave_keys.push((l.ln, k, ns / 1000));
             }
-            "ALPHA_RESUME_INTERVAL" => t.alpha_resume_interval_ns = l.scaled(1000, "us")?,
-            "RATE_DECREASE_INTERVAL" => t.rate_decrease_interval_ns = l.scaled(1000, "us")?,
-            "RP_TIMER" => t.rp_timer_ns = l.scaled(1000, "us")?,
-            "PAUSE_TIME" => t.pause_time_ns = l.scaled(1000, "us")?,
-            "CLAMP_TARGET_RATE" => t.clamp_target_rate = l.flag()?,
-            "FAST_RECOVERY_TIMES" => t.fast_recovery_times = l.int_u32()?,
-            "EWMA_GAIN" => {
-                t.ewma_gain = l.real()?;
-                if !(t.ewma_gain > 0.0 && t.ewma_gain <= 1.0) {
-                    return Err(l.err(ErrorKind::Value, "must be in (0, 1]"));
-                }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `CC_MODE`, the window keys and the DCQCN, DCTCP and HPCC parameters.
+    fn congestion_control(&mut self, l: &Line<'a>) -> Result<bool> {
+        match l.key {
+            "CC_MODE" => {
+                let m = l.int()?;
+                self.t.cc = crate::model::CC_NAMES
+                .iter()
+                .find(|(_, n)| u64::from(*n) == m)
+                .map(|(name, _)| (*name).to_owned())
+                .ok_or_else(|| {
+                    l.err(
+                        ErrorKind::Value,
+                        format!(
+                            "unknown mode {m} (1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP, 0 = none)"
+                        ),
+                    )
+                })?;
+                self.cc_line = l.ln;
             }
-            "RATE_AI" => t.rate_ai_bps = l.rate()?,
-            "RATE_HAI" => t.rate_hai_bps = l.rate()?,
-            "MIN_RATE" => t.min_rate_bps = l.rate()?,
-            "DCTCP_RATE_AI" => t.dctcp_rate_ai_bps = l.rate()?,
-            "ERROR_RATE_PER_LINK" => {
-                let e = l.real()?;
-                if !(0.0..=1.0).contains(&e) {
-                    return Err(l.err(ErrorKind::Value, format!("must be in [0, 1], got {e}")));
-                }
-                error_rate_per_link = (e > 0.0).then_some(e);
-            }
-            "L2_CHUNK_SIZE" => t.l2_chunk_bytes = l.int_u32()?,
-            "L2_ACK_INTERVAL" => t.ack_interval_packets = l.int_u32()?,
-            "L2_BACK_TO_ZERO" => t.l2_back_to_zero = l.flag()?,
-            "RATE_BOUND" => t.rate_bound = l.flag()?,
-            "PACKET_PAYLOAD_SIZE" => {
-                t.payload_bytes = l.int_u32()?;
-                if t.payload_bytes == 0 {
-                    return Err(l.err(ErrorKind::Value, "must be positive"));
-                }
-            }
-            "HAS_WIN" => has_win = Some(l.flag()?),
-            "VAR_WIN" => var_win = Some(l.flag()?),
+            "HAS_WIN" => self.has_win = Some(l.flag()?),
+            "VAR_WIN" => self.var_win = Some(l.flag()?),
             "GLOBAL_T" => {
                 if !l.flag()? {
                     return Err(l.err(
-                        ErrorKind::Unsupported,
-                        "0 (per-pair RTT/BDP) is not modelled; rdma-lb uses one BDP for all pairs (1)",
-                    ));
+                    ErrorKind::Unsupported,
+                    "0 (per-pair RTT/BDP) is not modelled; rdma-lb uses one BDP for all pairs (1)",
+                ));
                 }
             }
-            "FAST_REACT" => t.fast_react = l.flag()?,
-            "MULTI_RATE" => t.multi_rate = l.flag()?,
-            "SAMPLE_FEEDBACK" => t.sample_feedback = l.flag()?,
-            "MI_THRESH" => t.mi_thresh = l.int_u32()?,
+            "ALPHA_RESUME_INTERVAL" => self.t.alpha_resume_interval_ns = l.scaled(1000, "us")?,
+            "RATE_DECREASE_INTERVAL" => self.t.rate_decrease_interval_ns = l.scaled(1000, "us")?,
+            "RP_TIMER" => self.t.rp_timer_ns = l.scaled(1000, "us")?,
+            "CLAMP_TARGET_RATE" => self.t.clamp_target_rate = l.flag()?,
+            "FAST_RECOVERY_TIMES" => self.t.fast_recovery_times = l.int_u32()?,
+            "EWMA_GAIN" => {
+                self.t.ewma_gain = l.real()?;
+                if !(self.t.ewma_gain > 0.0 && self.t.ewma_gain <= 1.0) {
+                    return Err(l.err(ErrorKind::Value, "must be in (0, 1]"));
+                }
+            }
+            "RATE_AI" => self.t.rate_ai_bps = l.rate()?,
+            "RATE_HAI" => self.t.rate_hai_bps = l.rate()?,
+            "MIN_RATE" => self.t.min_rate_bps = l.rate()?,
+            "DCTCP_RATE_AI" => self.t.dctcp_rate_ai_bps = l.rate()?,
+            "FAST_REACT" => self.t.fast_react = l.flag()?,
+            "MULTI_RATE" => self.t.multi_rate = l.flag()?,
+            "SAMPLE_FEEDBACK" => self.t.sample_feedback = l.flag()?,
+            "MI_THRESH" => self.t.mi_thresh = l.int_u32()?,
             "INT_MULTI" => {
-                t.int_multi = l.int_u32()?;
-                if t.int_multi == 0 {
+                self.t.int_multi = l.int_u32()?;
+                if self.t.int_multi == 0 {
                     return Err(l.err(ErrorKind::Value, "must be >= 1"));
                 }
             }
             "U_TARGET" => {
-                t.u_target = l.real()?;
-                if !(t.u_target > 0.0 && t.u_target <= 10.0) {
+                self.t.u_target = l.real()?;
+                if !(self.t.u_target > 0.0 && self.t.u_target <= 10.0) {
                     return Err(l.err(ErrorKind::Value, "must be in (0, 10]"));
                 }
             }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The NICs' and switches' settings: buffer, PFC, IRN, ECN marking and its maps, L2 and payload.
+    fn nic_and_switch(&mut self, l: &Line<'a>) -> Result<bool> {
+        match l.key {
+            "BUFFER_SIZE" => {
+                self.t.buffer_bytes = l.scaled(1 << 20, "MiB")?;
+                if self.t.buffer_bytes == 0 {
+                    return Err(l.err(
+                        ErrorKind::Value,
+                        "must be positive (MiB; the reference's 0 = per-port auto is not modelled)",
+                    ));
+                }
+            }
+            "ENABLE_PFC" => self.t.pfc_enabled = l.flag()?,
+            "ENABLE_IRN" => self.irn = l.flag()?,
+            "ENABLE_QCN" => self.t.ecn_enabled = l.flag()?,
+            "PAUSE_TIME" => self.t.pause_time_ns = l.scaled(1000, "us")?,
             "USE_DYNAMIC_PFC_THRESHOLD" => {
                 if !l.flag()? {
-                    notes.push(l.note(
-                        "0 has no effect: the MMU always uses the dynamic threshold (as the reference)",
-                    ));
+                    self.notes.push(l.note(
+                    "0 has no effect: the MMU always uses the dynamic threshold (as the reference)",
+                ));
                 }
             }
-            "LINK_DOWN" => {
-                let [tu, a, b] = l.vals.as_slice() else {
-                    return Err(l.err(
-                        ErrorKind::Syntax,
-                        format!("expected `t_us a b`, found {} values", l.vals.len()),
-                    ));
-                };
-                let tl = Line {
-                    vals: vec![tu],
-                    ..Line {
-                        file: name,
-                        ln,
-                        key,
-                        vals: Vec::new(),
-                    }
-                };
-                let at = tl.scaled(1000, "us")?;
-                let a: u32 = crate::text::uint(name, ln, key, a)?;
-                let b: u32 = crate::text::uint(name, ln, key, b)?;
-                if !(at == 0 && a == 0 && b == 0) {
-                    link_down.push((ln, at, a, b));
+            "L2_CHUNK_SIZE" => self.t.l2_chunk_bytes = l.int_u32()?,
+            "L2_ACK_INTERVAL" => self.t.ack_interval_packets = l.int_u32()?,
+            "L2_BACK_TO_ZERO" => self.t.l2_back_to_zero = l.flag()?,
+            "RATE_BOUND" => self.t.rate_bound = l.flag()?,
+            "PACKET_PAYLOAD_SIZE" => {
+                self.t.payload_bytes = l.int_u32()?;
+                if self.t.payload_bytes == 0 {
+                    return Err(l.err(ErrorKind::Value, "must be positive"));
                 }
             }
-            "KMAX_MAP" => kmax = Some(parse_map(&l)?),
-            "KMIN_MAP" => kmin = Some(parse_map(&l)?),
-            "PMAX_MAP" => pmax = Some(parse_map(&l)?),
-            "LOAD" => run.load = l.real()?,
-            "RANDOM_SEED" => run.seed = l.int()?,
-            "DATA_RATE" | "LINK_DELAY" => {
-                if l.vals.is_empty() {
-                    return Err(l.err(ErrorKind::Missing, "missing value"));
-                }
-                notes.push(l.note("accepted; unused (as in the reference)"));
-            }
-            _ => return Err(l.err(
-                ErrorKind::UnknownKey,
-                "unknown key (the keys a ConWeave config may hold: `cargo doc -p rdma-lb-scenario`, module conweave)",
-            )),
+            "KMAX_MAP" => self.kmax = Some(parse_map(l)?),
+            "KMIN_MAP" => self.kmin = Some(parse_map(l)?),
+            "PMAX_MAP" => self.pmax = Some(parse_map(l)?),
+            _ => return Ok(false),
         }
+        Ok(true)
     }
 
-    t.recovery = if irn { Recovery::Irn } else { Recovery::Gbn };
-    // Absent window keys: what run.py writes for this CC_MODE.
-    t.has_win = has_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
-    t.var_win = var_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
-    if run.flowgen_stop_ns < run.flowgen_start_ns {
-        return Err(ScenarioError::at(
-            name,
-            stop_line.max(1),
-            "FLOWGEN_STOP_TIME",
-            ErrorKind::Value,
-            "before FLOWGEN_START_TIME",
-        ));
-    }
-    run.hard_stop_ns = run.flowgen_stop_ns.saturating_add(10_000_000_000);
-    let link_events = link_down
-        .iter()
-        .map(|&(_, at, a, b)| crate::model::LinkEvent {
-            at_ns: run.flowgen_start_ns.saturating_add(at),
-            a,
-            b,
-            down: true,
-            port: None,
-        });
-    run.link_events = link_events.collect();
+    /// The config the keys describe: defaults that depend on other keys, the checks across
+    /// keys, and the required keys (reported at the end of the file).
+    fn finish(self, name: &str, text: &str) -> Result<ConWeaveConfig> {
+        let Settings {
+            mut t,
+            mut run,
+            mut lb,
+            lb_line,
+            topology_file,
+            flow_file,
+            link_down,
+            error_rate_per_link,
+            mut notes,
+            kmax,
+            kmin,
+            pmax,
+            irn,
+            stop_line,
+            has_win,
+            var_win,
+            cc_line,
+            conweave_keys,
+        } = self;
+        t.recovery = if irn { Recovery::Irn } else { Recovery::Gbn };
+        // Absent window keys: what run.py writes for this CC_MODE.
+        t.has_win = has_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
+        t.var_win = var_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
+        if run.flowgen_stop_ns < run.flowgen_start_ns {
+            return Err(ScenarioError::at(
+                name,
+                stop_line.max(1),
+                "FLOWGEN_STOP_TIME",
+                ErrorKind::Value,
+                "before FLOWGEN_START_TIME",
+            ));
+        }
+        run.hard_stop_ns = run.flowgen_stop_ns.saturating_add(10_000_000_000);
+        let link_events = link_down
+            .iter()
+            .map(|&(_, at, a, b)| crate::model::LinkEvent {
+                at_ns: run.flowgen_start_ns.saturating_add(at),
+                a,
+                b,
+                down: true,
+                port: None,
+            });
+        run.link_events = link_events.collect();
 
+        if let Some(ecn) = ecn_maps(name, kmax, kmin, pmax)? {
+            t.ecn = ecn;
+        }
+
+        // Missing required keys are reported at the end of the file.
+        let eof = text.lines().count().max(1);
+        let topology_file = required(name, eof, "TOPOLOGY_FILE", topology_file)?;
+        let flow_file = required(name, eof, "FLOW_FILE", flow_file)?;
+        conweave_lb(name, &t.cc, cc_line, &conweave_keys, &mut lb, &mut notes)?;
+        Ok(ConWeaveConfig {
+            file: name.to_owned(),
+            topology_file,
+            flow_file,
+            transport: t,
+            lb,
+            lb_line,
+            run,
+            link_down,
+            error_rate_per_link,
+            notes,
+        })
+    }
+}
+
+/// The ECN marking of `KMAX_MAP`, `KMIN_MAP` and `PMAX_MAP` (all three or none; `None`
+/// keeps the default).
+fn ecn_maps(
+    name: &str,
+    kmax: Option<EcnMap>,
+    kmin: Option<EcnMap>,
+    pmax: Option<EcnMap>,
+) -> Result<Option<Vec<EcnEntry>>> {
     match (kmax, kmin, pmax) {
-        (None, None, None) => {}
-        (Some(kmax), Some(kmin), Some(pmax)) => t.ecn = ecn_entries(name, &kmax, &kmin, &pmax)?,
+        (None, None, None) => Ok(None),
+        (Some(kmax), Some(kmin), Some(pmax)) => ecn_entries(name, &kmax, &kmin, &pmax).map(Some),
         (kmax, kmin, pmax) => {
             let given = [&kmax, &kmin, &pmax]
                 .iter()
@@ -561,38 +700,39 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
             .filter(|(_, m)| m.is_none())
             .map(|(k, _)| *k)
             .collect();
-            return Err(ScenarioError::at(
+            Err(ScenarioError::at(
                 name,
                 given,
                 &missing.join(", "),
                 ErrorKind::Missing,
                 "KMAX_MAP, KMIN_MAP and PMAX_MAP must be given together",
-            ));
+            ))
         }
     }
+}
 
-    // Missing required keys are reported at the end of the file.
-    let eof = text.lines().count().max(1);
-    let topology_file = topology_file.ok_or_else(|| {
-        ScenarioError::at(
-            name,
-            eof,
-            "TOPOLOGY_FILE",
-            ErrorKind::Missing,
-            "required key missing",
-        )
-    })?;
-    let flow_file = flow_file.ok_or_else(|| {
-        ScenarioError::at(
-            name,
-            eof,
-            "FLOW_FILE",
-            ErrorKind::Missing,
-            "required key missing",
-        )
-    })?;
+/// A required key's value and line, or an error at the end of the file (line `eof`).
+fn required(
+    name: &str,
+    eof: usize,
+    key: &str,
+    v: Option<(String, usize)>,
+) -> Result<(String, usize)> {
+    v.ok_or_else(|| ScenarioError::at(name, eof, key, ErrorKind::Missing, "required key missing"))
+}
+
+/// ConWeave's parameters into `lb.params` when the scheme is ConWeave (which runs only with
+/// DCQCN, `cc`, as in the reference); else a note per `CONWEAVE_*` key.
+fn conweave_lb(
+    name: &str,
+    cc: &str,
+    cc_line: usize,
+    conweave_keys: &[(usize, &str, u64)],
+    lb: &mut LbSpec,
+    notes: &mut Vec<String>,
+) -> Result<()> {
     if lb.name == rdma_lb_core::Algorithm::ConWeave.name() {
-        if t.cc != "dcqcn" {
+        if cc != "dcqcn" {
             // As the reference's program, which exits for CC_MODE != 1 with LB_MODE 9.
             return Err(ScenarioError::at(
                 name,
@@ -601,30 +741,19 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                 ErrorKind::Unsupported,
                 format!(
                     "{} with LB_MODE 9: ConWeave runs only with CC_MODE 1 (DCQCN), as in the reference",
-                    t.cc
+                    cc
                 ),
             ));
         }
-        lb.params = conweave_params(&conweave_keys, &lb.params);
+        lb.params = conweave_params(conweave_keys, &lb.params);
     } else {
-        for (ln, key, _) in &conweave_keys {
+        for (ln, key, _) in conweave_keys {
             notes.push(format!(
                 "{name}:{ln}: {key}: accepted; only used by ConWeave (LB_MODE 9)"
             ));
         }
     }
-    Ok(ConWeaveConfig {
-        file: name.to_owned(),
-        topology_file,
-        flow_file,
-        transport: t,
-        lb,
-        lb_line,
-        run,
-        link_down,
-        error_rate_per_link,
-        notes,
-    })
+    Ok(())
 }
 
 fn ecn_entries(name: &str, kmax: &EcnMap, kmin: &EcnMap, pmax: &EcnMap) -> Result<Vec<EcnEntry>> {

@@ -1,7 +1,7 @@
 //! Flow-level ECMP at the sender: one entropy per queue pair for its whole life. The switches'
 //! hash of the 5-tuple then pins the flow to one path.
 
-use super::{PathSelector, SendCx};
+use super::selector::{PathSelector, SendCx};
 use crate::rng::SimRng;
 use crate::units::Entropy;
 

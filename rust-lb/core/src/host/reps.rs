@@ -37,9 +37,9 @@
 
 use serde::Deserialize;
 
-use super::{Feedback, FeedbackKind, PathSelector, SendCx};
+use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
 use crate::algorithm::Algorithm;
-use crate::config::{check_int, check_real, ConfigError};
+use crate::error::{check_int, check_real, ConfigError};
 use crate::rng::SimRng;
 use crate::time::{SimDuration, SimTime};
 use crate::units::Entropy;

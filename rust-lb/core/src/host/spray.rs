@@ -4,9 +4,9 @@
 
 use serde::Deserialize;
 
-use super::{PathSelector, SendCx};
+use super::selector::{PathSelector, SendCx};
 use crate::algorithm::Algorithm;
-use crate::config::ConfigError;
+use crate::error::ConfigError;
 use crate::rng::SimRng;
 use crate::units::Entropy;
 

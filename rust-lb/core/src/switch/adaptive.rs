@@ -7,7 +7,8 @@
 //! one port). Every packet kind is adaptively routed (htsim keeps packets under 100 B on ECMP;
 //! our ACKs are 60 B and few, so the difference is small and documented).
 
-use super::{EgressCandidate, EgressChoice, EgressChooser, PacketMeta};
+use super::chooser::{EgressChoice, EgressChooser};
+use super::packet::{EgressCandidate, PacketMeta};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 

@@ -22,7 +22,19 @@ use crate::rng::SimRng;
 use crate::time::SimTime;
 use crate::units::{Entropy, Psn};
 
-use super::{EgressCandidate, LinkScope, PacketMeta};
+use super::packet::{EgressCandidate, PacketMeta};
+
+/// Which link a link-state notification is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkScope {
+    /// The link of one of this switch's ports.
+    Local {
+        /// The port.
+        port: u32,
+    },
+    /// A link elsewhere in the fabric, reported by the monitoring system (the Themis paper, §6).
+    Remote,
+}
 
 /// Words of an [`LbTag`].
 pub const TAG_WORDS: usize = 5;

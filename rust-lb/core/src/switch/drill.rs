@@ -11,9 +11,10 @@
 
 use serde::Deserialize;
 
-use super::{EgressCandidate, EgressChoice, EgressChooser, PacketMeta};
+use super::chooser::{EgressChoice, EgressChooser};
+use super::packet::{EgressCandidate, PacketMeta};
 use crate::algorithm::Algorithm;
-use crate::config::{check_int, ConfigError};
+use crate::error::{check_int, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 

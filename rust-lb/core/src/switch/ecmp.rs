@@ -3,7 +3,8 @@
 //! The host's entropy is the UDP source port, so a host algorithm steers a packet by choosing
 //! its entropy; the same entropy always takes the same path.
 
-use super::{EgressCandidate, EgressChoice, EgressChooser, PacketMeta};
+use super::chooser::{EgressChoice, EgressChooser};
+use super::packet::{EgressCandidate, PacketMeta};
 use crate::hash::flow_hash;
 use crate::rng::SimRng;
 use crate::time::SimTime;

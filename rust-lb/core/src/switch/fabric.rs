@@ -7,8 +7,9 @@
 
 use std::collections::HashMap;
 
+use super::agent::{PathId, PortInfo};
+use super::packet::PacketMeta;
 use super::plts_rr::TableHasher;
-use super::{PacketMeta, PathId, PortInfo};
 use crate::time::SimTime;
 
 /// A switch's view of the fabric.

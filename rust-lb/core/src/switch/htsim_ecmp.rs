@@ -24,7 +24,8 @@
 //! route is not looked up here, so htsim's single draw for a ToR with one uplink is not made.
 //! The key wraps at 2^32 where htsim's `stoi` would fail (more than 5 digits per host id).
 
-use super::{EgressCandidate, EgressChoice, EgressChooser, PacketKind, PacketMeta};
+use super::chooser::{EgressChoice, EgressChooser};
+use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use crate::hash::bridge_hash;
 use crate::rng::{SharedHtsimRand, SimRng};
 use crate::time::SimTime;

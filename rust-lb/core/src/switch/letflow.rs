@@ -31,14 +31,12 @@
 
 use serde::Deserialize;
 
+use super::agent::{candidate_index, LbTag, PathId, PortInfo, SwitchAgent, Verdict};
 use super::ecmp::EcmpHash;
 use super::fabric::{flowlet_key, path_word, word_path, Fabric, FlowletState, Flowlets, Role};
-use super::{
-    candidate_index, EgressCandidate, LbTag, PacketKind, PacketMeta, PathId, PortInfo, SwitchAgent,
-    Verdict,
-};
+use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use crate::algorithm::Algorithm;
-use crate::config::{check_int, ConfigError};
+use crate::error::{check_int, ConfigError};
 use crate::rng::{SharedGlibcRand, SimRng};
 use crate::time::{SimDuration, SimTime};
 

@@ -9,6 +9,10 @@
 //! * [`TorAgent`]: Themis' hooks on the host-facing ports of a ToR (data leaving towards a
 //!   host, NACKs arriving from one, link state); Themis' agent is built on it.
 //!
+//! The roles and what they are shown (the packet's fields and the candidates) are defined in
+//! modules of their own, which are all the schemes depend on; this module dispatches over
+//! the schemes and builds them from a [`SwitchLbConfig`].
+//!
 //! The algorithms (each module names its paper and section):
 //! * [`ecmp`]: flow ECMP hash (the reference simulator); [`htsim_ecmp`]: the REPS authors'
 //!   simulator's flow ECMP (the REPS paper's Fig. 2 setup).
@@ -35,212 +39,21 @@ pub mod plts_random;
 pub mod plts_rr;
 pub mod themis;
 
+mod chooser;
+mod packet;
+mod tor;
+
 pub use agent::{
-    candidate_index, ControlKind, ControlPacket, LbTag, PathId, PortInfo, SwitchAgent, Verdict,
+    candidate_index, ControlKind, ControlPacket, LbTag, LinkScope, PathId, PortInfo, SwitchAgent,
+    Verdict,
 };
+pub use chooser::{chosen_verdict, Chooser, EgressChoice, EgressChooser};
+pub use packet::{EgressCandidate, PacketKind, PacketMeta};
+pub use tor::{Compensation, NackVerdict, TorAgent};
 
 use crate::config::SwitchLbConfig;
 use crate::rng::SimRng;
 use crate::time::SimTime;
-use crate::units::{Entropy, Psn};
-
-/// What a packet is, as far as load balancing cares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PacketKind {
-    /// RDMA data.
-    #[default]
-    Data,
-    /// Acknowledgement.
-    Ack,
-    /// Negative acknowledgement.
-    Nack,
-    /// Congestion notification.
-    Cnp,
-    /// A load balancer's own control packet ([`ControlKind::LbControl`]).
-    LbControl,
-}
-
-/// The fields of a packet a switch algorithm may read (C++ parses headers; Rust never does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct PacketMeta {
-    /// Packet kind.
-    pub kind: PacketKind,
-    /// Source IPv4 address.
-    pub sip: u32,
-    /// Destination IPv4 address.
-    pub dip: u32,
-    /// UDP source port: the entropy of data packets; for ACK/NACK, the sender's queue-pair
-    /// number.
-    pub sport: Entropy,
-    /// UDP destination port: the sender's queue-pair number on data; for ACK/NACK, the
-    /// echoed entropy.
-    pub dport: u16,
-    /// Data: the packet's sequence number; ACK/NACK: the receiver's expected sequence number
-    /// (ePSN). Counted in packets.
-    pub psn: Psn,
-    /// Port the packet arrived on.
-    pub ingress_port: u32,
-    /// Size on the wire.
-    pub size_bytes: u32,
-    /// Data: whether the packet carries ECN CE (marked by an upstream switch).
-    pub ecn_ce: bool,
-    /// Priority group (the switch queue of data).
-    pub pg: u16,
-    /// The sender's queue-pair number (model metadata, carried in bytes the reference leaves
-    /// zero).
-    pub qpn: u16,
-    /// Data: byte offset of the first payload byte.
-    pub seq_bytes: u32,
-    /// Data: send time (ACK/NACK: the echoed one).
-    pub ts_ns: u64,
-    /// The packet was made by this switch's own agent ([`SwitchAgent::poll_transmit`]), not
-    /// received from a port.
-    pub local: bool,
-}
-
-/// One equal-cost egress port and its current state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EgressCandidate {
-    /// The port's index on the switch.
-    pub port: u32,
-    /// Bytes queued at the port (all classes).
-    pub queue_bytes: u64,
-    /// Bytes the port has sent so far.
-    pub tx_bytes: u64,
-}
-
-/// The decision for one packet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EgressChoice {
-    /// Index into the candidates passed in.
-    pub index: usize,
-    /// A new entropy (UDP source port) to write into the packet before it leaves, when the
-    /// algorithm steers the next tiers through the header (Themis-S in a 3-tier fabric).
-    pub rewrite_entropy: Option<Entropy>,
-}
-
-impl EgressChoice {
-    /// Candidate `index`, header unchanged.
-    #[must_use]
-    pub const fn at(index: usize) -> Self {
-        EgressChoice {
-            index,
-            rewrite_entropy: None,
-        }
-    }
-}
-
-/// One switch's egress chooser. Implementations are pure: time and randomness are arguments.
-pub trait EgressChooser {
-    /// Fires for each packet with at least two candidates; the returned index must be
-    /// `< candidates.len()`.
-    fn choose(
-        &mut self,
-        now: SimTime,
-        pkt: &PacketMeta,
-        candidates: &[EgressCandidate],
-        rng: &mut SimRng,
-    ) -> EgressChoice;
-}
-
-/// What a ToR does with a NACK that a host sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NackVerdict {
-    /// Let it go on to the sender.
-    Forward,
-    /// Drop it: it was caused by reordering, not by a loss.
-    Block,
-}
-
-/// A NACK the ToR must send on the receiver's behalf (Themis NACK compensation, the Themis
-/// paper, §3.4). The C++ side builds it like the receiver NIC would: from `receiver` to `sender`,
-/// source port = `qpn`, expected sequence number = `epsn`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Compensation {
-    /// The data sender's address (the NACK's destination).
-    pub sender: u32,
-    /// The receiving host's address (the NACK's source).
-    pub receiver: u32,
-    /// The sender's queue-pair number.
-    pub qpn: u16,
-    /// The expected sequence number the NACK carries (the blocked ePSN).
-    pub epsn: Psn,
-}
-
-/// Which link a link-state notification is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkScope {
-    /// The link of one of this switch's ports.
-    Local {
-        /// The port.
-        port: u32,
-    },
-    /// A link elsewhere in the fabric, reported by the monitoring system (the Themis paper, §6).
-    Remote,
-}
-
-/// The ToR role: hooks on the host-facing ports. Defaults do nothing.
-pub trait TorAgent {
-    /// Declares `port` as facing a host, with the last hop's bandwidth and one-way delay.
-    fn add_host_port(&mut self, _port: u32, _bandwidth_bps: u64, _delay_ns: u64) {}
-    /// A data packet leaves towards a host through `port` (at dequeue). May ask for a
-    /// compensation NACK.
-    fn on_data_to_host(
-        &mut self,
-        _now: SimTime,
-        _pkt: &PacketMeta,
-        _port: u32,
-    ) -> Option<Compensation> {
-        None
-    }
-    /// A NACK arrived from a host; `num_uplinks` is the number of equal-cost candidates the
-    /// switch has towards the NACK's destination (the data sender).
-    fn on_nack_from_host(
-        &mut self,
-        _now: SimTime,
-        _pkt: &PacketMeta,
-        _num_uplinks: usize,
-    ) -> NackVerdict {
-        NackVerdict::Forward
-    }
-}
-
-/// A scheme whose switch role is only an [`EgressChooser`]: it is asked for packets with at
-/// least two candidates, and takes candidate 0 otherwise.
-#[derive(Debug, Clone)]
-pub struct Chooser<C>(pub C);
-
-/// The verdict of `chooser` for a packet: its choice among two or more candidates, else
-/// candidate 0.
-pub fn chosen_verdict(
-    chooser: &mut impl EgressChooser,
-    now: SimTime,
-    pkt: &PacketMeta,
-    candidates: &[EgressCandidate],
-    rng: &mut SimRng,
-) -> Verdict {
-    if candidates.len() <= 1 {
-        return Verdict::at(0);
-    }
-    let c = chooser.choose(now, pkt, candidates, rng);
-    Verdict::Forward {
-        index: c.index,
-        rewrite_entropy: c.rewrite_entropy,
-    }
-}
-
-impl<C: EgressChooser> SwitchAgent for Chooser<C> {
-    fn on_ingress(
-        &mut self,
-        now: SimTime,
-        pkt: &PacketMeta,
-        _tag: &mut LbTag,
-        candidates: &[EgressCandidate],
-        rng: &mut SimRng,
-    ) -> Verdict {
-        chosen_verdict(&mut self.0, now, pkt, candidates, rng)
-    }
-}
 
 /// The schemes we have, dispatched statically.
 #[derive(Debug, Clone)]

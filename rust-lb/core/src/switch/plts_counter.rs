@@ -6,7 +6,8 @@
 //! the counters live in a table indexed by port that grows the first time a port index is
 //! seen (never on the steady-state path).
 
-use super::{EgressCandidate, EgressChoice, EgressChooser, PacketMeta};
+use super::chooser::{EgressChoice, EgressChooser};
+use super::packet::{EgressCandidate, PacketMeta};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 

@@ -7,7 +7,8 @@
 //! Deviation: none. All packet kinds (data, ACK, NACK) are sprayed, as the paper sprays every
 //! packet; the draw comes from the switch's own seeded generator.
 
-use super::{EgressCandidate, EgressChoice, EgressChooser, PacketMeta};
+use super::chooser::{EgressChoice, EgressChooser};
+use super::packet::{EgressCandidate, PacketMeta};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 

@@ -16,10 +16,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Deserialize;
 
+use super::chooser::{EgressChoice, EgressChooser};
 use super::ecmp::EcmpHash;
-use super::{EgressCandidate, EgressChoice, EgressChooser, PacketMeta};
+use super::packet::{EgressCandidate, PacketMeta};
 use crate::algorithm::Algorithm;
-use crate::config::{check_int, ConfigError};
+use crate::error::{check_int, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 

@@ -5,11 +5,30 @@
 //! numbers them. Per link the events must alternate down, up, down, ...: a link that is
 //! already down cannot fail again (a second failure would be counted twice by the switches).
 
+use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Cx, LinkFaultSec};
+use super::context::Cx;
+use super::quantity::Time;
 use crate::error::{ErrorKind, Result};
 use crate::model::{LinkEvent, Topology};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LinkFaultSec {
+    pub(super) at: Time,
+    pub(super) a: Option<u32>,
+    pub(super) b: Option<u32>,
+    pub(super) switch: Option<u32>,
+    pub(super) port: Option<u32>,
+    #[serde(default = "yes")]
+    pub(super) down: bool,
+    pub(super) up: Option<Time>,
+}
+
+fn yes() -> bool {
+    true
+}
 
 const KEY: &str = "topology.link_faults";
 

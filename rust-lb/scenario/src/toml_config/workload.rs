@@ -1,0 +1,307 @@
+//! `[workload]` of a TOML scenario: a ConWeave flow file, Poisson arrivals with sizes from a
+//! CDF, and collectives (`[[workload.collective]]`: ring allreduce, all-to-all, permutation,
+//! incast), generated in that order, their flow ids in sequence.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::context::Cx;
+use super::quantity::{Bytes, Time};
+use crate::cdf::parse_cdf_file;
+use crate::error::{ErrorKind, Result, ScenarioError};
+use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
+use crate::model::{Collective, CollectiveKind, Flow, Quirk, QuirkSet, Topology};
+use crate::overrides::{Overrides, OVERRIDES};
+use crate::workload::{
+    derive_seed, expand_collective, place_ranks, poisson_flows, CollectiveSpec, Placement,
+    PoissonSpec,
+};
+
+/// Largest number of flows a scenario may generate (memory guard; ~1 GB of flow records).
+pub const MAX_FLOWS: u64 = 20_000_000;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct WorkloadSec {
+    pub(super) flow_file: Option<Spanned<String>>,
+    pub(super) poisson: Option<Spanned<PoissonSec>>,
+    #[serde(default)]
+    pub(super) collective: Vec<Spanned<CollectiveSec>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct PoissonSec {
+    pub(super) cdf: Spanned<String>,
+    pub(super) load: Spanned<f64>,
+    pub(super) duration: Time,
+    pub(super) start: Option<Time>,
+    pub(super) seed: Option<u64>,
+    pub(super) pg: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct CollectiveSec {
+    pub(super) kind: Spanned<String>,
+    pub(super) ranks: u32,
+    pub(super) groups: Option<u32>,
+    pub(super) placement: Option<Spanned<String>>,
+    pub(super) size: Bytes,
+    pub(super) start: Option<Time>,
+    pub(super) seed: Option<u64>,
+    pub(super) pg: Option<u32>,
+}
+
+/// What `[workload]` generates.
+pub(super) struct Workload {
+    /// Every flow, ids in order: flow-file flows, Poisson flows, then each collective's.
+    pub(super) flows: Vec<Flow>,
+    /// The collectives' records.
+    pub(super) collectives: Vec<Collective>,
+    /// The end of flow generation: the Poisson window's end or the latest flow start, if later
+    /// (at least the run's start).
+    pub(super) gen_end_ns: u64,
+    /// The Poisson workload's host load (0 without one).
+    pub(super) load: f64,
+    /// One note per host the Poisson workload leaves out (no link).
+    pub(super) notes: Vec<String>,
+}
+
+/// The flows of `[workload]`; `quirks` are the run's (a flow file's start times are truncated
+/// as ns-3.19 does under `time-truncation`), `seed` the run's (generators without their own
+/// seed derive one from it).
+pub(super) fn workload(
+    cx: &Cx<'_>,
+    w: &WorkloadSec,
+    topology: &Topology,
+    quirks: QuirkSet,
+    o: &Overrides,
+    seed: u64,
+    run_start_ns: u64,
+) -> Result<Workload> {
+    if w.flow_file.is_none() && w.poisson.is_none() && w.collective.is_empty() {
+        return Err(ScenarioError::file(
+            cx.file,
+            "workload",
+            ErrorKind::Missing,
+            "needs flow_file, poisson and/or [[workload.collective]]",
+        ));
+    }
+    let mut out = Workload {
+        flows: Vec::new(),
+        collectives: Vec::new(),
+        gen_end_ns: run_start_ns,
+        load: 0.0,
+        notes: Vec::new(),
+    };
+    if let Some(ff) = &w.flow_file {
+        out.flows = flow_file(cx, ff, topology, quirks)?;
+    }
+    if let Some(ps) = &w.poisson {
+        poisson(cx, ps, topology, o, seed, run_start_ns, &mut out)?;
+    } else if o.load.is_some() {
+        return Err(ScenarioError::file(
+            OVERRIDES,
+            "load",
+            ErrorKind::Unsupported,
+            format!("{} has no [workload] poisson to apply a load to", cx.file),
+        ));
+    }
+    collectives(cx, &w.collective, topology, seed, run_start_ns, &mut out)?;
+    if let Some(last) = out.flows.iter().map(|f| f.start_ns).max() {
+        out.gen_end_ns = out.gen_end_ns.max(last);
+    }
+    Ok(out)
+}
+
+/// `flow_file`: a ConWeave flow file's flows.
+fn flow_file(
+    cx: &Cx<'_>,
+    ff: &Spanned<String>,
+    topology: &Topology,
+    quirks: QuirkSet,
+) -> Result<Vec<Flow>> {
+    let mut flows = cx.read(ff, "workload.flow_file", |p| parse_flow_file(p, topology))?;
+    if quirks.contains(Quirk::TimeTruncation) {
+        truncate_starts_as_ns3_19(&mut flows);
+    }
+    Ok(flows)
+}
+
+/// `poisson`: Poisson arrivals from every host with a link, sizes from the CDF, appended to
+/// `out` (`overrides.load` replaces the load).
+fn poisson(
+    cx: &Cx<'_>,
+    ps: &Spanned<PoissonSec>,
+    topology: &Topology,
+    o: &Overrides,
+    seed: u64,
+    run_start_ns: u64,
+    out: &mut Workload,
+) -> Result<()> {
+    let file = cx.file;
+    let p = ps.get_ref();
+    let load = o.load.unwrap_or(*p.load.get_ref());
+    out.load = load;
+    if !(load > 0.0 && load <= 1.0) {
+        return Err(if o.load.is_some() {
+            ScenarioError::file(OVERRIDES, "load", ErrorKind::Value, "must be in (0, 1]")
+        } else {
+            cx.err(
+                &p.load,
+                "workload.poisson.load",
+                ErrorKind::Value,
+                format!("host load must be in (0, 1], got {load}"),
+            )
+        });
+    }
+    let cdf = cx.read(&p.cdf, "workload.poisson.cdf", parse_cdf_file)?;
+    let mut hosts = Vec::new();
+    for h in topology.hosts() {
+        match topology.first_link_rate_bps(h) {
+            Some(r) => hosts.push((h, r)),
+            None => out.notes.push(format!(
+                "{file}: workload.poisson: host {h} has no link and sends no flows"
+            )),
+        }
+    }
+    let start_ns = p.start.map_or(run_start_ns, |t| t.0);
+    let spec = PoissonSpec {
+        hosts,
+        load,
+        start_ns,
+        duration_ns: p.duration.0,
+        pg: p.pg.unwrap_or(3),
+        seed: p.seed.unwrap_or_else(|| derive_seed(seed, 1)),
+    };
+    if p.duration.0 == 0 {
+        return Err(cx.err(
+            ps,
+            "workload.poisson.duration",
+            ErrorKind::Value,
+            "must be positive",
+        ));
+    }
+    let expected: f64 = spec
+        .hosts
+        .iter()
+        .map(|&(_, r)| {
+            r as f64 * load * p.duration.0 as f64 * 1e-9 / (cdf.mean_bytes().max(1.0) * 8.0)
+        })
+        .sum();
+    if expected > MAX_FLOWS as f64 {
+        return Err(cx.err(
+            ps,
+            "workload.poisson",
+            ErrorKind::Value,
+            format!("would generate about {expected:.0} flows (limit {MAX_FLOWS}); shorten the duration"),
+        ));
+    }
+    out.gen_end_ns = out.gen_end_ns.max(start_ns.saturating_add(p.duration.0));
+    append(&mut out.flows, poisson_flows(&spec, &cdf));
+    Ok(())
+}
+
+/// `[[workload.collective]]`: each collective's groups of ranks, placed on the hosts, appended
+/// to `out` in order.
+fn collectives(
+    cx: &Cx<'_>,
+    sections: &[Spanned<CollectiveSec>],
+    topology: &Topology,
+    seed: u64,
+    run_start_ns: u64,
+    out: &mut Workload,
+) -> Result<()> {
+    let mut group = 0u32;
+    for (k, cs) in sections.iter().enumerate() {
+        let c = cs.get_ref();
+        let kind = CollectiveKind::from_name(c.kind.get_ref()).ok_or_else(|| {
+            cx.err(
+                &c.kind,
+                "workload.collective.kind",
+                ErrorKind::Value,
+                format!(
+                    "unknown kind `{}` (known: allreduce-ring, alltoall, permutation, incast)",
+                    c.kind.get_ref()
+                ),
+            )
+        })?;
+        let placement = match &c.placement {
+            None => Placement::Consecutive,
+            Some(p) => Placement::from_name(p.get_ref()).ok_or_else(|| {
+                cx.err(
+                    p,
+                    "workload.collective.placement",
+                    ErrorKind::Value,
+                    format!(
+                        "unknown placement `{}` (known: one-per-tor, consecutive)",
+                        p.get_ref()
+                    ),
+                )
+            })?,
+        };
+        if c.ranks < 2 {
+            return Err(cx.err(
+                cs,
+                "workload.collective.ranks",
+                ErrorKind::Value,
+                "needs at least 2 ranks",
+            ));
+        }
+        let groups = c.groups.unwrap_or(1);
+        let n = u64::from(c.ranks);
+        let per_group = match kind {
+            CollectiveKind::AllreduceRing => (n - 1).saturating_mul(n).saturating_mul(2),
+            CollectiveKind::Alltoall => n.saturating_mul(n - 1),
+            CollectiveKind::Permutation | CollectiveKind::Incast => n,
+        };
+        if per_group
+            .saturating_mul(u64::from(groups))
+            .saturating_add(out.flows.len() as u64)
+            > MAX_FLOWS
+        {
+            return Err(cx.err(
+                cs,
+                "workload.collective",
+                ErrorKind::Value,
+                format!("{groups} groups of {n} ranks exceed the limit of {MAX_FLOWS} flows"),
+            ));
+        }
+        let placed = place_ranks(topology, placement, groups, c.ranks)
+            .map_err(|m| cx.err(cs, "workload.collective", ErrorKind::Value, m))?;
+        let start_ns = c.start.map_or(run_start_ns, |t| t.0);
+        for (g, ranks) in placed.into_iter().enumerate() {
+            let spec = CollectiveSpec {
+                kind,
+                ranks,
+                size_bytes: c.size.0,
+                start_ns,
+                pg: c.pg.unwrap_or(3),
+                seed: c.seed.map_or_else(
+                    || derive_seed(seed, 100 + k as u64),
+                    |s| derive_seed(s, g as u64),
+                ),
+            };
+            let first = u32::try_from(out.flows.len()).unwrap_or(u32::MAX);
+            if let Some((fl, coll)) = expand_collective(&spec, group, first) {
+                out.flows.extend(fl);
+                out.collectives.push(coll);
+                group = group.saturating_add(1);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Appends `more`, renumbering its ids (and `after` lists) after the existing flows.
+fn append(flows: &mut Vec<crate::model::Flow>, more: Vec<crate::model::Flow>) {
+    let base = u32::try_from(flows.len()).unwrap_or(u32::MAX);
+    for mut f in more {
+        f.id = f.id.saturating_add(base);
+        for a in &mut f.after {
+            *a = a.saturating_add(base);
+        }
+        flows.push(f);
+    }
+}
