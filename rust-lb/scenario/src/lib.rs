@@ -189,10 +189,22 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
     if s.lb.name.trim() == rdma_lb_core::Algorithm::Themis.name()
         && s.transport.recovery == model::Recovery::Irn
     {
-        let msg = "algorithm `themis` needs nic-sr or gbn receivers: IRN's NACKs also \
-                   acknowledge data, and Themis-D would filter them as reordering NACKs \
-                   (the Themis paper, §3.3)"
-            .to_owned();
+        // Name both keys of the conflict: [lb] here, and whichever set the recovery.
+        let recovery_key = if overrides.recovery.is_some() {
+            "the override recovery=irn"
+        } else if Path::new(file)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+        {
+            "transport.recovery = \"irn\""
+        } else {
+            "ENABLE_IRN 1"
+        };
+        let msg = format!(
+            "algorithm `themis` conflicts with {recovery_key}: it needs nic-sr or gbn \
+             receivers, as IRN's NACKs also acknowledge data and Themis-D would filter them as \
+             reordering NACKs (the Themis paper, §3.3)"
+        );
         let from_override = overrides.lb.is_some() || overrides.recovery.is_some();
         return Err(lb_error(file, lb_line, "lb", from_override, msg));
     }

@@ -335,11 +335,36 @@ fn themis_with_irn_receivers_is_refused() {
             topo.display()
         ),
     );
-    let why = "algorithm `themis` needs nic-sr or gbn receivers: IRN's NACKs also acknowledge \
-               data, and Themis-D would filter them as reordering NACKs (the Themis paper, §3.3)";
+    let why = |key: &str| {
+        format!(
+            "algorithm `themis` conflicts with {key}: it needs nic-sr or gbn receivers, as IRN's \
+             NACKs also acknowledge data and Themis-D would filter them as reordering NACKs (the \
+             Themis paper, §3.3)"
+        )
+    };
     assert_eq!(
         msg(load_scenario(&toml, &Overrides::default())),
-        format!("{}:8: lb: {why}", toml.display())
+        format!(
+            "{}:8: lb: {}",
+            toml.display(),
+            why("transport.recovery = \"irn\"")
+        )
+    );
+    // The algorithm from an override, the recovery from the file: located at the override,
+    // naming the file's key.
+    let ecmp = write(
+        &d,
+        "ecmp.toml",
+        &std::fs::read_to_string(&toml)
+            .unwrap()
+            .replace("\"themis\"", "\"ecmp\""),
+    );
+    assert_eq!(
+        msg(load_scenario(
+            &ecmp,
+            &Overrides::parse("lb=themis").unwrap()
+        )),
+        format!("overrides: lb: {}", why("transport.recovery = \"irn\""))
     );
     // Through an override, on either side; nic-sr and gbn are accepted.
     let ok = write(
@@ -355,7 +380,21 @@ fn themis_with_irn_receivers_is_refused() {
             &ok,
             &Overrides::parse("recovery=irn").unwrap()
         )),
-        format!("overrides: lb: {why}")
+        format!("overrides: lb: {}", why("the override recovery=irn"))
     );
     load_scenario(&ok, &Overrides::parse("recovery=gbn").unwrap()).unwrap();
+    // A ConWeave config names its own key.
+    let base = runpy_config(&topo.display().to_string(), "flow.txt");
+    assert!(base.contains("ENABLE_IRN 0") && base.contains("LB_MODE 0"));
+    let cfg = write(
+        &d,
+        "c.txt",
+        &base
+            .replace("ENABLE_IRN 0", "ENABLE_IRN 1")
+            .replace("LB_MODE 0", "LB_MODE themis"),
+    );
+    assert_eq!(
+        msg(load_scenario(&cfg, &Overrides::default())),
+        format!("{}:20: lb: {}", cfg.display(), why("ENABLE_IRN 1"))
+    );
 }
