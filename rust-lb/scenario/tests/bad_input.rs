@@ -398,3 +398,43 @@ fn themis_with_irn_receivers_is_refused() {
         format!("{}:20: lb: {}", cfg.display(), why("ENABLE_IRN 1"))
     );
 }
+
+#[test]
+fn a_switch_port_rate_without_an_ecn_entry_is_refused() {
+    // What the scenario program refuses (RdmaScenarioRunner::Validate), `check` refuses too.
+    let d = scratch("ecn-rates");
+    let base = "[topology]\nleaf_spine = { leaves = 2, hosts_per_leaf = 1, spines = 2, \
+                host_rate = \"100Gbps\", delay = \"1us\" }\n\
+                link_rates = [ { a = 2, b = 4, rate = \"25Gbps\" } ]\n\
+                [[workload.collective]]\nkind = \"permutation\"\nranks = 2\nsize = \"4KiB\"\n\
+                [transport]\n";
+    let cfg = write(&d, "slow.toml", base);
+    assert_eq!(
+        msg(load_scenario(&cfg, &Overrides::default())),
+        format!(
+            "{}: transport.ecn_thresholds: no entry for 25Gbps, the rate of link 2-4 \
+             (topology.link_rates or the topology); every rate of a switch port needs one \
+             (listed: 20Gbps, 50Gbps, 100Gbps, 200Gbps, 250Gbps, 400Gbps)",
+            cfg.display()
+        )
+    );
+    // An explicit list replaces the defaults: it must cover 100 Gbps too.
+    let only25 = "ecn_thresholds = [ { rate = \"25Gbps\", kmin = \"100KB\", kmax = \"400KB\", \
+                  pmax = 0.2 } ]\n";
+    let cfg = write(&d, "only25.toml", &format!("{base}{only25}"));
+    assert!(msg(load_scenario(&cfg, &Overrides::default()))
+        .contains("no entry for 100Gbps, the rate of link 0-2"));
+    // Covered, ECN off, or uet (thresholds in packets): accepted.
+    let both = only25.replace(
+        " ]\n",
+        ", { rate = \"100Gbps\", kmin = \"100KB\", kmax = \"400KB\", pmax = 0.2 } ]\n",
+    );
+    for (name, extra) in [
+        ("both.toml", both.as_str()),
+        ("off.toml", "ecn = false\n"),
+        ("uet.toml", "kind = \"uet\"\n"),
+    ] {
+        let cfg = write(&d, name, &format!("{base}{extra}"));
+        load_scenario(&cfg, &Overrides::default()).unwrap();
+    }
+}
