@@ -1,4 +1,4 @@
-"""``python -m plots {slowdown,cdf,cct,compare,uplinks} ...``: figures (PNG + PDF) and a CSV table beside them.
+"""``python -m plots {slowdown,ranking,cdf,cct,compare,uplinks,rates} ...``: figures (PNG + PDF) and a CSV table beside them.
 
 Exit status: 0 on success, 1 when ``compare --bounds`` finds a bound exceeded, 2 on bad input or
 usage (one line on stderr naming file:line)."""
@@ -77,6 +77,13 @@ def build_parser():
     p = sub.add_parser("slowdown", help="avg/p99 FCT slowdown per flow-size bucket")
     _add_flow_options(p)
     p.add_argument("--buckets", type=int, default=20, help="count-quantile buckets (reference: 20 of 5%%)")
+    p.add_argument("--panels", choices=figures.PANELS, default="one",
+                   help="one panel per statistic (default), or `side`: host-side and switch-side schemes in "
+                        "two columns, ECMP in both")
+    p = sub.add_parser("ranking", help="algorithms ranked by avg / p99 FCT slowdown (and CCT): horizontal bars")
+    _add_flow_options(p)
+    p.add_argument("--collectives", choices=("auto", "none"), default="auto",
+                   help="auto (default): add a CCT panel from each run's collectives.csv when every run has one")
     p = sub.add_parser("cdf", help="CDF of FCT slowdown")
     _add_flow_options(p)
     p.add_argument("--group", choices=("all", "small", "large"), default="all",
@@ -233,8 +240,15 @@ def run(args):
         if args.buckets < 1:
             raise InputError("--buckets", None, "must be >= 1")
         (png, pdf), rows = figures.slowdown_figure(_prepared(args), png, args.buckets, args.bdp_bytes,
-                                                   title=args.title)
+                                                   title=args.title, panels=args.panels)
         header = figures.SLOWDOWN_HEADER
+    elif args.command == "ranking":
+        colls = None
+        files = [Path(d) / "collectives.csv" for d in args.runs]
+        if args.collectives == "auto" and all(f.is_file() for f in files):
+            colls = [c for f in files for c in read_collectives(f)]
+        (png, pdf), rows = figures.ranking_figure(_prepared(args), png, colls, args.bdp_bytes, title=args.title)
+        header = figures.RANKING_HEADER
     elif args.command == "cdf":
         (png, pdf), rows = figures.cdf_figure(_prepared(args), png, args.group, args.bdp_bytes, title=args.title)
         header = figures.CDF_HEADER

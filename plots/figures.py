@@ -8,7 +8,8 @@ from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from . import analysis
 from .compare import RATIO_BANDS
-from .style import SIMULATOR_STYLE, SWITCH_SCHEMES, figure, line_kwargs, ordered, save, simulator_kwargs, style_for
+from .style import (COLUMN_WIDTH_IN, SIMULATOR_STYLE, SWITCH_SCHEMES, figure, figure_grid, line_kwargs, ordered,
+                    save, simulator_kwargs, style_for)
 
 LEGEND_COLUMNS = 4
 LEGEND_ROW_IN = 0.13  # height of one legend row at legend.fontsize 6
@@ -40,14 +41,34 @@ def _log_size_axis(ax):
     ax.grid(True, which="major")
 
 
+PANELS = ("one", "side")
+BASELINE = "ecmp"  # drawn in both side panels (and as the reference line of the ranking)
+
+
+def side_groups(algos):
+    """(title, algorithms) per panel of ``--panels side``: the host-side schemes and the
+    switch-side ones (:data:`plots.style.SWITCH_SCHEMES`), ECMP (the per-flow baseline) in both.
+    One group when either side is empty."""
+    host = [a for a in algos if a not in SWITCH_SCHEMES]
+    switch = [a for a in algos if a in SWITCH_SCHEMES]
+    if not host or not switch:
+        return [(None, list(algos))]
+    if BASELINE in algos:
+        switch = [BASELINE] + switch
+    return [("host-side schemes", host), ("switch-side schemes" + (" (+ ecmp)" if BASELINE in algos else ""), switch)]
+
+
 def slowdown_figure(prepared, out_png, n_buckets=20, bdp_bytes=analysis.DEFAULT_BDP_BYTES, stats=("avg", "p99"),
-                    title=None):
+                    title=None, panels="one"):
     """Avg and p99 FCT slowdown per size bucket, one line per algorithm (in the canonical
-    algorithm order); rows for the CSV in the same order."""
+    algorithm order); rows for the CSV in the same order. ``panels="side"`` draws the host-side and
+    the switch-side schemes in two columns (ECMP in both; each row shares its y axis), each column
+    with its own legend."""
+    if panels not in PANELS:
+        raise ValueError(f"panels must be one of {PANELS}, got {panels!r}")
     algos = ordered(prepared)
-    height_in = 1.6 * len(stats) + 0.4
-    fig, axes = figure(height_in, nrows=len(stats), sharex=True)
     rows = []
+    series = {}
     for algo in algos:
         flows, runs = prepared[algo]
         buckets = analysis.bucket_stats(flows, n_buckets)
@@ -57,16 +78,126 @@ def slowdown_figure(prepared, out_png, n_buckets=20, bdp_bytes=analysis.DEFAULT_
             rows.append((algo, nruns, "bucket", b.label, b.size_max, b.n, b.avg, b.p50, b.p95, b.p99, b.p999))
         for g in groups:
             rows.append((algo, nruns, "group", g.label, g.size_max, g.n, g.avg, g.p50, g.p95, g.p99, g.p999))
-        x = [b.size_max for b in buckets]
+        series[algo] = buckets
+    columns = side_groups(algos) if panels == "side" else [(None, algos)]
+    height_in = 1.6 * len(stats) + 0.4
+    fig, grid = figure_grid(height_in, nrows=len(stats), ncols=len(columns), sharex=True, sharey="row")
+    for col, (col_title, names) in enumerate(columns):
+        axes = [grid[r][col] for r in range(len(stats))]
+        for algo in names:
+            x = [b.size_max for b in series[algo]]
+            for ax, stat in zip(axes, stats):
+                ax.plot(x, [getattr(b, stat) for b in series[algo]], **line_kwargs(algo))
         for ax, stat in zip(axes, stats):
-            ax.plot(x, [getattr(b, stat) for b in buckets], **line_kwargs(algo))
-    for ax, stat in zip(axes, stats):
-        ax.set_ylabel(f"{'Avg' if stat == 'avg' else stat} FCT slowdown")
-        ax.set_ylim(bottom=1)
-        ax.grid(True, which="major")
-        ax.set_xscale("log")
-    _log_size_axis(axes[-1])
-    _legend_below(fig, axes, len(algos), height_in, title)
+            if col == 0:
+                ax.set_ylabel(f"{'Avg' if stat == 'avg' else stat} FCT slowdown")
+            ax.grid(True, which="major")
+            ax.set_xscale("log")
+        _log_size_axis(axes[-1])
+        if col_title:
+            axes[0].set_title(col_title)
+    for row in grid:  # after every column is drawn: a row's shared y axis spans all of them
+        row[0].set_ylim(bottom=1)
+    if len(columns) == 1:
+        _legend_below(fig, [grid[r][0] for r in range(len(stats))], len(algos), height_in, title)
+    else:
+        _legends_below_columns(fig, grid, [len(names) for _, names in columns], height_in, title)
+    return save(fig, out_png), rows
+
+
+def _legends_below_columns(fig, grid, n_entries, height_in, title=None, ncol=3):
+    """One legend band under each column of ``grid`` (the entries of that column's first axes),
+    the title over the whole figure."""
+    rows = max(math.ceil(n / ncol) for n in n_entries)
+    band_in = rows * LEGEND_ROW_IN + 0.08
+    fig.set_size_inches(fig.get_size_inches()[0], height_in + band_in + (0.15 if title else 0))
+    total = height_in + band_in + (0.15 if title else 0)
+    if title:
+        fig.suptitle(title)
+    ncols = len(grid[0])
+    for col in range(ncols):
+        handles, labels = grid[0][col].get_legend_handles_labels()
+        fig.legend(handles, labels, loc="upper center", ncol=ncol,
+                   bbox_to_anchor=((col + 0.5) / ncols, band_in / total),
+                   columnspacing=1.0, handlelength=2.2, handletextpad=0.4)
+    fig.tight_layout(pad=0.3, rect=(0, band_in / total, 1, 1 - (0.15 / total if title else 0)))
+
+
+RANKING_HEADER = ("rank", "algorithm", "side", "runs", "n_flows", "avg", "p99", "avg_vs_ecmp", "p99_vs_ecmp",
+                  "cct_mean_ns", "cct_vs_ecmp")
+
+
+def ranking_rows(prepared, collectives=None, bdp_bytes=analysis.DEFAULT_BDP_BYTES):
+    """One row per algorithm (:data:`RANKING_HEADER`), best first: by average slowdown of all
+    flows, then p99, then the canonical order. ``*_vs_ecmp`` = the value over ECMP's (nan without
+    an ECMP run); the CCT is the mean over the collectives of their slowest group (nan without
+    collectives for that algorithm)."""
+    cct = analysis.cct_per_algorithm(analysis.cct_table(collectives)) if collectives else {}
+    stats = {}
+    for algo in ordered(prepared):
+        flows, runs = prepared[algo]
+        g = analysis.group_stats(flows, bdp_bytes)[0]
+        c = float(np.mean(cct[algo])) if cct.get(algo) else float("nan")
+        stats[algo] = (len(runs), g.n, g.avg, g.p99, c)
+    canon = {a: i for i, a in enumerate(ordered(prepared))}
+
+    def key(a):
+        _, _, avg, p99, _ = stats[a]
+        return (math.isnan(avg), avg if not math.isnan(avg) else 0.0, p99 if not math.isnan(p99) else 0.0, canon[a])
+
+    base = stats.get(BASELINE)
+
+    def vs(v, i):
+        return v / base[i] if base and base[i] and not math.isnan(base[i]) else float("nan")
+
+    rows = []
+    for rank, algo in enumerate(sorted(stats, key=key), 1):
+        nruns, n, avg, p99, c = stats[algo]
+        rows.append((rank, algo, "switch" if algo in SWITCH_SCHEMES else "host", nruns, n, avg, p99,
+                     vs(avg, 2), vs(p99, 3), c, vs(c, 4)))
+    return rows
+
+
+def ranking_figure(prepared, out_png, collectives=None, bdp_bytes=analysis.DEFAULT_BDP_BYTES, title=None):
+    """The algorithms ranked at a glance: horizontal bars of the average and p99 FCT slowdown of
+    all flows (and the mean CCT when ``collectives`` are given), best at the top, one row per
+    algorithm in its colour (hatched: switch-side), the value at each bar's end and ECMP's value
+    as a dotted line in every panel. Returns ((png, pdf), rows of :func:`ranking_rows`)."""
+    rows = ranking_rows(prepared, collectives, bdp_bytes)
+    panels = [("avg", "Avg FCT slowdown", 5, 1.0), ("p99", "p99 FCT slowdown", 6, 1.0)]
+    if any(not math.isnan(r[9]) for r in rows):
+        panels.append(("cct", "CCT (µs), mean of slowest groups", 9, 0.0))
+    n = len(rows)
+    height_in = 0.16 * n + 0.55
+    fig, (axes,) = figure_grid(height_in, ncols=len(panels), sharey="row", width_in=COLUMN_WIDTH_IN * 2)
+    y = np.arange(n)
+    for ax, (name, label, col, floor) in zip(axes, panels):
+        scale = 1000.0 if name == "cct" else 1.0
+        vals = [r[col] / scale for r in rows]
+        finite = [v for v in vals if not math.isnan(v)]
+        top = max(finite) if finite else floor + 1
+        for i, (r, v) in enumerate(zip(rows, vals)):
+            if math.isnan(v):
+                continue
+            colour, _ = style_for(r[1])
+            ax.barh(i, v - floor, left=floor, color=colour, alpha=0.45, edgecolor=colour, height=0.7,
+                    hatch="////" if r[1] in SWITCH_SCHEMES else None, linewidth=0.6)
+            ax.annotate(f"{v:.0f}" if name == "cct" else f"{v:.2f}", (v, i), textcoords="offset points",
+                        xytext=(2, 0), ha="left", va="center", fontsize=5)
+        base = [v for r, v in zip(rows, vals) if r[1] == BASELINE and not math.isnan(v)]
+        if base:
+            ax.axvline(base[0], color=style_for(BASELINE)[0], linestyle=":", linewidth=0.8)
+        ax.set_xlim(floor, floor + (top - floor) * 1.18 if top > floor else floor + 1)
+        ax.set_xlabel(label)
+        ax.grid(True, axis="x")
+    axes[0].set_yticks(y)
+    axes[0].set_yticklabels([r[1] for r in rows])
+    axes[0].invert_yaxis()
+    for t, r in zip(axes[0].get_yticklabels(), rows):
+        t.set_color(style_for(r[1])[0])
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout(pad=0.3)
     return save(fig, out_png), rows
 
 

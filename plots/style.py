@@ -110,6 +110,15 @@ def figure(height_in, nrows=1, sharex=False):
     return fig, [a[0] for a in axes]
 
 
+def figure_grid(height_in, nrows=1, ncols=1, sharex=False, sharey=False, width_in=None):
+    """``nrows`` x ``ncols`` axes as a list of rows (rc settings above applied); one column wide per
+    column unless ``width_in`` is given."""
+    plt.rcParams.update(RC)
+    width = width_in if width_in is not None else COLUMN_WIDTH_IN * ncols
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, height_in), sharex=sharex, sharey=sharey, squeeze=False)
+    return fig, [list(row) for row in axes]
+
+
 def save(fig, out_png):
     """Write ``out`` as PNG and, beside it, the same figure as PDF. Returns the two paths."""
     from pathlib import Path

@@ -988,3 +988,88 @@ def test_rates_bad_input(tmp_path, capsys):
     (tmp_path / "none").mkdir()
     assert main(["rates", str(tmp_path / "none"), "-o", str(tmp_path / "y.png")]) == 2
     assert "rate.txt: missing (run the scenario with [run] rate_trace)" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- side panels and the ranking
+def _const_run(tmp_path, algorithm, slowdown_value, n=21, cct_ns=None):
+    """A run of ``n`` flows of 1000..n*1000 B, every one at ``slowdown_value`` (the largest is
+    dropped by the analysis), and optionally a collectives.csv with one group of that CCT."""
+    rows = [f"{k},3,100,{1000 * (k + 1)},0,{IDEAL_1000B * slowdown_value},{IDEAL_1000B},{slowdown_value},0,0,0,"
+            f"{algorithm}" for k in range(n)]
+    d = _run(tmp_path, algorithm, algorithm, csv_rows=rows)
+    if cct_ns is not None:
+        (d / "collectives.csv").write_text(f"group,algorithm,start_ns,finish_ns\n0,{algorithm},1000,{1000 + cct_ns}\n")
+    return d
+
+
+def test_side_groups_put_ecmp_in_both_panels():
+    from plots.figures import side_groups
+    assert side_groups(["ecmp", "reps", "drill", "themis"]) == [
+        ("host-side schemes", ["ecmp", "reps"]), ("switch-side schemes (+ ecmp)", ["ecmp", "drill", "themis"])]
+    assert side_groups(["reps", "drill"]) == [("host-side schemes", ["reps"]), ("switch-side schemes", ["drill"])]
+    # one side only: one panel
+    assert side_groups(["ecmp", "spray"]) == [(None, ["ecmp", "spray"])]
+    assert side_groups(["conga", "letflow"]) == [(None, ["conga", "letflow"])]
+
+
+def test_cli_slowdown_side_panels_same_table(tmp_path):
+    runs = [str(_const_run(tmp_path, a, v)) for a, v in (("ecmp", 3), ("reps", 2), ("drill", 4), ("conga", 5))]
+    one, side = tmp_path / "one.png", tmp_path / "side.png"
+    assert main(["slowdown", *runs, "-o", str(one), "--buckets", "4"]) == 0
+    assert main(["slowdown", *runs, "-o", str(side), "--buckets", "4", "--panels", "side", "--title", "t"]) == 0
+    _assert_outputs(side)
+    # the panels change the drawing, never the numbers
+    assert one.with_suffix(".csv").read_text() == side.with_suffix(".csv").read_text()
+    with pytest.raises(SystemExit):
+        main(["slowdown", *runs, "-o", str(side), "--panels", "three"])
+    with pytest.raises(ValueError, match="panels must be one of"):
+        from plots.figures import slowdown_figure
+        slowdown_figure({}, tmp_path / "x.png", panels="three")
+
+
+def test_ranking_rows_best_first_with_ratios_to_ecmp():
+    from plots.figures import ranking_rows
+    from plots.io import Collective, Flows
+
+    def flows(sd, n=10):
+        size = np.arange(1, n + 1, dtype=float) * 1000
+        ideal = np.full(n, 1000.0)
+        return Flows(size, np.zeros(n), ideal * sd, ideal, np.zeros(n), np.ones(n))
+
+    # drill and reps tie on avg (2): the lower p99 first; then canonical order breaks exact ties
+    prepared = {"ecmp": (flows(np.full(10, 4.0)), [1]), "drill": (flows(np.array([1.0] * 5 + [3.0] * 5)), [1, 2]),
+                "reps": (flows(np.full(10, 2.0)), [1]), "spray": (flows(np.full(10, 2.0)), [1])}
+    colls = [Collective("0", "ecmp", 0, 100_000, "x"), Collective("1", "ecmp", 0, 300_000, "x", "b"),
+             Collective("0", "reps", 0, 50_000, "y")]
+    rows = ranking_rows(prepared, colls)
+    assert [r[:3] for r in rows] == [(1, "spray", "host"), (2, "reps", "host"), (3, "drill", "switch"),
+                                     (4, "ecmp", "host")]
+    spray, reps, drill, ecmp = rows
+    assert drill[3] == 2 and drill[4] == 10 and drill[5] == 2.0 and drill[6] > 2.9
+    assert reps[7] == 0.5 and reps[8] == 0.5 and ecmp[7] == 1.0
+    # CCT: ecmp's two collectives (files "" and "b") 100 and 300 us -> mean 200 us; reps 50 us
+    assert ecmp[9] == 200_000 and reps[9] == 50_000 and reps[10] == 0.25
+    assert math.isnan(spray[9]) and math.isnan(spray[10])
+    # no ECMP run: no ratios
+    rows = ranking_rows({"reps": prepared["reps"]})
+    assert math.isnan(rows[0][7]) and math.isnan(rows[0][9])
+
+
+def test_cli_ranking_with_and_without_cct(tmp_path):
+    runs = [str(_const_run(tmp_path, a, v, cct_ns=c))
+            for a, v, c in (("ecmp", 3, 300_000), ("themis", 2, 100_000), ("hopper", 5, 200_000))]
+    out = tmp_path / "rank.png"
+    assert main(["ranking", *runs, "-o", str(out), "--title", "ranked"]) == 0
+    _assert_outputs(out)
+    with open(out.with_suffix(".csv")) as f:
+        table = list(csv.DictReader(f))
+    assert [(r["rank"], r["algorithm"], r["side"]) for r in table] == [
+        ("1", "themis", "switch"), ("2", "ecmp", "host"), ("3", "hopper", "host")]
+    assert [r["avg"] for r in table] == ["2", "3", "5"] and table[0]["n_flows"] == "20"
+    assert table[0]["cct_mean_ns"] == "100000" and table[2]["avg_vs_ecmp"] == "1.66667"
+    assert main(["ranking", *runs, "-o", str(out), "--collectives", "none"]) == 0
+    with open(out.with_suffix(".csv")) as f:
+        assert {r["cct_mean_ns"] for r in csv.DictReader(f)} == {"nan"}
+    # a run without collectives.csv: no CCT panel, no error
+    (Path(runs[0]) / "collectives.csv").unlink()
+    assert main(["ranking", *runs, "-o", str(out)]) == 0

@@ -189,10 +189,22 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
     if s.lb.name.trim() == rdma_lb_core::Algorithm::Themis.name()
         && s.transport.recovery == model::Recovery::Irn
     {
-        let msg = "algorithm `themis` needs nic-sr or gbn receivers: IRN's NACKs also \
-                   acknowledge data, and Themis-D would filter them as reordering NACKs \
-                   (the Themis paper, §3.3)"
-            .to_owned();
+        // Name both keys of the conflict: [lb] here, and whichever set the recovery.
+        let recovery_key = if overrides.recovery.is_some() {
+            "the override recovery=irn"
+        } else if Path::new(file)
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
+        {
+            "transport.recovery = \"irn\""
+        } else {
+            "ENABLE_IRN 1"
+        };
+        let msg = format!(
+            "algorithm `themis` conflicts with {recovery_key}: it needs nic-sr or gbn \
+             receivers, as IRN's NACKs also acknowledge data and Themis-D would filter them as \
+             reordering NACKs (the Themis paper, §3.3)"
+        );
         let from_override = overrides.lb.is_some() || overrides.recovery.is_some();
         return Err(lb_error(file, lb_line, "lb", from_override, msg));
     }
@@ -248,6 +260,48 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
                 "link event",
                 ErrorKind::Node,
                 format!("no link {}-{} in the topology", e.a, e.b),
+            ));
+        }
+    }
+    // RoCE marks ECN with thresholds chosen by port rate: every rate of a link at a switch needs
+    // an entry (uet's thresholds are in packets). The scenario program refuses such a config
+    // (RdmaScenarioRunner::Validate); found here, `rdma-lb check` refuses it too.
+    if s.transport.ecn_enabled && s.transport.kind.is_roce() {
+        let defaults;
+        let ecn = if s.transport.ecn.is_empty() {
+            defaults = Transport::default().ecn;
+            &defaults
+        } else {
+            &s.transport.ecn
+        };
+        let at_switch = |n: u32| is_switch.get(n as usize).copied().unwrap_or(false);
+        if let Some(l) = s.topology.links.iter().find(|l| {
+            (at_switch(l.a) || at_switch(l.b)) && !ecn.iter().any(|e| e.rate_bps == l.rate_bps)
+        }) {
+            let toml = Path::new(file)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
+            let (key, rates) = if toml {
+                (
+                    "transport.ecn_thresholds",
+                    "topology.link_rates or the topology",
+                )
+            } else {
+                ("KMAX_MAP", "the topology file")
+            };
+            let listed: Vec<String> = ecn.iter().map(|e| units::format_rate(e.rate_bps)).collect();
+            return Err(ScenarioError::file(
+                file,
+                key,
+                ErrorKind::Value,
+                format!(
+                    "no entry for {}, the rate of link {}-{} ({rates}); every rate of a switch \
+                     port needs one (listed: {})",
+                    units::format_rate(l.rate_bps),
+                    l.a,
+                    l.b,
+                    listed.join(", ")
+                ),
             ));
         }
     }

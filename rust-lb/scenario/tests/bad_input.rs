@@ -335,11 +335,36 @@ fn themis_with_irn_receivers_is_refused() {
             topo.display()
         ),
     );
-    let why = "algorithm `themis` needs nic-sr or gbn receivers: IRN's NACKs also acknowledge \
-               data, and Themis-D would filter them as reordering NACKs (the Themis paper, §3.3)";
+    let why = |key: &str| {
+        format!(
+            "algorithm `themis` conflicts with {key}: it needs nic-sr or gbn receivers, as IRN's \
+             NACKs also acknowledge data and Themis-D would filter them as reordering NACKs (the \
+             Themis paper, §3.3)"
+        )
+    };
     assert_eq!(
         msg(load_scenario(&toml, &Overrides::default())),
-        format!("{}:8: lb: {why}", toml.display())
+        format!(
+            "{}:8: lb: {}",
+            toml.display(),
+            why("transport.recovery = \"irn\"")
+        )
+    );
+    // The algorithm from an override, the recovery from the file: located at the override,
+    // naming the file's key.
+    let ecmp = write(
+        &d,
+        "ecmp.toml",
+        &std::fs::read_to_string(&toml)
+            .unwrap()
+            .replace("\"themis\"", "\"ecmp\""),
+    );
+    assert_eq!(
+        msg(load_scenario(
+            &ecmp,
+            &Overrides::parse("lb=themis").unwrap()
+        )),
+        format!("overrides: lb: {}", why("transport.recovery = \"irn\""))
     );
     // Through an override, on either side; nic-sr and gbn are accepted.
     let ok = write(
@@ -355,7 +380,61 @@ fn themis_with_irn_receivers_is_refused() {
             &ok,
             &Overrides::parse("recovery=irn").unwrap()
         )),
-        format!("overrides: lb: {why}")
+        format!("overrides: lb: {}", why("the override recovery=irn"))
     );
     load_scenario(&ok, &Overrides::parse("recovery=gbn").unwrap()).unwrap();
+    // A ConWeave config names its own key.
+    let base = runpy_config(&topo.display().to_string(), "flow.txt");
+    assert!(base.contains("ENABLE_IRN 0") && base.contains("LB_MODE 0"));
+    let cfg = write(
+        &d,
+        "c.txt",
+        &base
+            .replace("ENABLE_IRN 0", "ENABLE_IRN 1")
+            .replace("LB_MODE 0", "LB_MODE themis"),
+    );
+    assert_eq!(
+        msg(load_scenario(&cfg, &Overrides::default())),
+        format!("{}:20: lb: {}", cfg.display(), why("ENABLE_IRN 1"))
+    );
+}
+
+#[test]
+fn a_switch_port_rate_without_an_ecn_entry_is_refused() {
+    // What the scenario program refuses (RdmaScenarioRunner::Validate), `check` refuses too.
+    let d = scratch("ecn-rates");
+    let base = "[topology]\nleaf_spine = { leaves = 2, hosts_per_leaf = 1, spines = 2, \
+                host_rate = \"100Gbps\", delay = \"1us\" }\n\
+                link_rates = [ { a = 2, b = 4, rate = \"25Gbps\" } ]\n\
+                [[workload.collective]]\nkind = \"permutation\"\nranks = 2\nsize = \"4KiB\"\n\
+                [transport]\n";
+    let cfg = write(&d, "slow.toml", base);
+    assert_eq!(
+        msg(load_scenario(&cfg, &Overrides::default())),
+        format!(
+            "{}: transport.ecn_thresholds: no entry for 25Gbps, the rate of link 2-4 \
+             (topology.link_rates or the topology); every rate of a switch port needs one \
+             (listed: 20Gbps, 50Gbps, 100Gbps, 200Gbps, 250Gbps, 400Gbps)",
+            cfg.display()
+        )
+    );
+    // An explicit list replaces the defaults: it must cover 100 Gbps too.
+    let only25 = "ecn_thresholds = [ { rate = \"25Gbps\", kmin = \"100KB\", kmax = \"400KB\", \
+                  pmax = 0.2 } ]\n";
+    let cfg = write(&d, "only25.toml", &format!("{base}{only25}"));
+    assert!(msg(load_scenario(&cfg, &Overrides::default()))
+        .contains("no entry for 100Gbps, the rate of link 0-2"));
+    // Covered, ECN off, or uet (thresholds in packets): accepted.
+    let both = only25.replace(
+        " ]\n",
+        ", { rate = \"100Gbps\", kmin = \"100KB\", kmax = \"400KB\", pmax = 0.2 } ]\n",
+    );
+    for (name, extra) in [
+        ("both.toml", both.as_str()),
+        ("off.toml", "ecn = false\n"),
+        ("uet.toml", "kind = \"uet\"\n"),
+    ] {
+        let cfg = write(&d, name, &format!("{base}{extra}"));
+        load_scenario(&cfg, &Overrides::default()).unwrap();
+    }
 }

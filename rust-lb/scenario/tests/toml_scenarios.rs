@@ -109,6 +109,12 @@ recovery = "irn"
 pfc = false
 irn_ooo_threshold = 3
 payload = "4000B"
+# every switch port's rate (25, 40, 100 Gbps) needs ECN thresholds
+ecn_thresholds = [
+  {{ rate = "25Gbps", kmin = "25KB", kmax = "100KB", pmax = 0.2 }},
+  {{ rate = "40Gbps", kmin = "40KB", kmax = "160KB", pmax = 0.2 }},
+  {{ rate = "100Gbps", kmin = "100KB", kmax = "400KB", pmax = 0.2 }},
+]
 
 [lb]
 name = "reps"
@@ -202,7 +208,7 @@ out = "out/x"
         (
             "out = \"out/x\"",
             "out = \"out/x\"\nspeed = 3",
-            ":29: run.speed: unknown field `speed`",
+            ":35: run.speed: unknown field `speed`",
         ),
         (
             "payload = \"4000B\"",
