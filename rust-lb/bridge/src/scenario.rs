@@ -336,7 +336,7 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
         uet_rto_ns: t.uet.rto_ns,
         uet_switch_hash: t.uet.switch_hash.name().to_owned(),
         recovery: t.recovery.name().to_owned(),
-        cc: t.cc.clone(),
+        cc: t.cc.name().to_owned(),
         has_win: t.has_win,
         var_win: t.var_win,
         u_target: t.u_target,

@@ -352,18 +352,14 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
             }
             "CC_MODE" => {
                 let m = l.int()?;
-                t.cc = crate::model::CC_NAMES
-                    .iter()
-                    .find(|(_, n)| u64::from(*n) == m)
-                    .map(|(name, _)| (*name).to_owned())
-                    .ok_or_else(|| {
-                        l.err(
-                            ErrorKind::Value,
-                            format!(
-                                "unknown mode {m} (1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP, 0 = none)"
-                            ),
-                        )
-                    })?;
+                t.cc = crate::model::Cc::from_conweave_mode(m).ok_or_else(|| {
+                    l.err(
+                        ErrorKind::Value,
+                        format!(
+                            "unknown mode {m} (1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP, 0 = none)"
+                        ),
+                    )
+                })?;
                 cc_line = ln;
             }
             "LB_MODE" => {
@@ -521,8 +517,8 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
 
     t.recovery = if irn { Recovery::Irn } else { Recovery::Gbn };
     // Absent window keys: what run.py writes for this CC_MODE.
-    t.has_win = has_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
-    t.var_win = var_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
+    t.has_win = has_win.unwrap_or_else(|| Transport::run_py_window(t.cc));
+    t.var_win = var_win.unwrap_or_else(|| Transport::run_py_window(t.cc));
     if run.flowgen_stop_ns < run.flowgen_start_ns {
         return Err(ScenarioError::at(
             name,
@@ -592,7 +588,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
         )
     })?;
     if lb.name == rdma_lb_core::Algorithm::ConWeave.name() {
-        if t.cc != "dcqcn" {
+        if t.cc != crate::model::Cc::Dcqcn {
             // As the reference's program, which exits for CC_MODE != 1 with LB_MODE 9.
             return Err(ScenarioError::at(
                 name,
@@ -601,7 +597,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                 ErrorKind::Unsupported,
                 format!(
                     "{} with LB_MODE 9: ConWeave runs only with CC_MODE 1 (DCQCN), as in the reference",
-                    t.cc
+                    t.cc.name()
                 ),
             ));
         }

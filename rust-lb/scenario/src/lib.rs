@@ -37,8 +37,9 @@ use std::path::Path;
 
 pub use error::{ErrorKind, Result, ScenarioError};
 pub use model::{
-    Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, PortRate, Quirk, QuirkSet,
-    Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind, UetParams,
+    Cc, Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, PortRate, Quirk,
+    QuirkSet, Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind,
+    UetParams,
 };
 pub use overrides::Overrides;
 pub use text::resolve_relative;

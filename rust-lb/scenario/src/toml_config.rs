@@ -92,7 +92,7 @@ use crate::cdf::parse_cdf_file;
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
 use crate::model::{
-    CollectiveKind, EcnEntry, LbSpec, PortRate, Quirk, QuirkSet, Recovery, RunSpec, Scenario,
+    Cc, CollectiveKind, EcnEntry, LbSpec, PortRate, Quirk, QuirkSet, Recovery, RunSpec, Scenario,
     SwitchHash, Transport, TransportKind,
 };
 use crate::overrides::{Overrides, OVERRIDES};
@@ -1046,7 +1046,7 @@ fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
         }
         // Lossy fabric; the window is the congestion control (no rate-based CC).
         out.pfc_enabled = false;
-        out.cc = "none".to_owned();
+        out.cc = Cc::None;
         out.payload_bytes = out.uet.payload_bytes;
     }
     if let Some(r) = &t.recovery {
@@ -1058,15 +1058,14 @@ fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
     }
     if let Some(c) = &t.cc {
         out.cc = match c {
-            CcSec::Dcqcn => "dcqcn",
-            CcSec::Hpcc => "hpcc",
-            CcSec::Timely => "timely",
-            CcSec::Dctcp => "dctcp",
-            CcSec::None => "none",
-        }
-        .to_owned();
+            CcSec::Dcqcn => Cc::Dcqcn,
+            CcSec::Hpcc => Cc::Hpcc,
+            CcSec::Timely => Cc::Timely,
+            CcSec::Dctcp => Cc::Dctcp,
+            CcSec::None => Cc::None,
+        };
     }
-    out.has_win = Transport::run_py_window(&out.cc);
+    out.has_win = Transport::run_py_window(out.cc);
     out.var_win = out.has_win;
     let set_b = |dst: &mut bool, v: Option<bool>| {
         if let Some(v) = v {
