@@ -1,12 +1,14 @@
 //! The validated load-balancing configuration (`ffi::LbConfig`): creates the NICs' and
-//! switches' deciders.
+//! switches' deciders and answers the questions the ns-3 side asks about the algorithm, so
+//! that C++ never looks at an algorithm's name or parameter text.
 
 use std::sync::{Arc, Mutex};
 
-use rdma_lb_core::host;
+use rdma_lb_core::host::{self, whack_a_mole::PathRouting};
 use rdma_lb_core::switch::{self as sw};
-use rdma_lb_core::{config, Algorithm};
+use rdma_lb_core::{config, Algorithm, HostLbConfig};
 
+use crate::ffi;
 use crate::guard;
 use crate::host::{HostLb, HostLbGroup};
 use crate::switch::SwitchLb;
@@ -14,6 +16,10 @@ use crate::switch::SwitchLb;
 /// See `ffi::LbConfig`.
 pub struct LbConfig {
     cfg: config::LbConfig,
+    /// The parameter text `cfg` was parsed from.
+    params: String,
+    /// The parameters `params` sets.
+    given: Vec<String>,
     /// Quirk glibc-rand's shared stream.
     reference_rand: Option<rdma_lb_core::rng::SharedGlibcRand>,
     /// htsim's switches: the stream and each switch's (salt, is a ToR).
@@ -27,24 +33,113 @@ struct HtsimSwitches {
 }
 
 pub(crate) fn new_lb_config(algorithm: &str, params: &str) -> Result<Box<LbConfig>, String> {
-    guard(|| config::LbConfig::parse(algorithm, params))?
-        .map(|cfg| {
-            Box::new(LbConfig {
-                cfg,
-                reference_rand: None,
-                htsim: None,
-            })
-        })
-        .map_err(|e| e.to_string())
+    guard(|| {
+        config::LbConfig::parse(algorithm, params)
+            .map_err(|e| e.to_string())
+            .and_then(|cfg| LbConfig::validated(cfg, params))
+    })?
+    .map(Box::new)
 }
 
 pub(crate) fn algorithm_names() -> Vec<String> {
     Algorithm::ALL.iter().map(|a| a.name().to_owned()).collect()
 }
 
+impl std::fmt::Debug for LbConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LbConfig")
+            .field("algorithm", &self.cfg.algorithm.name())
+            .field("params", &self.params)
+            .finish_non_exhaustive()
+    }
+}
+
 impl LbConfig {
+    /// Wraps `cfg`, parsed and validated from `params`.
+    pub(crate) fn validated(cfg: config::LbConfig, params: &str) -> Result<Self, String> {
+        let given =
+            config::LbConfig::parameter_names(cfg.algorithm, params).map_err(|e| e.to_string())?;
+        Ok(LbConfig {
+            cfg,
+            params: params.to_owned(),
+            given,
+            reference_rand: None,
+            htsim: None,
+        })
+    }
+
+    /// The core's configuration.
+    #[cfg(test)]
+    pub(crate) fn cfg(&self) -> &config::LbConfig {
+        &self.cfg
+    }
+
+    pub(crate) fn algorithm(&self) -> ffi::Algorithm {
+        self.cfg.algorithm.into()
+    }
+
     pub(crate) fn algorithm_name(&self) -> &'static str {
         self.cfg.algorithm.name()
+    }
+
+    pub(crate) fn params(&self) -> &str {
+        &self.params
+    }
+
+    pub(crate) fn copy(&self) -> Box<LbConfig> {
+        Box::new(LbConfig {
+            cfg: self.cfg.clone(),
+            params: self.params.clone(),
+            given: self.given.clone(),
+            reference_rand: None,
+            htsim: None,
+        })
+    }
+
+    pub(crate) fn sprays_on_feedback(&self) -> bool {
+        matches!(self.cfg.algorithm, Algorithm::Reps | Algorithm::WhackAMole)
+    }
+
+    pub(crate) fn moves_on_feedback(&self) -> bool {
+        matches!(
+            self.cfg.algorithm,
+            Algorithm::Hopper | Algorithm::FlowBender
+        )
+    }
+
+    pub(crate) fn path_index_routing(&self) -> ffi::PathIndexRouting {
+        match &self.cfg.host {
+            HostLbConfig::WhackAMole(w) => match w.routing {
+                PathRouting::PathIndex => ffi::PathIndexRouting::On,
+                PathRouting::Ecmp => ffi::PathIndexRouting::Off,
+            },
+            _ => ffi::PathIndexRouting::NotUsed,
+        }
+    }
+
+    pub(crate) fn num_paths_given(&self) -> bool {
+        self.given.iter().any(|k| k == "num_paths")
+    }
+
+    pub(crate) fn with_num_paths(&self, num_paths: u32) -> Result<Box<LbConfig>, String> {
+        guard(|| {
+            let mut cfg = self.cfg.clone();
+            let algorithm = cfg.algorithm;
+            match &mut cfg.host {
+                HostLbConfig::WhackAMole(w) => {
+                    w.num_paths = num_paths;
+                    w.validate(algorithm).map_err(|e| e.to_string())?;
+                }
+                _ => return Err(format!("algorithm `{}` has no num_paths", algorithm.name())),
+            }
+            let extra = format!("num_paths = {num_paths}");
+            let params = if self.params.trim().is_empty() {
+                extra
+            } else {
+                format!("{}, {extra}", self.params)
+            };
+            LbConfig::validated(cfg, &params).map(Box::new)
+        })?
     }
 
     pub(crate) fn new_host_lb(&self, seed: u64) -> Result<Box<HostLb>, String> {
@@ -132,5 +227,71 @@ mod tests {
             panic!("accepted")
         };
         assert!(e.contains("parameter `num_entropies`"), "{e}");
+    }
+
+    #[test]
+    fn the_configuration_answers_for_its_algorithm() {
+        let sprayers: Vec<_> = Algorithm::ALL
+            .iter()
+            .filter(|a| new_lb_config(a.name(), "").unwrap().sprays_on_feedback())
+            .map(|a| a.name())
+            .collect();
+        assert_eq!(sprayers, ["reps", "whack-a-mole"]);
+        let movers: Vec<_> = Algorithm::ALL
+            .iter()
+            .filter(|a| new_lb_config(a.name(), "").unwrap().moves_on_feedback())
+            .map(|a| a.name())
+            .collect();
+        assert_eq!(movers, ["flowbender", "hopper"]);
+        for &a in Algorithm::ALL {
+            let c = new_lb_config(a.name(), "").unwrap();
+            assert_eq!(c.algorithm(), ffi::Algorithm::from(a));
+            assert_eq!((c.algorithm_name(), c.params()), (a.name(), ""));
+            let want = if a == Algorithm::WhackAMole {
+                ffi::PathIndexRouting::On
+            } else {
+                ffi::PathIndexRouting::NotUsed
+            };
+            assert_eq!(c.path_index_routing(), want, "{a}");
+            assert!(!c.num_paths_given());
+        }
+        let c = new_lb_config("whack-a-mole", "routing = \"ecmp\", num_paths = 4").unwrap();
+        assert_eq!(c.path_index_routing(), ffi::PathIndexRouting::Off);
+        assert!(c.num_paths_given());
+        assert_eq!(c.copy().params(), "routing = \"ecmp\", num_paths = 4");
+        assert_eq!(c.copy().cfg(), c.cfg());
+    }
+
+    #[test]
+    fn with_num_paths_is_the_parameter_given() {
+        for params in [
+            "",
+            "log2_balls = 12",
+            "shuffle = \"none\"\nupdate_interval_ns = 0",
+        ] {
+            let c = new_lb_config("whack-a-mole", params).unwrap();
+            let n = c.with_num_paths(16).unwrap();
+            let text = if params.is_empty() {
+                "num_paths = 16".to_owned()
+            } else {
+                format!("{params}, num_paths = 16")
+            };
+            assert_eq!(n.params(), text);
+            assert_eq!(n.cfg(), new_lb_config("whack-a-mole", &text).unwrap().cfg());
+            assert!(n.num_paths_given());
+        }
+        let small = new_lb_config("whack-a-mole", "num_paths = 2, log2_balls = 2").unwrap();
+        assert_eq!(
+            small.with_num_paths(8).unwrap_err(),
+            "algorithm `whack-a-mole`, parameter `log2_balls`: 2^log2_balls = 4 balls must be \
+             at least num_paths = 8"
+        );
+        assert_eq!(
+            new_lb_config("reps", "")
+                .unwrap()
+                .with_num_paths(2)
+                .unwrap_err(),
+            "algorithm `reps` has no num_paths"
+        );
     }
 }

@@ -1,15 +1,21 @@
 //! The bridge between `rdma-lb-core` and the ns-3 module: only the `#[cxx::bridge]`
 //! declarations, newtype wrappers and conversions; the logic lives in the core.
 //!
-//! Two bridge modules: this file (`lib.rs.h`), the load-balancing objects, and [`scenario`]
-//! (`scenario.rs.h`), a loaded scenario as plain structs.
+//! Three bridge modules, one-way and leaf first (each header includes the ones before it):
+//! * [`types`] (`types.rs.h`): the shared enums -- algorithm, congestion control, loss
+//!   recovery, transport kind, switch hash -- that cross the boundary as typed values;
+//! * [`scenario`] (`scenario.rs.h`): a loaded scenario as plain structs;
+//! * this file (`lib.rs.h`): the load-balancing objects and `load_scenario`, which hands C++
+//!   the scenario together with the algorithm configuration its validation parsed.
 //!
-//! The implementations live by role: [`config`] (the validated configuration), [`host`] (the
-//! NICs' per-queue-pair selectors), [`switch`] (the switches' agents).
+//! The implementations live by role: [`config`] (the validated configuration and the questions
+//! C++ asks about it), [`host`] (the NICs' per-queue-pair selectors), [`switch`] (the
+//! switches' agents).
 //!
 //! Rules (the bridge stays thin):
 //! * One-way: Rust exports functions; it never calls back into C++.
-//! * Plain data in, plain data out; units in field names (`*_ns`, `*_bytes`).
+//! * Plain data in, plain data out; units in field names (`*_ns`, `*_bytes`); names only from
+//!   the Rust enums that define them (C++ compares none).
 //! * Only constructors return `Result` (a `rust::Error` in C++, raised by the ns-3 side as a
 //!   fatal error with the message).
 //! * **No panic crosses the bridge.** Every exported call runs inside `guard`, which catches
@@ -26,16 +32,48 @@ mod config;
 mod host;
 mod scenario;
 mod switch;
+mod types;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use config::{algorithm_names, new_lb_config, LbConfig};
 use host::{HostLb, HostLbGroup};
+use scenario::load_scenario;
 use switch::SwitchLb;
 
 #[cxx::bridge(namespace = "rdmalb::bridge")]
 mod ffi {
+    // ---- Types of the other bridge modules ----------------------------------------------
+
+    extern "C++" {
+        include!("rdma-lb-bridge/src/types.rs.h");
+        include!("rdma-lb-bridge/src/scenario.rs.h");
+        type Algorithm = crate::types::ffi::Algorithm;
+        #[namespace = "rdmalb::scenario"]
+        type Scenario = crate::scenario::ffi::Scenario;
+    }
+
     // ---- Shared plain-data types --------------------------------------------------------
+
+    /// A scenario loaded and validated (`load_scenario`), with its load balancing.
+    #[derive(Debug)]
+    struct LoadedScenario {
+        scenario: Scenario,
+        /// The algorithm configuration the validation parsed (`scenario.lb` of the Rust model).
+        lb: Box<LbConfig>,
+    }
+
+    /// How the fabric is to route an algorithm's path indices (Whack-a-Mole's `routing`).
+    #[derive(Debug)]
+    enum PathIndexRouting {
+        /// The algorithm sends no path indices.
+        NotUsed,
+        /// `routing = "ecmp"`: path i is ECMP hash input i.
+        Off,
+        /// `routing = "path-index"`: path i is the ToR's equal-cost uplink i, where the
+        /// fabric has one multipath stage.
+        On,
+    }
 
     /// What the NIC received about a packet it sent.
     #[derive(Debug)]
@@ -208,10 +246,35 @@ mod ffi {
         type LbConfig;
         /// Parses and validates; the error message names the parameter at fault.
         fn new_lb_config(algorithm: &str, params: &str) -> Result<Box<LbConfig>>;
+        /// Loads, expands and validates the scenario at `path` (`.toml` = rdma-lb TOML, else a
+        /// ConWeave config) with `overrides` = "key=value;key=value" applied (keys:
+        /// `rdmalb::scenario::override_keys()`). Error: one line `file:line: key: message`.
+        fn load_scenario(path: &str, overrides: &str) -> Result<LoadedScenario>;
         /// Every algorithm name, in table order.
         fn algorithm_names() -> Vec<String>;
+        /// The configured algorithm.
+        fn algorithm(self: &LbConfig) -> Algorithm;
         /// The configured algorithm's name.
         fn algorithm_name(self: &LbConfig) -> &'static str;
+        /// The parameter text the configuration was parsed from.
+        fn params(self: &LbConfig) -> &str;
+        /// The same configuration, without the shared streams of `share_reference_rand` and
+        /// `use_htsim_switches` (each copy is set up on its own).
+        fn copy(self: &LbConfig) -> Box<LbConfig>;
+        /// Whether the algorithm sprays a queue pair over many paths and learns per packet
+        /// from the ECN marks and RTTs echoed for each (reps, whack-a-mole): a transport that
+        /// leaves out-of-order arrivals unanswered starves it.
+        fn sprays_on_feedback(self: &LbConfig) -> bool;
+        /// Whether the algorithm keeps a queue pair on one path at a time and moves it on ECN
+        /// and RTT feedback (hopper, flowbender): thinned ACKs starve it.
+        fn moves_on_feedback(self: &LbConfig) -> bool;
+        /// How the fabric is to route the algorithm's path indices.
+        fn path_index_routing(self: &LbConfig) -> PathIndexRouting;
+        /// Whether the parameters set `num_paths`.
+        fn num_paths_given(self: &LbConfig) -> bool;
+        /// The same configuration with `num_paths` set (validated; an error for an algorithm
+        /// without paths, or a count its other parameters refuse).
+        fn with_num_paths(self: &LbConfig, num_paths: u32) -> Result<Box<LbConfig>>;
         /// A selector for one queue pair, with state of its own.
         fn new_host_lb(self: &LbConfig, seed: u64) -> Result<Box<HostLb>>;
         /// One sender NIC's load-balancing state across its queue pairs.
