@@ -94,6 +94,20 @@ ToBridge(RdmaNic::LossRecovery recovery)
     NS_FATAL_ERROR("rdma-lb: no loss recovery has the value " << static_cast<int>(recovery));
 }
 
+/// \return the bridge's transport for the model's \p kind
+inline rdmalb::bridge::TransportKind
+ToBridge(RdmaNic::Transport kind)
+{
+    switch (kind)
+    {
+    case RdmaNic::ROCE:
+        return rdmalb::bridge::TransportKind::Roce;
+    case RdmaNic::UET:
+        return rdmalb::bridge::TransportKind::Uet;
+    }
+    NS_FATAL_ERROR("rdma-lb: no transport kind has the value " << static_cast<int>(kind));
+}
+
 /// \return the model's transport for the bridge's \p kind
 inline RdmaNic::Transport
 FromBridge(rdmalb::bridge::TransportKind kind)

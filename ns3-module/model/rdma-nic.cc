@@ -43,9 +43,10 @@ Ns(uint64_t ns)
 }
 } // namespace
 
-// Congestion control and loss recovery by name: the names are Rust's (rdma_lb_scenario::Cc,
-// Recovery), the values cross the bridge typed (rdma-lb-enums.h). The fatal errors leave the
-// catch blocks first, so that std::terminate has no exception to report besides the message.
+// Congestion control, loss recovery and transport by name: the names are Rust's
+// (rdma_lb_scenario::Cc, Recovery, TransportKind), the values cross the bridge typed
+// (rdma-lb-enums.h). The fatal errors leave the catch blocks first, so that std::terminate
+// has no exception to report besides the message.
 
 std::string
 RdmaNic::GetCcModeName(CcMode cc)
@@ -92,6 +93,21 @@ RdmaNic::GetLossRecoveryName(LossRecovery recovery)
     NS_FATAL_ERROR("rdma-lb: " << error);
 }
 
+std::string
+RdmaNic::GetTransportName(Transport kind)
+{
+    std::string error;
+    try
+    {
+        return std::string(rdmalb::bridge::transport_kind_name(rdmalbenums::ToBridge(kind)));
+    }
+    catch (const rust::Error& e)
+    {
+        error = e.what();
+    }
+    NS_FATAL_ERROR("rdma-lb: " << error);
+}
+
 void
 RdmaNic::SetCcModeAttribute(std::string name)
 {
@@ -121,7 +137,10 @@ RdmaNic::GetTypeId()
                           "RTT; rdma-uet.h)",
                           EnumValue(rdmalbenums::FromBridge(d.kind)),
                           MakeEnumAccessor(&RdmaNic::m_transport),
-                          MakeEnumChecker(RdmaNic::ROCE, "roce", RdmaNic::UET, "uet"))
+                          MakeEnumChecker(RdmaNic::ROCE,
+                                          GetTransportName(RdmaNic::ROCE),
+                                          RdmaNic::UET,
+                                          GetTransportName(RdmaNic::UET)))
             .AddAttribute("UetHeaderSize",
                           "uet: wire bytes of a data packet beyond its payload (htsim 64)",
                           UintegerValue(d.uet_header_bytes),
@@ -159,8 +178,12 @@ RdmaNic::GetTypeId()
                           "selective repeat (one NACK per expected PSN, resend only that packet)",
                           EnumValue(rdmalbenums::FromBridge(d.recovery)),
                           MakeEnumAccessor(&RdmaNic::m_recovery),
-                          MakeEnumChecker(RdmaNic::GBN, "gbn", RdmaNic::IRN, "irn",
-                                          RdmaNic::NIC_SR, "nic-sr"))
+                          MakeEnumChecker(RdmaNic::GBN,
+                                          GetLossRecoveryName(RdmaNic::GBN),
+                                          RdmaNic::IRN,
+                                          GetLossRecoveryName(RdmaNic::IRN),
+                                          RdmaNic::NIC_SR,
+                                          GetLossRecoveryName(RdmaNic::NIC_SR)))
             .AddAttribute("CcMode",
                           "Congestion control (CC_MODE): dcqcn (1), hpcc (3), "
                           "timely (7), dctcp (8), none (0: line rate, feedback "

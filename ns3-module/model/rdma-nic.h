@@ -193,6 +193,8 @@ class RdmaNic : public Object, private RdmaCcHost
     static CcMode GetCcModeByName(const std::string& name);
     /// \return the name of \p recovery, as configs and the LossRecovery attribute spell it
     static std::string GetLossRecoveryName(LossRecovery recovery);
+    /// \return the name of \p kind, as configs and the Transport attribute spell it
+    static std::string GetTransportName(Transport kind);
 
     /// \return the TypeId
     static TypeId GetTypeId();

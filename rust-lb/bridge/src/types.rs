@@ -81,6 +81,9 @@ pub mod ffi {
         /// The loss recovery's name (configs, `RdmaNic::LossRecovery`); an error for a value
         /// that is none.
         fn recovery_name(recovery: Recovery) -> Result<&'static str>;
+        /// The transport's name (configs, `RdmaNic::Transport`); an error for a value that is
+        /// none.
+        fn transport_kind_name(kind: TransportKind) -> Result<&'static str>;
     }
 }
 
@@ -167,6 +170,10 @@ fn recovery_name(recovery: ffi::Recovery) -> Result<&'static str, String> {
     ScRecovery::try_from(recovery).map(ScRecovery::name)
 }
 
+fn transport_kind_name(kind: ffi::TransportKind) -> Result<&'static str, String> {
+    ScTransportKind::try_from(kind).map(ScTransportKind::name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,11 +220,11 @@ mod tests {
         }
         assert!(recovery_name(ffi::Recovery { repr: 3 }).is_err());
         for k in [ScTransportKind::Roce, ScTransportKind::Uet] {
-            assert_eq!(
-                ScTransportKind::try_from(ffi::TransportKind::from(k)),
-                Ok(k)
-            );
+            let m = ffi::TransportKind::from(k);
+            assert_eq!(ScTransportKind::try_from(m), Ok(k));
+            assert_eq!(transport_kind_name(m).unwrap(), k.name());
         }
+        assert!(transport_kind_name(ffi::TransportKind { repr: 2 }).is_err());
         for h in [ScSwitchHash::FiveTuple, ScSwitchHash::Htsim] {
             assert_eq!(ScSwitchHash::try_from(ffi::SwitchHash::from(h)), Ok(h));
         }
