@@ -274,7 +274,8 @@ main(int argc, char* argv[])
     std::string dir = spec.run.outDir;
     if (dir.empty())
     {
-        dir = "out/" + spec.name + "-" + spec.lbName + "-s" + std::to_string(spec.run.seed);
+        dir = "out/" + spec.name + "-" + spec.lb->GetAlgorithmName() + "-s" +
+              std::to_string(spec.run.seed);
     }
     RdmaScenarioRunner runner(spec);
     runner.SetOutputDirectory(dir);
@@ -302,7 +303,8 @@ main(int argc, char* argv[])
                   << "\nNumber of VOQ Flush by TAIL:" << c("conweave_voq_flushes_by_tail")
                   << "\n--------------------------" << std::endl;
     }
-    std::cout << "rdma-lb-scenario: " << spec.name << " lb=" << spec.lbName << " seed=" << spec.run.seed
+    std::cout << "rdma-lb-scenario: " << spec.name << " lb=" << spec.lb->GetAlgorithmName()
+              << " seed=" << spec.run.seed
               << ": " << runner.GetCompletedFlows() << "/" << spec.flows.size()
               << " flows completed, sim " << runner.GetSimTimeNs() << " ns, "
               << runner.GetEventCount() << " events, wall " << runner.GetWallTimeSeconds()

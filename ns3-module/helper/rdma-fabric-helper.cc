@@ -32,8 +32,13 @@ void
 RdmaFabricHelper::SetLoadBalancer(const std::string& algorithm, const std::string& params)
 {
     m_lb = LbConfig::ParseOrAbort(algorithm, params);
-    m_lbName = algorithm;
-    m_lbParams = params;
+}
+
+void
+RdmaFabricHelper::SetLoadBalancer(Ptr<const LbConfig> cfg)
+{
+    NS_ABORT_MSG_IF(!cfg, "RdmaFabricHelper: SetLoadBalancer without a configuration");
+    m_lb = cfg->Copy();
 }
 
 const std::vector<std::string>&
@@ -46,15 +51,7 @@ void
 RdmaFabricHelper::WireWhackAMole(
     const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj)
 {
-    std::string compact;
-    for (char c : m_lbParams)
-    {
-        if (c != ' ' && c != '\t')
-        {
-            compact += c;
-        }
-    }
-    if (compact.find("routing=\"ecmp\"") != std::string::npos)
+    if (m_lb->GetPathIndexRouting() == LbPathIndexRouting::OFF)
     {
         m_notes.push_back("whack-a-mole: routing = \"ecmp\": path i is ECMP hash input i, not "
                           "equal-cost path i");
@@ -106,11 +103,9 @@ RdmaFabricHelper::WireWhackAMole(
     }
     std::string note = "whack-a-mole: path-index routing on, profile path i = the ToR's "
                        "equal-cost uplink i";
-    if (compact.find("num_paths=") == std::string::npos)
+    if (!m_lb->IsNumPathsGiven())
     {
-        const std::string extra = "num_paths = " + std::to_string(paths);
-        m_lbParams = m_lbParams.empty() ? extra : m_lbParams + ", " + extra;
-        m_lb = LbConfig::ParseOrAbort(m_lbName, m_lbParams);
+        m_lb = m_lb->WithNumPaths(paths);
         note += "; num_paths = " + std::to_string(paths) + " (the equal-cost paths)";
     }
     m_notes.push_back(note + " (routing = \"ecmp\" in the parameters turns this off)");
@@ -235,7 +230,7 @@ RdmaFabricHelper::Finish()
             }
         }
     }
-    if (m_lbName == "whack-a-mole")
+    if (m_lb->GetPathIndexRouting() != LbPathIndexRouting::NOT_USED)
     {
         WireWhackAMole(adj);
     }

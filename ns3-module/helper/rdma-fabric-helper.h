@@ -38,16 +38,19 @@ class RdmaFabricHelper
 
     /// Sets the load balancer; a bad name or parameter is a fatal error naming it.
     void SetLoadBalancer(const std::string& algorithm, const std::string& params = "");
+    /// Sets the load balancer to a copy of \p cfg (validated already; the copy is the
+    /// fabric's own: ShareReferenceRand and UseHtsimSwitches on it leave \p cfg alone).
+    void SetLoadBalancer(Ptr<const LbConfig> cfg);
     /// \return the load balancer configuration (null before SetLoadBalancer)
     Ptr<LbConfig> GetLoadBalancer() const;
     /**
      * \return notes on how Finish wired the load balancer to the fabric (one line each), e.g.
-     * Whack-a-Mole's path-index routing: with algorithm "whack-a-mole" and no `routing =
-     * "ecmp"` in its parameters, on a fabric whose only multipath stage is at the ToRs (a
-     * leaf-spine), Finish turns on every switch's PathIndexRouting and, unless the parameters
-     * give num_paths, sets num_paths to the ToRs' number of equal-cost next hops, so that
-     * profile path i is routed on equal-cost path i (the Whack-a-Mole paper's §3: paths are
-     * real paths).
+     * Whack-a-Mole's path-index routing: when the configuration asks for it
+     * (LbConfig::GetPathIndexRouting: Whack-a-Mole without `routing = "ecmp"`), on a fabric
+     * whose only multipath stage is at the ToRs (a leaf-spine), Finish turns on every switch's
+     * PathIndexRouting and, unless the parameters give num_paths, sets num_paths to the ToRs'
+     * number of equal-cost next hops, so that profile path i is routed on equal-cost path i
+     * (the Whack-a-Mole paper's §3: paths are real paths).
      */
     const std::vector<std::string>& GetNotes() const;
 
@@ -148,8 +151,6 @@ class RdmaFabricHelper
     std::vector<uint32_t> m_hosts;
     std::vector<LinkRec> m_links;
     Ptr<LbConfig> m_lb;
-    std::string m_lbName;   //!< the algorithm given to SetLoadBalancer
-    std::string m_lbParams; //!< its parameters
     std::optional<std::pair<uint32_t, uint32_t>> m_htsim; //!< UseHtsimSwitches (seed, flows)
     std::vector<std::string> m_notes; //!< what Finish chose for the load balancer (GetNotes)
     /// Whack-a-Mole's default wiring (Finish): path-index routing and num_paths = the

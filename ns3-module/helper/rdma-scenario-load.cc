@@ -3,9 +3,11 @@
  */
 #include "rdma-scenario-load.h"
 
+#include "../model/rdma-lb-enums.h"
+
 #include "ns3/rdma-lb-bridge.h"
 
-#include "rdma-lb-bridge/src/scenario.rs.h"
+#include "rdma-lb-bridge/src/lib.rs.h"
 
 #include <exception>
 
@@ -24,8 +26,8 @@ Ids(const rust::Vec<uint32_t>& v)
 void
 CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
 {
-    o.recovery = std::string(t.recovery);
-    o.cc = std::string(t.cc);
+    o.recovery = rdmalbenums::FromBridge(t.recovery);
+    o.cc = rdmalbenums::FromBridge(t.cc);
     o.hasWin = t.has_win;
     o.varWin = t.var_win;
     o.uTarget = t.u_target;
@@ -37,7 +39,7 @@ CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
     o.dctcpRateAiBps = t.dctcp_rate_ai_bps;
     o.pfcEnabled = t.pfc_enabled;
     o.ecnEnabled = t.ecn_enabled;
-    o.kind = std::string(t.kind);
+    o.kind = rdmalbenums::FromBridge(t.kind);
     o.uetPayloadBytes = t.uet_payload_bytes;
     o.uetHeaderBytes = t.uet_header_bytes;
     o.uetTrimming = t.uet_trimming;
@@ -48,7 +50,7 @@ CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
     o.uetMaxWindowBdp = t.uet_max_window_bdp;
     o.uetBaseRttNs = t.uet_base_rtt_ns;
     o.uetRtoNs = t.uet_rto_ns;
-    o.uetHtsimSwitches = std::string(t.uet_switch_hash) == "htsim";
+    o.uetHtsimSwitches = t.uet_switch_hash == rdmalb::bridge::SwitchHash::Htsim;
     o.bufferBytes = t.buffer_bytes;
     o.ecn.clear();
     for (const auto& e : t.ecn)
@@ -127,8 +129,6 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
         out.collectives.push_back({c.group, std::string(c.kind), Ids(c.flow_ids)});
     }
     CopyTransport(in.transport, out.transport);
-    out.lbName = std::string(in.lb_name);
-    out.lbParams = std::string(in.lb_params);
     const auto& r = in.run;
     RdmaScenarioRun& p = out.run;
     p.seed = r.seed;
@@ -176,9 +176,10 @@ LoadRdmaScenario(const std::string& path,
 {
     try
     {
-        rdmalb::scenario::Scenario s =
-            rdmalb::scenario::load_scenario(rust::Str(path), rust::Str(overrides));
-        Convert(s, *spec);
+        rdmalb::bridge::LoadedScenario s =
+            rdmalb::bridge::load_scenario(rust::Str(path), rust::Str(overrides));
+        Convert(s.scenario, *spec);
+        spec->lb = LbConfig::TakeFrom(s);
         return true;
     }
     catch (const std::exception& e)

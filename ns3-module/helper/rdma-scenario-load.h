@@ -2,8 +2,9 @@
  * rdma-lb: loading a scenario file (ConWeave key/value config or rdma-lb TOML) into a
  * RdmaScenarioSpec. The parsing, validation and workload expansion are the Rust crate
  * rdma-lb-scenario's (one parser per format, shared with the `rdma-lb` CLI, one set of error
- * messages), reached through the bridge module rdmalb::scenario (rust-lb/bridge/src/scenario.rs);
- * this file only converts its plain structs.
+ * messages), reached through the bridge (rdmalb::bridge::load_scenario; the data is the bridge
+ * module rdmalb::scenario, rust-lb/bridge/src/scenario.rs); this file only converts its plain
+ * structs and typed values, and keeps the algorithm configuration the validation parsed.
  */
 #ifndef RDMA_SCENARIO_LOAD_H
 #define RDMA_SCENARIO_LOAD_H

@@ -540,90 +540,12 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
             }
         }
     }
+    // The transport's settings and the load-balancing configuration are Rust's to validate
+    // (rdma_lb_scenario::validate, LbConfig::Parse); what only the fabric knows is checked here.
     const RdmaScenarioTransport& t = spec.transport;
-    if (t.recovery != "gbn" && t.recovery != "irn" && t.recovery != "nic-sr")
-    {
-        return "transport.recovery: unknown `" + t.recovery + "` (gbn, irn, nic-sr)";
-    }
-    if (t.cc != "dcqcn" && t.cc != "hpcc" && t.cc != "timely" && t.cc != "dctcp" &&
-        t.cc != "none")
-    {
-        return "transport.cc: unknown `" + t.cc + "` (dcqcn, hpcc, timely, dctcp, none)";
-    }
-    if (t.intMulti == 0)
-    {
-        return "transport.int_multi: must be >= 1";
-    }
-    if (!(t.uTarget > 0 && t.uTarget <= 10))
-    {
-        return "transport.u_target: must be in (0, 10]";
-    }
-    if (t.l2BackToZero)
-    {
-        return "transport.l2_back_to_zero: only 0 is modelled";
-    }
-    if (t.payloadBytes < 1 || t.payloadBytes > 9000)
-    {
-        return Fmt("transport.payload_bytes: must be in 1..9000, got %u", t.payloadBytes);
-    }
-    if (t.kind != "roce" && t.kind != "uet")
-    {
-        return "transport.kind: must be roce or uet, got `" + t.kind + "`";
-    }
-    if (t.kind == "uet")
-    {
-        if (t.pfcEnabled)
-        {
-            return "transport.pfc: the uet transport is lossy (trimming or drops); set it false";
-        }
-        if (t.uetHeaderBytes < RdmaHeader::DATA_HEADER_BYTES || t.uetHeaderBytes > 512)
-        {
-            return Fmt("transport.uet.header: must be in 48..512 bytes, got %u", t.uetHeaderBytes);
-        }
-        if (!(t.uetMaxWindowBdp > 0 && t.uetMaxWindowBdp <= 100))
-        {
-            return "transport.uet.max_window_bdp: must be in (0, 100]";
-        }
-    }
-    if (t.ackIntervalPackets < 1)
-    {
-        return "transport.ack_interval_packets: must be >= 1";
-    }
-    if (!(t.ewmaGain >= 0 && t.ewmaGain <= 1))
-    {
-        return "transport.ewma_gain: must be in [0, 1]";
-    }
-    if (!(t.rateOnFirstCnp >= 0 && t.rateOnFirstCnp <= 1))
-    {
-        return "transport.rate_on_first_cnp: must be in [0, 1]";
-    }
-    if (t.alphaResumeIntervalNs == 0 || t.rateDecreaseIntervalNs == 0 || t.rpTimerNs == 0)
-    {
-        return "transport: DCQCN timer periods must be > 0 ns";
-    }
-    if (t.pauseTimeNs < 1000)
-    {
-        return "transport.pause_time_ns: must be >= 1000 (whole microseconds on the wire)";
-    }
-    if (t.irnBdpBytes == 0)
-    {
-        return "transport.irn_bdp_bytes: must be > 0";
-    }
     const std::vector<RdmaScenarioEcnEntry> ecn =
         t.ecn.empty() ? RdmaScenarioSpec::DefaultEcnMap() : t.ecn;
-    for (size_t i = 0; i < ecn.size(); ++i)
-    {
-        if (ecn[i].kminBytes > ecn[i].kmaxBytes)
-        {
-            return Fmt("transport.ecn[%zu]: kmin %" PRIu64 " > kmax %" PRIu64, i, ecn[i].kminBytes,
-                       ecn[i].kmaxBytes);
-        }
-        if (!(ecn[i].pmax >= 0 && ecn[i].pmax <= 1))
-        {
-            return Fmt("transport.ecn[%zu]: pmax must be in [0, 1]", i);
-        }
-    }
-    if (t.ecnEnabled && t.kind != "uet") // uet: thresholds in packets ([transport.uet])
+    if (t.ecnEnabled && t.kind != RdmaNic::UET) // uet: thresholds in packets ([transport.uet])
     {
         for (size_t i = 0; i < spec.links.size(); ++i)
         {
@@ -643,10 +565,9 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
             }
         }
     }
-    std::string lbError;
-    if (!LbConfig::Parse(spec.lbName, spec.lbParams, &lbError))
+    if (!spec.lb)
     {
-        return "lb: " + lbError;
+        return "lb: no load-balancing configuration (RdmaScenarioSpec::lb)";
     }
     for (size_t i = 0; i < spec.flows.size(); ++i)
     {
@@ -855,7 +776,7 @@ RdmaScenarioRunner::GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) con
     const uint64_t payload = m_spec.transport.payloadBytes;
     const uint64_t packets = (size + payload - 1) / payload;
     const uint64_t header =
-        m_spec.transport.kind == "uet" ? m_spec.transport.uetHeaderBytes : IDEAL_HEADER_BYTES;
+        m_spec.transport.kind == RdmaNic::UET ? m_spec.transport.uetHeaderBytes : IDEAL_HEADER_BYTES;
     const unsigned __int128 wireBits =
         static_cast<unsigned __int128>(size + packets * header) * 8000000000ULL;
     return GetPairRttNs(src, dst) + static_cast<uint64_t>(wireBits / bw);
@@ -1039,7 +960,7 @@ RdmaScenarioRunner::ConfigureUet()
     for (uint32_t h : fabric.GetHosts())
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);
-        nic->SetAttribute("Transport", StringValue("uet"));
+        nic->SetAttribute("Transport", EnumValue(RdmaNic::UET));
         nic->SetAttribute("UetHeaderSize", UintegerValue(t.uetHeaderBytes));
         nic->SetAttribute("UetBaseRtt", TimeValue(NanoSeconds(static_cast<int64_t>(rttNs))));
         nic->SetAttribute("UetMaxWindowBdp", DoubleValue(t.uetMaxWindowBdp));
@@ -1093,7 +1014,7 @@ RdmaScenarioRunner::BuildFabric()
     RngSeedManager::SetSeed(static_cast<uint32_t>(spec.run.seed));
     s.fabric = std::make_unique<RdmaFabricHelper>();
     RdmaFabricHelper& fabric = *s.fabric;
-    fabric.SetLoadBalancer(spec.lbName, spec.lbParams);
+    fabric.SetLoadBalancer(spec.lb);
     if (t.quirks.glibcRand)
     {
         // Quirk glibc-rand: the reference's srand(RANDOM_SEED); LetFlow's, CONGA's and
@@ -1143,8 +1064,8 @@ RdmaScenarioRunner::BuildFabric()
         nic->SetAttribute("IntMulti", UintegerValue(t.intMulti));
         nic->SetAttribute("DctcpRateAI", DataRateValue(DataRate(t.dctcpRateAiBps)));
         nic->SetAttribute("PayloadSize", UintegerValue(t.payloadBytes));
-        nic->SetAttribute("LossRecovery", StringValue(t.recovery));
-        nic->SetAttribute("CcMode", StringValue(t.cc));
+        nic->SetAttribute("LossRecovery", EnumValue(t.recovery));
+        nic->SetAttribute("CcMode", StringValue(RdmaNic::GetCcModeName(t.cc)));
         nic->SetAttribute("RateBound", BooleanValue(t.rateBound));
         nic->SetAttribute("L2AckInterval", UintegerValue(t.ackIntervalPackets));
         nic->SetAttribute("L2ChunkSize", UintegerValue(t.l2ChunkBytes));
@@ -1177,7 +1098,7 @@ RdmaScenarioRunner::BuildFabric()
         sw->SetAttribute("PfcEnabled", BooleanValue(t.pfcEnabled));
         sw->SetAttribute("PauseTime", TimeValue(NanoSeconds(t.pauseTimeNs)));
         sw->SetAttribute("EcnEnabled", BooleanValue(t.ecnEnabled));
-        sw->SetAttribute("IntEnabled", BooleanValue(t.cc == "hpcc"));
+        sw->SetAttribute("IntEnabled", BooleanValue(t.cc == RdmaNic::CC_HPCC));
         sw->SetAttribute("IntMulti", UintegerValue(t.intMulti));
         sw->SetAttribute("WithdrawFailedPorts", BooleanValue(t.withdrawFailedPorts));
         sw->SetAttribute("EcnSharedStream", BooleanValue(t.quirks.ecnSharedStream));
@@ -1235,7 +1156,7 @@ RdmaScenarioRunner::BuildFabric()
             }
         }
     }
-    if (t.kind == "uet")
+    if (t.kind == RdmaNic::UET)
     {
         ConfigureUet();
     }
@@ -1247,27 +1168,27 @@ RdmaScenarioRunner::BuildFabric()
     }
     // Host algorithms that learn per packet from ECN/RTT echoes are starved by transports that
     // do not answer every arrival. Say so, and name the key that fixes it.
-    // The sprayers (reps, whack-a-mole) reorder by design: Go-Back-N discards what arrives out
-    // of order and NIC-SR leaves it unanswered. The one-path-at-a-time schemes (hopper,
-    // flowbender) rarely reorder; they starve only when Go-Back-N's ACKs are thinned to
-    // milestones.
+    // The sprayers (LbConfig::SpraysOnFeedback: reps, whack-a-mole) reorder by design:
+    // Go-Back-N discards what arrives out of order and NIC-SR leaves it unanswered. The
+    // one-path-at-a-time schemes (LbConfig::MovesOnFeedback: hopper, flowbender) rarely
+    // reorder; they starve only when Go-Back-N's ACKs are thinned to milestones.
     // (The uet transport answers every arrival.)
-    const bool sprayer = t.kind == "roce" && (spec.lbName == "reps" || spec.lbName == "whack-a-mole");
-    const bool onePath = t.kind == "roce" && (spec.lbName == "hopper" || spec.lbName == "flowbender");
+    const bool sprayer = t.kind == RdmaNic::ROCE && spec.lb->SpraysOnFeedback();
+    const bool onePath = t.kind == RdmaNic::ROCE && spec.lb->MovesOnFeedback();
     const bool thinAcks = t.ackMilestoneFix && t.ackIntervalPackets > 1;
     std::string why;
-    if (sprayer && t.recovery == "gbn")
+    if (sprayer && t.recovery == RdmaNic::GBN)
     {
         why = "Go-Back-N discards every out-of-order packet unanswered (and with "
               "AckMilestoneFix acknowledges only at milestones), so the ECN marks and RTTs of "
               "most sprayed packets never reach it";
     }
-    else if (sprayer && t.recovery == "nic-sr")
+    else if (sprayer && t.recovery == RdmaNic::NIC_SR)
     {
         why = "NIC-SR answers an out-of-order arrival only when it is ECN-marked (plus one NACK "
               "per expected PSN), so most sprayed packets give it no ECN or RTT feedback";
     }
-    else if (onePath && t.recovery == "gbn" && thinAcks)
+    else if (onePath && t.recovery == RdmaNic::GBN && thinAcks)
     {
         why = "Go-Back-N acknowledges only every " + std::to_string(t.ackIntervalPackets) +
               " packets (L2AckInterval with AckMilestoneFix), so it sees that share of the "
@@ -1275,8 +1196,9 @@ RdmaScenarioRunner::BuildFabric()
     }
     if (!why.empty())
     {
-        const std::string note = "warning: " + spec.lbName + " runs on recovery = \"" +
-                                 t.recovery + "\", which starves it of signal: " + why +
+        const std::string note = "warning: " + spec.lb->GetAlgorithmName() +
+                                 " runs on recovery = \"" + RdmaNic::GetLossRecoveryName(t.recovery) +
+                                 "\", which starves it of signal: " + why +
                                  "; set [transport] recovery = \"irn\" (--recovery=irn), "
                                  "which answers every arrival";
         std::cerr << note << std::endl;
@@ -1629,6 +1551,7 @@ RdmaScenarioRunner::FlowsCsv() const
 {
     std::string out = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_pkts,"
                       "nacks,path_switches,algorithm\n";
+    const std::string algorithm = m_spec.lb->GetAlgorithmName();
     const std::vector<RdmaScenarioFlowResult>& results = GetFlowResults();
     for (size_t i = 0; i < results.size(); ++i)
     {
@@ -1642,7 +1565,7 @@ RdmaScenarioRunner::FlowsCsv() const
             out += Fmt("%u,%u,%u,%" PRIu64 ",%" PRIu64 ",,%" PRIu64 ",,%" PRIu64 ",%" PRIu64
                        ",%" PRIu64 ",%s\n",
                        r.id, r.src, r.dst, r.sizeBytes, start, r.idealNs, r.retxPkts, r.nacks,
-                       r.pathSwitches, m_spec.lbName.c_str());
+                       r.pathSwitches, algorithm.c_str());
             continue;
         }
         double slowdown = r.idealNs == 0 ? 1.0
@@ -1651,7 +1574,7 @@ RdmaScenarioRunner::FlowsCsv() const
         out += Fmt("%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64
                    ",%" PRIu64 ",%" PRIu64 ",%s\n",
                    r.id, r.src, r.dst, r.sizeBytes, r.startNs, r.fctNs, r.idealNs, slowdown,
-                   r.retxPkts, r.nacks, r.pathSwitches, m_spec.lbName.c_str());
+                   r.retxPkts, r.nacks, r.pathSwitches, algorithm.c_str());
     }
     return out;
 }
@@ -1660,11 +1583,12 @@ std::string
 RdmaScenarioRunner::CollectivesCsv() const
 {
     std::string out = "group,algorithm,start_ns,finish_ns\n";
+    const std::string algorithm = m_spec.lb->GetAlgorithmName();
     for (const RdmaScenarioCollectiveResult& c : GetCollectiveResults())
     {
         if (c.complete)
         {
-            out += Fmt("%u,%s,%" PRIu64 ",%" PRIu64 "\n", c.group, m_spec.lbName.c_str(), c.startNs,
+            out += Fmt("%u,%s,%" PRIu64 ",%" PRIu64 "\n", c.group, algorithm.c_str(), c.startNs,
                        c.finishNs);
         }
     }
@@ -1728,8 +1652,8 @@ RdmaScenarioRunner::SummaryJson() const
         probes += f.probes;
     }
     o << "{\n";
-    o << "  \"algorithm\": " << JsonString(sp.lbName) << ",\n";
-    o << "  \"lb_params\": " << JsonString(sp.lbParams) << ",\n";
+    o << "  \"algorithm\": " << JsonString(sp.lb->GetAlgorithmName()) << ",\n";
+    o << "  \"lb_params\": " << JsonString(sp.lb->GetParams()) << ",\n";
     o << "  \"seed\": " << r.seed << ",\n";
     o << "  \"version\": " << JsonString(RDMA_LB_VERSION) << ",\n";
     o << "  \"scenario\": " << JsonString(sp.name) << ",\n";
@@ -1750,7 +1674,8 @@ RdmaScenarioRunner::SummaryJson() const
     }
     ecn += "]";
     std::ostringstream tr;
-    tr << "{\"recovery\": " << JsonString(t.recovery) << ", \"cc\": " << JsonString(t.cc)
+    tr << "{\"recovery\": " << JsonString(RdmaNic::GetLossRecoveryName(t.recovery))
+       << ", \"cc\": " << JsonString(RdmaNic::GetCcModeName(t.cc))
        << ", \"pfc_enabled\": " << b(t.pfcEnabled) << ", \"ecn_enabled\": " << b(t.ecnEnabled)
        << ", \"buffer_bytes\": " << t.bufferBytes << ", \"ecn\": " << ecn
        << ", \"alpha_resume_interval_ns\": " << t.alphaResumeIntervalNs
@@ -1832,7 +1757,7 @@ RdmaScenarioRunner::SummaryJson() const
     kv("ecn_marks", u(st ? st->ecnMarks : 0));
     kv("mmu_drops", u(st ? st->mmuDrops : 0));
     kv("switch_packets_forwarded", u(st ? st->forwarded : 0));
-    if (sp.transport.kind == "uet")
+    if (sp.transport.kind == RdmaNic::UET)
     {
         kv("trims", u(st ? st->trims : 0)); // (absent under RoCE: its outputs stay as they were)
     }

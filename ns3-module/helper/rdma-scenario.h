@@ -25,6 +25,9 @@
 #define RDMA_SCENARIO_H
 
 #include "ns3/nstime.h"
+#include "ns3/ptr.h"
+#include "ns3/rdma-lb-bridge.h"
+#include "ns3/rdma-nic.h"
 
 #include <cstdint>
 #include <memory>
@@ -112,7 +115,7 @@ struct RdmaScenarioQuirks
 struct RdmaScenarioTransport
 {
     RdmaScenarioTransport();
-    std::string kind{};              //!< RdmaNic::Transport: roce | uet
+    RdmaNic::Transport kind{};       //!< RdmaNic::Transport
     uint32_t uetPayloadBytes{};      //!< uet: RdmaNic::PayloadSize
     uint32_t uetHeaderBytes{};       //!< uet: RdmaNic::UetHeaderSize, RdmaSwitch::TrimmedSize
     bool uetTrimming{};              //!< uet: RdmaSwitch::TrimEnabled
@@ -124,8 +127,8 @@ struct RdmaScenarioTransport
     uint64_t uetBaseRttNs{};         //!< uet: base RTT (0 = the fabric's largest)
     bool uetHtsimSwitches{};         //!< uet: RdmaFabricHelper::UseHtsimSwitches (switch_hash)
     uint64_t uetRtoNs{};             //!< uet: RdmaNic::UetRto (0 = base RTT + 4 queue drains)
-    std::string recovery{};          //!< RdmaNic::LossRecovery: gbn | irn | nic-sr
-    std::string cc{};              //!< RdmaNic::CcMode: dcqcn | hpcc | timely | dctcp | none
+    RdmaNic::LossRecovery recovery{}; //!< RdmaNic::LossRecovery
+    RdmaNic::CcMode cc{};          //!< RdmaNic::CcMode
     bool hasWin{};                 //!< HAS_WIN: RdmaNic::Window = the largest BDP of the fabric
     bool varWin{};                 //!< RdmaNic::VarWin
     double uTarget{};              //!< RdmaNic::TargetUtil
@@ -210,8 +213,9 @@ struct RdmaScenarioSpec
     std::vector<RdmaScenarioFlow> flows;          //!< ids 0..n-1
     std::vector<RdmaScenarioCollective> collectives; //!< collective groups
     RdmaScenarioTransport transport;              //!< NIC/switch settings
-    std::string lbName{"ecmp"};                   //!< rdma_lb_core::Algorithm name
-    std::string lbParams;                         //!< "k = v, ..."
+    /// The load balancing (its algorithm and parameters): the one LoadRdmaScenario's
+    /// validation parsed, or LbConfig::ParseOrAbort(name, params) for a spec made by hand
+    Ptr<LbConfig> lb;
     RdmaScenarioRun run;                          //!< run control
     std::vector<std::string> notes;               //!< accepted-but-not-modelled warnings
     std::string configEcho;                       //!< effective config text (summary.json)
@@ -265,8 +269,11 @@ struct RdmaScenarioCollectiveResult
  * writes fct.txt, flows.csv, summary.json, collectives.csv and pfc.txt.
  *
  * A spec that cannot be run (unknown node, host with two links, flow between a host and
- * itself, dependency on a later flow, missing ECN map entry, bad load-balancer parameter, ...)
- * is reported by Validate / Run as one line naming the field, never by an abort.
+ * itself, dependency on a later flow, missing ECN map entry, no load balancer, ...) is
+ * reported by Validate / Run as one line naming the field, never by an abort. The transport's
+ * settings and the load balancer's parameters are validated once, in Rust, when the scenario
+ * is loaded (rdma_lb_scenario::validate) or the LbConfig parsed; the spec's enums cannot hold
+ * an unknown name.
  */
 class RdmaScenarioRunner
 {
@@ -283,7 +290,9 @@ class RdmaScenarioRunner
     explicit RdmaScenarioRunner(RdmaScenarioSpec spec);
     ~RdmaScenarioRunner();
 
-    /// \return "" if \p spec can be run, else one line naming the offending field
+    /// \return "" if \p spec can be run on the fabric, else one line naming the offending
+    /// field: the topology, ports, link rates (ECN map), flow endpoints and link events, and
+    /// what the runner relies on (flow ids, dependencies, the ranges of ns-3's times and seed)
     static std::string Validate(const RdmaScenarioSpec& spec);
 
     /// Outputs go to \p dir (created if needed); "" = do not write files.

@@ -9,7 +9,6 @@
 
 #include "rust/cxx.h"
 #include "rdma-lb-bridge/src/lib.rs.h"
-#include "rdma-lb-bridge/src/scenario.rs.h"
 
 namespace ns3
 {
@@ -105,6 +104,12 @@ LbConfig::ParseOrAbort(const std::string& algorithm, const std::string& params)
     return cfg;
 }
 
+Ptr<LbConfig>
+LbConfig::TakeFrom(rb::LoadedScenario& loaded)
+{
+    return Ptr<LbConfig>(new LbConfig(std::make_unique<Impl>(Impl{std::move(loaded.lb)})), false);
+}
+
 std::vector<std::string>
 LbConfig::AlgorithmNames()
 {
@@ -150,6 +155,67 @@ std::string
 LbConfig::GetAlgorithmName() const
 {
     return std::string(m_impl->cfg->algorithm_name());
+}
+
+std::string
+LbConfig::GetParams() const
+{
+    return std::string(m_impl->cfg->params());
+}
+
+Ptr<LbConfig>
+LbConfig::Copy() const
+{
+    return Ptr<LbConfig>(new LbConfig(std::make_unique<Impl>(Impl{m_impl->cfg->copy()})), false);
+}
+
+bool
+LbConfig::SpraysOnFeedback() const
+{
+    return m_impl->cfg->sprays_on_feedback();
+}
+
+bool
+LbConfig::MovesOnFeedback() const
+{
+    return m_impl->cfg->moves_on_feedback();
+}
+
+LbPathIndexRouting
+LbConfig::GetPathIndexRouting() const
+{
+    const rb::PathIndexRouting r = m_impl->cfg->path_index_routing();
+    switch (r)
+    {
+    case rb::PathIndexRouting::NotUsed:
+        return LbPathIndexRouting::NOT_USED;
+    case rb::PathIndexRouting::Off:
+        return LbPathIndexRouting::OFF;
+    case rb::PathIndexRouting::On:
+        return LbPathIndexRouting::ON;
+    }
+    NS_FATAL_ERROR("rdma-lb: no path-index routing has the value " << static_cast<int>(r));
+}
+
+bool
+LbConfig::IsNumPathsGiven() const
+{
+    return m_impl->cfg->num_paths_given();
+}
+
+Ptr<LbConfig>
+LbConfig::WithNumPaths(uint32_t numPaths) const
+{
+    try
+    {
+        return Ptr<LbConfig>(
+            new LbConfig(std::make_unique<Impl>(Impl{m_impl->cfg->with_num_paths(numPaths)})),
+            false);
+    }
+    catch (const rust::Error& e)
+    {
+        NS_FATAL_ERROR("rdma-lb: " << e.what());
+    }
 }
 
 std::unique_ptr<QpPathSelector>

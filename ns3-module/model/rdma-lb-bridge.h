@@ -33,6 +33,10 @@ namespace scenario
 {
 struct Transport;
 } // namespace scenario
+namespace bridge
+{
+struct LoadedScenario;
+} // namespace bridge
 } // namespace rdmalb
 
 namespace ns3
@@ -187,6 +191,15 @@ class QpPathSelector;
 class SwitchLbAgent;
 class HostLbGroup;
 
+/// How the fabric is to route an algorithm's path indices (Whack-a-Mole's `routing`;
+/// LbConfig::GetPathIndexRouting).
+enum class LbPathIndexRouting
+{
+    NOT_USED, //!< the algorithm sends no path indices
+    OFF,      //!< `routing = "ecmp"`: path i is ECMP hash input i
+    ON        //!< path i is the ToR's equal-cost uplink i where the fabric has one multipath stage
+};
+
 /// \return a 64-bit seed for a Rust load balancer, drawn from the ns-3 stream \p rng (so that
 /// RngRun and AssignStreams govern the Rust decisions: a run is a function of its inputs
 /// and seed)
@@ -195,7 +208,9 @@ uint64_t DrawLbSeed(Ptr<UniformRandomVariable> rng);
 /**
  * \ingroup rdma-lb
  * A validated load-balancing configuration (algorithm name + parameters), shared by all the
- * NICs and switches of a run; it creates the per-queue-pair and per-switch deciders.
+ * NICs and switches of a run; it creates the per-queue-pair and per-switch deciders, and
+ * answers what the fabric needs to know about the algorithm (the Rust side decides; nothing
+ * here looks at a name or a parameter text).
  */
 class LbConfig : public SimpleRefCount<LbConfig>
 {
@@ -214,10 +229,32 @@ class LbConfig : public SimpleRefCount<LbConfig>
     static Ptr<LbConfig> ParseOrAbort(const std::string& algorithm, const std::string& params);
     /// Every algorithm name the Rust side knows, in table order.
     static std::vector<std::string> AlgorithmNames();
+    /// Takes the configuration out of a scenario the Rust side loaded and validated
+    /// (rdmalb::bridge::load_scenario; for rdma-scenario-load.cc, which sees the cxx types).
+    static Ptr<LbConfig> TakeFrom(rdmalb::bridge::LoadedScenario& loaded);
 
     ~LbConfig();
     /// \return the algorithm's name
     std::string GetAlgorithmName() const;
+    /// \return the parameter text it was parsed from
+    std::string GetParams() const;
+    /// \return the same configuration as a new object: ShareReferenceRand and
+    /// UseHtsimSwitches apply to each copy on its own
+    Ptr<LbConfig> Copy() const;
+    /// \return whether the algorithm sprays a queue pair over many paths and learns per packet
+    /// from the ECN marks and RTTs echoed for each (reps, whack-a-mole): a transport that leaves
+    /// out-of-order arrivals unanswered starves it
+    bool SpraysOnFeedback() const;
+    /// \return whether the algorithm keeps a queue pair on one path at a time and moves it on
+    /// ECN and RTT feedback (hopper, flowbender): thinned ACKs starve it
+    bool MovesOnFeedback() const;
+    /// \return how the fabric is to route the algorithm's path indices
+    LbPathIndexRouting GetPathIndexRouting() const;
+    /// \return whether the parameters set num_paths
+    bool IsNumPathsGiven() const;
+    /// \return the same configuration with num_paths = \p numPaths (a new object); a count
+    /// the algorithm refuses is a fatal error naming the parameter at fault
+    Ptr<LbConfig> WithNumPaths(uint32_t numPaths) const;
     /// \return a path selector for one queue pair, seeded with \p seed, with state of its own
     std::unique_ptr<QpPathSelector> CreateQpSelector(uint64_t seed) const;
     /// \return the state one sender NIC keeps across its queue pairs; the NIC creates each

@@ -5,6 +5,7 @@
 
 #include "rdma-header.h"
 #include "rdma-channel.h"
+#include "rdma-lb-enums.h"
 #include "rdma-net-device.h"
 #include "rdma-switch.h"
 #include "rdma-time.h"
@@ -20,6 +21,7 @@
 #include "ns3/node.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -39,35 +41,84 @@ Ns(uint64_t ns)
 {
     return NanoSeconds(static_cast<int64_t>(ns));
 }
+} // namespace
+
+// Congestion control, loss recovery and transport by name: the names are Rust's
+// (rdma_lb_scenario::Cc, Recovery, TransportKind), the values cross the bridge typed
+// (rdma-lb-enums.h). The fatal errors leave the catch blocks first, so that std::terminate
+// has no exception to report besides the message.
+
+std::string
+RdmaNic::GetCcModeName(CcMode cc)
+{
+    std::string error;
+    try
+    {
+        return std::string(rdmalb::bridge::cc_name(rdmalbenums::ToBridge(cc)));
+    }
+    catch (const rust::Error& e)
+    {
+        error = e.what();
+    }
+    NS_FATAL_ERROR("rdma-lb: " << error);
+}
 
 RdmaNic::CcMode
-CcModeOf(const std::string& name)
+RdmaNic::GetCcModeByName(const std::string& name)
 {
-    if (name == "none")
+    std::string error;
+    try
     {
-        return RdmaNic::CC_NONE;
+        return rdmalbenums::FromBridge(rdmalb::bridge::cc_from_name(name));
     }
-    if (name == "hpcc")
+    catch (const rust::Error& e)
     {
-        return RdmaNic::CC_HPCC;
+        error = e.what();
     }
-    if (name == "timely")
-    {
-        return RdmaNic::CC_TIMELY;
-    }
-    if (name == "dctcp")
-    {
-        return RdmaNic::CC_DCTCP;
-    }
-    return RdmaNic::CC_DCQCN;
+    NS_FATAL_ERROR("RdmaNic::CcMode: " << error);
 }
 
-RdmaNic::LossRecovery
-RecoveryOf(const std::string& name)
+std::string
+RdmaNic::GetLossRecoveryName(LossRecovery recovery)
 {
-    return name == "irn" ? RdmaNic::IRN : (name == "nic-sr" ? RdmaNic::NIC_SR : RdmaNic::GBN);
+    std::string error;
+    try
+    {
+        return std::string(rdmalb::bridge::recovery_name(rdmalbenums::ToBridge(recovery)));
+    }
+    catch (const rust::Error& e)
+    {
+        error = e.what();
+    }
+    NS_FATAL_ERROR("rdma-lb: " << error);
 }
-} // namespace
+
+std::string
+RdmaNic::GetTransportName(Transport kind)
+{
+    std::string error;
+    try
+    {
+        return std::string(rdmalb::bridge::transport_kind_name(rdmalbenums::ToBridge(kind)));
+    }
+    catch (const rust::Error& e)
+    {
+        error = e.what();
+    }
+    NS_FATAL_ERROR("rdma-lb: " << error);
+}
+
+void
+RdmaNic::SetCcModeAttribute(std::string name)
+{
+    m_ccMode = GetCcModeByName(name);
+}
+
+std::string
+RdmaNic::GetCcModeAttribute() const
+{
+    return GetCcModeName(m_ccMode);
+}
 
 TypeId
 RdmaNic::GetTypeId()
@@ -84,9 +135,12 @@ RdmaNic::GetTypeId()
                           "(REPS's Ultra-Ethernet-style transport: per-packet ACK with SACK, "
                           "ECN-driven window, NACK on trimmed packets, timeout from the base "
                           "RTT; rdma-uet.h)",
-                          EnumValue(std::string(d.kind) == "uet" ? RdmaNic::UET : RdmaNic::ROCE),
+                          EnumValue(rdmalbenums::FromBridge(d.kind)),
                           MakeEnumAccessor(&RdmaNic::m_transport),
-                          MakeEnumChecker(RdmaNic::ROCE, "roce", RdmaNic::UET, "uet"))
+                          MakeEnumChecker(RdmaNic::ROCE,
+                                          GetTransportName(RdmaNic::ROCE),
+                                          RdmaNic::UET,
+                                          GetTransportName(RdmaNic::UET)))
             .AddAttribute("UetHeaderSize",
                           "uet: wire bytes of a data packet beyond its payload (htsim 64)",
                           UintegerValue(d.uet_header_bytes),
@@ -122,19 +176,22 @@ RdmaNic::GetTypeId()
                           "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0), irn = "
                           "the reference's IRN (ENABLE_IRN 1), nic-sr = commodity NIC "
                           "selective repeat (one NACK per expected PSN, resend only that packet)",
-                          EnumValue(RecoveryOf(std::string(d.recovery))),
+                          EnumValue(rdmalbenums::FromBridge(d.recovery)),
                           MakeEnumAccessor(&RdmaNic::m_recovery),
-                          MakeEnumChecker(RdmaNic::GBN, "gbn", RdmaNic::IRN, "irn",
-                                          RdmaNic::NIC_SR, "nic-sr"))
+                          MakeEnumChecker(RdmaNic::GBN,
+                                          GetLossRecoveryName(RdmaNic::GBN),
+                                          RdmaNic::IRN,
+                                          GetLossRecoveryName(RdmaNic::IRN),
+                                          RdmaNic::NIC_SR,
+                                          GetLossRecoveryName(RdmaNic::NIC_SR)))
             .AddAttribute("CcMode",
                           "Congestion control (CC_MODE): dcqcn (1), hpcc (3), "
                           "timely (7), dctcp (8), none (0: line rate, feedback "
-                          "ignored)",
-                          EnumValue(CcModeOf(std::string(d.cc))),
-                          MakeEnumAccessor(&RdmaNic::m_ccMode),
-                          MakeEnumChecker(RdmaNic::CC_NONE, "none", RdmaNic::CC_DCQCN, "dcqcn",
-                                          RdmaNic::CC_HPCC, "hpcc", RdmaNic::CC_TIMELY, "timely",
-                                          RdmaNic::CC_DCTCP, "dctcp"))
+                          "ignored). Any other name is a fatal error",
+                          StringValue(GetCcModeName(rdmalbenums::FromBridge(d.cc))),
+                          MakeStringAccessor(&RdmaNic::SetCcModeAttribute,
+                                             &RdmaNic::GetCcModeAttribute),
+                          MakeStringChecker())
             .AddAttribute("TimeTruncation",
                           "Reference quirk time-truncation: ns-3.19's truncating conversions -- "
                           "pacing intervals truncated to whole ns and DCQCN's "

@@ -63,6 +63,7 @@
 #include <optional>
 #include <utility>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -184,6 +185,17 @@ class RdmaNic : public Object, private RdmaCcHost
      */
     static constexpr uint16_t FLAG_ECN_ECHO = 4;
 
+    /// \return the name of \p cc, as configs and the CcMode attribute spell it (the names are
+    /// defined once, in Rust: rdma_lb_scenario::Cc)
+    static std::string GetCcModeName(CcMode cc);
+    /// \return the congestion control called \p name; an unknown name is a fatal error naming
+    /// the known ones (never a default)
+    static CcMode GetCcModeByName(const std::string& name);
+    /// \return the name of \p recovery, as configs and the LossRecovery attribute spell it
+    static std::string GetLossRecoveryName(LossRecovery recovery);
+    /// \return the name of \p kind, as configs and the Transport attribute spell it
+    static std::string GetTransportName(Transport kind);
+
     /// \return the TypeId
     static TypeId GetTypeId();
     RdmaNic();
@@ -285,6 +297,10 @@ class RdmaNic : public Object, private RdmaCcHost
     void DoDispose() override;
 
   private:
+    /// Attribute CcMode (a name): sets m_ccMode, or stops with a fatal error for an unknown name.
+    void SetCcModeAttribute(std::string name);
+    /// Attribute CcMode: the name of m_ccMode.
+    std::string GetCcModeAttribute() const;
     /// Receiver state of one incoming flow.
     struct RxState
     {

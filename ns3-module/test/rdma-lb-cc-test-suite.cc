@@ -29,6 +29,10 @@
 #include <iomanip>
 #include <map>
 #include <string>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -366,7 +370,7 @@ class TimelyGradientTestCase : public TestCase
 /// \p n hosts on one switch (node n), 100 Gbps, 1 us; congestion control \p cc with run.py's
 /// window rule and the fabric's RTT/BDP (2 hops: 4160 ns, 52,000 B).
 void
-BuildStar(RdmaFabricHelper& f, uint32_t n, const std::string& cc)
+BuildStar(RdmaFabricHelper& f, uint32_t n, RdmaNic::CcMode cc)
 {
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
@@ -378,17 +382,17 @@ BuildStar(RdmaFabricHelper& f, uint32_t n, const std::string& cc)
     }
     f.Finish();
     f.AssignStreams(0);
-    const bool win = cc == "hpcc" || cc == "dctcp";
+    const bool win = cc == RdmaNic::CC_HPCC || cc == RdmaNic::CC_DCTCP;
     for (uint32_t h : f.GetHosts())
     {
         Ptr<RdmaNic> nic = f.GetNic(h);
-        nic->SetAttribute("CcMode", StringValue(cc));
+        nic->SetAttribute("CcMode", StringValue(RdmaNic::GetCcModeName(cc)));
         nic->SetAttribute("Window", UintegerValue(win ? 52000 : 0));
         nic->SetAttribute("VarWin", BooleanValue(win));
         nic->SetAttribute("BaseRtt", TimeValue(NanoSeconds(4160)));
         nic->SetAttribute("EwmaGain", DoubleValue(1.0 / 256));
     }
-    f.GetSwitch(n)->SetAttribute("IntEnabled", BooleanValue(cc == "hpcc"));
+    f.GetSwitch(n)->SetAttribute("IntEnabled", BooleanValue(cc == RdmaNic::CC_HPCC));
 }
 
 // ==== 5. HPCC: two flows into one port =======================================================
@@ -418,7 +422,7 @@ class HpccTwoFlowTestCase : public TestCase
     void DoRun() override
     {
         RdmaFabricHelper f;
-        BuildStar(f, 3, "hpcc");
+        BuildStar(f, 3, RdmaNic::CC_HPCC);
         std::map<uint32_t, uint64_t> sent;
         for (uint32_t h : {0u, 1u})
         {
@@ -527,7 +531,7 @@ class IncastTestCase : public TestCase
         double lastFctUs{0};
     };
 
-    Result Run(const std::string& cc)
+    Result Run(RdmaNic::CcMode cc)
     {
         RdmaFabricHelper f;
         BuildStar(f, 17, cc);
@@ -557,26 +561,31 @@ class IncastTestCase : public TestCase
 
     void DoRun() override
     {
-        std::map<std::string, Result> res;
-        for (const char* cc : {"dcqcn", "hpcc", "dctcp", "timely"})
+        std::map<RdmaNic::CcMode, Result> res;
+        for (RdmaNic::CcMode cc :
+             {RdmaNic::CC_DCQCN, RdmaNic::CC_HPCC, RdmaNic::CC_DCTCP, RdmaNic::CC_TIMELY})
         {
+            const std::string name = RdmaNic::GetCcModeName(cc);
             res[cc] = Run(cc);
-            std::cout << "16:1 incast, " << cc << ": PFC pauses " << res[cc].pauses << ", drops "
+            std::cout << "16:1 incast, " << name << ": PFC pauses " << res[cc].pauses << ", drops "
                       << res[cc].drops << ", flows done " << res[cc].done << "/16, last FCT "
                       << res[cc].lastFctUs << " us" << std::endl;
-            NS_TEST_EXPECT_MSG_EQ(res[cc].done, 16u, cc << ": every flow completes");
-            if (std::string(cc) != "timely")
+            NS_TEST_EXPECT_MSG_EQ(res[cc].done, 16u, name << ": every flow completes");
+            if (cc != RdmaNic::CC_TIMELY)
             {
-                NS_TEST_EXPECT_MSG_EQ(res[cc].drops, 0u, cc << ": no drop (PFC)");
+                NS_TEST_EXPECT_MSG_EQ(res[cc].drops, 0u, name << ": no drop (PFC)");
             }
         }
-        NS_TEST_EXPECT_MSG_GT(res["dcqcn"].pauses, 0u, "DCQCN: PFC pauses");
-        NS_TEST_EXPECT_MSG_EQ(res["hpcc"].pauses, 0u, "HPCC: the window prevents every pause");
-        NS_TEST_EXPECT_MSG_EQ(res["dctcp"].pauses, 0u, "DCTCP: the window prevents every pause");
-        NS_TEST_EXPECT_MSG_GT(res["timely"].pauses, 0u, "TIMELY reacts too late: pauses");
+        NS_TEST_EXPECT_MSG_GT(res[RdmaNic::CC_DCQCN].pauses, 0u, "DCQCN: PFC pauses");
+        NS_TEST_EXPECT_MSG_EQ(res[RdmaNic::CC_HPCC].pauses, 0u,
+                              "HPCC: the window prevents every pause");
+        NS_TEST_EXPECT_MSG_EQ(res[RdmaNic::CC_DCTCP].pauses, 0u,
+                              "DCTCP: the window prevents every pause");
+        NS_TEST_EXPECT_MSG_GT(res[RdmaNic::CC_TIMELY].pauses, 0u, "TIMELY reacts too late: pauses");
         // 16 MB through one 100 Gbps port: >= 1.395 ms (16,000 HPCC packets of 1090 B).
-        NS_TEST_EXPECT_MSG_GT(res["hpcc"].lastFctUs, 1395.0, "no faster than the line");
-        NS_TEST_EXPECT_MSG_LT(res["hpcc"].lastFctUs, 1395.0 / 0.9, "HPCC keeps the port >90 % busy");
+        NS_TEST_EXPECT_MSG_GT(res[RdmaNic::CC_HPCC].lastFctUs, 1395.0, "no faster than the line");
+        NS_TEST_EXPECT_MSG_LT(res[RdmaNic::CC_HPCC].lastFctUs, 1395.0 / 0.9,
+                              "HPCC keeps the port >90 % busy");
     }
 };
 
@@ -600,7 +609,7 @@ class EveryLbUnderEveryCcTestCase : public TestCase
   private:
     void DoRun() override
     {
-        for (const char* cc : {"hpcc", "timely", "dctcp"})
+        for (RdmaNic::CcMode cc : {RdmaNic::CC_HPCC, RdmaNic::CC_TIMELY, RdmaNic::CC_DCTCP})
         {
             for (const std::string& lb : LbConfig::AlgorithmNames())
             {
@@ -623,18 +632,18 @@ class EveryLbUnderEveryCcTestCase : public TestCase
                 }
                 f.Finish();
                 f.AssignStreams(0);
-                const bool win = std::string(cc) != "timely";
+                const bool win = cc != RdmaNic::CC_TIMELY;
                 for (uint32_t h : f.GetHosts())
                 {
                     Ptr<RdmaNic> nic = f.GetNic(h);
-                    nic->SetAttribute("CcMode", StringValue(cc));
+                    nic->SetAttribute("CcMode", StringValue(RdmaNic::GetCcModeName(cc)));
                     nic->SetAttribute("Window", UintegerValue(win ? 104000 : 0));
                     nic->SetAttribute("VarWin", BooleanValue(win));
                 }
                 for (uint32_t sw = 4; sw < 8; ++sw)
                 {
                     f.GetSwitch(sw)->SetAttribute("IntEnabled",
-                                                  BooleanValue(std::string(cc) == "hpcc"));
+                                                  BooleanValue(cc == RdmaNic::CC_HPCC));
                 }
                 uint32_t done = 0;
                 for (uint32_t h = 0; h < 4; ++h)
@@ -648,9 +657,104 @@ class EveryLbUnderEveryCcTestCase : public TestCase
                 Simulator::Stop(MilliSeconds(50));
                 Simulator::Run();
                 Simulator::Destroy();
-                NS_TEST_EXPECT_MSG_EQ(done, 4u, lb << " under " << cc << ": every flow completes");
+                NS_TEST_EXPECT_MSG_EQ(done,
+                                      4u,
+                                      lb << " under " << RdmaNic::GetCcModeName(cc)
+                                         << ": every flow completes");
             }
         }
+    }
+};
+
+// ==== 8. The CcMode attribute: Rust's names, and no default for an unknown one ================
+
+/// Runs \p f in a child process with its stderr captured (NS_FATAL_ERROR ends the process).
+/// \return whether the child failed (a signal or a non-zero exit status) and its stderr
+std::pair<bool, std::string>
+RunInChild(void (*f)())
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        return {false, "pipe() failed"};
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = fork();
+    if (pid == 0)
+    {
+        const rlimit noCore{0, 0};
+        setrlimit(RLIMIT_CORE, &noCore);
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[1]);
+        f();
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string err;
+    char buf[512];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+    {
+        err.append(buf, static_cast<size_t>(n));
+    }
+    close(fds[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid)
+    {
+        return {false, "fork() or waitpid() failed"};
+    }
+    return {WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0), err};
+}
+
+/**
+ * RdmaNic's CcMode attribute takes the names Rust defines (rdma_lb_scenario::Cc), each read
+ * back as set; an unknown name is not turned into some congestion control: the program stops
+ * with one message naming the attribute, the name and the known ones.
+ */
+class CcModeAttributeTestCase : public TestCase
+{
+  public:
+    CcModeAttributeTestCase()
+        : TestCase("CcMode: every congestion control by its name; an unknown name is a fatal "
+                   "error naming the known ones")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (RdmaNic::CcMode cc : {RdmaNic::CC_NONE,
+                                   RdmaNic::CC_DCQCN,
+                                   RdmaNic::CC_HPCC,
+                                   RdmaNic::CC_TIMELY,
+                                   RdmaNic::CC_DCTCP})
+        {
+            const std::string name = RdmaNic::GetCcModeName(cc);
+            NS_TEST_EXPECT_MSG_EQ(RdmaNic::GetCcModeByName(name), cc, name);
+            Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+            nic->SetAttribute("CcMode", StringValue(name));
+            StringValue got;
+            nic->GetAttribute("CcMode", got);
+            NS_TEST_EXPECT_MSG_EQ(got.Get(), name, "CcMode reads back as set");
+        }
+        const auto [failed, err] = RunInChild(+[] {
+            Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+            nic->SetAttribute("CcMode", StringValue("cubic"));
+        });
+        NS_TEST_EXPECT_MSG_EQ(failed, true, "an unknown CcMode stops the program: " << err);
+        const std::string want = "RdmaNic::CcMode: unknown congestion control `cubic` (known: "
+                                 "dcqcn, hpcc, timely, dctcp, none)";
+        NS_TEST_EXPECT_MSG_NE(err.find(want), std::string::npos, err);
+        const auto [failedDefault, errDefault] = RunInChild(+[] {
+            Config::SetDefault("ns3::RdmaNic::CcMode", StringValue("reno"));
+            CreateObject<RdmaNic>();
+        });
+        NS_TEST_EXPECT_MSG_EQ(failedDefault, true, "an unknown default stops the program too");
+        NS_TEST_EXPECT_MSG_NE(errDefault.find("unknown congestion control `reno`"),
+                              std::string::npos,
+                              errDefault);
     }
 };
 
@@ -667,6 +771,7 @@ class RdmaLbCcTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new HpccTwoFlowTestCase, TestCase::QUICK);
         AddTestCase(new IncastTestCase, TestCase::QUICK);
         AddTestCase(new EveryLbUnderEveryCcTestCase, TestCase::QUICK);
+        AddTestCase(new CcModeAttributeTestCase, TestCase::QUICK);
     }
 };
 

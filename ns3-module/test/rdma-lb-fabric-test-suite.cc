@@ -353,22 +353,27 @@ class DcqcnTwoFlowTestCase : public TestCase
 class IncastTestCase : public TestCase
 {
   public:
-    IncastTestCase(std::string mode, bool pfc, std::string cc, bool egressDt, uint32_t pauseUs = 5)
-        : TestCase(std::string("16:1 incast through one switch, ") + mode + ", cc " + cc +
+    IncastTestCase(RdmaNic::LossRecovery mode,
+                   bool pfc,
+                   RdmaNic::CcMode cc,
+                   bool egressDt,
+                   uint32_t pauseUs = 5)
+        : TestCase(std::string("16:1 incast through one switch, ") +
+                   RdmaNic::GetLossRecoveryName(mode) + ", cc " + RdmaNic::GetCcModeName(cc) +
                    (pfc ? ", PFC on" : ", PFC off") +
-                   (!pfc && mode == "irn" ? " (4 queue pairs per sender)" : "") +
+                   (!pfc && mode == RdmaNic::IRN ? " (4 queue pairs per sender)" : "") +
                    (egressDt ? "" : ", no egress DT, 50 us pauses") +
-                   (!pfc                ? ": drops, every flow completes"
-                    : cc == "dcqcn"     ? ": no drop"
-                    : egressDt          ? ": pauses, yet the reference MMU drops"
-                    : mode == "irn"     ? ": no drop (BDP cap)"
-                                        : ": pauses, no drop")),
-          m_mode(std::move(mode)),
+                   (!pfc                       ? ": drops, every flow completes"
+                    : cc == RdmaNic::CC_DCQCN  ? ": no drop"
+                    : egressDt                 ? ": pauses, yet the reference MMU drops"
+                    : mode == RdmaNic::IRN     ? ": no drop (BDP cap)"
+                                               : ": pauses, no drop")),
+          m_mode(mode),
           m_pfc(pfc),
-          m_cc(std::move(cc)),
+          m_cc(cc),
           m_egressDt(egressDt),
           m_pauseUs(pauseUs),
-          m_qpsPerSender(!pfc && m_mode == "irn" ? 4 : 1)
+          m_qpsPerSender(!pfc && m_mode == RdmaNic::IRN ? 4 : 1)
     {
     }
 
@@ -380,8 +385,8 @@ class IncastTestCase : public TestCase
         SetPfc(f, m_pfc);
         f.GetSwitch(17)->GetMmu()->SetAttribute("EgressDynamicThreshold", BooleanValue(m_egressDt));
         f.GetSwitch(17)->SetAttribute("PauseTime", TimeValue(MicroSeconds(m_pauseUs)));
-        SetNics(f, "LossRecovery", StringValue(m_mode));
-        SetNics(f, "CcMode", StringValue(m_cc));
+        SetNics(f, "LossRecovery", EnumValue(m_mode));
+        SetNics(f, "CcMode", StringValue(RdmaNic::GetCcModeName(m_cc)));
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
         uint64_t pausesAtHosts = 0;
@@ -437,14 +442,14 @@ class IncastTestCase : public TestCase
             NS_TEST_EXPECT_MSG_GT_OR_EQ(retx, sw.drops, "every dropped packet was resent");
             return;
         }
-        if (m_cc == "dcqcn")
+        if (m_cc == RdmaNic::CC_DCQCN)
         {
             NS_TEST_EXPECT_MSG_EQ(sw.drops, 0u, "DCQCN keeps the queue below the drop point");
             NS_TEST_EXPECT_MSG_LT(maxQueue, 4440000u, "and below the pause point");
             NS_TEST_EXPECT_MSG_EQ(retx, 0u, "nothing to resend");
             return;
         }
-        if (m_mode == "irn")
+        if (m_mode == RdmaNic::IRN)
         {
             // IRN's BDP cap (the reference's): at most IrnBdp / 1000 + 1 = 105 packets of 1048 B
             // outstanding per flow, 16 x 110,040 B = 1.76 MB < the 4.44 MB pause point: IRN
@@ -470,9 +475,9 @@ class IncastTestCase : public TestCase
         }
     }
 
-    std::string m_mode;
+    RdmaNic::LossRecovery m_mode;
     bool m_pfc;
-    std::string m_cc;
+    RdmaNic::CcMode m_cc;
     bool m_egressDt;
     uint64_t m_flowBytes{1000000};
     uint32_t m_pauseUs;
@@ -491,12 +496,13 @@ using LossMap = std::map<std::pair<uint32_t, uint16_t>, std::multiset<uint32_t>>
 class FabricLinkLossTestCase : public TestCase
 {
   public:
-    explicit FabricLinkLossTestCase(std::string mode)
-        : TestCase(mode + " recovers from 1% loss on a leaf-to-spine link and completes every "
-                          "flow" +
-                   (mode == "nic-sr" ? std::string("; one NACK per ePSN, each for a lost packet")
-                                     : std::string())),
-          m_mode(std::move(mode))
+    explicit FabricLinkLossTestCase(RdmaNic::LossRecovery mode)
+        : TestCase(RdmaNic::GetLossRecoveryName(mode) +
+                   " recovers from 1% loss on a leaf-to-spine link and completes every flow" +
+                   (mode == RdmaNic::NIC_SR
+                        ? std::string("; one NACK per ePSN, each for a lost packet")
+                        : std::string())),
+          m_mode(mode)
     {
     }
 
@@ -510,10 +516,10 @@ class FabricLinkLossTestCase : public TestCase
         f.BuildLeafSpine(2, 4, 4, G100, G100, MicroSeconds(1));
         f.Finish();
         f.AssignStreams(0);
-        SetNics(f, "LossRecovery", StringValue(m_mode));
+        SetNics(f, "LossRecovery", EnumValue(m_mode));
         // The reference's two settings (ConWeave's published runs): IRN runs lossy (PFC off);
         // Go-Back-N and the commodity NIC's selective repeat run over PFC.
-        SetPfc(f, m_mode != "irn");
+        SetPfc(f, m_mode != RdmaNic::IRN);
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
         // Spine 10's device 0 is its link to leaf 8: data from rack 0 to rack 1 arrives there.
@@ -571,7 +577,8 @@ class FabricLinkLossTestCase : public TestCase
             nacksRx += r.nacksRx;
             timeouts += r.timeouts;
         }
-        std::cout << m_mode << " with 1% loss on leaf 8 -> spine 10: lost " << drops
+        std::cout << RdmaNic::GetLossRecoveryName(m_mode)
+                  << " with 1% loss on leaf 8 -> spine 10: lost " << drops
                   << " data packets of " << lost.size() << " flows, completed " << recs.size()
                   << "/" << m_flows << ", retx " << retx << ", NACKs received " << nacksRx
                   << ", timeouts "
@@ -579,7 +586,7 @@ class FabricLinkLossTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT(drops, 0u, "the error model lost data on the fabric link");
         NS_TEST_EXPECT_MSG_EQ(recs.size(), m_flows, "every flow completes");
         NS_TEST_EXPECT_MSG_GT_OR_EQ(retx, drops, "every lost packet was resent");
-        if (m_mode != "nic-sr")
+        if (m_mode != RdmaNic::NIC_SR)
         {
             return;
         }
@@ -604,7 +611,7 @@ class FabricLinkLossTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(retx, nackCount + timeouts, "one resend per NACK or timeout");
     }
 
-    std::string m_mode;
+    RdmaNic::LossRecovery m_mode;
     const uint32_t m_flows{16};
 };
 
@@ -1224,16 +1231,18 @@ class RdmaLbFabricTestSuite : public rdmalbtest::FilteredTestSuite
         : FilteredTestSuite("rdma-lb-fabric", "RDMA_LB_FABRIC_CASES")
     {
         AddTestCase(new DcqcnTwoFlowTestCase, TestCase::QUICK);
-        for (const char* mode : {"gbn", "irn"})
+        for (RdmaNic::LossRecovery mode : {RdmaNic::GBN, RdmaNic::IRN})
         {
-            AddTestCase(new IncastTestCase(mode, true, "none", false, 50), TestCase::QUICK);
-            AddTestCase(new IncastTestCase(mode, true, "dcqcn", true), TestCase::QUICK);
-            AddTestCase(new IncastTestCase(mode, false, "none", true), TestCase::QUICK);
+            AddTestCase(new IncastTestCase(mode, true, RdmaNic::CC_NONE, false, 50),
+                        TestCase::QUICK);
+            AddTestCase(new IncastTestCase(mode, true, RdmaNic::CC_DCQCN, true), TestCase::QUICK);
+            AddTestCase(new IncastTestCase(mode, false, RdmaNic::CC_NONE, true), TestCase::QUICK);
         }
         // The reference's MMU with PFC on and no congestion control (Go-Back-N only: IRN runs
         // lossy in the reference, and with PFC on its timeouts are off).
-        AddTestCase(new IncastTestCase("gbn", true, "none", true), TestCase::QUICK);
-        for (const char* mode : {"gbn", "irn", "nic-sr"})
+        AddTestCase(new IncastTestCase(RdmaNic::GBN, true, RdmaNic::CC_NONE, true),
+                    TestCase::QUICK);
+        for (RdmaNic::LossRecovery mode : {RdmaNic::GBN, RdmaNic::IRN, RdmaNic::NIC_SR})
         {
             AddTestCase(new FabricLinkLossTestCase(mode), TestCase::QUICK);
         }

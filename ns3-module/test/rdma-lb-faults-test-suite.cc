@@ -334,7 +334,7 @@ class FlowAccountingTestCase : public TestCase
     static RdmaScenarioSpec Spec(bool byPort)
     {
         RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 8, 4, 100000000000ULL, 1000);
-        s.lbName = "ecmp";
+        s.lb = LbConfig::ParseOrAbort("ecmp", "");
         s.run.hardStopNs = 30000000;
         for (uint32_t i = 0; i < 40; ++i)
         {

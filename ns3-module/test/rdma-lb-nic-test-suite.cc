@@ -37,7 +37,7 @@ struct SmallFabric
     RdmaFabricHelper fabric;
     NicRun run;
 
-    explicit SmallFabric(const std::string& mode)
+    explicit SmallFabric(RdmaNic::LossRecovery mode)
     {
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
@@ -50,11 +50,11 @@ struct SmallFabric
         for (uint32_t h : {0u, 1u})
         {
             Ptr<RdmaNic> nic = fabric.GetNic(h);
-            nic->SetAttribute("LossRecovery", StringValue(mode));
+            nic->SetAttribute("LossRecovery", EnumValue(mode));
         }
         // IRN runs lossy (ConWeave's "IRN RDMA" setting: PFC off); with PFC on its timeouts are
         // ignored (as in the reference) and a lost tail packet would never be resent.
-        fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(mode != "irn"));
+        fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(mode != RdmaNic::IRN));
         fabric.GetNic(0)->TraceConnectWithoutContext(
             "FlowRecord",
             MakeBoundCallback(+[](NicRun* r, const RdmaFlowRecord& rec) { r->recs[rec.flowId] = rec; },
@@ -103,7 +103,7 @@ class IdealFctTestCase : public TestCase
     void DoRun() override
     {
         const uint64_t size = 10000000;
-        SmallFabric f("gbn");
+        SmallFabric f(RdmaNic::GBN);
         f.fabric.AddFlow(0, 0, 1, size, MicroSeconds(1));
         NicRun& r = f.Run();
         NS_TEST_ASSERT_MSG_EQ(r.recs.count(0), 1u, "flow completed");
@@ -207,16 +207,18 @@ class KeptPacketsUnchangedTestCase : public TestCase
 class RandomLossTestCase : public TestCase
 {
   public:
-    explicit RandomLossTestCase(std::string mode)
-        : TestCase(mode + " recovers from 1% random data loss and completes every flow"),
-          m_mode(std::move(mode))
+    explicit RandomLossTestCase(RdmaNic::LossRecovery recovery)
+        : TestCase(RdmaNic::GetLossRecoveryName(recovery) +
+                   " recovers from 1% random data loss and completes every flow"),
+          m_recovery(recovery),
+          m_mode(RdmaNic::GetLossRecoveryName(recovery))
     {
     }
 
   private:
     void DoRun() override
     {
-        SmallFabric f(m_mode);
+        SmallFabric f(m_recovery);
         Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
         em->SetAttribute("ErrorRate", DoubleValue(0.01));
         em->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
@@ -241,16 +243,19 @@ class RandomLossTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT_OR_EQ(retx, r.drops, m_mode << ": every lost packet was resent");
     }
 
-    std::string m_mode;
+    RdmaNic::LossRecovery m_recovery; //!< the recovery scheme under test
+    std::string m_mode;               //!< its name
 };
 
 /// Deterministic losses, including the tail packet (only a timeout recovers it).
 class ListedLossTestCase : public TestCase
 {
   public:
-    explicit ListedLossTestCase(std::string mode)
-        : TestCase(mode + " recovers from listed losses incl. the tail (timeout)"),
-          m_mode(std::move(mode))
+    explicit ListedLossTestCase(RdmaNic::LossRecovery recovery)
+        : TestCase(RdmaNic::GetLossRecoveryName(recovery) +
+                   " recovers from listed losses incl. the tail (timeout)"),
+          m_recovery(recovery),
+          m_mode(RdmaNic::GetLossRecoveryName(recovery))
     {
     }
 
@@ -258,7 +263,7 @@ class ListedLossTestCase : public TestCase
     void DoRun() override
     {
         const uint64_t size = 1000000;
-        SmallFabric f(m_mode);
+        SmallFabric f(m_recovery);
         const std::set<uint32_t> lost{10000, 300000, 301000, 600000, uint32_t(size - 1000)};
         f.SetLoss(Create<rdmalbtest::DropSeqOnceErrorModel>(lost));
         f.fabric.AddFlow(0, 0, 1, size, MicroSeconds(1));
@@ -271,7 +276,7 @@ class ListedLossTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(r.drops, lost.size(), "every listed packet was lost once");
         NS_TEST_EXPECT_MSG_EQ(rec.timeouts, 1u, m_mode << ": the tail loss needs one timeout");
         NS_TEST_EXPECT_MSG_GT_OR_EQ(rec.retxPkts, lost.size(), m_mode);
-        if (m_mode == "nic-sr")
+        if (m_recovery == RdmaNic::NIC_SR)
         {
             // One NACK per ePSN, carrying it; the sender resends only those packets (and the
             // tail after the timeout).
@@ -298,7 +303,8 @@ class ListedLossTestCase : public TestCase
         }
     }
 
-    std::string m_mode;
+    RdmaNic::LossRecovery m_recovery; //!< the recovery scheme under test
+    std::string m_mode;               //!< its name
 };
 
 /// DCQCN as the reference: after one CNP the rate is rate x (1 - alpha/2), alpha = (1-g)^4.
@@ -313,7 +319,7 @@ class DcqcnCnpTestCase : public TestCase
   private:
     void DoRun() override
     {
-        SmallFabric f("gbn");
+        SmallFabric f(RdmaNic::GBN);
         f.fabric.AddFlow(0, 0, 1, 10000000, MicroSeconds(0));
         Ptr<RdmaNic> nic = f.fabric.GetNic(0);
         std::vector<uint64_t> rates;
@@ -377,7 +383,7 @@ class IdleNoEventsTestCase : public TestCase
   private:
     void DoRun() override
     {
-        SmallFabric f("gbn");
+        SmallFabric f(RdmaNic::GBN);
         f.fabric.AddFlow(0, 0, 1, 100000, MicroSeconds(0));
         Ptr<RdmaNic> nic = f.fabric.GetNic(0);
         Simulator::Schedule(MicroSeconds(2), &RdmaNic::NotifyCnp, nic, 0);
@@ -416,7 +422,7 @@ class QuirkFixesTestCase : public TestCase
 
     static Counts Run(bool fix, bool loss)
     {
-        SmallFabric f("gbn");
+        SmallFabric f(RdmaNic::GBN);
         if (fix)
         {
             f.SetNics("AckMilestoneFix", BooleanValue(true));
@@ -539,7 +545,7 @@ class RdmaLbNicTestSuite : public TestSuite
     {
         AddTestCase(new IdealFctTestCase, TestCase::QUICK);
         AddTestCase(new KeptPacketsUnchangedTestCase, TestCase::QUICK);
-        for (const char* mode : {"gbn", "irn", "nic-sr"})
+        for (RdmaNic::LossRecovery mode : {RdmaNic::GBN, RdmaNic::IRN, RdmaNic::NIC_SR})
         {
             AddTestCase(new RandomLossTestCase(mode), TestCase::QUICK);
             AddTestCase(new ListedLossTestCase(mode), TestCase::QUICK);

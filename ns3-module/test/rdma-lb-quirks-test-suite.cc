@@ -29,7 +29,7 @@ struct Star
 {
     RdmaFabricHelper fabric;
 
-    explicit Star(bool truncate, const std::string& recovery = "gbn")
+    explicit Star(bool truncate, RdmaNic::LossRecovery recovery = RdmaNic::GBN)
     {
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
@@ -43,9 +43,9 @@ struct Star
                 ch->GetDevice(d)->SetAttribute("TimeTruncation", BooleanValue(truncate));
             }
             fabric.GetNic(h)->SetAttribute("TimeTruncation", BooleanValue(truncate));
-            fabric.GetNic(h)->SetAttribute("LossRecovery", StringValue(recovery));
+            fabric.GetNic(h)->SetAttribute("LossRecovery", EnumValue(recovery));
         }
-        fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(recovery != "irn"));
+        fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(recovery != RdmaNic::IRN));
         fabric.Finish();
         fabric.AssignStreams(0);
     }
@@ -251,7 +251,7 @@ class IrnSenderTestCase : public TestCase
 
     static uint64_t Retx(bool quirk)
     {
-        Star s(false, "irn");
+        Star s(false, RdmaNic::IRN);
         s.SetNics("IrnReferenceSender", BooleanValue(quirk));
         s.fabric.AddFlow(0, 0, 1, 100000, Time(0));
         Ptr<NetDevice> dev = s.fabric.GetNode(0)->GetDevice(0);
@@ -371,6 +371,7 @@ class EventOrderTestCase : public TestCase
     {
         RdmaScenarioSpec s;
         s.name = "event-order";
+        s.lb = LbConfig::ParseOrAbort("ecmp", "");
         s.nodeCount = 3;
         s.switchIds = {2};
         s.links = {{0, 2, 100000000000ULL, 1000, 0.0}, {1, 2, 100000000000ULL, 1000, 0.0}};

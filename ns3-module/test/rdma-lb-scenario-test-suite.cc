@@ -24,6 +24,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -242,7 +243,7 @@ class ScenarioDeterminismTestCase : public TestCase
     static RdmaScenarioSpec Spec(uint64_t seed)
     {
         RdmaScenarioSpec s = LeafSpineSpec(2, 4, 2, 100000000000ULL, 1000);
-        s.lbName = "spray";
+        s.lb = LbConfig::ParseOrAbort("spray", "");
         s.run.seed = seed;
         // 2:1 incast-ish mix across the spines: reordering and queues depend on the paths.
         for (uint32_t h = 0; h < 4; ++h)
@@ -291,12 +292,17 @@ class ScenarioStarvationWarningTestCase : public TestCase
   private:
     void DoRun() override
     {
-        for (const char* lb : {"reps", "whack-a-mole", "ecmp"})
+        // (algorithm, warned on gbn and nic-sr, wires path-index routing)
+        const std::vector<std::tuple<std::string, bool, bool>> algorithms = {
+            {"reps", true, false},
+            {"whack-a-mole", true, true},
+            {"ecmp", false, false}};
+        for (const auto& [lb, sprayer, isWam] : algorithms)
         {
-            for (const char* recovery : {"gbn", "nic-sr", "irn"})
+            for (RdmaNic::LossRecovery recovery : {RdmaNic::GBN, RdmaNic::NIC_SR, RdmaNic::IRN})
             {
                 RdmaScenarioSpec s = LeafSpineSpec(2, 2, 2, 100000000000ULL, 1000);
-                s.lbName = lb;
+                s.lb = LbConfig::ParseOrAbort(lb, "");
                 s.transport.recovery = recovery;
                 AddSpecFlow(s, 0, 2, 100000, 0);
                 RdmaScenarioRunner runner(s);
@@ -305,11 +311,12 @@ class ScenarioStarvationWarningTestCase : public TestCase
                 const std::string json = runner.SummaryJson();
                 const bool warned = json.find("starves it of signal") != std::string::npos &&
                                     json.find("recovery = \\\"irn\\\"") != std::string::npos;
-                const bool expect = std::string(lb) != "ecmp" && std::string(recovery) != "irn";
-                NS_TEST_EXPECT_MSG_EQ(warned, expect, lb << " on " << recovery);
+                const bool expect = sprayer && recovery != RdmaNic::IRN;
+                NS_TEST_EXPECT_MSG_EQ(warned,
+                                      expect,
+                                      lb << " on " << RdmaNic::GetLossRecoveryName(recovery));
                 const bool wired = json.find("num_paths = 2 (the equal-cost paths)") !=
                                    std::string::npos;
-                const bool isWam = std::string(lb) == "whack-a-mole";
                 NS_TEST_EXPECT_MSG_EQ(wired, isWam, lb);
             }
         }
@@ -613,14 +620,13 @@ class ScenarioBadSpecTestCase : public TestCase
         }
         {
             RdmaScenarioSpec s = base;
-            s.lbName = "spray";
-            s.lbParams = "num_entropies = 0";
-            Expect(s, "lb: ");
+            s.lb = nullptr;
+            Expect(s, "lb: no load-balancing configuration");
         }
         {
             RdmaScenarioSpec s = base;
-            s.transport.recovery = "sack";
-            Expect(s, "transport.recovery: unknown `sack`");
+            s.run.linkEvents.push_back({10, 0, 4, true, true, 0});
+            Expect(s, "run.link_events[0]: node 0 is not a switch");
         }
         {
             RdmaScenarioSpec s = base;

@@ -53,6 +53,7 @@ LeafSpineSpec(uint32_t leaves, uint32_t hostsPerLeaf, uint32_t spines, uint64_t 
 {
     RdmaScenarioSpec s;
     s.name = "test";
+    s.lb = LbConfig::ParseOrAbort("ecmp", "");
     const uint32_t hosts = leaves * hostsPerLeaf;
     s.nodeCount = hosts + leaves + spines;
     for (uint32_t i = hosts; i < s.nodeCount; ++i)

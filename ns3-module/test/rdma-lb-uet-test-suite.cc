@@ -532,10 +532,10 @@ class UetScenarioDeterminismTestCase : public TestCase
         // 2 leaves x 4 hosts, 1 spine at 400 Gbps: 4 flows cross a 1:4 oversubscribed core.
         RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 4, 2, 400000000000ULL, 1000);
         s.links.back().rateBps = 100000000000ULL;
-        s.lbName = "reps";
+        s.lb = LbConfig::ParseOrAbort("reps", "");
         s.run.seed = 3;
-        s.transport.kind = "uet";
-        s.transport.cc = "none";
+        s.transport.kind = RdmaNic::UET;
+        s.transport.cc = RdmaNic::CC_NONE;
         s.transport.pfcEnabled = false;
         s.transport.payloadBytes = PAYLOAD;
         s.transport.uetTrimming = true;

@@ -1,19 +1,33 @@
-//! Bridge module `rdmalb::scenario`: loads a scenario with `rdma-lb-scenario` and hands it to
-//! C++ as plain shared structs. One call, [`load_scenario`], returns
-//! everything; the C++ side (`ns3::RdmaScenarioSpec`) copies what it needs.
+//! Bridge module `rdmalb::scenario`: a scenario loaded with `rdma-lb-scenario`, as plain
+//! shared structs. One call, `rdmalb::bridge::load_scenario` (declared with the load-balancing
+//! objects in `lib.rs`, implemented here by [`load_scenario`]), returns everything: this
+//! module's [`ffi::Scenario`] and the algorithm configuration validation parsed; the C++ side
+//! (`ns3::RdmaScenarioSpec`) copies what it needs.
 //!
-//! Units are in the field names (`_ns`, `_bps`, `_bytes`). Names (`recovery`, `cc`,
-//! collective `kind`, `lb_name`) are the strings the Rust model defines once
-//! (`Recovery::name`, `CollectiveKind::name`, `rdma_lb_core::Algorithm::name`).
-//! Errors are single lines `file:line: key: message`; like every bridge call, a panic is
-//! caught and returned as an error instead of crossing into C++.
+//! Units are in the field names (`_ns`, `_bps`, `_bytes`). The transport's kind, recovery,
+//! congestion control and switch hash are the shared enums of [`crate::types`]; the collective
+//! `kind` is the name `CollectiveKind::name` defines. Errors are single lines
+//! `file:line: key: message`; like every bridge call, a panic is caught and returned as an
+//! error instead of crossing into C++.
 
 use std::path::Path;
 
 use rdma_lb_scenario as sc;
 
+use crate::config::LbConfig;
+use crate::ffi::LoadedScenario;
+
 #[cxx::bridge(namespace = "rdmalb::scenario")]
-mod ffi {
+pub mod ffi {
+    #[namespace = "rdmalb::bridge"]
+    extern "C++" {
+        include!("rdma-lb-bridge/src/types.rs.h");
+        type Cc = crate::types::ffi::Cc;
+        type Recovery = crate::types::ffi::Recovery;
+        type TransportKind = crate::types::ffi::TransportKind;
+        type SwitchHash = crate::types::ffi::SwitchHash;
+    }
+
     /// One link, in topology-file order (port numbers per node follow this order).
     #[derive(Debug, Clone)]
     struct Link {
@@ -80,8 +94,8 @@ mod ffi {
     /// NIC, switch and congestion-control settings (ns-3 attribute names in comments).
     #[derive(Debug, Clone)]
     struct Transport {
-        /// "roce" | "uet" (RdmaNic::Transport)
-        kind: String,
+        /// RdmaNic::Transport
+        kind: TransportKind,
         /// UET: payload and header bytes per data packet (RdmaNic::PayloadSize, UetHeaderSize)
         uet_payload_bytes: u32,
         uet_header_bytes: u32,
@@ -97,12 +111,12 @@ mod ffi {
         /// UET: base RTT and retransmission timeout (0 = derived)
         uet_base_rtt_ns: u64,
         uet_rto_ns: u64,
-        /// UET: "five-tuple" | "htsim" (RdmaFabricHelper::UseHtsimSwitches)
-        uet_switch_hash: String,
-        /// "gbn" | "irn" | "nic-sr" (RdmaNic::LossRecovery)
-        recovery: String,
-        /// "dcqcn" | "hpcc" | "timely" | "dctcp" | "none" (RdmaNic::CcMode)
-        cc: String,
+        /// UET: RdmaFabricHelper::UseHtsimSwitches when `Htsim`
+        uet_switch_hash: SwitchHash,
+        /// RdmaNic::LossRecovery
+        recovery: Recovery,
+        /// RdmaNic::CcMode
+        cc: Cc,
         has_win: bool,
         var_win: bool,
         u_target: f64,
@@ -171,7 +185,7 @@ mod ffi {
         load: f64,
     }
 
-    /// A validated scenario.
+    /// A validated scenario (its load balancing: `rdmalb::bridge::LoadedScenario::lb`).
     #[derive(Debug, Clone)]
     struct Scenario {
         /// Config file stem.
@@ -186,10 +200,6 @@ mod ffi {
         flows: Vec<Flow>,
         collectives: Vec<Collective>,
         transport: Transport,
-        /// An rdma_lb_core::Algorithm name (validated).
-        lb_name: String,
-        /// `k = v, ...` for rdmalb::bridge::new_lb_config (validated).
-        lb_params: String,
         run: RunSpec,
         /// Warnings (`file:line: KEY: ...`) about accepted-but-not-modelled keys; print them.
         notes: Vec<String>,
@@ -198,11 +208,7 @@ mod ffi {
     }
 
     extern "Rust" {
-        /// Loads, expands and validates the scenario at `path` (`.toml` = rdma-lb TOML, else a
-        /// ConWeave config) with `overrides` = "key=value;key=value" applied (keys:
-        /// `override_keys()`). Error: one line `file:line: key: message`.
-        fn load_scenario(path: &str, overrides: &str) -> Result<Scenario>;
-        /// The override keys `load_scenario` accepts.
+        /// The override keys `rdmalb::bridge::load_scenario` accepts.
         fn override_keys() -> Vec<String>;
         /// The transport defaults (`rdma_lb_scenario::Transport::default()`, ConWeave run.py's
         /// values): the one definition the ns-3 attribute defaults and
@@ -211,17 +217,18 @@ mod ffi {
     }
 }
 
-fn load_scenario(path: &str, overrides: &str) -> Result<ffi::Scenario, String> {
+/// See `rdmalb::bridge::load_scenario` (`crate::ffi`).
+pub(crate) fn load_scenario(path: &str, overrides: &str) -> Result<LoadedScenario, String> {
     guarded(path, overrides, load)
 }
 
 /// Runs a loader inside the bridge's panic guard.
-fn guarded(
+fn guarded<T>(
     path: &str,
     overrides: &str,
-    f: impl FnOnce(&str, &str) -> Result<ffi::Scenario, String>,
-) -> Result<ffi::Scenario, String> {
-    super::guard(|| f(path, overrides))?
+    f: impl FnOnce(&str, &str) -> Result<T, String>,
+) -> Result<T, String> {
+    crate::guard::guard(|| f(path, overrides))?
 }
 
 fn override_keys() -> Vec<String> {
@@ -231,10 +238,13 @@ fn override_keys() -> Vec<String> {
         .collect()
 }
 
-fn load(path: &str, overrides: &str) -> Result<ffi::Scenario, String> {
+fn load(path: &str, overrides: &str) -> Result<LoadedScenario, String> {
     let o = sc::Overrides::parse(overrides).map_err(|e| e.to_string())?;
-    let s = sc::load_scenario(Path::new(path), &o).map_err(|e| e.to_string())?;
-    Ok(convert(&s))
+    let (s, lb) = sc::load_scenario_and_lb(Path::new(path), &o).map_err(|e| e.to_string())?;
+    Ok(LoadedScenario {
+        scenario: convert(&s),
+        lb: Box::new(LbConfig::validated(lb, &s.lb.params)?),
+    })
 }
 
 fn convert(s: &sc::Scenario) -> ffi::Scenario {
@@ -289,8 +299,6 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
             })
             .collect(),
         transport: transport(&s.transport),
-        lb_name: s.lb.name.clone(),
-        lb_params: s.lb.params.clone(),
         run: ffi::RunSpec {
             seed: s.run.seed,
             flowgen_start_ns: s.run.flowgen_start_ns,
@@ -323,7 +331,7 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
 
 fn transport(t: &sc::Transport) -> ffi::Transport {
     ffi::Transport {
-        kind: t.kind.name().to_owned(),
+        kind: t.kind.into(),
         uet_payload_bytes: t.uet.payload_bytes,
         uet_header_bytes: t.uet.header_bytes,
         uet_trimming: t.uet.trimming,
@@ -334,9 +342,9 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
         uet_max_window_bdp: t.uet.max_window_bdp,
         uet_base_rtt_ns: t.uet.base_rtt_ns,
         uet_rto_ns: t.uet.rto_ns,
-        uet_switch_hash: t.uet.switch_hash.name().to_owned(),
-        recovery: t.recovery.name().to_owned(),
-        cc: t.cc.clone(),
+        uet_switch_hash: t.uet.switch_hash.into(),
+        recovery: t.recovery.into(),
+        cc: t.cc.into(),
         has_win: t.has_win,
         var_win: t.var_win,
         u_target: t.u_target,
@@ -415,7 +423,8 @@ mod tests {
 
     #[test]
     fn loads_the_demo_config_with_overrides() {
-        let s = load_scenario(&repo("configs/leaf_spine_demo.toml"), "").unwrap();
+        let l = load_scenario(&repo("configs/leaf_spine_demo.toml"), "").unwrap();
+        let s = &l.scenario;
         assert_eq!(s.name, "leaf_spine_demo");
         assert_eq!(
             (s.node_count, s.switch_ids.len(), s.links.len()),
@@ -429,8 +438,13 @@ mod tests {
             .iter()
             .enumerate()
             .all(|(i, f)| f.id as usize == i && f.pg == 3));
-        assert_eq!((s.lb_name.as_str(), s.run.seed), ("ecmp", 1));
-        assert_eq!(s.transport.recovery, "gbn");
+        assert_eq!(
+            (l.lb.algorithm_name(), l.lb.params(), s.run.seed),
+            ("ecmp", "", 1)
+        );
+        assert_eq!(s.transport.recovery, ffi::Recovery::Gbn);
+        assert_eq!(s.transport.cc, ffi::Cc::Dcqcn);
+        assert_eq!(s.transport.kind, ffi::TransportKind::Roce);
         assert_eq!(s.transport.buffer_bytes, 9 * 1024 * 1024);
         assert!(
             s.effective_config.contains("[transport]"),
@@ -438,13 +452,20 @@ mod tests {
             s.effective_config
         );
 
-        let o = load_scenario(
+        let lo = load_scenario(
             &repo("configs/leaf_spine_demo.toml"),
             "lb=reps;lb_params=num_entropies = 64, buffer_size = 4;seed=3;out=o/d;stop=5ms",
         )
         .unwrap();
-        assert_eq!(o.lb_name, "reps");
-        assert_eq!(o.lb_params, "num_entropies = 64, buffer_size = 4");
+        let o = &lo.scenario;
+        assert_eq!(lo.lb.algorithm_name(), "reps");
+        assert_eq!(lo.lb.params(), "num_entropies = 64, buffer_size = 4");
+        assert_eq!(
+            lo.lb.cfg(),
+            &rdma_lb_core::config::LbConfig::parse("reps", "num_entropies = 64, buffer_size = 4")
+                .unwrap(),
+            "the configuration validation parsed"
+        );
         assert_eq!(
             (o.run.seed, o.run.out_dir.as_str(), o.run.hard_stop_ns),
             (3, "o/d", 5_000_000)
@@ -456,11 +477,13 @@ mod tests {
 
     #[test]
     fn collectives_cross_with_their_dependencies() {
-        let s = load_scenario(&repo("configs/themis_16x16_400g_allreduce.toml"), "").unwrap();
+        let s = load_scenario(&repo("configs/themis_16x16_400g_allreduce.toml"), "")
+            .unwrap()
+            .scenario;
         assert_eq!(s.collectives.len(), 16);
         assert_eq!(s.collectives[0].kind, "allreduce-ring");
         assert_eq!(s.collectives[0].flow_ids.len(), 480);
-        assert_eq!(s.transport.recovery, "nic-sr");
+        assert_eq!(s.transport.recovery, ffi::Recovery::NicSr);
         let f = &s.flows[16];
         assert_eq!(
             f.after,
@@ -489,7 +512,7 @@ mod tests {
 
     #[test]
     fn a_panic_becomes_an_error() {
-        let e = guarded("p", "o", |_, _| panic!("injected scenario panic")).unwrap_err();
+        let e = guarded::<()>("p", "o", |_, _| panic!("injected scenario panic")).unwrap_err();
         assert_eq!(
             e,
             "internal error in rdma-lb (caught panic): injected scenario panic"

@@ -221,7 +221,7 @@ fn check(a: &CheckArgs) -> Result<ExitCode, Failure> {
             out,
             "transport  {} + {}, pfc {}, ecn {}, buffer {} bytes, payload {} bytes",
             tr.recovery.name(),
-            tr.cc,
+            tr.cc.name(),
             if tr.pfc_enabled { "on" } else { "off" },
             if tr.ecn_enabled { "on" } else { "off" },
             tr.buffer_bytes,

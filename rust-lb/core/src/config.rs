@@ -191,6 +191,17 @@ impl LbConfig {
     }
 }
 
+impl LbConfig {
+    /// The names of the parameters `params` sets, read as [`LbConfig::parse`] reads them (for
+    /// a caller that fills in a parameter the user left out, e.g. Whack-a-Mole's `num_paths`).
+    ///
+    /// # Errors
+    /// Malformed parameter text, as [`LbConfig::parse`].
+    pub fn parameter_names(algorithm: Algorithm, params: &str) -> Result<Vec<String>, ConfigError> {
+        Ok(parse_table(algorithm, params)?.keys().cloned().collect())
+    }
+}
+
 /// Reads `key = value, ...` (commas or newlines between pairs) into a TOML table.
 fn parse_table(algorithm: Algorithm, params: &str) -> Result<toml::Table, ConfigError> {
     let text = params.trim();
@@ -482,6 +493,18 @@ mod tests {
             LbConfig::parse("spray", "").unwrap().switch,
             SwitchLbConfig::EcmpHash
         );
+    }
+
+    #[test]
+    fn parameter_names_are_the_keys_given() {
+        let names =
+            LbConfig::parameter_names(Algorithm::WhackAMole, "num_paths = 4\nrouting = \"ecmp\"")
+                .unwrap();
+        assert_eq!(names, ["num_paths", "routing"]);
+        assert!(LbConfig::parameter_names(Algorithm::Ecmp, " ")
+            .unwrap()
+            .is_empty());
+        assert!(LbConfig::parameter_names(Algorithm::Spray, "num_entropies = = 3").is_err());
     }
 
     #[test]

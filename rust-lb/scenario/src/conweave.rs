@@ -502,11 +502,7 @@ impl<'a> Settings<'a> {
         match l.key {
             "CC_MODE" => {
                 let m = l.int()?;
-                self.t.cc = crate::model::CC_NAMES
-                .iter()
-                .find(|(_, n)| u64::from(*n) == m)
-                .map(|(name, _)| (*name).to_owned())
-                .ok_or_else(|| {
+                self.t.cc = crate::model::Cc::from_conweave_mode(m).ok_or_else(|| {
                     l.err(
                         ErrorKind::Value,
                         format!(
@@ -628,8 +624,8 @@ impl<'a> Settings<'a> {
         } = self;
         t.recovery = if irn { Recovery::Irn } else { Recovery::Gbn };
         // Absent window keys: what run.py writes for this CC_MODE.
-        t.has_win = has_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
-        t.var_win = var_win.unwrap_or_else(|| Transport::run_py_window(&t.cc));
+        t.has_win = has_win.unwrap_or_else(|| Transport::run_py_window(t.cc));
+        t.var_win = var_win.unwrap_or_else(|| Transport::run_py_window(t.cc));
         if run.flowgen_stop_ns < run.flowgen_start_ns {
             return Err(ScenarioError::at(
                 name,
@@ -659,7 +655,7 @@ impl<'a> Settings<'a> {
         let eof = text.lines().count().max(1);
         let topology_file = required(name, eof, "TOPOLOGY_FILE", topology_file)?;
         let flow_file = required(name, eof, "FLOW_FILE", flow_file)?;
-        conweave_lb(name, &t.cc, cc_line, &conweave_keys, &mut lb, &mut notes)?;
+        conweave_lb(name, t.cc, cc_line, &conweave_keys, &mut lb, &mut notes)?;
         Ok(ConWeaveConfig {
             file: name.to_owned(),
             topology_file,
@@ -725,14 +721,14 @@ fn required(
 /// DCQCN, `cc`, as in the reference); else a note per `CONWEAVE_*` key.
 fn conweave_lb(
     name: &str,
-    cc: &str,
+    cc: crate::model::Cc,
     cc_line: usize,
     conweave_keys: &[(usize, &str, u64)],
     lb: &mut LbSpec,
     notes: &mut Vec<String>,
 ) -> Result<()> {
     if lb.name == rdma_lb_core::Algorithm::ConWeave.name() {
-        if cc != "dcqcn" {
+        if cc != crate::model::Cc::Dcqcn {
             // As the reference's program, which exits for CC_MODE != 1 with LB_MODE 9.
             return Err(ScenarioError::at(
                 name,
@@ -741,7 +737,7 @@ fn conweave_lb(
                 ErrorKind::Unsupported,
                 format!(
                     "{} with LB_MODE 9: ConWeave runs only with CC_MODE 1 (DCQCN), as in the reference",
-                    cc
+                    cc.name()
                 ),
             ));
         }

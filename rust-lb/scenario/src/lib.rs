@@ -17,7 +17,8 @@
 //! [`load_scenario`] picks the format by extension (`.toml` → TOML, anything else →
 //! ConWeave), applies [`Overrides`], expands workloads, and validates the result
 //! ([`validate`]): the algorithm name and parameters via
-//! `rdma_lb_core::config::LbConfig::parse`, flow endpoints, `after` references, link events.
+//! `rdma_lb_core::config::LbConfig::parse` (returned by [`load_scenario_and_lb`]), the transport
+//! ranges the model runs, flow endpoints, `after` references, link events.
 #![forbid(unsafe_code)]
 
 pub mod cdf;
@@ -35,10 +36,13 @@ pub mod workload;
 
 use std::path::Path;
 
+use rdma_lb_core::config::LbConfig;
+
 pub use error::{ErrorKind, Result, ScenarioError};
 pub use model::{
-    Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, PortRate, Quirk, QuirkSet,
-    Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind, UetParams,
+    Cc, Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, PortRate, Quirk,
+    QuirkSet, Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind,
+    UetParams,
 };
 pub use overrides::Overrides;
 pub use text::resolve_relative;
@@ -48,6 +52,15 @@ pub use text::resolve_relative;
 /// # Errors
 /// Any parse or validation error, located as `file:line: key: message`.
 pub fn load_scenario(path: &Path, overrides: &Overrides) -> Result<Scenario> {
+    load_scenario_and_lb(path, overrides).map(|(scenario, _)| scenario)
+}
+
+/// [`load_scenario`], also returning the load-balancing configuration that validation parsed
+/// (`rdma_lb_core::config::LbConfig::parse` of `scenario.lb`), so that nothing parses it again.
+///
+/// # Errors
+/// As [`load_scenario`].
+pub fn load_scenario_and_lb(path: &Path, overrides: &Overrides) -> Result<(Scenario, LbConfig)> {
     let file = path.display().to_string();
     let text = text::read_file(path, "config")?;
     let is_toml = path
@@ -59,8 +72,8 @@ pub fn load_scenario(path: &Path, overrides: &Overrides) -> Result<Scenario> {
         load_conweave(path, &file, &text, overrides)?
     };
     overrides.apply(&mut scenario);
-    validate(&scenario, &file, lb_line, overrides)?;
-    Ok(scenario)
+    let lb = validate(&scenario, &file, lb_line, overrides)?;
+    Ok((scenario, lb))
 }
 
 /// The stem of a config path (`configs/demo.toml` → `demo`).
@@ -151,15 +164,20 @@ fn lb_error(
     }
 }
 
-/// Checks a scenario's cross-references: the algorithm and its parameters, flow endpoints and
-/// `after` lists, collective flow ids, link events, stop time. `lb_line` locates `[lb]`/
-/// `LB_MODE` in `file` for messages (0 = unknown); errors caused by an override name
-/// `overrides`.
+/// Checks a scenario's cross-references: the algorithm and its parameters, the transport
+/// settings, flow endpoints and `after` lists, collective flow ids, link events, stop time.
+/// `lb_line` locates `[lb]`/`LB_MODE` in `file` for messages (0 = unknown); errors caused by an
+/// override name `overrides`. Returns the algorithm's configuration, parsed and validated.
 ///
 /// # Errors
 /// The first problem found.
-pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides) -> Result<()> {
-    let lb = match rdma_lb_core::config::LbConfig::parse(&s.lb.name, &s.lb.params) {
+pub fn validate(
+    s: &Scenario,
+    file: &str,
+    lb_line: usize,
+    overrides: &Overrides,
+) -> Result<LbConfig> {
+    let lb = match LbConfig::parse(&s.lb.name, &s.lb.params) {
         Ok(lb) => lb,
         Err(e) => {
             let key = if e.parameter.is_some() || e.message.starts_with("cannot read") {
@@ -208,6 +226,7 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
         let from_override = overrides.lb.is_some() || overrides.recovery.is_some();
         return Err(lb_error(file, lb_line, "lb", from_override, msg));
     }
+    validate_transport(&s.transport, file, overrides)?;
     let n = s.topology.node_count;
     let mut is_switch = vec![false; n as usize];
     for &id in &s.topology.switch_ids {
@@ -317,6 +336,88 @@ pub fn validate(s: &Scenario, file: &str, lb_line: usize, overrides: &Overrides)
             ErrorKind::Value,
             "stop time must be positive",
         ));
+    }
+    Ok(lb)
+}
+
+/// The ranges of the transport settings the model can run (whichever format set them).
+fn validate_transport(t: &Transport, file: &str, overrides: &Overrides) -> Result<()> {
+    let bad = |key: &str, msg: String| Err(ScenarioError::file(file, key, ErrorKind::Value, msg));
+    if t.int_multi == 0 {
+        return bad("transport.int_multi", "must be >= 1".to_owned());
+    }
+    if !(t.u_target > 0.0 && t.u_target <= 10.0) {
+        return bad("transport.u_target", "must be in (0, 10]".to_owned());
+    }
+    if t.l2_back_to_zero {
+        return bad("transport.l2_back_to_zero", "only 0 is modelled".to_owned());
+    }
+    if !(1..=9000).contains(&t.payload_bytes) {
+        return bad(
+            "transport.payload_bytes",
+            format!("must be in 1..9000, got {}", t.payload_bytes),
+        );
+    }
+    if t.kind == TransportKind::Uet {
+        if t.pfc_enabled {
+            let msg = "the uet transport is lossy (trimming or drops); set it false";
+            return Err(if overrides.pfc.is_some() {
+                ScenarioError::file(overrides::OVERRIDES, "pfc", ErrorKind::Value, msg)
+            } else {
+                ScenarioError::file(file, "transport.pfc", ErrorKind::Value, msg)
+            });
+        }
+        // The model's data header is 48 B (Ethernet, IPv4, UDP, BTH).
+        if !(48..=512).contains(&t.uet.header_bytes) {
+            return bad(
+                "transport.uet.header",
+                format!("must be in 48..512 bytes, got {}", t.uet.header_bytes),
+            );
+        }
+        if !(t.uet.max_window_bdp > 0.0 && t.uet.max_window_bdp <= 100.0) {
+            return bad(
+                "transport.uet.max_window_bdp",
+                "must be in (0, 100]".to_owned(),
+            );
+        }
+    }
+    if t.ack_interval_packets < 1 {
+        return bad("transport.ack_interval_packets", "must be >= 1".to_owned());
+    }
+    if !(0.0..=1.0).contains(&t.ewma_gain) {
+        return bad("transport.ewma_gain", "must be in [0, 1]".to_owned());
+    }
+    if !(0.0..=1.0).contains(&t.rate_on_first_cnp) {
+        return bad(
+            "transport.rate_on_first_cnp",
+            "must be in [0, 1]".to_owned(),
+        );
+    }
+    if t.alpha_resume_interval_ns == 0 || t.rate_decrease_interval_ns == 0 || t.rp_timer_ns == 0 {
+        return bad("transport", "DCQCN timer periods must be > 0 ns".to_owned());
+    }
+    if t.pause_time_ns < 1000 {
+        return bad(
+            "transport.pause_time_ns",
+            "must be >= 1000 (whole microseconds on the wire)".to_owned(),
+        );
+    }
+    if t.irn_bdp_bytes == 0 {
+        return bad("transport.irn_bdp_bytes", "must be > 0".to_owned());
+    }
+    for (i, e) in t.ecn.iter().enumerate() {
+        if e.kmin_bytes > e.kmax_bytes {
+            return bad(
+                &format!("transport.ecn[{i}]"),
+                format!("kmin {} > kmax {}", e.kmin_bytes, e.kmax_bytes),
+            );
+        }
+        if !(0.0..=1.0).contains(&e.pmax) {
+            return bad(
+                &format!("transport.ecn[{i}]"),
+                "pmax must be in [0, 1]".to_owned(),
+            );
+        }
     }
     Ok(())
 }

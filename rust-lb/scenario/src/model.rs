@@ -488,8 +488,8 @@ pub struct Transport {
     pub uet: UetParams,
     /// Loss recovery.
     pub recovery: Recovery,
-    /// Congestion control: one of [`CC_NAMES`] (`RdmaNic::CcMode`).
-    pub cc: String,
+    /// Congestion control (`RdmaNic::CcMode`).
+    pub cc: Cc,
     /// Window (`HAS_WIN`): each queue pair may have at most the fabric's largest BDP in
     /// flight. run.py turns it on for HPCC and DCTCP ([`Transport::run_py_window`]).
     pub has_win: bool,
@@ -591,7 +591,7 @@ impl Default for Transport {
             kind: TransportKind::Roce,
             uet: UetParams::default(),
             recovery: Recovery::Gbn,
-            cc: "dcqcn".to_owned(),
+            cc: Cc::Dcqcn,
             has_win: false,
             var_win: false,
             u_target: 0.95,
@@ -636,19 +636,81 @@ impl Default for Transport {
     }
 }
 
-/// The congestion controls (`RdmaNic::CcMode` names) and their ConWeave `CC_MODE` numbers.
-pub const CC_NAMES: &[(&str, u32)] = &[
-    ("dcqcn", 1),
-    ("hpcc", 3),
-    ("timely", 7),
-    ("dctcp", 8),
-    ("none", 0),
-];
+/// Congestion control of the NICs (ns-3 attribute `RdmaNic::CcMode`; ConWeave `CC_MODE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cc {
+    /// DCQCN, Mellanox variant (`CC_MODE 1`).
+    Dcqcn,
+    /// HPCC (`CC_MODE 3`).
+    Hpcc,
+    /// TIMELY (`CC_MODE 7`).
+    Timely,
+    /// Rate-based DCTCP (`CC_MODE 8`).
+    Dctcp,
+    /// None: line rate, feedback ignored (`CC_MODE 0`, an extension).
+    None,
+}
+
+impl Cc {
+    /// Every congestion control, in documentation order.
+    pub const ALL: &'static [Cc] = &[Cc::Dcqcn, Cc::Hpcc, Cc::Timely, Cc::Dctcp, Cc::None];
+
+    /// The name configs and the ns-3 attribute use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Cc::Dcqcn => "dcqcn",
+            Cc::Hpcc => "hpcc",
+            Cc::Timely => "timely",
+            Cc::Dctcp => "dctcp",
+            Cc::None => "none",
+        }
+    }
+
+    /// ConWeave's `CC_MODE` number (also the ns-3 model's `RdmaCcMode` value).
+    #[must_use]
+    pub const fn conweave_mode(self) -> u32 {
+        match self {
+            Cc::Dcqcn => 1,
+            Cc::Hpcc => 3,
+            Cc::Timely => 7,
+            Cc::Dctcp => 8,
+            Cc::None => 0,
+        }
+    }
+
+    /// Parses a name from [`Cc::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|c| c.name() == name)
+    }
+
+    /// The congestion control of ConWeave's `CC_MODE` number `mode`.
+    #[must_use]
+    pub fn from_conweave_mode(mode: u64) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|c| u64::from(c.conweave_mode()) == mode)
+    }
+
+    /// All names, comma-separated, for error messages.
+    #[must_use]
+    pub fn all_names() -> String {
+        Self::ALL
+            .iter()
+            .map(|c| c.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
 
 impl Transport {
     /// run.py's window rule: `HAS_WIN 1` and `VAR_WIN 1` for HPCC and DCTCP, 0 otherwise.
-    pub fn run_py_window(cc: &str) -> bool {
-        cc == "hpcc" || cc == "dctcp"
+    #[must_use]
+    pub fn run_py_window(cc: Cc) -> bool {
+        matches!(cc, Cc::Hpcc | Cc::Dctcp)
     }
 }
 

@@ -438,3 +438,97 @@ fn a_switch_port_rate_without_an_ecn_entry_is_refused() {
         load_scenario(&cfg, &Overrides::default()).unwrap();
     }
 }
+
+#[test]
+fn unknown_congestion_control_is_one_located_line() {
+    let d = scratch("unknown-cc");
+    let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
+    write(&d, "flow.txt", "1\n0 17 3 1000 2.0\n");
+    // ConWeave: CC_MODE 5 is no congestion control.
+    let base = runpy_config(&topo.display().to_string(), "flow.txt");
+    let cfg = write(&d, "cw.txt", &base.replace("CC_MODE 1", "CC_MODE 5"));
+    let e = load_scenario(&cfg, &Overrides::default()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Value);
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "{}:19: CC_MODE: unknown mode 5 (1 = DCQCN, 3 = HPCC, 7 = TIMELY, 8 = DCTCP, 0 = none)",
+            cfg.display()
+        )
+    );
+    // TOML: `cc = "cubic"`.
+    let toml = write(
+        &d,
+        "t.toml",
+        &format!(
+            "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n[transport]\ncc = \"cubic\"\n",
+            topo.display()
+        ),
+    );
+    let e = msg(load_scenario(&toml, &Overrides::default()));
+    assert_eq!(
+        e,
+        format!(
+            "{}:6: transport.cc: unknown variant `cubic`, expected one of `dcqcn`, `hpcc`, \
+             `timely`, `dctcp`, `none`",
+            toml.display()
+        )
+    );
+}
+
+#[test]
+fn transport_settings_the_model_cannot_run_are_refused_in_either_format() {
+    let d = scratch("transport-ranges");
+    let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
+    write(&d, "flow.txt", "1\n0 17 3 1000 2.0\n");
+    let head = format!(
+        "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n[transport]\n",
+        topo.display()
+    );
+    for (key, want) in [
+        (
+            "l2_back_to_zero = true",
+            "transport.l2_back_to_zero: only 0 is modelled",
+        ),
+        (
+            "pause_time = \"500ns\"",
+            "transport.pause_time_ns: must be >= 1000 (whole microseconds on the wire)",
+        ),
+        (
+            "ack_interval_packets = 0",
+            "transport.ack_interval_packets: must be >= 1",
+        ),
+        ("irn_bdp = \"0B\"", "transport.irn_bdp_bytes: must be > 0"),
+        (
+            "rp_timer = \"0ns\"",
+            "transport: DCQCN timer periods must be > 0 ns",
+        ),
+    ] {
+        let toml = write(&d, "t.toml", &format!("{head}{key}\n"));
+        assert_eq!(
+            msg(load_scenario(&toml, &Overrides::default())),
+            format!("{}: {want}", toml.display()),
+            "{key}"
+        );
+    }
+    let base = runpy_config(&topo.display().to_string(), "flow.txt");
+    let cfg = write(
+        &d,
+        "cw.txt",
+        &base.replace("L2_BACK_TO_ZERO 0", "L2_BACK_TO_ZERO 1"),
+    );
+    assert_eq!(
+        msg(load_scenario(&cfg, &Overrides::default())),
+        format!(
+            "{}: transport.l2_back_to_zero: only 0 is modelled",
+            cfg.display()
+        )
+    );
+    // The uet transport is lossy: PFC on through an override is the override's fault.
+    let uet = write(&d, "u.toml", &format!("{head}kind = \"uet\"\n"));
+    load_scenario(&uet, &Overrides::default()).unwrap();
+    assert_eq!(
+        msg(load_scenario(&uet, &Overrides::parse("pfc=true").unwrap())),
+        "overrides: pfc: the uet transport is lossy (trimming or drops); set it false"
+    );
+}

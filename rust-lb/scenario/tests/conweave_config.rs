@@ -9,7 +9,7 @@
 mod common;
 
 use common::{data, runpy_config, scratch, write};
-use rdma_lb_scenario::{load_scenario, ErrorKind, Overrides, Quirk, QuirkSet, Recovery};
+use rdma_lb_scenario::{load_scenario, Cc, ErrorKind, Overrides, Quirk, QuirkSet, Recovery};
 
 fn setup(tag: &str) -> (std::path::PathBuf, String) {
     let d = scratch(tag);
@@ -46,7 +46,7 @@ fn runpy_template_maps_every_key() {
         (t.recovery, t.pfc_enabled, t.ecn_enabled),
         (Recovery::Gbn, true, true)
     );
-    assert_eq!(t.cc, "dcqcn");
+    assert_eq!(t.cc, Cc::Dcqcn);
     assert_eq!(
         (
             t.alpha_resume_interval_ns,
@@ -120,7 +120,7 @@ fn cc_modes_and_their_windows() {
             &base.replace("CC_MODE 1", &format!("CC_MODE {mode}")),
         );
         let s = load_scenario(&cfg, &Overrides::default()).unwrap();
-        assert_eq!(s.transport.cc, name);
+        assert_eq!(s.transport.cc.name(), name);
         assert_eq!(
             (s.transport.has_win, s.transport.var_win),
             (win, win),

@@ -10,7 +10,7 @@ mod common;
 
 use common::{data, repo, scratch, write};
 use rdma_lb_scenario::{
-    load_scenario, CollectiveKind, Overrides, PortRate, Quirk, QuirkSet, Recovery, SwitchHash,
+    load_scenario, Cc, CollectiveKind, Overrides, PortRate, Quirk, QuirkSet, Recovery, SwitchHash,
     TransportKind, UetParams,
 };
 
@@ -340,7 +340,7 @@ flow_file = "f.txt"
         let t = load_scenario(&cfg, &Overrides::default())
             .unwrap()
             .transport;
-        assert_eq!((t.cc.as_str(), t.has_win, t.var_win), (cc, win, win));
+        assert_eq!((t.cc.name(), t.has_win, t.var_win), (cc, win, win));
     }
     let cfg = write(
         &d,
@@ -416,7 +416,7 @@ flow_file = "f.txt"
         .transport;
     assert_eq!(t.kind, TransportKind::Uet);
     assert!(!t.pfc_enabled);
-    assert_eq!(t.cc, "none");
+    assert_eq!(t.cc, Cc::None);
     assert_eq!(t.payload_bytes, 2000);
     assert_eq!(
         t.uet,

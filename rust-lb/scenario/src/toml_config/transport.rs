@@ -9,7 +9,7 @@ use toml::Spanned;
 use super::context::Cx;
 use super::quantity::{Bytes, Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
-use crate::model::{EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind};
+use crate::model::{Cc, EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -189,7 +189,7 @@ fn kind(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
         }
         // Lossy fabric; the window is the congestion control (no rate-based CC).
         out.pfc_enabled = false;
-        out.cc = "none".to_owned();
+        out.cc = Cc::None;
         out.payload_bytes = out.uet.payload_bytes;
     }
     Ok(())
@@ -207,15 +207,14 @@ fn congestion_control(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Res
     }
     if let Some(c) = &t.cc {
         out.cc = match c {
-            CcSec::Dcqcn => "dcqcn",
-            CcSec::Hpcc => "hpcc",
-            CcSec::Timely => "timely",
-            CcSec::Dctcp => "dctcp",
-            CcSec::None => "none",
-        }
-        .to_owned();
+            CcSec::Dcqcn => Cc::Dcqcn,
+            CcSec::Hpcc => Cc::Hpcc,
+            CcSec::Timely => Cc::Timely,
+            CcSec::Dctcp => Cc::Dctcp,
+            CcSec::None => Cc::None,
+        };
     }
-    out.has_win = Transport::run_py_window(&out.cc);
+    out.has_win = Transport::run_py_window(out.cc);
     out.var_win = out.has_win;
     set_b(&mut out.has_win, t.window);
     set_b(&mut out.var_win, t.var_win);

@@ -1,0 +1,232 @@
+//! Bridge module of the shared enums (namespace `rdmalb::bridge`, header
+//! `rdma-lb-bridge/src/types.rs.h`): the load-balancing algorithm, the congestion control, the
+//! loss recovery, the transport kind and the switch hash cross the language boundary as typed
+//! values, never as names. Each mirrors the Rust enum that defines it once
+//! (`rdma_lb_core::Algorithm`, `rdma_lb_scenario::{Cc, Recovery, TransportKind, SwitchHash}`),
+//! variant for variant: `From` maps the Rust enum to its mirror (a new Rust variant does not
+//! compile until it has one), `TryFrom` maps back and refuses a value C++ made up. The names
+//! come from the Rust enums through the functions below; C++ compares no name.
+
+use rdma_lb_core::Algorithm as CoreAlgorithm;
+use rdma_lb_scenario::{
+    Cc as ScCc, Recovery as ScRecovery, SwitchHash as ScSwitchHash,
+    TransportKind as ScTransportKind,
+};
+
+#[cxx::bridge(namespace = "rdmalb::bridge")]
+pub mod ffi {
+    /// A load-balancing algorithm (`rdma_lb_core::Algorithm`).
+    #[derive(Debug)]
+    enum Algorithm {
+        Ecmp,
+        Spray,
+        Reps,
+        FlowBender,
+        WhackAMole,
+        Hopper,
+        Themis,
+        PltsRandom,
+        PltsCounter,
+        PltsRr,
+        Adaptive,
+        Drill,
+        Conga,
+        LetFlow,
+        ConWeave,
+    }
+
+    /// The NICs' congestion control (`rdma_lb_scenario::Cc`). The values are ConWeave's
+    /// `CC_MODE` numbers, as the ns-3 model's `RdmaCcMode`.
+    #[derive(Debug)]
+    enum Cc {
+        None = 0,
+        Dcqcn = 1,
+        Hpcc = 3,
+        Timely = 7,
+        Dctcp = 8,
+    }
+
+    /// The NICs' loss recovery (`rdma_lb_scenario::Recovery`), in `RdmaNic::LossRecovery`
+    /// order.
+    #[derive(Debug)]
+    enum Recovery {
+        Gbn,
+        Irn,
+        NicSr,
+    }
+
+    /// The wire protocol (`rdma_lb_scenario::TransportKind`), in `RdmaNic::Transport` order.
+    #[derive(Debug)]
+    enum TransportKind {
+        Roce,
+        Uet,
+    }
+
+    /// The switches' ECMP on the uet transport (`rdma_lb_scenario::SwitchHash`).
+    #[derive(Debug)]
+    enum SwitchHash {
+        FiveTuple,
+        Htsim,
+    }
+
+    extern "Rust" {
+        /// The algorithm's name; an error for a value that is no algorithm.
+        fn algorithm_name(algorithm: Algorithm) -> Result<&'static str>;
+        /// The congestion control's name (configs, `RdmaNic::CcMode`); an error for a value
+        /// that is none.
+        fn cc_name(cc: Cc) -> Result<&'static str>;
+        /// The congestion control called `name`; an unknown name is an error listing the
+        /// known ones.
+        fn cc_from_name(name: &str) -> Result<Cc>;
+        /// The loss recovery's name (configs, `RdmaNic::LossRecovery`); an error for a value
+        /// that is none.
+        fn recovery_name(recovery: Recovery) -> Result<&'static str>;
+        /// The transport's name (configs, `RdmaNic::Transport`); an error for a value that is
+        /// none.
+        fn transport_kind_name(kind: TransportKind) -> Result<&'static str>;
+    }
+}
+
+/// `From<$rust> for ffi::$ffi` and `TryFrom<ffi::$ffi> for $rust`, variant for variant (the
+/// variants are spelled alike on both sides).
+macro_rules! mirror {
+    ($ffi:ident, $rust:ident, $what:literal, [$($v:ident),+ $(,)?]) => {
+        impl From<$rust> for ffi::$ffi {
+            fn from(x: $rust) -> Self {
+                match x {
+                    $($rust::$v => ffi::$ffi::$v,)+
+                }
+            }
+        }
+
+        impl TryFrom<ffi::$ffi> for $rust {
+            type Error = String;
+
+            fn try_from(x: ffi::$ffi) -> Result<Self, String> {
+                match x {
+                    $(ffi::$ffi::$v => Ok($rust::$v),)+
+                    _ => Err(format!(concat!("no ", $what, " has the value {}"), x.repr)),
+                }
+            }
+        }
+    };
+}
+
+mirror!(
+    Algorithm,
+    CoreAlgorithm,
+    "algorithm",
+    [
+        Ecmp,
+        Spray,
+        Reps,
+        FlowBender,
+        WhackAMole,
+        Hopper,
+        Themis,
+        PltsRandom,
+        PltsCounter,
+        PltsRr,
+        Adaptive,
+        Drill,
+        Conga,
+        LetFlow,
+        ConWeave,
+    ]
+);
+mirror!(
+    Cc,
+    ScCc,
+    "congestion control",
+    [None, Dcqcn, Hpcc, Timely, Dctcp]
+);
+mirror!(Recovery, ScRecovery, "loss recovery", [Gbn, Irn, NicSr]);
+mirror!(
+    TransportKind,
+    ScTransportKind,
+    "transport kind",
+    [Roce, Uet]
+);
+mirror!(SwitchHash, ScSwitchHash, "switch hash", [FiveTuple, Htsim]);
+
+fn algorithm_name(algorithm: ffi::Algorithm) -> Result<&'static str, String> {
+    CoreAlgorithm::try_from(algorithm).map(CoreAlgorithm::name)
+}
+
+fn cc_name(cc: ffi::Cc) -> Result<&'static str, String> {
+    ScCc::try_from(cc).map(ScCc::name)
+}
+
+fn cc_from_name(name: &str) -> Result<ffi::Cc, String> {
+    ScCc::from_name(name).map(ffi::Cc::from).ok_or_else(|| {
+        format!(
+            "unknown congestion control `{name}` (known: {})",
+            ScCc::all_names()
+        )
+    })
+}
+
+fn recovery_name(recovery: ffi::Recovery) -> Result<&'static str, String> {
+    ScRecovery::try_from(recovery).map(ScRecovery::name)
+}
+
+fn transport_kind_name(kind: ffi::TransportKind) -> Result<&'static str, String> {
+    ScTransportKind::try_from(kind).map(ScTransportKind::name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_algorithm_has_its_mirror_and_name() {
+        for &a in CoreAlgorithm::ALL {
+            let m = ffi::Algorithm::from(a);
+            assert_eq!(CoreAlgorithm::try_from(m), Ok(a));
+            assert_eq!(algorithm_name(m).unwrap(), a.name());
+        }
+        let made_up = ffi::Algorithm { repr: 200 };
+        assert_eq!(
+            algorithm_name(made_up).unwrap_err(),
+            "no algorithm has the value 200"
+        );
+    }
+
+    #[test]
+    fn congestion_controls_mirror_with_their_conweave_numbers() {
+        for &c in ScCc::ALL {
+            let m = ffi::Cc::from(c);
+            assert_eq!(u32::from(m.repr), c.conweave_mode(), "{c:?}");
+            assert_eq!(ScCc::try_from(m), Ok(c));
+            assert_eq!(cc_name(m).unwrap(), c.name());
+            assert_eq!(cc_from_name(c.name()).unwrap(), m);
+        }
+        assert_eq!(
+            cc_from_name("cubic").unwrap_err(),
+            "unknown congestion control `cubic` (known: dcqcn, hpcc, timely, dctcp, none)"
+        );
+        assert_eq!(
+            cc_name(ffi::Cc { repr: 5 }).unwrap_err(),
+            "no congestion control has the value 5"
+        );
+    }
+
+    #[test]
+    fn recovery_transport_and_hash_mirror() {
+        for r in [ScRecovery::Gbn, ScRecovery::Irn, ScRecovery::NicSr] {
+            let m = ffi::Recovery::from(r);
+            assert_eq!(ScRecovery::try_from(m), Ok(r));
+            assert_eq!(recovery_name(m).unwrap(), r.name());
+        }
+        assert!(recovery_name(ffi::Recovery { repr: 3 }).is_err());
+        for k in [ScTransportKind::Roce, ScTransportKind::Uet] {
+            let m = ffi::TransportKind::from(k);
+            assert_eq!(ScTransportKind::try_from(m), Ok(k));
+            assert_eq!(transport_kind_name(m).unwrap(), k.name());
+        }
+        assert!(transport_kind_name(ffi::TransportKind { repr: 2 }).is_err());
+        for h in [ScSwitchHash::FiveTuple, ScSwitchHash::Htsim] {
+            assert_eq!(ScSwitchHash::try_from(ffi::SwitchHash::from(h)), Ok(h));
+        }
+    }
+}
