@@ -1,11 +1,12 @@
 /*
- * rdma-lb: RdmaScenarioRunner (see rdma-scenario.h).
+ * rdma-lb: RdmaScenarioRunner (see rdma-scenario.h): validates a scenario, builds and runs its
+ * fabric; the output files and traces are rdma-scenario-output.cc's.
  */
 #include "rdma-scenario.h"
 
 #include "rdma-fabric-helper.h"
-#include "rdma-output-dir.h"
 #include "rdma-rate-trace.h"
+#include "rdma-scenario-output.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -26,26 +27,16 @@
 
 #include <iostream>
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cinttypes>
-#include <cstdarg>
 #include <cstdlib>
 #include <cstdio>
-#include <cstring>
 #include <deque>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef RDMA_LB_VERSION
-#define RDMA_LB_VERSION "unknown"
-#endif
 
 namespace ns3
 {
@@ -59,91 +50,6 @@ constexpr uint64_t NO_VALUE = std::numeric_limits<uint64_t>::max();
 
 /// Bytes of headers per data packet counted by the reference's ideal FCT (14+20+8+6).
 constexpr uint64_t IDEAL_HEADER_BYTES = 48;
-
-std::string
-Fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
-
-std::string
-Fmt(const char* format, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, format);
-    int n = std::vsnprintf(buf, sizeof(buf), format, ap);
-    va_end(ap);
-    if (n < 0)
-    {
-        return std::string();
-    }
-    if (static_cast<size_t>(n) < sizeof(buf))
-    {
-        return std::string(buf, static_cast<size_t>(n));
-    }
-    std::string out(static_cast<size_t>(n) + 1, '\0');
-    va_start(ap, format);
-    std::vsnprintf(&out[0], out.size(), format, ap);
-    va_end(ap);
-    out.resize(static_cast<size_t>(n));
-    return out;
-}
-
-/// A JSON string literal.
-std::string
-JsonString(const std::string& s)
-{
-    std::string out = "\"";
-    for (unsigned char c : s)
-    {
-        switch (c)
-        {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (c < 0x20)
-            {
-                out += Fmt("\\u%04x", c);
-            }
-            else
-            {
-                out += static_cast<char>(c);
-            }
-        }
-    }
-    return out + "\"";
-}
-
-/// A JSON number for a double (shortest round-tripping form; always finite here).
-std::string
-JsonDouble(double v)
-{
-    if (!(v == v) || v == std::numeric_limits<double>::infinity() ||
-        v == -std::numeric_limits<double>::infinity())
-    {
-        return "null";
-    }
-    for (int prec = 1; prec <= 17; ++prec)
-    {
-        std::string s = Fmt("%.*g", prec, v);
-        if (std::strtod(s.c_str(), nullptr) == v)
-        {
-            return s;
-        }
-    }
-    return Fmt("%.17g", v);
-}
 
 /// The reference's per-pair values, from a BFS at the destination host.
 struct PairInfo
@@ -202,37 +108,12 @@ struct RdmaScenarioRunner::State
     uint64_t simTimeNs{0};
     double wallSeconds{0};
     // Counters.
-    uint64_t ecnMarks{0};
-    uint64_t mmuDrops{0};
-    uint64_t forwarded{0}; //!< packets sent by the switches
-    uint64_t trims{0}; //!< data packets trimmed by switches (uet with trimming)
+    RdmaScenarioCounters counters; //!< the run's totals
     std::map<std::string, uint64_t> lbCounters; //!< summed over the switches
-    uint64_t pfcPausesSent{0};
-    uint64_t cnpsSent{0}; //!< CNP-flagged feedback sent by receivers (ConWeave's cnp.txt count)
-    uint64_t pfcPausesRx{0};
-    uint64_t pfcResumesRx{0};
-    uint64_t linkLoss{0};
-    uint64_t errorDrops{0};
-    // PFC trace.
-    std::ostream* pfcOut{nullptr};
-    RdmaOutputDir output; //!< the output directory (files by temporary names, renamed at the end)
-    std::ofstream pfcFile;
-    std::ostringstream pfcMem;
-    // Queue trace (sampled every monitor interval).
-    std::ostream* queueOut{nullptr};
-    std::ostream* uplinkOut{nullptr};
-    std::ofstream queueFile;
-    std::ofstream uplinkFile;
-    std::ostringstream queueMem;
-    std::ostringstream uplinkMem;
+    // Traces: where they go (pfc.txt, queue.txt, uplink.txt, rate.txt, retx.txt; the runner's).
+    RdmaScenarioOutput* out{nullptr};
     // Rate trace (rate.txt, retx.txt; sampled every rate-trace interval).
     RdmaRateTrace rateTrace;
-    std::ostream* rateOut{nullptr};
-    std::ostream* retxOut{nullptr};
-    std::ofstream rateFile;
-    std::ofstream retxFile;
-    std::ostringstream rateMem;
-    std::ostringstream retxMem;
     std::vector<uint32_t> tors;  //!< switches with a host link, ascending
     Time monitorPeriod;
     Time monitorEnd;
@@ -362,22 +243,22 @@ struct RdmaScenarioRunner::State
     /// (type << 16 | port), because ns-3 before 3.36 (waf era) binds at most 3 arguments.
     static void OnPfcRx(State* s, uint32_t node, uint32_t typePort, uint32_t, uint32_t pauseUs)
     {
-        (pauseUs != 0 ? s->pfcPausesRx : s->pfcResumesRx)++;
-        if (s->pfcOut)
+        (pauseUs != 0 ? s->counters.pfcPausesRx : s->counters.pfcResumesRx)++;
+        if (std::ostream* pfc = s->out->Pfc())
         {
-            *s->pfcOut << Simulator::Now().GetNanoSeconds() << ' ' << node << ' ' << (typePort >> 16)
+            *pfc << Simulator::Now().GetNanoSeconds() << ' ' << node << ' ' << (typePort >> 16)
                        << ' ' << (typePort & 0xffff) << ' ' << (pauseUs != 0 ? 1 : 0) << '\n';
         }
     }
 
     static void OnLoss(State* s, Ptr<const Packet>)
     {
-        ++s->linkLoss;
+        ++s->counters.linkLoss;
     }
 
     static void OnErrorDrop(State* s, Ptr<const Packet>)
     {
-        ++s->errorDrops;
+        ++s->counters.errorDrops;
     }
 
     /// queue.txt: every switch port with queued bytes; uplink.txt: ConWeave's ToR-uplink
@@ -393,7 +274,7 @@ struct RdmaScenarioRunner::State
                 uint64_t q = sw->GetPort(p)->GetTotalQueueBytes();
                 if (q != 0)
                 {
-                    *queueOut << t << ' ' << id << ' ' << p + 1 << ' ' << q << '\n';
+                    *out->Queue() << t << ' ' << id << ' ' << p + 1 << ' ' << q << '\n';
                 }
             }
         }
@@ -406,7 +287,8 @@ struct RdmaScenarioRunner::State
                 Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
                 if (peer && isSwitch[peer->GetNode()->GetId()])
                 {
-                    *uplinkOut << t << ',' << id << ',' << p + 1 << ',' << dev->GetTxBytes() << '\n';
+                    *out->Uplink() << t << ',' << id << ',' << p + 1 << ',' << dev->GetTxBytes()
+                                   << '\n';
                 }
             }
         }
@@ -798,8 +680,10 @@ RdmaScenarioRunner::Run(std::string* error)
         return fail(bad);
     }
     m_state.reset();
+    m_output = std::make_unique<RdmaScenarioOutput>();
     ComputePairs();
     State& s = *m_state;
+    s.out = m_output.get();
     s.wallStart = std::chrono::steady_clock::now();
     const RdmaScenarioSpec& spec = m_spec;
     const size_t nFlows = spec.flows.size();
@@ -813,7 +697,7 @@ RdmaScenarioRunner::Run(std::string* error)
                             spec.flows[i].dst));
         }
     }
-    std::string e = OpenOutputs();
+    std::string e = m_output->Open(m_outDir, spec.run);
     if (e.empty())
     {
         BuildFabric();
@@ -823,95 +707,6 @@ RdmaScenarioRunner::Run(std::string* error)
         e = WriteOutputs();
     }
     return e.empty() ? true : fail(e);
-}
-
-/// Creates the output directory and opens the streamed trace files.
-std::string
-RdmaScenarioRunner::OpenOutputs()
-{
-    State& s = *m_state;
-    const RdmaScenarioSpec& spec = m_spec;
-    if (!m_outDir.empty())
-    {
-        // summary.json first: it marks a finished run.
-        std::string e = s.output.Open(m_outDir,
-                                      {"summary.json", "fct.txt", "flows.csv", "collectives.csv",
-                                       "pfc.txt", "queue.txt", "uplink.txt", "rate.txt",
-                                       "retx.txt"});
-        if (!e.empty())
-        {
-            return e;
-        }
-    }
-    if (spec.run.pfcTrace)
-    {
-        if (m_outDir.empty())
-        {
-            s.pfcOut = &s.pfcMem;
-        }
-        else
-        {
-            std::string path = s.output.Add("pfc.txt");
-            s.pfcFile.open(path, std::ios::binary | std::ios::trunc);
-            if (!s.pfcFile)
-            {
-                return path + ": cannot open for writing: " + std::strerror(errno);
-            }
-            s.pfcOut = &s.pfcFile;
-        }
-    }
-
-    if (spec.run.queueTrace)
-    {
-        if (m_outDir.empty())
-        {
-            s.queueOut = &s.queueMem;
-            s.uplinkOut = &s.uplinkMem;
-        }
-        else
-        {
-            for (auto [name, file, out] :
-                 {std::make_tuple("queue.txt", &s.queueFile, &s.queueOut),
-                  std::make_tuple("uplink.txt", &s.uplinkFile, &s.uplinkOut)})
-            {
-                std::string path = s.output.Add(name);
-                file->open(path, std::ios::binary | std::ios::trunc);
-                if (!*file)
-                {
-                    return path + ": cannot open for writing: " + std::strerror(errno);
-                }
-                *out = file;
-            }
-        }
-    }
-
-    if (spec.run.rateTraceNs != 0)
-    {
-        if (m_outDir.empty())
-        {
-            s.rateOut = &s.rateMem;
-            s.retxOut = &s.retxMem;
-        }
-        else
-        {
-            for (auto [name, file, out] :
-                 {std::make_tuple("rate.txt", &s.rateFile, &s.rateOut),
-                  std::make_tuple("retx.txt", &s.retxFile, &s.retxOut)})
-            {
-                std::string path = s.output.Add(name);
-                file->open(path, std::ios::binary | std::ios::trunc);
-                if (!*file)
-                {
-                    return path + ": cannot open for writing: " + std::strerror(errno);
-                }
-                *out = file;
-            }
-        }
-        *s.rateOut << "time_ns,flow,rate_bps\n";
-        *s.retxOut << "time_ns,data_pkts,retx_pkts\n";
-    }
-
-    return "";
 }
 
 /// The uet transport (rdma-uet.h): derives what the config leaves at 0 from the fabric, as the
@@ -1227,8 +1022,8 @@ RdmaScenarioRunner::BuildFabric()
         s.rateTrace.Start(nics,
                           NanoSeconds(static_cast<int64_t>(spec.run.flowgenStartNs)),
                           NanoSeconds(static_cast<int64_t>(spec.run.rateTraceNs)),
-                          s.rateOut,
-                          s.retxOut);
+                          m_output->Rate(),
+                          m_output->Retx());
     }
     for (uint32_t i = 0; i < fabric.GetNNodes(); ++i)
     {
@@ -1385,16 +1180,16 @@ RdmaScenarioRunner::Simulate()
     }
     for (uint32_t h : fabric.GetHosts())
     {
-        s.cnpsSent += fabric.GetNic(h)->GetCnpsSent();
+        s.counters.cnpsSent += fabric.GetNic(h)->GetCnpsSent();
     }
     for (uint32_t id : spec.switchIds)
     {
         Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
-        s.ecnMarks += sw->GetTotalEcnMarks();
-        s.mmuDrops += sw->GetTotalDrops();
-        s.forwarded += sw->GetForwardedPackets();
-        s.trims += sw->GetTotalTrims();
-        s.pfcPausesSent += sw->GetTotalPausesSent();
+        s.counters.ecnMarks += sw->GetTotalEcnMarks();
+        s.counters.mmuDrops += sw->GetTotalDrops();
+        s.counters.forwarded += sw->GetForwardedPackets();
+        s.counters.trims += sw->GetTotalTrims();
+        s.counters.pfcPausesSent += sw->GetTotalPausesSent();
         for (const auto& [name, value] : sw->GetLbCounters())
         {
             s.lbCounters[name] += value;
@@ -1438,54 +1233,6 @@ RdmaScenarioRunner::SummarizeCollectives()
     }
 }
 
-/// Closes the streamed traces and writes fct.txt, flows.csv, summary.json, collectives.csv.
-std::string
-RdmaScenarioRunner::WriteOutputs()
-{
-    State& s = *m_state;
-    const RdmaScenarioSpec& spec = m_spec;
-    // ---- Outputs -----------------------------------------------------------------------------
-    for (auto [name, file] : {std::make_pair("pfc.txt", &s.pfcFile),
-                              std::make_pair("queue.txt", &s.queueFile),
-                              std::make_pair("uplink.txt", &s.uplinkFile),
-                              std::make_pair("rate.txt", &s.rateFile),
-                              std::make_pair("retx.txt", &s.retxFile)})
-    {
-        if (file->is_open())
-        {
-            file->close();
-            if (!*file)
-            {
-                return m_outDir + "/" + name + ".part: write failed (disk full?)";
-            }
-        }
-    }
-    if (!m_outDir.empty())
-    {
-        // summary.json last: its presence marks a finished run (rdma-lb sweep relies on it);
-        // every file is written as NAME.part and renamed only once all are written.
-        std::vector<std::pair<std::string, std::string>> files = {
-            {"fct.txt", FctText()},
-            {"flows.csv", FlowsCsv()},
-        };
-        if (!spec.collectives.empty())
-        {
-            files.emplace_back("collectives.csv", CollectivesCsv());
-        }
-        files.emplace_back("summary.json", SummaryJson());
-        for (const auto& [name, text] : files)
-        {
-            std::string e = s.output.Write(name, text);
-            if (!e.empty())
-            {
-                return e;
-            }
-        }
-        return s.output.Commit();
-    }
-    return "";
-}
-
 const std::vector<RdmaScenarioFlowResult>&
 RdmaScenarioRunner::GetFlowResults() const
 {
@@ -1512,6 +1259,19 @@ RdmaScenarioRunner::GetLbCounters() const
     return m_state ? m_state->lbCounters : std::map<std::string, uint64_t>{};
 }
 
+RdmaScenarioCounters
+RdmaScenarioRunner::GetCounters() const
+{
+    return m_state ? m_state->counters : RdmaScenarioCounters{};
+}
+
+const std::string&
+RdmaScenarioRunner::GetUetSummary() const
+{
+    static const std::string none;
+    return m_state ? m_state->uetSummary : none;
+}
+
 uint64_t
 RdmaScenarioRunner::GetEventCount() const
 {
@@ -1528,286 +1288,6 @@ double
 RdmaScenarioRunner::GetWallTimeSeconds() const
 {
     return m_state ? m_state->wallSeconds : 0;
-}
-
-std::string
-RdmaScenarioRunner::FctText() const
-{
-    std::string out;
-    for (const RdmaScenarioFlowResult& r : GetFlowResults())
-    {
-        if (!r.completed)
-        {
-            continue;
-        }
-        out += Fmt("%u %u %u %u %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", r.src, r.dst,
-                   r.sport, r.dport, r.sizeBytes, r.startNs, r.fctNs, r.idealNs);
-    }
-    return out;
-}
-
-std::string
-RdmaScenarioRunner::FlowsCsv() const
-{
-    std::string out = "flow_id,src,dst,size_bytes,start_ns,fct_ns,ideal_fct_ns,slowdown,retx_pkts,"
-                      "nacks,path_switches,algorithm\n";
-    const std::string algorithm = m_spec.lb->GetAlgorithmName();
-    const std::vector<RdmaScenarioFlowResult>& results = GetFlowResults();
-    for (size_t i = 0; i < results.size(); ++i)
-    {
-        const RdmaScenarioFlowResult& r = results[i];
-        if (!r.completed)
-        {
-            // Listed all the same, so that every flow of the workload appears exactly once:
-            // empty fct_ns and slowdown; start_ns is the actual start, or the scheduled one
-            // if the flow never started; the counters are those at the stop.
-            const uint64_t start = r.started ? r.startNs : m_spec.flows[i].startNs;
-            out += Fmt("%u,%u,%u,%" PRIu64 ",%" PRIu64 ",,%" PRIu64 ",,%" PRIu64 ",%" PRIu64
-                       ",%" PRIu64 ",%s\n",
-                       r.id, r.src, r.dst, r.sizeBytes, start, r.idealNs, r.retxPkts, r.nacks,
-                       r.pathSwitches, algorithm.c_str());
-            continue;
-        }
-        double slowdown = r.idealNs == 0 ? 1.0
-                                         : std::max(1.0, static_cast<double>(r.fctNs) /
-                                                             static_cast<double>(r.idealNs));
-        out += Fmt("%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.6f,%" PRIu64
-                   ",%" PRIu64 ",%" PRIu64 ",%s\n",
-                   r.id, r.src, r.dst, r.sizeBytes, r.startNs, r.fctNs, r.idealNs, slowdown,
-                   r.retxPkts, r.nacks, r.pathSwitches, algorithm.c_str());
-    }
-    return out;
-}
-
-std::string
-RdmaScenarioRunner::CollectivesCsv() const
-{
-    std::string out = "group,algorithm,start_ns,finish_ns\n";
-    const std::string algorithm = m_spec.lb->GetAlgorithmName();
-    for (const RdmaScenarioCollectiveResult& c : GetCollectiveResults())
-    {
-        if (c.complete)
-        {
-            out += Fmt("%u,%s,%" PRIu64 ",%" PRIu64 "\n", c.group, algorithm.c_str(), c.startNs,
-                       c.finishNs);
-        }
-    }
-    return out;
-}
-
-std::string
-RdmaScenarioRunner::PfcText() const
-{
-    return m_state ? m_state->pfcMem.str() : std::string();
-}
-
-std::string
-RdmaScenarioRunner::QueueText() const
-{
-    return m_state ? m_state->queueMem.str() : std::string();
-}
-
-std::string
-RdmaScenarioRunner::UplinkText() const
-{
-    return m_state ? m_state->uplinkMem.str() : std::string();
-}
-
-std::string
-RdmaScenarioRunner::RateText() const
-{
-    return m_state ? m_state->rateMem.str() : std::string();
-}
-
-std::string
-RdmaScenarioRunner::RetxText() const
-{
-    return m_state ? m_state->retxMem.str() : std::string();
-}
-
-std::string
-RdmaScenarioRunner::SummaryJson() const
-{
-    const RdmaScenarioSpec& sp = m_spec;
-    const RdmaScenarioTransport& t = sp.transport;
-    const RdmaScenarioRun& r = sp.run;
-    std::ostringstream o;
-    auto kv = [&](const char* k, const std::string& v, bool last = false) {
-        o << "    " << JsonString(k) << ": " << v << (last ? "\n" : ",\n");
-    };
-    auto u = [](uint64_t v) { return std::to_string(v); };
-    auto b = [](bool v) { return std::string(v ? "true" : "false"); };
-    uint64_t retx = 0, nacks = 0, cnps = 0, timeouts = 0, cuts = 0, switches = 0, probes = 0;
-    uint32_t started = 0, delivered = 0;
-    for (const RdmaScenarioFlowResult& f : GetFlowResults())
-    {
-        started += f.started ? 1 : 0;
-        delivered += f.delivered ? 1 : 0;
-        retx += f.retxPkts;
-        nacks += f.nacks;
-        cnps += f.cnps;
-        timeouts += f.timeouts;
-        cuts += f.rateCuts;
-        switches += f.pathSwitches;
-        probes += f.probes;
-    }
-    o << "{\n";
-    o << "  \"algorithm\": " << JsonString(sp.lb->GetAlgorithmName()) << ",\n";
-    o << "  \"lb_params\": " << JsonString(sp.lb->GetParams()) << ",\n";
-    o << "  \"seed\": " << r.seed << ",\n";
-    o << "  \"version\": " << JsonString(RDMA_LB_VERSION) << ",\n";
-    o << "  \"scenario\": " << JsonString(sp.name) << ",\n";
-    o << "  \"config\": {\n";
-    kv("path", JsonString(sp.configPath));
-    kv("nodes", u(sp.nodeCount));
-    kv("switches", u(sp.switchIds.size()));
-    kv("links", u(sp.links.size()));
-    kv("flows", u(sp.flows.size()));
-    kv("collectives", u(sp.collectives.size()));
-    std::string ecn = "[";
-    for (const RdmaScenarioEcnEntry& e : t.ecn.empty() ? RdmaScenarioSpec::DefaultEcnMap() : t.ecn)
-    {
-        ecn += Fmt("%s{\"rate_bps\": %" PRIu64 ", \"kmin_bytes\": %" PRIu64
-                   ", \"kmax_bytes\": %" PRIu64 ", \"pmax\": %s}",
-                   ecn.size() > 1 ? ", " : "", e.rateBps, e.kminBytes, e.kmaxBytes,
-                   JsonDouble(e.pmax).c_str());
-    }
-    ecn += "]";
-    std::ostringstream tr;
-    tr << "{\"recovery\": " << JsonString(RdmaNic::GetLossRecoveryName(t.recovery))
-       << ", \"cc\": " << JsonString(RdmaNic::GetCcModeName(t.cc))
-       << ", \"pfc_enabled\": " << b(t.pfcEnabled) << ", \"ecn_enabled\": " << b(t.ecnEnabled)
-       << ", \"buffer_bytes\": " << t.bufferBytes << ", \"ecn\": " << ecn
-       << ", \"alpha_resume_interval_ns\": " << t.alphaResumeIntervalNs
-       << ", \"rate_decrease_interval_ns\": " << t.rateDecreaseIntervalNs
-       << ", \"rp_timer_ns\": " << t.rpTimerNs << ", \"fast_recovery_times\": " << t.fastRecoveryTimes
-       << ", \"ewma_gain\": " << JsonDouble(t.ewmaGain) << ", \"rate_ai_bps\": " << t.rateAiBps
-       << ", \"rate_hai_bps\": " << t.rateHaiBps << ", \"min_rate_bps\": " << t.minRateBps
-       << ", \"clamp_target_rate\": " << b(t.clampTargetRate)
-       << ", \"rate_on_first_cnp\": " << JsonDouble(t.rateOnFirstCnp)
-       << ", \"ack_interval_packets\": " << t.ackIntervalPackets
-       << ", \"l2_chunk_bytes\": " << t.l2ChunkBytes << ", \"rate_bound\": " << b(t.rateBound)
-       << ", \"payload_bytes\": " << t.payloadBytes << ", \"pause_time_ns\": " << t.pauseTimeNs
-       << ", \"l2_timeout_ns\": " << t.l2TimeoutNs << ", \"nack_interval_ns\": " << t.nackIntervalNs
-       << ", \"irn_rto_low_ns\": " << t.irnRtoLowNs << ", \"irn_rto_high_ns\": " << t.irnRtoHighNs
-       << ", \"irn_bdp_bytes\": " << t.irnBdpBytes << ", \"irn_ooo_threshold\": " << t.irnOooThreshold
-       << ", \"ack_milestone_fix\": " << b(t.ackMilestoneFix)
-       << ", \"nack_carries_cnp\": " << b(t.nackCarriesCnp)
-       << ", \"headroom_sum_quirk\": " << b(t.headroomSumQuirk)
-       << ", \"withdraw_failed_ports\": " << b(t.withdrawFailedPorts) << ", \"quirks\": [";
-    const RdmaScenarioQuirks& q = t.quirks;
-    const char* sep = "";
-    for (const auto& [on, name] : {std::make_pair(q.flowPorts, "flow-ports"),
-                                   std::make_pair(q.timeTruncation, "time-truncation"),
-                                   std::make_pair(q.pacingWakeup, "pacing-wakeup"),
-                                   std::make_pair(q.irnSender, "irn-sender"),
-                                   std::make_pair(q.ecnSharedStream, "ecn-shared-stream"),
-                                   std::make_pair(q.eventOrder, "event-order"),
-                                   std::make_pair(q.glibcRand, "glibc-rand")})
-    {
-        if (on)
-        {
-            tr << sep << "\"" << name << "\"";
-            sep = ", ";
-        }
-    }
-    tr << "]";
-    if (!m_state->uetSummary.empty())
-    {
-        tr << ", \"kind\": \"uet\", \"uet\": " << m_state->uetSummary;
-    }
-    tr << "}";
-    kv("transport", tr.str());
-    std::ostringstream rn;
-    rn << "{\"flowgen_start_ns\": " << r.flowgenStartNs << ", \"flowgen_stop_ns\": " << r.flowgenStopNs
-       << ", \"hard_stop_ns\": " << r.hardStopNs << ", \"link_events\": " << r.linkEvents.size()
-       << ", \"pfc_trace\": " << b(r.pfcTrace) << ", \"queue_trace\": " << b(r.queueTrace)
-       << ", \"monitor_interval_ns\": " << r.monitorIntervalNs
-       << ", \"rate_trace_ns\": " << r.rateTraceNs << ", \"load\": " << JsonDouble(r.load) << "}";
-    kv("run", rn.str());
-    kv("text", JsonString(sp.configEcho), true);
-    o << "  },\n";
-    o << "  \"flows_total\": " << sp.flows.size() << ",\n";
-    o << "  \"flows_started\": " << started << ",\n";
-    o << "  \"flows_delivered\": " << delivered << ",\n";
-    o << "  \"flows_completed\": " << GetCompletedFlows() << ",\n";
-    o << "  \"events\": " << GetEventCount() << ",\n";
-    o << "  \"sim_time_ns\": " << GetSimTimeNs() << ",\n";
-    o << "  \"wall_time_s\": " << Fmt("%.3f", GetWallTimeSeconds()) << ",\n";
-    {
-        // The whole process so far (parsing and building included): what a sweep costs.
-        struct rusage ru{};
-        getrusage(RUSAGE_SELF, &ru);
-        const double cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                           1e-6 * static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-        o << "  \"cpu_time_s\": " << Fmt("%.3f", cpu) << ",\n";
-        o << "  \"peak_rss_mib\": " << Fmt("%.1f", static_cast<double>(ru.ru_maxrss) / 1024.0)
-          << ",\n";
-    }
-    o << "  \"counters\": {\n";
-    const State* st = m_state.get();
-    kv("retx_pkts", u(retx));
-    kv("nacks", u(nacks));
-    kv("cnps", u(cnps));
-    kv("cnps_sent", u(st ? st->cnpsSent : 0));
-    kv("timeouts", u(timeouts));
-    kv("rate_cuts", u(cuts));
-    kv("path_switches", u(switches));
-    kv("probes", u(probes));
-    kv("ecn_marks", u(st ? st->ecnMarks : 0));
-    kv("mmu_drops", u(st ? st->mmuDrops : 0));
-    kv("switch_packets_forwarded", u(st ? st->forwarded : 0));
-    if (sp.transport.kind == RdmaNic::UET)
-    {
-        kv("trims", u(st ? st->trims : 0)); // (absent under RoCE: its outputs stay as they were)
-    }
-    kv("pfc_pauses_sent", u(st ? st->pfcPausesSent : 0));
-    kv("pfc_pauses_received", u(st ? st->pfcPausesRx : 0));
-    kv("pfc_resumes_received", u(st ? st->pfcResumesRx : 0));
-    kv("link_down_losses", u(st ? st->linkLoss : 0));
-    kv("error_model_drops", u(st ? st->errorDrops : 0), true);
-    o << "  },\n";
-    o << "  \"lb_counters\": {";
-    const char* lbSep = "\n";
-    for (const auto& [name, value] : GetLbCounters())
-    {
-        o << lbSep << "    " << JsonString(name) << ": " << value;
-        lbSep = ",\n";
-    }
-    o << (GetLbCounters().empty() ? "},\n" : "\n  },\n");
-    o << "  \"collectives\": {\n";
-    uint32_t complete = 0;
-    uint64_t maxCct = 0;
-    int64_t slowest = -1;
-    long double sum = 0;
-    for (const RdmaScenarioCollectiveResult& c : GetCollectiveResults())
-    {
-        if (!c.complete)
-        {
-            continue;
-        }
-        ++complete;
-        uint64_t cct = c.finishNs - c.startNs;
-        sum += cct;
-        if (slowest < 0 || cct > maxCct)
-        {
-            maxCct = cct;
-            slowest = c.group;
-        }
-    }
-    kv("groups", u(sp.collectives.size()));
-    kv("complete", u(complete));
-    kv("slowest_group", slowest < 0 ? std::string("null") : std::to_string(slowest));
-    kv("cct_max_ns", u(maxCct));
-    kv("cct_mean_ns", complete ? JsonDouble(static_cast<double>(sum / complete)) : "null", true);
-    o << "  },\n";
-    o << "  \"notes\": [";
-    for (size_t i = 0; i < sp.notes.size(); ++i)
-    {
-        o << (i ? ", " : "") << JsonString(sp.notes[i]);
-    }
-    o << "]\n}\n";
-    return o.str();
 }
 
 } // namespace ns3

@@ -20,6 +20,8 @@
  * Dependencies: a flow with a non-empty `after` list starts at max(startNs, the time the last
  * byte of every listed flow was delivered in order at its receiver) -- RdmaNic's FlowDelivered
  * trace; the flow's FCT is measured from that actual start.
+ *
+ * rdma-scenario.cc runs the fabric; the output files and traces are rdma-scenario-output's.
  */
 #ifndef RDMA_SCENARIO_H
 #define RDMA_SCENARIO_H
@@ -261,6 +263,24 @@ struct RdmaScenarioCollectiveResult
     uint64_t finishNs{0};   //!< last delivery
 };
 
+/// \ingroup rdma-lb
+/// The run's totals beyond the per-flow counters (summary.json "counters").
+struct RdmaScenarioCounters
+{
+    uint64_t ecnMarks{0};      //!< ECN marks by the switches
+    uint64_t mmuDrops{0};      //!< packets the switches' MMUs dropped
+    uint64_t forwarded{0};     //!< packets sent by the switches
+    uint64_t trims{0};         //!< data packets trimmed by switches (uet with trimming)
+    uint64_t pfcPausesSent{0}; //!< PFC pauses sent by the switches
+    uint64_t cnpsSent{0}; //!< CNP-flagged feedback sent by receivers (ConWeave's cnp.txt count)
+    uint64_t pfcPausesRx{0};   //!< PFC pauses received, every port
+    uint64_t pfcResumesRx{0};  //!< PFC resumes received, every port
+    uint64_t linkLoss{0};      //!< packets lost on links that were down
+    uint64_t errorDrops{0};    //!< packets dropped by the links' error models
+};
+
+class RdmaScenarioOutput;
+
 /**
  * \ingroup rdma-lb
  * Builds the fabric of a RdmaScenarioSpec with RdmaFabricHelper, applies its transport
@@ -320,6 +340,8 @@ class RdmaScenarioRunner
     /// \return the switch load balancers' counters summed over the switches, by name
     /// (summary.json "lb_counters")
     std::map<std::string, uint64_t> GetLbCounters() const;
+    /// \return the run's totals (summary.json "counters" beyond the per-flow sums)
+    RdmaScenarioCounters GetCounters() const;
     /// \return the wall-clock seconds of build + run
     double GetWallTimeSeconds() const;
 
@@ -360,19 +382,30 @@ class RdmaScenarioRunner
     struct State; //!< run-time state (trace sinks, counters)
 
   private:
-    std::string OpenOutputs();
     /// Transport uet: derived parameters and the NIC/switch attributes (rdma-uet.h).
     void ConfigureUet();
     void BuildFabric();
     void ScheduleTraffic();
     void Simulate();
     void SummarizeCollectives();
+    /// Closes the streamed traces and writes fct.txt, flows.csv, collectives.csv and
+    /// summary.json (rdma-scenario-output.cc). \return "" or the error
     std::string WriteOutputs();
+    /// \return transport uet's derived parameters (JSON), else ""
+    const std::string& GetUetSummary() const;
+
+    /// \return printf's formatting of \p format as a string
+    static std::string Fmt(const char* format, ...) __attribute__((format(printf, 1, 2)));
+    /// \return \p s as a JSON string literal
+    static std::string JsonString(const std::string& s);
+    /// \return \p v as a JSON number (shortest round-tripping form; null if not finite)
+    static std::string JsonDouble(double v);
 
     RdmaScenarioSpec m_spec;
     std::string m_outDir;
     Progress m_progress{Progress::AUTO};
     std::unique_ptr<State> m_state;
+    std::unique_ptr<RdmaScenarioOutput> m_output; //!< the run's output files and traces
 };
 
 } // namespace ns3

@@ -169,24 +169,6 @@ struct LbControlPacket
     LbTagData tag;                           //!< its tag
 };
 
-/// Themis counters of one ToR, read from the agent's counters (themis_*).
-struct LbThemisCounters
-{
-    bool enabled{false};        //!< the switch runs Themis
-    uint64_t sprayedPkts{0};    //!< data packets sprayed by Themis-S
-    uint64_t dataObserved{0};   //!< data packets to hosts recorded in a PSN queue
-    uint64_t nacksSeen{0};      //!< NACKs from hosts seen
-    uint64_t nacksBlocked{0};   //!< NACKs blocked as invalid
-    uint64_t nacksForwarded{0}; //!< NACKs forwarded
-    uint64_t nacksUnresolved{0}; //!< forwarded NACKs whose trigger was not in the queue
-    uint64_t compensations{0};  //!< compensation NACKs generated
-    uint64_t cancellations{0};  //!< pending compensations cancelled by the BePSN packet
-    uint64_t alreadyPassed{0};  //!< blocked NACKs whose ePSN packet had already passed
-    uint64_t ringOverwrites{0}; //!< PSN-queue entries overwritten before use
-    uint64_t flows{0};          //!< queue pairs in the flow table
-    bool ecmpFallback{false};   //!< reverted to ECMP after a link failure
-};
-
 class QpPathSelector;
 class SwitchLbAgent;
 class HostLbGroup;

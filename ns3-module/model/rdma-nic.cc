@@ -7,6 +7,7 @@
 #include "rdma-channel.h"
 #include "rdma-lb-enums.h"
 #include "rdma-net-device.h"
+#include "rdma-recovery.h"
 #include "rdma-switch.h"
 #include "rdma-time.h"
 
@@ -568,6 +569,12 @@ RdmaNic::GetFlowRecord(uint32_t flowId) const
     return none;
 }
 
+void
+RdmaNic::SetUetBaseRttOf(Callback<Time, uint32_t> baseRttOfDestination)
+{
+    m_uetBaseRttOf = baseRttOfDestination;
+}
+
 int64_t
 RdmaNic::AssignStreams(int64_t stream)
 {
@@ -692,86 +699,6 @@ RdmaNic::CheckDelivered(RxState& rx, uint32_t sip)
 
 // ---- Sender: scheduling and pacing --------------------------------------------------------
 
-uint64_t
-RdmaNic::IrnInflight(const RdmaQueuePair& qp) const
-{
-    if (m_irnReferenceSender)
-    {
-        // Quirk irn-sender: start of the highest packet sent minus the highest cumulative ACK,
-        // in the reference's 32 bits (it wraps when that ACK is beyond the highest start).
-        return static_cast<uint32_t>(qp.maxSentSeq - qp.highestAck);
-    }
-    return qp.maxSentSeq > qp.sndUna ? qp.maxSentSeq - qp.sndUna : 0;
-}
-
-bool
-RdmaNic::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
-{
-    if (m_transport == UET)
-    {
-        return UetEligible(qp, now, wake);
-    }
-    if (m_recovery == NIC_SR)
-    {
-        while (!qp.srRetx.empty() && *qp.srRetx.begin() < qp.sndUna)
-        {
-            qp.srRetx.erase(qp.srRetx.begin());
-        }
-    }
-    if (m_recovery == IRN && m_irnReferenceSender)
-    {
-        // Quirk irn-sender: jump over the first SACKed block when the next byte is its start,
-        // and forget the blocks below the new next byte.
-        while (!qp.sack.empty() && qp.sack.begin()->first == qp.sndNxt)
-        {
-            qp.sndNxt = qp.sack.begin()->second;
-            qp.sack.erase(qp.sack.begin());
-        }
-        while (!qp.sack.empty() && qp.sack.begin()->second <= qp.sndNxt)
-        {
-            qp.sack.erase(qp.sack.begin());
-        }
-    }
-    else if (m_recovery == IRN)
-    {
-        // Skip what the receiver already holds. The blocks are single packets, so disjoint:
-        // of those starting at or before sndNxt only the last can reach past it (a scan from
-        // the first block cost O(blocks) per packet sent under spraying).
-        auto b = qp.sack.upper_bound(qp.sndNxt);
-        if (b != qp.sack.begin() && std::prev(b)->second > qp.sndNxt)
-        {
-            qp.sndNxt = std::prev(b)->second;
-        }
-        for (; b != qp.sack.end() && b->first <= qp.sndNxt; ++b)
-        {
-            qp.sndNxt = std::max(qp.sndNxt, b->second);
-        }
-    }
-    bool hasData = qp.sndNxt < qp.size || !qp.srRetx.empty();
-    if (!hasData)
-    {
-        return false;
-    }
-    if (m_dev->IsPaused(qp.pg))
-    {
-        return false; // a paused priority group is not scheduled; the resume kicks the port
-    }
-    if (m_window != 0 && qp.sndNxt >= qp.sndUna + Window(qp))
-    {
-        return false; // window-bound (HAS_WIN): an ACK will kick the port
-    }
-    if (m_recovery == IRN && qp.srRetx.empty())
-    {
-        uint64_t inflight = IrnInflight(qp);
-        uint64_t next = std::min<uint64_t>(m_payloadBytes, qp.size - qp.sndNxt);
-        if (!(inflight + next < m_irnBdp || qp.sndUna + m_irnBdp > qp.sndNxt))
-        {
-            return false; // an ACK will kick the port
-        }
-    }
-    return TimeToSend(qp, now, wake);
-}
-
 void
 RdmaNic::Wake()
 {
@@ -839,57 +766,12 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
     {
         return nullptr;
     }
-    Time now = Simulator::Now();
-    Time wake = Time::Max();
-    // Round-robin: the first eligible queue pair after the last one served.
-    auto it = m_qps.upper_bound(m_lastServed);
-    for (std::size_t k = 0; k < m_qps.size(); ++k, ++it)
-    {
-        if (it == m_qps.end())
-        {
-            it = m_qps.begin();
-        }
-        RdmaQueuePair& qp = it->second;
-        if (!Eligible(qp, now, &wake))
-        {
-            continue;
-        }
-        m_lastServed = qp.qpn;
-        if (m_transport == UET)
-        {
-            return UetNextPacket(qp, now);
-        }
-        bool fromSr = !qp.srRetx.empty();
-        uint64_t seq = fromSr ? *qp.srRetx.begin() : qp.sndNxt;
-        uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(m_payloadBytes, qp.size - seq));
-        LbSendContext cx;
-        cx.now = now;
-        cx.psn = static_cast<uint32_t>(seq / m_payloadBytes);
-        cx.retransmission = seq < qp.highSent;
-        cx.inflightPkts = static_cast<uint32_t>(
-            (qp.highSent - std::min(qp.highSent, qp.sndUna) + m_payloadBytes - 1) / m_payloadBytes);
-        cx.everyArrivalAnswered = m_recovery == IRN;
-        RdmaHeader h = DataHeader(qp, seq, cx);
-        h.intMode = m_intMode;
-        Ptr<Packet> p = Create<Packet>(payload);
-        p->AddHeader(h);
-        qp.lastPktSize = p->GetSize();
-        m_dataSent(qp.flowId, h.seq, h.sport);
-        if (fromSr)
-        {
-            qp.srRetx.erase(qp.srRetx.begin());
-        }
-        else
-        {
-            qp.sndNxt += payload;
-        }
-        RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
-        DataRate pace = m_rateBound ? DataRate(qp.rate) : m_dev->GetDataRate();
-        qp.nextAvail = now + RdmaTxTime(pace, p->GetSize(), m_timeTruncation);
-        ArmRto(qp);
-        ArmLbTimer(qp);
-        return p;
-    }
+    return Recovery().NextPacket(Simulator::Now());
+}
+
+void
+RdmaNic::ScheduleWake(Time now, Time wake)
+{
     if (m_pacingWakeupQuirk)
     {
         ScheduleWakeAsReference(now);
@@ -900,7 +782,13 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         m_wakeEvent.Cancel();
         m_wakeEvent = Simulator::Schedule(wake - now, &RdmaNic::Wake, this);
     }
-    return nullptr;
+}
+
+RdmaLossRecovery&
+RdmaNic::CreateRecovery()
+{
+    m_lossRecovery = CreateRdmaLossRecovery(*this, m_transport, m_recovery);
+    return *m_lossRecovery;
 }
 
 void
@@ -926,7 +814,7 @@ RdmaNic::ScheduleWakeAsReference(Time now)
     }
 }
 
-// ---- Receiver (Go-Back-N, IRN, NIC-SR) ------------------------------------------------------
+// ---- Receiver --------------------------------------------------------------------------------
 
 void
 RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, Ptr<Packet> p)
@@ -1058,137 +946,7 @@ RdmaNic::ReceiveData(Ptr<Packet> p)
         AnswerProbe(h);
         return;
     }
-    if (m_transport == UET)
-    {
-        UetReceiveData(h, p);
-        return;
-    }
-    auto [rit, fresh] = m_rx.try_emplace({h.sip, h.qpn});
-    RxState& rx = rit->second;
-    if (fresh)
-    {
-        rx.milestone = uint64_t(m_ackInterval) * m_payloadBytes;
-    }
-    const uint64_t s = h.seq;
-    const uint64_t len = p->GetSize();
-    const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;
-    const uint16_t oooFlag = m_nackCarriesCnp ? RdmaHeader::FLAG_CNP : 0;
-    Time now = Simulator::Now();
-    auto nack = [&](uint16_t flags, uint64_t sackSeq, uint64_t sackLen) {
-        ++rx.nacksSent;
-        m_nackSent(h.sip, h.qpn, static_cast<uint32_t>(rx.expected));
-        NS_LOG_LOGIC("NACK to " << h.sip << " qpn " << h.qpn << " E " << rx.expected);
-        SendFeedback(h, rx, RdmaHeader::NACK, flags, sackSeq, sackLen);
-    };
-
-    if (m_recovery == IRN)
-    {
-        if (s <= rx.expected && rx.expected < s + len)
-        {
-            rx.expected = s + len;
-            while (!rx.ooo.empty() && rx.ooo.begin()->first <= rx.expected)
-            {
-                rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
-                rx.ooo.erase(rx.ooo.begin());
-            }
-            CheckDelivered(rx, h.sip);
-            if (rx.ooo.empty())
-            {
-                SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, 0, 0); // "ACK-like NACK"
-            }
-            else
-            {
-                SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, s, len);
-            }
-        }
-        else if (s > rx.expected)
-        {
-            bool sacked = rx.ooo.count(s) != 0;
-            if (sacked && now < rx.nackDeadline)
-            {
-                return;
-            }
-            rx.nackDeadline = now + m_nackInterval;
-            rx.ooo[s] = s + len;
-            nack(ecnFlag | oooFlag, s, len);
-        }
-        else
-        {
-            SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, rx.ooo.empty() ? 0 : s,
-                         rx.ooo.empty() ? 0 : len);
-        }
-        return;
-    }
-
-    if (m_recovery == NIC_SR)
-    {
-        if (s == rx.expected)
-        {
-            rx.expected = s + len;
-            while (!rx.ooo.empty() && rx.ooo.begin()->first <= rx.expected)
-            {
-                rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
-                rx.ooo.erase(rx.ooo.begin());
-            }
-            CheckDelivered(rx, h.sip);
-            SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
-        }
-        else if (s > rx.expected)
-        {
-            rx.ooo[s] = s + len; // the bitmap
-            if (rx.lastNacked != rx.expected)
-            {
-                // The first out-of-order arrival for this ePSN: one NACK, carrying only E.
-                rx.lastNacked = rx.expected;
-                nack(ecnFlag, 0, 0);
-            }
-            else if (ecnFlag)
-            {
-                SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
-            }
-        }
-        else
-        {
-            SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
-        }
-        return;
-    }
-
-    // Go-Back-N.
-    if (s <= rx.expected && rx.expected <= s + len)
-    {
-        rx.expected = s + len;
-        CheckDelivered(rx, h.sip);
-        bool ack;
-        if (m_ackMilestoneFix)
-        {
-            ack = rx.expected >= rx.milestone;
-        }
-        else
-        {
-            ack = rx.expected >= m_ackInterval; // the milestone is reset every packet
-        }
-        ack = ack || (m_chunkSize != 0 && rx.expected % m_chunkSize == 0);
-        if (!ack)
-        {
-            return;
-        }
-        rx.milestone = rx.expected + uint64_t(m_ackInterval) * m_payloadBytes;
-        SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
-    }
-    else if (s > rx.expected)
-    {
-        if (now >= rx.nackDeadline || rx.expected != rx.lastNacked)
-        {
-            rx.nackDeadline = now + m_nackInterval;
-            rx.lastNacked = rx.expected;
-            nack(ecnFlag | oooFlag, 0, 0);
-        }
-    }
-    else
-    {
-        SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0); // duplicate
-    }
+    Recovery().ReceiveData(h, p);
 }
 
 // ---- Sender: feedback -----------------------------------------------------------------------
@@ -1215,134 +973,7 @@ RdmaNic::ReceiveAck(Ptr<Packet> p)
         LbFeedbackAndProbes(qp, pf);
         return;
     }
-    if (m_transport == UET)
-    {
-        UetReceiveAck(it, h);
-        return;
-    }
-    const bool cnp = (h.flags & RdmaHeader::FLAG_CNP) != 0;
-    const bool isNack =
-        h.type == RdmaHeader::NACK && (m_recovery != IRN || h.sackLen != 0);
-    // To the load balancer, feedback is about the answered packet (its entropy, RTT and ECN
-    // echo). An IRN NACK that SACKs the answered packet itself says that packet arrived: a
-    // selective acknowledgement of its path (the gap it reports is about another packet, whose
-    // path the feedback does not name), so it is delivered as an ACK.
-    const bool sacksAnswered = m_recovery == IRN && h.sackLen != 0 && h.sackSeq == h.echoSeq;
-    LbFeedback fb;
-    fb.kind = (isNack && !sacksAnswered) ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
-    fb.now = Simulator::Now();
-    fb.entropy = h.dport;
-    fb.psn = h.echoSeq / m_payloadBytes;
-    fb.rtt = Simulator::Now() - NanoSeconds(static_cast<int64_t>(h.tsNs));
-    fb.hasRtt = true;
-    // The load balancer learns whether *this* packet was marked (the ECN echo), not the CNP
-    // flag, which an out-of-order NACK also carries (NackCarriesCnp) for the early packet.
-    fb.ecn = (h.flags & FLAG_ECN_ECHO) != 0;
-    LbFeedbackAndProbes(qp, fb);
-    if (isNack)
-    {
-        ++qp.rec.nacksRx;
-    }
-    qp.sndUna = std::max<uint64_t>(qp.sndUna, h.seq);
-    qp.highestAck = std::max<uint64_t>(qp.highestAck, h.seq);
-
-    // The go-back this feedback asks for (GBN: a NACK; IRN: a SACK while not in recovery).
-    bool goBack = false;
-    switch (m_recovery)
-    {
-    case GBN:
-        goBack = isNack;
-        break;
-    case NIC_SR:
-        if (isNack && h.seq < qp.size && h.seq < qp.highSent)
-        {
-            qp.srRetx.insert(h.seq); // resend only the expected packet
-        }
-        break;
-    case IRN: {
-        if (h.sackLen != 0)
-        {
-            uint64_t b = h.sackSeq;
-            uint64_t e = b + h.sackLen;
-            auto [bit, fresh] = qp.sack.emplace(b, e);
-            if (!fresh)
-            {
-                bit->second = std::max(bit->second, e);
-            }
-        }
-        while (!qp.sack.empty() && qp.sack.begin()->first <= qp.sndUna)
-        {
-            qp.sndUna = std::max(qp.sndUna, qp.sack.begin()->second);
-            qp.sack.erase(qp.sack.begin());
-        }
-        if (qp.irnRecovery && qp.sndUna >= qp.irnRecoverySeq)
-        {
-            qp.irnRecovery = false;
-        }
-        if (h.sackLen != 0)
-        {
-            uint64_t sackedEnd = qp.sack.empty() ? 0 : qp.sack.rbegin()->second;
-            bool beyond = sackedEnd > qp.sndUna &&
-                          sackedEnd - qp.sndUna > uint64_t(m_irnOooThreshold) * m_payloadBytes;
-            // The reference goes back on any SACK (quirk irn-sender); ours only when SACKed
-            // data lies beyond the hole (and IrnOooThreshold packets past it).
-            bool any = m_irnReferenceSender && m_irnOooThreshold == 0;
-            goBack = !qp.irnRecovery && (beyond || any);
-        }
-        else
-        {
-            qp.irnRecovery = false;
-        }
-        break;
-    }
-    }
-    qp.sndNxt = std::max(qp.sndNxt, qp.sndUna);
-    // Quirk irn-sender: the reference restarts the timer before it goes back, and only while
-    // sent-but-unacknowledged bytes remain (snd_nxt > snd_una); ours after, while any byte
-    // sent is unacknowledged.
-    const bool referenceTimer = m_irnReferenceSender && m_recovery != NIC_SR;
-    const bool restartTimer = referenceTimer ? qp.sndNxt > qp.sndUna : qp.highSent > qp.sndUna;
-    if (goBack)
-    {
-        if (m_recovery == IRN)
-        {
-            qp.irnRecoverySeq = qp.sndNxt;
-            qp.irnRecovery = true;
-        }
-        qp.sndNxt = qp.sndUna;
-    }
-
-    if (cnp)
-    {
-        ++qp.rec.cnpsRx;
-    }
-    if (cnp || (m_recovery == NIC_SR && isNack))
-    {
-        m_cc->OnCnp(qp); // NIC-SR: a NACK is also a congestion signal
-    }
-    if (qp.sndUna >= qp.size)
-    {
-        if (m_pacingWakeupQuirk)
-        {
-            // Quirk pacing-wakeup: the reference also runs HPCC/TIMELY/DCTCP on the ACK that
-            // completes a flow; HPCC's rate change then moves the port's pending wake-up.
-            m_cc->OnAck(qp, h);
-        }
-        Complete(it);
-        if (m_eventOrderQuirk)
-        {
-            m_dev->TriggerTransmit(); // the reference kicks the port after every ACK
-        }
-        return;
-    }
-    m_cc->OnAck(qp, h); // HPCC, TIMELY, DCTCP (the reference also runs them on the ACK
-                        // that completes a flow, with no effect on its FCT)
-    if (restartTimer)
-    {
-        ArmRto(qp);
-    }
-    ArmLbTimer(qp);
-    m_dev->TriggerTransmit();
+    Recovery().ReceiveAck(it, h);
 }
 
 void
@@ -1400,76 +1031,6 @@ RdmaNic::Complete(std::map<uint16_t, RdmaQueuePair>::iterator it)
     m_flowComplete(qp.flowId, m_address, qp.dip, qp.size, qp.start, qp.rec.finish, qp.rec.retxPkts);
     m_flowRecord(qp.rec);
     m_qps.erase(it);
-}
-
-// ---- Timeouts -------------------------------------------------------------------------------
-
-void
-RdmaNic::ArmRto(RdmaQueuePair& qp)
-{
-    Time rto = m_l2Timeout;
-    if (m_recovery == IRN && m_lossless && !m_irnRtoWithPfc)
-    {
-        return; // with PFC on, the reference ignores IRN timeouts
-    }
-    if (m_recovery == IRN)
-    {
-        rto = IrnInflight(qp) > 3ULL * m_payloadBytes ? m_irnRtoHigh : m_irnRtoLow;
-    }
-    Time now = Simulator::Now();
-    qp.rtoDeadline = now + rto;
-    // One event per queue pair; it re-checks the (lazily moved) deadline when it fires.
-    if (!qp.rtoEvent.IsRunning() ||
-        qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
-    {
-        qp.rtoEvent.Cancel();
-        qp.rtoEvent = Simulator::Schedule(rto, &RdmaNic::RtoCheck, this, qp.qpn);
-    }
-}
-
-void
-RdmaNic::RtoCheck(uint16_t qpn)
-{
-    auto it = m_qps.find(qpn);
-    if (it == m_qps.end())
-    {
-        return;
-    }
-    RdmaQueuePair& qp = it->second;
-    Time now = Simulator::Now();
-    if (now < qp.rtoDeadline)
-    {
-        qp.rtoEvent = Simulator::Schedule(qp.rtoDeadline - now, &RdmaNic::RtoCheck, this, qpn);
-        return;
-    }
-    qp.rtoDeadline = Time::Max();
-    if (qp.highSent <= qp.sndUna)
-    {
-        return; // nothing outstanding
-    }
-    ++qp.rec.timeouts;
-    NS_LOG_LOGIC("flow " << qp.flowId << " timeout at una " << qp.sndUna);
-    LbFeedback fb;
-    fb.kind = LbFeedbackKind::TIMEOUT;
-    fb.now = now;
-    // The timeout is about the oldest unacknowledged packet (the one whose loss stalls the
-    // queue pair), not the last one sent: its path is the one to blame.
-    fb.entropy = SentEntropy(qp, qp.sndUna);
-    fb.psn = static_cast<uint32_t>(qp.sndUna / m_payloadBytes);
-    LbFeedbackAndProbes(qp, fb);
-    if (m_recovery == IRN && m_irnReferenceSender)
-    {
-        qp.irnRecovery = true; // quirk irn-sender: the recovery end is left as it was
-    }
-    else if (m_recovery == IRN && !qp.irnRecovery)
-    {
-        qp.irnRecovery = true;
-        qp.irnRecoverySeq = qp.sndNxt;
-    }
-    qp.srRetx.clear();
-    qp.sndNxt = qp.sndUna;
-    ArmLbTimer(qp);
-    m_dev->TriggerTransmit();
 }
 
 // ---- The selector's timer -------------------------------------------------------------------

@@ -17,6 +17,10 @@
  * algorithm); the NIC adds the window of HAS_WIN / VAR_WIN (attributes Window, VarWin) and the INT
  * the algorithm's data packets carry.
  *
+ * Loss recovery is one RdmaLossRecovery per NIC (rdma-recovery.h, one file per scheme, the uet
+ * transport's sender and receiver beside them): the NIC serves its queue pairs round-robin
+ * and hands each send opportunity, data packet, ACK/NACK to it.
+ *
  * PFC (as the reference): a queue pair whose priority group is paused at the NIC's port is not
  * eligible (other groups keep sending); the port's resume re-offers the link. In IRN mode the
  * retransmission timer is not armed while the port is lossless -- the port obeys PFC and the
@@ -54,10 +58,12 @@
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/object.h"
+#include "ns3/packet.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <optional>
@@ -72,6 +78,7 @@ namespace ns3
 class RdmaNetDevice;
 class RdmaHeader;
 class Packet;
+class RdmaLossRecovery;
 
 /**
  * \ingroup rdma-lb
@@ -163,7 +170,7 @@ class RdmaNic : public Object, private RdmaCcHost
     enum Transport
     {
         ROCE, //!< RoCEv2 as the reference models it (LossRecovery, CcMode)
-        UET   //!< the Ultra-Ethernet-style transport of REPS (rdma-uet.h, rdma-nic-uet.cc)
+        UET   //!< the Ultra-Ethernet-style transport of REPS (rdma-uet.h, rdma-recovery-uet.h)
     };
 
     /// Congestion control of the NIC (CC_MODE; see rdma-cc.h).
@@ -301,6 +308,15 @@ class RdmaNic : public Object, private RdmaCcHost
     void SetCcModeAttribute(std::string name);
     /// Attribute CcMode: the name of m_ccMode.
     std::string GetCcModeAttribute() const;
+    // The loss recoveries (rdma-recovery.h) work on the queue pairs, the receiver state and
+    // the attributes of their NIC.
+    friend class RdmaLossRecovery;
+    friend class RdmaRoceRecovery;
+    friend class RdmaGoBackN;
+    friend class RdmaIrn;
+    friend class RdmaNicSr;
+    friend class RdmaUetRecovery;
+
     /// Receiver state of one incoming flow.
     struct RxState
     {
@@ -323,9 +339,23 @@ class RdmaNic : public Object, private RdmaCcHost
                      std::optional<uint16_t> sport,
                      std::optional<uint16_t> dport);
     Ptr<Packet> NextPacket(Ptr<RdmaNetDevice> dev);
-    bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
-    /// IRN's in-flight bytes for the BDP cap and the RTO choice.
-    uint64_t IrnInflight(const RdmaQueuePair& qp) const;
+    /**
+     * Round-robin: the packet \p scheme sends for the first queue pair after the last one
+     * served that it finds eligible (Scheme::Eligible, Scheme::Send: direct calls, one
+     * instantiation per loss recovery), else nullptr after ScheduleWake.
+     */
+    template <class Scheme>
+    Ptr<Packet> ServeQueuePairs(Scheme& scheme, Time now);
+    /// Nothing may send at \p now: schedules the port's wake-up at \p wake, the earliest time
+    /// pacing lets a queue pair send (or as the reference, quirk pacing-wakeup).
+    void ScheduleWake(Time now, Time wake);
+    /// \return the loss recovery (created at its first use from Transport and LossRecovery)
+    RdmaLossRecovery& Recovery()
+    {
+        return m_lossRecovery ? *m_lossRecovery : CreateRecovery();
+    }
+    /// Creates the loss recovery from the attributes. \return it
+    RdmaLossRecovery& CreateRecovery();
     void Wake();
     /// Quirk pacing-wakeup: the reference's wake-up rule when nothing may send.
     void ScheduleWakeAsReference(Time now);
@@ -339,9 +369,7 @@ class RdmaNic : public Object, private RdmaCcHost
     bool PortIsLossless() const;
     /// Fires FlowDelivered once the announced flow's bytes all arrived in order.
     void CheckDelivered(RxState& rx, uint32_t sip);
-    // Timers.
-    void ArmRto(RdmaQueuePair& qp);
-    void RtoCheck(uint16_t qpn);
+    // The selector's timer.
     void ArmLbTimer(RdmaQueuePair& qp);
     /// Whether pacing (nextAvail) and the selector's hold let \p qp send at \p now; if not,
     /// lowers \p wake to the time they will (both transports).
@@ -375,22 +403,6 @@ class RdmaNic : public Object, private RdmaCcHost
     uint64_t CcLineRate() const override;
     void CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing) override;
     RdmaQueuePair* CcFindQp(uint16_t qpn) override;
-
-    // UET transport (rdma-nic-uet.cc; rdma-uet.h for the rules and their sources).
-    /// Creates the queue pair's UET sender state at its first send opportunity.
-    RdmaUetSender& UetSender(RdmaQueuePair& qp);
-    bool UetEligible(RdmaQueuePair& qp, Time now, Time* wake);
-    Ptr<Packet> UetNextPacket(RdmaQueuePair& qp, Time now);
-    void UetReceiveData(const RdmaHeader& h, Ptr<Packet> p);
-    void UetReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, const RdmaHeader& h);
-    /// Sends the ACK/NACK of UET data packet \p h (padded to UetHeaderSize).
-    void UetSendFeedback(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type,
-                         uint64_t sackLen);
-    /// Removes outstanding packet \p at after its loss (NACK or timeout): window cut,
-    /// queued for retransmission. \return its entropy
-    uint16_t UetLose(RdmaQueuePair& qp, std::map<uint64_t, RdmaUetSent>::iterator at);
-    void UetArmRto(RdmaQueuePair& qp);
-    void UetRtoCheck(uint16_t qpn);
 
     // Attributes (defaults: GetTypeId, from RdmaDefaultTransport).
     Transport m_transport{};
@@ -447,6 +459,7 @@ class RdmaNic : public Object, private RdmaCcHost
     DataRate m_dctcpRateAi;
     std::unique_ptr<RdmaCongestionControl> m_cc; //!< created at the first flow
     RdmaHeader::IntMode m_intMode{}; //!< INT of the data packets
+    std::unique_ptr<RdmaLossRecovery> m_lossRecovery; //!< created at its first use
 
     Ptr<RdmaNetDevice> m_dev;
     uint32_t m_address{0};
@@ -468,6 +481,31 @@ class RdmaNic : public Object, private RdmaCcHost
     TracedCallback<uint32_t, uint64_t, uint64_t> m_rateChange;
     TracedCallback<uint32_t, uint64_t, uint64_t> m_uetWindow;
 };
+
+template <class Scheme>
+Ptr<Packet>
+RdmaNic::ServeQueuePairs(Scheme& scheme, Time now)
+{
+    Time wake = Time::Max();
+    // Round-robin: the first eligible queue pair after the last one served.
+    auto it = m_qps.upper_bound(m_lastServed);
+    for (std::size_t k = 0; k < m_qps.size(); ++k, ++it)
+    {
+        if (it == m_qps.end())
+        {
+            it = m_qps.begin();
+        }
+        RdmaQueuePair& qp = it->second;
+        if (!scheme.Eligible(qp, now, &wake))
+        {
+            continue;
+        }
+        m_lastServed = qp.qpn;
+        return scheme.Send(qp, now);
+    }
+    ScheduleWake(now, wake);
+    return nullptr;
+}
 
 } // namespace ns3
 

@@ -602,39 +602,6 @@ RdmaSwitch::GetLbCounters() const
     return m_agent ? m_agent->GetCounters() : std::vector<std::pair<std::string, uint64_t>>{};
 }
 
-LbThemisCounters
-RdmaSwitch::GetThemisCounters() const
-{
-    LbThemisCounters out;
-    const std::map<std::string, uint64_t*> fields{
-        {"themis_sprayed_pkts", &out.sprayedPkts},
-        {"themis_data_observed", &out.dataObserved},
-        {"themis_nacks_seen", &out.nacksSeen},
-        {"themis_nacks_blocked", &out.nacksBlocked},
-        {"themis_nacks_forwarded", &out.nacksForwarded},
-        {"themis_nacks_unresolved", &out.nacksUnresolved},
-        {"themis_compensations", &out.compensations},
-        {"themis_cancellations", &out.cancellations},
-        {"themis_already_passed", &out.alreadyPassed},
-        {"themis_ring_overwrites", &out.ringOverwrites},
-        {"themis_flows", &out.flows},
-    };
-    for (const auto& [name, value] : GetLbCounters())
-    {
-        auto it = fields.find(name);
-        if (it != fields.end())
-        {
-            *it->second = value;
-            out.enabled = true;
-        }
-        else if (name == "themis_ecmp_fallback")
-        {
-            out.ecmpFallback = value != 0;
-        }
-    }
-    return out;
-}
-
 uint64_t
 RdmaSwitch::GetHeldPackets() const
 {

@@ -161,11 +161,9 @@ class RdmaSwitch : public Object
     /// accounting (Themis: its paper's §4, PathMap + flow table + PSN queues); 0 for stateless
     /// algorithms
     uint64_t GetLbMemoryBytes() const;
-    /// \return the load balancer's counters, (name, value)
+    /// \return the load balancer's counters, (name, value), as the algorithm names and
+    /// reports them (summary.json "lb_counters" sums them over the switches)
     std::vector<std::pair<std::string, uint64_t>> GetLbCounters() const;
-    /// \return the load balancer's Themis counters (its themis_* counters; enabled false for
-    /// other algorithms)
-    LbThemisCounters GetThemisCounters() const;
     /// \return packets held now in the load balancer's per-flow queues
     uint64_t GetHeldPackets() const;
 

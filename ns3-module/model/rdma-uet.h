@@ -4,7 +4,7 @@
  * The transport REPS was evaluated on (the REPS paper, §4: htsim's Ultra-Ethernet-style "UEC"
  * sender, repository tommasobo/REPS_EuroSys_Artifact, htsim/sim/uec.cpp, run with
  * `-sender_cc_only -sender_cc_algo mprdma`). What it does, as implemented here (the NIC side is
- * rdma-nic-uet.cc, the switch side RdmaSwitch's TrimEnabled / DataQueueLimit):
+ * rdma-recovery-uet.cc, the switch side RdmaSwitch's TrimEnabled / DataQueueLimit):
  *  - data packets of PayloadSize (4086 B) plus UetHeaderSize (64 B) on the wire;
  *  - the receiver answers every data packet with an ACK carrying the cumulative ACK (next
  *    expected byte), a SACK of that packet, its entropy and its ECN mark (htsim UecSink::

@@ -291,11 +291,11 @@ class ThemisFlapTestCase : public TestCase
         f.ScheduleLinkFailure(LEAF, SPINE, DOWN, UP);
         bool fallbackDuring = false;
         Simulator::Schedule(MilliSeconds(2), +[](RdmaFabricHelper* fh, bool* fb) {
-            *fb = fh->GetSwitch(LEAF)->GetThemisCounters().ecmpFallback;
+            *fb = rdmalbtest::GetThemisCounters(fh->GetSwitch(LEAF)).ecmpFallback;
         }, &f, &fallbackDuring);
         Simulator::Stop(MilliSeconds(40));
         Simulator::Run();
-        const bool fallbackEnd = f.GetSwitch(LEAF)->GetThemisCounters().ecmpFallback;
+        const bool fallbackEnd = rdmalbtest::GetThemisCounters(f.GetSwitch(LEAF)).ecmpFallback;
         Simulator::Destroy();
         Config::Reset();
         std::printf("\nrdma-lb-faults: Themis, link down 1-3 ms: uplinks per flow before / during "

@@ -8,10 +8,12 @@
 #include "ns3/packet.h"
 #include "ns3/rdma-header.h"
 #include "ns3/rdma-scenario.h"
+#include "ns3/rdma-switch.h"
 #include "ns3/test.h"
 
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -45,6 +47,58 @@ class DropSeqOnceErrorModel : public ErrorModel
 
     std::set<uint32_t> m_seqs;
 };
+
+/// Themis counters of one ToR, read from its load balancer's counters (themis_*).
+struct ThemisCounters
+{
+    bool enabled{false};        //!< the switch runs Themis
+    uint64_t sprayedPkts{0};    //!< data packets sprayed by Themis-S
+    uint64_t dataObserved{0};   //!< data packets to hosts recorded in a PSN queue
+    uint64_t nacksSeen{0};      //!< NACKs from hosts seen
+    uint64_t nacksBlocked{0};   //!< NACKs blocked as invalid
+    uint64_t nacksForwarded{0}; //!< NACKs forwarded
+    uint64_t nacksUnresolved{0}; //!< forwarded NACKs whose trigger was not in the queue
+    uint64_t compensations{0};  //!< compensation NACKs generated
+    uint64_t cancellations{0};  //!< pending compensations cancelled by the BePSN packet
+    uint64_t alreadyPassed{0};  //!< blocked NACKs whose ePSN packet had already passed
+    uint64_t ringOverwrites{0}; //!< PSN-queue entries overwritten before use
+    uint64_t flows{0};          //!< queue pairs in the flow table
+    bool ecmpFallback{false};   //!< reverted to ECMP after a link failure
+};
+
+/// \return the Themis counters of switch \p sw (enabled false for other algorithms)
+inline ThemisCounters
+GetThemisCounters(Ptr<RdmaSwitch> sw)
+{
+    ThemisCounters out;
+    const std::map<std::string, uint64_t*> fields{
+        {"themis_sprayed_pkts", &out.sprayedPkts},
+        {"themis_data_observed", &out.dataObserved},
+        {"themis_nacks_seen", &out.nacksSeen},
+        {"themis_nacks_blocked", &out.nacksBlocked},
+        {"themis_nacks_forwarded", &out.nacksForwarded},
+        {"themis_nacks_unresolved", &out.nacksUnresolved},
+        {"themis_compensations", &out.compensations},
+        {"themis_cancellations", &out.cancellations},
+        {"themis_already_passed", &out.alreadyPassed},
+        {"themis_ring_overwrites", &out.ringOverwrites},
+        {"themis_flows", &out.flows},
+    };
+    for (const auto& [name, value] : sw->GetLbCounters())
+    {
+        auto it = fields.find(name);
+        if (it != fields.end())
+        {
+            *it->second = value;
+            out.enabled = true;
+        }
+        else if (name == "themis_ecmp_fallback")
+        {
+            out.ecmpFallback = value != 0;
+        }
+    }
+    return out;
+}
 
 /// Leaf-spine as ConWeave's topology files lay it out: hosts 0..L*H-1 (H per leaf), then the
 /// leaves, then the spines; host links first, then the leaf x spine mesh.

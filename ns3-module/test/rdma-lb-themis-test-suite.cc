@@ -21,6 +21,8 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-lb-module.h"
 
+#include "rdma-lb-test-util.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -53,7 +55,7 @@ struct RingResult
     uint64_t drops{0};
     double sendRateFrac{0};   //!< mean over flows of (data bytes sent / FCT) / line rate
     double throughputFrac{0}; //!< mean over flows of ideal FCT / FCT
-    LbThemisCounters themis;  //!< summed over the four ToRs
+    rdmalbtest::ThemisCounters themis; //!< summed over the four ToRs
     uint64_t tor0MemoryBytes{0};
 };
 
@@ -107,7 +109,7 @@ RunRing(const std::string& algorithm, const std::string& params, uint64_t bytes)
     }
     for (uint32_t s = 8; s < 12; ++s)
     {
-        LbThemisCounters c = f.GetSwitch(s)->GetThemisCounters();
+        rdmalbtest::ThemisCounters c = rdmalbtest::GetThemisCounters(f.GetSwitch(s));
         r.themis.enabled = c.enabled;
         r.themis.sprayedPkts += c.sprayedPkts;
         r.themis.nacksSeen += c.nacksSeen;
@@ -404,8 +406,8 @@ class ThemisLinkFailureTestCase : public TestCase
         f.ScheduleLinkFailure(16, 18, failAt); // leaf 16 - spine 18, never repaired
         Simulator::Stop(MilliSeconds(20));
         Simulator::Run();
-        const bool fallback16 = f.GetSwitch(16)->GetThemisCounters().ecmpFallback;
-        const bool fallback17 = f.GetSwitch(17)->GetThemisCounters().ecmpFallback;
+        const bool fallback16 = rdmalbtest::GetThemisCounters(f.GetSwitch(16)).ecmpFallback;
+        const bool fallback17 = rdmalbtest::GetThemisCounters(f.GetSwitch(17)).ecmpFallback;
         Simulator::Destroy();
         Config::Reset();
         NS_TEST_EXPECT_MSG_EQ(fallback16, true, "the ToR at the failed link reverted");
@@ -462,7 +464,7 @@ struct LossResult
 {
     bool done{false};
     RdmaFlowRecord rec;
-    LbThemisCounters dst; //!< the destination ToR's counters
+    rdmalbtest::ThemisCounters dst; //!< the destination ToR's counters
     uint32_t dropped{0};
 };
 
@@ -501,7 +503,7 @@ RunRingWithLosses(const std::string& params)
                           &out));
     Simulator::Stop(MilliSeconds(30));
     Simulator::Run();
-    out.dst = f.GetSwitch(9)->GetThemisCounters();
+    out.dst = rdmalbtest::GetThemisCounters(f.GetSwitch(9));
     out.dropped = em->dropped;
     Simulator::Destroy();
     return out;
@@ -625,7 +627,7 @@ class ThemisThreeTierTestCase : public TestCase
         f.AddFlow(0, 0, 1, 400000, MicroSeconds(1)); // 400 packets
         Simulator::Stop(MilliSeconds(5));
         Simulator::Run();
-        const LbThemisCounters src = f.GetSwitch(2)->GetThemisCounters();
+        const rdmalbtest::ThemisCounters src = rdmalbtest::GetThemisCounters(f.GetSwitch(2));
         const uint64_t mem = f.GetSwitch(2)->GetLbMemoryBytes();
         Simulator::Destroy();
         NS_TEST_ASSERT_MSG_EQ(done, true, "flow completes");

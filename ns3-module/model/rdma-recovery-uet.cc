@@ -1,19 +1,20 @@
 /*
- * rdma-lb: the UET transport of the NIC -- RdmaNic's members for Transport = uet.
+ * rdma-lb: RdmaUetRecovery, the UET transport of the NIC (Transport uet).
  *
  * Implements the sender and receiver of REPS's Ultra-Ethernet-style transport as htsim's UEC
  * sender with its MPRDMA-style window (tommasobo/REPS_EuroSys_Artifact, htsim/sim/uec.cpp);
- * the rules, their sources and the deviations are in rdma-uet.h. The RoCE paths of rdma-nic.cc
- * hand over to these functions at four points (Eligible, NextPacket, ReceiveData, ReceiveAck)
- * and share the rest: round-robin over queue pairs, pacing at the line rate, the load
- * balancer's entropy and feedback (every ACK, NACK and timeout names the packet's entropy,
- * its RTT and its ECN echo), completion and the flow records.
+ * the rules, their sources and the deviations are in rdma-uet.h. It shares the rest of the
+ * NIC with the RoCE loss recoveries (rdma-recovery.h): round-robin over queue pairs, pacing at
+ * the line rate, the load balancer's entropy and feedback (every ACK, NACK and timeout names
+ * the packet's entropy, its RTT and its ECN echo), completion and the flow records.
  */
+#include "rdma-recovery-uet.h"
+
 #include "rdma-header.h"
 #include "rdma-net-device.h"
-#include "rdma-nic.h"
 #include "rdma-time.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -23,7 +24,7 @@
 namespace ns3
 {
 
-NS_LOG_COMPONENT_DEFINE("RdmaNicUet");
+NS_LOG_COMPONENT_DEFINE("RdmaUetRecovery");
 
 uint64_t
 RdmaUetWindowOnAck(uint64_t windowBytes,
@@ -49,43 +50,46 @@ RdmaUetWindowOnLoss(uint64_t windowBytes, uint64_t mtuBytes, uint64_t lostBytes)
     return windowBytes > mtuBytes + lostBytes ? windowBytes - lostBytes : mtuBytes;
 }
 
-void
-RdmaNic::SetUetBaseRttOf(Callback<Time, uint32_t> baseRttOfDestination)
+Ptr<Packet>
+RdmaUetRecovery::NextPacket(Time now)
 {
-    m_uetBaseRttOf = baseRttOfDestination;
+    return m_nic.ServeQueuePairs(*this, now);
 }
 
 RdmaUetSender&
-RdmaNic::UetSender(RdmaQueuePair& qp)
+RdmaUetRecovery::Sender(RdmaQueuePair& qp)
 {
     if (qp.uet)
     {
         return *qp.uet;
     }
-    NS_ABORT_MSG_IF(m_uetBaseRtt.IsZero() || m_uetRto.IsZero(),
+    NS_ABORT_MSG_IF(m_nic.m_uetBaseRtt.IsZero() || m_nic.m_uetRto.IsZero(),
                     "RdmaNic: Transport uet needs UetBaseRtt and UetRto");
     qp.uet = std::make_unique<RdmaUetSender>();
     RdmaUetSender& u = *qp.uet;
-    u.mtuBytes = uint64_t(m_payloadBytes) + m_uetHeaderBytes;
-    Time baseRtt = m_uetBaseRttOf.IsNull() ? Time(0) : m_uetBaseRttOf(qp.dip);
+    u.mtuBytes = uint64_t(m_nic.m_payloadBytes) + m_nic.m_uetHeaderBytes;
+    Time baseRtt = m_nic.m_uetBaseRttOf.IsNull() ? Time(0) : m_nic.m_uetBaseRttOf(qp.dip);
     if (baseRtt.IsZero())
     {
-        baseRtt = m_uetBaseRtt;
+        baseRtt = m_nic.m_uetBaseRtt;
     }
     // BDP in bytes = RTT (ps) x rate (bit/s) / 8e12, in integers (no rounding below a byte).
-    const auto bdp = static_cast<uint64_t>(static_cast<unsigned __int128>(baseRtt.GetPicoSeconds()) *
-                                           m_dev->GetDataRate().GetBitRate() / 8000000000000ULL);
-    u.capBytes = std::max<uint64_t>(static_cast<uint64_t>(m_uetMaxWindowBdp * static_cast<double>(bdp)),
-                                    u.mtuBytes);
-    u.windowBytes = m_uetInitialWindow == 0 ? u.capBytes
-                                            : std::clamp(m_uetInitialWindow, u.mtuBytes, u.capBytes);
+    const auto bdp =
+        static_cast<uint64_t>(static_cast<unsigned __int128>(baseRtt.GetPicoSeconds()) *
+                              m_nic.m_dev->GetDataRate().GetBitRate() / 8000000000000ULL);
+    u.capBytes = std::max<uint64_t>(
+        static_cast<uint64_t>(m_nic.m_uetMaxWindowBdp * static_cast<double>(bdp)),
+        u.mtuBytes);
+    u.windowBytes = m_nic.m_uetInitialWindow == 0
+                        ? u.capBytes
+                        : std::clamp(m_nic.m_uetInitialWindow, u.mtuBytes, u.capBytes);
     return u;
 }
 
 bool
-RdmaNic::UetEligible(RdmaQueuePair& qp, Time now, Time* wake)
+RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
 {
-    RdmaUetSender& u = UetSender(qp);
+    RdmaUetSender& u = Sender(qp);
     if (u.rtx.empty() && qp.sndNxt >= qp.size)
     {
         return false;
@@ -94,27 +98,29 @@ RdmaNic::UetEligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         return false; // window-bound: an ACK, NACK or timeout kicks the port
     }
-    return TimeToSend(qp, now, wake);
+    return m_nic.TimeToSend(qp, now, wake);
 }
 
 Ptr<Packet>
-RdmaNic::UetNextPacket(RdmaQueuePair& qp, Time now)
+RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
 {
     RdmaUetSender& u = *qp.uet;
     const bool fromRtx = !u.rtx.empty();
     const uint64_t seq = fromRtx ? *u.rtx.begin() : qp.sndNxt;
-    const auto payload = static_cast<uint32_t>(std::min<uint64_t>(m_payloadBytes, qp.size - seq));
+    const auto payload =
+        static_cast<uint32_t>(std::min<uint64_t>(m_nic.m_payloadBytes, qp.size - seq));
     LbSendContext cx;
     cx.now = now;
-    cx.psn = static_cast<uint32_t>(seq / m_payloadBytes);
+    cx.psn = static_cast<uint32_t>(seq / m_nic.m_payloadBytes);
     cx.retransmission = seq < qp.highSent;
     cx.inflightPkts = static_cast<uint32_t>(u.outstanding.size());
     cx.everyArrivalAnswered = true;
-    const RdmaHeader h = DataHeader(qp, seq, cx);
-    Ptr<Packet> p = Create<Packet>(payload + m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    const RdmaHeader h = m_nic.DataHeader(qp, seq, cx);
+    Ptr<Packet> p =
+        Create<Packet>(payload + m_nic.m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
     p->AddHeader(h);
     const uint32_t wire = p->GetSize();
-    m_dataSent(qp.flowId, h.seq, h.sport);
+    m_nic.m_dataSent(qp.flowId, h.seq, h.sport);
     if (fromRtx)
     {
         u.rtx.erase(u.rtx.begin());
@@ -133,24 +139,24 @@ RdmaNic::UetNextPacket(RdmaQueuePair& qp, Time now)
     at->second = RdmaUetSent{now, wire, h.sport};
     u.bySendTime.emplace(now, seq);
     u.inflightBytes += wire;
-    RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
-    qp.nextAvail = now + RdmaTxTime(m_dev->GetDataRate(), wire, m_timeTruncation);
-    UetArmRto(qp);
-    ArmLbTimer(qp);
+    m_nic.RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
+    qp.nextAvail = now + RdmaTxTime(m_nic.m_dev->GetDataRate(), wire, m_nic.m_timeTruncation);
+    ArmRto(qp);
+    m_nic.ArmLbTimer(qp);
     return p;
 }
 
 // ---- Receiver -------------------------------------------------------------------------------
 
 void
-RdmaNic::UetSendFeedback(const RdmaHeader& h,
-                         const RxState& rx,
-                         RdmaHeader::Type type,
-                         uint64_t sackLen)
+RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
+                              const RxState& rx,
+                              RdmaHeader::Type type,
+                              uint64_t sackLen)
 {
     RdmaHeader a;
     a.type = type;
-    a.sip = m_address;
+    a.sip = m_nic.m_address;
     a.dip = h.sip;
     a.sport = h.dport; // the reverse direction of the data packet
     a.dport = h.sport; // echo the entropy
@@ -158,20 +164,21 @@ RdmaNic::UetSendFeedback(const RdmaHeader& h,
     a.pg = h.pg;
     a.tsNs = h.tsNs;
     a.echoSeq = h.seq;
-    a.flags = h.ecn != 0 ? FLAG_ECN_ECHO : 0;
+    a.flags = h.ecn != 0 ? RdmaNic::FLAG_ECN_ECHO : 0;
     a.seq = static_cast<uint32_t>(rx.expected);
     a.sackSeq = h.seq;
     a.sackLen = static_cast<uint16_t>(sackLen);
     const uint32_t size = a.GetSerializedSize();
-    Ptr<Packet> ack = Create<Packet>(m_uetHeaderBytes > size ? m_uetHeaderBytes - size : 0);
+    const uint32_t header = m_nic.m_uetHeaderBytes;
+    Ptr<Packet> ack = Create<Packet>(header > size ? header - size : 0);
     ack->AddHeader(a);
-    m_dev->Enqueue(ack, 0);
+    m_nic.m_dev->Enqueue(ack, 0);
 }
 
 void
-RdmaNic::UetReceiveData(const RdmaHeader& h, Ptr<Packet> p)
+RdmaUetRecovery::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
 {
-    auto [rit, fresh] = m_rx.try_emplace({h.sip, h.qpn});
+    auto [rit, fresh] = m_nic.m_rx.try_emplace({h.sip, h.qpn});
     (void)fresh;
     RxState& rx = rit->second;
     const uint64_t s = h.seq;
@@ -182,16 +189,16 @@ RdmaNic::UetReceiveData(const RdmaHeader& h, Ptr<Packet> p)
         {
             // An older copy arrived: ACK it (SACK its block if it is beyond the cumulative ACK).
             auto block = rx.ooo.find(s);
-            UetSendFeedback(h, rx, RdmaHeader::ACK, block == rx.ooo.end() ? 0 : block->second - s);
+            SendFeedback(h, rx, RdmaHeader::ACK, block == rx.ooo.end() ? 0 : block->second - s);
             return;
         }
         ++rx.nacksSent;
-        m_nackSent(h.sip, h.qpn, h.seq);
+        m_nic.m_nackSent(h.sip, h.qpn, h.seq);
         NS_LOG_LOGIC("trimmed " << s << " from " << h.sip << " qpn " << h.qpn << ": NACK");
-        UetSendFeedback(h, rx, RdmaHeader::NACK, 0);
+        SendFeedback(h, rx, RdmaHeader::NACK, 0);
         return;
     }
-    const uint64_t len = p->GetSize() - (m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    const uint64_t len = p->GetSize() - (m_nic.m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
     if (s == rx.expected)
     {
         rx.expected = s + len;
@@ -200,7 +207,7 @@ RdmaNic::UetReceiveData(const RdmaHeader& h, Ptr<Packet> p)
             rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
             rx.ooo.erase(rx.ooo.begin());
         }
-        CheckDelivered(rx, h.sip);
+        m_nic.CheckDelivered(rx, h.sip);
     }
     else if (!held)
     {
@@ -209,15 +216,15 @@ RdmaNic::UetReceiveData(const RdmaHeader& h, Ptr<Packet> p)
     if (h.ecn != 0)
     {
         ++rx.cnpsSent; // ECN-echoing feedback (the RoCE counters' "CNP-flagged")
-        ++m_cnpsSent;
+        ++m_nic.m_cnpsSent;
     }
-    UetSendFeedback(h, rx, RdmaHeader::ACK, len);
+    SendFeedback(h, rx, RdmaHeader::ACK, len);
 }
 
 // ---- Sender: feedback and timeout -----------------------------------------------------------
 
 uint16_t
-RdmaNic::UetLose(RdmaQueuePair& qp, std::map<uint64_t, RdmaUetSent>::iterator at)
+RdmaUetRecovery::Lose(RdmaQueuePair& qp, std::map<uint64_t, RdmaUetSent>::iterator at)
 {
     RdmaUetSender& u = *qp.uet;
     const uint16_t entropy = at->second.entropy;
@@ -226,27 +233,27 @@ RdmaNic::UetLose(RdmaQueuePair& qp, std::map<uint64_t, RdmaUetSent>::iterator at
     u.bySendTime.erase({at->second.sent, at->first});
     u.rtx.insert(at->first);
     u.outstanding.erase(at);
-    m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
+    m_nic.m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
     return entropy;
 }
 
 void
-RdmaNic::UetReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, const RdmaHeader& h)
+RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, const RdmaHeader& h)
 {
     RdmaQueuePair& qp = it->second;
-    RdmaUetSender& u = UetSender(qp);
+    RdmaUetSender& u = Sender(qp);
     const Time now = Simulator::Now();
-    const bool ecn = (h.flags & FLAG_ECN_ECHO) != 0;
+    const bool ecn = (h.flags & RdmaNic::FLAG_ECN_ECHO) != 0;
     const bool nack = h.type == RdmaHeader::NACK;
     LbFeedback fb;
     fb.kind = nack ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
     fb.now = now;
     fb.entropy = h.dport;
-    fb.psn = h.echoSeq / m_payloadBytes;
+    fb.psn = h.echoSeq / m_nic.m_payloadBytes;
     fb.rtt = now - NanoSeconds(static_cast<int64_t>(h.tsNs));
     fb.hasRtt = true;
     fb.ecn = ecn;
-    LbFeedbackAndProbes(qp, fb);
+    m_nic.LbFeedbackAndProbes(qp, fb);
     if (ecn)
     {
         ++qp.rec.cnpsRx;
@@ -284,26 +291,26 @@ RdmaNic::UetReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, const Rdm
         auto at = u.outstanding.find(h.echoSeq);
         if (at != u.outstanding.end())
         {
-            UetLose(qp, at); // a trimmed packet: resend it, cut the window by its size
+            Lose(qp, at); // a trimmed packet: resend it, cut the window by its size
         }
     }
     else
     {
         u.windowBytes = RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
-        m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
+        m_nic.m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
     }
     if (qp.sndUna >= qp.size)
     {
-        Complete(it);
+        m_nic.Complete(it);
         return;
     }
-    UetArmRto(qp);
-    ArmLbTimer(qp);
-    m_dev->TriggerTransmit();
+    ArmRto(qp);
+    m_nic.ArmLbTimer(qp);
+    m_nic.m_dev->TriggerTransmit();
 }
 
 void
-RdmaNic::UetArmRto(RdmaQueuePair& qp)
+RdmaUetRecovery::ArmRto(RdmaQueuePair& qp)
 {
     RdmaUetSender& u = *qp.uet;
     if (u.bySendTime.empty())
@@ -311,7 +318,7 @@ RdmaNic::UetArmRto(RdmaQueuePair& qp)
         qp.rtoDeadline = Time::Max();
         return; // a pending event finds nothing outstanding
     }
-    qp.rtoDeadline = u.bySendTime.begin()->first + m_uetRto;
+    qp.rtoDeadline = u.bySendTime.begin()->first + m_nic.m_uetRto;
     // One event per queue pair; it re-checks the deadline when it fires (moved lazily later).
     if (!qp.rtoEvent.IsRunning() ||
         qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
@@ -319,17 +326,17 @@ RdmaNic::UetArmRto(RdmaQueuePair& qp)
         qp.rtoEvent.Cancel();
         const Time now = Simulator::Now();
         qp.rtoEvent = Simulator::Schedule(std::max(qp.rtoDeadline - now, Time(0)),
-                                          &RdmaNic::UetRtoCheck,
+                                          &RdmaUetRecovery::RtoCheck,
                                           this,
                                           qp.qpn);
     }
 }
 
 void
-RdmaNic::UetRtoCheck(uint16_t qpn)
+RdmaUetRecovery::RtoCheck(uint16_t qpn)
 {
-    auto it = m_qps.find(qpn);
-    if (it == m_qps.end())
+    auto it = m_nic.m_qps.find(qpn);
+    if (it == m_nic.m_qps.end())
     {
         return;
     }
@@ -340,10 +347,10 @@ RdmaNic::UetRtoCheck(uint16_t qpn)
     }
     RdmaUetSender& u = *qp.uet;
     const Time now = Simulator::Now();
-    const Time deadline = u.bySendTime.begin()->first + m_uetRto;
+    const Time deadline = u.bySendTime.begin()->first + m_nic.m_uetRto;
     if (now < deadline)
     {
-        qp.rtoEvent = Simulator::Schedule(deadline - now, &RdmaNic::UetRtoCheck, this, qpn);
+        qp.rtoEvent = Simulator::Schedule(deadline - now, &RdmaUetRecovery::RtoCheck, this, qpn);
         return;
     }
     // The oldest outstanding packet timed out: resend it, blame its entropy.
@@ -353,12 +360,12 @@ RdmaNic::UetRtoCheck(uint16_t qpn)
     LbFeedback fb;
     fb.kind = LbFeedbackKind::TIMEOUT;
     fb.now = now;
-    fb.psn = static_cast<uint32_t>(seq / m_payloadBytes);
-    fb.entropy = UetLose(qp, u.outstanding.find(seq));
-    LbFeedbackAndProbes(qp, fb);
-    UetArmRto(qp);
-    ArmLbTimer(qp);
-    m_dev->TriggerTransmit();
+    fb.psn = static_cast<uint32_t>(seq / m_nic.m_payloadBytes);
+    fb.entropy = Lose(qp, u.outstanding.find(seq));
+    m_nic.LbFeedbackAndProbes(qp, fb);
+    ArmRto(qp);
+    m_nic.ArmLbTimer(qp);
+    m_nic.m_dev->TriggerTransmit();
 }
 
 } // namespace ns3

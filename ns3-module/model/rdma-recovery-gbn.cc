@@ -1,0 +1,120 @@
+/*
+ * rdma-lb: RdmaGoBackN, Go-Back-N as the reference's RdmaHw runs it (ENABLE_IRN 0;
+ * doc/rdma-lb.rst, "NIC").
+ */
+#include "rdma-recovery-gbn.h"
+
+#include "rdma-header.h"
+#include "rdma-net-device.h"
+
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaGoBackN");
+
+Ptr<Packet>
+RdmaGoBackN::NextPacket(Time now)
+{
+    return m_nic.ServeQueuePairs(*this, now);
+}
+
+bool
+RdmaGoBackN::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
+{
+    return HasDataAndRoom(qp) && m_nic.TimeToSend(qp, now, wake);
+}
+
+Ptr<Packet>
+RdmaGoBackN::Send(RdmaQueuePair& qp, Time now)
+{
+    Ptr<Packet> p = SendData(qp, now, false);
+    ArmRto(qp);
+    m_nic.ArmLbTimer(qp);
+    return p;
+}
+
+void
+RdmaGoBackN::ArmRto(RdmaQueuePair& qp)
+{
+    ArmRtoIn(qp, m_nic.m_l2Timeout);
+}
+
+void
+RdmaGoBackN::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
+{
+    RxState& rx = Rx(h);
+    const uint64_t s = h.seq;
+    const uint64_t len = p->GetSize();
+    const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;
+    const uint16_t oooFlag = m_nic.m_nackCarriesCnp ? RdmaHeader::FLAG_CNP : 0;
+    Time now = Simulator::Now();
+    if (s <= rx.expected && rx.expected <= s + len)
+    {
+        rx.expected = s + len;
+        m_nic.CheckDelivered(rx, h.sip);
+        bool ack;
+        if (m_nic.m_ackMilestoneFix)
+        {
+            ack = rx.expected >= rx.milestone;
+        }
+        else
+        {
+            ack = rx.expected >= m_nic.m_ackInterval; // the milestone is reset every packet
+        }
+        ack = ack || (m_nic.m_chunkSize != 0 && rx.expected % m_nic.m_chunkSize == 0);
+        if (!ack)
+        {
+            return;
+        }
+        rx.milestone = rx.expected + uint64_t(m_nic.m_ackInterval) * m_nic.m_payloadBytes;
+        m_nic.SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+    }
+    else if (s > rx.expected)
+    {
+        if (now >= rx.nackDeadline || rx.expected != rx.lastNacked)
+        {
+            rx.nackDeadline = now + m_nic.m_nackInterval;
+            rx.lastNacked = rx.expected;
+            Nack(h, rx, ecnFlag | oooFlag, 0, 0);
+        }
+    }
+    else
+    {
+        m_nic.SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0); // duplicate
+    }
+}
+
+void
+RdmaGoBackN::ReceiveAck(QpIterator it, const RdmaHeader& h)
+{
+    RdmaQueuePair& qp = it->second;
+    const bool isNack = h.type == RdmaHeader::NACK;
+    AckFeedback(qp, h, isNack, false);
+    qp.sndNxt = std::max(qp.sndNxt, qp.sndUna);
+    // Quirk irn-sender: the reference restarts the timer before it goes back, and only while
+    // sent-but-unacknowledged bytes remain (snd_nxt > snd_una); ours after, while any byte
+    // sent is unacknowledged.
+    const bool restartTimer = RestartsTimer(qp, m_nic.m_irnReferenceSender);
+    if (isNack)
+    {
+        qp.sndNxt = qp.sndUna; // go back
+    }
+    if (AckCompletes(it, h, false))
+    {
+        return;
+    }
+    if (restartTimer)
+    {
+        ArmRto(qp);
+    }
+    m_nic.ArmLbTimer(qp);
+    m_nic.m_dev->TriggerTransmit();
+}
+
+} // namespace ns3

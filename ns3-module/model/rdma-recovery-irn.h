@@ -1,0 +1,53 @@
+/*
+ * rdma-lb: IRN loss recovery of the NIC (LossRecovery irn), the reference's simplified IRN
+ * (RdmaHw with ENABLE_IRN 1; "Revisiting Network Support for RDMA", SIGCOMM 2018, §3;
+ * doc/rdma-lb.rst, "NIC").
+ *
+ * Receiver: every data packet is answered by a NACK-typed feedback: in order, an "ACK-like
+ * NACK" (no SACK block while nothing is held out of order, else the packet's own block); out of
+ * order, a NACK with the packet's SACK block (a block SACKed before is NACKed again only after
+ * NackInterval), with the CNP flag if NackCarriesCnp. Sender: a SACK list skipped when
+ * sending, a BDP cap on the bytes in flight (IrnBdp), recovery entered on a SACK beyond the
+ * hole (IrnOooThreshold packets past it; the reference: any SACK, quirk irn-sender) and left
+ * when the cumulative ACK passes the point of entry, and the RTO low/high by the bytes in
+ * flight (IrnRtoLow, IrnRtoHigh), not armed while the port is lossless unless IrnRtoWithPfc.
+ */
+#ifndef RDMA_RECOVERY_IRN_H
+#define RDMA_RECOVERY_IRN_H
+
+#include "rdma-recovery.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-lb
+ * IRN (see the file comment).
+ */
+class RdmaIrn final : public RdmaRoceRecovery
+{
+  public:
+    using RdmaRoceRecovery::RdmaRoceRecovery;
+
+    Ptr<Packet> NextPacket(Time now) override;
+    void ReceiveData(const RdmaHeader& h, Ptr<Packet> p) override;
+    void ReceiveAck(QpIterator it, const RdmaHeader& h) override;
+
+    /// \return whether \p qp may send at \p now (else \p wake is lowered to when pacing will
+    /// let it); first skips what the receiver SACKed. RdmaNic::ServeQueuePairs
+    bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
+    /// \return the data packet of eligible \p qp, sent; RdmaNic::ServeQueuePairs
+    Ptr<Packet> Send(RdmaQueuePair& qp, Time now);
+
+  private:
+    void OnTimeout(RdmaQueuePair& qp) override;
+    /// (Re)arms the retransmission timer of \p qp: IrnRtoHigh above 3 packets in flight, else
+    /// IrnRtoLow; none while the port is lossless (unless IrnRtoWithPfc).
+    void ArmRto(RdmaQueuePair& qp);
+    /// \return the bytes in flight for the BDP cap and the RTO choice
+    uint64_t Inflight(const RdmaQueuePair& qp) const;
+};
+
+} // namespace ns3
+
+#endif /* RDMA_RECOVERY_IRN_H */

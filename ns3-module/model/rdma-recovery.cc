@@ -1,0 +1,259 @@
+/*
+ * rdma-lb: RdmaLossRecovery, its factory, and the steps the RoCE schemes share
+ * (RdmaRoceRecovery): the reference's RdmaHw sender and receiver around the scheme's own rules
+ * (doc/rdma-lb.rst, "NIC").
+ */
+#include "rdma-recovery.h"
+
+#include "rdma-header.h"
+#include "rdma-net-device.h"
+#include "rdma-recovery-gbn.h"
+#include "rdma-recovery-irn.h"
+#include "rdma-recovery-nicsr.h"
+#include "rdma-recovery-uet.h"
+#include "rdma-time.h"
+
+#include "ns3/abort.h"
+#include "ns3/log.h"
+#include "ns3/packet.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaLossRecovery");
+
+RdmaLossRecovery::RdmaLossRecovery(RdmaNic& nic)
+    : m_nic(nic)
+{
+}
+
+RdmaLossRecovery::~RdmaLossRecovery() = default;
+
+std::unique_ptr<RdmaLossRecovery>
+CreateRdmaLossRecovery(RdmaNic& nic, RdmaNic::Transport transport, RdmaNic::LossRecovery recovery)
+{
+    if (transport == RdmaNic::UET)
+    {
+        return std::make_unique<RdmaUetRecovery>(nic);
+    }
+    switch (recovery)
+    {
+    case RdmaNic::GBN:
+        return std::make_unique<RdmaGoBackN>(nic);
+    case RdmaNic::IRN:
+        return std::make_unique<RdmaIrn>(nic);
+    case RdmaNic::NIC_SR:
+        return std::make_unique<RdmaNicSr>(nic);
+    }
+    NS_ABORT_MSG("RdmaLossRecovery: unknown recovery " << static_cast<int>(recovery));
+    return nullptr;
+}
+
+// ---- Sender ---------------------------------------------------------------------------------
+
+bool
+RdmaRoceRecovery::HasDataAndRoom(const RdmaQueuePair& qp) const
+{
+    bool hasData = qp.sndNxt < qp.size || !qp.srRetx.empty();
+    if (!hasData)
+    {
+        return false;
+    }
+    if (m_nic.m_dev->IsPaused(qp.pg))
+    {
+        return false; // a paused priority group is not scheduled; the resume kicks the port
+    }
+    if (m_nic.m_window != 0 && qp.sndNxt >= qp.sndUna + m_nic.Window(qp))
+    {
+        return false; // window-bound (HAS_WIN): an ACK will kick the port
+    }
+    return true;
+}
+
+Ptr<Packet>
+RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswered)
+{
+    const uint32_t payloadBytes = m_nic.m_payloadBytes;
+    bool fromSr = !qp.srRetx.empty();
+    uint64_t seq = fromSr ? *qp.srRetx.begin() : qp.sndNxt;
+    uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(payloadBytes, qp.size - seq));
+    LbSendContext cx;
+    cx.now = now;
+    cx.psn = static_cast<uint32_t>(seq / payloadBytes);
+    cx.retransmission = seq < qp.highSent;
+    cx.inflightPkts = static_cast<uint32_t>(
+        (qp.highSent - std::min(qp.highSent, qp.sndUna) + payloadBytes - 1) / payloadBytes);
+    cx.everyArrivalAnswered = everyArrivalAnswered;
+    RdmaHeader h = m_nic.DataHeader(qp, seq, cx);
+    h.intMode = m_nic.m_intMode;
+    Ptr<Packet> p = Create<Packet>(payload);
+    p->AddHeader(h);
+    qp.lastPktSize = p->GetSize();
+    m_nic.m_dataSent(qp.flowId, h.seq, h.sport);
+    if (fromSr)
+    {
+        qp.srRetx.erase(qp.srRetx.begin());
+    }
+    else
+    {
+        qp.sndNxt += payload;
+    }
+    m_nic.RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
+    DataRate pace = m_nic.m_rateBound ? DataRate(qp.rate) : m_nic.m_dev->GetDataRate();
+    qp.nextAvail = now + RdmaTxTime(pace, p->GetSize(), m_nic.m_timeTruncation);
+    return p;
+}
+
+void
+RdmaRoceRecovery::ArmRtoIn(RdmaQueuePair& qp, Time rto)
+{
+    Time now = Simulator::Now();
+    qp.rtoDeadline = now + rto;
+    // One event per queue pair; it re-checks the (lazily moved) deadline when it fires.
+    if (!qp.rtoEvent.IsRunning() ||
+        qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
+    {
+        qp.rtoEvent.Cancel();
+        qp.rtoEvent = Simulator::Schedule(rto, &RdmaRoceRecovery::RtoCheck, this, qp.qpn);
+    }
+}
+
+void
+RdmaRoceRecovery::RtoCheck(uint16_t qpn)
+{
+    auto it = m_nic.m_qps.find(qpn);
+    if (it == m_nic.m_qps.end())
+    {
+        return;
+    }
+    RdmaQueuePair& qp = it->second;
+    Time now = Simulator::Now();
+    if (now < qp.rtoDeadline)
+    {
+        qp.rtoEvent =
+            Simulator::Schedule(qp.rtoDeadline - now, &RdmaRoceRecovery::RtoCheck, this, qpn);
+        return;
+    }
+    qp.rtoDeadline = Time::Max();
+    if (qp.highSent <= qp.sndUna)
+    {
+        return; // nothing outstanding
+    }
+    ++qp.rec.timeouts;
+    NS_LOG_LOGIC("flow " << qp.flowId << " timeout at una " << qp.sndUna);
+    LbFeedback fb;
+    fb.kind = LbFeedbackKind::TIMEOUT;
+    fb.now = now;
+    // The timeout is about the oldest unacknowledged packet (the one whose loss stalls the
+    // queue pair), not the last one sent: its path is the one to blame.
+    fb.entropy = m_nic.SentEntropy(qp, qp.sndUna);
+    fb.psn = static_cast<uint32_t>(qp.sndUna / m_nic.m_payloadBytes);
+    m_nic.LbFeedbackAndProbes(qp, fb);
+    OnTimeout(qp);
+    qp.srRetx.clear();
+    qp.sndNxt = qp.sndUna;
+    m_nic.ArmLbTimer(qp);
+    m_nic.m_dev->TriggerTransmit();
+}
+
+void
+RdmaRoceRecovery::OnTimeout(RdmaQueuePair& /*qp*/)
+{
+}
+
+// ---- Sender: ACK/NACK -----------------------------------------------------------------------
+
+void
+RdmaRoceRecovery::AckFeedback(RdmaQueuePair& qp, const RdmaHeader& h, bool nack, bool sacksAnswered)
+{
+    // To the load balancer, feedback is about the answered packet (its entropy, RTT and ECN
+    // echo).
+    LbFeedback fb;
+    fb.kind = (nack && !sacksAnswered) ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
+    fb.now = Simulator::Now();
+    fb.entropy = h.dport;
+    fb.psn = h.echoSeq / m_nic.m_payloadBytes;
+    fb.rtt = Simulator::Now() - NanoSeconds(static_cast<int64_t>(h.tsNs));
+    fb.hasRtt = true;
+    // The load balancer learns whether *this* packet was marked (the ECN echo), not the CNP
+    // flag, which an out-of-order NACK also carries (NackCarriesCnp) for the early packet.
+    fb.ecn = (h.flags & RdmaNic::FLAG_ECN_ECHO) != 0;
+    m_nic.LbFeedbackAndProbes(qp, fb);
+    if (nack)
+    {
+        ++qp.rec.nacksRx;
+    }
+    qp.sndUna = std::max<uint64_t>(qp.sndUna, h.seq);
+    qp.highestAck = std::max<uint64_t>(qp.highestAck, h.seq);
+}
+
+bool
+RdmaRoceRecovery::RestartsTimer(const RdmaQueuePair& qp, bool referenceRule)
+{
+    return referenceRule ? qp.sndNxt > qp.sndUna : qp.highSent > qp.sndUna;
+}
+
+bool
+RdmaRoceRecovery::AckCompletes(QpIterator it, const RdmaHeader& h, bool congestion)
+{
+    RdmaQueuePair& qp = it->second;
+    const bool cnp = (h.flags & RdmaHeader::FLAG_CNP) != 0;
+    if (cnp)
+    {
+        ++qp.rec.cnpsRx;
+    }
+    if (cnp || congestion)
+    {
+        m_nic.m_cc->OnCnp(qp);
+    }
+    if (qp.sndUna >= qp.size)
+    {
+        if (m_nic.m_pacingWakeupQuirk)
+        {
+            // Quirk pacing-wakeup: the reference also runs HPCC/TIMELY/DCTCP on the ACK that
+            // completes a flow; HPCC's rate change then moves the port's pending wake-up.
+            m_nic.m_cc->OnAck(qp, h);
+        }
+        m_nic.Complete(it);
+        if (m_nic.m_eventOrderQuirk)
+        {
+            m_nic.m_dev->TriggerTransmit(); // the reference kicks the port after every ACK
+        }
+        return true;
+    }
+    m_nic.m_cc->OnAck(qp, h); // HPCC, TIMELY, DCTCP (the reference also runs them on the ACK
+                              // that completes a flow, with no effect on its FCT)
+    return false;
+}
+
+// ---- Receiver -------------------------------------------------------------------------------
+
+RdmaRoceRecovery::RxState&
+RdmaRoceRecovery::Rx(const RdmaHeader& h)
+{
+    auto [rit, fresh] = m_nic.m_rx.try_emplace({h.sip, h.qpn});
+    RxState& rx = rit->second;
+    if (fresh)
+    {
+        rx.milestone = uint64_t(m_nic.m_ackInterval) * m_nic.m_payloadBytes;
+    }
+    return rx;
+}
+
+void
+RdmaRoceRecovery::Nack(const RdmaHeader& h,
+                       RxState& rx,
+                       uint16_t flags,
+                       uint64_t sackSeq,
+                       uint64_t sackLen)
+{
+    ++rx.nacksSent;
+    m_nic.m_nackSent(h.sip, h.qpn, static_cast<uint32_t>(rx.expected));
+    NS_LOG_LOGIC("NACK to " << h.sip << " qpn " << h.qpn << " E " << rx.expected);
+    m_nic.SendFeedback(h, rx, RdmaHeader::NACK, flags, sackSeq, sackLen);
+}
+
+} // namespace ns3

@@ -1,0 +1,149 @@
+/*
+ * rdma-lb: loss recovery of the RDMA NIC, one class per scheme (doc/rdma-lb.rst, "NIC"; as
+ * the reference's RdmaHw runs Go-Back-N and IRN).
+ *
+ * The NIC (RdmaNic) keeps what every scheme shares: queue pairs served round-robin with
+ * pacing, the load balancer's entropy and feedback, probes, congestion control, completion and
+ * the flow records. One RdmaLossRecovery per NIC, created at its first use from the attributes
+ * Transport and LossRecovery (CreateRdmaLossRecovery), decides the rest:
+ *  - RdmaGoBackN (rdma-recovery-gbn): Go-Back-N, the reference's default (ENABLE_IRN 0);
+ *  - RdmaIrn (rdma-recovery-irn): the reference's simplified IRN (ENABLE_IRN 1);
+ *  - RdmaNicSr (rdma-recovery-nicsr): commodity selective repeat (the Themis paper, §2.2);
+ *  - RdmaUetRecovery (rdma-recovery-uet): the sender and receiver of Transport uet
+ *    (rdma-uet.h for its rules and their sources).
+ * A scheme decides which queue pair may send and what it sends (NextPacket), how the receiver
+ * answers a data packet (ReceiveData), what the sender does with an ACK or NACK (ReceiveAck),
+ * and when its retransmission timer fires and what that does. The NIC makes one virtual call
+ * per event (a send opportunity, a data packet, an ACK/NACK; a timer event calls the scheme
+ * directly); within a send opportunity the NIC's round-robin (RdmaNic::ServeQueuePairs) is
+ * instantiated per scheme, so that asking each queue pair whether it may send is a direct call.
+ * Nothing is allocated per packet. The schemes work on the NIC's state (queue pairs, receiver
+ * state, attributes) as its friends; their per-queue-pair state lives in RdmaQueuePair (sack,
+ * irnRecovery, srRetx; uet) and the receiver's in the NIC's receiver state.
+ *
+ * RdmaRoceRecovery holds the steps the three RoCE schemes share: the eligibility common to all
+ * (data left, priority group not paused, window), building and accounting a data packet, the
+ * receiver's NACK, the ACK's feedback and bookkeeping, and the retransmission timer.
+ */
+#ifndef RDMA_RECOVERY_H
+#define RDMA_RECOVERY_H
+
+#include "rdma-nic.h"
+
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+namespace ns3
+{
+
+class Packet;
+class RdmaHeader;
+
+/**
+ * \ingroup rdma-lb
+ * The loss recovery of a NIC (see the file comment): what the NIC hands over per event.
+ */
+class RdmaLossRecovery
+{
+  public:
+    /// \param nic the NIC whose queue pairs and receiver state the scheme works on
+    explicit RdmaLossRecovery(RdmaNic& nic);
+    virtual ~RdmaLossRecovery();
+    RdmaLossRecovery(const RdmaLossRecovery&) = delete;
+    RdmaLossRecovery& operator=(const RdmaLossRecovery&) = delete;
+
+    /**
+     * The port may send and the NIC has queue pairs: the data packet of the first eligible
+     * queue pair after the last one served (RdmaNic::ServeQueuePairs with this scheme), or
+     * nullptr after scheduling the NIC's wake-up.
+     */
+    virtual Ptr<Packet> NextPacket(Time now) = 0;
+    /// Receiver: data packet \p h (header removed, \p p the rest), not a probe.
+    virtual void ReceiveData(const RdmaHeader& h, Ptr<Packet> p) = 0;
+    /// Sender: ACK or NACK \p h for the active queue pair at \p it, not a probe's answer.
+    virtual void ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it,
+                            const RdmaHeader& h) = 0;
+
+  protected:
+    RdmaNic& m_nic; //!< the NIC
+};
+
+/**
+ * \ingroup rdma-lb
+ * \return the loss recovery of \p nic for its \p transport and \p recovery (uet has its own,
+ * whatever \p recovery says)
+ */
+std::unique_ptr<RdmaLossRecovery> CreateRdmaLossRecovery(RdmaNic& nic,
+                                                         RdmaNic::Transport transport,
+                                                         RdmaNic::LossRecovery recovery);
+
+/**
+ * \ingroup rdma-lb
+ * The steps the RoCE schemes (Go-Back-N, IRN, NIC-SR) share, on the NIC's state.
+ */
+class RdmaRoceRecovery : public RdmaLossRecovery
+{
+  protected:
+    using RdmaLossRecovery::RdmaLossRecovery;
+    using RxState = RdmaNic::RxState; //!< receiver state of one incoming flow
+    using QpIterator = std::map<uint16_t, RdmaQueuePair>::iterator; //!< an active queue pair
+
+    // ---- Sender ----
+    /**
+     * \return whether \p qp has data to send (the next byte, or an offset queued for resending
+     * in srRetx), its priority group is not paused (the resume kicks the port) and the window
+     * of HAS_WIN lets it send (an ACK kicks the port); pacing is RdmaNic::TimeToSend's
+     */
+    bool HasDataAndRoom(const RdmaQueuePair& qp) const;
+    /**
+     * Builds the data packet of eligible \p qp -- the first offset queued in srRetx, else the
+     * next byte -- and accounts it: DataSent, the next byte or the queue, the counters and
+     * entropy window, the pacing of the next packet. The caller then arms its timer.
+     * \param everyArrivalAnswered whether the receiver answers every data packet (the load
+     * balancer's LbSendContext)
+     */
+    Ptr<Packet> SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswered);
+    /// (Re)arms the retransmission timer of \p qp to fire \p rto from now (one event per
+    /// queue pair; it re-checks the lazily moved deadline when it fires).
+    void ArmRtoIn(RdmaQueuePair& qp, Time rto);
+    /// The retransmission timer of queue pair \p qpn: on its deadline with bytes outstanding,
+    /// a timeout: the load balancer is told (the oldest unacknowledged packet's entropy),
+    /// OnTimeout, then the queue pair goes back to its oldest unacknowledged byte.
+    void RtoCheck(uint16_t qpn);
+    /// A timeout of \p qp, before it goes back (IRN enters recovery). Default: nothing.
+    virtual void OnTimeout(RdmaQueuePair& qp);
+
+    // ---- Sender: ACK/NACK ----
+    /**
+     * The feedback \p h as the load balancer sees it: about the answered packet (its entropy,
+     * RTT and ECN echo), a NACK if \p nack and not \p sacksAnswered; then counts a NACK and
+     * advances the cumulative ACK.
+     */
+    void AckFeedback(RdmaQueuePair& qp, const RdmaHeader& h, bool nack, bool sacksAnswered);
+    /**
+     * \return whether the timer restarts after this ACK: with \p referenceRule (quirk
+     * irn-sender) while sent-but-unacknowledged bytes remain (snd_nxt > snd_una, before any
+     * going back), else while any byte sent is unacknowledged
+     */
+    static bool RestartsTimer(const RdmaQueuePair& qp, bool referenceRule);
+    /**
+     * The congestion control's part of ACK/NACK \p h (a CNP flag, or \p congestion: a NIC-SR
+     * NACK), then completion: \return true when \p h acknowledged the flow's last byte (the
+     * queue pair is gone), else the congestion control has seen the ACK (OnAck)
+     */
+    bool AckCompletes(QpIterator it, const RdmaHeader& h, bool congestion);
+
+    // ---- Receiver ----
+    /// \return the receiver state of the flow of data packet \p h (created at its first packet)
+    RxState& Rx(const RdmaHeader& h);
+    /// Sends a NACK for data packet \p h: counted, traced (NackSent), expected byte rx.expected.
+    void Nack(const RdmaHeader& h, RxState& rx, uint16_t flags, uint64_t sackSeq, uint64_t sackLen);
+};
+
+} // namespace ns3
+
+#endif /* RDMA_RECOVERY_H */
