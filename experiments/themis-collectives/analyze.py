@@ -167,7 +167,7 @@ def main():
         lo, hi = PAPER[k]
         print(f"| {k} | T_I {ti:g} µs, T_D {td:g} µs | {cell['ecmp']} | {cell['adaptive']} | "
               f"{cell['spray']} | {cell['themis']} | {fmt_cut(c_ar)} | {fmt_cut(cut(rs, 'themis', 'ecmp'))} | "
-              f"−{lo} % … −{hi} % |")
+              f"+{lo} % … +{hi} % |")
     print("\n(+x % = Themis' slowest CCT x % below the other's.)\n")
     print("| claim (section 5) | ours, over the DCQCN settings run | verdict |")
     print("|---|---|---|")
