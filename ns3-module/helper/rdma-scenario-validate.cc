@@ -1,6 +1,6 @@
 /*
  * rdma-lb: RdmaScenarioRunner::Validate (see rdma-scenario.h and ns3-module/doc/rdma-lb.rst,
- * "Scenario files"): what only the fabric can check in a scenario -- the topology, ports, link
+ * "Scenarios"): what only the fabric can check in a scenario -- the topology, ports, link
  * rates against the ECN map, flow endpoints and dependencies, collectives, the run's seed and
  * times, link events -- each reported as one line naming the field. The transport's settings
  * and the load balancer's parameters are validated in Rust when the scenario is loaded.

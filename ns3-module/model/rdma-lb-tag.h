@@ -1,6 +1,6 @@
 /*
  * rdma-lb: RdmaLbTag, a switch load balancer's per-packet tag (ns3-module/doc/rdma-lb.rst,
- * "Switch load balancers"). Module-private: included by rdma-switch.cc (the packet path, which
+ * "Switch-side load balancers"). Module-private: included by rdma-switch.cc (the packet path, which
  * peeks and rewrites it, and registers its TypeId) and rdma-switch-lb.cc (control packets).
  */
 #ifndef RDMA_LB_TAG_H

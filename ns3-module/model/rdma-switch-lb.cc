@@ -1,6 +1,6 @@
 /*
  * rdma-lb: RdmaSwitch's load-balancer role (see rdma-switch.h and ns3-module/doc/rdma-lb.rst,
- * "Switch load balancers"): installing the SwitchLb agent (ports, hosts' ToRs, paths between
+ * "Switch-side load balancers"): installing the SwitchLb agent (ports, hosts' ToRs, paths between
  * ToRs), the packet view it reads, serving it (timers, held-queue releases, control packets)
  * and its counters. The packet path that asks it for a verdict (Route, Dequeued) and acts on
  * it is rdma-switch.cc's.
