@@ -1,0 +1,324 @@
+/*
+ * rdma-lb: RdmaScenarioRunner's run-time state (RdmaScenarioRunner::State, see rdma-scenario.h
+ * and ns3-module/doc/rdma-lb.rst, "Scenarios"): the fabric, the per-pair path values, the flow
+ * starts and their dependencies, the trace sinks, the monitors and the progress indicator.
+ * Module-private: only rdma-scenario.cc includes it.
+ */
+#ifndef RDMA_SCENARIO_STATE_H
+#define RDMA_SCENARIO_STATE_H
+
+#include "rdma-fabric-helper.h"
+#include "rdma-rate-trace.h"
+#include "rdma-scenario-output.h"
+#include "rdma-scenario.h"
+
+#include "ns3/rdma-channel.h"
+#include "ns3/rdma-header.h"
+#include "ns3/rdma-net-device.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/rdma-switch.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+// The per-pair tables. (A named namespace, not an anonymous one: State, defined in a header,
+// holds them.)
+namespace rdmascenario
+{
+
+/// The reference's per-pair values, from a BFS at the destination host.
+struct PairInfo
+{
+    uint64_t delayNs{0}; //!< one-way propagation
+    uint64_t txNs{0};    //!< one payload packet's serialization, summed over hops
+    uint64_t bwBps{0};   //!< bottleneck (0 = unreachable)
+    uint32_t hops{0};    //!< links on the path
+};
+
+/// What the uet transport's per-pair base RTT reads (RdmaScenarioRunner::ConfigureUet).
+struct UetPairRtt
+{
+    const std::vector<std::vector<PairInfo>>* pairs{nullptr}; //!< [dst host idx][src host idx]
+    const std::vector<uint32_t>* hostIndex{nullptr};          //!< node -> host index
+    uint64_t txNs{0}; //!< the fabric's diameter x (data + ACK) serialization at the host rate
+};
+
+} // namespace rdmascenario
+
+using rdmascenario::PairInfo;
+using rdmascenario::UetPairRtt;
+
+/// Run-time state: the fabric, the trace sinks and the results.
+struct RdmaScenarioRunner::State
+{
+    const RdmaScenarioSpec* spec{nullptr};
+    std::unique_ptr<RdmaFabricHelper> fabric;
+    std::vector<bool> isSwitch;
+    std::vector<uint32_t> hostIndex;               //!< node -> index among hosts (or max)
+    std::vector<uint32_t> hosts;                   //!< host node ids, ascending
+    std::vector<std::vector<PairInfo>> pairs;      //!< [dst host idx][src host idx]
+    std::string uetSummary; //!< transport uet: its derived parameters (JSON), else empty
+    UetPairRtt uetPairRtt;  //!< transport uet: what the NICs' per-pair base RTT reads
+    std::vector<RdmaScenarioFlowResult> results;
+    std::vector<RdmaScenarioCollectiveResult> collectives;
+    std::vector<std::vector<uint32_t>> dependents; //!< flow -> flows waiting for it
+    std::vector<uint32_t> pending;                 //!< flow -> predecessors not delivered
+    std::vector<uint32_t> ordinary;                //!< flows without deps, by (start, id)
+    size_t nextOrdinary{0};
+    uint32_t completed{0};
+    uint32_t started{0};
+    uint32_t delivered{0};
+    uint64_t events{0};
+    uint64_t simTimeNs{0};
+    double wallSeconds{0};
+    // Counters.
+    RdmaScenarioCounters counters; //!< the run's totals
+    std::map<std::string, uint64_t> lbCounters; //!< summed over the switches
+    // Traces: where they go (pfc.txt, queue.txt, uplink.txt, rate.txt, retx.txt; the runner's).
+    RdmaScenarioOutput* out{nullptr};
+    // Rate trace (rate.txt, retx.txt; sampled every rate-trace interval).
+    RdmaRateTrace rateTrace;
+    std::vector<uint32_t> tors;  //!< switches with a host link, ascending
+    Time monitorPeriod;
+    Time monitorEnd;
+    // Progress.
+    bool progress{false};
+    bool progressPrinted{false};
+    std::chrono::steady_clock::time_point wallStart;
+    double lastPrintWall{0};
+    Time progressPeriod;
+    uint64_t lastTickEvents{0};
+    uint64_t endEstimateNs{0};
+    uint64_t firstStartNs{0};  //!< simulated time of the first flow start (ETA reference)
+    double firstStartWall{-1}; //!< wall seconds at the first flow start
+    uint32_t previousSeed{1};  //!< RngSeedManager seed before the run (restored after)
+
+    void StartFlow(uint32_t id)
+    {
+        RdmaScenarioFlowResult& r = results[id];
+        const RdmaScenarioFlow& f = spec->flows[id];
+        r.started = true;
+        r.startNs = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        if (started++ == 0 && progress)
+        {
+            firstStartNs = r.startNs;
+            firstStartWall = WallNow();
+        }
+        Ptr<RdmaNic> nic = fabric->GetNic(f.src);
+        if (spec->transport.quirks.flowPorts)
+        {
+            nic->StartFlowOnPorts(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg, r.sport, r.dport);
+        }
+        else if (spec->transport.uetHtsimSwitches)
+        {
+            // htsim's ECMP path id: the connection's number modulo its 65,535 paths.
+            nic->StartFlowWithEntropy(id,
+                                      RdmaHostAddress(f.dst),
+                                      f.sizeBytes,
+                                      f.pg,
+                                      static_cast<uint16_t>(id % 65535));
+        }
+        else
+        {
+            nic->StartFlow(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg);
+        }
+    }
+
+    void ScheduleNextOrdinary()
+    {
+        if (nextOrdinary >= ordinary.size())
+        {
+            return;
+        }
+        const RdmaScenarioFlow& f = spec->flows[ordinary[nextOrdinary]];
+        Time at = NanoSeconds(static_cast<int64_t>(f.startNs));
+        Simulator::ScheduleWithContext(f.src, at - Simulator::Now(), &State::OrdinaryStep, this);
+    }
+
+    void OrdinaryStep()
+    {
+        if (!spec->transport.quirks.eventOrder)
+        {
+            StartFlow(ordinary[nextOrdinary++]);
+            ScheduleNextOrdinary();
+            return;
+        }
+        // Quirk event-order: the reference's flow-input event takes every flow of this start
+        // time; each queue pair appears two zero-delay events later (application start, then
+        // StartApplication), after the events already due now, in flow order.
+        const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        while (nextOrdinary < ordinary.size() && spec->flows[ordinary[nextOrdinary]].startNs == now)
+        {
+            Simulator::ScheduleNow(&State::StartApplication, this, ordinary[nextOrdinary++]);
+        }
+        ScheduleNextOrdinary();
+    }
+
+    void StartApplication(uint32_t id)
+    {
+        Simulator::ScheduleNow(&State::StartFlow, this, id);
+    }
+
+    void OnDelivered(uint32_t flowId, uint32_t, uint32_t, uint64_t, Time at)
+    {
+        if (flowId >= results.size() || results[flowId].delivered)
+        {
+            return;
+        }
+        RdmaScenarioFlowResult& r = results[flowId];
+        r.delivered = true;
+        r.deliveredNs = static_cast<uint64_t>(at.GetNanoSeconds());
+        ++delivered;
+        for (uint32_t d : dependents[flowId])
+        {
+            if (pending[d] > 0 && --pending[d] == 0)
+            {
+                const RdmaScenarioFlow& f = spec->flows[d];
+                Time startAt = NanoSeconds(static_cast<int64_t>(f.startNs));
+                Time delay = startAt > at ? startAt - at : Time(0);
+                Simulator::ScheduleWithContext(f.src, delay, &State::StartFlow, this, d);
+            }
+        }
+    }
+
+    void OnRecord(const RdmaFlowRecord& rec)
+    {
+        if (rec.flowId >= results.size() || results[rec.flowId].completed)
+        {
+            return;
+        }
+        RdmaScenarioFlowResult& r = results[rec.flowId];
+        r.completed = true;
+        r.fctNs = static_cast<uint64_t>((rec.finish - rec.start).GetNanoSeconds());
+        r.retxPkts = rec.retxPkts;
+        r.nacks = rec.nacksSent;
+        r.cnps = rec.cnpsRx;
+        r.timeouts = rec.timeouts;
+        r.rateCuts = rec.rateCuts;
+        r.pathSwitches = rec.pathSwitches;
+        r.probes = rec.probes;
+        if (++completed == results.size())
+        {
+            Simulator::Stop();
+        }
+    }
+
+    /// A PFC frame received at a port: node type and port come packed in one bound argument
+    /// (type << 16 | port), because ns-3 before 3.36 (waf era) binds at most 3 arguments.
+    static void OnPfcRx(State* s, uint32_t node, uint32_t typePort, uint32_t, uint32_t pauseUs)
+    {
+        (pauseUs != 0 ? s->counters.pfcPausesRx : s->counters.pfcResumesRx)++;
+        if (std::ostream* pfc = s->out->Pfc())
+        {
+            *pfc << Simulator::Now().GetNanoSeconds() << ' ' << node << ' ' << (typePort >> 16)
+                       << ' ' << (typePort & 0xffff) << ' ' << (pauseUs != 0 ? 1 : 0) << '\n';
+        }
+    }
+
+    static void OnLoss(State* s, Ptr<const Packet>)
+    {
+        ++s->counters.linkLoss;
+    }
+
+    static void OnErrorDrop(State* s, Ptr<const Packet>)
+    {
+        ++s->counters.errorDrops;
+    }
+
+    /// queue.txt: every switch port with queued bytes; uplink.txt: ConWeave's ToR-uplink
+    /// monitor, cumulative bytes sent on every ToR port towards a switch.
+    void MonitorTick()
+    {
+        const int64_t t = Simulator::Now().GetNanoSeconds();
+        for (uint32_t id : spec->switchIds)
+        {
+            Ptr<RdmaSwitch> sw = fabric->GetSwitch(id);
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                uint64_t q = sw->GetPort(p)->GetTotalQueueBytes();
+                if (q != 0)
+                {
+                    *out->Queue() << t << ' ' << id << ' ' << p + 1 << ' ' << q << '\n';
+                }
+            }
+        }
+        for (uint32_t id : tors)
+        {
+            Ptr<RdmaSwitch> sw = fabric->GetSwitch(id);
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                Ptr<RdmaNetDevice> dev = sw->GetPort(p);
+                Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
+                if (peer && isSwitch[peer->GetNode()->GetId()])
+                {
+                    *out->Uplink() << t << ',' << id << ',' << p + 1 << ',' << dev->GetTxBytes()
+                                   << '\n';
+                }
+            }
+        }
+        if (Simulator::Now() + monitorPeriod <= monitorEnd)
+        {
+            Simulator::Schedule(monitorPeriod, &State::MonitorTick, this);
+        }
+    }
+
+    double WallNow() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    }
+
+    void PrintProgress(bool final)
+    {
+        double wall = WallNow();
+        uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        std::string eta = "?";
+        if (firstStartWall >= 0 && now > firstStartNs && now < endEstimateNs &&
+            wall > firstStartWall)
+        {
+            // Simulated ns per wall second since the traffic began.
+            double rate = static_cast<double>(now - firstStartNs) / (wall - firstStartWall);
+            eta = Fmt("%.0f s", static_cast<double>(endEstimateNs - now) / rate);
+        }
+        else if (now >= endEstimateNs)
+        {
+            eta = "draining";
+        }
+        std::fprintf(stderr,
+                     "\r[rdma-lb] sim %.3f ms / %.3f ms | flows %u/%zu done | %.1f s wall | ETA %s   %s",
+                     static_cast<double>(now) / 1e6, static_cast<double>(endEstimateNs) / 1e6, completed,
+                     results.size(), wall, eta.c_str(), final ? "\n" : "");
+        std::fflush(stderr);
+        progressPrinted = true;
+        lastPrintWall = wall;
+    }
+
+    void ProgressTick()
+    {
+        double wall = WallNow();
+        if (wall >= 2.0 && wall - lastPrintWall >= 0.5)
+        {
+            PrintProgress(false);
+        }
+        // Back off (up to 1 ms) while nothing else happens, so that an idle stretch costs few
+        // ticks; the tick never changes the model's events or their order.
+        uint64_t ev = Simulator::GetEventCount();
+        progressPeriod = (ev - lastTickEvents <= 1) ? std::min(progressPeriod * 2, MilliSeconds(1))
+                                                    : MicroSeconds(10);
+        lastTickEvents = ev;
+        Simulator::Schedule(progressPeriod, &State::ProgressTick, this);
+    }
+};
+
+} // namespace ns3
+
+#endif /* RDMA_SCENARIO_STATE_H */

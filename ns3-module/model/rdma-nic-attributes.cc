@@ -1,0 +1,467 @@
+/*
+ * rdma-lb: RdmaNic's TypeId (see rdma-nic.h): its attributes -- the transport's settings, with
+ * defaults from Rust (RdmaDefaultTransport) -- and trace sources, and the congestion control,
+ * loss recovery and transport names they take (ns3-module/doc/rdma-lb.rst, "Source layout").
+ * The NIC's behaviour is rdma-nic.cc's.
+ */
+#include "rdma-nic.h"
+
+#include "rdma-header.h"
+#include "rdma-lb-enums.h"
+
+#include "rdma-lb-bridge/src/scenario.rs.h"
+
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/string.h"
+#include "ns3/trace-source-accessor.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+namespace
+{
+Time
+Ns(uint64_t ns)
+{
+    return NanoSeconds(static_cast<int64_t>(ns));
+}
+} // namespace
+
+// Congestion control, loss recovery and transport by name: the names are Rust's
+// (rdma_lb_scenario::Cc, Recovery, TransportKind), the values cross the bridge typed
+// (rdma-lb-enums.h). The fatal errors leave the catch blocks first, so that std::terminate
+// has no exception to report besides the message.
+
+std::string
+RdmaNic::GetCcModeName(CcMode cc)
+{
+    std::string error;
+    try
+    {
+        return std::string(rdmalb::bridge::cc_name(rdmalbenums::ToBridge(cc)));
+    }
+    catch (const rust::Error& e)
+    {
+        error = e.what();
+    }
+    NS_FATAL_ERROR("rdma-lb: " << error);
+}
+
+RdmaNic::CcMode
+RdmaNic::GetCcModeByName(const std::string& name)
+{
+    std::string error;
+    try
+    {
+        return rdmalbenums::FromBridge(rdmalb::bridge::cc_from_name(name));
+    }
+    catch (const rust::Error& e)
+    {
+        error = e.what();
+    }
+    NS_FATAL_ERROR("RdmaNic::CcMode: " << error);
+}
+
+std::string
+RdmaNic::GetLossRecoveryName(LossRecovery recovery)
+{
+    std::string error;
+    try
+    {
+        return std::string(rdmalb::bridge::recovery_name(rdmalbenums::ToBridge(recovery)));
+    }
+    catch (const rust::Error& e)
+    {
+        error = e.what();
+    }
+    NS_FATAL_ERROR("rdma-lb: " << error);
+}
+
+std::string
+RdmaNic::GetTransportName(Transport kind)
+{
+    std::string error;
+    try
+    {
+        return std::string(rdmalb::bridge::transport_kind_name(rdmalbenums::ToBridge(kind)));
+    }
+    catch (const rust::Error& e)
+    {
+        error = e.what();
+    }
+    NS_FATAL_ERROR("rdma-lb: " << error);
+}
+
+void
+RdmaNic::SetCcModeAttribute(std::string name)
+{
+    m_ccMode = GetCcModeByName(name);
+}
+
+std::string
+RdmaNic::GetCcModeAttribute() const
+{
+    return GetCcModeName(m_ccMode);
+}
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    // Attribute defaults: the transport defaults defined once in Rust (RdmaDefaultTransport).
+    const rdmalb::scenario::Transport& d = RdmaDefaultTransport();
+    static TypeId tid =
+        TypeId("ns3::RdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("RdmaLb")
+            .AddConstructor<RdmaNic>()
+            .AddAttribute("Transport",
+                          "Wire protocol: roce (LossRecovery, CcMode, the reference's) or uet "
+                          "(REPS's Ultra-Ethernet-style transport: per-packet ACK with SACK, "
+                          "ECN-driven window, NACK on trimmed packets, timeout from the base "
+                          "RTT; rdma-uet.h)",
+                          EnumValue(rdmalbenums::FromBridge(d.kind)),
+                          MakeEnumAccessor(&RdmaNic::m_transport),
+                          MakeEnumChecker(RdmaNic::ROCE,
+                                          GetTransportName(RdmaNic::ROCE),
+                                          RdmaNic::UET,
+                                          GetTransportName(RdmaNic::UET)))
+            .AddAttribute("UetHeaderSize",
+                          "uet: wire bytes of a data packet beyond its payload (htsim 64)",
+                          UintegerValue(d.uet_header_bytes),
+                          MakeUintegerAccessor(&RdmaNic::m_uetHeaderBytes),
+                          MakeUintegerChecker<uint32_t>(RdmaHeader::DATA_HEADER_BYTES, 512))
+            .AddAttribute("UetBaseRtt",
+                          "uet: base RTT of the queue pairs (window cap; must be set)",
+                          TimeValue(NanoSeconds(static_cast<int64_t>(d.uet_base_rtt_ns))),
+                          MakeTimeAccessor(&RdmaNic::m_uetBaseRtt),
+                          MakeTimeChecker())
+            .AddAttribute("UetMaxWindowBdp",
+                          "uet: window cap in base BDPs (UetBaseRtt x line rate; htsim 1.5)",
+                          DoubleValue(d.uet_max_window_bdp),
+                          MakeDoubleAccessor(&RdmaNic::m_uetMaxWindowBdp),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("UetInitialWindow",
+                          "uet: initial window in wire bytes (0 = the cap; clamped to it)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::m_uetInitialWindow),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("UetRto",
+                          "uet: retransmission timeout of the oldest outstanding packet (must "
+                          "be set; the scenario program: base RTT + 4 queue drain times)",
+                          TimeValue(NanoSeconds(static_cast<int64_t>(d.uet_rto_ns))),
+                          MakeTimeAccessor(&RdmaNic::m_uetRto),
+                          MakeTimeChecker())
+            .AddAttribute("PayloadSize",
+                          "Payload bytes per data packet (PACKET_PAYLOAD_SIZE)",
+                          UintegerValue(d.payload_bytes),
+                          MakeUintegerAccessor(&RdmaNic::m_payloadBytes),
+                          MakeUintegerChecker<uint32_t>(1, 9000))
+            .AddAttribute("LossRecovery",
+                          "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0), irn = "
+                          "the reference's IRN (ENABLE_IRN 1), nic-sr = commodity NIC "
+                          "selective repeat (one NACK per expected PSN, resend only that packet)",
+                          EnumValue(rdmalbenums::FromBridge(d.recovery)),
+                          MakeEnumAccessor(&RdmaNic::m_recovery),
+                          MakeEnumChecker(RdmaNic::GBN,
+                                          GetLossRecoveryName(RdmaNic::GBN),
+                                          RdmaNic::IRN,
+                                          GetLossRecoveryName(RdmaNic::IRN),
+                                          RdmaNic::NIC_SR,
+                                          GetLossRecoveryName(RdmaNic::NIC_SR)))
+            .AddAttribute("CcMode",
+                          "Congestion control (CC_MODE): dcqcn (1), hpcc (3), "
+                          "timely (7), dctcp (8), none (0: line rate, feedback "
+                          "ignored). Any other name is a fatal error",
+                          StringValue(GetCcModeName(rdmalbenums::FromBridge(d.cc))),
+                          MakeStringAccessor(&RdmaNic::SetCcModeAttribute,
+                                             &RdmaNic::GetCcModeAttribute),
+                          MakeStringChecker())
+            .AddAttribute("TimeTruncation",
+                          "Reference quirk time-truncation: ns-3.19's truncating conversions -- "
+                          "pacing intervals truncated to whole ns and DCQCN's "
+                          "(rate + target) / 2 as two truncated halves. false = this ns-3's "
+                          "DataRate::CalculateBytesTxTime and one division",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_timeTruncation),
+                          MakeBooleanChecker())
+            .AddAttribute("PacingWakeupQuirk",
+                          "Reference quirk pacing-wakeup: when no queue pair may "
+                          "send, schedule a wake-up at the earliest future next-send time of the "
+                          "queue pairs with bytes left (paused ones included), only if none is "
+                          "pending. false = always wake at the earliest time a blocked queue "
+                          "pair becomes eligible",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_pacingWakeupQuirk),
+                          MakeBooleanChecker())
+            .AddAttribute("IrnReferenceSender",
+                          "Reference quirk irn-sender: a timeout enters recovery "
+                          "without setting its end; any SACK outside recovery goes back; the "
+                          "BDP cap and RTO use the highest packet start minus the highest "
+                          "cumulative ACK (32 bits); resending jumps only over a SACKed block "
+                          "that starts at the next byte; feedback restarts the timer, before "
+                          "going back, only while snd_nxt > snd_una (also under gbn). false = "
+                          "our IRN sender",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_irnReferenceSender),
+                          MakeBooleanChecker())
+            .AddAttribute("EventOrderQuirk",
+                          "Reference quirk event-order: the ACK that completes a "
+                          "flow kicks the port at once, so another queue pair may send in that "
+                          "same event; DCQCN's decrease check is a periodic event from the first "
+                          "CNP to the end of the flow, so it runs before events of its instant "
+                          "scheduled less than a period earlier. false = the next queue pair "
+                          "sends from its own wake-up at that instant; checks are scheduled only "
+                          "while a CNP is pending",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_eventOrderQuirk),
+                          MakeBooleanChecker())
+            .AddAttribute("RateBound",
+                          "Pace each queue pair at its current rate (RATE_BOUND); false paces "
+                          "at the line rate",
+                          BooleanValue(d.rate_bound),
+                          MakeBooleanAccessor(&RdmaNic::m_rateBound),
+                          MakeBooleanChecker())
+            .AddAttribute("L2AckInterval",
+                          "ACK milestone in packets (L2_ACK_INTERVAL). Reference quirk: the "
+                          "milestone is reset every packet, so every in-order packet is ACKed "
+                          "unless AckMilestoneFix is set",
+                          UintegerValue(d.ack_interval_packets),
+                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("L2ChunkSize",
+                          "An ACK is also sent when the expected byte is a multiple of this "
+                          "(L2_CHUNK_SIZE, bytes; 0 = off)",
+                          UintegerValue(d.l2_chunk_bytes),
+                          MakeUintegerAccessor(&RdmaNic::m_chunkSize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AckMilestoneFix",
+                          "Fix of the milestone quirk (every in-order packet ACKed): ACK once per "
+                          "L2AckInterval packets instead of every packet",
+                          BooleanValue(d.ack_milestone_fix),
+                          MakeBooleanAccessor(&RdmaNic::m_ackMilestoneFix),
+                          MakeBooleanChecker())
+            .AddAttribute("NackCarriesCnp",
+                          "Reference quirk: an out-of-order NACK always "
+                          "carries the CNP flag (rate cut). false = only ECN-marked packets",
+                          BooleanValue(d.nack_carries_cnp),
+                          MakeBooleanAccessor(&RdmaNic::m_nackCarriesCnp),
+                          MakeBooleanChecker())
+            .AddAttribute("NackInterval",
+                          "NACK generation interval (NACKGenerationInterval): no second NACK "
+                          "for the same expected byte within it (GBN, IRN)",
+                          TimeValue(Ns(d.nack_interval_ns)),
+                          MakeTimeAccessor(&RdmaNic::m_nackInterval),
+                          MakeTimeChecker())
+            .AddAttribute("L2Timeout",
+                          "Retransmission timeout of Go-Back-N and NIC-SR (L2Timeout)",
+                          TimeValue(Ns(d.l2_timeout_ns)),
+                          MakeTimeAccessor(&RdmaNic::m_l2Timeout),
+                          MakeTimeChecker())
+            .AddAttribute("IrnRtoLow",
+                          "IRN RTO with at most 3 packets in flight (IrnRtoLow; driver value)",
+                          TimeValue(Ns(d.irn_rto_low_ns)),
+                          MakeTimeAccessor(&RdmaNic::m_irnRtoLow),
+                          MakeTimeChecker())
+            .AddAttribute("IrnRtoHigh",
+                          "IRN RTO with more than 3 packets in flight (IrnRtoHigh; driver value)",
+                          TimeValue(Ns(d.irn_rto_high_ns)),
+                          MakeTimeAccessor(&RdmaNic::m_irnRtoHigh),
+                          MakeTimeChecker())
+            .AddAttribute("IrnBdp",
+                          "IRN sender BDP cap in bytes (IrnBdp; 104000 for leaf_spine_128_100G)",
+                          UintegerValue(d.irn_bdp_bytes),
+                          MakeUintegerAccessor(&RdmaNic::m_irnBdp),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("IrnOooThreshold",
+                          "IRN option: go back only when SACKed data reaches more than this "
+                          "many packets beyond the first hole (0 = reference: any SACK)",
+                          UintegerValue(d.irn_ooo_threshold),
+                          MakeUintegerAccessor(&RdmaNic::m_irnOooThreshold),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("IrnRtoWithPfc",
+                          "IRN: keep the retransmission timeouts when the port is lossless "
+                          "(PFC obeyed here and generated by the peer switch). false = the "
+                          "reference: IRN timeouts are ignored with PFC on",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaNic::m_irnRtoWithPfc),
+                          MakeBooleanChecker())
+            .AddAttribute("AlphaResumeInterval",
+                          "DCQCN alpha update period (ALPHA_RESUME_INTERVAL; run.py 1 us)",
+                          TimeValue(Ns(d.alpha_resume_interval_ns)),
+                          MakeTimeAccessor(&RdmaNic::m_alphaResumeInterval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RateDecreaseInterval",
+                          "DCQCN rate-decrease check period (RATE_DECREASE_INTERVAL; 4 us)",
+                          TimeValue(Ns(d.rate_decrease_interval_ns)),
+                          MakeTimeAccessor(&RdmaNic::m_rateDecreaseInterval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RpTimer",
+                          "DCQCN rate-increase timer (RP_TIMER; 300 us)",
+                          TimeValue(Ns(d.rp_timer_ns)),
+                          MakeTimeAccessor(&RdmaNic::m_rpTimer),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("FastRecoveryTimes",
+                          "DCQCN fast-recovery stages (FAST_RECOVERY_TIMES; 1)",
+                          UintegerValue(d.fast_recovery_times),
+                          MakeUintegerAccessor(&RdmaNic::m_fastRecoveryTimes),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("EwmaGain",
+                          "DCQCN alpha EWMA gain g (EWMA_GAIN; run.py 1/256)",
+                          DoubleValue(d.ewma_gain),
+                          MakeDoubleAccessor(&RdmaNic::m_g),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("RateAI",
+                          "DCQCN additive increase (RATE_AI; run.py 40Mb/s at 100G)",
+                          DataRateValue(DataRate(d.rate_ai_bps)),
+                          MakeDataRateAccessor(&RdmaNic::m_rateAi),
+                          MakeDataRateChecker())
+            .AddAttribute("RateHAI",
+                          "DCQCN hyper increase (RATE_HAI; run.py 100Mb/s at 100G)",
+                          DataRateValue(DataRate(d.rate_hai_bps)),
+                          MakeDataRateAccessor(&RdmaNic::m_rateHai),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "DCQCN minimum rate (MIN_RATE; 100Mb/s)",
+                          DataRateValue(DataRate(d.min_rate_bps)),
+                          MakeDataRateAccessor(&RdmaNic::m_minRate),
+                          MakeDataRateChecker())
+            .AddAttribute("ClampTargetRate",
+                          "DCQCN: every decrease sets the target to the current rate "
+                          "(CLAMP_TARGET_RATE; 0)",
+                          BooleanValue(d.clamp_target_rate),
+                          MakeBooleanAccessor(&RdmaNic::m_clampTargetRate),
+                          MakeBooleanChecker())
+            .AddAttribute("RateOnFirstCnp",
+                          "DCQCN: fraction of the rate kept on a queue pair's first CNP "
+                          "(attribute RateOnFirstCnp; 1.0)",
+                          DoubleValue(d.rate_on_first_cnp),
+                          MakeDoubleAccessor(&RdmaNic::m_rateOnFirstCnp),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("Window",
+                          "Sending window in bytes, 0 = none (HAS_WIN: the reference gives "
+                          "every queue pair the largest BDP of the fabric, GLOBAL_T 1); also "
+                          "HPCC's W in its queue term",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNic::m_window),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("VarWin",
+                          "VAR_WIN: the window scales with the current rate over the line rate "
+                          "(at least 1 B)",
+                          BooleanValue(d.var_win),
+                          MakeBooleanAccessor(&RdmaNic::m_varWin),
+                          MakeBooleanChecker())
+            .AddAttribute("BaseRtt",
+                          "HPCC's base RTT T (the reference's largest RTT of the fabric, "
+                          "GLOBAL_T 1; 8320 ns on ConWeave's leaf-spine)",
+                          TimeValue(NanoSeconds(8320)),
+                          MakeTimeAccessor(&RdmaNic::m_baseRtt),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("TargetUtil",
+                          "HPCC target utilisation eta (U_TARGET)",
+                          DoubleValue(d.u_target),
+                          MakeDoubleAccessor(&RdmaNic::m_targetUtil),
+                          MakeDoubleChecker<double>(0.01, 10))
+            .AddAttribute("MiThresh",
+                          "HPCC: additive steps before a multiplicative one (MI_THRESH)",
+                          UintegerValue(d.mi_thresh),
+                          MakeUintegerAccessor(&RdmaNic::m_miThresh),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("FastReact",
+                          "HPCC: react to every ACK between per-RTT updates (FAST_REACT)",
+                          BooleanValue(d.fast_react),
+                          MakeBooleanAccessor(&RdmaNic::m_fastReact),
+                          MakeBooleanChecker())
+            .AddAttribute("MultiRate",
+                          "HPCC: one reference rate per hop (MULTI_RATE); false = one rate "
+                          "from the most utilised hop",
+                          BooleanValue(d.multi_rate),
+                          MakeBooleanAccessor(&RdmaNic::m_multiRate),
+                          MakeBooleanChecker())
+            .AddAttribute("SampleFeedback",
+                          "HPCC: fast reactions skip hops with an empty queue "
+                          "(SAMPLE_FEEDBACK)",
+                          BooleanValue(d.sample_feedback),
+                          MakeBooleanAccessor(&RdmaNic::m_sampleFeedback),
+                          MakeBooleanChecker())
+            .AddAttribute("IntMulti",
+                          "INT_MULTI: INT byte and queue units multiplier (as the switches')",
+                          UintegerValue(d.int_multi),
+                          MakeUintegerAccessor(&RdmaNic::m_intMulti),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("TimelyAlpha",
+                          "TIMELY: EWMA weight of a new RTT difference",
+                          DoubleValue(0.875),
+                          MakeDoubleAccessor(&RdmaNic::m_timelyAlpha),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("TimelyBeta",
+                          "TIMELY: multiplicative decrease factor",
+                          DoubleValue(0.8),
+                          MakeDoubleAccessor(&RdmaNic::m_timelyBeta),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("TimelyTLow",
+                          "TIMELY: RTT below which the rate always increases",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&RdmaNic::m_timelyTLow),
+                          MakeTimeChecker())
+            .AddAttribute("TimelyTHigh",
+                          "TIMELY: RTT above which the rate decreases",
+                          TimeValue(MicroSeconds(500)),
+                          MakeTimeAccessor(&RdmaNic::m_timelyTHigh),
+                          MakeTimeChecker())
+            .AddAttribute("TimelyMinRtt",
+                          "TIMELY: the RTT that normalises the gradient",
+                          TimeValue(MicroSeconds(20)),
+                          MakeTimeAccessor(&RdmaNic::m_timelyMinRtt),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("DctcpRateAI",
+                          "DCTCP: additive increase per window without a mark "
+                          "(DCTCP_RATE_AI)",
+                          DataRateValue(DataRate(d.dctcp_rate_ai_bps)),
+                          MakeDataRateAccessor(&RdmaNic::m_dctcpRateAi),
+                          MakeDataRateChecker())
+            .AddTraceSource("FlowComplete",
+                            "A flow was completely acknowledged",
+                            MakeTraceSourceAccessor(&RdmaNic::m_flowComplete),
+                            "ns3::RdmaNic::FlowCompleteTracedCallback")
+            .AddTraceSource("FlowRecord",
+                            "A flow was completely acknowledged: all its counters",
+                            MakeTraceSourceAccessor(&RdmaNic::m_flowRecord),
+                            "ns3::RdmaNic::FlowRecordTracedCallback")
+            .AddTraceSource("FlowDelivered",
+                            "Receiver: the last byte of a flow arrived in order (fires once "
+                            "per flow; the flow must have been started with StartFlow)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_flowDelivered),
+                            "ns3::RdmaNic::FlowDeliveredTracedCallback")
+            .AddTraceSource("DataSent",
+                            "A data packet left the NIC: flow id, byte offset, entropy",
+                            MakeTraceSourceAccessor(&RdmaNic::m_dataSent),
+                            "ns3::RdmaNic::DataSentTracedCallback")
+            .AddTraceSource("LbFeedback",
+                            "Feedback handed to the load balancer: flow id, kind "
+                            "(LbFeedbackKind as an integer), the entropy it names",
+                            MakeTraceSourceAccessor(&RdmaNic::m_lbFeedback),
+                            "ns3::RdmaNic::LbFeedbackTracedCallback")
+            .AddTraceSource("NackSent",
+                            "The receiver sent a NACK: source, sender's qpn, expected byte",
+                            MakeTraceSourceAccessor(&RdmaNic::m_nackSent),
+                            "ns3::RdmaNic::NackSentTracedCallback")
+            .AddTraceSource("RateChange",
+                            "A queue pair's sending rate changed (congestion control): flow "
+                            "id, old, new (bit/s)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_rateChange),
+                            "ns3::RdmaNic::RateChangeTracedCallback")
+            .AddTraceSource("UetWindow",
+                            "uet: a queue pair's window after an ACK, NACK or timeout: flow id, "
+                            "window, cap (wire bytes)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_uetWindow),
+                            "ns3::RdmaNic::UetWindowTracedCallback");
+    return tid;
+}
+
+} // namespace ns3
