@@ -23,7 +23,9 @@ RdmaRateTrace::Start(const std::vector<Ptr<RdmaNic>>& nics,
     for (const Ptr<RdmaNic>& nic : nics)
     {
         nic->TraceConnectWithoutContext("DataSent",
-                                        MakeBoundCallback(&RdmaRateTrace::OnDataSent, this, nic));
+                                        MakeBoundCallback(&RdmaRateTrace::OnDataSent,
+                                                          this,
+                                                          PeekPointer(nic)));
         nic->TraceConnectWithoutContext("FlowRecord", MakeCallback(&RdmaRateTrace::OnRecord, this));
     }
     Simulator::Schedule(first, &RdmaRateTrace::Sample, this);
@@ -31,14 +33,14 @@ RdmaRateTrace::Start(const std::vector<Ptr<RdmaNic>>& nics,
 
 void
 RdmaRateTrace::OnDataSent(RdmaRateTrace* self,
-                          Ptr<RdmaNic> nic,
+                          RdmaNic* nic,
                           uint32_t flowId,
                           uint32_t /* seq */,
                           uint16_t /* entropy */)
 {
     if (self->m_seen.emplace(flowId, false).second)
     {
-        self->m_active.emplace(flowId, nic);
+        self->m_active.emplace(flowId, Ptr<RdmaNic>(nic));
     }
 }
 

@@ -47,8 +47,10 @@ class RdmaRateTrace
                std::ostream* retx);
 
   private:
+    // The NIC is bound as a plain pointer: a Ptr bound into the NIC's own trace source would
+    // keep it alive for ever (a reference cycle).
     static void OnDataSent(RdmaRateTrace* self,
-                           Ptr<RdmaNic> nic,
+                           RdmaNic* nic,
                            uint32_t flowId,
                            uint32_t seq,
                            uint16_t entropy);
