@@ -42,6 +42,7 @@
 //! reference's quirk of reading the integer part and skipping the rest as an unknown token is
 //! not reproduced. Blank lines and `#` comments are allowed (extension).
 
+use crate::transport_params::define_conweave_keys;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -288,6 +289,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
         let known = s.files_and_monitoring(&l)?
             || s.run_and_links(&l)?
             || s.load_balancing(&l)?
+            || s.table_key(&l)?
             || s.congestion_control(&l)?
             || s.nic_and_switch(&l)?;
         if !known {
@@ -324,6 +326,9 @@ struct Settings<'a> {
 }
 
 impl<'a> Settings<'a> {
+    // `table_key`: the ConWeave keys of the table of transport parameters.
+    crate::transport_params::transport_params!(define_conweave_keys);
+
     fn new() -> Self {
         Settings {
             t: Transport::default(),
@@ -522,25 +527,12 @@ impl<'a> Settings<'a> {
                 ));
                 }
             }
-            "ALPHA_RESUME_INTERVAL" => self.t.alpha_resume_interval_ns = l.scaled(1000, "us")?,
-            "RATE_DECREASE_INTERVAL" => self.t.rate_decrease_interval_ns = l.scaled(1000, "us")?,
-            "RP_TIMER" => self.t.rp_timer_ns = l.scaled(1000, "us")?,
-            "CLAMP_TARGET_RATE" => self.t.clamp_target_rate = l.flag()?,
-            "FAST_RECOVERY_TIMES" => self.t.fast_recovery_times = l.int_u32()?,
             "EWMA_GAIN" => {
                 self.t.ewma_gain = l.real()?;
                 if !(self.t.ewma_gain > 0.0 && self.t.ewma_gain <= 1.0) {
                     return Err(l.err(ErrorKind::Value, "must be in (0, 1]"));
                 }
             }
-            "RATE_AI" => self.t.rate_ai_bps = l.rate()?,
-            "RATE_HAI" => self.t.rate_hai_bps = l.rate()?,
-            "MIN_RATE" => self.t.min_rate_bps = l.rate()?,
-            "DCTCP_RATE_AI" => self.t.dctcp_rate_ai_bps = l.rate()?,
-            "FAST_REACT" => self.t.fast_react = l.flag()?,
-            "MULTI_RATE" => self.t.multi_rate = l.flag()?,
-            "SAMPLE_FEEDBACK" => self.t.sample_feedback = l.flag()?,
-            "MI_THRESH" => self.t.mi_thresh = l.int_u32()?,
             "INT_MULTI" => {
                 self.t.int_multi = l.int_u32()?;
                 if self.t.int_multi == 0 {
@@ -570,10 +562,7 @@ impl<'a> Settings<'a> {
                     ));
                 }
             }
-            "ENABLE_PFC" => self.t.pfc_enabled = l.flag()?,
             "ENABLE_IRN" => self.irn = l.flag()?,
-            "ENABLE_QCN" => self.t.ecn_enabled = l.flag()?,
-            "PAUSE_TIME" => self.t.pause_time_ns = l.scaled(1000, "us")?,
             "USE_DYNAMIC_PFC_THRESHOLD" => {
                 if !l.flag()? {
                     self.notes.push(l.note(
@@ -581,10 +570,6 @@ impl<'a> Settings<'a> {
                 ));
                 }
             }
-            "L2_CHUNK_SIZE" => self.t.l2_chunk_bytes = l.int_u32()?,
-            "L2_ACK_INTERVAL" => self.t.ack_interval_packets = l.int_u32()?,
-            "L2_BACK_TO_ZERO" => self.t.l2_back_to_zero = l.flag()?,
-            "RATE_BOUND" => self.t.rate_bound = l.flag()?,
             "PACKET_PAYLOAD_SIZE" => {
                 self.t.payload_bytes = l.int_u32()?;
                 if self.t.payload_bytes == 0 {

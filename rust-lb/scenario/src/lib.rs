@@ -31,6 +31,7 @@ pub mod overrides;
 mod text;
 pub mod toml_config;
 pub mod topology;
+pub mod transport_params;
 pub mod units;
 pub mod workload;
 

@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+use crate::transport_params::define_transport;
+
 /// One link of the topology, in file order (port numbers per node follow this order).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Link {
@@ -475,110 +477,11 @@ pub struct EcnEntry {
     pub pmax: f64,
 }
 
-/// NIC, switch-buffer and congestion-control settings. Defaults are ConWeave's `run.py`
-/// values for 100 Gbps and the ns-3 model's attribute defaults.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Transport {
-    /// Wire protocol: RoCE (every other key here) or UET (its own keys in `uet`). Left out of
-    /// the config echo when RoCE, so that RoCE outputs stay as they were before UET existed.
-    #[serde(skip_serializing_if = "TransportKind::is_roce")]
-    pub kind: TransportKind,
-    /// Parameters of the UET transport (used when `kind` is UET; echoed unless default).
-    #[serde(skip_serializing_if = "UetParams::is_default")]
-    pub uet: UetParams,
-    /// Loss recovery.
-    pub recovery: Recovery,
-    /// Congestion control (`RdmaNic::CcMode`).
-    pub cc: Cc,
-    /// Window (`HAS_WIN`): each queue pair may have at most the fabric's largest BDP in
-    /// flight. run.py turns it on for HPCC and DCTCP ([`Transport::run_py_window`]).
-    pub has_win: bool,
-    /// The window scales with the rate over the line rate (`VAR_WIN`).
-    pub var_win: bool,
-    /// HPCC target utilisation η (`U_TARGET`).
-    pub u_target: f64,
-    /// HPCC additive steps before a multiplicative one (`MI_THRESH`).
-    pub mi_thresh: u32,
-    /// HPCC reacts to every ACK between per-RTT updates (`FAST_REACT`).
-    pub fast_react: bool,
-    /// HPCC keeps one reference rate per hop (`MULTI_RATE`).
-    pub multi_rate: bool,
-    /// HPCC fast reactions skip hops with an empty queue (`SAMPLE_FEEDBACK`).
-    pub sample_feedback: bool,
-    /// Multiplier of the INT byte and queue units (`INT_MULTI`).
-    pub int_multi: u32,
-    /// DCTCP additive increase per window (`DCTCP_RATE_AI`).
-    pub dctcp_rate_ai_bps: u64,
-    /// PFC on (lossless) or off.
-    pub pfc_enabled: bool,
-    /// ECN marking at switches (`ENABLE_QCN`).
-    pub ecn_enabled: bool,
-    /// Shared buffer per switch.
-    pub buffer_bytes: u64,
-    /// ECN thresholds per port rate.
-    pub ecn: Vec<EcnEntry>,
-    /// DCQCN alpha update period.
-    pub alpha_resume_interval_ns: u64,
-    /// DCQCN minimum time between rate decreases.
-    pub rate_decrease_interval_ns: u64,
-    /// DCQCN rate-increase timer.
-    pub rp_timer_ns: u64,
-    /// DCQCN fast-recovery stages.
-    pub fast_recovery_times: u32,
-    /// DCQCN alpha EWMA gain g.
-    pub ewma_gain: f64,
-    /// DCQCN additive increase step.
-    pub rate_ai_bps: u64,
-    /// DCQCN hyper increase step.
-    pub rate_hai_bps: u64,
-    /// DCQCN rate floor.
-    pub min_rate_bps: u64,
-    /// DCQCN clamps the target rate on a cut.
-    pub clamp_target_rate: bool,
-    /// Rate after the first CNP of a QP, as a fraction of line rate (`RdmaNic::RateOnFirstCnp`).
-    pub rate_on_first_cnp: f64,
-    /// ACK once per this many packets (`L2_ACK_INTERVAL`).
-    pub ack_interval_packets: u32,
-    /// Chunk size for ACK milestones (`L2_CHUNK_SIZE`).
-    pub l2_chunk_bytes: u32,
-    /// Go-Back-N restarts the whole message (`L2_BACK_TO_ZERO`).
-    pub l2_back_to_zero: bool,
-    /// Pace data by the QP rate (`RATE_BOUND`).
-    pub rate_bound: bool,
-    /// Payload bytes per data packet (`PACKET_PAYLOAD_SIZE`).
-    pub payload_bytes: u32,
-    /// PFC pause quantum (`PAUSE_TIME`).
-    pub pause_time_ns: u64,
-    /// Go-Back-N / NIC-SR retransmission timeout.
-    pub l2_timeout_ns: u64,
-    /// Minimum time between NACKs of one QP.
-    pub nack_interval_ns: u64,
-    /// IRN RTO with few packets in flight.
-    pub irn_rto_low_ns: u64,
-    /// IRN RTO otherwise.
-    pub irn_rto_high_ns: u64,
-    /// IRN in-flight cap.
-    pub irn_bdp_bytes: u64,
-    /// IRN out-of-order threshold under spraying (0 = off; Hopper's fix).
-    pub irn_ooo_threshold: u32,
-    /// Fix of the ACK-milestone quirk (every in-order packet ACKed); false reproduces the
-    /// reference.
-    pub ack_milestone_fix: bool,
-    /// Reference quirk: an out-of-order NACK carries a CNP. No effect under `nic-sr`, where
-    /// every NACK cuts the rate by design (the Themis paper, §2.2); use `cc = "none"`
-    /// to study NIC-SR without rate cuts.
-    pub nack_carries_cnp: bool,
-    /// Reference quirk of the MMU headroom sum (`rdma-lb.rst`, "Switch buffer, PFC and ECN").
-    pub headroom_sum_quirk: bool,
-    /// Switches withdraw routes over failed links (`RdmaSwitch::WithdrawFailedPorts`).
-    pub withdraw_failed_ports: bool,
-    /// The reference's behaviours reproduced for lock-step agreement ([`Quirk`]).
-    pub quirks: QuirkSet,
-}
-
-impl Default for Transport {
-    fn default() -> Self {
-        let ecn = [20u64, 50, 100, 200, 250, 400]
+impl EcnEntry {
+    /// run.py's KMIN/KMAX/PMAX maps: 100 KB, 400 KB and 0.2 at every rate it lists.
+    #[must_use]
+    pub fn run_py_map() -> Vec<EcnEntry> {
+        [20u64, 50, 100, 200, 250, 400]
             .into_iter()
             .map(|g| EcnEntry {
                 rate_bps: g * 1_000_000_000,
@@ -586,55 +489,13 @@ impl Default for Transport {
                 kmax_bytes: 400_000,
                 pmax: 0.2,
             })
-            .collect();
-        Transport {
-            kind: TransportKind::Roce,
-            uet: UetParams::default(),
-            recovery: Recovery::Gbn,
-            cc: Cc::Dcqcn,
-            has_win: false,
-            var_win: false,
-            u_target: 0.95,
-            mi_thresh: 0,
-            fast_react: false,
-            multi_rate: false,
-            sample_feedback: false,
-            int_multi: 1,
-            dctcp_rate_ai_bps: 1_000_000_000,
-            pfc_enabled: true,
-            ecn_enabled: true,
-            buffer_bytes: 9 * 1024 * 1024,
-            ecn,
-            alpha_resume_interval_ns: 1_000,
-            rate_decrease_interval_ns: 4_000,
-            rp_timer_ns: 300_000,
-            fast_recovery_times: 1,
-            ewma_gain: 1.0 / 256.0,
-            rate_ai_bps: 40_000_000,
-            rate_hai_bps: 100_000_000,
-            min_rate_bps: 100_000_000,
-            clamp_target_rate: false,
-            rate_on_first_cnp: 1.0,
-            ack_interval_packets: 1,
-            l2_chunk_bytes: 4000,
-            l2_back_to_zero: false,
-            rate_bound: true,
-            payload_bytes: 1000,
-            pause_time_ns: 5_000,
-            l2_timeout_ns: 4_000_000,
-            nack_interval_ns: 4_000,
-            irn_rto_low_ns: 100_000,
-            irn_rto_high_ns: 320_000,
-            irn_bdp_bytes: 104_000,
-            irn_ooo_threshold: 0,
-            ack_milestone_fix: false,
-            nack_carries_cnp: true,
-            headroom_sum_quirk: true,
-            withdraw_failed_ports: false,
-            quirks: QuirkSet::all(),
-        }
+            .collect()
     }
 }
+
+// `Transport`, its `Default` and `Transport::ns3_attributes`: one row per field in the table
+// of transport parameters.
+crate::transport_params::transport_params!(define_transport);
 
 /// Congestion control of the NICs (ns-3 attribute `RdmaNic::CcMode`; ConWeave `CC_MODE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -32,16 +32,13 @@
 //! cc = "dcqcn"                     # | "hpcc" | "timely" | "dctcp" | "none"
 //! window = true                    # HAS_WIN (+ var_win = VAR_WIN); default: on for hpcc and
 //!                                  # dctcp (run.py's rule), off otherwise
-//! # HPCC: u_target, mi_thresh, fast_react, multi_rate, sample_feedback, int_multi;
-//! # DCTCP: dctcp_rate_ai; HPCC's additive step and TIMELY's steps are rate_ai / rate_hai
+//! # HPCC: u_target, ...; DCTCP: dctcp_rate_ai; HPCC's additive step and TIMELY's steps are
+//! # rate_ai / rate_hai
 //! pfc = true
 //! buffer = "9MiB"
 //! ecn_thresholds = [ { rate = "100Gbps", kmin = "100KB", kmax = "400KB", pmax = 0.2 } ]
-//! # also: ecn, alpha_resume_interval, rate_decrease_interval, rp_timer, fast_recovery_times,
-//! # ewma_gain, rate_ai, rate_hai, min_rate, clamp_target_rate, rate_on_first_cnp,
-//! # ack_interval_packets, l2_chunk, l2_back_to_zero, rate_bound, payload, pause_time,
-//! # l2_timeout, nack_interval, irn_rto_low, irn_rto_high, irn_bdp, irn_ooo_threshold,
-//! # ack_milestone_fix, nack_carries_cnp, headroom_sum_quirk, withdraw_failed_ports
+//! # every other key: a `toml` clause of the table of transport parameters
+//! # (crate::transport_params), with its unit and default
 //! quirks = []                      # reference behaviours to reproduce: "all", "none" or a
 //!                                  # list of flow-ports, time-truncation, pacing-wakeup,
 //!                                  # irn-sender, ecn-shared-stream, event-order,
@@ -83,7 +80,7 @@
 
 mod context;
 mod link_faults;
-mod quantity;
+pub(crate) mod quantity;
 mod run;
 mod topology;
 mod transport;

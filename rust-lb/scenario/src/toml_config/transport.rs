@@ -10,6 +10,7 @@ use super::context::Cx;
 use super::quantity::{Bytes, Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::model::{Cc, EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind};
+use crate::transport_params::{define_toml_keys, IntoField};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -69,54 +70,8 @@ pub(super) enum SwitchHashSec {
     Htsim,
 }
 
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct TransportSec {
-    pub(super) kind: Option<KindSec>,
-    pub(super) uet: Option<Spanned<UetSec>>,
-    pub(super) recovery: Option<RecoverySec>,
-    pub(super) cc: Option<CcSec>,
-    pub(super) window: Option<bool>,
-    pub(super) var_win: Option<bool>,
-    pub(super) u_target: Option<Spanned<f64>>,
-    pub(super) mi_thresh: Option<u32>,
-    pub(super) fast_react: Option<bool>,
-    pub(super) multi_rate: Option<bool>,
-    pub(super) sample_feedback: Option<bool>,
-    pub(super) int_multi: Option<Spanned<u32>>,
-    pub(super) dctcp_rate_ai: Option<Rate>,
-    pub(super) pfc: Option<bool>,
-    pub(super) ecn: Option<bool>,
-    pub(super) buffer: Option<Bytes>,
-    pub(super) ecn_thresholds: Option<Spanned<Vec<EcnSec>>>,
-    pub(super) alpha_resume_interval: Option<Time>,
-    pub(super) rate_decrease_interval: Option<Time>,
-    pub(super) rp_timer: Option<Time>,
-    pub(super) fast_recovery_times: Option<u32>,
-    pub(super) ewma_gain: Option<Spanned<f64>>,
-    pub(super) rate_ai: Option<Rate>,
-    pub(super) rate_hai: Option<Rate>,
-    pub(super) min_rate: Option<Rate>,
-    pub(super) clamp_target_rate: Option<bool>,
-    pub(super) rate_on_first_cnp: Option<Spanned<f64>>,
-    pub(super) ack_interval_packets: Option<u32>,
-    l2_chunk: Option<Bytes>,
-    l2_back_to_zero: Option<bool>,
-    pub(super) rate_bound: Option<bool>,
-    pub(super) payload: Option<Spanned<Bytes>>,
-    pub(super) pause_time: Option<Time>,
-    l2_timeout: Option<Time>,
-    pub(super) nack_interval: Option<Time>,
-    pub(super) irn_rto_low: Option<Time>,
-    pub(super) irn_rto_high: Option<Time>,
-    pub(super) irn_bdp: Option<Bytes>,
-    pub(super) irn_ooo_threshold: Option<u32>,
-    pub(super) ack_milestone_fix: Option<bool>,
-    pub(super) nack_carries_cnp: Option<bool>,
-    pub(super) headroom_sum_quirk: Option<bool>,
-    pub(super) withdraw_failed_ports: Option<bool>,
-    pub(super) quirks: Option<Spanned<QuirksSec>>,
-}
+// `TransportSec` and `apply_table_keys`: the keys of the table of transport parameters.
+crate::transport_params::transport_params!(define_toml_keys);
 
 /// `quirks = "all"` / `"none"` / `["flow-ports", ...]`.
 #[derive(Debug, Deserialize)]
@@ -130,25 +85,11 @@ pub(super) enum QuirksSec {
 pub(super) fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
     let mut out = Transport::default();
     kind(cx, t, &mut out)?;
-    congestion_control(cx, t, &mut out)?;
-    switch_flags_and_quirks(cx, t, &mut out)?;
-    timers_rates_and_sizes(cx, t, &mut out)?;
+    congestion_control(t, &mut out);
+    apply_table_keys(cx, t, &mut out)?;
+    quirks(cx, t, &mut out)?;
     buffer_and_ecn(cx, t, &mut out)?;
     Ok(out)
-}
-
-/// `*dst = v` if the key is given.
-fn set_b(dst: &mut bool, v: Option<bool>) {
-    if let Some(v) = v {
-        *dst = v;
-    }
-}
-
-/// `*dst = v` in ns if the key is given.
-fn set_t(dst: &mut u64, v: Option<Time>) {
-    if let Some(v) = v {
-        *dst = v.0;
-    }
 }
 
 /// `kind` and `[transport.uet]` (kind UET: lossy, PFC off, the window is the CC).
@@ -171,7 +112,7 @@ fn kind(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
         uet_params(cx, u, out)?;
     }
     if out.kind == TransportKind::Uet {
-        if t.pfc == Some(true) {
+        if t.pfc_enabled.as_ref().is_some_and(|p| *p.get_ref()) {
             return Err(ScenarioError::file(
                 cx.file,
                 "transport.pfc",
@@ -179,7 +120,7 @@ fn kind(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
                 "the uet transport is lossy (trimming or drops): set pfc = false or leave it out",
             ));
         }
-        if let Some(p) = &t.payload {
+        if let Some(p) = &t.payload_bytes {
             return Err(cx.err(
                 p,
                 "transport.payload",
@@ -197,7 +138,7 @@ fn kind(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
 
 /// `recovery`, `cc`, the window (`window`, `var_win`; by default on for HPCC and DCTCP, as
 /// `run.py`) and the CC parameters.
-fn congestion_control(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
+fn congestion_control(t: &TransportSec, out: &mut Transport) {
     if let Some(r) = &t.recovery {
         out.recovery = match r {
             RecoverySec::Gbn => Recovery::Gbn,
@@ -216,55 +157,16 @@ fn congestion_control(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Res
     }
     out.has_win = Transport::run_py_window(out.cc);
     out.var_win = out.has_win;
-    set_b(&mut out.has_win, t.window);
-    set_b(&mut out.var_win, t.var_win);
-    set_b(&mut out.fast_react, t.fast_react);
-    set_b(&mut out.multi_rate, t.multi_rate);
-    set_b(&mut out.sample_feedback, t.sample_feedback);
-    if let Some(v) = t.mi_thresh {
-        out.mi_thresh = v;
+    if let Some(v) = t.window {
+        out.has_win = v;
     }
-    if let Some(r) = t.dctcp_rate_ai {
-        out.dctcp_rate_ai_bps = r.0;
+    if let Some(v) = t.var_win {
+        out.var_win = v;
     }
-    if let Some(u) = &t.u_target {
-        let v = *u.get_ref();
-        if !(v > 0.0 && v <= 10.0) {
-            return Err(cx.err(
-                u,
-                "transport.u_target",
-                ErrorKind::Value,
-                format!("must be in (0, 10], got {v}"),
-            ));
-        }
-        out.u_target = v;
-    }
-    if let Some(m) = &t.int_multi {
-        let v = *m.get_ref();
-        if v == 0 {
-            return Err(cx.err(
-                m,
-                "transport.int_multi",
-                ErrorKind::Value,
-                "must be >= 1".to_owned(),
-            ));
-        }
-        out.int_multi = v;
-    }
-    Ok(())
 }
 
-/// The on/off switches (`pfc`, `ecn`, ...) and `quirks`.
-fn switch_flags_and_quirks(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
-    set_b(&mut out.pfc_enabled, t.pfc);
-    set_b(&mut out.ecn_enabled, t.ecn);
-    set_b(&mut out.clamp_target_rate, t.clamp_target_rate);
-    set_b(&mut out.l2_back_to_zero, t.l2_back_to_zero);
-    set_b(&mut out.rate_bound, t.rate_bound);
-    set_b(&mut out.ack_milestone_fix, t.ack_milestone_fix);
-    set_b(&mut out.nack_carries_cnp, t.nack_carries_cnp);
-    set_b(&mut out.headroom_sum_quirk, t.headroom_sum_quirk);
-    set_b(&mut out.withdraw_failed_ports, t.withdraw_failed_ports);
+/// `quirks`.
+fn quirks(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
     // Our scenarios model the fabric as it should behave; the reference's quirks are opt-in.
     out.quirks = match &t.quirks {
         None => QuirkSet::NONE,
@@ -278,82 +180,6 @@ fn switch_flags_and_quirks(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -
                 .map_err(|m| cx.err(q, "transport.quirks", ErrorKind::Value, m))?
         }
     };
-    Ok(())
-}
-
-/// Timers, rates, sizes, gains and `payload`.
-fn timers_rates_and_sizes(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
-    set_t(&mut out.alpha_resume_interval_ns, t.alpha_resume_interval);
-    set_t(&mut out.rate_decrease_interval_ns, t.rate_decrease_interval);
-    set_t(&mut out.rp_timer_ns, t.rp_timer);
-    set_t(&mut out.pause_time_ns, t.pause_time);
-    set_t(&mut out.l2_timeout_ns, t.l2_timeout);
-    set_t(&mut out.nack_interval_ns, t.nack_interval);
-    set_t(&mut out.irn_rto_low_ns, t.irn_rto_low);
-    set_t(&mut out.irn_rto_high_ns, t.irn_rto_high);
-    if let Some(b) = t.buffer {
-        out.buffer_bytes = b.0;
-    }
-    if let Some(b) = t.irn_bdp {
-        out.irn_bdp_bytes = b.0;
-    }
-    if let Some(r) = t.rate_ai {
-        out.rate_ai_bps = r.0;
-    }
-    if let Some(r) = t.rate_hai {
-        out.rate_hai_bps = r.0;
-    }
-    if let Some(r) = t.min_rate {
-        out.min_rate_bps = r.0;
-    }
-    if let Some(v) = t.fast_recovery_times {
-        out.fast_recovery_times = v;
-    }
-    if let Some(v) = t.ack_interval_packets {
-        out.ack_interval_packets = v;
-    }
-    if let Some(v) = t.irn_ooo_threshold {
-        out.irn_ooo_threshold = v;
-    }
-    if let Some(b) = t.l2_chunk {
-        out.l2_chunk_bytes = u32::try_from(b.0).unwrap_or(u32::MAX);
-    }
-    if let Some(g) = &t.ewma_gain {
-        let v = *g.get_ref();
-        if !(v > 0.0 && v <= 1.0) {
-            return Err(cx.err(
-                g,
-                "transport.ewma_gain",
-                ErrorKind::Value,
-                format!("must be in (0, 1], got {v}"),
-            ));
-        }
-        out.ewma_gain = v;
-    }
-    if let Some(g) = &t.rate_on_first_cnp {
-        let v = *g.get_ref();
-        if !(v > 0.0 && v <= 1.0) {
-            return Err(cx.err(
-                g,
-                "transport.rate_on_first_cnp",
-                ErrorKind::Value,
-                format!("must be in (0, 1], got {v}"),
-            ));
-        }
-        out.rate_on_first_cnp = v;
-    }
-    if let Some(p) = &t.payload {
-        let v = p.get_ref().0;
-        if v == 0 || v > 9000 {
-            return Err(cx.err(
-                p,
-                "transport.payload",
-                ErrorKind::Value,
-                format!("must be in 1..=9000 bytes, got {v}"),
-            ));
-        }
-        out.payload_bytes = u32::try_from(v).unwrap_or(1000);
-    }
     Ok(())
 }
 

@@ -1,0 +1,660 @@
+//! The one table of transport parameters: every field of [`crate::Transport`], in its
+//! serialization order, with its type and default, and where it has them its TOML key (with
+//! the unit type the value is written in and a range check), its ConWeave key (with the
+//! `Line` parser that reads it) and the ns-3 attributes it sets (object and name, value kind).
+//!
+//! [`transport_params`] is an "x-macro": it hands the whole table to a consumer macro, and
+//! each layer derives what it needs from it -- the `Transport` struct and its `Default`
+//! (`model.rs`), the TOML keys of `[transport]` and how they are applied
+//! (`toml_config/transport.rs`), the ConWeave keys (`conweave.rs`) and the list of ns-3
+//! attribute settings the scenario program applies in one loop
+//! ([`crate::Transport::ns3_attributes`], through the cxx bridge). A new knob is one row here,
+//! the `AddAttribute` of the ns-3 object that uses it, and the code that uses it.
+//!
+//! Row grammar (`;`-terminated, in `Transport` field order):
+//! `#[doc] #[serde] field: Type = default`
+//! `[, toml "key" as UnitType [check fn]]` -- `fn(&UnitType) -> Result<(), String>`;
+//! `[, conweave "KEY" => parser(args)]` -- a `conweave::Line` method;
+//! `[, ns3 Object "Attribute" as kind]*` -- `Object` an [`Ns3Object`], `kind` an
+//! [`Ns3Value`] constructor.
+//! Fields without a `toml` clause (kind, uet, recovery, cc, the window, the ECN map, the
+//! quirks) are parsed by hand; fields without `ns3` are applied by the scenario program from
+//! other inputs (the window, the ECN map) or not modelled (`l2_back_to_zero`).
+//! Defaults are ConWeave's `run.py` values for 100 Gbps and the ns-3 attribute defaults.
+
+use serde::Serialize;
+
+use crate::model::{Cc, Recovery};
+use crate::toml_config::quantity::{Bytes, Rate, Time};
+
+/// The ns-3 object an attribute belongs to (every host's `RdmaNic`, every switch's
+/// `RdmaSwitch` or its `SwitchMmu`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Ns3Object {
+    /// `ns3::RdmaNic` of every host.
+    Nic,
+    /// `ns3::RdmaSwitch` of every switch.
+    Switch,
+    /// `ns3::SwitchMmu` of every switch.
+    Mmu,
+}
+
+/// A typed attribute value (the C++ side builds the matching ns-3 `AttributeValue`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Ns3Value {
+    /// `UintegerValue`.
+    Uint(u64),
+    /// `TimeValue(NanoSeconds(ns))`.
+    TimeNs(u64),
+    /// `DataRateValue(DataRate(bps))`.
+    RateBps(u64),
+    /// `BooleanValue`.
+    Bool(bool),
+    /// `DoubleValue`.
+    Double(f64),
+    /// `StringValue` of a name (enum attributes accept their names).
+    Name(&'static str),
+}
+
+impl Ns3Value {
+    /// An unsigned integer.
+    pub fn uint(v: impl Into<u64>) -> Self {
+        Ns3Value::Uint(v.into())
+    }
+
+    /// A time in ns.
+    #[must_use]
+    pub fn time_ns(v: u64) -> Self {
+        Ns3Value::TimeNs(v)
+    }
+
+    /// A rate in bits/s.
+    #[must_use]
+    pub fn rate_bps(v: u64) -> Self {
+        Ns3Value::RateBps(v)
+    }
+
+    /// A flag.
+    #[must_use]
+    pub fn flag(v: bool) -> Self {
+        Ns3Value::Bool(v)
+    }
+
+    /// A real number.
+    #[must_use]
+    pub fn real(v: f64) -> Self {
+        Ns3Value::Double(v)
+    }
+
+    /// The name of an enum value.
+    pub fn name(v: impl Ns3Name) -> Self {
+        Ns3Value::Name(v.ns3_name())
+    }
+}
+
+/// An enum whose ns-3 attribute takes its name.
+pub trait Ns3Name {
+    /// The name the attribute's checker accepts.
+    fn ns3_name(self) -> &'static str;
+}
+
+impl Ns3Name for Recovery {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
+}
+
+impl Ns3Name for Cc {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
+}
+
+/// One attribute setting: `object`'s attribute `name` = `value`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ns3Attribute {
+    /// Which objects.
+    pub object: Ns3Object,
+    /// The attribute's name in its `TypeId`.
+    pub name: &'static str,
+    /// The value.
+    pub value: Ns3Value,
+    /// Its key in `summary.json`'s `transport` object (the field name), if it is listed there.
+    pub summary_key: Option<&'static str>,
+}
+
+/// A TOML value (of the unit type the table names) turned into its `Transport` field type.
+pub(crate) trait IntoField<F> {
+    fn into_field(self) -> F;
+}
+
+impl IntoField<u64> for Time {
+    fn into_field(self) -> u64 {
+        self.0
+    }
+}
+
+impl IntoField<u64> for Rate {
+    fn into_field(self) -> u64 {
+        self.0
+    }
+}
+
+impl IntoField<u64> for Bytes {
+    fn into_field(self) -> u64 {
+        self.0
+    }
+}
+
+impl IntoField<u32> for Bytes {
+    /// Saturating (a range check, where there is one, has seen the exact value).
+    fn into_field(self) -> u32 {
+        u32::try_from(self.0).unwrap_or(u32::MAX)
+    }
+}
+
+impl<T> IntoField<T> for T {
+    fn into_field(self) -> T {
+        self
+    }
+}
+
+/// `u_target`: HPCC's η in (0, 10].
+pub(crate) fn u_target_range(v: &f64) -> Result<(), String> {
+    if *v > 0.0 && *v <= 10.0 {
+        Ok(())
+    } else {
+        Err(format!("must be in (0, 10], got {v}"))
+    }
+}
+
+/// A gain or a fraction in (0, 1].
+pub(crate) fn unit_fraction(v: &f64) -> Result<(), String> {
+    if *v > 0.0 && *v <= 1.0 {
+        Ok(())
+    } else {
+        Err(format!("must be in (0, 1], got {v}"))
+    }
+}
+
+/// A multiplier of at least 1.
+pub(crate) fn at_least_one(v: &u32) -> Result<(), String> {
+    if *v >= 1 {
+        Ok(())
+    } else {
+        Err("must be >= 1".to_owned())
+    }
+}
+
+/// A payload of 1..=9000 bytes (jumbo frames at most).
+pub(crate) fn payload_range(v: &Bytes) -> Result<(), String> {
+    if (1..=9000).contains(&v.0) {
+        Ok(())
+    } else {
+        Err(format!("must be in 1..=9000 bytes, got {}", v.0))
+    }
+}
+
+/// Hands the table to `$consumer`.
+macro_rules! transport_params {
+    ($consumer:ident) => {
+        $consumer! {
+            /// Wire protocol: RoCE (every other key here) or UET (its own keys in `uet`). Left
+            /// out of the config echo when RoCE, so that RoCE outputs stay as they were before
+            /// UET existed.
+            #[serde(skip_serializing_if = "TransportKind::is_roce")]
+            kind: TransportKind = TransportKind::Roce,
+                toml_by_hand kind: Option<KindSec>;
+            /// Parameters of the UET transport (used when `kind` is UET; echoed unless default).
+            #[serde(skip_serializing_if = "UetParams::is_default")]
+            uet: UetParams = UetParams::default(),
+                toml_by_hand uet: Option<Spanned<UetSec>>;
+            /// Loss recovery.
+            recovery: Recovery = Recovery::Gbn,
+                toml_by_hand recovery: Option<RecoverySec>,
+                ns3 Nic "LossRecovery" as name summary;
+            /// Congestion control (`RdmaNic::CcMode`).
+            cc: Cc = Cc::Dcqcn,
+                toml_by_hand cc: Option<CcSec>,
+                ns3 Nic "CcMode" as name summary;
+            /// Window (`HAS_WIN`): each queue pair may have at most the fabric's largest BDP in
+            /// flight. run.py turns it on for HPCC and DCTCP ([`Transport::run_py_window`]).
+            has_win: bool = false,
+                toml_by_hand window: Option<bool>;
+            /// The window scales with the rate over the line rate (`VAR_WIN`).
+            var_win: bool = false,
+                toml_by_hand var_win: Option<bool>,
+                ns3 Nic "VarWin" as flag;
+            /// HPCC target utilisation η (`U_TARGET`).
+            u_target: f64 = 0.95,
+                toml "u_target" as f64 check u_target_range,
+                ns3 Nic "TargetUtil" as real;
+            /// HPCC additive steps before a multiplicative one (`MI_THRESH`).
+            mi_thresh: u32 = 0,
+                toml "mi_thresh" as u32,
+                conweave "MI_THRESH" => int_u32(),
+                ns3 Nic "MiThresh" as uint;
+            /// HPCC reacts to every ACK between per-RTT updates (`FAST_REACT`).
+            fast_react: bool = false,
+                toml "fast_react" as bool,
+                conweave "FAST_REACT" => flag(),
+                ns3 Nic "FastReact" as flag;
+            /// HPCC keeps one reference rate per hop (`MULTI_RATE`).
+            multi_rate: bool = false,
+                toml "multi_rate" as bool,
+                conweave "MULTI_RATE" => flag(),
+                ns3 Nic "MultiRate" as flag;
+            /// HPCC fast reactions skip hops with an empty queue (`SAMPLE_FEEDBACK`).
+            sample_feedback: bool = false,
+                toml "sample_feedback" as bool,
+                conweave "SAMPLE_FEEDBACK" => flag(),
+                ns3 Nic "SampleFeedback" as flag;
+            /// Multiplier of the INT byte and queue units (`INT_MULTI`).
+            int_multi: u32 = 1,
+                toml "int_multi" as u32 check at_least_one,
+                ns3 Nic "IntMulti" as uint,
+                ns3 Switch "IntMulti" as uint;
+            /// DCTCP additive increase per window (`DCTCP_RATE_AI`).
+            dctcp_rate_ai_bps: u64 = 1_000_000_000,
+                toml "dctcp_rate_ai" as Rate,
+                conweave "DCTCP_RATE_AI" => rate(),
+                ns3 Nic "DctcpRateAI" as rate_bps;
+            /// PFC on (lossless) or off.
+            pfc_enabled: bool = true,
+                toml "pfc" as bool,
+                conweave "ENABLE_PFC" => flag(),
+                ns3 Switch "PfcEnabled" as flag summary;
+            /// ECN marking at switches (`ENABLE_QCN`).
+            ecn_enabled: bool = true,
+                toml "ecn" as bool,
+                conweave "ENABLE_QCN" => flag(),
+                ns3 Switch "EcnEnabled" as flag summary;
+            /// Shared buffer per switch.
+            buffer_bytes: u64 = 9 * 1024 * 1024,
+                toml "buffer" as Bytes,
+                ns3 Mmu "BufferSize" as uint summary;
+            /// ECN thresholds per port rate.
+            ecn: Vec<EcnEntry> = EcnEntry::run_py_map(),
+                toml_by_hand ecn_thresholds: Option<Spanned<Vec<EcnSec>>>;
+            /// DCQCN alpha update period.
+            alpha_resume_interval_ns: u64 = 1_000,
+                toml "alpha_resume_interval" as Time,
+                conweave "ALPHA_RESUME_INTERVAL" => scaled(1000, "us"),
+                ns3 Nic "AlphaResumeInterval" as time_ns summary;
+            /// DCQCN minimum time between rate decreases.
+            rate_decrease_interval_ns: u64 = 4_000,
+                toml "rate_decrease_interval" as Time,
+                conweave "RATE_DECREASE_INTERVAL" => scaled(1000, "us"),
+                ns3 Nic "RateDecreaseInterval" as time_ns summary;
+            /// DCQCN rate-increase timer.
+            rp_timer_ns: u64 = 300_000,
+                toml "rp_timer" as Time,
+                conweave "RP_TIMER" => scaled(1000, "us"),
+                ns3 Nic "RpTimer" as time_ns summary;
+            /// DCQCN fast-recovery stages.
+            fast_recovery_times: u32 = 1,
+                toml "fast_recovery_times" as u32,
+                conweave "FAST_RECOVERY_TIMES" => int_u32(),
+                ns3 Nic "FastRecoveryTimes" as uint summary;
+            /// DCQCN alpha EWMA gain g.
+            ewma_gain: f64 = 1.0 / 256.0,
+                toml "ewma_gain" as f64 check unit_fraction,
+                ns3 Nic "EwmaGain" as real summary;
+            /// DCQCN additive increase step.
+            rate_ai_bps: u64 = 40_000_000,
+                toml "rate_ai" as Rate,
+                conweave "RATE_AI" => rate(),
+                ns3 Nic "RateAI" as rate_bps summary;
+            /// DCQCN hyper increase step.
+            rate_hai_bps: u64 = 100_000_000,
+                toml "rate_hai" as Rate,
+                conweave "RATE_HAI" => rate(),
+                ns3 Nic "RateHAI" as rate_bps summary;
+            /// DCQCN rate floor.
+            min_rate_bps: u64 = 100_000_000,
+                toml "min_rate" as Rate,
+                conweave "MIN_RATE" => rate(),
+                ns3 Nic "MinRate" as rate_bps summary;
+            /// DCQCN clamps the target rate on a cut.
+            clamp_target_rate: bool = false,
+                toml "clamp_target_rate" as bool,
+                conweave "CLAMP_TARGET_RATE" => flag(),
+                ns3 Nic "ClampTargetRate" as flag summary;
+            /// Rate after the first CNP of a QP, as a fraction of line rate
+            /// (`RdmaNic::RateOnFirstCnp`).
+            rate_on_first_cnp: f64 = 1.0,
+                toml "rate_on_first_cnp" as f64 check unit_fraction,
+                ns3 Nic "RateOnFirstCnp" as real summary;
+            /// ACK once per this many packets (`L2_ACK_INTERVAL`).
+            ack_interval_packets: u32 = 1,
+                toml "ack_interval_packets" as u32,
+                conweave "L2_ACK_INTERVAL" => int_u32(),
+                ns3 Nic "L2AckInterval" as uint summary;
+            /// Chunk size for ACK milestones (`L2_CHUNK_SIZE`).
+            l2_chunk_bytes: u32 = 4000,
+                toml "l2_chunk" as Bytes,
+                conweave "L2_CHUNK_SIZE" => int_u32(),
+                ns3 Nic "L2ChunkSize" as uint summary;
+            /// Go-Back-N restarts the whole message (`L2_BACK_TO_ZERO`; only false is modelled).
+            l2_back_to_zero: bool = false,
+                toml "l2_back_to_zero" as bool,
+                conweave "L2_BACK_TO_ZERO" => flag();
+            /// Pace data by the QP rate (`RATE_BOUND`).
+            rate_bound: bool = true,
+                toml "rate_bound" as bool,
+                conweave "RATE_BOUND" => flag(),
+                ns3 Nic "RateBound" as flag summary;
+            /// Payload bytes per data packet (`PACKET_PAYLOAD_SIZE`).
+            payload_bytes: u32 = 1000,
+                toml "payload" as Bytes check payload_range,
+                ns3 Nic "PayloadSize" as uint summary;
+            /// PFC pause quantum (`PAUSE_TIME`).
+            pause_time_ns: u64 = 5_000,
+                toml "pause_time" as Time,
+                conweave "PAUSE_TIME" => scaled(1000, "us"),
+                ns3 Switch "PauseTime" as time_ns summary;
+            /// Go-Back-N / NIC-SR retransmission timeout.
+            l2_timeout_ns: u64 = 4_000_000,
+                toml "l2_timeout" as Time,
+                ns3 Nic "L2Timeout" as time_ns summary;
+            /// Minimum time between NACKs of one QP.
+            nack_interval_ns: u64 = 4_000,
+                toml "nack_interval" as Time,
+                ns3 Nic "NackInterval" as time_ns summary;
+            /// IRN RTO with few packets in flight.
+            irn_rto_low_ns: u64 = 100_000,
+                toml "irn_rto_low" as Time,
+                ns3 Nic "IrnRtoLow" as time_ns summary;
+            /// IRN RTO otherwise.
+            irn_rto_high_ns: u64 = 320_000,
+                toml "irn_rto_high" as Time,
+                ns3 Nic "IrnRtoHigh" as time_ns summary;
+            /// IRN in-flight cap.
+            irn_bdp_bytes: u64 = 104_000,
+                toml "irn_bdp" as Bytes,
+                ns3 Nic "IrnBdp" as uint summary;
+            /// IRN out-of-order threshold under spraying (0 = off; Hopper's fix).
+            irn_ooo_threshold: u32 = 0,
+                toml "irn_ooo_threshold" as u32,
+                ns3 Nic "IrnOooThreshold" as uint summary;
+            /// Fix of the ACK-milestone quirk (every in-order packet ACKed); false reproduces
+            /// the reference.
+            ack_milestone_fix: bool = false,
+                toml "ack_milestone_fix" as bool,
+                ns3 Nic "AckMilestoneFix" as flag summary;
+            /// Reference quirk: an out-of-order NACK carries a CNP. No effect under `nic-sr`,
+            /// where every NACK cuts the rate by design (the Themis paper, §2.2); use
+            /// `cc = "none"` to study NIC-SR without rate cuts.
+            nack_carries_cnp: bool = true,
+                toml "nack_carries_cnp" as bool,
+                ns3 Nic "NackCarriesCnp" as flag summary;
+            /// Reference quirk of the MMU headroom sum (`rdma-lb.rst`, "Switch buffer, PFC and
+            /// ECN").
+            headroom_sum_quirk: bool = true,
+                toml "headroom_sum_quirk" as bool,
+                ns3 Mmu "HeadroomSumQuirk" as flag summary;
+            /// Switches withdraw routes over failed links (`RdmaSwitch::WithdrawFailedPorts`).
+            withdraw_failed_ports: bool = false,
+                toml "withdraw_failed_ports" as bool,
+                ns3 Switch "WithdrawFailedPorts" as flag summary;
+            /// The reference's behaviours reproduced for lock-step agreement ([`Quirk`]).
+            quirks: QuirkSet = QuirkSet::all(),
+                toml_by_hand quirks: Option<Spanned<QuirksSec>>;
+        }
+    };
+}
+pub(crate) use transport_params;
+
+/// Consumer: the `Transport` struct, its `Default` and [`crate::Transport::ns3_attributes`].
+macro_rules! define_transport {
+    ($(
+        $(#[$meta:meta])*
+        $field:ident : $ty:ty = $default:expr
+        $(, toml_by_hand $hkey:ident : $htype:ty)?
+        $(, toml $key:literal as $unit:ident $(check $check:ident)?)?
+        $(, conweave $cw:literal => $cwparse:ident($($cwarg:expr),*))?
+        $(, ns3 $object:ident $attr:literal as $kind:ident $($summary:ident)?)*
+        ;
+    )*) => {
+        /// NIC, switch-buffer and congestion-control settings: the rows of
+        /// `crate::transport_params` (defaults: ConWeave's `run.py` values for 100 Gbps).
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        pub struct Transport {
+            $( $(#[$meta])* pub $field: $ty, )*
+        }
+
+        impl Default for Transport {
+            fn default() -> Self {
+                Transport { $( $field: $default, )* }
+            }
+        }
+
+        impl Transport {
+            /// The ns-3 attribute settings of the table's `ns3` clauses, in table order.
+            #[must_use]
+            pub fn ns3_attributes(&self) -> Vec<$crate::transport_params::Ns3Attribute> {
+                use $crate::transport_params::{Ns3Attribute, Ns3Object, Ns3Value};
+                vec![$( $(
+                    Ns3Attribute {
+                        object: Ns3Object::$object,
+                        name: $attr,
+                        value: Ns3Value::$kind(self.$field),
+                        summary_key: $crate::transport_params::summary_key!($field $($summary)?),
+                    },
+                )* )*]
+            }
+        }
+    };
+}
+pub(crate) use define_transport;
+
+/// Consumer: `struct TransportSec` (`[transport]`: the hand-parsed keys as the table types
+/// them, one `Option<Spanned<Unit>>` per `toml` key) and `fn apply_table_keys`, which sets the
+/// given `toml` keys after their checks.
+macro_rules! define_toml_keys {
+    ($(
+        $(#[$meta:meta])*
+        $field:ident : $ty:ty = $default:expr
+        $(, toml_by_hand $hkey:ident : $htype:ty)?
+        $(, toml $key:literal as $unit:ident $(check $check:ident)?)?
+        $(, conweave $cw:literal => $cwparse:ident($($cwarg:expr),*))?
+        $(, ns3 $object:ident $attr:literal as $kind:ident $($summary:ident)?)*
+        ;
+    )*) => {
+        /// `[transport]`: the table's keys (`crate::transport_params`), in table order.
+        #[derive(Debug, Default, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub(super) struct TransportSec {
+            $(
+                $( pub(super) $hkey: $htype, )?
+                $(
+                    #[serde(rename = $key)]
+                    pub(super) $field: Option<Spanned<$unit>>,
+                )?
+            )*
+        }
+
+        /// Sets every table key given in `t` on `out`, in table order, after its check.
+        fn apply_table_keys(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
+            $( $(
+                if let Some(v) = &t.$field {
+                    $( $crate::transport_params::$check(v.get_ref()).map_err(|m| {
+                        cx.err(v, concat!("transport.", $key), ErrorKind::Value, m)
+                    })?; )?
+                    out.$field = IntoField::into_field(*v.get_ref());
+                }
+            )? )*
+            Ok(())
+        }
+    };
+}
+pub(crate) use define_toml_keys;
+
+/// Consumer: `fn table_key` of the ConWeave parser's `Settings`: sets the field of a
+/// ConWeave key of the table; `Ok(false)` for any other key.
+macro_rules! define_conweave_keys {
+    ($(
+        $(#[$meta:meta])*
+        $field:ident : $ty:ty = $default:expr
+        $(, toml_by_hand $hkey:ident : $htype:ty)?
+        $(, toml $key:literal as $unit:ident $(check $check:ident)?)?
+        $(, conweave $cw:literal => $cwparse:ident($($cwarg:expr),*))?
+        $(, ns3 $object:ident $attr:literal as $kind:ident $($summary:ident)?)*
+        ;
+    )*) => {
+        /// The table's ConWeave keys (`crate::transport_params`).
+        fn table_key(&mut self, l: &Line<'_>) -> Result<bool> {
+            match l.key {
+                $( $( $cw => self.t.$field = l.$cwparse($($cwarg),*)?, )? )*
+                _ => return Ok(false),
+            }
+            Ok(true)
+        }
+    };
+}
+pub(crate) use define_conweave_keys;
+
+/// `Some("field")` for an `ns3` clause marked `summary`, else `None`.
+macro_rules! summary_key {
+    ($field:ident) => {
+        None
+    };
+    ($field:ident summary) => {
+        Some(stringify!($field))
+    };
+}
+pub(crate) use summary_key;
+
+#[cfg(test)]
+mod tests {
+    #![allow(
+        clippy::unwrap_used,
+        clippy::indexing_slicing,
+        reason = "test code: a failed unwrap is a failed test"
+    )]
+    use super::*;
+    use crate::{toml_config::load_toml_str, Overrides, Transport};
+    use std::path::Path;
+
+    /// The transport of a file-less TOML scenario whose `[transport]` is `body`.
+    fn parse(body: &str) -> crate::Result<Transport> {
+        let text = format!(
+            "[topology]\nleaf_spine = {{ leaves = 2, hosts_per_leaf = 2, spines = 2, \
+             host_rate = \"100Gbps\", delay = \"1us\" }}\n[[workload.collective]]\n\
+             kind = \"incast\"\nranks = 2\nsize = \"4KiB\"\n[transport]\n{body}"
+        );
+        load_toml_str(Path::new("t.toml"), &text, &Overrides::default()).map(|(s, _)| s.transport)
+    }
+
+    fn attr(t: &Transport, object: Ns3Object, name: &str) -> Ns3Value {
+        t.ns3_attributes()
+            .into_iter()
+            .find(|a| a.object == object && a.name == name)
+            .unwrap()
+            .value
+    }
+
+    #[test]
+    fn toml_keys_reach_the_field_and_the_attribute_in_their_units() {
+        let t = parse(
+            "nack_interval = \"8us\"\nl2_chunk = \"2KiB\"\nrate_ai = \"80Mbps\"\n\
+             ewma_gain = 0.5\npfc = false\nint_multi = 2\nirn_bdp = 52000\n",
+        )
+        .unwrap();
+        assert_eq!((t.nack_interval_ns, t.l2_chunk_bytes), (8_000, 2_048));
+        assert_eq!(
+            attr(&t, Ns3Object::Nic, "NackInterval"),
+            Ns3Value::TimeNs(8_000)
+        );
+        assert_eq!(
+            attr(&t, Ns3Object::Nic, "L2ChunkSize"),
+            Ns3Value::Uint(2_048)
+        );
+        assert_eq!(
+            attr(&t, Ns3Object::Nic, "RateAI"),
+            Ns3Value::RateBps(80_000_000)
+        );
+        assert_eq!(attr(&t, Ns3Object::Nic, "EwmaGain"), Ns3Value::Double(0.5));
+        assert_eq!(
+            attr(&t, Ns3Object::Switch, "PfcEnabled"),
+            Ns3Value::Bool(false)
+        );
+        assert_eq!(attr(&t, Ns3Object::Nic, "IntMulti"), Ns3Value::Uint(2));
+        assert_eq!(attr(&t, Ns3Object::Switch, "IntMulti"), Ns3Value::Uint(2));
+        assert_eq!(attr(&t, Ns3Object::Nic, "IrnBdp"), Ns3Value::Uint(52_000));
+        // Keys left out keep the table's defaults.
+        let d = Transport::default();
+        assert_eq!((t.rp_timer_ns, t.payload_bytes), (d.rp_timer_ns, 1000));
+    }
+
+    #[test]
+    fn bad_values_name_file_line_and_key() {
+        let e = parse("ewma_gain = 0.0\n").unwrap_err().to_string();
+        assert_eq!(e, "t.toml:8: transport.ewma_gain: must be in (0, 1], got 0");
+        let e = parse("\nint_multi = 0\n").unwrap_err().to_string();
+        assert_eq!(e, "t.toml:9: transport.int_multi: must be >= 1");
+        let e = parse("payload = 9001\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.toml:8: transport.payload: must be in 1..=9000 bytes, got 9001"),
+            "{e}"
+        );
+        let e = parse("nack_interval = 4000\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("t.toml:8: transport.nack_interval") && e.contains("has no unit"),
+            "{e}"
+        );
+        assert!(parse("nack_intervall = \"4us\"\n").is_err());
+    }
+
+    #[test]
+    fn every_attribute_is_set_once_and_the_summary_keeps_its_order() {
+        let list = Transport::default().ns3_attributes();
+        for (i, a) in list.iter().enumerate() {
+            assert!(
+                !list[..i]
+                    .iter()
+                    .any(|b| b.object == a.object && b.name == a.name),
+                "{:?} {} twice",
+                a.object,
+                a.name
+            );
+        }
+        // summary.json's `transport` object as the scenario program has always written it.
+        let summary: Vec<&str> = list.iter().filter_map(|a| a.summary_key).collect();
+        assert_eq!(
+            summary,
+            [
+                "recovery",
+                "cc",
+                "pfc_enabled",
+                "ecn_enabled",
+                "buffer_bytes",
+                "alpha_resume_interval_ns",
+                "rate_decrease_interval_ns",
+                "rp_timer_ns",
+                "fast_recovery_times",
+                "ewma_gain",
+                "rate_ai_bps",
+                "rate_hai_bps",
+                "min_rate_bps",
+                "clamp_target_rate",
+                "rate_on_first_cnp",
+                "ack_interval_packets",
+                "l2_chunk_bytes",
+                "rate_bound",
+                "payload_bytes",
+                "pause_time_ns",
+                "l2_timeout_ns",
+                "nack_interval_ns",
+                "irn_rto_low_ns",
+                "irn_rto_high_ns",
+                "irn_bdp_bytes",
+                "irn_ooo_threshold",
+                "ack_milestone_fix",
+                "nack_carries_cnp",
+                "headroom_sum_quirk",
+                "withdraw_failed_ports",
+            ]
+        );
+    }
+}
