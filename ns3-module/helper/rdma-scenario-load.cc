@@ -9,6 +9,8 @@
 
 #include "rdma-lb-bridge/src/lib.rs.h"
 
+#include "ns3/fatal-error.h"
+
 #include <exception>
 
 namespace ns3
@@ -26,19 +28,6 @@ Ids(const rust::Vec<uint32_t>& v)
 void
 CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
 {
-    o.recovery = rdmalbenums::FromBridge(t.recovery);
-    o.cc = rdmalbenums::FromBridge(t.cc);
-    o.hasWin = t.has_win;
-    o.varWin = t.var_win;
-    o.uTarget = t.u_target;
-    o.miThresh = t.mi_thresh;
-    o.fastReact = t.fast_react;
-    o.multiRate = t.multi_rate;
-    o.sampleFeedback = t.sample_feedback;
-    o.intMulti = t.int_multi;
-    o.dctcpRateAiBps = t.dctcp_rate_ai_bps;
-    o.pfcEnabled = t.pfc_enabled;
-    o.ecnEnabled = t.ecn_enabled;
     o.kind = rdmalbenums::FromBridge(t.kind);
     o.uetPayloadBytes = t.uet_payload_bytes;
     o.uetHeaderBytes = t.uet_header_bytes;
@@ -51,38 +40,17 @@ CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
     o.uetBaseRttNs = t.uet_base_rtt_ns;
     o.uetRtoNs = t.uet_rto_ns;
     o.uetHtsimSwitches = t.uet_switch_hash == rdmalb::bridge::SwitchHash::Htsim;
-    o.bufferBytes = t.buffer_bytes;
+    o.hasWin = t.has_win;
     o.ecn.clear();
     for (const auto& e : t.ecn)
     {
         o.ecn.push_back({e.rate_bps, e.kmin_bytes, e.kmax_bytes, e.pmax});
     }
-    o.alphaResumeIntervalNs = t.alpha_resume_interval_ns;
-    o.rateDecreaseIntervalNs = t.rate_decrease_interval_ns;
-    o.rpTimerNs = t.rp_timer_ns;
-    o.fastRecoveryTimes = t.fast_recovery_times;
-    o.ewmaGain = t.ewma_gain;
-    o.rateAiBps = t.rate_ai_bps;
-    o.rateHaiBps = t.rate_hai_bps;
-    o.minRateBps = t.min_rate_bps;
-    o.clampTargetRate = t.clamp_target_rate;
-    o.rateOnFirstCnp = t.rate_on_first_cnp;
-    o.ackIntervalPackets = t.ack_interval_packets;
-    o.l2ChunkBytes = t.l2_chunk_bytes;
-    o.l2BackToZero = t.l2_back_to_zero;
-    o.rateBound = t.rate_bound;
-    o.payloadBytes = t.payload_bytes;
-    o.pauseTimeNs = t.pause_time_ns;
-    o.l2TimeoutNs = t.l2_timeout_ns;
-    o.nackIntervalNs = t.nack_interval_ns;
-    o.irnRtoLowNs = t.irn_rto_low_ns;
-    o.irnRtoHighNs = t.irn_rto_high_ns;
-    o.irnBdpBytes = t.irn_bdp_bytes;
-    o.irnOooThreshold = t.irn_ooo_threshold;
-    o.ackMilestoneFix = t.ack_milestone_fix;
-    o.nackCarriesCnp = t.nack_carries_cnp;
-    o.headroomSumQuirk = t.headroom_sum_quirk;
-    o.withdrawFailedPorts = t.withdraw_failed_ports;
+    o.attributes.clear();
+    for (const auto& a : t.attributes)
+    {
+        o.attributes.push_back(RdmaTransportSetting::FromBridge(a));
+    }
     o.quirks.flowPorts = t.quirk_flow_ports;
     o.quirks.timeTruncation = t.quirk_time_truncation;
     o.quirks.pacingWakeup = t.quirk_pacing_wakeup;
@@ -158,8 +126,69 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
 
 RdmaScenarioTransport::RdmaScenarioTransport()
 {
-    CopyTransport(RdmaDefaultTransport(), *this);
+    static const rdmalb::scenario::Transport defaults = rdmalb::scenario::default_transport();
+    CopyTransport(defaults, *this);
     quirks = RdmaScenarioQuirks{}; // the model's own behaviour unless a config asks
+}
+
+const RdmaTransportSetting&
+RdmaScenarioTransport::Get(RdmaTransportSetting::Object object, const std::string& name) const
+{
+    for (const RdmaTransportSetting& a : attributes)
+    {
+        if (a.object == object && a.name == name)
+        {
+            return a;
+        }
+    }
+    NS_FATAL_ERROR("transport: no setting of attribute " << name << " of object " << object);
+    return attributes.front();
+}
+
+RdmaTransportSetting&
+RdmaScenarioTransport::Get(RdmaTransportSetting::Object object, const std::string& name)
+{
+    const RdmaScenarioTransport& self = *this;
+    return const_cast<RdmaTransportSetting&>(self.Get(object, name));
+}
+
+RdmaNic::LossRecovery
+RdmaScenarioTransport::Recovery() const
+{
+    const std::string& name = Get(RdmaTransportSetting::NIC, "LossRecovery").text;
+    for (RdmaNic::LossRecovery r : {RdmaNic::GBN, RdmaNic::IRN, RdmaNic::NIC_SR})
+    {
+        if (RdmaNic::GetLossRecoveryName(r) == name)
+        {
+            return r;
+        }
+    }
+    NS_FATAL_ERROR("transport: unknown loss recovery " << name);
+    return RdmaNic::GBN;
+}
+
+RdmaNic::CcMode
+RdmaScenarioTransport::Cc() const
+{
+    return RdmaNic::GetCcModeByName(Get(RdmaTransportSetting::NIC, "CcMode").text);
+}
+
+uint32_t
+RdmaScenarioTransport::PayloadBytes() const
+{
+    return static_cast<uint32_t>(Get(RdmaTransportSetting::NIC, "PayloadSize").uint);
+}
+
+uint64_t
+RdmaScenarioTransport::BufferBytes() const
+{
+    return Get(RdmaTransportSetting::MMU, "BufferSize").uint;
+}
+
+bool
+RdmaScenarioTransport::EcnEnabled() const
+{
+    return Get(RdmaTransportSetting::SWITCH, "EcnEnabled").uint != 0;
 }
 
 std::vector<RdmaScenarioEcnEntry>

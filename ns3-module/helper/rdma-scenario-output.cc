@@ -450,27 +450,37 @@ RdmaScenarioRunner::SummaryJson() const
     }
     ecn += "]";
     std::ostringstream tr;
-    tr << "{\"recovery\": " << JsonString(RdmaNic::GetLossRecoveryName(t.recovery))
-       << ", \"cc\": " << JsonString(RdmaNic::GetCcModeName(t.cc))
-       << ", \"pfc_enabled\": " << b(t.pfcEnabled) << ", \"ecn_enabled\": " << b(t.ecnEnabled)
-       << ", \"buffer_bytes\": " << t.bufferBytes << ", \"ecn\": " << ecn
-       << ", \"alpha_resume_interval_ns\": " << t.alphaResumeIntervalNs
-       << ", \"rate_decrease_interval_ns\": " << t.rateDecreaseIntervalNs
-       << ", \"rp_timer_ns\": " << t.rpTimerNs << ", \"fast_recovery_times\": " << t.fastRecoveryTimes
-       << ", \"ewma_gain\": " << JsonDouble(t.ewmaGain) << ", \"rate_ai_bps\": " << t.rateAiBps
-       << ", \"rate_hai_bps\": " << t.rateHaiBps << ", \"min_rate_bps\": " << t.minRateBps
-       << ", \"clamp_target_rate\": " << b(t.clampTargetRate)
-       << ", \"rate_on_first_cnp\": " << JsonDouble(t.rateOnFirstCnp)
-       << ", \"ack_interval_packets\": " << t.ackIntervalPackets
-       << ", \"l2_chunk_bytes\": " << t.l2ChunkBytes << ", \"rate_bound\": " << b(t.rateBound)
-       << ", \"payload_bytes\": " << t.payloadBytes << ", \"pause_time_ns\": " << t.pauseTimeNs
-       << ", \"l2_timeout_ns\": " << t.l2TimeoutNs << ", \"nack_interval_ns\": " << t.nackIntervalNs
-       << ", \"irn_rto_low_ns\": " << t.irnRtoLowNs << ", \"irn_rto_high_ns\": " << t.irnRtoHighNs
-       << ", \"irn_bdp_bytes\": " << t.irnBdpBytes << ", \"irn_ooo_threshold\": " << t.irnOooThreshold
-       << ", \"ack_milestone_fix\": " << b(t.ackMilestoneFix)
-       << ", \"nack_carries_cnp\": " << b(t.nackCarriesCnp)
-       << ", \"headroom_sum_quirk\": " << b(t.headroomSumQuirk)
-       << ", \"withdraw_failed_ports\": " << b(t.withdrawFailedPorts) << ", \"quirks\": [";
+    // The table's settings listed in the summary, in table order; the ECN map after the buffer.
+    bool first = true;
+    for (const RdmaTransportSetting& a : t.attributes)
+    {
+        if (a.summaryKey.empty())
+        {
+            continue;
+        }
+        tr << (first ? "{" : ", ") << JsonString(a.summaryKey) << ": ";
+        first = false;
+        switch (a.kind)
+        {
+        case RdmaTransportSetting::BOOL:
+            tr << b(a.uint != 0);
+            break;
+        case RdmaTransportSetting::DOUBLE:
+            tr << JsonDouble(a.real);
+            break;
+        case RdmaTransportSetting::NAME:
+            tr << JsonString(a.text);
+            break;
+        default:
+            tr << a.uint;
+            break;
+        }
+        if (a.summaryKey == "buffer_bytes")
+        {
+            tr << ", \"ecn\": " << ecn;
+        }
+    }
+    tr << ", \"quirks\": [";
     const RdmaScenarioQuirks& q = t.quirks;
     const char* sep = "";
     for (const auto& [on, name] : {std::make_pair(q.flowPorts, "flow-ports"),

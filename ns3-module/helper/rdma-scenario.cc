@@ -128,7 +128,7 @@ RdmaScenarioRunner::ComputePairs()
             adj[l.b].emplace_back(l.a, i);
         }
     }
-    const uint64_t payload = m_spec.transport.payloadBytes;
+    const uint64_t payload = m_spec.transport.PayloadBytes();
     s.pairs.assign(s.hosts.size(), {});
     std::vector<PairInfo> info(n);
     std::vector<bool> seen(n);
@@ -205,7 +205,7 @@ RdmaScenarioRunner::GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) con
     {
         return 0;
     }
-    const uint64_t payload = m_spec.transport.payloadBytes;
+    const uint64_t payload = m_spec.transport.PayloadBytes();
     const uint64_t packets = (size + payload - 1) / payload;
     const uint64_t header =
         m_spec.transport.kind == RdmaNic::UET ? m_spec.transport.uetHeaderBytes : IDEAL_HEADER_BYTES;
@@ -274,7 +274,7 @@ RdmaScenarioRunner::ConfigureUet()
     State& s = *m_state;
     RdmaFabricHelper& fabric = *s.fabric;
     const RdmaScenarioTransport& t = m_spec.transport;
-    const uint64_t wire = uint64_t(t.payloadBytes) + t.uetHeaderBytes;
+    const uint64_t wire = uint64_t(t.PayloadBytes()) + t.uetHeaderBytes;
     const uint64_t ackWire = std::max<uint64_t>(RdmaHeader::ACK_BYTES, t.uetHeaderBytes);
     uint64_t maxDelayNs = 0;
     uint64_t maxHops = 0;
@@ -322,7 +322,7 @@ RdmaScenarioRunner::ConfigureUet()
     for (uint32_t id : m_spec.switchIds)
     {
         Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
-        sw->SetAttribute("PayloadSize", UintegerValue(t.payloadBytes));
+        sw->SetAttribute("PayloadSize", UintegerValue(t.PayloadBytes()));
         sw->SetAttribute("DataQueueLimit", UintegerValue(queue * wire));
         sw->SetAttribute("TrimEnabled", BooleanValue(t.uetTrimming));
         sw->SetAttribute("TrimmedSize", UintegerValue(t.uetHeaderBytes));
@@ -333,10 +333,10 @@ RdmaScenarioRunner::ConfigureUet()
         // dynamic threshold, and room for every port's full queue (plus headroom).
         const uint64_t room = sw->GetNPorts() * (queue * wire + (1u << 20));
         sw->GetMmu()->SetAttribute("EgressDynamicThreshold", BooleanValue(false));
-        sw->GetMmu()->SetAttribute("BufferSize", UintegerValue(std::max(t.bufferBytes, room)));
+        sw->GetMmu()->SetAttribute("BufferSize", UintegerValue(std::max(t.BufferBytes(), room)));
     }
     std::ostringstream o;
-    o << "{\"payload_bytes\": " << t.payloadBytes << ", \"header_bytes\": " << t.uetHeaderBytes
+    o << "{\"payload_bytes\": " << t.PayloadBytes() << ", \"header_bytes\": " << t.uetHeaderBytes
       << ", \"trimming\": " << (t.uetTrimming ? "true" : "false") << ", \"base_rtt_ns\": " << rttNs
       << ", \"base_rtt_per_pair\": " << (t.uetBaseRttNs == 0 ? "true" : "false")
       << ", \"queue_packets\": " << queue << ", \"ecn_kmin_packets\": " << kmin
@@ -396,42 +396,10 @@ RdmaScenarioRunner::BuildFabric()
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);
         nic->SetAttribute("Window", UintegerValue(t.hasWin ? maxBdpBytes : 0));
-        nic->SetAttribute("VarWin", BooleanValue(t.varWin));
         if (maxRttNs != 0)
         {
             nic->SetAttribute("BaseRtt", TimeValue(NanoSeconds(static_cast<int64_t>(maxRttNs))));
         }
-        nic->SetAttribute("TargetUtil", DoubleValue(t.uTarget));
-        nic->SetAttribute("MiThresh", UintegerValue(t.miThresh));
-        nic->SetAttribute("FastReact", BooleanValue(t.fastReact));
-        nic->SetAttribute("MultiRate", BooleanValue(t.multiRate));
-        nic->SetAttribute("SampleFeedback", BooleanValue(t.sampleFeedback));
-        nic->SetAttribute("IntMulti", UintegerValue(t.intMulti));
-        nic->SetAttribute("DctcpRateAI", DataRateValue(DataRate(t.dctcpRateAiBps)));
-        nic->SetAttribute("PayloadSize", UintegerValue(t.payloadBytes));
-        nic->SetAttribute("LossRecovery", EnumValue(t.recovery));
-        nic->SetAttribute("CcMode", StringValue(RdmaNic::GetCcModeName(t.cc)));
-        nic->SetAttribute("RateBound", BooleanValue(t.rateBound));
-        nic->SetAttribute("L2AckInterval", UintegerValue(t.ackIntervalPackets));
-        nic->SetAttribute("L2ChunkSize", UintegerValue(t.l2ChunkBytes));
-        nic->SetAttribute("AckMilestoneFix", BooleanValue(t.ackMilestoneFix));
-        nic->SetAttribute("NackCarriesCnp", BooleanValue(t.nackCarriesCnp));
-        nic->SetAttribute("NackInterval", TimeValue(NanoSeconds(t.nackIntervalNs)));
-        nic->SetAttribute("L2Timeout", TimeValue(NanoSeconds(t.l2TimeoutNs)));
-        nic->SetAttribute("IrnRtoLow", TimeValue(NanoSeconds(t.irnRtoLowNs)));
-        nic->SetAttribute("IrnRtoHigh", TimeValue(NanoSeconds(t.irnRtoHighNs)));
-        nic->SetAttribute("IrnBdp", UintegerValue(t.irnBdpBytes));
-        nic->SetAttribute("IrnOooThreshold", UintegerValue(t.irnOooThreshold));
-        nic->SetAttribute("AlphaResumeInterval", TimeValue(NanoSeconds(t.alphaResumeIntervalNs)));
-        nic->SetAttribute("RateDecreaseInterval", TimeValue(NanoSeconds(t.rateDecreaseIntervalNs)));
-        nic->SetAttribute("RpTimer", TimeValue(NanoSeconds(t.rpTimerNs)));
-        nic->SetAttribute("FastRecoveryTimes", UintegerValue(t.fastRecoveryTimes));
-        nic->SetAttribute("EwmaGain", DoubleValue(t.ewmaGain));
-        nic->SetAttribute("RateAI", DataRateValue(DataRate(t.rateAiBps)));
-        nic->SetAttribute("RateHAI", DataRateValue(DataRate(t.rateHaiBps)));
-        nic->SetAttribute("MinRate", DataRateValue(DataRate(t.minRateBps)));
-        nic->SetAttribute("ClampTargetRate", BooleanValue(t.clampTargetRate));
-        nic->SetAttribute("RateOnFirstCnp", DoubleValue(t.rateOnFirstCnp));
         nic->SetAttribute("TimeTruncation", BooleanValue(t.quirks.timeTruncation));
         nic->SetAttribute("PacingWakeupQuirk", BooleanValue(t.quirks.pacingWakeup));
         nic->SetAttribute("IrnReferenceSender", BooleanValue(t.quirks.irnSender));
@@ -440,15 +408,33 @@ RdmaScenarioRunner::BuildFabric()
     for (uint32_t id : spec.switchIds)
     {
         Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
-        sw->SetAttribute("PfcEnabled", BooleanValue(t.pfcEnabled));
-        sw->SetAttribute("PauseTime", TimeValue(NanoSeconds(t.pauseTimeNs)));
-        sw->SetAttribute("EcnEnabled", BooleanValue(t.ecnEnabled));
-        sw->SetAttribute("IntEnabled", BooleanValue(t.cc == RdmaNic::CC_HPCC));
-        sw->SetAttribute("IntMulti", UintegerValue(t.intMulti));
-        sw->SetAttribute("WithdrawFailedPorts", BooleanValue(t.withdrawFailedPorts));
+        sw->SetAttribute("IntEnabled", BooleanValue(t.Cc() == RdmaNic::CC_HPCC));
         sw->SetAttribute("EcnSharedStream", BooleanValue(t.quirks.ecnSharedStream));
-        sw->GetMmu()->SetAttribute("BufferSize", UintegerValue(t.bufferBytes));
-        sw->GetMmu()->SetAttribute("HeadroomSumQuirk", BooleanValue(t.headroomSumQuirk));
+    }
+    // The table of transport parameters: every setting on every object it names.
+    for (const RdmaTransportSetting& a : t.attributes)
+    {
+        const Ptr<AttributeValue> v = a.Value();
+        if (a.object == RdmaTransportSetting::NIC)
+        {
+            for (uint32_t h : fabric.GetHosts())
+            {
+                fabric.GetNic(h)->SetAttribute(a.name, *v);
+            }
+            continue;
+        }
+        for (uint32_t id : spec.switchIds)
+        {
+            Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
+            if (a.object == RdmaTransportSetting::SWITCH)
+            {
+                sw->SetAttribute(a.name, *v);
+            }
+            else
+            {
+                sw->GetMmu()->SetAttribute(a.name, *v);
+            }
+        }
     }
     std::vector<Ptr<RateErrorModel>> errorModels;
     for (const RdmaScenarioLink& l : spec.links)
@@ -520,29 +506,31 @@ RdmaScenarioRunner::BuildFabric()
     // (The uet transport answers every arrival.)
     const bool sprayer = t.kind == RdmaNic::ROCE && spec.lb->SpraysOnFeedback();
     const bool onePath = t.kind == RdmaNic::ROCE && spec.lb->MovesOnFeedback();
-    const bool thinAcks = t.ackMilestoneFix && t.ackIntervalPackets > 1;
+    const RdmaNic::LossRecovery recovery = t.Recovery();
+    const uint64_t ackInterval = t.Get(RdmaTransportSetting::NIC, "L2AckInterval").uint;
+    const bool thinAcks = t.Get(RdmaTransportSetting::NIC, "AckMilestoneFix").uint != 0 && ackInterval > 1;
     std::string why;
-    if (sprayer && t.recovery == RdmaNic::GBN)
+    if (sprayer && recovery == RdmaNic::GBN)
     {
         why = "Go-Back-N discards every out-of-order packet unanswered (and with "
               "AckMilestoneFix acknowledges only at milestones), so the ECN marks and RTTs of "
               "most sprayed packets never reach it";
     }
-    else if (sprayer && t.recovery == RdmaNic::NIC_SR)
+    else if (sprayer && recovery == RdmaNic::NIC_SR)
     {
         why = "NIC-SR answers an out-of-order arrival only when it is ECN-marked (plus one NACK "
               "per expected PSN), so most sprayed packets give it no ECN or RTT feedback";
     }
-    else if (onePath && t.recovery == RdmaNic::GBN && thinAcks)
+    else if (onePath && recovery == RdmaNic::GBN && thinAcks)
     {
-        why = "Go-Back-N acknowledges only every " + std::to_string(t.ackIntervalPackets) +
+        why = "Go-Back-N acknowledges only every " + std::to_string(ackInterval) +
               " packets (L2AckInterval with AckMilestoneFix), so it sees that share of the "
               "ECN marks and RTTs";
     }
     if (!why.empty())
     {
         const std::string note = "warning: " + spec.lb->GetAlgorithmName() +
-                                 " runs on recovery = \"" + RdmaNic::GetLossRecoveryName(t.recovery) +
+                                 " runs on recovery = \"" + RdmaNic::GetLossRecoveryName(recovery) +
                                  "\", which starves it of signal: " + why +
                                  "; set [transport] recovery = \"irn\" (--recovery=irn), "
                                  "which answers every arrival";

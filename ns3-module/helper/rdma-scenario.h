@@ -113,7 +113,9 @@ struct RdmaScenarioQuirks
 /// \ingroup rdma-lb
 /// NIC, switch and congestion-control settings. Defaults: rdma_lb_scenario::Transport::default()
 /// (ConWeave's run.py values at 100G), read through the bridge by the constructor -- the one
-/// definition of each default; the quirks stay off.
+/// definition of each default; the quirks stay off. Every parameter of the table of transport
+/// parameters (rust-lb/scenario/src/transport_params.rs) is one entry of \p attributes, which
+/// the runner applies in one loop; the fields are what the runner derives other settings from.
 struct RdmaScenarioTransport
 {
     RdmaScenarioTransport();
@@ -129,48 +131,23 @@ struct RdmaScenarioTransport
     uint64_t uetBaseRttNs{};         //!< uet: base RTT (0 = the fabric's largest)
     bool uetHtsimSwitches{};         //!< uet: RdmaFabricHelper::UseHtsimSwitches (switch_hash)
     uint64_t uetRtoNs{};             //!< uet: RdmaNic::UetRto (0 = base RTT + 4 queue drains)
-    RdmaNic::LossRecovery recovery{}; //!< RdmaNic::LossRecovery
-    RdmaNic::CcMode cc{};          //!< RdmaNic::CcMode
     bool hasWin{};                 //!< HAS_WIN: RdmaNic::Window = the largest BDP of the fabric
-    bool varWin{};                 //!< RdmaNic::VarWin
-    double uTarget{};              //!< RdmaNic::TargetUtil
-    uint32_t miThresh{};           //!< RdmaNic::MiThresh
-    bool fastReact{};              //!< RdmaNic::FastReact
-    bool multiRate{};              //!< RdmaNic::MultiRate
-    bool sampleFeedback{};         //!< RdmaNic::SampleFeedback
-    uint32_t intMulti{};           //!< RdmaNic::IntMulti, RdmaSwitch::IntMulti
-    uint64_t dctcpRateAiBps{};     //!< RdmaNic::DctcpRateAI
-    bool pfcEnabled{};                //!< RdmaSwitch::PfcEnabled
-    bool ecnEnabled{};                //!< RdmaSwitch::EcnEnabled
-    uint64_t bufferBytes{}; //!< SwitchMmu::BufferSize
     std::vector<RdmaScenarioEcnEntry> ecn;    //!< per port rate; empty = ConWeave's 6 entries
-    uint64_t alphaResumeIntervalNs{};     //!< RdmaNic::AlphaResumeInterval
-    uint64_t rateDecreaseIntervalNs{};    //!< RdmaNic::RateDecreaseInterval
-    uint64_t rpTimerNs{};               //!< RdmaNic::RpTimer
-    uint32_t fastRecoveryTimes{};            //!< RdmaNic::FastRecoveryTimes
-    double ewmaGain{};               //!< RdmaNic::EwmaGain
-    uint64_t rateAiBps{};             //!< RdmaNic::RateAI
-    uint64_t rateHaiBps{};           //!< RdmaNic::RateHAI
-    uint64_t minRateBps{};           //!< RdmaNic::MinRate
-    bool clampTargetRate{};              //!< RdmaNic::ClampTargetRate
-    double rateOnFirstCnp{};               //!< RdmaNic::RateOnFirstCnp
-    uint32_t ackIntervalPackets{};           //!< RdmaNic::L2AckInterval
-    uint32_t l2ChunkBytes{};              //!< RdmaNic::L2ChunkSize
-    bool l2BackToZero{};                 //!< L2_BACK_TO_ZERO (only 0 is modelled)
-    bool rateBound{};                     //!< RdmaNic::RateBound
-    uint32_t payloadBytes{};              //!< RdmaNic::PayloadSize
-    uint64_t pauseTimeNs{};               //!< RdmaSwitch::PauseTime
-    uint64_t l2TimeoutNs{};            //!< RdmaNic::L2Timeout
-    uint64_t nackIntervalNs{};            //!< RdmaNic::NackInterval
-    uint64_t irnRtoLowNs{};             //!< RdmaNic::IrnRtoLow
-    uint64_t irnRtoHighNs{};            //!< RdmaNic::IrnRtoHigh
-    uint64_t irnBdpBytes{};             //!< RdmaNic::IrnBdp
-    uint32_t irnOooThreshold{};              //!< RdmaNic::IrnOooThreshold
-    bool ackMilestoneFix{};              //!< RdmaNic::AckMilestoneFix
-    bool nackCarriesCnp{};                //!< RdmaNic::NackCarriesCnp
-    bool headroomSumQuirk{};              //!< SwitchMmu::HeadroomSumQuirk
-    bool withdrawFailedPorts{};          //!< RdmaSwitch::WithdrawFailedPorts
     RdmaScenarioQuirks quirks;                //!< reference behaviours reproduced
+    std::vector<RdmaTransportSetting> attributes; //!< the table's settings, in table order
+
+    /// \return the setting of attribute \p name of \p object (fatal error if there is none)
+    const RdmaTransportSetting& Get(RdmaTransportSetting::Object object, const std::string& name) const;
+    /// \return the setting of attribute \p name of \p object, to change (fatal error if none)
+    RdmaTransportSetting& Get(RdmaTransportSetting::Object object, const std::string& name);
+
+    // The settings the runner derives other settings from (RdmaNic/RdmaSwitch/SwitchMmu
+    // attributes of the same names).
+    RdmaNic::LossRecovery Recovery() const; //!< \return RdmaNic::LossRecovery
+    RdmaNic::CcMode Cc() const;             //!< \return RdmaNic::CcMode
+    uint32_t PayloadBytes() const;          //!< \return RdmaNic::PayloadSize
+    uint64_t BufferBytes() const;           //!< \return SwitchMmu::BufferSize
+    bool EcnEnabled() const;                //!< \return RdmaSwitch::EcnEnabled
 };
 
 /// \ingroup rdma-lb

@@ -4,8 +4,13 @@
  */
 #include "rdma-lb-bridge.h"
 
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include "rust/cxx.h"
 #include "rdma-lb-bridge/src/lib.rs.h"
@@ -648,11 +653,68 @@ SwitchLbAgent::ArmTestPanic()
     m_impl->lb->arm_test_panic();
 }
 
-const rdmalb::scenario::Transport&
-RdmaDefaultTransport()
+Ptr<AttributeValue>
+RdmaTransportSetting::Value() const
 {
-    static const rdmalb::scenario::Transport t = rdmalb::scenario::default_transport();
-    return t;
+    switch (kind)
+    {
+    case UINT:
+        return Create<UintegerValue>(uint);
+    case TIME_NS:
+        return Create<TimeValue>(NanoSeconds(static_cast<int64_t>(uint)));
+    case RATE_BPS:
+        return Create<DataRateValue>(DataRate(uint));
+    case BOOL:
+        return Create<BooleanValue>(uint != 0);
+    case DOUBLE:
+        return Create<DoubleValue>(real);
+    case NAME:
+        return Create<StringValue>(text);
+    }
+    NS_FATAL_ERROR("transport setting " << name << ": no value kind " << kind);
+    return nullptr;
+}
+
+RdmaTransportSetting
+RdmaTransportSetting::FromBridge(const rdmalb::bridge::Ns3Setting& s)
+{
+    using B = rdmalb::bridge::Ns3ValueKind;
+    RdmaTransportSetting o;
+    o.object = s.object == rdmalb::bridge::Ns3Object::Switch ? SWITCH
+               : s.object == rdmalb::bridge::Ns3Object::Mmu  ? MMU
+                                                              : NIC;
+    o.name = std::string(s.name);
+    o.kind = s.kind == B::TimeNs    ? TIME_NS
+             : s.kind == B::RateBps ? RATE_BPS
+             : s.kind == B::Bool    ? BOOL
+             : s.kind == B::Double  ? DOUBLE
+             : s.kind == B::Name    ? NAME
+                                    : UINT;
+    o.uint = s.uint;
+    o.real = s.real;
+    o.text = std::string(s.text);
+    o.summaryKey = std::string(s.summary_key);
+    return o;
+}
+
+Ptr<AttributeValue>
+RdmaTransportDefault(RdmaTransportSetting::Object object, const std::string& name)
+{
+    const rdmalb::bridge::Ns3Object o = object == RdmaTransportSetting::SWITCH
+                                            ? rdmalb::bridge::Ns3Object::Switch
+                                        : object == RdmaTransportSetting::MMU
+                                            ? rdmalb::bridge::Ns3Object::Mmu
+                                            : rdmalb::bridge::Ns3Object::Nic;
+    try
+    {
+        return RdmaTransportSetting::FromBridge(rdmalb::bridge::default_ns3_setting(o, name))
+            .Value();
+    }
+    catch (const std::exception& e)
+    {
+        NS_FATAL_ERROR("transport parameter defaults: " << e.what());
+    }
+    return nullptr;
 }
 
 } // namespace ns3

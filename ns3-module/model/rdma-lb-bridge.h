@@ -14,6 +14,7 @@
 #ifndef RDMA_LB_BRIDGE_H
 #define RDMA_LB_BRIDGE_H
 
+#include "ns3/attribute.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/random-variable-stream.h"
@@ -29,13 +30,10 @@
 
 namespace rdmalb
 {
-namespace scenario
-{
-struct Transport;
-} // namespace scenario
 namespace bridge
 {
 struct LoadedScenario;
+struct Ns3Setting;
 } // namespace bridge
 } // namespace rdmalb
 
@@ -44,11 +42,56 @@ namespace ns3
 
 /**
  * \ingroup rdma-lb
- * \return the transport defaults, defined once in Rust (rdma_lb_scenario::Transport::default:
- * ConWeave run.py's values at 100 Gbps). The NIC's and the switch's attribute defaults and
- * RdmaScenarioTransport read them (include "rdma-lb-bridge/src/scenario.rs.h" for the fields).
+ * One ns-3 attribute setting of the table of transport parameters (rust-lb/scenario/src/
+ * transport_params.rs: each parameter's TOML and ConWeave keys, default and attribute defined
+ * once): attribute \p name of every \p object = the value of kind \p kind. The scenario
+ * program applies a loaded scenario's list in one loop; the attribute defaults read the
+ * table's defaults (RdmaTransportDefault).
  */
-const rdmalb::scenario::Transport& RdmaDefaultTransport();
+struct RdmaTransportSetting
+{
+    /// The objects the attribute is on.
+    enum Object
+    {
+        NIC,    //!< RdmaNic of every host
+        SWITCH, //!< RdmaSwitch of every switch
+        MMU,    //!< SwitchMmu of every switch
+    };
+
+    /// The value's kind (and its field).
+    enum Kind
+    {
+        UINT,     //!< UintegerValue(uint)
+        TIME_NS,  //!< TimeValue(NanoSeconds(uint))
+        RATE_BPS, //!< DataRateValue(DataRate(uint))
+        BOOL,     //!< BooleanValue(uint != 0)
+        DOUBLE,   //!< DoubleValue(real)
+        NAME,     //!< StringValue(text): enum attributes accept their names
+    };
+
+    Object object{NIC};      //!< the objects
+    std::string name;        //!< the attribute's name in their TypeId
+    Kind kind{UINT};         //!< the value's kind
+    uint64_t uint{0};        //!< UINT, TIME_NS, RATE_BPS, BOOL
+    double real{0};          //!< DOUBLE
+    std::string text;        //!< NAME
+    std::string summaryKey;  //!< key in summary.json's transport object ("" = not listed)
+
+    /// \return the value as an ns-3 attribute value of its kind
+    Ptr<AttributeValue> Value() const;
+
+    /// \return the setting a bridge value describes
+    static RdmaTransportSetting FromBridge(const rdmalb::bridge::Ns3Setting& s);
+};
+
+/**
+ * \ingroup rdma-lb
+ * \param object the objects of the attribute
+ * \param name the attribute's name
+ * \return the table's default of the parameter behind the attribute, as its ns-3 value (an
+ * AddAttribute default); a name the table lacks is a fatal error
+ */
+Ptr<AttributeValue> RdmaTransportDefault(RdmaTransportSetting::Object object, const std::string& name);
 
 /// What the NIC knows when it is about to send a data packet.
 struct LbSendContext

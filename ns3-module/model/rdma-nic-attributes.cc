@@ -1,15 +1,13 @@
 /*
  * rdma-lb: RdmaNic's TypeId (see rdma-nic.h): its attributes -- the transport's settings, with
- * defaults from Rust (RdmaDefaultTransport) -- and trace sources, and the congestion control,
- * loss recovery and transport names they take (ns3-module/doc/rdma-lb.rst, "Source layout").
+ * defaults from the table of transport parameters (RdmaTransportDefault) -- and trace
+ * sources, and the congestion control, loss recovery and transport names they take (ns3-module/doc/rdma-lb.rst, "Source layout").
  * The NIC's behaviour is rdma-nic.cc's.
  */
 #include "rdma-nic.h"
 
 #include "rdma-header.h"
 #include "rdma-lb-enums.h"
-
-#include "rdma-lb-bridge/src/scenario.rs.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
@@ -23,15 +21,6 @@ namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
-
-namespace
-{
-Time
-Ns(uint64_t ns)
-{
-    return NanoSeconds(static_cast<int64_t>(ns));
-}
-} // namespace
 
 // Congestion control, loss recovery and transport by name: the names are Rust's
 // (rdma_lb_scenario::Cc, Recovery, TransportKind), the values cross the bridge typed
@@ -113,8 +102,7 @@ RdmaNic::GetCcModeAttribute() const
 TypeId
 RdmaNic::GetTypeId()
 {
-    // Attribute defaults: the transport defaults defined once in Rust (RdmaDefaultTransport).
-    const rdmalb::scenario::Transport& d = RdmaDefaultTransport();
+    // Defaults of the transport parameters: the table's (RdmaTransportDefault).
     static TypeId tid =
         TypeId("ns3::RdmaNic")
             .SetParent<Object>()
@@ -125,7 +113,7 @@ RdmaNic::GetTypeId()
                           "(REPS's Ultra-Ethernet-style transport: per-packet ACK with SACK, "
                           "ECN-driven window, NACK on trimmed packets, timeout from the base "
                           "RTT; rdma-uet.h)",
-                          EnumValue(rdmalbenums::FromBridge(d.kind)),
+                          EnumValue(RdmaNic::ROCE),
                           MakeEnumAccessor(&RdmaNic::m_transport),
                           MakeEnumChecker(RdmaNic::ROCE,
                                           GetTransportName(RdmaNic::ROCE),
@@ -133,17 +121,17 @@ RdmaNic::GetTypeId()
                                           GetTransportName(RdmaNic::UET)))
             .AddAttribute("UetHeaderSize",
                           "uet: wire bytes of a data packet beyond its payload (htsim 64)",
-                          UintegerValue(d.uet_header_bytes),
+                          UintegerValue(64),
                           MakeUintegerAccessor(&RdmaNic::m_uetHeaderBytes),
                           MakeUintegerChecker<uint32_t>(RdmaHeader::DATA_HEADER_BYTES, 512))
             .AddAttribute("UetBaseRtt",
                           "uet: base RTT of the queue pairs (window cap; must be set)",
-                          TimeValue(NanoSeconds(static_cast<int64_t>(d.uet_base_rtt_ns))),
+                          TimeValue(Time(0)),
                           MakeTimeAccessor(&RdmaNic::m_uetBaseRtt),
                           MakeTimeChecker())
             .AddAttribute("UetMaxWindowBdp",
                           "uet: window cap in base BDPs (UetBaseRtt x line rate; htsim 1.5)",
-                          DoubleValue(d.uet_max_window_bdp),
+                          DoubleValue(1.5),
                           MakeDoubleAccessor(&RdmaNic::m_uetMaxWindowBdp),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("UetInitialWindow",
@@ -154,19 +142,19 @@ RdmaNic::GetTypeId()
             .AddAttribute("UetRto",
                           "uet: retransmission timeout of the oldest outstanding packet (must "
                           "be set; the scenario program: base RTT + 4 queue drain times)",
-                          TimeValue(NanoSeconds(static_cast<int64_t>(d.uet_rto_ns))),
+                          TimeValue(Time(0)),
                           MakeTimeAccessor(&RdmaNic::m_uetRto),
                           MakeTimeChecker())
             .AddAttribute("PayloadSize",
                           "Payload bytes per data packet (PACKET_PAYLOAD_SIZE)",
-                          UintegerValue(d.payload_bytes),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "PayloadSize"),
                           MakeUintegerAccessor(&RdmaNic::m_payloadBytes),
                           MakeUintegerChecker<uint32_t>(1, 9000))
             .AddAttribute("LossRecovery",
                           "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0), irn = "
                           "the reference's IRN (ENABLE_IRN 1), nic-sr = commodity NIC "
                           "selective repeat (one NACK per expected PSN, resend only that packet)",
-                          EnumValue(rdmalbenums::FromBridge(d.recovery)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "LossRecovery"),
                           MakeEnumAccessor(&RdmaNic::m_recovery),
                           MakeEnumChecker(RdmaNic::GBN,
                                           GetLossRecoveryName(RdmaNic::GBN),
@@ -178,7 +166,7 @@ RdmaNic::GetTypeId()
                           "Congestion control (CC_MODE): dcqcn (1), hpcc (3), "
                           "timely (7), dctcp (8), none (0: line rate, feedback "
                           "ignored). Any other name is a fatal error",
-                          StringValue(GetCcModeName(rdmalbenums::FromBridge(d.cc))),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "CcMode"),
                           MakeStringAccessor(&RdmaNic::SetCcModeAttribute,
                                              &RdmaNic::GetCcModeAttribute),
                           MakeStringChecker())
@@ -224,64 +212,64 @@ RdmaNic::GetTypeId()
             .AddAttribute("RateBound",
                           "Pace each queue pair at its current rate (RATE_BOUND); false paces "
                           "at the line rate",
-                          BooleanValue(d.rate_bound),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateBound"),
                           MakeBooleanAccessor(&RdmaNic::m_rateBound),
                           MakeBooleanChecker())
             .AddAttribute("L2AckInterval",
                           "ACK milestone in packets (L2_ACK_INTERVAL). Reference quirk: the "
                           "milestone is reset every packet, so every in-order packet is ACKed "
                           "unless AckMilestoneFix is set",
-                          UintegerValue(d.ack_interval_packets),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "L2AckInterval"),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("L2ChunkSize",
                           "An ACK is also sent when the expected byte is a multiple of this "
                           "(L2_CHUNK_SIZE, bytes; 0 = off)",
-                          UintegerValue(d.l2_chunk_bytes),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "L2ChunkSize"),
                           MakeUintegerAccessor(&RdmaNic::m_chunkSize),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("AckMilestoneFix",
                           "Fix of the milestone quirk (every in-order packet ACKed): ACK once per "
                           "L2AckInterval packets instead of every packet",
-                          BooleanValue(d.ack_milestone_fix),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "AckMilestoneFix"),
                           MakeBooleanAccessor(&RdmaNic::m_ackMilestoneFix),
                           MakeBooleanChecker())
             .AddAttribute("NackCarriesCnp",
                           "Reference quirk: an out-of-order NACK always "
                           "carries the CNP flag (rate cut). false = only ECN-marked packets",
-                          BooleanValue(d.nack_carries_cnp),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "NackCarriesCnp"),
                           MakeBooleanAccessor(&RdmaNic::m_nackCarriesCnp),
                           MakeBooleanChecker())
             .AddAttribute("NackInterval",
                           "NACK generation interval (NACKGenerationInterval): no second NACK "
                           "for the same expected byte within it (GBN, IRN)",
-                          TimeValue(Ns(d.nack_interval_ns)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "NackInterval"),
                           MakeTimeAccessor(&RdmaNic::m_nackInterval),
                           MakeTimeChecker())
             .AddAttribute("L2Timeout",
                           "Retransmission timeout of Go-Back-N and NIC-SR (L2Timeout)",
-                          TimeValue(Ns(d.l2_timeout_ns)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "L2Timeout"),
                           MakeTimeAccessor(&RdmaNic::m_l2Timeout),
                           MakeTimeChecker())
             .AddAttribute("IrnRtoLow",
                           "IRN RTO with at most 3 packets in flight (IrnRtoLow; driver value)",
-                          TimeValue(Ns(d.irn_rto_low_ns)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IrnRtoLow"),
                           MakeTimeAccessor(&RdmaNic::m_irnRtoLow),
                           MakeTimeChecker())
             .AddAttribute("IrnRtoHigh",
                           "IRN RTO with more than 3 packets in flight (IrnRtoHigh; driver value)",
-                          TimeValue(Ns(d.irn_rto_high_ns)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IrnRtoHigh"),
                           MakeTimeAccessor(&RdmaNic::m_irnRtoHigh),
                           MakeTimeChecker())
             .AddAttribute("IrnBdp",
                           "IRN sender BDP cap in bytes (IrnBdp; 104000 for leaf_spine_128_100G)",
-                          UintegerValue(d.irn_bdp_bytes),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IrnBdp"),
                           MakeUintegerAccessor(&RdmaNic::m_irnBdp),
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("IrnOooThreshold",
                           "IRN option: go back only when SACKed data reaches more than this "
                           "many packets beyond the first hole (0 = reference: any SACK)",
-                          UintegerValue(d.irn_ooo_threshold),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IrnOooThreshold"),
                           MakeUintegerAccessor(&RdmaNic::m_irnOooThreshold),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("IrnRtoWithPfc",
@@ -293,54 +281,54 @@ RdmaNic::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("AlphaResumeInterval",
                           "DCQCN alpha update period (ALPHA_RESUME_INTERVAL; run.py 1 us)",
-                          TimeValue(Ns(d.alpha_resume_interval_ns)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "AlphaResumeInterval"),
                           MakeTimeAccessor(&RdmaNic::m_alphaResumeInterval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RateDecreaseInterval",
                           "DCQCN rate-decrease check period (RATE_DECREASE_INTERVAL; 4 us)",
-                          TimeValue(Ns(d.rate_decrease_interval_ns)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateDecreaseInterval"),
                           MakeTimeAccessor(&RdmaNic::m_rateDecreaseInterval),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RpTimer",
                           "DCQCN rate-increase timer (RP_TIMER; 300 us)",
-                          TimeValue(Ns(d.rp_timer_ns)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RpTimer"),
                           MakeTimeAccessor(&RdmaNic::m_rpTimer),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("FastRecoveryTimes",
                           "DCQCN fast-recovery stages (FAST_RECOVERY_TIMES; 1)",
-                          UintegerValue(d.fast_recovery_times),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "FastRecoveryTimes"),
                           MakeUintegerAccessor(&RdmaNic::m_fastRecoveryTimes),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("EwmaGain",
                           "DCQCN alpha EWMA gain g (EWMA_GAIN; run.py 1/256)",
-                          DoubleValue(d.ewma_gain),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "EwmaGain"),
                           MakeDoubleAccessor(&RdmaNic::m_g),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("RateAI",
                           "DCQCN additive increase (RATE_AI; run.py 40Mb/s at 100G)",
-                          DataRateValue(DataRate(d.rate_ai_bps)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateAI"),
                           MakeDataRateAccessor(&RdmaNic::m_rateAi),
                           MakeDataRateChecker())
             .AddAttribute("RateHAI",
                           "DCQCN hyper increase (RATE_HAI; run.py 100Mb/s at 100G)",
-                          DataRateValue(DataRate(d.rate_hai_bps)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateHAI"),
                           MakeDataRateAccessor(&RdmaNic::m_rateHai),
                           MakeDataRateChecker())
             .AddAttribute("MinRate",
                           "DCQCN minimum rate (MIN_RATE; 100Mb/s)",
-                          DataRateValue(DataRate(d.min_rate_bps)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "MinRate"),
                           MakeDataRateAccessor(&RdmaNic::m_minRate),
                           MakeDataRateChecker())
             .AddAttribute("ClampTargetRate",
                           "DCQCN: every decrease sets the target to the current rate "
                           "(CLAMP_TARGET_RATE; 0)",
-                          BooleanValue(d.clamp_target_rate),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "ClampTargetRate"),
                           MakeBooleanAccessor(&RdmaNic::m_clampTargetRate),
                           MakeBooleanChecker())
             .AddAttribute("RateOnFirstCnp",
                           "DCQCN: fraction of the rate kept on a queue pair's first CNP "
                           "(attribute RateOnFirstCnp; 1.0)",
-                          DoubleValue(d.rate_on_first_cnp),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateOnFirstCnp"),
                           MakeDoubleAccessor(&RdmaNic::m_rateOnFirstCnp),
                           MakeDoubleChecker<double>(0, 1))
             .AddAttribute("Window",
@@ -353,7 +341,7 @@ RdmaNic::GetTypeId()
             .AddAttribute("VarWin",
                           "VAR_WIN: the window scales with the current rate over the line rate "
                           "(at least 1 B)",
-                          BooleanValue(d.var_win),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "VarWin"),
                           MakeBooleanAccessor(&RdmaNic::m_varWin),
                           MakeBooleanChecker())
             .AddAttribute("BaseRtt",
@@ -364,34 +352,34 @@ RdmaNic::GetTypeId()
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("TargetUtil",
                           "HPCC target utilisation eta (U_TARGET)",
-                          DoubleValue(d.u_target),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "TargetUtil"),
                           MakeDoubleAccessor(&RdmaNic::m_targetUtil),
                           MakeDoubleChecker<double>(0.01, 10))
             .AddAttribute("MiThresh",
                           "HPCC: additive steps before a multiplicative one (MI_THRESH)",
-                          UintegerValue(d.mi_thresh),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "MiThresh"),
                           MakeUintegerAccessor(&RdmaNic::m_miThresh),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("FastReact",
                           "HPCC: react to every ACK between per-RTT updates (FAST_REACT)",
-                          BooleanValue(d.fast_react),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "FastReact"),
                           MakeBooleanAccessor(&RdmaNic::m_fastReact),
                           MakeBooleanChecker())
             .AddAttribute("MultiRate",
                           "HPCC: one reference rate per hop (MULTI_RATE); false = one rate "
                           "from the most utilised hop",
-                          BooleanValue(d.multi_rate),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "MultiRate"),
                           MakeBooleanAccessor(&RdmaNic::m_multiRate),
                           MakeBooleanChecker())
             .AddAttribute("SampleFeedback",
                           "HPCC: fast reactions skip hops with an empty queue "
                           "(SAMPLE_FEEDBACK)",
-                          BooleanValue(d.sample_feedback),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "SampleFeedback"),
                           MakeBooleanAccessor(&RdmaNic::m_sampleFeedback),
                           MakeBooleanChecker())
             .AddAttribute("IntMulti",
                           "INT_MULTI: INT byte and queue units multiplier (as the switches')",
-                          UintegerValue(d.int_multi),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IntMulti"),
                           MakeUintegerAccessor(&RdmaNic::m_intMulti),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("TimelyAlpha",
@@ -422,7 +410,7 @@ RdmaNic::GetTypeId()
             .AddAttribute("DctcpRateAI",
                           "DCTCP: additive increase per window without a mark "
                           "(DCTCP_RATE_AI)",
-                          DataRateValue(DataRate(d.dctcp_rate_ai_bps)),
+                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "DctcpRateAI"),
                           MakeDataRateAccessor(&RdmaNic::m_dctcpRateAi),
                           MakeDataRateChecker())
             .AddTraceSource("FlowComplete",

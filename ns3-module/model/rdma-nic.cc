@@ -12,8 +12,6 @@
 #include "rdma-switch.h"
 #include "rdma-time.h"
 
-#include "rdma-lb-bridge/src/scenario.rs.h"
-
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"

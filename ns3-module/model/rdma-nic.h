@@ -404,7 +404,7 @@ class RdmaNic : public Object, private RdmaCcHost
     void CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing) override;
     RdmaQueuePair* CcFindQp(uint16_t qpn) override;
 
-    // Attributes (defaults: GetTypeId, from RdmaDefaultTransport).
+    // Attributes (defaults: GetTypeId, from RdmaTransportDefault).
     Transport m_transport{};
     uint32_t m_uetHeaderBytes{};
     Time m_uetBaseRtt;

@@ -105,16 +105,7 @@ RdmaGoBackN::ReceiveAck(QpIterator it, const RdmaHeader& h)
     {
         qp.sndNxt = qp.sndUna; // go back
     }
-    if (AckCompletes(it, h, false))
-    {
-        return;
-    }
-    if (restartTimer)
-    {
-        ArmRto(qp);
-    }
-    m_nic.ArmLbTimer(qp);
-    m_nic.m_dev->TriggerTransmit();
+    FinishAck(it, h, false, restartTimer);
 }
 
 } // namespace ns3

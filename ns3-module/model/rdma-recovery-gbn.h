@@ -38,7 +38,7 @@ class RdmaGoBackN final : public RdmaRoceRecovery
 
   private:
     /// (Re)arms the retransmission timer of \p qp: L2Timeout.
-    void ArmRto(RdmaQueuePair& qp);
+    void ArmRto(RdmaQueuePair& qp) override;
 };
 
 } // namespace ns3

@@ -221,16 +221,7 @@ RdmaIrn::ReceiveAck(QpIterator it, const RdmaHeader& h)
         qp.irnRecovery = true;
         qp.sndNxt = qp.sndUna;
     }
-    if (AckCompletes(it, h, false))
-    {
-        return;
-    }
-    if (restartTimer)
-    {
-        ArmRto(qp);
-    }
-    m_nic.ArmLbTimer(qp);
-    m_nic.m_dev->TriggerTransmit();
+    FinishAck(it, h, false, restartTimer);
 }
 
 } // namespace ns3

@@ -43,7 +43,7 @@ class RdmaIrn final : public RdmaRoceRecovery
     void OnTimeout(RdmaQueuePair& qp) override;
     /// (Re)arms the retransmission timer of \p qp: IrnRtoHigh above 3 packets in flight, else
     /// IrnRtoLow; none while the port is lossless (unless IrnRtoWithPfc).
-    void ArmRto(RdmaQueuePair& qp);
+    void ArmRto(RdmaQueuePair& qp) override;
     /// \return the bytes in flight for the BDP cap and the RTO choice
     uint64_t Inflight(const RdmaQueuePair& qp) const;
 };

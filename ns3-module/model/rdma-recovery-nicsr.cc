@@ -99,16 +99,7 @@ RdmaNicSr::ReceiveAck(QpIterator it, const RdmaHeader& h)
     }
     qp.sndNxt = std::max(qp.sndNxt, qp.sndUna);
     const bool restartTimer = RestartsTimer(qp, false);
-    if (AckCompletes(it, h, isNack)) // a NACK is also a congestion signal
-    {
-        return;
-    }
-    if (restartTimer)
-    {
-        ArmRto(qp);
-    }
-    m_nic.ArmLbTimer(qp);
-    m_nic.m_dev->TriggerTransmit();
+    FinishAck(it, h, isNack, restartTimer); // a NACK is also a congestion signal
 }
 
 } // namespace ns3

@@ -41,7 +41,7 @@ class RdmaNicSr final : public RdmaRoceRecovery
 
   private:
     /// (Re)arms the retransmission timer of \p qp: L2Timeout.
-    void ArmRto(RdmaQueuePair& qp);
+    void ArmRto(RdmaQueuePair& qp) override;
 };
 
 } // namespace ns3

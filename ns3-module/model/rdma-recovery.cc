@@ -229,6 +229,22 @@ RdmaRoceRecovery::AckCompletes(QpIterator it, const RdmaHeader& h, bool congesti
     return false;
 }
 
+void
+RdmaRoceRecovery::FinishAck(QpIterator it, const RdmaHeader& h, bool congestion, bool restartTimer)
+{
+    RdmaQueuePair& qp = it->second;
+    if (AckCompletes(it, h, congestion))
+    {
+        return;
+    }
+    if (restartTimer)
+    {
+        ArmRto(qp);
+    }
+    m_nic.ArmLbTimer(qp);
+    m_nic.m_dev->TriggerTransmit();
+}
+
 // ---- Receiver -------------------------------------------------------------------------------
 
 RdmaRoceRecovery::RxState&

@@ -136,6 +136,14 @@ class RdmaRoceRecovery : public RdmaLossRecovery
      * queue pair is gone), else the congestion control has seen the ACK (OnAck)
      */
     bool AckCompletes(QpIterator it, const RdmaHeader& h, bool congestion);
+    /**
+     * The tail every scheme's ACK/NACK \p h shares: AckCompletes (with \p congestion), then,
+     * unless the flow completed, the scheme's retransmission timer (ArmRto) if
+     * \p restartTimer, the load balancer's timer and a kick of the port
+     */
+    void FinishAck(QpIterator it, const RdmaHeader& h, bool congestion, bool restartTimer);
+    /// (Re)arms the retransmission timer of \p qp with the scheme's timeout.
+    virtual void ArmRto(RdmaQueuePair& qp) = 0;
 
     // ---- Receiver ----
     /// \return the receiver state of the flow of data packet \p h (created at its first packet)

@@ -13,8 +13,6 @@
 
 #include "rdma-channel.h"
 
-#include "rdma-lb-bridge/src/scenario.rs.h"
-
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -86,8 +84,7 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaLbTag); // rdma-lb-tag.h
 TypeId
 RdmaSwitch::GetTypeId()
 {
-    // Attribute defaults of transport settings: defined once in Rust (RdmaDefaultTransport).
-    const rdmalb::scenario::Transport& d = RdmaDefaultTransport();
+    // Defaults of the transport parameters: the table's (RdmaTransportDefault).
     static TypeId tid =
         TypeId("ns3::RdmaSwitch")
             .SetParent<Object>()
@@ -105,18 +102,18 @@ RdmaSwitch::GetTypeId()
             .AddAttribute("PfcEnabled",
                           "Generate PFC pause/resume frames (ENABLE_PFC); off, the "
                           "egress dynamic threshold drops packets",
-                          BooleanValue(d.pfc_enabled),
+                          *RdmaTransportDefault(RdmaTransportSetting::SWITCH, "PfcEnabled"),
                           MakeBooleanAccessor(&RdmaSwitch::m_pfcEnabled),
                           MakeBooleanChecker())
             .AddAttribute("PauseTime",
                           "Pause time carried by PFC pause frames (PAUSE_TIME, whole "
                           "microseconds)",
-                          TimeValue(NanoSeconds(static_cast<int64_t>(d.pause_time_ns))),
+                          *RdmaTransportDefault(RdmaTransportSetting::SWITCH, "PauseTime"),
                           MakeTimeAccessor(&RdmaSwitch::m_pauseTime),
                           MakeTimeChecker(MicroSeconds(1)))
             .AddAttribute("EcnEnabled",
                           "ECN marking at dequeue (ENABLE_QCN)",
-                          BooleanValue(d.ecn_enabled),
+                          *RdmaTransportDefault(RdmaTransportSetting::SWITCH, "EcnEnabled"),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
             .AddAttribute("IntEnabled",
@@ -129,7 +126,7 @@ RdmaSwitch::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("IntMulti",
                           "INT_MULTI: multiplies the INT byte (128 B) and queue (80 B) units",
-                          UintegerValue(d.int_multi),
+                          *RdmaTransportDefault(RdmaTransportSetting::SWITCH, "IntMulti"),
                           MakeUintegerAccessor(&RdmaSwitch::m_intMulti),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("EcnKmin",

@@ -5,8 +5,6 @@
 
 #include "rdma-lb-bridge.h"
 
-#include "rdma-lb-bridge/src/scenario.rs.h"
-
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -33,7 +31,7 @@ SwitchMmu::GetTypeId()
             .AddAttribute("BufferSize",
                           "Shared buffer of the switch in bytes (BUFFER_SIZE MB x 1024 x 1024; "
                           "the reference's run.py default is 9 MB)",
-                          UintegerValue(RdmaDefaultTransport().buffer_bytes),
+                          *RdmaTransportDefault(RdmaTransportSetting::MMU, "BufferSize"),
                           MakeUintegerAccessor(&SwitchMmu::m_bufferSize),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("IngressAlpha",

@@ -303,7 +303,8 @@ class ScenarioStarvationWarningTestCase : public TestCase
             {
                 RdmaScenarioSpec s = LeafSpineSpec(2, 2, 2, 100000000000ULL, 1000);
                 s.lb = LbConfig::ParseOrAbort(lb, "");
-                s.transport.recovery = recovery;
+                s.transport.Get(RdmaTransportSetting::NIC, "LossRecovery").text =
+                    RdmaNic::GetLossRecoveryName(recovery);
                 AddSpecFlow(s, 0, 2, 100000, 0);
                 RdmaScenarioRunner runner(s);
                 std::string error;
@@ -445,7 +446,7 @@ class ScenarioRateTraceTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(c[0] % 5000, 0, "sampled every 5 us: " << rate[i]);
             NS_TEST_EXPECT_MSG_LT(c[1], 4, "a flow of the workload: " << rate[i]);
             NS_TEST_EXPECT_MSG_LT_OR_EQ(c[2], lineBps, "at most the line rate: " << rate[i]);
-            NS_TEST_EXPECT_MSG_GT_OR_EQ(c[2], s.transport.minRateBps, "DCQCN's floor: " << rate[i]);
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(c[2], s.transport.Get(RdmaTransportSetting::NIC, "MinRate").uint, "DCQCN's floor: " << rate[i]);
             lowest = std::min(lowest, c[2]);
             ++perSample[c[0]];
         }
@@ -487,7 +488,7 @@ class ScenarioPfcTraceTestCase : public TestCase
     void DoRun() override
     {
         RdmaScenarioSpec s = LeafSpineSpec(2, 4, 2, 100000000000ULL, 1000);
-        s.transport.bufferBytes = 1000000;
+        s.transport.Get(RdmaTransportSetting::MMU, "BufferSize").uint = 1000000;
         s.run.pfcTrace = true;
         s.run.queueTrace = true;
         s.run.monitorIntervalNs = 10000;

@@ -535,9 +535,9 @@ class UetScenarioDeterminismTestCase : public TestCase
         s.lb = LbConfig::ParseOrAbort("reps", "");
         s.run.seed = 3;
         s.transport.kind = RdmaNic::UET;
-        s.transport.cc = RdmaNic::CC_NONE;
-        s.transport.pfcEnabled = false;
-        s.transport.payloadBytes = PAYLOAD;
+        s.transport.Get(RdmaTransportSetting::NIC, "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
+        s.transport.Get(RdmaTransportSetting::SWITCH, "PfcEnabled").uint = 0;
+        s.transport.Get(RdmaTransportSetting::NIC, "PayloadSize").uint = PAYLOAD;
         s.transport.uetTrimming = true;
         for (uint32_t h = 0; h < 8; ++h)
         {

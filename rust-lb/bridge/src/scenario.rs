@@ -22,10 +22,9 @@ pub mod ffi {
     #[namespace = "rdmalb::bridge"]
     extern "C++" {
         include!("rdma-lb-bridge/src/types.rs.h");
-        type Cc = crate::types::ffi::Cc;
-        type Recovery = crate::types::ffi::Recovery;
         type TransportKind = crate::types::ffi::TransportKind;
         type SwitchHash = crate::types::ffi::SwitchHash;
+        type Ns3Setting = crate::types::ffi::Ns3Setting;
     }
 
     /// One link, in topology-file order (port numbers per node follow this order).
@@ -113,49 +112,13 @@ pub mod ffi {
         uet_rto_ns: u64,
         /// UET: RdmaFabricHelper::UseHtsimSwitches when `Htsim`
         uet_switch_hash: SwitchHash,
-        /// RdmaNic::LossRecovery
-        recovery: Recovery,
-        /// RdmaNic::CcMode
-        cc: Cc,
+        /// HAS_WIN: RdmaNic::Window = the fabric's largest BDP (derived by the program)
         has_win: bool,
-        var_win: bool,
-        u_target: f64,
-        mi_thresh: u32,
-        fast_react: bool,
-        multi_rate: bool,
-        sample_feedback: bool,
-        int_multi: u32,
-        dctcp_rate_ai_bps: u64,
-        pfc_enabled: bool,
-        ecn_enabled: bool,
-        buffer_bytes: u64,
+        /// ECN thresholds per port rate (RdmaSwitch::EcnKmin/EcnKmax/EcnPmax by port rate)
         ecn: Vec<EcnEntry>,
-        alpha_resume_interval_ns: u64,
-        rate_decrease_interval_ns: u64,
-        rp_timer_ns: u64,
-        fast_recovery_times: u32,
-        ewma_gain: f64,
-        rate_ai_bps: u64,
-        rate_hai_bps: u64,
-        min_rate_bps: u64,
-        clamp_target_rate: bool,
-        rate_on_first_cnp: f64,
-        ack_interval_packets: u32,
-        l2_chunk_bytes: u32,
-        l2_back_to_zero: bool,
-        rate_bound: bool,
-        payload_bytes: u32,
-        pause_time_ns: u64,
-        l2_timeout_ns: u64,
-        nack_interval_ns: u64,
-        irn_rto_low_ns: u64,
-        irn_rto_high_ns: u64,
-        irn_bdp_bytes: u64,
-        irn_ooo_threshold: u32,
-        ack_milestone_fix: bool,
-        nack_carries_cnp: bool,
-        headroom_sum_quirk: bool,
-        withdraw_failed_ports: bool,
+        /// Every other parameter: the attribute settings of the table of transport
+        /// parameters (`rdma_lb_scenario::transport_params`), in table order.
+        attributes: Vec<Ns3Setting>,
         /// The reference quirks reproduced (`rdma_lb_scenario::Quirk`, one flag each).
         quirk_flow_ports: bool,
         quirk_time_truncation: bool,
@@ -343,20 +306,7 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
         uet_base_rtt_ns: t.uet.base_rtt_ns,
         uet_rto_ns: t.uet.rto_ns,
         uet_switch_hash: t.uet.switch_hash.into(),
-        recovery: t.recovery.into(),
-        cc: t.cc.into(),
         has_win: t.has_win,
-        var_win: t.var_win,
-        u_target: t.u_target,
-        mi_thresh: t.mi_thresh,
-        fast_react: t.fast_react,
-        multi_rate: t.multi_rate,
-        sample_feedback: t.sample_feedback,
-        int_multi: t.int_multi,
-        dctcp_rate_ai_bps: t.dctcp_rate_ai_bps,
-        pfc_enabled: t.pfc_enabled,
-        ecn_enabled: t.ecn_enabled,
-        buffer_bytes: t.buffer_bytes,
         ecn: t
             .ecn
             .iter()
@@ -367,32 +317,11 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
                 pmax: e.pmax,
             })
             .collect(),
-        alpha_resume_interval_ns: t.alpha_resume_interval_ns,
-        rate_decrease_interval_ns: t.rate_decrease_interval_ns,
-        rp_timer_ns: t.rp_timer_ns,
-        fast_recovery_times: t.fast_recovery_times,
-        ewma_gain: t.ewma_gain,
-        rate_ai_bps: t.rate_ai_bps,
-        rate_hai_bps: t.rate_hai_bps,
-        min_rate_bps: t.min_rate_bps,
-        clamp_target_rate: t.clamp_target_rate,
-        rate_on_first_cnp: t.rate_on_first_cnp,
-        ack_interval_packets: t.ack_interval_packets,
-        l2_chunk_bytes: t.l2_chunk_bytes,
-        l2_back_to_zero: t.l2_back_to_zero,
-        rate_bound: t.rate_bound,
-        payload_bytes: t.payload_bytes,
-        pause_time_ns: t.pause_time_ns,
-        l2_timeout_ns: t.l2_timeout_ns,
-        nack_interval_ns: t.nack_interval_ns,
-        irn_rto_low_ns: t.irn_rto_low_ns,
-        irn_rto_high_ns: t.irn_rto_high_ns,
-        irn_bdp_bytes: t.irn_bdp_bytes,
-        irn_ooo_threshold: t.irn_ooo_threshold,
-        ack_milestone_fix: t.ack_milestone_fix,
-        nack_carries_cnp: t.nack_carries_cnp,
-        headroom_sum_quirk: t.headroom_sum_quirk,
-        withdraw_failed_ports: t.withdraw_failed_ports,
+        attributes: t
+            .ns3_attributes()
+            .iter()
+            .map(crate::types::ns3_setting)
+            .collect(),
         quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
         quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
         quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),
@@ -442,10 +371,22 @@ mod tests {
             (l.lb.algorithm_name(), l.lb.params(), s.run.seed),
             ("ecmp", "", 1)
         );
-        assert_eq!(s.transport.recovery, ffi::Recovery::Gbn);
-        assert_eq!(s.transport.cc, ffi::Cc::Dcqcn);
+        let attr = |name: &str| {
+            s.transport
+                .attributes
+                .iter()
+                .find(|a| a.name == name)
+                .unwrap()
+                .clone()
+        };
+        assert_eq!(attr("LossRecovery").text, "gbn");
+        assert_eq!(attr("CcMode").text, "dcqcn");
         assert_eq!(s.transport.kind, ffi::TransportKind::Roce);
-        assert_eq!(s.transport.buffer_bytes, 9 * 1024 * 1024);
+        assert_eq!(attr("BufferSize").uint, 9 * 1024 * 1024);
+        assert_eq!(
+            (attr("NackInterval").kind, attr("NackInterval").uint),
+            (crate::types::ffi::Ns3ValueKind::TimeNs, 4_000)
+        );
         assert!(
             s.effective_config.contains("[transport]"),
             "{}",
@@ -483,7 +424,12 @@ mod tests {
         assert_eq!(s.collectives.len(), 16);
         assert_eq!(s.collectives[0].kind, "allreduce-ring");
         assert_eq!(s.collectives[0].flow_ids.len(), 480);
-        assert_eq!(s.transport.recovery, ffi::Recovery::NicSr);
+        let recovery = s
+            .transport
+            .attributes
+            .iter()
+            .find(|a| a.name == "LossRecovery");
+        assert_eq!(recovery.unwrap().text, "nic-sr");
         let f = &s.flows[16];
         assert_eq!(
             f.after,

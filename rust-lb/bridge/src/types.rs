@@ -8,8 +8,9 @@
 //! come from the Rust enums through the functions below; C++ compares no name.
 
 use rdma_lb_core::Algorithm as CoreAlgorithm;
+use rdma_lb_scenario::transport_params::{Ns3Attribute, Ns3Object, Ns3Value};
 use rdma_lb_scenario::{
-    Cc as ScCc, Recovery as ScRecovery, SwitchHash as ScSwitchHash,
+    Cc as ScCc, Recovery as ScRecovery, SwitchHash as ScSwitchHash, Transport as ScTransport,
     TransportKind as ScTransportKind,
 };
 
@@ -69,7 +70,53 @@ pub mod ffi {
         Htsim,
     }
 
+    /// The ns-3 objects a transport parameter's attribute lives on
+    /// (`rdma_lb_scenario::transport_params::Ns3Object`).
+    #[derive(Debug)]
+    enum Ns3Object {
+        /// `ns3::RdmaNic` of every host.
+        Nic,
+        /// `ns3::RdmaSwitch` of every switch.
+        Switch,
+        /// `ns3::SwitchMmu` of every switch.
+        Mmu,
+    }
+
+    /// Which ns-3 `AttributeValue` an [`Ns3Setting`] holds, and in which of its fields.
+    #[derive(Debug)]
+    enum Ns3ValueKind {
+        /// `UintegerValue(uint)`.
+        Uint,
+        /// `TimeValue(NanoSeconds(uint))`.
+        TimeNs,
+        /// `DataRateValue(DataRate(uint))` (bits/s).
+        RateBps,
+        /// `BooleanValue(uint != 0)`.
+        Bool,
+        /// `DoubleValue(real)`.
+        Double,
+        /// `StringValue(text)` (a name; enum attributes accept their names).
+        Name,
+    }
+
+    /// One attribute setting of the table of transport parameters
+    /// (`rdma_lb_scenario::transport_params`): `object`'s attribute `name` = the value.
+    #[derive(Debug, Clone)]
+    struct Ns3Setting {
+        object: Ns3Object,
+        name: String,
+        kind: Ns3ValueKind,
+        uint: u64,
+        real: f64,
+        text: String,
+        /// Its key in summary.json's `transport` object; empty if not listed there.
+        summary_key: String,
+    }
+
     extern "Rust" {
+        /// The default of the transport parameter behind `object`'s attribute `name` (the
+        /// ns-3 attribute defaults read it); an error for an attribute the table lacks.
+        fn default_ns3_setting(object: Ns3Object, name: &str) -> Result<Ns3Setting>;
         /// The algorithm's name; an error for a value that is no algorithm.
         fn algorithm_name(algorithm: Algorithm) -> Result<&'static str>;
         /// The congestion control's name (configs, `RdmaNic::CcMode`); an error for a value
@@ -85,6 +132,9 @@ pub mod ffi {
         /// none.
         fn transport_kind_name(kind: TransportKind) -> Result<&'static str>;
     }
+
+    // `rust::Vec<Ns3Setting>` (a loaded scenario's list, `rdmalb::scenario::Transport`).
+    impl Vec<Ns3Setting> {}
 }
 
 /// `From<$rust> for ffi::$ffi` and `TryFrom<ffi::$ffi> for $rust`, variant for variant (the
@@ -149,6 +199,39 @@ mirror!(
 );
 mirror!(SwitchHash, ScSwitchHash, "switch hash", [FiveTuple, Htsim]);
 
+mirror!(Ns3Object, Ns3Object, "ns-3 object", [Nic, Switch, Mmu]);
+
+/// The bridge form of one attribute setting.
+pub(crate) fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
+    let (kind, uint, real, text) = match a.value {
+        Ns3Value::Uint(v) => (ffi::Ns3ValueKind::Uint, v, 0.0, ""),
+        Ns3Value::TimeNs(v) => (ffi::Ns3ValueKind::TimeNs, v, 0.0, ""),
+        Ns3Value::RateBps(v) => (ffi::Ns3ValueKind::RateBps, v, 0.0, ""),
+        Ns3Value::Bool(v) => (ffi::Ns3ValueKind::Bool, u64::from(v), 0.0, ""),
+        Ns3Value::Double(v) => (ffi::Ns3ValueKind::Double, 0, v, ""),
+        Ns3Value::Name(v) => (ffi::Ns3ValueKind::Name, 0, 0.0, v),
+    };
+    ffi::Ns3Setting {
+        object: a.object.into(),
+        name: a.name.to_owned(),
+        kind,
+        uint,
+        real,
+        text: text.to_owned(),
+        summary_key: a.summary_key.unwrap_or("").to_owned(),
+    }
+}
+
+fn default_ns3_setting(object: ffi::Ns3Object, name: &str) -> Result<ffi::Ns3Setting, String> {
+    let object = Ns3Object::try_from(object)?;
+    ScTransport::default()
+        .ns3_attributes()
+        .iter()
+        .find(|a| a.object == object && a.name == name)
+        .map(ns3_setting)
+        .ok_or_else(|| format!("no transport parameter sets the {object:?} attribute {name}"))
+}
+
 fn algorithm_name(algorithm: ffi::Algorithm) -> Result<&'static str, String> {
     CoreAlgorithm::try_from(algorithm).map(CoreAlgorithm::name)
 }
@@ -209,6 +292,31 @@ mod tests {
             cc_name(ffi::Cc { repr: 5 }).unwrap_err(),
             "no congestion control has the value 5"
         );
+    }
+
+    #[test]
+    fn defaults_of_the_attributes_come_from_the_table() {
+        let d = default_ns3_setting(ffi::Ns3Object::Nic, "NackInterval").unwrap();
+        assert_eq!((d.kind, d.uint), (ffi::Ns3ValueKind::TimeNs, 4_000));
+        assert_eq!(d.summary_key, "nack_interval_ns");
+        let d = default_ns3_setting(ffi::Ns3Object::Nic, "L2ChunkSize").unwrap();
+        assert_eq!((d.kind, d.uint), (ffi::Ns3ValueKind::Uint, 4000));
+        let d = default_ns3_setting(ffi::Ns3Object::Nic, "EwmaGain").unwrap();
+        assert_eq!((d.kind, d.real), (ffi::Ns3ValueKind::Double, 1.0 / 256.0));
+        let d = default_ns3_setting(ffi::Ns3Object::Nic, "CcMode").unwrap();
+        assert_eq!(
+            (d.kind, d.text.as_str()),
+            (ffi::Ns3ValueKind::Name, "dcqcn")
+        );
+        let d = default_ns3_setting(ffi::Ns3Object::Mmu, "BufferSize").unwrap();
+        assert_eq!(d.uint, 9 * 1024 * 1024);
+        let d = default_ns3_setting(ffi::Ns3Object::Switch, "IntMulti").unwrap();
+        assert_eq!((d.uint, d.summary_key.as_str()), (1, ""));
+        assert_eq!(
+            default_ns3_setting(ffi::Ns3Object::Switch, "NackInterval").unwrap_err(),
+            "no transport parameter sets the Switch attribute NackInterval"
+        );
+        assert!(default_ns3_setting(ffi::Ns3Object { repr: 9 }, "X").is_err());
     }
 
     #[test]
