@@ -13,6 +13,7 @@
 use std::path::Path;
 
 use rdma_lb_scenario as sc;
+use rdma_lb_scenario::transport_params::{Ns3Attribute, Ns3Object as ScNs3Object, Ns3Value};
 
 use crate::config::LbConfig;
 use crate::ffi::LoadedScenario;
@@ -25,6 +26,8 @@ pub mod ffi {
         type TransportKind = crate::types::ffi::TransportKind;
         type SwitchHash = crate::types::ffi::SwitchHash;
         type Ns3Setting = crate::types::ffi::Ns3Setting;
+        type Ns3Object = crate::types::ffi::Ns3Object;
+        type Ns3ValueKind = crate::types::ffi::Ns3ValueKind;
     }
 
     /// One link, in topology-file order (port numbers per node follow this order).
@@ -317,11 +320,7 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
                 pmax: e.pmax,
             })
             .collect(),
-        attributes: t
-            .ns3_attributes()
-            .iter()
-            .map(crate::types::ns3_setting)
-            .collect(),
+        attributes: t.ns3_attributes().iter().map(ns3_setting).collect(),
         quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
         quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
         quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),
@@ -330,6 +329,40 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
         quirk_event_order: t.quirks.contains(sc::Quirk::EventOrder),
         quirk_glibc_rand: t.quirks.contains(sc::Quirk::GlibcRand),
     }
+}
+
+/// The bridge form of one attribute setting.
+fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
+    let (kind, uint, real, text) = match a.value {
+        Ns3Value::Uint(v) => (ffi::Ns3ValueKind::Uint, v, 0.0, ""),
+        Ns3Value::TimeNs(v) => (ffi::Ns3ValueKind::TimeNs, v, 0.0, ""),
+        Ns3Value::RateBps(v) => (ffi::Ns3ValueKind::RateBps, v, 0.0, ""),
+        Ns3Value::Bool(v) => (ffi::Ns3ValueKind::Bool, u64::from(v), 0.0, ""),
+        Ns3Value::Double(v) => (ffi::Ns3ValueKind::Double, 0, v, ""),
+        Ns3Value::Name(v) => (ffi::Ns3ValueKind::Name, 0, 0.0, v),
+    };
+    ffi::Ns3Setting {
+        object: a.object.into(),
+        name: a.name.to_owned(),
+        kind,
+        uint,
+        real,
+        text: text.to_owned(),
+        summary_key: a.summary_key.unwrap_or("").to_owned(),
+    }
+}
+
+pub(crate) fn default_ns3_setting(
+    object: ffi::Ns3Object,
+    name: &str,
+) -> Result<ffi::Ns3Setting, String> {
+    let object = ScNs3Object::try_from(object)?;
+    sc::Transport::default()
+        .ns3_attributes()
+        .iter()
+        .find(|a| a.object == object && a.name == name)
+        .map(ns3_setting)
+        .ok_or_else(|| format!("no transport parameter sets the {object:?} attribute {name}"))
 }
 
 fn default_transport() -> ffi::Transport {

@@ -8,9 +8,11 @@
 //! come from the Rust enums through the functions below; C++ compares no name.
 
 use rdma_lb_core::Algorithm as CoreAlgorithm;
-use rdma_lb_scenario::transport_params::{Ns3Attribute, Ns3Object, Ns3Value};
+
+use crate::scenario::default_ns3_setting;
+use rdma_lb_scenario::transport_params::Ns3Object as ScNs3Object;
 use rdma_lb_scenario::{
-    Cc as ScCc, Recovery as ScRecovery, SwitchHash as ScSwitchHash, Transport as ScTransport,
+    Cc as ScCc, Recovery as ScRecovery, SwitchHash as ScSwitchHash,
     TransportKind as ScTransportKind,
 };
 
@@ -199,38 +201,7 @@ mirror!(
 );
 mirror!(SwitchHash, ScSwitchHash, "switch hash", [FiveTuple, Htsim]);
 
-mirror!(Ns3Object, Ns3Object, "ns-3 object", [Nic, Switch, Mmu]);
-
-/// The bridge form of one attribute setting.
-pub(crate) fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
-    let (kind, uint, real, text) = match a.value {
-        Ns3Value::Uint(v) => (ffi::Ns3ValueKind::Uint, v, 0.0, ""),
-        Ns3Value::TimeNs(v) => (ffi::Ns3ValueKind::TimeNs, v, 0.0, ""),
-        Ns3Value::RateBps(v) => (ffi::Ns3ValueKind::RateBps, v, 0.0, ""),
-        Ns3Value::Bool(v) => (ffi::Ns3ValueKind::Bool, u64::from(v), 0.0, ""),
-        Ns3Value::Double(v) => (ffi::Ns3ValueKind::Double, 0, v, ""),
-        Ns3Value::Name(v) => (ffi::Ns3ValueKind::Name, 0, 0.0, v),
-    };
-    ffi::Ns3Setting {
-        object: a.object.into(),
-        name: a.name.to_owned(),
-        kind,
-        uint,
-        real,
-        text: text.to_owned(),
-        summary_key: a.summary_key.unwrap_or("").to_owned(),
-    }
-}
-
-fn default_ns3_setting(object: ffi::Ns3Object, name: &str) -> Result<ffi::Ns3Setting, String> {
-    let object = Ns3Object::try_from(object)?;
-    ScTransport::default()
-        .ns3_attributes()
-        .iter()
-        .find(|a| a.object == object && a.name == name)
-        .map(ns3_setting)
-        .ok_or_else(|| format!("no transport parameter sets the {object:?} attribute {name}"))
-}
+mirror!(Ns3Object, ScNs3Object, "ns-3 object", [Nic, Switch, Mmu]);
 
 fn algorithm_name(algorithm: ffi::Algorithm) -> Result<&'static str, String> {
     CoreAlgorithm::try_from(algorithm).map(CoreAlgorithm::name)

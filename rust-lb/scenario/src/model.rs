@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::transport_params::define_transport;
+use crate::transport_params::{define_transport, Ns3Name};
 
 /// One link of the topology, in file order (port numbers per node follow this order).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -180,6 +180,12 @@ pub enum Recovery {
     Irn,
     /// NIC selective repeat (Themis' NIC-SR).
     NicSr,
+}
+
+impl Ns3Name for Recovery {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
 }
 
 impl Recovery {
@@ -511,6 +517,12 @@ pub enum Cc {
     Dctcp,
     /// None: line rate, feedback ignored (`CC_MODE 0`, an extension).
     None,
+}
+
+impl Ns3Name for Cc {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
 }
 
 impl Cc {

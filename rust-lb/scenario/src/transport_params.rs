@@ -24,7 +24,6 @@
 
 use serde::Serialize;
 
-use crate::model::{Cc, Recovery};
 use crate::toml_config::quantity::{Bytes, Rate, Time};
 
 /// The ns-3 object an attribute belongs to (every host's `RdmaNic`, every switch's
@@ -96,18 +95,6 @@ impl Ns3Value {
 pub trait Ns3Name {
     /// The name the attribute's checker accepts.
     fn ns3_name(self) -> &'static str;
-}
-
-impl Ns3Name for Recovery {
-    fn ns3_name(self) -> &'static str {
-        self.name()
-    }
-}
-
-impl Ns3Name for Cc {
-    fn ns3_name(self) -> &'static str {
-        self.name()
-    }
 }
 
 /// One attribute setting: `object`'s attribute `name` = `value`.
