@@ -9,7 +9,7 @@
 #include "rdma-lb-enums.h"
 #include "rdma-net-device.h"
 #include "rdma-recovery.h"
-#include "rdma-switch.h"
+#include "rdma-node-role.h"
 #include "rdma-time.h"
 
 #include "ns3/abort.h"
@@ -225,14 +225,7 @@ RdmaNic::PortIsLossless() const
     }
     Ptr<RdmaChannel> ch = m_dev->GetRdmaChannel();
     Ptr<RdmaNetDevice> peer = ch ? ch->GetPeer(m_dev) : nullptr;
-    Ptr<Node> node = peer ? peer->GetNode() : nullptr;
-    Ptr<RdmaSwitch> sw = node ? node->GetObject<RdmaSwitch>() : nullptr;
-    if (!sw)
-    {
-        return false; // hosts never send PFC
-    }
-    BooleanValue pfc(false);
-    return sw->GetAttributeFailSafe("PfcEnabled", pfc) && pfc.Get();
+    return RdmaNodeIsPfcSwitch(peer ? peer->GetNode() : nullptr);
 }
 
 void

@@ -11,7 +11,7 @@
 #include "rdma-header.h"
 #include "rdma-lb-tag.h"
 #include "rdma-net-device.h"
-#include "rdma-nic.h"
+#include "rdma-node-role.h"
 
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -52,7 +52,7 @@ RdmaSwitch::FindTor(uint32_t dip) const
         {
             return nullptr;
         }
-        if (peer->GetNode()->GetObject<RdmaNic>())
+        if (RdmaNodeIsHost(peer->GetNode()))
         {
             return const_cast<RdmaSwitch*>(PeekPointer(at));
         }
@@ -111,7 +111,7 @@ RdmaSwitch::InstallAgent(uint64_t seed)
     {
         Ptr<RdmaChannel> ch = m_ports[i]->GetRdmaChannel();
         Ptr<RdmaNetDevice> peer = ch ? ch->GetPeer(m_ports[i]) : nullptr;
-        m_hostPort[i] = peer && peer->GetNode() && peer->GetNode()->GetObject<RdmaNic>();
+        m_hostPort[i] = peer && RdmaNodeIsHost(peer->GetNode());
         tor = tor || m_hostPort[i];
         m_agent->AddPort(i,
                          m_ports[i]->GetDataRate().GetBitRate(),

@@ -9,7 +9,6 @@
 #include "rdma-int.h"
 #include "rdma-lb-tag.h"
 #include "rdma-net-device.h"
-#include "rdma-nic.h"
 
 #include "rdma-channel.h"
 
