@@ -156,14 +156,14 @@ RdmaNic::LossRecovery
 RdmaScenarioTransport::Recovery() const
 {
     const std::string& name = Get(RdmaTransportSetting::NIC, "LossRecovery").text;
-    for (RdmaNic::LossRecovery r : {RdmaNic::GBN, RdmaNic::IRN, RdmaNic::NIC_SR})
+    try
     {
-        if (RdmaNic::GetLossRecoveryName(r) == name)
-        {
-            return r;
-        }
+        return rdmalbenums::FromBridge(rdmalb::bridge::recovery_from_name(name));
     }
-    NS_FATAL_ERROR("transport: unknown loss recovery " << name);
+    catch (const std::exception& e)
+    {
+        NS_FATAL_ERROR("transport: " << e.what());
+    }
     return RdmaNic::GBN;
 }
 

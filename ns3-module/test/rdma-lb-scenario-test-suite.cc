@@ -17,6 +17,9 @@
 #include "rdma-lb-test-util.h"
 
 #include "ns3/rdma-scenario.h"
+#include "ns3/rdma-switch.h"
+#include "ns3/string.h"
+#include "ns3/switch-mmu.h"
 #include "ns3/test.h"
 
 #include <cmath>
@@ -576,6 +579,68 @@ class ScenarioPfcTraceTestCase : public TestCase
 /**
  * Bad specs: one line naming the field, no abort.
  */
+/**
+ * The table of transport parameters (rust-lb/scenario/src/transport_params.rs) as the scenario
+ * program receives it: every setting names an attribute of its object, whose default is the
+ * setting's value (the attribute defaults read the same table), and a changed setting lands on
+ * the object through the generic path (RdmaTransportSetting::Value, SetAttribute).
+ */
+class ScenarioTransportTableTestCase : public TestCase
+{
+  public:
+    ScenarioTransportTableTestCase()
+        : TestCase("every transport setting is its object's attribute, with the table's default")
+    {
+    }
+
+  private:
+    static Ptr<Object> Make(RdmaTransportSetting::Object o)
+    {
+        switch (o)
+        {
+        case RdmaTransportSetting::NIC:
+            return CreateObject<RdmaNic>();
+        case RdmaTransportSetting::SWITCH:
+            return CreateObject<RdmaSwitch>();
+        case RdmaTransportSetting::MMU:
+            return CreateObject<SwitchMmu>();
+        }
+        return nullptr;
+    }
+
+    void DoRun() override
+    {
+        RdmaScenarioTransport t;
+        // 39 attribute settings: the 30 summary.json lists, and VarWin, TargetUtil, MiThresh,
+        // FastReact, MultiRate, SampleFeedback, DctcpRateAI and IntMulti (NIC and switch).
+        NS_TEST_ASSERT_MSG_EQ(t.attributes.size(), 39u, "settings of the table");
+        for (const RdmaTransportSetting& a : t.attributes)
+        {
+            Ptr<Object> obj = Make(a.object);
+            TypeId::AttributeInformation info;
+            NS_TEST_ASSERT_MSG_EQ(obj->GetInstanceTypeId().LookupAttributeByName(a.name, &info),
+                                  true,
+                                  obj->GetInstanceTypeId().GetName() << " lacks " << a.name);
+            StringValue now;
+            obj->GetAttribute(a.name, now);
+            NS_TEST_EXPECT_MSG_EQ(now.Get(),
+                                  a.Value()->SerializeToString(info.checker),
+                                  "default of " << a.name);
+        }
+        RdmaTransportSetting& nack = t.Get(RdmaTransportSetting::NIC, "NackInterval");
+        NS_TEST_ASSERT_MSG_EQ(nack.kind, RdmaTransportSetting::TIME_NS, "a time in ns");
+        NS_TEST_EXPECT_MSG_EQ(nack.uint, 4000u, "run.py's 4 us");
+        nack.uint = 8000;
+        Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+        nic->SetAttribute(nack.name, *nack.Value());
+        TimeValue v;
+        nic->GetAttribute("NackInterval", v);
+        NS_TEST_EXPECT_MSG_EQ(v.Get(), MicroSeconds(8), "the changed setting");
+        t.Get(RdmaTransportSetting::NIC, "LossRecovery").text = "irn";
+        NS_TEST_EXPECT_MSG_EQ(t.Recovery(), RdmaNic::IRN, "a name the checker and Recovery read");
+    }
+};
+
 class ScenarioBadSpecTestCase : public TestCase
 {
   public:
@@ -658,6 +723,7 @@ class RdmaLbScenarioTestSuite : public TestSuite
         AddTestCase(new ScenarioRateTraceTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioBadSpecTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRingAllReduceTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioTransportTableTestCase, TestCase::QUICK);
     }
 };
 

@@ -130,6 +130,8 @@ pub mod ffi {
         /// The loss recovery's name (configs, `RdmaNic::LossRecovery`); an error for a value
         /// that is none.
         fn recovery_name(recovery: Recovery) -> Result<&'static str>;
+        /// The loss recovery called `name`; an unknown name is an error.
+        fn recovery_from_name(name: &str) -> Result<Recovery>;
         /// The transport's name (configs, `RdmaNic::Transport`); an error for a value that is
         /// none.
         fn transport_kind_name(kind: TransportKind) -> Result<&'static str>;
@@ -224,6 +226,12 @@ fn recovery_name(recovery: ffi::Recovery) -> Result<&'static str, String> {
     ScRecovery::try_from(recovery).map(ScRecovery::name)
 }
 
+fn recovery_from_name(name: &str) -> Result<ffi::Recovery, String> {
+    ScRecovery::from_name(name)
+        .map(ffi::Recovery::from)
+        .ok_or_else(|| format!("unknown loss recovery `{name}` (known: gbn, irn, nic-sr)"))
+}
+
 fn transport_kind_name(kind: ffi::TransportKind) -> Result<&'static str, String> {
     ScTransportKind::try_from(kind).map(ScTransportKind::name)
 }
@@ -296,7 +304,12 @@ mod tests {
             let m = ffi::Recovery::from(r);
             assert_eq!(ScRecovery::try_from(m), Ok(r));
             assert_eq!(recovery_name(m).unwrap(), r.name());
+            assert_eq!(recovery_from_name(r.name()).unwrap(), m);
         }
+        assert_eq!(
+            recovery_from_name("sr").unwrap_err(),
+            "unknown loss recovery `sr` (known: gbn, irn, nic-sr)"
+        );
         assert!(recovery_name(ffi::Recovery { repr: 3 }).is_err());
         for k in [ScTransportKind::Roce, ScTransportKind::Uet] {
             let m = ffi::TransportKind::from(k);
