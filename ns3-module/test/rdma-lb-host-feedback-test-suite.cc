@@ -2,7 +2,7 @@
  * rdma-lb: test suite "rdma-lb-host-feedback": the host load balancers are fed and
  * wired as their papers assume. Each case prints its numbers.
  *  (a) a leaf-spine link that black-holes at 1 ms: ECMP's flows on it stall; FlowBender,
- *      Hopper, REPS and Whack-a-Mole move every affected flow off it and complete;
+ *      Hopper and REPS move every affected flow off it and complete (Whack-a-Mole: (d));
  *  (b) a timeout after losses is charged to the path of the oldest lost packet, not to the
  *      path of the last packet sent;
  *  (c) Hopper switches under congestion when the alternative answers 50 us after its probe

@@ -1,0 +1,117 @@
+"""Whack-a-Mole in collectives over degraded spines (collective_slow_spines.toml): per run, the
+slowest group's CCT (collectives.csv) and the slow spines' share of the ToR uplink bytes
+(uplink.txt, whole run, ACKs included); per algorithm, mean and min-max over seeds beside the
+capacity-proportional bound. Writes the results CSV and a two-panel figure; prints the tables.
+
+usage: analyze_collectives.py RUNS_DIR RESULTS_CSV FIGURE_PNG
+RUNS_DIR holds the sweep's <config>-<lb>-s<seed>-<hash>/ directories. A leaf's ports are its 16
+hosts (1-16), then the spines in link order (17-32): spines 272-275, the slow ones, are 17-20."""
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from plots.style import figure_grid, save, style_for  # noqa: E402
+from plots.tables import markdown, write_csv  # noqa: E402
+
+SLOW_PORTS = {17, 18, 19, 20}
+ORDER = ["whack-a-mole", "hopper", "reps", "spray", "ecmp"]
+
+# The bound, from first principles. A ring AllReduce of S bytes per rank over N ranks sends
+# 2 (N - 1) chunks of S / N per rank; with one rank per ToR every chunk crosses the fabric, and
+# each ToR's 16 ranks (one per group) send through its uplinks at once. uet wire: each packet
+# carries at most 4086 B of payload plus a 64 B header.
+N, S, HOSTS_PER_TOR = 16, 16 << 20, 16
+PAYLOAD, HEADER = 4086, 64
+CHUNK = S // N
+CHUNK_WIRE = CHUNK + -(-CHUNK // PAYLOAD) * HEADER
+RANK_WIRE = 2 * (N - 1) * CHUNK_WIRE
+UPLINK_BPS = 12 * 400e9 + 4 * 100e9  # 12 spines at 400 G, 4 at 100 G
+HOST_BPS = 400e9
+BOUND_NS = max(HOSTS_PER_TOR * RANK_WIRE * 8 / UPLINK_BPS, RANK_WIRE * 8 / HOST_BPS) * 1e9
+CAPACITY_SHARE = 4 * 100 / (12 * 400 + 4 * 100)
+
+
+def run_row(run):
+    s = json.loads((run / "summary.json").read_text())
+    with open(run / "collectives.csv") as f:
+        cct = max(int(r["finish_ns"]) - int(r["start_ns"]) for r in csv.DictReader(f))
+    final = {}
+    with open(run / "uplink.txt") as f:
+        for line in f:
+            t, tor, port, b = (int(x) for x in line.strip().split(","))
+            final[(tor, port)] = b  # cumulative: the last line of a port is its total
+    total = sum(final.values())
+    slow = sum(b for (_, port), b in final.items() if port in SLOW_PORTS)
+    c = s["counters"]
+    return {"algorithm": s["algorithm"], "seed": s["seed"],
+            "groups_done": f"{len(s.get('collectives', []) or [])}",
+            "slowest_cct_us": f"{cct / 1e3:.1f}", "cct_over_bound": f"{cct / BOUND_NS:.3f}",
+            "slow_share": f"{slow / total:.4f}", "retx_pkts": c["retx_pkts"],
+            "timeouts": c["timeouts"], "probes": c["probes"],
+            "flows_completed": f"{s['flows_completed']}/{s['flows_total']}"}
+
+
+def spread(vals, fmt):
+    return f"{fmt(sum(vals) / len(vals))} ({fmt(min(vals))}-{fmt(max(vals))})"
+
+
+def main():
+    runs, out_csv, fig_png = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    rows = [run_row(d) for d in sorted(runs.iterdir()) if (d / "summary.json").exists()]
+    rows.sort(key=lambda r: (ORDER.index(r["algorithm"]) if r["algorithm"] in ORDER else 99,
+                             int(r["seed"])))
+    for r in rows:
+        r.pop("groups_done")
+    write_csv(rows, out_csv)
+    print(f"bound: {HOSTS_PER_TOR} ranks x {RANK_WIRE} B on the wire per ToR over "
+          f"{UPLINK_BPS / 1e9:.0f} Gbps of uplinks = {BOUND_NS / 1e3:.1f} us; "
+          f"capacity share of the slow spines {CAPACITY_SHARE:.4f}")
+    print(markdown(rows))
+    algos = [a for a in ORDER if any(r["algorithm"] == a for r in rows)]
+    summary = []
+    for a in algos:
+        rs = [r for r in rows if r["algorithm"] == a]
+        cct = [float(r["slowest_cct_us"]) for r in rs]
+        share = [float(r["slow_share"]) for r in rs]
+        summary.append({"algorithm": a, "seeds": len(rs),
+                        "slowest_cct_us": spread(cct, lambda v: f"{v:.0f}"),
+                        "x_bound": spread([v * 1e3 / BOUND_NS for v in cct], lambda v: f"{v:.2f}"),
+                        "slow_share_pct": spread([100 * v for v in share], lambda v: f"{v:.1f}")})
+    print()
+    print(markdown(summary))
+
+    fig, ((ax_cct, ax_share),) = figure_grid(2.0, 1, 2)
+    x = range(len(algos))
+    for ax, key, scale in ((ax_cct, "slowest_cct_us", 1e-3), (ax_share, "slow_share", 100)):
+        for i, a in enumerate(algos):
+            vals = [float(r[key]) * scale for r in rows if r["algorithm"] == a]
+            mean = sum(vals) / len(vals)
+            color = style_for(a)[0]
+            ax.bar(i, mean, color=color, width=0.6)
+            ax.errorbar(i, mean, yerr=[[mean - min(vals)], [max(vals) - mean]], color="k",
+                        capsize=2, lw=0.6)
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(algos, rotation=30, ha="right", fontsize=6)
+        ax.grid(True, axis="y")
+    ax_cct.axhline(BOUND_NS / 1e6, color="0.3", ls="--", lw=0.7)
+    ax_cct.text(len(algos) - 0.5, BOUND_NS / 1e6, "capacity bound", fontsize=5, ha="right",
+                va="bottom", color="0.3")
+    ax_cct.set_ylabel("Slowest group's CCT (ms)")
+    ax_share.axhline(100 * CAPACITY_SHARE, color="0.3", ls=":", lw=0.7)
+    ax_share.axhline(25, color="0.5", ls="--", lw=0.7)
+    ax_share.text(len(algos) - 0.5, 25, "uniform 25 %", fontsize=5, ha="right", va="bottom")
+    ax_share.text(len(algos) - 0.5, 100 * CAPACITY_SHARE, "capacity 7.7 %", fontsize=5,
+                  ha="right", va="bottom")
+    ax_share.set_ylabel("Slow spines' share of uplink bytes (%)")
+    ax_share.set_ylim(0, 30)
+    fig.suptitle("16 ring AllReduces of 16 MiB, 4 of 16 spines at 100 G (uet); mean, min-max "
+                 "over seeds", fontsize=6)
+    fig.tight_layout(pad=0.3)
+    save(fig, fig_png)
+
+
+if __name__ == "__main__":
+    main()
