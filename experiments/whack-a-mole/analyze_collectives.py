@@ -17,7 +17,9 @@ from plots.style import figure_grid, save, style_for  # noqa: E402
 from plots.tables import markdown, write_csv  # noqa: E402
 
 SLOW_PORTS = {17, 18, 19, 20}
-ORDER = ["whack-a-mole", "hopper", "reps", "spray", "ecmp"]
+DEST = 'profile_scope = "destination"'
+ORDER = ["whack-a-mole", f"whack-a-mole {DEST}", "hopper", "reps", "spray", "ecmp"]
+LABEL = {f"whack-a-mole {DEST}": "wam-destination"}
 
 # The bound, from first principles. A ring AllReduce of S bytes per rank over N ranks sends
 # 2 (N - 1) chunks of S / N per rank; with one rank per ToR every chunk crosses the fabric, and
@@ -55,7 +57,8 @@ def run_row(run):
     busy_slow = slow * 8 / (n_slow * 100e9 * end_ns * 1e-9)
     busy_fast = (total - slow) * 8 / (n_fast * 400e9 * end_ns * 1e-9)
     c = s["counters"]
-    return {"algorithm": s["algorithm"], "seed": s["seed"],
+    variant = f"{s['algorithm']} {s['lb_params']}".strip()
+    return {"variant": variant, "algorithm": s["algorithm"], "seed": s["seed"],
             "groups_done": f"{len(s.get('collectives', []) or [])}",
             "slowest_cct_us": f"{cct / 1e3:.1f}", "cct_over_bound": f"{cct / BOUND_NS:.3f}",
             "slow_share": f"{slow / total:.4f}", "slow_busy": f"{busy_slow:.3f}",
@@ -71,8 +74,8 @@ def spread(vals, fmt):
 def main():
     runs, out_csv, fig_png = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     rows = [run_row(d) for d in sorted(runs.iterdir()) if (d / "summary.json").exists()]
-    rows.sort(key=lambda r: (ORDER.index(r["algorithm"]) if r["algorithm"] in ORDER else 99,
-                             int(r["seed"])))
+    rows.sort(key=lambda r: (ORDER.index(r["variant"]) if r["variant"] in ORDER else 99,
+                             r["variant"], int(r["seed"])))
     for r in rows:
         r.pop("groups_done")
     write_csv(rows, out_csv)
@@ -80,13 +83,13 @@ def main():
           f"{UPLINK_BPS / 1e9:.0f} Gbps of uplinks = {BOUND_NS / 1e3:.1f} us; "
           f"capacity share of the slow spines {CAPACITY_SHARE:.4f}")
     print(markdown(rows))
-    algos = [a for a in ORDER if any(r["algorithm"] == a for r in rows)]
+    algos = [a for a in ORDER if any(r["variant"] == a for r in rows)]
     summary = []
     for a in algos:
-        rs = [r for r in rows if r["algorithm"] == a]
+        rs = [r for r in rows if r["variant"] == a]
         cct = [float(r["slowest_cct_us"]) for r in rs]
         share = [float(r["slow_share"]) for r in rs]
-        summary.append({"algorithm": a, "seeds": len(rs),
+        summary.append({"variant": LABEL.get(a, a), "seeds": len(rs),
                         "slowest_cct_us": spread(cct, lambda v: f"{v:.0f}"),
                         "x_bound": spread([v * 1e3 / BOUND_NS for v in cct], lambda v: f"{v:.2f}"),
                         "slow_share_pct": spread([100 * v for v in share], lambda v: f"{v:.1f}"),
@@ -103,14 +106,16 @@ def main():
     x = range(len(algos))
     for ax, key, scale in ((ax_cct, "slowest_cct_us", 1e-3), (ax_share, "slow_share", 100)):
         for i, a in enumerate(algos):
-            vals = [float(r[key]) * scale for r in rows if r["algorithm"] == a]
+            rs = [r for r in rows if r["variant"] == a]
+            vals = [float(r[key]) * scale for r in rs]
             mean = sum(vals) / len(vals)
-            color = style_for(a)[0]
-            ax.bar(i, mean, color=color, width=0.6)
+            color = style_for(rs[0]["algorithm"])[0]
+            ax.bar(i, mean, color=color, width=0.6, hatch="///" if a in LABEL else None,
+                   edgecolor="w" if a in LABEL else None)
             ax.errorbar(i, mean, yerr=[[mean - min(vals)], [max(vals) - mean]], color="k",
                         capsize=2, lw=0.6)
         ax.set_xticks(list(x))
-        ax.set_xticklabels(algos, rotation=30, ha="right", fontsize=6)
+        ax.set_xticklabels([LABEL.get(a, a) for a in algos], rotation=30, ha="right", fontsize=6)
         ax.grid(True, axis="y")
     ax_cct.axhline(BOUND_NS / 1e6, color="0.3", ls="--", lw=0.7)
     ax_cct.text(-0.45, BOUND_NS / 1e6, f"capacity bound {BOUND_NS / 1e3:.0f} us", fontsize=5,

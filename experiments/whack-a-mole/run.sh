@@ -67,6 +67,11 @@ echo "== (c) 16 ring AllReduces of 16 MiB on a 16 x 16 leaf-spine, 4 of 16 spine
 target/release/rdma-lb sweep --config "$here/collective_slow_spines.toml" \
   --lb whack-a-mole,hopper,reps,spray,ecmp --seed 1,2,3 -j "${JOBS:-1}" \
   --out-root "$out/collectives"
+# Whack-a-Mole with one profile per (NIC, destination): a ring step's queue pair inherits what the
+# previous steps to the same neighbour learned (each step is a new 1 MiB queue pair).
+target/release/rdma-lb sweep --config "$here/collective_slow_spines.toml" --lb whack-a-mole \
+  --lb-params 'profile_scope = "destination"' --seed 1,2,3 -j "${JOBS:-1}" \
+  --out-root "$out/collectives"
 "$py" "$here/analyze_collectives.py" "$out/collectives" "$here/results_collectives.csv" \
   "$here/collectives.png"
 rm -f "$here/collectives.pdf" # keep the PNG only
