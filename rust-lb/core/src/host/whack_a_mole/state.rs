@@ -1,8 +1,9 @@
 //! The learned view of a set of paths in Whack-a-Mole (M. Luby and J. Byers, "Whack-a-Mole:
 //! Deterministic Packet Spraying Across Multiple Network Paths", arXiv:2509.18519): the whack
 //! amount and the severity of each piece of feedback (§5–6), the batched multi-bin updates (§7),
-//! the time-varying schedule (§8), the severity objective (§6) and recovery (our addition). One
-//! [`PathState`] per queue pair, or one shared per (NIC, destination).
+//! the time-varying schedule (§8), the severity objective (§6), and recovery and dead paths (our
+//! additions; the parent module states both and the deviation). One [`PathState`] per queue
+//! pair, or one shared per (NIC, destination).
 
 use std::cell::RefCell;
 use std::rc::Rc;
