@@ -2,8 +2,10 @@
 # Whack-a-Mole experiments (see README.md). Builds nothing: run scripts/build and
 #   cargo build --release -p rdma-lb -p rdma-lb-core --example whack_deviation
 # first. Runs into out/experiments/whack-a-mole/ (resumable: finished runs are skipped), then
-# prints (a) the spray counter's window deviation vs log2 m and (b) the degraded-spine table,
-# and writes results.csv, deviation.csv and share.png beside this script.
+# prints (a) the spray counter's window deviation vs log2 m, (b) the degraded-spine table and
+# (c) the collectives over degraded spines, and writes results.csv, deviation.csv, share.png,
+# results_collectives.csv and collectives.png beside this script. JOBS=N runs N points of (c)
+# at once (default 1); ONLY=a|b|c runs one part.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
@@ -11,9 +13,13 @@ py="${RDMA_LB_CACHE:-$HOME/.cache/rdma-lb}/venv/bin/python"
 out=out/experiments/whack-a-mole
 mkdir -p "$out"
 
+only=${ONLY:-}
+if [ -z "$only" ] || [ "$only" = a ]; then
 echo "== (a) worst window deviation per path (packets), 500 random profiles + seeds per l"
 target/release/examples/whack_deviation 500 1 | tee "$here/deviation.csv" | column -s, -t
+fi
 
+if [ -z "$only" ] || [ "$only" = b ]; then
 echo
 echo "== (b) one spine at a quarter rate"
 pi="--ns3::RdmaSwitch::PathIndexRouting=true"
@@ -53,3 +59,20 @@ for p in "${points[@]}"; do
 done
 "$py" "$here/analyze.py" "$out" "$here/results.csv" "$here/share.png" "${args[@]}"
 rm -f "$here/share.pdf" # keep the PNG only
+fi
+
+if [ -z "$only" ] || [ "$only" = c ]; then
+echo
+echo "== (c) 16 ring AllReduces of 16 MiB on a 16 x 16 leaf-spine, 4 of 16 spines at 100 G, uet"
+target/release/rdma-lb sweep --config "$here/collective_slow_spines.toml" \
+  --lb whack-a-mole,hopper,reps,spray,ecmp --seed 1,2,3 -j "${JOBS:-1}" \
+  --out-root "$out/collectives"
+# Whack-a-Mole with one profile per (NIC, destination): a ring step's queue pair inherits what the
+# previous steps to the same neighbour learned (each step is a new 1 MiB queue pair).
+target/release/rdma-lb sweep --config "$here/collective_slow_spines.toml" --lb whack-a-mole \
+  --lb-params 'profile_scope = "destination"' --seed 1,2,3 -j "${JOBS:-1}" \
+  --out-root "$out/collectives"
+"$py" "$here/analyze_collectives.py" "$out/collectives" "$here/results_collectives.csv" \
+  "$here/collectives.png"
+rm -f "$here/collectives.pdf" # keep the PNG only
+fi

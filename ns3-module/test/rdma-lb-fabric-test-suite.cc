@@ -1152,7 +1152,8 @@ class HostLbSlowSpineTestCase : public TestCase
      * the table shows it in the retransmission column.
      *
      * Measured (seed 1, 200 flows; mean / p99 slowdown): ecmp 4.38 / 33.90, spray 12.49 /
-     * 43.12, whack-a-mole 6.31 / 22.85, reps 6.90 / 22.81, hopper 2.06 / 6.70 (since the host
+     * 43.12, whack-a-mole 4.83 / 16.35 (6.31 / 22.85 before a stalled path was declared dead),
+     * reps 6.90 / 22.81, hopper 2.06 / 6.70 (since the host
      * load balancers were wired as their papers assume: whack-a-mole on path-index routing with
      * 4 paths and per-path sequence numbers, 7.23 / 28.98 before; hopper with timeouts and stalls
      * as congestion, 2.07 / 7.85 before). Whack-a-Mole

@@ -2,11 +2,13 @@
  * rdma-lb: test suite "rdma-lb-host-feedback": the host load balancers are fed and
  * wired as their papers assume. Each case prints its numbers.
  *  (a) a leaf-spine link that black-holes at 1 ms: ECMP's flows on it stall; FlowBender,
- *      Hopper, REPS and Whack-a-Mole move every affected flow off it and complete;
+ *      Hopper and REPS move every affected flow off it and complete (Whack-a-Mole: (d));
  *  (b) a timeout after losses is charged to the path of the oldest lost packet, not to the
  *      path of the last packet sent;
  *  (c) Hopper switches under congestion when the alternative answers 50 us after its probe
- *      (later than ttl_prob x base RTT = 33 us).
+ *      (later than ttl_prob x base RTT = 33 us);
+ *  (d) Whack-a-Mole declares the black-holed path of (a) dead: no data packet enters it later
+ *      than (1 + stall_factor) RTTs + one stall-check period after the black hole.
  * Fixed seeds (RngSeedManager seed 1, run 1, AssignStreams(0)); deterministic.
  */
 
@@ -150,14 +152,8 @@ class TailLoss : public ErrorModel
  *    which hash onto the dead link: neither ever "leaves" for sure, so what is asserted is that
  *    at most 2 % of the affected flows' packets sent after the bound go into the dead link
  *    (measured 1.03 % and 0.32 %).
- *  - Whack-a-Mole learns of the black hole from timeouts and from its per-path stall test
- *    (a path's oldest unanswered packet older than 4 x the average RTT; a black hole returns
- *    no ECN, RTT or per-path gap); each halves the dead path's balls, down to the floor of
- *    min_balls = 1 of 1024, which keeps probing it (the Whack-a-Mole paper, §6). But whacks on the
- *    live paths (ECN, RTT) hand balls back to every path not whacked in the same interval, the dead
- *    one included (embodiment 3), so it is never drained for good. Asserted: every flow completes,
- *    and at most 5 % of the post-bound packets go into the dead link (measured 2.8 %, last flow
- *    done at 11.5 ms; NOT within two RTOs -- an open item, see rdma-lb.rst).
+ *  - Whack-a-Mole declares the path dead at its stall test and sends nothing into it after
+ *    its own, shorter bound: case (d), WhackAMoleDeadPathTestCase.
  * Every scheme must complete every flow by 40 ms; before these fixes Hopper (timeouts charged to
  * the last packet's path, probe answers expired at 33 us) and Whack-a-Mole (timeouts charged
  * to the last packet's path, ECMP-hashed paths) left flows stuck at 40 ms, as ECMP does.
@@ -167,11 +163,10 @@ class BlackHoleTestCase : public TestCase
   public:
     BlackHoleTestCase()
         : TestCase("a leaf-spine link black-holes at 1 ms: ecmp stalls; hopper leaves it within two "
-                   "RTOs; flowbender, reps, whack-a-mole send <= 2, 2, 5 % into it; all complete")
+                   "RTOs; flowbender and reps send <= 2 % into it; all complete")
     {
     }
 
-  private:
     struct Outcome
     {
         uint32_t completed{0};
@@ -183,13 +178,15 @@ class BlackHoleTestCase : public TestCase
         uint64_t timeouts{0};
         uint64_t switches{0};
         uint64_t mmuDrops{0};        //!< buffer drops (the black hole's are not counted)
+        double maxRttUs{0};          //!< largest RTT of any ACK / NACK a host received
     };
 
-    static Outcome Run(const std::string& lb, double boundMs)
+    /// Runs the black hole with `lb` (parameters `params`); counts sends into it after `boundMs`.
+    static Outcome Run(const std::string& lb, double boundMs, const std::string& params = "")
     {
         FixSeed();
         RdmaFabricHelper f;
-        f.SetLoadBalancer(lb);
+        f.SetLoadBalancer(lb, params);
         f.BuildLeafSpine(2, 8, 4, G100, G100, MicroSeconds(1));
         f.Finish();
         for (const std::string& note : f.GetNotes())
@@ -238,6 +235,26 @@ class BlackHoleTestCase : public TestCase
                 },
                 dev);
         }
+        // The RTT of every answer: a host's ACK / NACK echoes its data packet's send time.
+        double maxRttNs = 0;
+        for (uint32_t h : f.GetHosts())
+        {
+            f.GetNode(h)->GetDevice(0)->TraceConnectWithoutContext(
+                "Rx",
+                MakeBoundCallback(+[](double* m, Ptr<const Packet> p) {
+                                      RdmaHeader h;
+                                      p->PeekHeader(h);
+                                      if ((h.type == RdmaHeader::ACK || h.type == RdmaHeader::NACK) &&
+                                          h.tsNs > 0)
+                                      {
+                                          const double rtt =
+                                              static_cast<double>(Simulator::Now().GetNanoSeconds()) -
+                                              static_cast<double>(h.tsNs);
+                                          *m = std::max(*m, rtt);
+                                      }
+                                  },
+                                  &maxRttNs));
+        }
         std::map<uint32_t, uint64_t> sentAfter;
         // Outlives the simulation (a heap copy per host leaked: found by LeakSanitizer).
         std::pair<std::map<uint32_t, uint64_t>*, Time> sentCtx(&sentAfter, seen.bound);
@@ -270,6 +287,7 @@ class BlackHoleTestCase : public TestCase
         }
         Simulator::Destroy();
         o.completed = static_cast<uint32_t>(recs.size());
+        o.maxRttUs = maxRttNs / 1e3;
         for (const auto& [id, r] : recs)
         {
             o.lastFinishMs = std::max(o.lastFinishMs, r.finish.GetSeconds() * 1e3);
@@ -289,6 +307,7 @@ class BlackHoleTestCase : public TestCase
         return o;
     }
 
+  private:
     void DoRun() override
     {
         const double rtoHighMs = 0.320;
@@ -298,7 +317,7 @@ class BlackHoleTestCase : public TestCase
               << "algorithm     completed affected last_send_into_dead_ms last_finish_ms "
                  "dead_pkts_after_bound/sent timeouts path_switches mmu_drops\n";
         std::map<std::string, Outcome> out;
-        for (const char* a : {"ecmp", "flowbender", "hopper", "reps", "whack-a-mole"})
+        for (const char* a : {"ecmp", "flowbender", "hopper", "reps"})
         {
             Outcome o = Run(a, boundMs);
             out[a] = o;
@@ -319,8 +338,7 @@ class BlackHoleTestCase : public TestCase
         const std::vector<std::tuple<std::string, bool, double>> movers = {
             {"flowbender", false, 2.0},
             {"hopper", true, 0.0},
-            {"reps", false, 2.0},
-            {"whack-a-mole", false, 5.0}};
+            {"reps", false, 2.0}};
         for (const auto& [a, leavesByBound, limit] : movers)
         {
             const Outcome& o = out[a];
@@ -340,6 +358,61 @@ class BlackHoleTestCase : public TestCase
                                             a << ": % of post-bound packets into the dead link");
             }
         }
+    }
+};
+
+// ==== (d) Whack-a-Mole declares a black-holed path dead ======================================
+
+/**
+ * The black hole of (a) under Whack-a-Mole (defaults: stall_factor F = 4, a 2 us stall-check
+ * period, dead_probe_interval_ns = 100 us). Its path i is spine i (path-index routing), so
+ * every affected flow has one dead path.
+ *
+ * The bound, from the stall rule (whack_a_mole/mod.rs, "Dead paths"): every packet sent on the
+ * dead path from t0 = 1 ms on goes unanswered. The last answer on it comes by t0 + R (R: the
+ * largest RTT of the run, measured here from every ACK / NACK's echoed send time), so the oldest
+ * unanswered packet the stall test knows of was sent by then. The test fires at the first send
+ * at least 2 us after the previous test, once that packet is older than F x A (A: the average
+ * RTT, an EWMA of samples, so A <= R); the sender then declares the path dead and moves all its
+ * balls to the live paths, and nothing gives them back without an answer on it. So no data
+ * packet enters the dead link after
+ *   bound = t0 + R + F x R + 2 us = 1 ms + 5 R + 2 us,
+ * i.e. the share it receives after the bound is exactly 0. (Probes, 64 B, one per dead path per
+ * 100 us, are not data and are not counted.) Before the dead-path rule Whack-a-Mole kept ~2.8 %
+ * of its post-bound packets on the dead link: whacks of the live paths handed balls back to
+ * it (embodiment 3) and the floor min_balls = 1 kept it in the profile.
+ */
+class WhackAMoleDeadPathTestCase : public TestCase
+{
+  public:
+    WhackAMoleDeadPathTestCase()
+        : TestCase("whack-a-mole sends no data into a black-holed path later than 1 ms + "
+                   "(1 + stall_factor) x max RTT + 2 us; every flow completes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double stallFactor = 4;
+        // Count sends after the old fixed bound too (2 RTOs + a BDP cap), for the record.
+        const double fixedBoundMs = 1.0 + 2 * 0.320 + 104000.0 * 8 / 100e9 * 1e3;
+        const BlackHoleTestCase::Outcome o = BlackHoleTestCase::Run("whack-a-mole", fixedBoundMs);
+        const double boundMs = 1.0 + (1 + stallFactor) * o.maxRttUs / 1e3 + 0.002;
+        std::cout << std::fixed << std::setprecision(3)
+                  << "whack-a-mole, black hole on leaf 16 - spine 18 from 1 ms: completed "
+                  << o.completed << "/16, affected " << o.affected << ", max RTT " << o.maxRttUs
+                  << " us, bound 1 ms + 5 x max RTT + 2 us = " << boundMs
+                  << " ms, last data packet into the dead link at " << o.lastDeadMs
+                  << " ms, data packets into it after " << fixedBoundMs << " ms: "
+                  << o.deadAfterBound << "/" << o.sentAfterBound << ", last flow done at "
+                  << o.lastFinishMs << " ms, timeouts " << o.timeouts << std::endl;
+        NS_TEST_EXPECT_MSG_GT(o.affected, 0u, "some flow used the link at 1 ms");
+        NS_TEST_EXPECT_MSG_EQ(o.completed, 16u, "every flow completes");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(o.lastDeadMs, boundMs,
+                                    "no data packet enters the dead link after the bound");
+        NS_TEST_EXPECT_MSG_EQ(o.deadAfterBound, 0u,
+                              "no data packet enters the dead link after 2 RTOs either");
     }
 };
 
@@ -549,6 +622,7 @@ class RdmaLbHostFeedbackTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new TimeoutEntropyTestCase, TestCase::QUICK);
         AddTestCase(new HopperLateAnswerTestCase, TestCase::QUICK);
         AddTestCase(new BlackHoleTestCase, TestCase::QUICK);
+        AddTestCase(new WhackAMoleDeadPathTestCase, TestCase::QUICK);
     }
 };
 

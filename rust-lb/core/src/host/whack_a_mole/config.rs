@@ -148,6 +148,11 @@ pub struct WhackAMoleConfig {
     pub stall_factor: f64,
     /// Where whacked balls may go (paper §6).
     pub objective: Objective,
+    /// Dead paths (our addition): a stalled path is declared dead, loses all its balls (below
+    /// the `min_balls` floor) and receives none until an answer on it shows that it delivers
+    /// again; meanwhile one probe is sent on it per this interval. 0 = off: a stall is only a
+    /// whack by `loss_factor` (the behaviour before). Only where stalls are tested.
+    pub dead_probe_interval_ns: u64,
 }
 
 impl Default for WhackAMoleConfig {
@@ -173,6 +178,7 @@ impl Default for WhackAMoleConfig {
             path_seq_loss: true,
             stall_factor: 4.0,
             objective: Objective::None,
+            dead_probe_interval_ns: 100_000,
         }
     }
 }
@@ -232,6 +238,13 @@ impl WhackAMoleConfig {
             algorithm,
             "recovery_interval_ns",
             self.recovery_interval_ns,
+            0,
+            u64::MAX / 4,
+        )?;
+        check_int(
+            algorithm,
+            "dead_probe_interval_ns",
+            self.dead_probe_interval_ns,
             0,
             u64::MAX / 4,
         )?;

@@ -69,7 +69,34 @@
 //! * **Stalls** (`stall_factor`, default 4): a black-holed path returns nothing, so no gap is
 //!   ever seen on it; a path whose oldest unanswered numbered packet is older than
 //!   `stall_factor` × the average RTT (tested every 2 us, at a send) has its outstanding
-//!   packets declared lost and is whacked with `loss_factor`.
+//!   packets declared lost and is whacked with `loss_factor` -- or declared dead (next).
+//! * **Dead paths** (`dead_probe_interval_ns`, default 100 us; 0 = off, the rule before).
+//!   **Deviation from the paper**, whose profile keeps every path and whose whacks only
+//!   shrink a path's share: a path that stalls is declared dead. It loses all its balls (below
+//!   the floor `min_balls`), which go evenly to the live paths; no update gives it any back
+//!   (the embodiments' spreads, the severity objective, a schedule step and recovery all skip
+//!   it: what an embodiment spread onto it goes on to the live paths); one 64 B probe per
+//!   `dead_probe_interval_ns` goes on it instead ([`PathSelector::take_probe`]). The first
+//!   answer on it -- a probe's, or a late answer to data sent before -- revives it with the
+//!   floor (`min_balls`, at least 1) taken from the path holding the most balls; from there the
+//!   recovery rule returns it to its target share on evidence like any path. The last live
+//!   path is never declared dead (it is whacked instead). Why: before, a black-holed path
+//!   kept ~3 % of the packets (rdma-lb-host-feedback: 2.8 % of the post-bound packets into the
+//!   dead link): ECN and RTT whacks of the live paths spread their balls over every path not
+//!   whacked in the interval, the dead one included (embodiment 3), and the floor kept it in
+//!   the profile; a path whose packets never come back now regains nothing without evidence.
+//!   **Bound**: black hole at t0; every packet sent on the path from t0 on goes unanswered, so
+//!   the last answer on it comes by t0 + R (R: the largest RTT) and the oldest unanswered
+//!   packet the stall test knows of was sent by then (if the path carried nothing then, it
+//!   is its next packet, and the bound counts from that one); the test runs at the first send 2 us
+//!   after the previous one and fires once that packet is older than `stall_factor` × the
+//!   average RTT (≤ R). So no data packet enters the dead path after
+//!   t0 + (1 + `stall_factor`) R + 2 us (5 RTTs + 2 us with the default), whatever the other
+//!   paths report. A live but slow path is not declared dead while it answers within
+//!   `stall_factor` × the average RTT; one declared dead by mistake (every packet it carried
+//!   in 4 average RTTs lost to overflow) answers its first probe and is back at the floor within
+//!   `dead_probe_interval_ns` + its RTT. With `profile_scope = "queue-pair"` each new queue
+//!   pair starts from the uniform profile and finds a dead path again by its own stall test.
 //! * **Severity objective** (paper §6, `objective = "severity"`, off by default): per path a
 //!   severity weight w(i), the moving average (gain 1/8) of the whack factor of each piece of
 //!   feedback about it (0 for a clean answer); the paper's objective is to minimise
@@ -134,6 +161,8 @@ mod profile;
 mod state;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_dead;
 
 pub use config::{
     Objective, PathRouting, ProfileScope, ProfileStep, RecoveryRule, Redistribution, Shuffle,
@@ -147,6 +176,7 @@ use loss::PathSeqs;
 
 use super::selector::{Feedback, PathSelector, SendCx};
 use crate::rng::SimRng;
+use crate::time::SimTime;
 use crate::units::Entropy;
 
 /// A queue pair's path state: its own (boxed: one allocation per queue pair, none per packet),
@@ -207,7 +237,7 @@ impl WhackAMole {
     /// The stall test, then the path of the packet that draws `ball`, recorded with its
     /// per-path sequence number.
     fn send_on(s: &mut PathState, seqs: &mut PathSeqs, cx: &SendCx, ball: u32) -> usize {
-        seqs.check_stalls(cx.now, s.rtt_avg(), |path| s.path_loss(cx.now, path));
+        seqs.check_stalls(cx.now, s.rtt_avg(), |path| s.path_stalled(cx.now, path));
         let path = s.path_for(cx.now, ball);
         seqs.sent(cx, path);
         path
@@ -260,5 +290,10 @@ impl PathSelector for WhackAMole {
                 s.path_loss(fb.now, path);
             }
         });
+    }
+
+    fn take_probe(&mut self, now: SimTime) -> Option<Entropy> {
+        self.with_state(None, |s| s.take_probe(now))
+            .map(|path| Entropy(u16::try_from(path).unwrap_or(0)))
     }
 }

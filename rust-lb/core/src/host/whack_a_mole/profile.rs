@@ -2,7 +2,8 @@
 //! Packet Spraying Across Multiple Network Paths", arXiv:2509.18519): n bins sharing m = 2^ℓ balls
 //! with their cumulative counts (§3), the four update embodiments that spread whacked balls with a
 //! persistent residual index ρ (§7), the rounding of a schedule step's weights to balls (§8), and
-//! the relaxation toward a target used by recovery (our addition).
+//! the relaxation toward a target used by recovery and the emptying of dead bins (our
+//! additions).
 
 use super::config::Redistribution;
 
@@ -239,6 +240,41 @@ impl Profile {
                 let none_left = rest == 0;
                 self.spread_even(total.saturating_sub(given), |j| !none_left && r_of(j) == 0);
             }
+        }
+        self.recompute();
+    }
+
+    /// Moves every ball of the bins `dead` marks to the others, evenly (the quotient to each,
+    /// the remainder round-robin from ρ). Nothing moves if every bin is marked. Returns
+    /// whether anything moved.
+    pub fn empty_bins(&mut self, dead: &[bool]) -> bool {
+        let is_dead = |i: usize| dead.get(i).copied().unwrap_or(false);
+        let live = (0..self.balls.len()).any(|i| !is_dead(i));
+        let held: u64 = (0..self.balls.len())
+            .filter(|&i| is_dead(i))
+            .map(|i| u64::from(self.balls.get(i).copied().unwrap_or(0)))
+            .sum();
+        if !live || held == 0 {
+            return false;
+        }
+        for (i, b) in self.balls.iter_mut().enumerate() {
+            if is_dead(i) {
+                *b = 0;
+            }
+        }
+        self.spread_even(held, |i| !is_dead(i));
+        self.recompute();
+        true
+    }
+
+    /// Moves `k` balls (at most all it has) from bin `from` to bin `to`.
+    pub fn move_balls(&mut self, from: usize, to: usize, k: u32) {
+        if to >= self.balls.len() {
+            return;
+        }
+        let k = self.take_one(from, k);
+        if let Some(b) = self.balls.get_mut(to) {
+            *b += u32::try_from(k).unwrap_or(0);
         }
         self.recompute();
     }

@@ -1,8 +1,9 @@
 //! The learned view of a set of paths in Whack-a-Mole (M. Luby and J. Byers, "Whack-a-Mole:
 //! Deterministic Packet Spraying Across Multiple Network Paths", arXiv:2509.18519): the whack
 //! amount and the severity of each piece of feedback (§5–6), the batched multi-bin updates (§7),
-//! the time-varying schedule (§8), the severity objective (§6) and recovery (our addition). One
-//! [`PathState`] per queue pair, or one shared per (NIC, destination).
+//! the time-varying schedule (§8), the severity objective (§6), and recovery and dead paths (our
+//! additions; the parent module states both and the deviation). One [`PathState`] per queue
+//! pair, or one shared per (NIC, destination).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -67,6 +68,12 @@ pub struct PathState {
     /// Per path, the severity weight w(i) of the paper's §6: a moving average (gain 1/8) of the
     /// whack factor of each piece of feedback about it (0 for a clean answer).
     weight: Vec<f64>,
+    /// Per path, whether it is dead: stalled, no balls, probed until it answers.
+    dead: Vec<bool>,
+    /// Per path, when the next probe of a dead path is due.
+    next_probe: Vec<SimTime>,
+    /// Probe period of a dead path; 0 = no dead paths (a stall is a whack).
+    probe_interval: SimDuration,
 }
 
 /// Recovery steps applied at most per event (they converge well before this).
@@ -114,6 +121,9 @@ impl PathState {
             started: None,
             objective: config.objective,
             weight: vec![0.0; n],
+            dead: vec![false; n],
+            next_probe: vec![SimTime::ZERO; n],
+            probe_interval: SimDuration::from_ns(config.dead_probe_interval_ns),
         }
     }
 
@@ -145,6 +155,7 @@ impl PathState {
         if let Some(balls) = due {
             if self.profile.set_balls(balls) {
                 self.target.copy_from_slice(balls);
+                self.profile.empty_bins(&self.dead);
             }
         }
     }
@@ -182,21 +193,19 @@ impl PathState {
                         .unwrap_or(0)
                         .saturating_add(1);
                     for _ in 0..ticks.min(MAX_RECOVERY_STEPS) {
+                        let (fed, clean, dead) = (&self.fed_back, &self.clean, &self.dead);
+                        let is = |v: &[bool], i: usize| v.get(i).copied().unwrap_or(false);
                         let moved = match self.recovery_rule {
-                            RecoveryRule::Periodic => {
-                                self.profile.relax_toward(&self.target, self.recovery_gain)
-                            }
-                            RecoveryRule::Evidence => {
-                                let (fed, clean) = (&self.fed_back, &self.clean);
-                                self.profile.relax_toward_where(
-                                    &self.target,
-                                    self.recovery_gain,
-                                    |i| {
-                                        !fed.get(i).copied().unwrap_or(false)
-                                            && clean.get(i).copied().unwrap_or(false)
-                                    },
-                                )
-                            }
+                            RecoveryRule::Periodic => self.profile.relax_toward_where(
+                                &self.target,
+                                self.recovery_gain,
+                                |i| !is(dead, i),
+                            ),
+                            RecoveryRule::Evidence => self.profile.relax_toward_where(
+                                &self.target,
+                                self.recovery_gain,
+                                |i| !is(dead, i) && !is(fed, i) && is(clean, i),
+                            ),
                         };
                         // Later ticks of a lazy catch-up covered intervals without feedback.
                         self.fed_back.fill(false);
@@ -252,10 +261,14 @@ impl PathState {
             if (0..weight.len()).any(below) {
                 let total = self.profile.take(removal);
                 self.profile.spread_even(total, below);
+                self.profile.empty_bins(&self.dead);
                 return;
             }
         }
         self.profile.apply(&self.removal, self.redistribution);
+        // The embodiments spread over every bin (or every bin not whacked): what a dead bin
+        // received goes back to the live ones.
+        self.profile.empty_bins(&self.dead);
     }
 
     /// Folds the factor `f` of one piece of feedback about `path` into its severity weight.
@@ -307,8 +320,15 @@ impl PathState {
     /// Learns from feedback about a packet sent on `fb.entropy`.
     pub(super) fn feedback(&mut self, fb: &Feedback) {
         self.advance(fb.now);
-        let f = self.severity(fb);
         let path = usize::from(fb.entropy.0);
+        let answer = matches!(
+            fb.kind,
+            FeedbackKind::Ack | FeedbackKind::Nack | FeedbackKind::ProbeAck
+        );
+        if answer && self.is_dead(path) {
+            self.revive(path);
+        }
+        let f = self.severity(fb);
         if matches!(
             fb.kind,
             FeedbackKind::Ack | FeedbackKind::Nack | FeedbackKind::Timeout | FeedbackKind::Cnp
@@ -331,6 +351,71 @@ impl PathState {
         self.advance(now);
         self.weigh(path, self.loss_factor);
         self.whack(path, self.loss_factor);
+    }
+
+    /// A stall on `path` (its oldest unanswered packet older than `stall_factor` × the
+    /// average RTT). With dead paths on, it is declared dead: all its balls go to the live
+    /// paths, evenly, and it gets none back until it answers ([`PathState::revive`]); its first
+    /// probe is due one probe interval later. The last live path is never declared dead (it
+    /// is whacked instead), nor is any path with dead paths off.
+    pub(super) fn path_stalled(&mut self, now: SimTime, path: usize) {
+        let others_live = self.dead.iter().enumerate().any(|(i, &d)| i != path && !d);
+        if self.probe_interval.as_ns() == 0 || !others_live || path >= self.dead.len() {
+            self.path_loss(now, path);
+            return;
+        }
+        self.advance(now);
+        self.weigh(path, self.loss_factor);
+        if let Some(flag) = self.fed_back.get_mut(path) {
+            *flag = true;
+        }
+        if let (Some(d), Some(p), Some(t)) = (
+            self.dead.get_mut(path),
+            self.pending.get_mut(path),
+            self.next_probe.get_mut(path),
+        ) {
+            *d = true;
+            *p = 0.0;
+            *t = now + self.probe_interval;
+        }
+        self.profile.empty_bins(&self.dead);
+    }
+
+    /// An answer on dead `path` (a probe's, or a late one to data): it delivers again. It
+    /// gets the floor (`min_balls`, at least 1) from the path holding the most balls (the
+    /// lowest index among equals) and then recovers by the recovery rule like any path.
+    fn revive(&mut self, path: usize) {
+        if let Some(d) = self.dead.get_mut(path) {
+            *d = false;
+        }
+        let balls = self.profile.balls();
+        let richest = (0..balls.len())
+            .max_by_key(|&i| (balls.get(i).copied().unwrap_or(0), std::cmp::Reverse(i)))
+            .unwrap_or(0);
+        if richest != path {
+            self.profile.move_balls(richest, path, self.floor.max(1));
+        }
+    }
+
+    /// The entropy of the next probe due on a dead path at `now`, if any (one per dead path
+    /// per probe interval).
+    pub(super) fn take_probe(&mut self, now: SimTime) -> Option<usize> {
+        let interval = self.probe_interval;
+        let due = self
+            .dead
+            .iter()
+            .zip(&self.next_probe)
+            .position(|(&d, &t)| d && t <= now)?;
+        if let Some(t) = self.next_probe.get_mut(due) {
+            *t = now + interval;
+        }
+        Some(due)
+    }
+
+    /// Whether `path` is dead.
+    #[must_use]
+    pub fn is_dead(&self, path: usize) -> bool {
+        self.dead.get(path).copied().unwrap_or(false)
     }
 
     /// The running average RTT over all paths.

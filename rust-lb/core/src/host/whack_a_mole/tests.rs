@@ -311,10 +311,12 @@ fn a_gap_in_one_paths_sequence_is_a_loss_on_that_path() {
 fn a_path_that_answers_nothing_stalls_and_is_whacked() {
     // Path 3 black-holed: every packet on it goes unanswered; the others answer at 8 us.
     // Once path 3's oldest packet is older than stall_factor (4) x the average RTT (8 us)
-    // = 32 us, the stall test (every 2 us, at a send) whacks it by loss_factor.
+    // = 32 us, the stall test (every 2 us, at a send) whacks it by loss_factor (with the
+    // dead-path rule off; on, it empties the path: tests_dead.rs).
     let config = WhackAMoleConfig {
         update_interval_ns: 0,
         recovery_interval_ns: 0,
+        dead_probe_interval_ns: 0,
         ..cfg()
     };
     let mut rng = SimRng::new(4);
