@@ -1,21 +1,40 @@
 #!/usr/bin/env bash
-# PLTS (the PLTS paper) vs ECMP on ConWeave's k = 4 fat tree (see README.md). Builds nothing: run
-# scripts/build and `cargo build --release -p rdma-lb` first. Sweeps into
-# out/experiments/plts/ (resumable), then writes results.csv, slowdown_gbn.png and
-# slowdown_irn.png beside this script and prints the table.
+# PLTS (the PLTS paper) vs ECMP (see README.md), two parts:
+#   fat_k4: ConWeave's k = 4 fat tree, AliStorage 50 % load, GBN and IRN receivers (FCT slowdown)
+#   perm:   long flows, a permutation on the 1:1 k = 8 fat tree, 10 seeds, reordering-tolerant
+#           IRN and the uet transport (throughput)
+#   RUNS="fat_k4 perm" (default both)   experiments/plts/run.sh
+# Builds nothing: run scripts/build and `cargo build --release -p rdma-lb` first. Sweeps into
+# out/experiments/plts/ (resumable: finished runs are skipped, -j 1), then writes the tables and
+# figures beside this script (fat_k4: results.csv, slowdown_*.png; perm: throughput.csv,
+# throughput.png) and prints the tables.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 py="${RDMA_LB_CACHE:-$HOME/.cache/rdma-lb}/venv/bin/python"
 out=out/experiments/plts
 algs=ecmp,plts-random,plts-counter,plts-rr
-seeds=1,2
-for t in gbn irn; do
-  cfg="$here/fat_k4.toml"
-  [ $t = irn ] && cfg="$here/fat_k4_irn.toml"
-  target/release/rdma-lb sweep --config "$cfg" --lb "$algs" --seed "$seeds" -j 1 --out-root "$out/$t"
-  "$py" -m plots slowdown "$out/$t"/*/ -o "$here/slowdown_$t.png" \
-    --title "k=4 fat tree, AliStorage 50 % load, $t receivers" >/dev/null
+for part in ${RUNS:-fat_k4 perm}; do
+  case $part in
+    fat_k4)
+      for t in gbn irn; do
+        cfg="$here/fat_k4.toml"
+        [ $t = irn ] && cfg="$here/fat_k4_irn.toml"
+        target/release/rdma-lb sweep --config "$cfg" --lb "$algs" --seed 1,2 -j 1 --out-root "$out/$t"
+        "$py" -m plots slowdown "$out/$t"/*/ -o "$here/slowdown_$t.png" \
+          --title "k=4 fat tree, AliStorage 50 % load, $t receivers" >/dev/null
+      done
+      rm -f "$here"/slowdown_*.pdf # keep the PNGs (and their CSV tables)
+      "$py" "$here/analyze.py" "$here/results.csv" "gbn=$out/gbn" "irn=$out/irn"
+      ;;
+    perm)
+      seeds=1,2,3,4,5,6,7,8,9,10
+      for t in irn uet; do
+        target/release/rdma-lb sweep --config "$here/perm_k8_$t.toml" --lb "$algs" --seed "$seeds" \
+          -j 1 --out-root "$out/perm_$t"
+      done
+      "$py" "$here/analyze_perm.py" "$here" "irn=$out/perm_irn" "uet=$out/perm_uet"
+      ;;
+    *) echo "run.sh: unknown part $part (fat_k4, perm)" >&2; exit 2 ;;
+  esac
 done
-rm -f "$here"/slowdown_*.pdf # keep the PNGs (and their CSV tables)
-"$py" "$here/analyze.py" "$here/results.csv" "gbn=$out/gbn" "irn=$out/irn"
