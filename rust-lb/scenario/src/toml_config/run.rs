@@ -35,6 +35,8 @@ pub(super) struct RunSec {
     pub(super) pfc_trace: Option<bool>,
     pub(super) queue_trace: Option<bool>,
     pub(super) rate_trace: Option<Time>,
+    pub(super) failed_link_drops: Option<bool>,
+    pub(super) rtt_histogram_ns: Option<Spanned<u64>>,
 }
 
 /// `[lb]`: the scheme and its parameters as one `k = v, ...` text (a table's entries in
@@ -75,7 +77,7 @@ pub(super) fn start_ns(sec: &RunSec) -> u64 {
 }
 
 /// `[run]`: the run's settings; the hard stop defaults to 10 s after `gen_end_ns`, the end of
-/// flow generation.
+/// flow generation. `rtt_histogram_ns` needs the uet transport (`transport_is_uet`).
 pub(super) fn run(
     cx: &Cx<'_>,
     sec: &RunSec,
@@ -84,6 +86,7 @@ pub(super) fn run(
     gen_end_ns: u64,
     load: f64,
     link_events: Vec<LinkEvent>,
+    transport_is_uet: bool,
 ) -> Result<RunSpec> {
     let hard_stop_ns = match &sec.stop {
         Some(s) => {
@@ -93,6 +96,24 @@ pub(super) fn run(
             s.get_ref().0
         }
         None => gen_end_ns.saturating_add(10_000_000_000),
+    };
+    let rtt_histogram_ns = match &sec.rtt_histogram_ns {
+        Some(w) if *w.get_ref() == 0 => {
+            return Err(cx.err(
+                w,
+                "run.rtt_histogram_ns",
+                ErrorKind::Value,
+                "the bin width must be positive (leave the key out for no histogram)",
+            ))
+        }
+        Some(w) if !transport_is_uet => return Err(cx.err(
+            w,
+            "run.rtt_histogram_ns",
+            ErrorKind::Value,
+            "the RTT histogram is measured by the uet senders: needs [transport] kind = \"uet\"",
+        )),
+        Some(w) => *w.get_ref(),
+        None => 0,
     };
     Ok(RunSpec {
         seed,
@@ -105,6 +126,8 @@ pub(super) fn run(
         pfc_trace: sec.pfc_trace.unwrap_or(false),
         queue_trace: sec.queue_trace.unwrap_or(false),
         rate_trace_ns: sec.rate_trace.map_or(0, |t| t.0.max(1)),
+        failed_link_drops: sec.failed_link_drops.unwrap_or(false),
+        rtt_histogram_ns,
         load,
     })
 }
