@@ -179,8 +179,8 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
         workload.gen_end_ns,
         workload.load,
         link_events,
-        !transport.kind.is_roce(),
     )?;
+    run::check_rtt_histogram(&cx, &f.run, !transport.kind.is_roce())?;
     let name = path.file_stem().map_or_else(
         || "scenario".to_owned(),
         |s| s.to_string_lossy().into_owned(),

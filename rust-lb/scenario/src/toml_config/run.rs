@@ -77,7 +77,7 @@ pub(super) fn start_ns(sec: &RunSec) -> u64 {
 }
 
 /// `[run]`: the run's settings; the hard stop defaults to 10 s after `gen_end_ns`, the end of
-/// flow generation. `rtt_histogram_ns` needs the uet transport (`transport_is_uet`).
+/// flow generation.
 pub(super) fn run(
     cx: &Cx<'_>,
     sec: &RunSec,
@@ -86,7 +86,6 @@ pub(super) fn run(
     gen_end_ns: u64,
     load: f64,
     link_events: Vec<LinkEvent>,
-    transport_is_uet: bool,
 ) -> Result<RunSpec> {
     let hard_stop_ns = match &sec.stop {
         Some(s) => {
@@ -106,12 +105,6 @@ pub(super) fn run(
                 "the bin width must be positive (leave the key out for no histogram)",
             ))
         }
-        Some(w) if !transport_is_uet => return Err(cx.err(
-            w,
-            "run.rtt_histogram_ns",
-            ErrorKind::Value,
-            "the RTT histogram is measured by the uet senders: needs [transport] kind = \"uet\"",
-        )),
         Some(w) => *w.get_ref(),
         None => 0,
     };
@@ -130,4 +123,17 @@ pub(super) fn run(
         rtt_histogram_ns,
         load,
     })
+}
+
+/// `[run] rtt_histogram_ns` needs the uet transport (its senders measure the RTTs).
+pub(super) fn check_rtt_histogram(cx: &Cx<'_>, sec: &RunSec, transport_is_uet: bool) -> Result<()> {
+    match &sec.rtt_histogram_ns {
+        Some(w) if !transport_is_uet => Err(cx.err(
+            w,
+            "run.rtt_histogram_ns",
+            ErrorKind::Value,
+            "the RTT histogram is measured by the uet senders: needs [transport] kind = \"uet\"",
+        )),
+        _ => Ok(()),
+    }
 }
