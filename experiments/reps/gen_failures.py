@@ -20,8 +20,8 @@ which is inside the 6 % set. k = 8: 128 pipes -> 1, 4, 8 failed; k = 16: 1024 pi
                             the core -> aggregation links with l + agg x (k/2) < 8 -- the 8 of
                             pod 0's first aggregation switch; each one way at half speed with
                             half the queue and ECN thresholds)
-  uet_k16_1to1_rtt.toml, uet_k16_8to1_rtt.toml
-                            uet_k16_1to1 / _8to1 with the RTT histogram on (nothing else changes:
+  uet_kK_1to1_rtt.toml, uet_kK_8to1_rtt.toml
+                            uet_kK_1to1 / _8to1 with the RTT histogram on (nothing else changes:
                             the histogram is an output only)
 
 Every config here writes rtt_hist.csv (500 ns bins) and failed_drops.csv.
@@ -160,7 +160,7 @@ def main():
             files[f"uet_k{k}_oneway_{pct}pct.toml"] = oneway(k, pct)
         files[f"uet_k{k}_oneway_mid.toml"] = mid(k)
     files["uet_k16_degraded.toml"] = degraded16()
-    for base in ("uet_k16_1to1.toml", "uet_k16_8to1.toml"):
+    for base in ("uet_k8_1to1.toml", "uet_k8_8to1.toml", "uet_k16_1to1.toml", "uet_k16_8to1.toml"):
         files[base.replace(".toml", "_rtt.toml")] = with_rtt(base)
     for name, text in files.items():
         (out / name).write_text(text)
