@@ -8,8 +8,8 @@ directory names <config stem>-<algorithm>-s<seed>-<hash>) and writes
                         mean over seeds with the min-max range;
   reroute_cdf.png       mid-run failure: per flow that sent into a failed pipe after it failed,
                         the time from the failure to its last packet into one (all seeds);
-  rtt_cdf.png           the RTT distributions of Figs. 2b-4b (1:1, 8:1, 6 % failed pipes,
-                        k = 16, seed 1), from rtt_hist.csv;
+  rtt_cdf.png           the RTT distributions of Figs. 2b-4b (1:1, 8:1, 6 % failed pipes;
+                        k = 8 and k = 16, seed 1), from rtt_hist.csv;
 and prints the README's tables. Deterministic: same runs, same bytes.
 
 Usage (from the repository root): python experiments/reps/analyze_failures.py OUT_ROOT EXP_DIR
@@ -40,6 +40,8 @@ CASES = {
     "uet_k8_oneway_mid": (8, "mid", 8, "k=8, 8 pipes fail one way at 50 us"),
     "uet_k16_oneway_mid": (16, "mid", 61, "k=16, 61 pipes fail one way at 100 us"),
     "uet_k16_degraded": (16, "degraded", 16, "k=16, artifact's -failed 8: 16 links half speed one way"),
+    "uet_k8_1to1_rtt": (8, "1to1", None, "k=8, 1:1"),
+    "uet_k8_8to1_rtt": (8, "8to1", None, "k=8, 8:1"),
     "uet_k16_1to1_rtt": (16, "1to1", None, "k=16, 1:1"),
     "uet_k16_8to1_rtt": (16, "8to1", None, "k=16, 8:1"),
 }
@@ -155,8 +157,8 @@ def ratio_per_seed(rows, stem, num, den):
 
 def print_tables(rows):
     print("\n### Completion time (max FCT, us): mean over seeds (min-max); flows done\n")
-    print("| case | seeds | ECMP | spray | REPS | spray / REPS (per seed) | paper |")
-    print("|---|---|---|---|---|---|---|")
+    print("| case | seeds | ECMP | spray | REPS | REPS vs spray (per seed) | spray / REPS | paper |")
+    print("|---|---|---|---|---|---|---|---|")
     for stem, (k, case, _, label) in CASES.items():
         if case not in ("oneway", "degraded", "1to1", "8to1"):
             continue
@@ -178,10 +180,11 @@ def print_tables(rows):
                 cells.append(f"never in {len(xs) - len(fin)}/{len(xs)} seeds "
                              f"({spread(done)} of {total} flows done)")
         r = ratio_per_seed(rows, stem, "spray", "reps")
+        d = [100 * (x - 1) for x in ratio_per_seed(rows, stem, "reps", "spray")]
         paper = {"oneway": "REPS ~50 % better (Fig. 4)", "degraded": "-",
                  "1to1": "REPS ~10 % better (Fig. 2)", "8to1": "REPS ~10 % better (Fig. 3)"}[case]
         print(f"| {label} | {','.join(map(str, seeds))} | {cells[0]} | {cells[1]} | {cells[2]} "
-              f"| {spread(r, '{:.2f}')}x | {paper} |")
+              f"| {spread(d, '{:+.1f}')} % | {spread(r, '{:.2f}')}x | {paper} |")
 
     print("\n### Mid-run failure: failure -> each hit flow's last packet into a failed pipe (us)\n")
     print("| case | algorithm | seeds | flows hit per seed | min | median | p99 | max | max FCT (us) |")
@@ -206,7 +209,8 @@ def print_tables(rows):
     print("\n### RTT (us, from rtt_hist.csv, 500 ns bins): p50 / p99, seed 1\n")
     print("| case | ECMP | spray | REPS |")
     print("|---|---|---|---|")
-    for stem in ("uet_k16_1to1_rtt", "uet_k16_8to1_rtt", "uet_k16_oneway_6pct", "uet_k16_degraded"):
+    for stem in ("uet_k8_1to1_rtt", "uet_k8_8to1_rtt", "uet_k8_oneway_6pct", "uet_k16_1to1_rtt",
+                 "uet_k16_8to1_rtt", "uet_k16_oneway_6pct", "uet_k16_degraded"):
         cells = []
         for a in ALGOS:
             xs = [x for x in by(rows, stem, a) if x["seed"] == 1 and x["rtt_p50_us"] != ""]
@@ -271,31 +275,33 @@ def fig_reroute(exp):
 
 
 def fig_rtt(exp):
-    panels = [("uet_k16_1to1_rtt", "1:1 (Fig. 2b)"), ("uet_k16_8to1_rtt", "8:1 (Fig. 3b)"),
-              ("uet_k16_oneway_6pct", "61 pipes failed one way (Fig. 4b)")]
-    fig, axes = plt.subplots(1, 3, figsize=(COLUMN_WIDTH_IN * 2.6, 2.2), squeeze=False)
-    for ax, (stem, title) in zip(axes[0], panels):
-        for a in ALGOS:
-            rs = [r for r in RUNS if r["stem"] == stem and r["algorithm"] == a and r["seed"] == 1
-                  and r["rtt"]]
-            if not rs:
-                continue
-            bins = rs[0]["rtt"]
-            total = sum(n for _, _, n in bins)
-            acc, xs_, ys = 0, [], []
-            for _, end, n in bins:
-                if n:
-                    acc += n
-                    xs_.append(end / 1e3)
-                    ys.append(acc / total)
-            kw = line_kwargs(a)
-            kw.pop("marker", None)
-            ax.step(xs_, ys, where="post", **kw)
-        ax.set_xscale("log")
-        ax.set_xlabel("RTT (us)")
-        ax.set_title("k = 16, " + title, fontsize="small")
-        ax.grid(True)
-    axes[0][0].set_ylabel("fraction of ACKs")
+    panels = [("1to1_rtt", "1:1 (Fig. 2b)"), ("8to1_rtt", "8:1 (Fig. 3b)"),
+              ("oneway_6pct", "6 % pipes failed one way (Fig. 4b)")]
+    fig, axes = plt.subplots(2, 3, figsize=(COLUMN_WIDTH_IN * 2.6, 4.2), squeeze=False)
+    for ax_row, k in zip(axes, (8, 16)):
+        for ax, (suffix, title) in zip(ax_row, panels):
+            stem = f"uet_k{k}_{suffix}"
+            for a in ALGOS:
+                rs = [r for r in RUNS if r["stem"] == stem and r["algorithm"] == a
+                      and r["seed"] == 1 and r["rtt"]]
+                if not rs:
+                    continue
+                bins = rs[0]["rtt"]
+                total = sum(n for _, _, n in bins)
+                acc, xs_, ys = 0, [], []
+                for _, end, n in bins:
+                    if n:
+                        acc += n
+                        xs_.append(end / 1e3)
+                        ys.append(acc / total)
+                kw = line_kwargs(a)
+                kw.pop("marker", None)
+                ax.step(xs_, ys, where="post", **kw)
+            ax.set_xscale("log")
+            ax.set_xlabel("RTT (us)")
+            ax.set_title(f"k = {k}, " + title, fontsize="small")
+            ax.grid(True)
+        ax_row[0].set_ylabel("fraction of ACKs")
     axes[0][0].legend(loc="lower right", fontsize="x-small")
     fig.tight_layout()
     fig.savefig(exp / "rtt_cdf.png")
