@@ -237,14 +237,15 @@ def fig_fct(rows, exp):
                 if not fin or any(v == "" for v in fin):
                     continue  # ECMP: some flows never finish
                 m = sum(fin) / len(fin)
-                xs_.append(CASES[stem][2])
+                xs_.append(100 * CASES[stem][2] / (128 if k == 8 else 1024))
                 ys.append(m)
                 lo.append(m - min(fin))
                 hi.append(max(fin) - m)
             if xs_:
                 ax.errorbar(xs_, ys, yerr=[lo, hi], capsize=2, **line_kwargs(a))
-        ax.set_xlabel("failed agg->core pipes (one way)")
-        ax.set_title(f"k = {k}", fontsize="small")
+        ax.set_xlabel("agg->core pipes failed one way (%)")
+        ax.set_xlim(0, 7)
+        ax.set_title(f"k = {k} (ECMP: some flows never finish)", fontsize="small")
         ax.set_yscale("log")
         ax.grid(True)
     axes[0][0].set_ylabel("completion time (us)")
