@@ -17,8 +17,9 @@
  *    2-leaf x 2-host x 1-spine fabric with leaf 4 -> spine 6 down at 20 us, the data of
  *    host 0 -> host 2 is lost there (failed_drops.csv: that flow only, from the fault on),
  *    while host 2 -> host 0's data (sent at 30 us, after the fault; one window) crosses
- *    spine 6 -> leaf 4 and is delivered (its ACKs, on the dead direction, are lost: it never completes); the same
- *    fault two-way loses both (the check that fails if the reverse direction drops too).
+ *    spine 6 -> leaf 4 and is delivered (its ACKs, on the dead direction, are lost: it never
+ *    completes); the same fault two-way loses both (the check that fails if the reverse
+ *    direction drops too).
  */
 #include "rdma-lb-test-util.h"
 
