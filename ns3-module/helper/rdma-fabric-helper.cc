@@ -532,6 +532,45 @@ RdmaFabricHelper::ScheduleSwitchPortState(uint32_t sw, uint32_t port, Time at, b
 }
 
 void
+RdmaFabricHelper::ScheduleOneWayState(uint32_t from,
+                                      uint32_t to,
+                                      Time at,
+                                      bool down,
+                                      std::optional<uint32_t> port)
+{
+    for (const auto& l : m_links)
+    {
+        bool match = port ? ((l.a == from && l.portA == *port) || (l.b == from && l.portB == *port))
+                          : ((l.a == from && l.b == to) || (l.a == to && l.b == from));
+        if (!match)
+        {
+            continue;
+        }
+        Ptr<RdmaChannel> ch = l.channel;
+        Ptr<RdmaNetDevice> sender;
+        for (size_t d = 0; d < ch->GetNDevices(); ++d)
+        {
+            Ptr<RdmaNetDevice> dev = DynamicCast<RdmaNetDevice>(ch->GetDevice(d));
+            if (dev && dev->GetNode()->GetId() == from)
+            {
+                sender = dev;
+            }
+        }
+        NS_ABORT_MSG_IF(!sender, "RdmaFabricHelper: no device of node " << from << " on link");
+        NS_LOG_INFO("link " << l.a << "-" << l.b << ": direction " << from << " -> "
+                            << (l.a == from ? l.b : l.a) << " scheduled "
+                            << (down ? "down" : "up") << " at " << at << " (one way)");
+        Simulator::Schedule(at, &RdmaChannel::SetDirectionDown, ch, sender, down);
+        return;
+    }
+    if (port)
+    {
+        NS_FATAL_ERROR("RdmaFabricHelper: node " << from << " has no port " << *port);
+    }
+    NS_FATAL_ERROR("RdmaFabricHelper: no link between nodes " << from << " and " << to);
+}
+
+void
 RdmaFabricHelper::SetNotifyRemoteLinkState(bool notify)
 {
     m_notifyRemoteLinkState = notify;

@@ -122,6 +122,20 @@ class RdmaFabricHelper
      * have, is a fatal error.
      */
     void ScheduleSwitchPortState(uint32_t sw, uint32_t port, Time at, bool down);
+    /**
+     * Schedules one direction of the link between \p from and \p to to go down (\p down
+     * true) or back up at \p at: what \p from sends on it is lost (RdmaChannel::
+     * SetDirectionDown), the reverse direction keeps working. Silent, as a black hole: no
+     * switch is told, so every switch keeps the port in its candidate lists whatever its
+     * WithdrawFailedPorts. With \p port set, \p from is a switch and the link is the one on
+     * that port (parallel links told apart, as ScheduleSwitchPortState). Fatal error if there
+     * is no such link.
+     */
+    void ScheduleOneWayState(uint32_t from,
+                             uint32_t to,
+                             Time at,
+                             bool down,
+                             std::optional<uint32_t> port = std::nullopt);
     /// Whether ScheduleLinkState also tells the switches not attached to the link (default true).
     void SetNotifyRemoteLinkState(bool notify);
     /// Takes the link between \p a and \p b down at \p downAt and, if \p upAt > \p downAt, up

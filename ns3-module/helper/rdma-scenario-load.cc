@@ -107,12 +107,14 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
     p.linkEvents.clear();
     for (const auto& e : r.link_events)
     {
-        p.linkEvents.push_back({e.at_ns, e.a, e.b, e.down, e.by_port, e.port});
+        p.linkEvents.push_back({e.at_ns, e.a, e.b, e.down, e.by_port, e.port, e.one_way});
     }
     p.outDir = std::string(r.out_dir);
     p.pfcTrace = r.pfc_trace;
     p.queueTrace = r.queue_trace;
     p.rateTraceNs = r.rate_trace_ns;
+    p.failedLinkDrops = r.failed_link_drops;
+    p.rttHistogramNs = r.rtt_histogram_ns;
     p.load = r.load;
     out.notes.clear();
     for (const auto& n : in.notes)

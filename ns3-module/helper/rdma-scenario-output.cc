@@ -37,7 +37,7 @@ RdmaScenarioOutput::Open(const std::string& dir, const RdmaScenarioRun& run)
         std::string e = m_files.Open(m_dir,
                                      {"summary.json", "fct.txt", "flows.csv", "collectives.csv",
                                       "pfc.txt", "queue.txt", "uplink.txt", "rate.txt",
-                                      "retx.txt"});
+                                      "retx.txt", "failed_drops.csv", "rtt_hist.csv"});
         if (!e.empty())
         {
             return e;
@@ -300,6 +300,14 @@ RdmaScenarioRunner::WriteOutputs()
         if (!spec.collectives.empty())
         {
             files.emplace_back("collectives.csv", CollectivesCsv());
+        }
+        if (spec.run.failedLinkDrops)
+        {
+            files.emplace_back("failed_drops.csv", FailedDropsCsv());
+        }
+        if (spec.run.rttHistogramNs != 0)
+        {
+            files.emplace_back("rtt_hist.csv", RttHistCsv());
         }
         files.emplace_back("summary.json", SummaryJson());
         return m_output->Commit(files);

@@ -53,8 +53,17 @@ struct UetPairRtt
     uint64_t txNs{0}; //!< the fabric's diameter x (data + ACK) serialization at the host rate
 };
 
+/// failed_drops.csv: one flow's data packets lost on down links.
+struct FailedDrops
+{
+    uint64_t count{0};   //!< packets lost
+    uint64_t firstNs{0}; //!< time of the first loss
+    uint64_t lastNs{0};  //!< time of the last loss
+};
+
 } // namespace rdmascenario
 
+using rdmascenario::FailedDrops;
 using rdmascenario::PairInfo;
 using rdmascenario::UetPairRtt;
 
@@ -89,6 +98,11 @@ struct RdmaScenarioRunner::State
     // Rate trace (rate.txt, retx.txt; sampled every rate-trace interval).
     RdmaRateTrace rateTrace;
     std::vector<uint32_t> tors;  //!< switches with a host link, ascending
+    // failed_drops.csv (run.failedLinkDrops): data packets lost on down links, by flow id
+    // (UINT32_MAX: a packet no flow could be found for).
+    std::map<uint32_t, FailedDrops> failedDrops;
+    // rtt_hist.csv (run.rttHistogramNs): uet ACKs by RTT, bin i = [i w, (i + 1) w).
+    std::vector<uint64_t> rttHist;
     Time monitorPeriod;
     Time monitorEnd;
     // Progress.
@@ -225,9 +239,67 @@ struct RdmaScenarioRunner::State
         }
     }
 
-    static void OnLoss(State* s, Ptr<const Packet>)
+    static void OnLoss(State* s, Ptr<const Packet> p)
     {
         ++s->counters.linkLoss;
+        if (s->spec->run.failedLinkDrops)
+        {
+            s->RecordFailedDrop(*p);
+        }
+    }
+
+    /// failed_drops.csv: a packet lost on a down link; data packets count for their flow (the
+    /// sender's active queue pair, else the only flow between its two hosts).
+    void RecordFailedDrop(const Packet& p)
+    {
+        RdmaHeader h;
+        h.PeekFrom(p);
+        if (h.type != RdmaHeader::DATA)
+        {
+            return;
+        }
+        const uint32_t src = RdmaHostId(h.sip);
+        const uint32_t dst = RdmaHostId(h.dip);
+        uint32_t flow = UINT32_MAX;
+        if (src < isSwitch.size() && !isSwitch[src])
+        {
+            flow = fabric->GetNic(src)->GetFlowIdOfQpn(h.qpn);
+        }
+        if (flow >= results.size())
+        {
+            flow = UINT32_MAX;
+            for (const RdmaScenarioFlowResult& r : results)
+            {
+                if (r.src == src && r.dst == dst)
+                {
+                    if (flow != UINT32_MAX)
+                    {
+                        flow = UINT32_MAX; // several: cannot tell which
+                        break;
+                    }
+                    flow = r.id;
+                }
+            }
+        }
+        const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+        FailedDrops& d = failedDrops[flow];
+        if (d.count++ == 0)
+        {
+            d.firstNs = now;
+        }
+        d.lastNs = now;
+    }
+
+    /// rtt_hist.csv: one uet ACK's RTT.
+    static void OnUetRtt(State* s, uint32_t, Time rtt)
+    {
+        const uint64_t width = s->spec->run.rttHistogramNs;
+        const uint64_t bin = static_cast<uint64_t>(std::max<int64_t>(rtt.GetNanoSeconds(), 0)) / width;
+        if (bin >= s->rttHist.size())
+        {
+            s->rttHist.resize(bin + 1, 0);
+        }
+        ++s->rttHist[bin];
     }
 
     static void OnErrorDrop(State* s, Ptr<const Packet>)

@@ -550,6 +550,14 @@ RdmaScenarioRunner::BuildFabric()
         nic->TraceConnectWithoutContext("FlowRecord", MakeCallback(&State::OnRecord, &s));
         nic->TraceConnectWithoutContext("FlowDelivered", MakeCallback(&State::OnDelivered, &s));
     }
+    if (spec.run.rttHistogramNs != 0)
+    {
+        for (uint32_t h : fabric.GetHosts())
+        {
+            fabric.GetNic(h)->TraceConnectWithoutContext("UetRtt",
+                                                         MakeBoundCallback(&State::OnUetRtt, &s));
+        }
+    }
     if (spec.run.rateTraceNs != 0)
     {
         std::vector<Ptr<RdmaNic>> nics;
@@ -622,7 +630,15 @@ RdmaScenarioRunner::ScheduleTraffic()
     for (const RdmaScenarioLinkEvent& e : spec.run.linkEvents)
     {
         const Time at = NanoSeconds(static_cast<int64_t>(e.atNs));
-        if (e.byPort)
+        if (e.oneWay)
+        {
+            fabric.ScheduleOneWayState(e.a,
+                                       e.b,
+                                       at,
+                                       e.down,
+                                       e.byPort ? std::optional<uint32_t>(e.port) : std::nullopt);
+        }
+        else if (e.byPort)
         {
             fabric.ScheduleSwitchPortState(e.a, e.port, at, e.down);
         }
@@ -769,6 +785,46 @@ RdmaScenarioRunner::SummarizeCollectives()
             cr.finishNs = 0;
         }
     }
+}
+
+std::string
+RdmaScenarioRunner::FailedDropsCsv() const
+{
+    std::string out = "flow_id,src,dst,drops,first_drop_ns,last_drop_ns\n";
+    if (!m_state)
+    {
+        return out;
+    }
+    for (const auto& [flow, d] : m_state->failedDrops)
+    {
+        if (flow < m_state->results.size())
+        {
+            const RdmaScenarioFlowResult& r = m_state->results[flow];
+            out += Fmt("%u,%u,%u,", flow, r.src, r.dst);
+        }
+        else
+        {
+            out += ",,,";
+        }
+        out += Fmt("%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", d.count, d.firstNs, d.lastNs);
+    }
+    return out;
+}
+
+std::string
+RdmaScenarioRunner::RttHistCsv() const
+{
+    std::string out = "bin_start_ns,bin_end_ns,acks\n";
+    const uint64_t w = m_spec.run.rttHistogramNs;
+    if (!m_state || w == 0)
+    {
+        return out;
+    }
+    for (size_t i = 0; i < m_state->rttHist.size(); ++i)
+    {
+        out += Fmt("%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", i * w, (i + 1) * w, m_state->rttHist[i]);
+    }
+    return out;
 }
 
 const std::vector<RdmaScenarioFlowResult>&

@@ -160,6 +160,8 @@ struct RdmaScenarioLinkEvent
     bool down{true};  //!< true = down, false = up
     bool byPort{false}; //!< the link of switch a's port \p port (RdmaFabricHelper::ScheduleSwitchPortState)
     uint32_t port{0};   //!< with byPort: the switch port (its links in file order, 0-based)
+    /// Only a's sending direction towards b, silently (RdmaFabricHelper::ScheduleOneWayState)
+    bool oneWay{false};
 };
 
 /// \ingroup rdma-lb
@@ -176,6 +178,8 @@ struct RdmaScenarioRun
     bool pfcTrace{false};                //!< write pfc.txt
     bool queueTrace{false};              //!< write queue.txt and uplink.txt (sampled)
     uint64_t rateTraceNs{0};             //!< rate.txt / retx.txt sampling period (0 = off)
+    bool failedLinkDrops{false};         //!< write failed_drops.csv
+    uint64_t rttHistogramNs{0};          //!< rtt_hist.csv bin width (0 = off; uet senders)
     double load{0.0};                    //!< offered load (informational)
 };
 
@@ -331,6 +335,18 @@ class RdmaScenarioRunner
     std::string SummaryJson() const;
     /// \return collectives.csv text (header + one row per complete group)
     std::string CollectivesCsv() const;
+    /**
+     * \return failed_drops.csv text (run.failedLinkDrops): header + one row per flow that lost
+     * data packets on a down link, in flow-id order -- flow_id, src, dst, drops, first_drop_ns,
+     * last_drop_ns; packets no flow was found for last, with an empty flow_id, src and dst
+     */
+    std::string FailedDropsCsv() const;
+    /**
+     * \return rtt_hist.csv text (run.rttHistogramNs = w): header + bins from 0 to the last
+     * non-empty one -- bin_start_ns, bin_end_ns (start + w), acks: uet ACKs whose RTT (arrival
+     * minus the echoed send time of the acknowledged packet) is in [start, start + w)
+     */
+    std::string RttHistCsv() const;
     /// \return pfc.txt text when the PFC trace was on and no output directory was set
     std::string PfcText() const;
     /// \return queue.txt text when the queue trace was on and no output directory was set

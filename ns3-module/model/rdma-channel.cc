@@ -49,19 +49,19 @@ RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
 bool
 RdmaChannel::TransmitStart(Ptr<Packet> p, Ptr<RdmaNetDevice> src, Time txTime)
 {
-    if (m_down)
+    uint32_t dst = (m_dev[0] == src) ? 1 : 0;
+    if (m_down || m_dirDown[dst])
     {
         m_lossTrace(p);
         return false;
     }
-    uint32_t dst = (m_dev[0] == src) ? 1 : 0;
     m_inFlight[dst].push_back(std::move(p));
     Simulator::ScheduleWithContext(m_dev[dst]->GetNode()->GetId(),
                                    txTime + m_delay,
                                    &RdmaChannel::Deliver,
                                    this,
                                    dst,
-                                   m_epoch);
+                                   Epoch(dst));
     return true;
 }
 
@@ -70,7 +70,7 @@ RdmaChannel::Deliver(uint32_t dstIndex, uint64_t epoch)
 {
     Ptr<Packet> p = std::move(m_inFlight[dstIndex].front());
     m_inFlight[dstIndex].pop_front();
-    if (m_down || epoch != m_epoch)
+    if (m_down || m_dirDown[dstIndex] || epoch != Epoch(dstIndex))
     {
         m_lossTrace(p);
         return;
@@ -94,6 +94,34 @@ bool
 RdmaChannel::IsDown() const
 {
     return m_down;
+}
+
+uint64_t
+RdmaChannel::Epoch(uint32_t dstIndex) const
+{
+    // Both counters only grow, so their sum changes whenever either does.
+    return m_epoch + m_dirEpoch[dstIndex];
+}
+
+void
+RdmaChannel::SetDirectionDown(Ptr<const RdmaNetDevice> sender, bool down)
+{
+    NS_LOG_FUNCTION(this << sender << down);
+    NS_ABORT_MSG_IF(sender != m_dev[0] && sender != m_dev[1],
+                    "RdmaChannel: SetDirectionDown from a device not on this link");
+    uint32_t dst = (m_dev[0] == sender) ? 1 : 0;
+    if (down && !m_dirDown[dst])
+    {
+        ++m_dirEpoch[dst];
+    }
+    m_dirDown[dst] = down;
+}
+
+bool
+RdmaChannel::IsDirectionDown(Ptr<const RdmaNetDevice> sender) const
+{
+    uint32_t dst = (m_dev[0] == sender) ? 1 : 0;
+    return m_down || m_dirDown[dst];
 }
 
 Time

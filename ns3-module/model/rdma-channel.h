@@ -2,7 +2,9 @@
  * rdma-lb: a full-duplex point-to-point link between two RdmaNetDevices
  * (the reference's link model: store-and-forward, delivery after transmission time +
  * propagation delay, no processing delay). A link can be taken down and brought back up;
- * packets that start or are in flight on a down link are lost.
+ * packets that start or are in flight on a down link are lost. One direction alone can be
+ * taken down too (SetDirectionDown: a one-way black hole, as the failed aggregation-core
+ * pipes of the REPS paper, §4), the other keeps delivering.
  */
 #ifndef RDMA_CHANNEL_H
 #define RDMA_CHANNEL_H
@@ -44,6 +46,14 @@ class RdmaChannel : public Channel
     void SetDown(bool down);
     /// \return whether the link is down
     bool IsDown() const;
+    /**
+     * Takes down (true) or brings back (false) one direction only: what \p sender sends is lost
+     * (also what it sent that is still in flight when the direction goes down); the other
+     * direction is unaffected. Independent of SetDown (a down link loses both directions).
+     */
+    void SetDirectionDown(Ptr<const RdmaNetDevice> sender, bool down);
+    /// \return whether what \p sender sends is lost (the link or that direction is down)
+    bool IsDirectionDown(Ptr<const RdmaNetDevice> sender) const;
     /// \return the propagation delay
     Time GetDelay() const;
     /// \return the device at the other end from \p d
@@ -54,12 +64,17 @@ class RdmaChannel : public Channel
 
   private:
     void Deliver(uint32_t dstIndex, uint64_t epoch);
+    /// \return the epoch of the direction towards end \p dstIndex: changes when the link or
+    /// that direction goes down (in-flight packets of older epochs are lost)
+    uint64_t Epoch(uint32_t dstIndex) const;
 
     Time m_delay;
     Ptr<RdmaNetDevice> m_dev[2];
     uint32_t m_nDevices{0};
     bool m_down{false};
     uint64_t m_epoch{0}; //!< incremented when the link goes down: in-flight packets are lost
+    bool m_dirDown[2]{false, false};  //!< the direction towards end i is down (SetDirectionDown)
+    uint64_t m_dirEpoch[2]{0, 0};     //!< incremented when the direction towards end i goes down
     /// Packets in flight towards end i, in arrival order (a link delivers in sending order: the
     /// sender serialises and the delay is constant), so an arrival event needs no packet.
     std::deque<Ptr<Packet>> m_inFlight[2];

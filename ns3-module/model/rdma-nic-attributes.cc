@@ -448,7 +448,12 @@ RdmaNic::GetTypeId()
                             "uet: a queue pair's window after an ACK, NACK or timeout: flow id, "
                             "window, cap (wire bytes)",
                             MakeTraceSourceAccessor(&RdmaNic::m_uetWindow),
-                            "ns3::RdmaNic::UetWindowTracedCallback");
+                            "ns3::RdmaNic::UetWindowTracedCallback")
+            .AddTraceSource("UetRtt",
+                            "uet: an ACK (not a NACK) arrived: flow id, the RTT of the data "
+                            "packet it acknowledges (arrival minus its echoed send time)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_uetRtt),
+                            "ns3::RdmaNic::UetRttTracedCallback");
     return tid;
 }
 

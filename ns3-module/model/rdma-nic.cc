@@ -127,6 +127,13 @@ RdmaNic::GetFlowRecord(uint32_t flowId) const
     return none;
 }
 
+uint32_t
+RdmaNic::GetFlowIdOfQpn(uint16_t qpn) const
+{
+    auto it = m_qps.find(qpn);
+    return it == m_qps.end() ? 0xffffffff : it->second.flowId;
+}
+
 void
 RdmaNic::SetUetBaseRttOf(Callback<Time, uint32_t> baseRttOfDestination)
 {

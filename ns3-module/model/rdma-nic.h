@@ -261,6 +261,8 @@ class RdmaNic : public Object, private RdmaCcHost
     DataRate GetFlowRate(uint32_t flowId) const;
     /// \return the counters of active flow \p flowId so far (flowId 0xffffffff if unknown)
     RdmaFlowRecord GetFlowRecord(uint32_t flowId) const;
+    /// \return the flow id of active queue pair \p qpn (0xffffffff if none: unknown or done)
+    uint32_t GetFlowIdOfQpn(uint16_t qpn) const;
     /**
      * Handles a congestion notification for active flow \p flowId as a CNP-flagged ACK would
      * (DCQCN). For external CNP sources and unit tests.
@@ -297,6 +299,9 @@ class RdmaNic : public Object, private RdmaCcHost
     typedef void (*NackSentTracedCallback)(uint32_t sip, uint16_t qpn, uint32_t expected);
     /// Trace signature of UetWindow: flow id, window and its cap (wire bytes).
     typedef void (*UetWindowTracedCallback)(uint32_t flowId, uint64_t window, uint64_t cap);
+    /// Trace signature of UetRtt: flow id, the RTT of the data packet an ACK acknowledges
+    /// (ACK arrival minus that packet's send time, which the ACK echoes).
+    typedef void (*UetRttTracedCallback)(uint32_t flowId, Time rtt);
     /// Trace signature of RateChange: flow id, old rate, new rate (bit/s).
     typedef void (*RateChangeTracedCallback)(uint32_t flowId, uint64_t oldRate, uint64_t newRate);
 
@@ -480,6 +485,7 @@ class RdmaNic : public Object, private RdmaCcHost
     TracedCallback<uint32_t, uint8_t, uint16_t> m_lbFeedback;
     TracedCallback<uint32_t, uint64_t, uint64_t> m_rateChange;
     TracedCallback<uint32_t, uint64_t, uint64_t> m_uetWindow;
+    TracedCallback<uint32_t, Time> m_uetRtt;
 };
 
 template <class Scheme>

@@ -296,6 +296,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     }
     else
     {
+        m_nic.m_uetRtt(qp.flowId, fb.rtt);
         u.windowBytes = RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
         m_nic.m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
     }

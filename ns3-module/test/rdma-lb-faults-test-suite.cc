@@ -12,7 +12,14 @@
  *    down, and sprays over 4 again once it is back (the Themis paper, §6);
  *  - the scenario runner lists every flow of the workload exactly once -- fct.txt the
  *    completed ones, flows.csv all, incomplete ones with empty FCT -- when a host's link fails
- *    for good; a switch-port fault and the same link's fault give identical outputs.
+ *    for good; a switch-port fault and the same link's fault give identical outputs;
+ *  - a one-way fault (the REPS paper's black-holed pipe, §4) drops only its direction: on a
+ *    2-leaf x 2-host x 1-spine fabric with leaf 4 -> spine 6 down at 20 us, the data of
+ *    host 0 -> host 2 is lost there (failed_drops.csv: that flow only, from the fault on),
+ *    while host 2 -> host 0's data (sent at 30 us, after the fault; one window) crosses
+ *    spine 6 -> leaf 4 and is delivered (its ACKs, on the dead direction, are lost: it never
+ *    completes); the same fault two-way loses both (the check that fails if the reverse
+ *    direction drops too).
  */
 #include "rdma-lb-test-util.h"
 
@@ -433,6 +440,92 @@ class FlowAccountingTestCase : public TestCase
     }
 };
 
+/// A one-way fault drops one direction only (see the file comment).
+class OneWayFaultTestCase : public TestCase
+{
+  public:
+    OneWayFaultTestCase()
+        : TestCase("a one-way fault loses only its direction; failed_drops.csv names the flows")
+    {
+    }
+
+  private:
+    static constexpr uint64_t FAULT_NS = 20000;
+
+    /// uet, hosts 0-3, leaves 4-5, spine 6; flow 0: host 0 -> 2, 1 MB, flow 1: host 2 -> 0,
+    /// 40 KB at 30 us (10 packets: within the first window, so its data can all arrive
+    /// although its ACKs, leaf 4 -> spine 6, are lost); link leaf 4 - spine 6 down at 20 us,
+    /// one way (4 -> 6) or both.
+    static RdmaScenarioSpec Spec(bool oneWay)
+    {
+        RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 2, 1, 100000000000ULL, 1000);
+        s.transport.kind = RdmaNic::UET;
+        s.transport.cc = RdmaNic::CC_NONE;
+        s.transport.pfcEnabled = false;
+        s.transport.payloadBytes = 4086;
+        s.run.hardStopNs = 2000000;
+        s.run.failedLinkDrops = true;
+        rdmalbtest::AddSpecFlow(s, 0, 2, 1000000, 0);
+        rdmalbtest::AddSpecFlow(s, 2, 0, 40000, 30000);
+        RdmaScenarioLinkEvent e;
+        e.atNs = FAULT_NS;
+        e.a = 4;
+        e.b = 6;
+        e.oneWay = oneWay;
+        s.run.linkEvents.push_back(e);
+        return s;
+    }
+
+    void DoRun() override
+    {
+        RdmaScenarioRunner oneWay(Spec(true));
+        std::string err;
+        NS_TEST_ASSERT_MSG_EQ(oneWay.Run(&err), true, err);
+        const std::vector<RdmaScenarioFlowResult>& r = oneWay.GetFlowResults();
+        const std::string drops = oneWay.FailedDropsCsv();
+        std::printf("\nrdma-lb-faults: one-way 4 -> 6 at 20 us: flow 0 delivered %d, flow 1 "
+                    "delivered %d; failed_drops.csv:\n%s",
+                    int(r[0].delivered), int(r[1].delivered), drops.c_str());
+        NS_TEST_EXPECT_MSG_EQ(r[0].delivered, false, "0 -> 2 crosses the dead direction");
+        NS_TEST_EXPECT_MSG_EQ(r[1].delivered, true, "2 -> 0 crosses the live direction");
+        // Only flow 0 lost data, from the fault on: the first loss is a packet on the link at
+        // 20 us (lost when it would have arrived, within one delay + one 4150 B packet time).
+        std::vector<std::string> rows = Lines(drops);
+        NS_TEST_ASSERT_MSG_EQ(rows.size(), 2u, "header + one flow");
+        NS_TEST_EXPECT_MSG_EQ(rows[0], "flow_id,src,dst,drops,first_drop_ns,last_drop_ns", "header");
+        std::vector<std::string> c = Split(rows[1], ',');
+        NS_TEST_ASSERT_MSG_EQ(c.size(), 6u, rows[1]);
+        NS_TEST_EXPECT_MSG_EQ(c[0] + "," + c[1] + "," + c[2], "0,0,2", "flow 0, host 0 -> 2");
+        const uint64_t first = std::stoull(c[4]);
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(first, FAULT_NS, "no loss before the fault");
+        NS_TEST_EXPECT_MSG_LT(first, FAULT_NS + 1000 + 332, "first loss: in flight at the fault");
+        NS_TEST_EXPECT_MSG_GT(std::stoull(c[3]), 1u, "retransmissions are lost too");
+
+        RdmaScenarioRunner twoWay(Spec(false));
+        NS_TEST_ASSERT_MSG_EQ(twoWay.Run(&err), true, err);
+        const std::vector<RdmaScenarioFlowResult>& r2 = twoWay.GetFlowResults();
+        NS_TEST_EXPECT_MSG_EQ(r2[1].delivered, false, "two-way: 2 -> 0 is cut off too");
+        NS_TEST_EXPECT_MSG_EQ(Lines(twoWay.FailedDropsCsv()).size(), 3u, "two-way: both flows");
+    }
+
+    static std::vector<std::string> Lines(const std::string& text)
+    {
+        return Split(text, '\n');
+    }
+
+    static std::vector<std::string> Split(const std::string& text, char sep)
+    {
+        std::vector<std::string> out;
+        std::istringstream in(text);
+        std::string part;
+        while (std::getline(in, part, sep))
+        {
+            out.push_back(part);
+        }
+        return out;
+    }
+};
+
 } // namespace
 
 /// The suite.
@@ -446,6 +539,7 @@ class RdmaLbFaultsTestSuite : public TestSuite
         AddTestCase(new EcmpFlapWithdrawnTestCase, TestCase::QUICK);
         AddTestCase(new ThemisFlapTestCase, TestCase::QUICK);
         AddTestCase(new FlowAccountingTestCase, TestCase::QUICK);
+        AddTestCase(new OneWayFaultTestCase, TestCase::QUICK);
     }
 };
 

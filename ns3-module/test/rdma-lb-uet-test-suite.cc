@@ -9,6 +9,9 @@
  *  - a trimmed header keeps the highest priority at later busy hops;
  *  - the window never exceeds its cap (UetWindow trace, every ACK/NACK/timeout) and moves;
  *  - a per-destination base RTT sets that queue pair's cap;
+ *  - the RTT histogram (rtt_hist.csv): one flow alone under one switch, every ACK's RTT is
+ *    the pair's base RTT, 4168.56 ns at 400 Gbps (4169 ns at the clock's resolution), all
+ *    1027 in bin [4100, 4200);
  *  - determinism and the scenario path: same seed, byte-identical fct.txt (REPS + trimming,
  *    with either switch hash);
  *  - a degraded port (SetPortRate, htsim's -failed): one direction at half speed, its queue
@@ -514,6 +517,51 @@ class UetPerPairBaseRttTestCase : public TestCase
 };
 
 /**
+ * The per-packet RTT histogram (RdmaNic UetRtt trace, the scenario's rtt_hist.csv): one 4 MiB
+ * flow alone between two hosts of one leaf at 400 Gbps meets no queue, so every ACK's RTT is
+ * the pair's base RTT: 2 x 2 links x 1 us + 2 hops x (4150 B data + 64 B ACK) at 400 Gbps
+ * = 4168.56 ns, in bin [4100, 4200) of width 100 ns, once per packet (1027 ACKs).
+ */
+class UetRttHistogramTestCase : public TestCase
+{
+  public:
+    UetRttHistogramTestCase()
+        : TestCase("uet scenario: rtt_hist.csv of a lone flow: every ACK in its base RTT's bin")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 2, 1, 400000000000ULL, 1000);
+        s.transport.kind = RdmaNic::UET;
+        s.transport.cc = RdmaNic::CC_NONE;
+        s.transport.pfcEnabled = false;
+        s.transport.payloadBytes = PAYLOAD;
+        s.run.rttHistogramNs = 100;
+        rdmalbtest::AddSpecFlow(s, 0, 1, 4194304, 0);
+        RdmaScenarioRunner runner(s);
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(runner.Run(&error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(runner.GetCompletedFlows(), 1u, "the flow completes");
+        const Time base = MicroSeconds(4) + G400.CalculateBytesTxTime(2 * (WIRE + HEADER));
+        // 4168.56 ns; the simulator's clock has ns resolution: 4169 ns, bin 41 either way.
+        NS_TEST_ASSERT_MSG_EQ(base.GetNanoSeconds() / 100, 41, "base RTT from first principles");
+        std::string expected = "bin_start_ns,bin_end_ns,acks\n";
+        for (uint64_t b = 0; b <= 41; ++b)
+        {
+            expected += std::to_string(b * 100) + "," + std::to_string(b * 100 + 100) + "," +
+                        (b == 41 ? "1027" : "0") + "\n";
+        }
+        NS_TEST_EXPECT_MSG_EQ(runner.RttHistCsv(), expected, "every ACK in bin [4100, 4200)");
+        s.run.rttHistogramNs = 0;
+        RdmaScenarioRunner off(s);
+        NS_TEST_ASSERT_MSG_EQ(off.Run(&error), true, error);
+        NS_TEST_EXPECT_MSG_EQ(off.FctText(), runner.FctText(), "the histogram changes nothing");
+    }
+};
+
+/**
  * The scenario path (RdmaScenarioRunner, ConfigureUet: derived base RTT, queue, ECN, RTO)
  * with REPS and trimming on a 2:1 leaf-spine permutation: every flow completes, trims
  * happen, and the same seed gives byte-identical fct.txt and flows.csv.
@@ -709,6 +757,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetTrimPriorityTestCase, TestCase::QUICK);
         AddTestCase(new UetWindowCapTestCase, TestCase::QUICK);
         AddTestCase(new UetPerPairBaseRttTestCase, TestCase::QUICK);
+        AddTestCase(new UetRttHistogramTestCase, TestCase::QUICK);
         AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new UetDegradedPortTestCase, TestCase::QUICK);
         AddTestCase(new UetHtsimEcmpTestCase, TestCase::QUICK);

@@ -82,7 +82,8 @@ pub mod ffi {
     }
 
     /// A link going down (`down`) or up at `at_ns`; with `by_port`, the link of port `port`
-    /// of switch `a` (whose other end is `b`).
+    /// of switch `a` (whose other end is `b`); with `one_way`, only `a`'s direction towards
+    /// `b`, silently (no switch is told).
     #[derive(Debug, Clone)]
     struct LinkEvent {
         at_ns: u64,
@@ -91,6 +92,7 @@ pub mod ffi {
         down: bool,
         by_port: bool,
         port: u32,
+        one_way: bool,
     }
 
     /// NIC, switch and congestion-control settings (ns-3 attribute names in comments).
@@ -147,6 +149,10 @@ pub mod ffi {
         queue_trace: bool,
         /// Period of rate.txt / retx.txt (0 = off).
         rate_trace_ns: u64,
+        /// Write failed_drops.csv.
+        failed_link_drops: bool,
+        /// Bin width of rtt_hist.csv (0 = off).
+        rtt_histogram_ns: u64,
         /// Informational host load (0 if unknown).
         load: f64,
     }
@@ -282,12 +288,15 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                     down: e.down,
                     by_port: e.port.is_some(),
                     port: e.port.unwrap_or(0),
+                    one_way: e.one_way,
                 })
                 .collect(),
             out_dir: s.run.out_dir.clone(),
             pfc_trace: s.run.pfc_trace,
             queue_trace: s.run.queue_trace,
             rate_trace_ns: s.run.rate_trace_ns,
+            failed_link_drops: s.run.failed_link_drops,
+            rtt_histogram_ns: s.run.rtt_histogram_ns,
             load: s.run.load,
         },
         notes: s.notes.clone(),

@@ -629,6 +629,7 @@ impl<'a> Settings<'a> {
                 b,
                 down: true,
                 port: None,
+                one_way: false,
             });
         run.link_events = link_events.collect();
 

@@ -613,6 +613,11 @@ pub struct LinkEvent {
     /// ScheduleSwitchPortState), which also tells parallel links apart.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub port: Option<u32>,
+    /// Only `a`'s sending direction towards `b` goes down or up (a one-way black hole: the
+    /// reverse direction keeps working, and no switch is told, so routing does not change);
+    /// false (both directions, the switches told) is left out of the effective configuration.
+    #[serde(skip_serializing_if = "is_false")]
+    pub one_way: bool,
 }
 
 /// Run control and outputs.
@@ -641,6 +646,15 @@ pub struct RunSpec {
     /// keep their sweep directories.
     #[serde(skip_serializing_if = "is_zero")]
     pub rate_trace_ns: u64,
+    /// Write `failed_drops.csv`: per flow, the data packets lost on down links (count, first
+    /// and last loss time). Off (left out of the effective configuration) by default.
+    #[serde(skip_serializing_if = "is_false")]
+    pub failed_link_drops: bool,
+    /// Width of the bins of `rtt_hist.csv`, the uet senders' per-packet RTT histogram (ACK
+    /// arrival minus the send time of the packet it acknowledges); 0 = off (left out of the
+    /// effective configuration).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub rtt_histogram_ns: u64,
     /// Offered host load the workload was made for (informational, 0 if unknown).
     pub load: f64,
 }
@@ -658,6 +672,8 @@ impl Default for RunSpec {
             pfc_trace: false,
             queue_trace: false,
             rate_trace_ns: 0,
+            failed_link_drops: false,
+            rtt_histogram_ns: 0,
             load: 0.0,
         }
     }
@@ -722,4 +738,9 @@ impl Scenario {
 /// serde: leave a zero out of the effective configuration (an optional output that is off).
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+/// serde: leave a false out of the effective configuration (an option that is off).
+fn is_false(v: &bool) -> bool {
+    !*v
 }

@@ -11,7 +11,10 @@
 //! link_faults = [ { at = "1ms", a = 128, b = 136 },          # down at 1 ms, for good
 //!                 { at = "1ms", up = "3ms", a = 129, b = 137 }, # down at 1 ms, up at 3 ms
 //!                 { at = "2ms", switch = 136, port = 3, up = "4ms" },  # a switch loses a port
-//!                 { at = "9ms", a = 128, b = 136, down = false } ]     # back up
+//!                 { at = "9ms", a = 128, b = 136, down = false },      # back up
+//!                 { at = "0ns", a = 160, b = 192, one_way = true } ]   # only 160 -> 192
+//! #   one_way = true: only a's (or the switch's) sending direction drops, silently (a black
+//! #   hole: no switch is told); per direction, faults alternate down, up
 //!
 //! [workload]                       # any combination; at least one
 //! flow_file = "flows.txt"          # ConWeave flow file
@@ -65,6 +68,10 @@
 //! pfc_trace = false
 //! queue_trace = false
 //! rate_trace = "10us"              # rate.txt + retx.txt sampled at this period (default off)
+//! failed_link_drops = true         # failed_drops.csv: per flow, data packets lost on down
+//!                                  # links: count, first and last loss (default off)
+//! rtt_histogram_ns = 500           # rtt_hist.csv: uet senders' per-packet RTTs in bins of
+//!                                  # this width (default off; needs kind = "uet")
 //! ```
 //! Unknown keys anywhere are errors (`deny_unknown_fields`). Quantities are strings with
 //! units (`"100Gbps"`, `"1us"`, `"10ms"`, `"9MiB"`; sizes may also be plain integers of
@@ -170,6 +177,7 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
         workload.load,
         link_events,
     )?;
+    run::check_rtt_histogram(&cx, &f.run, !transport.kind.is_roce())?;
     let name = path.file_stem().map_or_else(
         || "scenario".to_owned(),
         |s| s.to_string_lossy().into_owned(),

@@ -35,6 +35,15 @@ fn ev(at_ns: u64, a: u32, b: u32, down: bool, port: Option<u32>) -> LinkEvent {
         b,
         down,
         port,
+        one_way: false,
+    }
+}
+
+/// A one-way event: only `a`'s direction towards `b`.
+fn ev1(at_ns: u64, a: u32, b: u32, down: bool, port: Option<u32>) -> LinkEvent {
+    LinkEvent {
+        one_way: true,
+        ..ev(at_ns, a, b, down, port)
     }
 }
 
@@ -135,5 +144,55 @@ fn bad_entries_name_the_line_and_what_is_wrong() {
     assert_eq!(
         err("{ at = \"1ms\", a = 0, b = 6 },"),
         format!("{k} no link 0-6 in the topology")
+    );
+}
+
+#[test]
+fn one_way_faults_take_one_direction_and_alternate_per_direction() {
+    // Spine 6 -> leaf 4 down at 1 ms; leaf 4 -> spine 6 (the reverse) down at 2 ms and up at
+    // 3 ms; leaf 4's port 3 (towards spine 7) down at 4 ms: three independent directions.
+    let s = load(
+        "{ at = \"1ms\", a = 6, b = 4, one_way = true },\n\
+         { at = \"2ms\", up = \"3ms\", a = 4, b = 6, one_way = true },\n\
+         { at = \"4ms\", switch = 4, port = 3, one_way = true },",
+    )
+    .unwrap();
+    assert_eq!(
+        s.run.link_events,
+        vec![
+            ev1(1_000_000, 6, 4, true, None),
+            ev1(2_000_000, 4, 6, true, None),
+            ev1(3_000_000, 4, 6, false, None),
+            ev1(4_000_000, 4, 7, true, Some(3)),
+        ]
+    );
+    // In the effective configuration only where set.
+    let cfg = s.effective_config();
+    assert_eq!(cfg.matches("one_way = true").count(), 4, "{cfg}");
+    let two_way = load("{ at = \"1ms\", a = 4, b = 6 },").unwrap();
+    assert!(!two_way.effective_config().contains("one_way"));
+}
+
+#[test]
+fn one_way_faults_errors_name_the_direction() {
+    assert_eq!(
+        err("{ at = \"1ms\", a = 4, b = 6, one_way = true },\n\
+             { at = \"2ms\", a = 4, b = 6, one_way = true },"),
+        "s.toml:5: topology.link_faults: direction 4 -> 6 is already down at 2000000 ns \
+         (per direction, faults must alternate down, up)"
+    );
+    assert_eq!(
+        err("{ at = \"1ms\", a = 6, b = 4, one_way = true, down = false },"),
+        "s.toml:4: topology.link_faults: direction 6 -> 4 is not down at 1000000 ns \
+         (per direction, faults must alternate down, up)"
+    );
+    assert_eq!(
+        err("{ at = \"1ms\", a = 4, b = 6, one_way = true },\n{ at = \"2ms\", a = 6, b = 4 },"),
+        "s.toml:5: topology.link_faults: link 6-4 has both one-way and two-way faults \
+         (give one kind per link)"
+    );
+    assert_eq!(
+        err("{ at = \"1ms\", a = 4, b = 6, one_way = 1 },"),
+        "s.toml:4: topology.one_way: invalid type: integer `1`, expected a boolean"
     );
 }

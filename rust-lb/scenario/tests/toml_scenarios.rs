@@ -267,6 +267,62 @@ flow_file = "f.txt"
     assert!(e.contains("bad.toml:7: run.rate_trace"), "{e}");
 }
 
+/// `[run] failed_link_drops` and `rtt_histogram_ns`: off by default and then absent from the
+/// effective configuration; the histogram needs the uet transport and a positive bin width.
+#[test]
+fn failed_drops_and_rtt_histogram_are_optional_and_off_by_default() {
+    let d = scratch("toml-drops-rtt");
+    write(&d, "f.txt", "1\n0 1 3 100 0.000000041\n");
+    let base = r#"
+[topology]
+leaf_spine = { leaves = 2, hosts_per_leaf = 2, spines = 2, host_rate = "100Gbps", delay = "1us" }
+[workload]
+flow_file = "f.txt"
+"#;
+    let load =
+        |name: &str, text: &str| load_scenario(&write(&d, name, text), &Overrides::default());
+    let off = load("off.toml", &format!("{base}[transport]\nkind = \"uet\"\n")).unwrap();
+    assert!(!off.run.failed_link_drops);
+    assert_eq!(off.run.rtt_histogram_ns, 0);
+    let cfg = off.effective_config();
+    assert!(
+        !cfg.contains("failed_link_drops") && !cfg.contains("rtt_histogram"),
+        "{cfg}"
+    );
+    let on = load(
+        "on.toml",
+        &format!(
+            "{base}[transport]\nkind = \"uet\"\n[run]\nfailed_link_drops = true\nrtt_histogram_ns = 500\n"
+        ),
+    )
+    .unwrap();
+    assert!(on.run.failed_link_drops);
+    assert_eq!(on.run.rtt_histogram_ns, 500);
+    let cfg = on.effective_config();
+    assert!(cfg.contains("failed_link_drops = true"), "{cfg}");
+    assert!(cfg.contains("rtt_histogram_ns = 500"), "{cfg}");
+    let e = load(
+        "zero.toml",
+        &format!("{base}[transport]\nkind = \"uet\"\n[run]\nrtt_histogram_ns = 0\n"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("zero.toml:9: run.rtt_histogram_ns: the bin width must be positive"),
+        "{e}"
+    );
+    let e = load(
+        "roce.toml",
+        &format!("{base}[run]\nrtt_histogram_ns = 500\n"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("roce.toml:7: run.rtt_histogram_ns:") && e.contains("uet"),
+        "{e}"
+    );
+}
+
 #[test]
 fn quirks_are_opt_in_for_toml() {
     let d = scratch("toml-quirks");

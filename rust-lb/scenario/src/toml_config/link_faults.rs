@@ -4,6 +4,12 @@
 //! are its links in file order, 0-based (each end of a link counts once), as the fabric
 //! numbers them. Per link the events must alternate down, up, down, ...: a link that is
 //! already down cannot fail again (a second failure would be counted twice by the switches).
+//!
+//! `one_way = true` takes only one direction down: `a`'s (or `switch`'s) port stops
+//! delivering towards `b` (the other end), the reverse direction keeps working, and no switch
+//! is told (a black hole, as the REPS paper's failed links, §4: the failed pipe stays in every
+//! ECMP set). Events then alternate per direction; one link cannot mix one-way and two-way
+//! faults.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -24,6 +30,8 @@ pub(super) struct LinkFaultSec {
     #[serde(default = "yes")]
     pub(super) down: bool,
     pub(super) up: Option<Time>,
+    #[serde(default)]
+    pub(super) one_way: bool,
 }
 
 fn yes() -> bool {
@@ -112,6 +120,7 @@ pub(super) fn link_events(
             b,
             down,
             port,
+            one_way: r.one_way,
         };
         events.push((ev(r.at.0, r.down), link, entry));
         if let Some(up) = r.up {
@@ -135,24 +144,55 @@ pub(super) fn link_events(
         }
     }
     events.sort_by_key(|e| e.0.at_ns);
-    let mut down = vec![false; t.links.len()];
+    // Per link: down in direction a -> b, in direction b -> a (two-way events set both), and
+    // whether its faults are one-way (None: no fault yet).
+    let mut down = vec![(false, false); t.links.len()];
+    let mut one_way: Vec<Option<bool>> = vec![None; t.links.len()];
     for (e, link, entry) in &events {
-        let (Some(state), Some(lf)) = (down.get_mut(*link), faults.get(*entry)) else {
+        let (Some(state), Some(kind), Some(lf), Some(l)) = (
+            down.get_mut(*link),
+            one_way.get_mut(*link),
+            faults.get(*entry),
+            t.links.get(*link),
+        ) else {
             continue;
         };
-        if *state == e.down {
-            let what = if e.down { "already down" } else { "not down" };
+        if kind.is_some_and(|k| k != e.one_way) {
             return Err(cx.err(
                 lf,
                 KEY,
                 ErrorKind::Value,
                 format!(
-                    "link {}-{} is {what} at {} ns (per link, faults must alternate down, up)",
-                    e.a, e.b, e.at_ns
+                    "link {}-{} has both one-way and two-way faults (give one kind per link)",
+                    e.a, e.b
                 ),
             ));
         }
-        *state = e.down;
+        *kind = Some(e.one_way);
+        // The direction this event changes: a -> b in the link's own order, or its reverse.
+        let forward = l.a == e.a;
+        let dir = if forward { &mut state.0 } else { &mut state.1 };
+        if *dir == e.down {
+            let what = if e.down { "already down" } else { "not down" };
+            let (link_or_dir, per) = if e.one_way {
+                (format!("direction {} -> {}", e.a, e.b), "direction")
+            } else {
+                (format!("link {}-{}", e.a, e.b), "link")
+            };
+            return Err(cx.err(
+                lf,
+                KEY,
+                ErrorKind::Value,
+                format!(
+                    "{link_or_dir} is {what} at {} ns (per {per}, faults must alternate down, up)",
+                    e.at_ns
+                ),
+            ));
+        }
+        *dir = e.down;
+        if !e.one_way {
+            *state = (e.down, e.down);
+        }
     }
     Ok(events.into_iter().map(|e| e.0).collect())
 }

@@ -35,6 +35,8 @@ pub(super) struct RunSec {
     pub(super) pfc_trace: Option<bool>,
     pub(super) queue_trace: Option<bool>,
     pub(super) rate_trace: Option<Time>,
+    pub(super) failed_link_drops: Option<bool>,
+    pub(super) rtt_histogram_ns: Option<Spanned<u64>>,
 }
 
 /// `[lb]`: the scheme and its parameters as one `k = v, ...` text (a table's entries in
@@ -94,6 +96,18 @@ pub(super) fn run(
         }
         None => gen_end_ns.saturating_add(10_000_000_000),
     };
+    let rtt_histogram_ns = match &sec.rtt_histogram_ns {
+        Some(w) if *w.get_ref() == 0 => {
+            return Err(cx.err(
+                w,
+                "run.rtt_histogram_ns",
+                ErrorKind::Value,
+                "the bin width must be positive (leave the key out for no histogram)",
+            ))
+        }
+        Some(w) => *w.get_ref(),
+        None => 0,
+    };
     Ok(RunSpec {
         seed,
         flowgen_start_ns: run_start_ns,
@@ -105,6 +119,21 @@ pub(super) fn run(
         pfc_trace: sec.pfc_trace.unwrap_or(false),
         queue_trace: sec.queue_trace.unwrap_or(false),
         rate_trace_ns: sec.rate_trace.map_or(0, |t| t.0.max(1)),
+        failed_link_drops: sec.failed_link_drops.unwrap_or(false),
+        rtt_histogram_ns,
         load,
     })
+}
+
+/// `[run] rtt_histogram_ns` needs the uet transport (its senders measure the RTTs).
+pub(super) fn check_rtt_histogram(cx: &Cx<'_>, sec: &RunSec, transport_is_uet: bool) -> Result<()> {
+    match &sec.rtt_histogram_ns {
+        Some(w) if !transport_is_uet => Err(cx.err(
+            w,
+            "run.rtt_histogram_ns",
+            ErrorKind::Value,
+            "the RTT histogram is measured by the uet senders: needs [transport] kind = \"uet\"",
+        )),
+        _ => Ok(()),
+    }
 }
