@@ -535,9 +535,9 @@ class UetRttHistogramTestCase : public TestCase
     {
         RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 2, 1, 400000000000ULL, 1000);
         s.transport.kind = RdmaNic::UET;
-        s.transport.cc = RdmaNic::CC_NONE;
-        s.transport.pfcEnabled = false;
-        s.transport.payloadBytes = PAYLOAD;
+        s.transport.Get(RdmaTransportSetting::NIC, "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
+        s.transport.Get(RdmaTransportSetting::SWITCH, "PfcEnabled").uint = 0;
+        s.transport.Get(RdmaTransportSetting::NIC, "PayloadSize").uint = PAYLOAD;
         s.run.rttHistogramNs = 100;
         rdmalbtest::AddSpecFlow(s, 0, 1, 4194304, 0);
         RdmaScenarioRunner runner(s);
