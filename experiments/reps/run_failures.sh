@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# REPS under failures at the paper's scale (issue 29; the REPS paper, §4.3 and Figs. 2b-4b):
+# REPS under failures at the paper's scale (the REPS paper, §4.3 and Figs. 2b-4b):
 # one-way black-holed aggregation -> core pipes (1 / 3 / 6 % of them, gen_failures.py) at k = 8
 # and k = 16, the artifact's half-speed links at k = 16, a failure in the middle of the run,
 # the symmetric k = 16 case on 10 seeds, and the RTT histograms of 1:1 / 8:1 / failures;
