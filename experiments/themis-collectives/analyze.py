@@ -99,7 +99,7 @@ def read_runs(out_root):
             "pfc_pauses": c["pfc_pauses_sent"],
             "drops": c["mmu_drops"] + c["link_down_losses"] + c["error_model_drops"],
             "timeouts": c["timeouts"],
-            "cpu_s": summ.get("cpu_seconds", ""),
+            "cpu_s": summ.get("cpu_time_s", ""),
             "run": s.parent.name,
         })
     rows.sort(key=lambda r: (KINDS.index(r["collective"]), r["size_bytes"], -r["t_i_us"], r["t_d_us"],
