@@ -58,6 +58,27 @@ struct FlapObservation
     uint64_t onLinkAfterReturn{0};      //!< data packets on leaf 16 -> spine 18 after UP + REACT
 };
 
+/// \return \p text cut at every \p sep (no empty last part for a trailing separator)
+std::vector<std::string>
+Split(const std::string& text, char sep)
+{
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    std::string part;
+    while (std::getline(in, part, sep))
+    {
+        out.push_back(part);
+    }
+    return out;
+}
+
+/// \return the lines of \p text
+std::vector<std::string>
+Lines(const std::string& text)
+{
+    return Split(text, '\n');
+}
+
 /// The sender host of a packet's flow: data from it, ACKs/NACKs to it.
 uint32_t
 FlowOf(const RdmaHeader& h)
@@ -421,23 +442,6 @@ class FlowAccountingTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(byLink.FctText(), byPort.FctText(), "port fault = link fault");
         NS_TEST_EXPECT_MSG_EQ(byLink.FlowsCsv(), byPort.FlowsCsv(), "port fault = link fault");
     }
-
-    static std::vector<std::string> Lines(const std::string& text)
-    {
-        return Split(text, '\n');
-    }
-
-    static std::vector<std::string> Split(const std::string& text, char sep)
-    {
-        std::vector<std::string> out;
-        std::istringstream in(text);
-        std::string part;
-        while (std::getline(in, part, sep))
-        {
-            out.push_back(part);
-        }
-        return out;
-    }
 };
 
 /// A one-way fault drops one direction only (see the file comment).
@@ -506,23 +510,6 @@ class OneWayFaultTestCase : public TestCase
         const std::vector<RdmaScenarioFlowResult>& r2 = twoWay.GetFlowResults();
         NS_TEST_EXPECT_MSG_EQ(r2[1].delivered, false, "two-way: 2 -> 0 is cut off too");
         NS_TEST_EXPECT_MSG_EQ(Lines(twoWay.FailedDropsCsv()).size(), 3u, "two-way: both flows");
-    }
-
-    static std::vector<std::string> Lines(const std::string& text)
-    {
-        return Split(text, '\n');
-    }
-
-    static std::vector<std::string> Split(const std::string& text, char sep)
-    {
-        std::vector<std::string> out;
-        std::istringstream in(text);
-        std::string part;
-        while (std::getline(in, part, sep))
-        {
-            out.push_back(part);
-        }
-        return out;
     }
 };
 
