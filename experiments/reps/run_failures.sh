@@ -9,11 +9,10 @@
 # A resumable sweep (rdma-lb sweep -j 1: finished runs, those with summary.json, are skipped);
 # raw outputs in out/experiments/reps_failures/. Sim seeds only: the permutation is the
 # artifact's seed-42 one (perm_*_seed42.txt) in every run.
-#   RUNS="k8 k8sym k8os k16fail6 k16mid k16sym k16deg k16os" (the default, in order; also
-#        k16fail13: k = 16 at 1 % and 3 %, not in the committed results)
+#   RUNS="k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os" (the default, in order)
 #   SEEDS=1,2,3,4,5 (k = 8)   SEEDS_SYM=1,...,10 (1:1, k = 8)   SEEDS_K16_SYM=1,...,10
-#   SEEDS_K16_FAIL6=1,...,5   SEEDS_K16_MID=1,2,3   SEEDS_K16_DEG=1   SEEDS_K16_LOW=1,2,3
-#   (k16fail13)   ECMP_SEEDS_K16=1 (ECMP at k = 16)
+#   SEEDS_K16_FAIL6=1,...,5   SEEDS_K16_MID=1,...,5   SEEDS_K16_DEG=1   SEEDS_K16_LOW=1,...,5
+#   (k16fail13)   ECMP_SEEDS_K16=1,2,3 (ECMP at k = 16)
 # The defaults are the committed results: what fitted this machine's CPU on the day (README).
 # Needs build/rdma-lb-scenario (scripts/build) and target/release/rdma-lb (cargo build
 # --release -p rdma-lb).
@@ -23,15 +22,15 @@ exp=experiments/reps
 out=out/experiments/reps_failures
 cli=target/release/rdma-lb
 py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
-groups=${RUNS:-k8 k8sym k8os k16fail6 k16mid k16sym k16deg k16os}
+groups=${RUNS:-k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os}
 seeds=${SEEDS:-1,2,3,4,5}
 seeds_sym=${SEEDS_SYM:-1,2,3,4,5,6,7,8,9,10}
 seeds16_fail6=${SEEDS_K16_FAIL6:-1,2,3,4,5}
-seeds16_mid=${SEEDS_K16_MID:-1,2,3}
+seeds16_mid=${SEEDS_K16_MID:-1,2,3,4,5}
 seeds16_deg=${SEEDS_K16_DEG:-1}
-seeds16_low=${SEEDS_K16_LOW:-1,2,3}
+seeds16_low=${SEEDS_K16_LOW:-1,2,3,4,5}
 seeds16_sym=${SEEDS_K16_SYM:-1,2,3,4,5,6,7,8,9,10}
-ecmp16=${ECMP_SEEDS_K16:-1}
+ecmp16=${ECMP_SEEDS_K16:-1,2,3}
 [ -x "$cli" ] || { echo "run_failures.sh: no $cli (cargo build --release -p rdma-lb)" >&2; exit 2; }
 [ -x build/rdma-lb-scenario ] || { echo "run_failures.sh: no build/rdma-lb-scenario (scripts/build)" >&2; exit 2; }
 
