@@ -12,7 +12,7 @@
 #   RUNS="k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os" (the default, in order)
 #   SEEDS=1,2,3,4,5 (k = 8)   SEEDS_SYM=1,...,10 (1:1, k = 8)   SEEDS_K16_SYM=1,...,10
 #   SEEDS_K16_FAIL6=1,...,5   SEEDS_K16_MID=1,...,5   SEEDS_K16_DEG=1   SEEDS_K16_LOW=1,...,5
-#   (k16fail13)   ECMP_SEEDS_K16=1,2,3 (ECMP at k = 16)
+#   (k16fail13)   ECMP_SEEDS_K16=1,...,5 (ECMP at k = 16)
 # The defaults are the committed results: what fitted this machine's CPU on the day (README).
 # Needs build/rdma-lb-scenario (scripts/build) and target/release/rdma-lb (cargo build
 # --release -p rdma-lb).
@@ -30,7 +30,7 @@ seeds16_mid=${SEEDS_K16_MID:-1,2,3,4,5}
 seeds16_deg=${SEEDS_K16_DEG:-1}
 seeds16_low=${SEEDS_K16_LOW:-1,2,3,4,5}
 seeds16_sym=${SEEDS_K16_SYM:-1,2,3,4,5,6,7,8,9,10}
-ecmp16=${ECMP_SEEDS_K16:-1,2,3}
+ecmp16=${ECMP_SEEDS_K16:-1,2,3,4,5}
 [ -x "$cli" ] || { echo "run_failures.sh: no $cli (cargo build --release -p rdma-lb)" >&2; exit 2; }
 [ -x build/rdma-lb-scenario ] || { echo "run_failures.sh: no build/rdma-lb-scenario (scripts/build)" >&2; exit 2; }
 
