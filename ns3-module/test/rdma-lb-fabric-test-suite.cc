@@ -82,6 +82,19 @@ SetNics(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
     }
 }
 
+/// Sets attribute \p name of every host NIC's loss recoveries / congestion controls of \p typeId.
+void
+SetNicComponents(RdmaFabricHelper& f,
+                 const std::string& typeId,
+                 const std::string& name,
+                 const AttributeValue& v)
+{
+    for (uint32_t h : f.GetHosts())
+    {
+        f.GetNic(h)->SetComponentAttribute(typeId, name, v);
+    }
+}
+
 /// Sets PfcEnabled on every switch.
 void
 SetPfc(RdmaFabricHelper& f, bool on)
@@ -911,7 +924,7 @@ class IrnTimeoutTestCase : public TestCase
         BuildStar(f, 2);
         SetPfc(f, pfc);
         SetNics(f, "LossRecovery", StringValue("irn"));
-        SetNics(f, "IrnRtoWithPfc", BooleanValue(rtoWithPfc));
+        SetNicComponents(f, "ns3::RdmaIrn", "IrnRtoWithPfc", BooleanValue(rtoWithPfc));
         std::set<uint32_t> lose;
         for (uint32_t k = pkts - lostTail; k < pkts; ++k)
         {
@@ -1091,7 +1104,7 @@ class HostLbSlowSpineTestCase : public TestCase
         // The recovery mode (see DoRun): IRN without PFC, and without the reference's CNP on
         // out-of-order NACKs.
         SetNics(f, "LossRecovery", StringValue(recovery));
-        SetNics(f, "NackCarriesCnp", BooleanValue(false));
+        SetNicComponents(f, "ns3::RdmaRoceRecovery", "NackCarriesCnp", BooleanValue(false));
         SetPfc(f, false);
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);

@@ -50,6 +50,19 @@ SetNics(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
     }
 }
 
+/// Sets attribute \p name of every host NIC's loss recoveries / congestion controls of \p typeId.
+void
+SetNicComponents(RdmaFabricHelper& f,
+                 const std::string& typeId,
+                 const std::string& name,
+                 const AttributeValue& v)
+{
+    for (uint32_t h : f.GetHosts())
+    {
+        f.GetNic(h)->SetComponentAttribute(typeId, name, v);
+    }
+}
+
 void
 SetSwitches(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
 {
@@ -195,7 +208,7 @@ class BlackHoleTestCase : public TestCase
         }
         f.AssignStreams(0);
         SetNics(f, "LossRecovery", StringValue("irn"));
-        SetNics(f, "NackCarriesCnp", BooleanValue(false));
+        SetNicComponents(f, "ns3::RdmaRoceRecovery", "NackCarriesCnp", BooleanValue(false));
         SetSwitches(f, "PfcEnabled", BooleanValue(false));
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
@@ -528,7 +541,7 @@ class HopperLateAnswerTestCase : public TestCase
         f.Finish();
         f.AssignStreams(0);
         SetNics(f, "LossRecovery", StringValue("irn"));
-        SetNics(f, "IrnBdp", UintegerValue(1000000));
+        SetNicComponents(f, "ns3::RdmaIrn", "IrnBdp", UintegerValue(1000000));
         SetNics(f, "CcMode", StringValue("none"));
         SetSwitches(f, "PfcEnabled", BooleanValue(false));
         SetSwitches(f, "PathIndexRouting", BooleanValue(true));
