@@ -8,8 +8,18 @@
 //! (`model.rs`), the TOML keys of `[transport]` and how they are applied
 //! (`toml_config/transport.rs`), the ConWeave keys (`conweave.rs`) and the list of ns-3
 //! attribute settings the scenario program applies in one loop
-//! ([`crate::Transport::ns3_attributes`], through the cxx bridge). A new knob is one row here,
-//! the `AddAttribute` of the ns-3 object that uses it, and the code that uses it.
+//! ([`crate::Transport::ns3_attributes`], through the cxx bridge: each setting names its
+//! object's ns-3 TypeId, [`Ns3Object::type_id`]).
+//!
+//! A new knob used by one loss recovery or congestion control is three files: its row here
+//! (`ns3 GoBackN "Name" as kind`), the scheme's header (`ns3-module/model/rdma-recovery-gbn.h`:
+//! the member) and its source (`rdma-recovery-gbn.cc`: the `AddAttribute` in its `GetTypeId`,
+//! with the default `RdmaTransportDefault("ns3::RdmaGoBackN", "Name")`, and the code that reads
+//! the member). A knob several schemes use is an attribute of their base class
+//! (`RoceRecovery`, `CongestionControl`: `rdma-recovery.h`/`.cc`, `rdma-cc.h`/`.cc`) plus the
+//! sources that read it; a knob of the NIC, a switch or an MMU is the row, that object's
+//! `AddAttribute` and member, and its use. A new object is a variant of [`Ns3Object`] with its
+//! TypeId name; the scenario program dispatches on the name.
 //!
 //! Row grammar (`;`-terminated, in `Transport` field order):
 //! `#[doc] #[serde] field: Type = default`
@@ -596,7 +606,10 @@ mod tests {
             attr(&t, Ns3Object::CongestionControl, "RateAI"),
             Ns3Value::RateBps(80_000_000)
         );
-        assert_eq!(attr(&t, Ns3Object::CongestionControl, "EwmaGain"), Ns3Value::Double(0.5));
+        assert_eq!(
+            attr(&t, Ns3Object::CongestionControl, "EwmaGain"),
+            Ns3Value::Double(0.5)
+        );
         assert_eq!(
             attr(&t, Ns3Object::Switch, "PfcEnabled"),
             Ns3Value::Bool(false)
