@@ -353,7 +353,7 @@ macro_rules! transport_params {
                 conweave "CLAMP_TARGET_RATE" => flag(),
                 ns3 Dcqcn "ClampTargetRate" as flag summary;
             /// Rate after the first CNP of a QP, as a fraction of line rate
-            /// (`RdmaNic::RateOnFirstCnp`).
+            /// (`RdmaDcqcn::RateOnFirstCnp`).
             rate_on_first_cnp: f64 = 1.0,
                 toml "rate_on_first_cnp" as f64 check unit_fraction,
                 ns3 Dcqcn "RateOnFirstCnp" as real summary;
