@@ -134,30 +134,30 @@ RdmaScenarioTransport::RdmaScenarioTransport()
 }
 
 const RdmaTransportSetting&
-RdmaScenarioTransport::Get(RdmaTransportSetting::Object object, const std::string& name) const
+RdmaScenarioTransport::Get(const std::string& typeId, const std::string& name) const
 {
     for (const RdmaTransportSetting& a : attributes)
     {
-        if (a.object == object && a.name == name)
+        if (a.typeId == typeId && a.name == name)
         {
             return a;
         }
     }
-    NS_FATAL_ERROR("transport: no setting of attribute " << name << " of object " << object);
+    NS_FATAL_ERROR("transport: no setting of attribute " << name << " of " << typeId);
     return attributes.front();
 }
 
 RdmaTransportSetting&
-RdmaScenarioTransport::Get(RdmaTransportSetting::Object object, const std::string& name)
+RdmaScenarioTransport::Get(const std::string& typeId, const std::string& name)
 {
     const RdmaScenarioTransport& self = *this;
-    return const_cast<RdmaTransportSetting&>(self.Get(object, name));
+    return const_cast<RdmaTransportSetting&>(self.Get(typeId, name));
 }
 
 RdmaNic::LossRecovery
 RdmaScenarioTransport::Recovery() const
 {
-    const std::string& name = Get(RdmaTransportSetting::NIC, "LossRecovery").text;
+    const std::string& name = Get("ns3::RdmaNic", "LossRecovery").text;
     try
     {
         return rdmalbenums::FromBridge(rdmalb::bridge::recovery_from_name(name));
@@ -172,25 +172,25 @@ RdmaScenarioTransport::Recovery() const
 RdmaNic::CcMode
 RdmaScenarioTransport::Cc() const
 {
-    return RdmaNic::GetCcModeByName(Get(RdmaTransportSetting::NIC, "CcMode").text);
+    return RdmaNic::GetCcModeByName(Get("ns3::RdmaNic", "CcMode").text);
 }
 
 uint32_t
 RdmaScenarioTransport::PayloadBytes() const
 {
-    return static_cast<uint32_t>(Get(RdmaTransportSetting::NIC, "PayloadSize").uint);
+    return static_cast<uint32_t>(Get("ns3::RdmaNic", "PayloadSize").uint);
 }
 
 uint64_t
 RdmaScenarioTransport::BufferBytes() const
 {
-    return Get(RdmaTransportSetting::MMU, "BufferSize").uint;
+    return Get("ns3::SwitchMmu", "BufferSize").uint;
 }
 
 bool
 RdmaScenarioTransport::EcnEnabled() const
 {
-    return Get(RdmaTransportSetting::SWITCH, "EcnEnabled").uint != 0;
+    return Get("ns3::RdmaSwitch", "EcnEnabled").uint != 0;
 }
 
 std::vector<RdmaScenarioEcnEntry>

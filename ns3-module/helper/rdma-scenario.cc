@@ -411,28 +411,40 @@ RdmaScenarioRunner::BuildFabric()
         sw->SetAttribute("IntEnabled", BooleanValue(t.Cc() == RdmaNic::CC_HPCC));
         sw->SetAttribute("EcnSharedStream", BooleanValue(t.quirks.ecnSharedStream));
     }
-    // The table of transport parameters: every setting on every object it names.
+    // The table of transport parameters: every setting on every object of its TypeId -- a
+    // switch or its MMU, a NIC, or the loss recoveries and congestion controls each NIC creates
+    // (RdmaNic::SetComponentAttribute).
+    const std::string switchType = RdmaSwitch::GetTypeId().GetName();
+    const std::string mmuType = SwitchMmu::GetTypeId().GetName();
+    const std::string nicType = RdmaNic::GetTypeId().GetName();
     for (const RdmaTransportSetting& a : t.attributes)
     {
         const Ptr<AttributeValue> v = a.Value();
-        if (a.object == RdmaTransportSetting::NIC)
+        if (a.typeId == switchType || a.typeId == mmuType)
         {
-            for (uint32_t h : fabric.GetHosts())
+            for (uint32_t id : spec.switchIds)
             {
-                fabric.GetNic(h)->SetAttribute(a.name, *v);
+                Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
+                if (a.typeId == switchType)
+                {
+                    sw->SetAttribute(a.name, *v);
+                }
+                else
+                {
+                    sw->GetMmu()->SetAttribute(a.name, *v);
+                }
             }
             continue;
         }
-        for (uint32_t id : spec.switchIds)
+        for (uint32_t h : fabric.GetHosts())
         {
-            Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
-            if (a.object == RdmaTransportSetting::SWITCH)
+            if (a.typeId == nicType)
             {
-                sw->SetAttribute(a.name, *v);
+                fabric.GetNic(h)->SetAttribute(a.name, *v);
             }
             else
             {
-                sw->GetMmu()->SetAttribute(a.name, *v);
+                fabric.GetNic(h)->SetComponentAttribute(a.typeId, a.name, *v);
             }
         }
     }
@@ -507,8 +519,8 @@ RdmaScenarioRunner::BuildFabric()
     const bool sprayer = t.kind == RdmaNic::ROCE && spec.lb->SpraysOnFeedback();
     const bool onePath = t.kind == RdmaNic::ROCE && spec.lb->MovesOnFeedback();
     const RdmaNic::LossRecovery recovery = t.Recovery();
-    const uint64_t ackInterval = t.Get(RdmaTransportSetting::NIC, "L2AckInterval").uint;
-    const bool thinAcks = t.Get(RdmaTransportSetting::NIC, "AckMilestoneFix").uint != 0 && ackInterval > 1;
+    const uint64_t ackInterval = t.Get("ns3::RdmaNic", "L2AckInterval").uint;
+    const bool thinAcks = t.Get("ns3::RdmaGoBackN", "AckMilestoneFix").uint != 0 && ackInterval > 1;
     std::string why;
     if (sprayer && recovery == RdmaNic::GBN)
     {

@@ -136,10 +136,11 @@ struct RdmaScenarioTransport
     RdmaScenarioQuirks quirks;                //!< reference behaviours reproduced
     std::vector<RdmaTransportSetting> attributes; //!< the table's settings, in table order
 
-    /// \return the setting of attribute \p name of \p object (fatal error if there is none)
-    const RdmaTransportSetting& Get(RdmaTransportSetting::Object object, const std::string& name) const;
-    /// \return the setting of attribute \p name of \p object, to change (fatal error if none)
-    RdmaTransportSetting& Get(RdmaTransportSetting::Object object, const std::string& name);
+    /// \return the setting of attribute \p name of the objects of TypeId \p typeId, e.g.
+    /// ("ns3::RdmaGoBackN", "L2ChunkSize") (fatal error if there is none)
+    const RdmaTransportSetting& Get(const std::string& typeId, const std::string& name) const;
+    /// \return the setting of attribute \p name of \p typeId, to change (fatal error if none)
+    RdmaTransportSetting& Get(const std::string& typeId, const std::string& name);
 
     // The settings the runner derives other settings from (RdmaNic/RdmaSwitch/SwitchMmu
     // attributes of the same names).

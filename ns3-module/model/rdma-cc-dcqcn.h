@@ -10,6 +10,10 @@
  * lazily (periods without a CNP only decay it), and a decrease check is scheduled only while
  * a CNP is pending (EventOrderQuirk: periodic, as the reference). The increase timer stops
  * once further events cannot change the rate (hyper increase at the line rate).
+ *
+ * Attributes (ns3::RdmaDcqcn): its own AlphaResumeInterval, RateDecreaseInterval, RpTimer,
+ * FastRecoveryTimes, ClampTargetRate, RateOnFirstCnp; MinRate, RateAI, RateHAI, EwmaGain of
+ * RdmaCongestionControl.
  */
 #ifndef RDMA_CC_DCQCN_H
 #define RDMA_CC_DCQCN_H
@@ -26,7 +30,8 @@ namespace ns3
 class RdmaDcqcn : public RdmaCongestionControl
 {
   public:
-    using RdmaCongestionControl::RdmaCongestionControl;
+    /// \return the TypeId
+    static TypeId GetTypeId();
     void Start(RdmaQueuePair& qp) override;
     void OnCnp(RdmaQueuePair& qp) override;
     void Stop(RdmaQueuePair& qp) override;
@@ -52,6 +57,14 @@ class RdmaDcqcn : public RdmaCongestionControl
     void AdvanceAlpha(State& s, bool tickNowPending = false) const;
     void Decrease(uint16_t qpn);
     void Increase(uint16_t qpn);
+
+    // Attributes (defaults: the table's, RdmaTransportDefault).
+    Time m_alphaResumeInterval;      //!< AlphaResumeInterval: alpha update period
+    Time m_rateDecreaseInterval;     //!< RateDecreaseInterval: rate-decrease check period
+    Time m_rpTimer;                  //!< RpTimer: rate-increase timer
+    uint32_t m_fastRecoveryTimes{};  //!< FastRecoveryTimes: fast-recovery stages
+    bool m_clampTargetRate{};        //!< ClampTargetRate: a cut sets the target to the rate
+    double m_rateOnFirstCnp{};       //!< RateOnFirstCnp: rate kept on a queue pair's first CNP
 };
 
 } // namespace ns3

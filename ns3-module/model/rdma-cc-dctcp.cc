@@ -3,6 +3,7 @@
  */
 #include "rdma-cc-dctcp.h"
 
+#include "rdma-lb-bridge.h"
 #include "rdma-nic.h"
 
 #include "ns3/log.h"
@@ -14,6 +15,32 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaDctcp");
+NS_OBJECT_ENSURE_REGISTERED(RdmaDctcp);
+
+TypeId
+RdmaDctcp::GetTypeId()
+{
+    // Default: the table of transport parameters' (RdmaTransportDefault).
+    static TypeId tid =
+        TypeId("ns3::RdmaDctcp")
+            .SetParent<RdmaCongestionControl>()
+            .SetGroupName("RdmaLb")
+            .AddConstructor<RdmaDctcp>()
+            .AddAttribute("DctcpRateAI",
+                          "DCTCP: additive increase per window without a mark "
+                          "(DCTCP_RATE_AI)",
+                          *RdmaTransportDefault("ns3::RdmaDctcp", "DctcpRateAI"),
+                          MakeDataRateAccessor(&RdmaDctcp::m_dctcpRateAi),
+                          MakeDataRateChecker());
+    return tid;
+}
+
+void
+RdmaDctcp::Setup(const RdmaCcContext& cx, RdmaCcHost& host)
+{
+    RdmaCongestionControl::Setup(cx, host);
+    m_dctcpRateAiBps = m_dctcpRateAi.GetBitRate();
+}
 
 void
 RdmaDctcp::Start(RdmaQueuePair& qp)
@@ -35,17 +62,17 @@ RdmaDctcp::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
         if (s.lastUpdateSeq == 0)
         {
             s.lastUpdateSeq = qp.sndNxt;
-            s.batch = qp.sndNxt / m_p.mtu + 1;
+            s.batch = qp.sndNxt / m_cx.mtu + 1;
         }
         else
         {
             const double frac =
                 std::min(1.0, static_cast<double>(s.ecnCount) / static_cast<double>(s.batch));
             // One fused multiply-add, as the reference's -march=native build computes it.
-            s.alpha = std::fma(1 - m_p.g, s.alpha, m_p.g * frac);
+            s.alpha = std::fma(1 - m_g, s.alpha, m_g * frac);
             s.lastUpdateSeq = qp.sndNxt;
             s.ecnCount = 0;
-            s.batch = (qp.sndNxt - ackSeq) / m_p.mtu + 1;
+            s.batch = (qp.sndNxt - ackSeq) / m_cx.mtu + 1;
         }
     }
     if (s.cwr && ackSeq > s.highSeq)
@@ -55,7 +82,7 @@ RdmaDctcp::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
     uint64_t rate = qp.rate;
     if (cnp && !s.cwr)
     {
-        rate = std::max(m_p.minRateBps, RdmaScaleRate(rate, 1 - s.alpha / 2));
+        rate = std::max(m_minRateBps, RdmaScaleRate(rate, 1 - s.alpha / 2));
         s.cwr = true;
         s.highSeq = qp.sndNxt;
         ++qp.rec.rateCuts;
@@ -63,9 +90,9 @@ RdmaDctcp::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
     }
     if (!s.cwr && newBatch)
     {
-        rate = std::min(m_host.CcLineRate(), rate + m_p.dctcpRateAiBps);
+        rate = std::min(m_host->CcLineRate(), rate + m_dctcpRateAiBps);
     }
-    m_host.CcSetRate(qp, rate, false);
+    m_host->CcSetRate(qp, rate, false);
 }
 
 } // namespace ns3

@@ -8,6 +8,9 @@
  * and enters CWR until an ACK passes the snd_nxt of the cut; outside CWR each new window adds
  * DCTCP_RATE_AI (at most the line rate). alpha starts at 1. The rate paces sending; run.py
  * also turns the window on (HAS_WIN, VAR_WIN) for DCTCP.
+ *
+ * Attributes (ns3::RdmaDctcp): its own DctcpRateAI; MinRate and EwmaGain of
+ * RdmaCongestionControl.
  */
 #ifndef RDMA_CC_DCTCP_H
 #define RDMA_CC_DCTCP_H
@@ -22,7 +25,9 @@ namespace ns3
 class RdmaDctcp : public RdmaCongestionControl
 {
   public:
-    using RdmaCongestionControl::RdmaCongestionControl;
+    /// \return the TypeId
+    static TypeId GetTypeId();
+    void Setup(const RdmaCcContext& cx, RdmaCcHost& host) override;
     void Start(RdmaQueuePair& qp) override;
     void OnAck(RdmaQueuePair& qp, const RdmaHeader& ack) override;
 
@@ -36,6 +41,10 @@ class RdmaDctcp : public RdmaCongestionControl
         uint64_t ecnCount{0};      //!< CNP-flagged ACKs in this window
         uint64_t batch{0};         //!< packets in this window
     };
+
+  private:
+    DataRate m_dctcpRateAi;        //!< attribute DctcpRateAI (default: the table's)
+    uint64_t m_dctcpRateAiBps{};   //!< m_dctcpRateAi in bit/s (Setup)
 };
 
 } // namespace ns3

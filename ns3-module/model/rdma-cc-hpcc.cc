@@ -3,9 +3,13 @@
  */
 #include "rdma-cc-hpcc.h"
 
+#include "rdma-lb-bridge.h"
 #include "rdma-nic.h"
 
+#include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +18,51 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaHpcc");
+NS_OBJECT_ENSURE_REGISTERED(RdmaHpcc);
+
+TypeId
+RdmaHpcc::GetTypeId()
+{
+    // Defaults: the table of transport parameters' (RdmaTransportDefault).
+    static TypeId tid =
+        TypeId("ns3::RdmaHpcc")
+            .SetParent<RdmaCongestionControl>()
+            .SetGroupName("RdmaLb")
+            .AddConstructor<RdmaHpcc>()
+            .AddAttribute("TargetUtil",
+                          "HPCC target utilisation eta (U_TARGET)",
+                          *RdmaTransportDefault("ns3::RdmaHpcc", "TargetUtil"),
+                          MakeDoubleAccessor(&RdmaHpcc::m_targetUtil),
+                          MakeDoubleChecker<double>(0.01, 10))
+            .AddAttribute("MiThresh",
+                          "HPCC: additive steps before a multiplicative one (MI_THRESH)",
+                          *RdmaTransportDefault("ns3::RdmaHpcc", "MiThresh"),
+                          MakeUintegerAccessor(&RdmaHpcc::m_miThresh),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("FastReact",
+                          "HPCC: react to every ACK between per-RTT updates (FAST_REACT)",
+                          *RdmaTransportDefault("ns3::RdmaHpcc", "FastReact"),
+                          MakeBooleanAccessor(&RdmaHpcc::m_fastReact),
+                          MakeBooleanChecker())
+            .AddAttribute("MultiRate",
+                          "HPCC: one reference rate per hop (MULTI_RATE); false = one rate "
+                          "from the most utilised hop",
+                          *RdmaTransportDefault("ns3::RdmaHpcc", "MultiRate"),
+                          MakeBooleanAccessor(&RdmaHpcc::m_multiRate),
+                          MakeBooleanChecker())
+            .AddAttribute("SampleFeedback",
+                          "HPCC: fast reactions skip hops with an empty queue "
+                          "(SAMPLE_FEEDBACK)",
+                          *RdmaTransportDefault("ns3::RdmaHpcc", "SampleFeedback"),
+                          MakeBooleanAccessor(&RdmaHpcc::m_sampleFeedback),
+                          MakeBooleanChecker())
+            .AddAttribute("IntMulti",
+                          "INT_MULTI: INT byte and queue units multiplier (as the switches')",
+                          *RdmaTransportDefault("ns3::RdmaHpcc", "IntMulti"),
+                          MakeUintegerAccessor(&RdmaHpcc::m_intMulti),
+                          MakeUintegerChecker<uint32_t>(1));
+    return tid;
+}
 
 RdmaHeader::IntMode
 RdmaHpcc::DataIntMode() const
@@ -26,7 +75,7 @@ RdmaHpcc::Start(RdmaQueuePair& qp)
 {
     auto s = std::make_unique<State>();
     s->curRate = qp.rate;
-    if (m_p.multiRate)
+    if (m_multiRate)
     {
         for (Hop& h : s->hops)
         {
@@ -44,7 +93,7 @@ RdmaHpcc::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
     {
         Update(qp, s, ack, false); // a full RTT of feedback: reference update
     }
-    else if (m_p.fastReact)
+    else if (m_fastReact)
     {
         Update(qp, s, ack, true);
     }
@@ -65,8 +114,8 @@ RdmaHpcc::Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastRe
     }
     if (nhop <= MAX)
     {
-        const uint64_t T = m_p.baseRttNs;
-        const double maxRate = static_cast<double>(m_host.CcLineRate());
+        const uint64_t T = m_cx.baseRttNs;
+        const double maxRate = static_cast<double>(m_host->CcLineRate());
         double U = 0;
         uint64_t dt = 0;
         bool updated[MAX] = {};
@@ -74,7 +123,7 @@ RdmaHpcc::Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastRe
         for (uint32_t i = 0; i < nhop; ++i)
         {
             const uint64_t now = ack.intHop[i];
-            if (m_p.sampleFeedback && fastReact && RdmaIntHop::Qlen(now, m_p.intMulti) == 0)
+            if (m_sampleFeedback && fastReact && RdmaIntHop::Qlen(now, m_intMulti) == 0)
             {
                 continue;
             }
@@ -82,15 +131,15 @@ RdmaHpcc::Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastRe
             uint64_t tau = RdmaIntHop::TimeDelta(now, s.hop[i]);
             const double duration = static_cast<double>(tau) * 1e-9;
             const double txRate =
-                static_cast<double>(RdmaIntHop::BytesDelta(now, s.hop[i], m_p.intMulti) * 8) /
+                static_cast<double>(RdmaIntHop::BytesDelta(now, s.hop[i], m_intMulti) * 8) /
                 duration;
             const auto c = static_cast<double>(RdmaIntHop::LineRate(now));
-            const auto qlen = static_cast<double>(std::min(RdmaIntHop::Qlen(now, m_p.intMulti),
-                                                           RdmaIntHop::Qlen(s.hop[i], m_p.intMulti)));
+            const auto qlen = static_cast<double>(std::min(RdmaIntHop::Qlen(now, m_intMulti),
+                                                           RdmaIntHop::Qlen(s.hop[i], m_intMulti)));
             // W = 0 (no window) divides by zero, as in the reference.
             const double u =
-                txRate / c + qlen * maxRate / c / static_cast<double>(m_p.windowBytes);
-            if (!m_p.multiRate)
+                txRate / c + qlen * maxRate / c / static_cast<double>(m_cx.windowBytes);
+            if (!m_multiRate)
             {
                 if (u > U)
                 {
@@ -111,24 +160,24 @@ RdmaHpcc::Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastRe
         uint32_t newStage = 0;
         uint64_t hopRate[MAX] = {};
         uint32_t hopStage[MAX] = {};
-        const uint64_t line = m_host.CcLineRate();
-        auto bound = [&](uint64_t r) { return std::min(std::max(r, m_p.minRateBps), line); };
-        if (!m_p.multiRate)
+        const uint64_t line = m_host->CcLineRate();
+        auto bound = [&](uint64_t r) { return std::min(std::max(r, m_minRateBps), line); };
+        if (!m_multiRate)
         {
             if (updatedAny)
             {
                 dt = std::min(dt, T);
                 s.u = std::fma(s.u, static_cast<double>(T - dt), U * static_cast<double>(dt)) /
                       static_cast<double>(T);
-                const double maxC = s.u / m_p.targetUtil;
-                if (maxC >= 1 || s.incStage >= m_p.miThresh)
+                const double maxC = s.u / m_targetUtil;
+                if (maxC >= 1 || s.incStage >= m_miThresh)
                 {
-                    newRate = RdmaDivideRate(s.curRate, maxC) + m_p.rateAiBps;
+                    newRate = RdmaDivideRate(s.curRate, maxC) + m_rateAiBps;
                     newStage = 0;
                 }
                 else
                 {
-                    newRate = s.curRate + m_p.rateAiBps;
+                    newRate = s.curRate + m_rateAiBps;
                     newStage = s.incStage + 1;
                 }
                 newRate = bound(newRate);
@@ -142,15 +191,15 @@ RdmaHpcc::Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastRe
                 Hop& h = s.hops[i];
                 if (updated[i])
                 {
-                    const double c = h.u / m_p.targetUtil;
-                    if (c >= 1 || h.incStage >= m_p.miThresh)
+                    const double c = h.u / m_targetUtil;
+                    if (c >= 1 || h.incStage >= m_miThresh)
                     {
-                        hopRate[i] = RdmaDivideRate(h.rc, c) + m_p.rateAiBps;
+                        hopRate[i] = RdmaDivideRate(h.rc, c) + m_rateAiBps;
                         hopStage[i] = 0;
                     }
                     else
                     {
-                        hopRate[i] = h.rc + m_p.rateAiBps;
+                        hopRate[i] = h.rc + m_rateAiBps;
                         hopStage[i] = h.incStage + 1;
                     }
                     hopRate[i] = bound(hopRate[i]);
@@ -170,7 +219,7 @@ RdmaHpcc::Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastRe
             }
             NS_LOG_LOGIC("flow " << qp.flowId << (fastReact ? " HPCC fast " : " HPCC update ")
                                  << "U " << s.u << " rate " << qp.rate << " -> " << newRate);
-            m_host.CcSetRate(qp, newRate, true);
+            m_host->CcSetRate(qp, newRate, true);
         }
         if (!fastReact)
         {
@@ -179,7 +228,7 @@ RdmaHpcc::Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastRe
                 s.curRate = newRate;
                 s.incStage = newStage;
             }
-            if (m_p.multiRate)
+            if (m_multiRate)
             {
                 for (uint32_t i = 0; i < nhop; ++i)
                 {

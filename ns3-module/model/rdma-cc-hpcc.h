@@ -21,6 +21,10 @@
  * Floating point as the reference's binary computes it: built with -O3 -march=native, it fuses
  * the EWMA's a x b + c x d into one fused multiply-add (rounded once); std::fma does the same
  * here, so the same ACKs give the same rates to the bit.
+ *
+ * Attributes (ns3::RdmaHpcc): its own TargetUtil, MiThresh, FastReact, MultiRate,
+ * SampleFeedback, IntMulti; MinRate and RateAI of RdmaCongestionControl. T and W are the NIC's
+ * BaseRtt and Window (RdmaCcContext).
  */
 #ifndef RDMA_CC_HPCC_H
 #define RDMA_CC_HPCC_H
@@ -36,7 +40,8 @@ namespace ns3
 class RdmaHpcc : public RdmaCongestionControl
 {
   public:
-    using RdmaCongestionControl::RdmaCongestionControl;
+    /// \return the TypeId
+    static TypeId GetTypeId();
     RdmaHeader::IntMode DataIntMode() const override;
     void Start(RdmaQueuePair& qp) override;
     void OnAck(RdmaQueuePair& qp, const RdmaHeader& ack) override;
@@ -62,6 +67,14 @@ class RdmaHpcc : public RdmaCongestionControl
 
   private:
     void Update(RdmaQueuePair& qp, State& s, const RdmaHeader& ack, bool fastReact);
+
+    // Attributes (defaults: the table's, RdmaTransportDefault).
+    double m_targetUtil{};   //!< TargetUtil: U_TARGET (eta)
+    uint32_t m_miThresh{};   //!< MiThresh: MI_THRESH
+    bool m_fastReact{};      //!< FastReact: FAST_REACT
+    bool m_multiRate{};      //!< MultiRate: MULTI_RATE
+    bool m_sampleFeedback{}; //!< SampleFeedback: SAMPLE_FEEDBACK
+    uint32_t m_intMulti{};   //!< IntMulti: INT_MULTI (as the switches')
 };
 
 } // namespace ns3

@@ -5,6 +5,7 @@
 
 #include "rdma-nic.h"
 
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -15,6 +16,51 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaTimely");
+NS_OBJECT_ENSURE_REGISTERED(RdmaTimely);
+
+TypeId
+RdmaTimely::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaTimely")
+                            .SetParent<RdmaCongestionControl>()
+                            .SetGroupName("RdmaLb")
+                            .AddConstructor<RdmaTimely>()
+                            .AddAttribute("TimelyAlpha",
+                                          "TIMELY: EWMA weight of a new RTT difference",
+                                          DoubleValue(0.875),
+                                          MakeDoubleAccessor(&RdmaTimely::m_alpha),
+                                          MakeDoubleChecker<double>(0, 1))
+                            .AddAttribute("TimelyBeta",
+                                          "TIMELY: multiplicative decrease factor",
+                                          DoubleValue(0.8),
+                                          MakeDoubleAccessor(&RdmaTimely::m_beta),
+                                          MakeDoubleChecker<double>(0, 1))
+                            .AddAttribute("TimelyTLow",
+                                          "TIMELY: RTT below which the rate always increases",
+                                          TimeValue(MicroSeconds(50)),
+                                          MakeTimeAccessor(&RdmaTimely::m_tLow),
+                                          MakeTimeChecker())
+                            .AddAttribute("TimelyTHigh",
+                                          "TIMELY: RTT above which the rate decreases",
+                                          TimeValue(MicroSeconds(500)),
+                                          MakeTimeAccessor(&RdmaTimely::m_tHigh),
+                                          MakeTimeChecker())
+                            .AddAttribute("TimelyMinRtt",
+                                          "TIMELY: the RTT that normalises the gradient",
+                                          TimeValue(MicroSeconds(20)),
+                                          MakeTimeAccessor(&RdmaTimely::m_minRtt),
+                                          MakeTimeChecker(NanoSeconds(1)));
+    return tid;
+}
+
+void
+RdmaTimely::Setup(const RdmaCcContext& cx, RdmaCcHost& host)
+{
+    RdmaCongestionControl::Setup(cx, host);
+    m_tLowNs = static_cast<uint64_t>(m_tLow.GetNanoSeconds());
+    m_tHighNs = static_cast<uint64_t>(m_tHigh.GetNanoSeconds());
+    m_minRttNs = static_cast<uint64_t>(m_minRtt.GetNanoSeconds());
+}
 
 RdmaHeader::IntMode
 RdmaTimely::DataIntMode() const
@@ -45,18 +91,18 @@ RdmaTimely::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
         const auto newDiff = static_cast<double>(static_cast<int64_t>(rtt) -
                                                  static_cast<int64_t>(s.lastRtt));
         // Fused multiply-adds where the reference's -march=native build fuses them.
-        const double diff = std::fma(1 - m_p.timelyAlpha, s.rttDiff, m_p.timelyAlpha * newDiff);
-        const double gradient = diff / static_cast<double>(m_p.timelyMinRttNs);
+        const double diff = std::fma(1 - m_alpha, s.rttDiff, m_alpha * newDiff);
+        const double gradient = diff / static_cast<double>(m_minRttNs);
         bool inc = false;
         double c = 0;
-        if (rtt < m_p.timelyTLowNs)
+        if (rtt < m_tLowNs)
         {
             inc = true;
         }
-        else if (rtt > m_p.timelyTHighNs)
+        else if (rtt > m_tHighNs)
         {
-            c = std::fma(-(1 - static_cast<double>(m_p.timelyTHighNs) / static_cast<double>(rtt)),
-                         m_p.timelyBeta,
+            c = std::fma(-(1 - static_cast<double>(m_tHighNs) / static_cast<double>(rtt)),
+                         m_beta,
                          1.0);
         }
         else if (gradient <= 0)
@@ -65,18 +111,18 @@ RdmaTimely::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
         }
         else
         {
-            c = std::max(0.0, std::fma(-gradient, m_p.timelyBeta, 1.0));
+            c = std::max(0.0, std::fma(-gradient, m_beta, 1.0));
         }
         uint64_t rate;
         if (inc)
         {
-            rate = s.curRate + (s.incStage < 5 ? m_p.rateAiBps : m_p.rateHaiBps);
-            rate = std::min(rate, m_host.CcLineRate());
+            rate = s.curRate + (s.incStage < 5 ? m_rateAiBps : m_rateHaiBps);
+            rate = std::min(rate, m_host->CcLineRate());
             ++s.incStage;
         }
         else
         {
-            rate = std::max(m_p.minRateBps, RdmaScaleRate(s.curRate, c));
+            rate = std::max(m_minRateBps, RdmaScaleRate(s.curRate, c));
             s.incStage = 0;
             ++qp.rec.rateCuts;
         }
@@ -84,7 +130,7 @@ RdmaTimely::OnAck(RdmaQueuePair& qp, const RdmaHeader& ack)
         s.rttDiff = diff;
         NS_LOG_LOGIC("flow " << qp.flowId << " TIMELY rtt " << rtt << " gradient " << gradient
                              << (inc ? " up " : " down ") << rate);
-        m_host.CcSetRate(qp, rate, false);
+        m_host->CcSetRate(qp, rate, false);
     }
     if (nextSeq > s.lastUpdateSeq)
     {

@@ -1,5 +1,6 @@
 /*
- * rdma-lb: RdmaCongestionControl, the no-op base (CC_MODE 0) and the factory.
+ * rdma-lb: RdmaCongestionControl, the no-op base (CC_MODE 0) with the attributes several
+ * algorithms share, and the TypeId of each mode.
  */
 #include "rdma-cc.h"
 
@@ -7,21 +8,65 @@
 #include "rdma-cc-dctcp.h"
 #include "rdma-cc-hpcc.h"
 #include "rdma-cc-timely.h"
+#include "rdma-lb-bridge.h"
 
 #include "ns3/abort.h"
+#include "ns3/double.h"
 
 #include <algorithm>
 
 namespace ns3
 {
 
-RdmaCongestionControl::RdmaCongestionControl(const RdmaCcParams& p, RdmaCcHost& host)
-    : m_p(p),
-      m_host(host)
+NS_OBJECT_ENSURE_REGISTERED(RdmaCongestionControl);
+
+TypeId
+RdmaCongestionControl::GetTypeId()
 {
+    // Defaults: the table of transport parameters' (RdmaTransportDefault).
+    static TypeId tid =
+        TypeId("ns3::RdmaCongestionControl")
+            .SetParent<Object>()
+            .SetGroupName("RdmaLb")
+            .AddConstructor<RdmaCongestionControl>()
+            .AddAttribute("EwmaGain",
+                          "DCQCN and DCTCP alpha EWMA gain g (EWMA_GAIN; run.py 1/256)",
+                          *RdmaTransportDefault("ns3::RdmaCongestionControl", "EwmaGain"),
+                          MakeDoubleAccessor(&RdmaCongestionControl::m_g),
+                          MakeDoubleChecker<double>(0, 1))
+            .AddAttribute("RateAI",
+                          "Additive increase (RATE_AI; run.py 40Mb/s at 100G): DCQCN's step, "
+                          "HPCC's W_AI, TIMELY's increase",
+                          *RdmaTransportDefault("ns3::RdmaCongestionControl", "RateAI"),
+                          MakeDataRateAccessor(&RdmaCongestionControl::m_rateAi),
+                          MakeDataRateChecker())
+            .AddAttribute("RateHAI",
+                          "Hyper increase (RATE_HAI; run.py 100Mb/s at 100G): DCQCN's hyper "
+                          "step, TIMELY's after 5 increases",
+                          *RdmaTransportDefault("ns3::RdmaCongestionControl", "RateHAI"),
+                          MakeDataRateAccessor(&RdmaCongestionControl::m_rateHai),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "Minimum rate of every algorithm (MIN_RATE; 100Mb/s)",
+                          *RdmaTransportDefault("ns3::RdmaCongestionControl", "MinRate"),
+                          MakeDataRateAccessor(&RdmaCongestionControl::m_minRate),
+                          MakeDataRateChecker());
+    return tid;
 }
 
+RdmaCongestionControl::RdmaCongestionControl() = default;
+
 RdmaCongestionControl::~RdmaCongestionControl() = default;
+
+void
+RdmaCongestionControl::Setup(const RdmaCcContext& cx, RdmaCcHost& host)
+{
+    m_cx = cx;
+    m_host = &host;
+    m_minRateBps = m_minRate.GetBitRate();
+    m_rateAiBps = m_rateAi.GetBitRate();
+    m_rateHaiBps = m_rateHai.GetBitRate();
+}
 
 RdmaHeader::IntMode
 RdmaCongestionControl::DataIntMode() const
@@ -49,24 +94,34 @@ RdmaCongestionControl::Stop(RdmaQueuePair& /*qp*/)
 {
 }
 
-std::unique_ptr<RdmaCongestionControl>
-CreateRdmaCongestionControl(RdmaCcMode mode, const RdmaCcParams& p, RdmaCcHost& host)
+TypeId
+RdmaCongestionControlTypeOf(RdmaCcMode mode)
 {
     switch (mode)
     {
     case RDMA_CC_NONE:
-        return std::make_unique<RdmaCongestionControl>(p, host);
+        return RdmaCongestionControl::GetTypeId();
     case RDMA_CC_DCQCN:
-        return std::make_unique<RdmaDcqcn>(p, host);
+        return RdmaDcqcn::GetTypeId();
     case RDMA_CC_HPCC:
-        return std::make_unique<RdmaHpcc>(p, host);
+        return RdmaHpcc::GetTypeId();
     case RDMA_CC_TIMELY:
-        return std::make_unique<RdmaTimely>(p, host);
+        return RdmaTimely::GetTypeId();
     case RDMA_CC_DCTCP:
-        return std::make_unique<RdmaDctcp>(p, host);
+        return RdmaDctcp::GetTypeId();
     }
     NS_ABORT_MSG("RdmaCongestionControl: unknown mode " << static_cast<int>(mode));
-    return nullptr;
+    return TypeId();
+}
+
+std::vector<TypeId>
+RdmaCongestionControlTypes()
+{
+    return {RdmaCongestionControl::GetTypeId(),
+            RdmaDcqcn::GetTypeId(),
+            RdmaHpcc::GetTypeId(),
+            RdmaTimely::GetTypeId(),
+            RdmaDctcp::GetTypeId()};
 }
 
 namespace

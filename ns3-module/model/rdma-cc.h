@@ -11,6 +11,15 @@
  * queue pair (RdmaQueuePair::cc, allocated by Start). The per-packet cost is one virtual call
  * per ACK; data packets only read the INT mode (DataIntMode) and the window.
  *
+ * Each algorithm is an ns3::Object whose TypeId holds the settings only it uses, as members in
+ * its own header (e.g. RdmaDcqcn::RateDecreaseInterval, RdmaHpcc::MiThresh); the settings
+ * several algorithms use are attributes of this base class, which their TypeIds inherit
+ * (MinRate, RateAI, RateHAI, EwmaGain). Defaults: the table of transport parameters'
+ * (RdmaTransportDefault). The NIC creates its algorithm at the first flow with its
+ * ObjectFactory of that type (RdmaNic::SetComponentAttribute sets its attributes) and hands it
+ * what the NIC derives rather than configures (RdmaCcContext) in Setup, where an algorithm may
+ * turn attribute values into the integers its per-ACK arithmetic reads.
+ *
  * Rates are bit/s in uint64_t; like ns-3.19's DataRate arithmetic of the reference, a rate
  * scaled by a double is truncated to an integer.
  */
@@ -19,10 +28,12 @@
 
 #include "rdma-header.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
+#include "ns3/object.h"
 
 #include <cstdint>
-#include <memory>
+#include <vector>
 
 namespace ns3
 {
@@ -41,43 +52,16 @@ enum RdmaCcMode
 };
 
 /// \ingroup rdma-lb
-/// The parameters of every algorithm: the NIC's attribute values (their defaults are the
-/// attributes'; none is repeated here), each algorithm reads its own.
-struct RdmaCcParams
+/// What the NIC derives for its congestion control (no knob: knobs are the algorithms'
+/// attributes).
+struct RdmaCcContext
 {
-    // Shared.
-    uint64_t minRateBps{};   //!< MIN_RATE (DCQCN, HPCC, TIMELY, DCTCP)
-    uint64_t rateAiBps{};    //!< RATE_AI (DCQCN additive step; HPCC W_AI; TIMELY increase)
-    uint64_t rateHaiBps{};   //!< RATE_HAI (DCQCN hyper step; TIMELY after 5 increases)
-    double g{};              //!< EWMA_GAIN (DCQCN alpha, DCTCP alpha)
-    uint32_t mtu{};       //!< payload bytes per packet (DCTCP's batch size)
-    bool timeTruncation{}; //!< quirk time-truncation (ns-3.19 DataRate/Time arithmetic)
-    bool eventOrderQuirk{}; //!< quirk event-order (DCQCN's periodic events)
+    uint32_t mtu{};           //!< payload bytes per packet (RdmaNic::PayloadSize; DCTCP's batch)
+    bool timeTruncation{};    //!< quirk time-truncation (ns-3.19 DataRate/Time arithmetic)
+    bool eventOrderQuirk{};   //!< quirk event-order (DCQCN's periodic events)
     Time feedbackLead;        //!< link delay + one ACK's transmission (event-order quirk)
-    // DCQCN.
-    Time alphaResumeInterval; //!< ALPHA_RESUME_INTERVAL
-    Time rateDecreaseInterval; //!< RATE_DECREASE_INTERVAL
-    Time rpTimer;             //!< RP_TIMER
-    uint32_t fastRecoveryTimes{}; //!< FAST_RECOVERY_TIMES
-    bool clampTargetRate{};   //!< CLAMP_TARGET_RATE
-    double rateOnFirstCnp{};    //!< RateOnFirstCnp
-    // HPCC.
-    double targetUtil{};   //!< U_TARGET (eta)
-    uint32_t miThresh{};      //!< MI_THRESH
-    bool fastReact{};     //!< FAST_REACT
-    bool multiRate{};     //!< MULTI_RATE
-    bool sampleFeedback{}; //!< SAMPLE_FEEDBACK
-    uint32_t intMulti{};      //!< INT_MULTI
-    uint64_t baseRttNs{};     //!< T: the base RTT (the reference's maxRtt, GLOBAL_T 1)
-    uint64_t windowBytes{};   //!< W: the window (maxBdp with HAS_WIN, else 0)
-    // TIMELY.
-    double timelyAlpha{}; //!< EWMA weight of a new RTT difference
-    double timelyBeta{};    //!< multiplicative decrease factor
-    uint64_t timelyTLowNs{};   //!< below: always increase
-    uint64_t timelyTHighNs{}; //!< above: decrease
-    uint64_t timelyMinRttNs{}; //!< gradient normaliser
-    // DCTCP.
-    uint64_t dctcpRateAiBps{}; //!< DCTCP_RATE_AI
+    uint64_t baseRttNs{};     //!< HPCC's T: RdmaNic::BaseRtt (the reference's maxRtt)
+    uint64_t windowBytes{};   //!< HPCC's W: RdmaNic::Window (maxBdp with HAS_WIN, else 0)
 };
 
 /// \ingroup rdma-lb
@@ -107,15 +91,23 @@ class RdmaCcHost
 };
 
 /// \ingroup rdma-lb
-/// One congestion-control algorithm of a NIC.
-class RdmaCongestionControl
+/// One congestion-control algorithm of a NIC; this base is CC_MODE 0 (line rate, no reaction).
+class RdmaCongestionControl : public Object
 {
   public:
-    /// \param p parameters \param host the NIC
-    RdmaCongestionControl(const RdmaCcParams& p, RdmaCcHost& host);
-    virtual ~RdmaCongestionControl();
+    /// \return the TypeId: the attributes several algorithms share
+    static TypeId GetTypeId();
+    RdmaCongestionControl();
+    ~RdmaCongestionControl() override;
     RdmaCongestionControl(const RdmaCongestionControl&) = delete;
     RdmaCongestionControl& operator=(const RdmaCongestionControl&) = delete;
+
+    /**
+     * Binds the algorithm to its NIC (once, before the first Start; the NIC owns it).
+     * Overrides call this first, then derive their integers from their attributes.
+     * \param cx what the NIC derives \param host the NIC
+     */
+    virtual void Setup(const RdmaCcContext& cx, RdmaCcHost& host);
 
     /// \return the INT the queue pairs' data packets carry
     virtual RdmaHeader::IntMode DataIntMode() const;
@@ -129,14 +121,26 @@ class RdmaCongestionControl
     virtual void Stop(RdmaQueuePair& qp);
 
   protected:
-    const RdmaCcParams m_p; //!< parameters
-    RdmaCcHost& m_host;     //!< the NIC
+    RdmaCcContext m_cx;            //!< what the NIC derives (Setup)
+    RdmaCcHost* m_host{nullptr};   //!< the NIC (Setup)
+    // Attributes (defaults: the table's, RdmaTransportDefault).
+    DataRate m_minRate;            //!< MinRate: MIN_RATE (DCQCN, HPCC, TIMELY, DCTCP)
+    DataRate m_rateAi;             //!< RateAI: RATE_AI (DCQCN step; HPCC W_AI; TIMELY)
+    DataRate m_rateHai;            //!< RateHAI: RATE_HAI (DCQCN hyper step; TIMELY)
+    double m_g{};                  //!< EwmaGain: EWMA_GAIN (DCQCN alpha, DCTCP alpha)
+    // The rates above in bit/s (Setup).
+    uint64_t m_minRateBps{};       //!< m_minRate
+    uint64_t m_rateAiBps{};        //!< m_rateAi
+    uint64_t m_rateHaiBps{};       //!< m_rateHai
 };
 
-/// \return the algorithm of \p mode (nullptr-free: RDMA_CC_NONE gives the no-op base)
-std::unique_ptr<RdmaCongestionControl> CreateRdmaCongestionControl(RdmaCcMode mode,
-                                                                   const RdmaCcParams& p,
-                                                                   RdmaCcHost& host);
+/// \ingroup rdma-lb
+/// \return the TypeId of the algorithm of \p mode (RDMA_CC_NONE: the no-op base)
+TypeId RdmaCongestionControlTypeOf(RdmaCcMode mode);
+
+/// \ingroup rdma-lb
+/// \return the TypeIds of every congestion control a NIC may create
+std::vector<TypeId> RdmaCongestionControlTypes();
 
 /**
  * \return the window of VAR_WIN (the reference's RdmaQueuePair::GetWin): \p window bytes scaled

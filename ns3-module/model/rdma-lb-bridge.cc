@@ -680,9 +680,7 @@ RdmaTransportSetting::FromBridge(const rdmalb::bridge::Ns3Setting& s)
 {
     using B = rdmalb::bridge::Ns3ValueKind;
     RdmaTransportSetting o;
-    o.object = s.object == rdmalb::bridge::Ns3Object::Switch ? SWITCH
-               : s.object == rdmalb::bridge::Ns3Object::Mmu  ? MMU
-                                                              : NIC;
+    o.typeId = std::string(s.type_id);
     o.name = std::string(s.name);
     o.kind = s.kind == B::TimeNs    ? TIME_NS
              : s.kind == B::RateBps ? RATE_BPS
@@ -698,16 +696,11 @@ RdmaTransportSetting::FromBridge(const rdmalb::bridge::Ns3Setting& s)
 }
 
 Ptr<AttributeValue>
-RdmaTransportDefault(RdmaTransportSetting::Object object, const std::string& name)
+RdmaTransportDefault(const std::string& typeId, const std::string& name)
 {
-    const rdmalb::bridge::Ns3Object o = object == RdmaTransportSetting::SWITCH
-                                            ? rdmalb::bridge::Ns3Object::Switch
-                                        : object == RdmaTransportSetting::MMU
-                                            ? rdmalb::bridge::Ns3Object::Mmu
-                                            : rdmalb::bridge::Ns3Object::Nic;
     try
     {
-        return RdmaTransportSetting::FromBridge(rdmalb::bridge::default_ns3_setting(o, name))
+        return RdmaTransportSetting::FromBridge(rdmalb::bridge::default_ns3_setting(typeId, name))
             .Value();
     }
     catch (const std::exception& e)

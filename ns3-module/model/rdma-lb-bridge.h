@@ -44,20 +44,15 @@ namespace ns3
  * \ingroup rdma-lb
  * One ns-3 attribute setting of the table of transport parameters (rust-lb/scenario/src/
  * transport_params.rs: each parameter's TOML and ConWeave keys, default and attribute defined
- * once): attribute \p name of every \p object = the value of kind \p kind. The scenario
- * program applies a loaded scenario's list in one loop; the attribute defaults read the
- * table's defaults (RdmaTransportDefault).
+ * once): attribute \p name of every object of TypeId \p typeId = the value of kind \p kind.
+ * The objects are the hosts' RdmaNic, the switches' RdmaSwitch and SwitchMmu, and the loss
+ * recoveries and congestion controls the NICs create (RdmaNic::SetComponentAttribute; a base
+ * class's setting reaches every type derived from it). The scenario program applies a loaded
+ * scenario's list in one loop; the attribute defaults read the table's defaults
+ * (RdmaTransportDefault).
  */
 struct RdmaTransportSetting
 {
-    /// The objects the attribute is on.
-    enum Object
-    {
-        NIC,    //!< RdmaNic of every host
-        SWITCH, //!< RdmaSwitch of every switch
-        MMU,    //!< SwitchMmu of every switch
-    };
-
     /// The value's kind (and its field).
     enum Kind
     {
@@ -69,7 +64,7 @@ struct RdmaTransportSetting
         NAME,     //!< StringValue(text): enum attributes accept their names
     };
 
-    Object object{NIC};      //!< the objects
+    std::string typeId;      //!< the objects' TypeId name, e.g. "ns3::RdmaGoBackN"
     std::string name;        //!< the attribute's name in their TypeId
     Kind kind{UINT};         //!< the value's kind
     uint64_t uint{0};        //!< UINT, TIME_NS, RATE_BPS, BOOL
@@ -86,12 +81,12 @@ struct RdmaTransportSetting
 
 /**
  * \ingroup rdma-lb
- * \param object the objects of the attribute
+ * \param typeId the TypeId name of the attribute's object, e.g. "ns3::RdmaGoBackN"
  * \param name the attribute's name
  * \return the table's default of the parameter behind the attribute, as its ns-3 value (an
- * AddAttribute default); a name the table lacks is a fatal error
+ * AddAttribute default); an attribute the table lacks is a fatal error
  */
-Ptr<AttributeValue> RdmaTransportDefault(RdmaTransportSetting::Object object, const std::string& name);
+Ptr<AttributeValue> RdmaTransportDefault(const std::string& typeId, const std::string& name);
 
 /// What the NIC knows when it is about to send a data packet.
 struct LbSendContext

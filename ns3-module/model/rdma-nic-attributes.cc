@@ -1,7 +1,9 @@
 /*
- * rdma-lb: RdmaNic's TypeId (see rdma-nic.h): its attributes -- the transport's settings, with
- * defaults from the table of transport parameters (RdmaTransportDefault) -- and trace
- * sources, and the congestion control, loss recovery and transport names they take (ns3-module/doc/rdma-lb.rst, "Source layout").
+ * rdma-lb: RdmaNic's TypeId (see rdma-nic.h): its attributes -- the NIC's own settings, with
+ * defaults from the table of transport parameters (RdmaTransportDefault); the settings of one
+ * loss recovery or congestion control are that object's attributes (rdma-recovery.h,
+ * rdma-cc.h) -- and trace sources, and the congestion control, loss recovery and transport
+ * names they take (ns3-module/doc/rdma-lb.rst, "Source layout").
  * The NIC's behaviour is rdma-nic.cc's.
  */
 #include "rdma-nic.h"
@@ -147,14 +149,14 @@ RdmaNic::GetTypeId()
                           MakeTimeChecker())
             .AddAttribute("PayloadSize",
                           "Payload bytes per data packet (PACKET_PAYLOAD_SIZE)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "PayloadSize"),
+                          *RdmaTransportDefault("ns3::RdmaNic", "PayloadSize"),
                           MakeUintegerAccessor(&RdmaNic::m_payloadBytes),
                           MakeUintegerChecker<uint32_t>(1, 9000))
             .AddAttribute("LossRecovery",
                           "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0), irn = "
                           "the reference's IRN (ENABLE_IRN 1), nic-sr = commodity NIC "
                           "selective repeat (one NACK per expected PSN, resend only that packet)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "LossRecovery"),
+                          *RdmaTransportDefault("ns3::RdmaNic", "LossRecovery"),
                           MakeEnumAccessor(&RdmaNic::m_recovery),
                           MakeEnumChecker(RdmaNic::GBN,
                                           GetLossRecoveryName(RdmaNic::GBN),
@@ -166,7 +168,7 @@ RdmaNic::GetTypeId()
                           "Congestion control (CC_MODE): dcqcn (1), hpcc (3), "
                           "timely (7), dctcp (8), none (0: line rate, feedback "
                           "ignored). Any other name is a fatal error",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "CcMode"),
+                          *RdmaTransportDefault("ns3::RdmaNic", "CcMode"),
                           MakeStringAccessor(&RdmaNic::SetCcModeAttribute,
                                              &RdmaNic::GetCcModeAttribute),
                           MakeStringChecker())
@@ -212,125 +214,16 @@ RdmaNic::GetTypeId()
             .AddAttribute("RateBound",
                           "Pace each queue pair at its current rate (RATE_BOUND); false paces "
                           "at the line rate",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateBound"),
+                          *RdmaTransportDefault("ns3::RdmaNic", "RateBound"),
                           MakeBooleanAccessor(&RdmaNic::m_rateBound),
                           MakeBooleanChecker())
             .AddAttribute("L2AckInterval",
                           "ACK milestone in packets (L2_ACK_INTERVAL). Reference quirk: the "
                           "milestone is reset every packet, so every in-order packet is ACKed "
-                          "unless AckMilestoneFix is set",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "L2AckInterval"),
+                          "unless RdmaGoBackN::AckMilestoneFix is set",
+                          *RdmaTransportDefault("ns3::RdmaNic", "L2AckInterval"),
                           MakeUintegerAccessor(&RdmaNic::m_ackInterval),
                           MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("L2ChunkSize",
-                          "An ACK is also sent when the expected byte is a multiple of this "
-                          "(L2_CHUNK_SIZE, bytes; 0 = off)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "L2ChunkSize"),
-                          MakeUintegerAccessor(&RdmaNic::m_chunkSize),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("AckMilestoneFix",
-                          "Fix of the milestone quirk (every in-order packet ACKed): ACK once per "
-                          "L2AckInterval packets instead of every packet",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "AckMilestoneFix"),
-                          MakeBooleanAccessor(&RdmaNic::m_ackMilestoneFix),
-                          MakeBooleanChecker())
-            .AddAttribute("NackCarriesCnp",
-                          "Reference quirk: an out-of-order NACK always "
-                          "carries the CNP flag (rate cut). false = only ECN-marked packets",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "NackCarriesCnp"),
-                          MakeBooleanAccessor(&RdmaNic::m_nackCarriesCnp),
-                          MakeBooleanChecker())
-            .AddAttribute("NackInterval",
-                          "NACK generation interval (NACKGenerationInterval): no second NACK "
-                          "for the same expected byte within it (GBN, IRN)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "NackInterval"),
-                          MakeTimeAccessor(&RdmaNic::m_nackInterval),
-                          MakeTimeChecker())
-            .AddAttribute("L2Timeout",
-                          "Retransmission timeout of Go-Back-N and NIC-SR (L2Timeout)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "L2Timeout"),
-                          MakeTimeAccessor(&RdmaNic::m_l2Timeout),
-                          MakeTimeChecker())
-            .AddAttribute("IrnRtoLow",
-                          "IRN RTO with at most 3 packets in flight (IrnRtoLow; driver value)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IrnRtoLow"),
-                          MakeTimeAccessor(&RdmaNic::m_irnRtoLow),
-                          MakeTimeChecker())
-            .AddAttribute("IrnRtoHigh",
-                          "IRN RTO with more than 3 packets in flight (IrnRtoHigh; driver value)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IrnRtoHigh"),
-                          MakeTimeAccessor(&RdmaNic::m_irnRtoHigh),
-                          MakeTimeChecker())
-            .AddAttribute("IrnBdp",
-                          "IRN sender BDP cap in bytes (IrnBdp; 104000 for leaf_spine_128_100G)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IrnBdp"),
-                          MakeUintegerAccessor(&RdmaNic::m_irnBdp),
-                          MakeUintegerChecker<uint64_t>(1))
-            .AddAttribute("IrnOooThreshold",
-                          "IRN option: go back only when SACKed data reaches more than this "
-                          "many packets beyond the first hole (0 = reference: any SACK)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IrnOooThreshold"),
-                          MakeUintegerAccessor(&RdmaNic::m_irnOooThreshold),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("IrnRtoWithPfc",
-                          "IRN: keep the retransmission timeouts when the port is lossless "
-                          "(PFC obeyed here and generated by the peer switch). false = the "
-                          "reference: IRN timeouts are ignored with PFC on",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&RdmaNic::m_irnRtoWithPfc),
-                          MakeBooleanChecker())
-            .AddAttribute("AlphaResumeInterval",
-                          "DCQCN alpha update period (ALPHA_RESUME_INTERVAL; run.py 1 us)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "AlphaResumeInterval"),
-                          MakeTimeAccessor(&RdmaNic::m_alphaResumeInterval),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("RateDecreaseInterval",
-                          "DCQCN rate-decrease check period (RATE_DECREASE_INTERVAL; 4 us)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateDecreaseInterval"),
-                          MakeTimeAccessor(&RdmaNic::m_rateDecreaseInterval),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("RpTimer",
-                          "DCQCN rate-increase timer (RP_TIMER; 300 us)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RpTimer"),
-                          MakeTimeAccessor(&RdmaNic::m_rpTimer),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("FastRecoveryTimes",
-                          "DCQCN fast-recovery stages (FAST_RECOVERY_TIMES; 1)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "FastRecoveryTimes"),
-                          MakeUintegerAccessor(&RdmaNic::m_fastRecoveryTimes),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("EwmaGain",
-                          "DCQCN alpha EWMA gain g (EWMA_GAIN; run.py 1/256)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "EwmaGain"),
-                          MakeDoubleAccessor(&RdmaNic::m_g),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("RateAI",
-                          "DCQCN additive increase (RATE_AI; run.py 40Mb/s at 100G)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateAI"),
-                          MakeDataRateAccessor(&RdmaNic::m_rateAi),
-                          MakeDataRateChecker())
-            .AddAttribute("RateHAI",
-                          "DCQCN hyper increase (RATE_HAI; run.py 100Mb/s at 100G)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateHAI"),
-                          MakeDataRateAccessor(&RdmaNic::m_rateHai),
-                          MakeDataRateChecker())
-            .AddAttribute("MinRate",
-                          "DCQCN minimum rate (MIN_RATE; 100Mb/s)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "MinRate"),
-                          MakeDataRateAccessor(&RdmaNic::m_minRate),
-                          MakeDataRateChecker())
-            .AddAttribute("ClampTargetRate",
-                          "DCQCN: every decrease sets the target to the current rate "
-                          "(CLAMP_TARGET_RATE; 0)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "ClampTargetRate"),
-                          MakeBooleanAccessor(&RdmaNic::m_clampTargetRate),
-                          MakeBooleanChecker())
-            .AddAttribute("RateOnFirstCnp",
-                          "DCQCN: fraction of the rate kept on a queue pair's first CNP "
-                          "(attribute RateOnFirstCnp; 1.0)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "RateOnFirstCnp"),
-                          MakeDoubleAccessor(&RdmaNic::m_rateOnFirstCnp),
-                          MakeDoubleChecker<double>(0, 1))
             .AddAttribute("Window",
                           "Sending window in bytes, 0 = none (HAS_WIN: the reference gives "
                           "every queue pair the largest BDP of the fabric, GLOBAL_T 1); also "
@@ -341,7 +234,7 @@ RdmaNic::GetTypeId()
             .AddAttribute("VarWin",
                           "VAR_WIN: the window scales with the current rate over the line rate "
                           "(at least 1 B)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "VarWin"),
+                          *RdmaTransportDefault("ns3::RdmaNic", "VarWin"),
                           MakeBooleanAccessor(&RdmaNic::m_varWin),
                           MakeBooleanChecker())
             .AddAttribute("BaseRtt",
@@ -350,69 +243,6 @@ RdmaNic::GetTypeId()
                           TimeValue(NanoSeconds(8320)),
                           MakeTimeAccessor(&RdmaNic::m_baseRtt),
                           MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("TargetUtil",
-                          "HPCC target utilisation eta (U_TARGET)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "TargetUtil"),
-                          MakeDoubleAccessor(&RdmaNic::m_targetUtil),
-                          MakeDoubleChecker<double>(0.01, 10))
-            .AddAttribute("MiThresh",
-                          "HPCC: additive steps before a multiplicative one (MI_THRESH)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "MiThresh"),
-                          MakeUintegerAccessor(&RdmaNic::m_miThresh),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("FastReact",
-                          "HPCC: react to every ACK between per-RTT updates (FAST_REACT)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "FastReact"),
-                          MakeBooleanAccessor(&RdmaNic::m_fastReact),
-                          MakeBooleanChecker())
-            .AddAttribute("MultiRate",
-                          "HPCC: one reference rate per hop (MULTI_RATE); false = one rate "
-                          "from the most utilised hop",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "MultiRate"),
-                          MakeBooleanAccessor(&RdmaNic::m_multiRate),
-                          MakeBooleanChecker())
-            .AddAttribute("SampleFeedback",
-                          "HPCC: fast reactions skip hops with an empty queue "
-                          "(SAMPLE_FEEDBACK)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "SampleFeedback"),
-                          MakeBooleanAccessor(&RdmaNic::m_sampleFeedback),
-                          MakeBooleanChecker())
-            .AddAttribute("IntMulti",
-                          "INT_MULTI: INT byte and queue units multiplier (as the switches')",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "IntMulti"),
-                          MakeUintegerAccessor(&RdmaNic::m_intMulti),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("TimelyAlpha",
-                          "TIMELY: EWMA weight of a new RTT difference",
-                          DoubleValue(0.875),
-                          MakeDoubleAccessor(&RdmaNic::m_timelyAlpha),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("TimelyBeta",
-                          "TIMELY: multiplicative decrease factor",
-                          DoubleValue(0.8),
-                          MakeDoubleAccessor(&RdmaNic::m_timelyBeta),
-                          MakeDoubleChecker<double>(0, 1))
-            .AddAttribute("TimelyTLow",
-                          "TIMELY: RTT below which the rate always increases",
-                          TimeValue(MicroSeconds(50)),
-                          MakeTimeAccessor(&RdmaNic::m_timelyTLow),
-                          MakeTimeChecker())
-            .AddAttribute("TimelyTHigh",
-                          "TIMELY: RTT above which the rate decreases",
-                          TimeValue(MicroSeconds(500)),
-                          MakeTimeAccessor(&RdmaNic::m_timelyTHigh),
-                          MakeTimeChecker())
-            .AddAttribute("TimelyMinRtt",
-                          "TIMELY: the RTT that normalises the gradient",
-                          TimeValue(MicroSeconds(20)),
-                          MakeTimeAccessor(&RdmaNic::m_timelyMinRtt),
-                          MakeTimeChecker(NanoSeconds(1)))
-            .AddAttribute("DctcpRateAI",
-                          "DCTCP: additive increase per window without a mark "
-                          "(DCTCP_RATE_AI)",
-                          *RdmaTransportDefault(RdmaTransportSetting::NIC, "DctcpRateAI"),
-                          MakeDataRateAccessor(&RdmaNic::m_dctcpRateAi),
-                          MakeDataRateChecker())
             .AddTraceSource("FlowComplete",
                             "A flow was completely acknowledged",
                             MakeTraceSourceAccessor(&RdmaNic::m_flowComplete),

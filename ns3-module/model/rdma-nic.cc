@@ -55,7 +55,7 @@ RdmaNic::DoDispose()
     }
     m_wakeEvent.Cancel();
     m_qps.clear();
-    m_cc.reset();
+    m_cc = nullptr;
     m_rx.clear();
     m_dev = nullptr;
     m_lbConfig = nullptr;
@@ -345,8 +345,93 @@ RdmaNic::ScheduleWake(Time now, Time wake)
 RdmaLossRecovery&
 RdmaNic::CreateRecovery()
 {
-    m_lossRecovery = CreateRdmaLossRecovery(*this, m_transport, m_recovery);
+    m_lossRecovery =
+        ComponentFactory(RdmaLossRecoveryTypeOf(m_transport, m_recovery)).Create<RdmaLossRecovery>();
+    m_lossRecovery->Setup(*this);
     return *m_lossRecovery;
+}
+
+ObjectFactory
+RdmaNic::ComponentFactory(TypeId tid) const
+{
+    for (const ObjectFactory& f : m_componentFactories)
+    {
+        if (f.GetTypeId() == tid)
+        {
+            return f;
+        }
+    }
+    ObjectFactory plain;
+    plain.SetTypeId(tid);
+    return plain;
+}
+
+void
+RdmaNic::SetComponentAttribute(const std::string& typeId,
+                               const std::string& name,
+                               const AttributeValue& value)
+{
+    TypeId base;
+    if (!TypeId::LookupByNameFailSafe(typeId, &base))
+    {
+        NS_FATAL_ERROR("RdmaNic::SetComponentAttribute: no TypeId " << typeId);
+    }
+    TypeId::AttributeInformation info;
+    if (!base.LookupAttributeByName(name, &info))
+    {
+        NS_FATAL_ERROR("RdmaNic::SetComponentAttribute: " << typeId << " has no attribute "
+                                                          << name);
+    }
+    if (m_lossRecovery || m_cc)
+    {
+        NS_FATAL_ERROR("RdmaNic::SetComponentAttribute(" << typeId << ", " << name
+                       << "): too late, the NIC's loss recovery or congestion control exists");
+    }
+    std::vector<TypeId> types = RdmaLossRecoveryTypes();
+    for (TypeId t : RdmaCongestionControlTypes())
+    {
+        types.push_back(t);
+    }
+    bool any = false;
+    for (TypeId t : types)
+    {
+        if (t != base && !t.IsChildOf(base))
+        {
+            continue;
+        }
+        any = true;
+        ObjectFactory* factory = nullptr;
+        for (ObjectFactory& f : m_componentFactories)
+        {
+            factory = f.GetTypeId() == t ? &f : factory;
+        }
+        if (factory == nullptr)
+        {
+            m_componentFactories.emplace_back();
+            factory = &m_componentFactories.back();
+            factory->SetTypeId(t);
+        }
+        factory->Set(name, value);
+    }
+    if (!any)
+    {
+        NS_FATAL_ERROR("RdmaNic::SetComponentAttribute: " << typeId
+                       << " is no loss recovery or congestion control of the NIC");
+    }
+}
+
+Ptr<RdmaLossRecovery>
+RdmaNic::GetLossRecovery()
+{
+    Recovery();
+    return m_lossRecovery;
+}
+
+Ptr<RdmaCongestionControl>
+RdmaNic::GetCongestionControl()
+{
+    Cc();
+    return m_cc;
 }
 
 void
@@ -633,42 +718,22 @@ RdmaNic::Cc()
     {
         return *m_cc;
     }
-    RdmaCcParams p;
-    p.minRateBps = m_minRate.GetBitRate();
-    p.rateAiBps = m_rateAi.GetBitRate();
-    p.rateHaiBps = m_rateHai.GetBitRate();
-    p.g = m_g;
-    p.mtu = m_payloadBytes;
-    p.timeTruncation = m_timeTruncation;
-    p.eventOrderQuirk = m_eventOrderQuirk;
+    RdmaCcContext cx;
+    cx.mtu = m_payloadBytes;
+    cx.timeTruncation = m_timeTruncation;
+    cx.eventOrderQuirk = m_eventOrderQuirk;
     if (m_eventOrderQuirk && m_dev)
     {
         Ptr<RdmaChannel> ch = m_dev->GetRdmaChannel();
-        p.feedbackLead =
+        cx.feedbackLead =
             (ch ? ch->GetDelay() : Time(0)) +
             RdmaTxTime(m_dev->GetDataRate(), RdmaHeader::ACK_BYTES, m_timeTruncation);
     }
-    p.alphaResumeInterval = m_alphaResumeInterval;
-    p.rateDecreaseInterval = m_rateDecreaseInterval;
-    p.rpTimer = m_rpTimer;
-    p.fastRecoveryTimes = m_fastRecoveryTimes;
-    p.clampTargetRate = m_clampTargetRate;
-    p.rateOnFirstCnp = m_rateOnFirstCnp;
-    p.targetUtil = m_targetUtil;
-    p.miThresh = m_miThresh;
-    p.fastReact = m_fastReact;
-    p.multiRate = m_multiRate;
-    p.sampleFeedback = m_sampleFeedback;
-    p.intMulti = m_intMulti;
-    p.baseRttNs = static_cast<uint64_t>(m_baseRtt.GetNanoSeconds());
-    p.windowBytes = m_window;
-    p.timelyAlpha = m_timelyAlpha;
-    p.timelyBeta = m_timelyBeta;
-    p.timelyTLowNs = static_cast<uint64_t>(m_timelyTLow.GetNanoSeconds());
-    p.timelyTHighNs = static_cast<uint64_t>(m_timelyTHigh.GetNanoSeconds());
-    p.timelyMinRttNs = static_cast<uint64_t>(m_timelyMinRtt.GetNanoSeconds());
-    p.dctcpRateAiBps = m_dctcpRateAi.GetBitRate();
-    m_cc = CreateRdmaCongestionControl(static_cast<RdmaCcMode>(m_ccMode), p, *this);
+    cx.baseRttNs = static_cast<uint64_t>(m_baseRtt.GetNanoSeconds());
+    cx.windowBytes = m_window;
+    m_cc = ComponentFactory(RdmaCongestionControlTypeOf(static_cast<RdmaCcMode>(m_ccMode)))
+               .Create<RdmaCongestionControl>();
+    m_cc->Setup(cx, *this);
     m_intMode = m_cc->DataIntMode();
     return *m_cc;
 }

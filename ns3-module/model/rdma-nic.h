@@ -21,6 +21,12 @@
  * transport's sender and receiver beside them): the NIC serves its queue pairs round-robin
  * and hands each send opportunity, data packet, ACK/NACK to it.
  *
+ * The loss recovery and the congestion control are ns3::Objects with their own attributes
+ * (e.g. ns3::RdmaGoBackN::L2ChunkSize, ns3::RdmaDcqcn::RateDecreaseInterval). The NIC creates
+ * each at its first use with an ObjectFactory of the chosen type; SetComponentAttribute sets an
+ * attribute on those factories (every type derived from the named one), so that every NIC
+ * gets its own instances with its own values -- no global defaults.
+ *
  * PFC (as the reference): a queue pair whose priority group is paused at the NIC's port is not
  * eligible (other groups keep sending); the port's resume re-offers the link. In IRN mode the
  * retransmission timer is not armed while the port is lossless -- the port obeys PFC and the
@@ -30,15 +36,16 @@
  * Loss recovery ("LossRecovery" attribute):
  *  - gbn:    Go-Back-N, the reference's default;
  *  - irn:    the reference's simplified IRN: SACK list, BDP cap, RTO low/high, plus an
- *            optional out-of-order threshold before going back (IrnOooThreshold, 0 = reference);
+ *            optional out-of-order threshold before going back (RdmaIrn::IrnOooThreshold, 0 = reference);
  *  - nic-sr: commodity selective repeat (the Themis paper, §2.2): the receiver keeps the
  *            expected PSN and a bitmap of out-of-order arrivals; the first out-of-order arrival
  *            for an ePSN triggers exactly one NACK carrying only the ePSN; the sender resends
  *            only that packet and treats the NACK as congestion (DCQCN rate decrease).
  *
  * Reference quirks reproduced by default, each with its fix as an attribute:
- *  - every in-order packet is ACKed (the milestone is reset each packet): AckMilestoneFix;
- *  - an out-of-order NACK always carries the CNP flag: NackCarriesCnp.
+ *  - every in-order packet is ACKed (the milestone is reset each packet):
+ *    RdmaGoBackN::AckMilestoneFix;
+ *  - an out-of-order NACK always carries the CNP flag: RdmaRoceRecovery::NackCarriesCnp.
  *
  * Packets: data carries sport = entropy and dport = the flow's destination port (the
  * reference's per-destination port when the flow was started with its ports, quirk
@@ -57,6 +64,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
+#include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/packet.h"
 #include "ns3/random-variable-stream.h"
@@ -251,6 +259,22 @@ class RdmaNic : public Object, private RdmaCcHost
      * the fallback when the callback returns 0.
      */
     void SetUetBaseRttOf(Callback<Time, uint32_t> baseRttOfDestination);
+    /**
+     * Sets attribute \p name to \p value on the loss recoveries and congestion controls of
+     * TypeId \p typeId, or derived from it, that this NIC may create (e.g.
+     * ("ns3::RdmaGoBackN", "L2ChunkSize"); ("ns3::RdmaRoceRecovery", "NackInterval") reaches
+     * Go-Back-N, IRN and NIC-SR). Call it before the NIC's first flow: an unknown type or
+     * attribute, a bad value, or a call once the NIC's loss recovery or congestion control
+     * exists is a fatal error.
+     */
+    void SetComponentAttribute(const std::string& typeId,
+                               const std::string& name,
+                               const AttributeValue& value);
+    /// \return the loss recovery (created now from the attributes if it does not exist yet)
+    Ptr<RdmaLossRecovery> GetLossRecovery();
+    /// \return the congestion control (created now from the attributes if it does not exist
+    /// yet)
+    Ptr<RdmaCongestionControl> GetCongestionControl();
     /// \return the number of flows not yet completed
     uint32_t GetActiveFlows() const;
     /// \return the CNP-flagged ACKs/NACKs this NIC sent as a receiver, over every flow and
@@ -361,6 +385,8 @@ class RdmaNic : public Object, private RdmaCcHost
     }
     /// Creates the loss recovery from the attributes. \return it
     RdmaLossRecovery& CreateRecovery();
+    /// \return the factory of component type \p tid (SetComponentAttribute's, else a plain one)
+    ObjectFactory ComponentFactory(TypeId tid) const;
     void Wake();
     /// Quirk pacing-wakeup: the reference's wake-up rule when nothing may send.
     void ScheduleWakeAsReference(Time now);
@@ -426,45 +452,14 @@ class RdmaNic : public Object, private RdmaCcHost
     bool m_irnReferenceSender{};
     bool m_eventOrderQuirk{};
     uint32_t m_ackInterval{};
-    uint32_t m_chunkSize{};
-    bool m_ackMilestoneFix{};
-    bool m_nackCarriesCnp{};
-    Time m_nackInterval;
-    Time m_l2Timeout;
-    Time m_irnRtoLow;
-    Time m_irnRtoHigh;
-    uint64_t m_irnBdp{};
-    uint32_t m_irnOooThreshold{};
-    bool m_irnRtoWithPfc{};
     bool m_lossless{}; //!< PortIsLossless(), refreshed at every flow start
-    Time m_alphaResumeInterval;
-    Time m_rateDecreaseInterval;
-    Time m_rpTimer;
-    uint32_t m_fastRecoveryTimes{};
-    double m_g{};
-    DataRate m_rateAi;
-    DataRate m_rateHai;
-    DataRate m_minRate;
-    bool m_clampTargetRate{};
-    double m_rateOnFirstCnp{};
     uint64_t m_window{};
     bool m_varWin{};
     Time m_baseRtt;
-    double m_targetUtil{};
-    uint32_t m_miThresh{};
-    bool m_fastReact{};
-    bool m_multiRate{};
-    bool m_sampleFeedback{};
-    uint32_t m_intMulti{};
-    double m_timelyAlpha{};
-    double m_timelyBeta{};
-    Time m_timelyTLow;
-    Time m_timelyTHigh;
-    Time m_timelyMinRtt;
-    DataRate m_dctcpRateAi;
-    std::unique_ptr<RdmaCongestionControl> m_cc; //!< created at the first flow
+    std::vector<ObjectFactory> m_componentFactories; //!< SetComponentAttribute's, one per type
+    Ptr<RdmaCongestionControl> m_cc; //!< created at the first flow
     RdmaHeader::IntMode m_intMode{}; //!< INT of the data packets
-    std::unique_ptr<RdmaLossRecovery> m_lossRecovery; //!< created at its first use
+    Ptr<RdmaLossRecovery> m_lossRecovery; //!< created at its first use
 
     Ptr<RdmaNetDevice> m_dev;
     uint32_t m_address{0};

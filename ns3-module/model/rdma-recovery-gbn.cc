@@ -7,9 +7,11 @@
 #include "rdma-header.h"
 #include "rdma-net-device.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 
@@ -17,17 +19,42 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaGoBackN");
+NS_OBJECT_ENSURE_REGISTERED(RdmaGoBackN);
+
+TypeId
+RdmaGoBackN::GetTypeId()
+{
+    // Defaults: the table of transport parameters' (RdmaTransportDefault).
+    static TypeId tid =
+        TypeId("ns3::RdmaGoBackN")
+            .SetParent<RdmaRoceRecovery>()
+            .SetGroupName("RdmaLb")
+            .AddConstructor<RdmaGoBackN>()
+            .AddAttribute("L2ChunkSize",
+                          "An ACK is also sent when the expected byte is a multiple of this "
+                          "(L2_CHUNK_SIZE, bytes; 0 = off)",
+                          *RdmaTransportDefault("ns3::RdmaGoBackN", "L2ChunkSize"),
+                          MakeUintegerAccessor(&RdmaGoBackN::m_chunkSize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AckMilestoneFix",
+                          "Fix of the milestone quirk (every in-order packet ACKed): ACK once per "
+                          "L2AckInterval packets instead of every packet",
+                          *RdmaTransportDefault("ns3::RdmaGoBackN", "AckMilestoneFix"),
+                          MakeBooleanAccessor(&RdmaGoBackN::m_ackMilestoneFix),
+                          MakeBooleanChecker());
+    return tid;
+}
 
 Ptr<Packet>
 RdmaGoBackN::NextPacket(Time now)
 {
-    return m_nic.ServeQueuePairs(*this, now);
+    return m_nic->ServeQueuePairs(*this, now);
 }
 
 bool
 RdmaGoBackN::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
 {
-    return HasDataAndRoom(qp) && m_nic.TimeToSend(qp, now, wake);
+    return HasDataAndRoom(qp) && m_nic->TimeToSend(qp, now, wake);
 }
 
 Ptr<Packet>
@@ -35,14 +62,14 @@ RdmaGoBackN::Send(RdmaQueuePair& qp, Time now)
 {
     Ptr<Packet> p = SendData(qp, now, false);
     ArmRto(qp);
-    m_nic.ArmLbTimer(qp);
+    m_nic->ArmLbTimer(qp);
     return p;
 }
 
 void
 RdmaGoBackN::ArmRto(RdmaQueuePair& qp)
 {
-    ArmRtoIn(qp, m_nic.m_l2Timeout);
+    ArmRtoIn(qp, m_l2Timeout);
 }
 
 void
@@ -52,41 +79,41 @@ RdmaGoBackN::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
     const uint64_t s = h.seq;
     const uint64_t len = p->GetSize();
     const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;
-    const uint16_t oooFlag = m_nic.m_nackCarriesCnp ? RdmaHeader::FLAG_CNP : 0;
+    const uint16_t oooFlag = m_nackCarriesCnp ? RdmaHeader::FLAG_CNP : 0;
     Time now = Simulator::Now();
     if (s <= rx.expected && rx.expected <= s + len)
     {
         rx.expected = s + len;
-        m_nic.CheckDelivered(rx, h.sip);
+        m_nic->CheckDelivered(rx, h.sip);
         bool ack;
-        if (m_nic.m_ackMilestoneFix)
+        if (m_ackMilestoneFix)
         {
             ack = rx.expected >= rx.milestone;
         }
         else
         {
-            ack = rx.expected >= m_nic.m_ackInterval; // the milestone is reset every packet
+            ack = rx.expected >= m_nic->m_ackInterval; // the milestone is reset every packet
         }
-        ack = ack || (m_nic.m_chunkSize != 0 && rx.expected % m_nic.m_chunkSize == 0);
+        ack = ack || (m_chunkSize != 0 && rx.expected % m_chunkSize == 0);
         if (!ack)
         {
             return;
         }
-        rx.milestone = rx.expected + uint64_t(m_nic.m_ackInterval) * m_nic.m_payloadBytes;
-        m_nic.SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+        rx.milestone = rx.expected + uint64_t(m_nic->m_ackInterval) * m_nic->m_payloadBytes;
+        m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
     }
     else if (s > rx.expected)
     {
         if (now >= rx.nackDeadline || rx.expected != rx.lastNacked)
         {
-            rx.nackDeadline = now + m_nic.m_nackInterval;
+            rx.nackDeadline = now + m_nackInterval;
             rx.lastNacked = rx.expected;
             Nack(h, rx, ecnFlag | oooFlag, 0, 0);
         }
     }
     else
     {
-        m_nic.SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0); // duplicate
+        m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0); // duplicate
     }
 }
 
@@ -100,7 +127,7 @@ RdmaGoBackN::ReceiveAck(QpIterator it, const RdmaHeader& h)
     // Quirk irn-sender: the reference restarts the timer before it goes back, and only while
     // sent-but-unacknowledged bytes remain (snd_nxt > snd_una); ours after, while any byte
     // sent is unacknowledged.
-    const bool restartTimer = RestartsTimer(qp, m_nic.m_irnReferenceSender);
+    const bool restartTimer = RestartsTimer(qp, m_nic->m_irnReferenceSender);
     if (isNack)
     {
         qp.sndNxt = qp.sndUna; // go back

@@ -8,6 +8,9 @@
  * per NackInterval (a new E may be NACKed at once), with the CNP flag if NackCarriesCnp; a
  * duplicate is ACKed. Sender: a NACK sends the queue pair back to the cumulative ACK; the
  * retransmission timer (L2Timeout) does the same.
+ *
+ * Attributes (ns3::RdmaGoBackN): its own L2ChunkSize and AckMilestoneFix; NackInterval,
+ * L2Timeout and NackCarriesCnp of RdmaRoceRecovery; L2AckInterval and PayloadSize are the NIC's.
  */
 #ifndef RDMA_RECOVERY_GBN_H
 #define RDMA_RECOVERY_GBN_H
@@ -24,7 +27,8 @@ namespace ns3
 class RdmaGoBackN final : public RdmaRoceRecovery
 {
   public:
-    using RdmaRoceRecovery::RdmaRoceRecovery;
+    /// \return the TypeId
+    static TypeId GetTypeId();
 
     Ptr<Packet> NextPacket(Time now) override;
     void ReceiveData(const RdmaHeader& h, Ptr<Packet> p) override;
@@ -39,6 +43,10 @@ class RdmaGoBackN final : public RdmaRoceRecovery
   private:
     /// (Re)arms the retransmission timer of \p qp: L2Timeout.
     void ArmRto(RdmaQueuePair& qp) override;
+
+    // Attributes (defaults: the table's, RdmaTransportDefault).
+    uint32_t m_chunkSize{};   //!< L2ChunkSize: also ACK at multiples of it (bytes; 0 = off)
+    bool m_ackMilestoneFix{}; //!< AckMilestoneFix: ACK once per L2AckInterval packets
 };
 
 } // namespace ns3

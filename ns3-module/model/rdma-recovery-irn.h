@@ -11,6 +11,9 @@
  * hole (IrnOooThreshold packets past it; the reference: any SACK, quirk irn-sender) and left
  * when the cumulative ACK passes the point of entry, and the RTO low/high by the bytes in
  * flight (IrnRtoLow, IrnRtoHigh), not armed while the port is lossless unless IrnRtoWithPfc.
+ *
+ * Attributes (ns3::RdmaIrn): its own IrnRtoLow, IrnRtoHigh, IrnBdp, IrnOooThreshold and
+ * IrnRtoWithPfc; NackInterval and NackCarriesCnp of RdmaRoceRecovery.
  */
 #ifndef RDMA_RECOVERY_IRN_H
 #define RDMA_RECOVERY_IRN_H
@@ -27,7 +30,8 @@ namespace ns3
 class RdmaIrn final : public RdmaRoceRecovery
 {
   public:
-    using RdmaRoceRecovery::RdmaRoceRecovery;
+    /// \return the TypeId
+    static TypeId GetTypeId();
 
     Ptr<Packet> NextPacket(Time now) override;
     void ReceiveData(const RdmaHeader& h, Ptr<Packet> p) override;
@@ -46,6 +50,13 @@ class RdmaIrn final : public RdmaRoceRecovery
     void ArmRto(RdmaQueuePair& qp) override;
     /// \return the bytes in flight for the BDP cap and the RTO choice
     uint64_t Inflight(const RdmaQueuePair& qp) const;
+
+    // Attributes (defaults: the table's, RdmaTransportDefault; IrnRtoWithPfc: false).
+    Time m_rtoLow;            //!< IrnRtoLow: RTO with at most 3 packets in flight
+    Time m_rtoHigh;           //!< IrnRtoHigh: RTO otherwise
+    uint64_t m_bdp{};         //!< IrnBdp: cap on the bytes in flight
+    uint32_t m_oooThreshold{}; //!< IrnOooThreshold: packets SACKed past the hole before going back
+    bool m_rtoWithPfc{};      //!< IrnRtoWithPfc: keep the timeouts on a lossless port
 };
 
 } // namespace ns3

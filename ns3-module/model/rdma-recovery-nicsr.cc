@@ -17,11 +17,22 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaNicSr");
+NS_OBJECT_ENSURE_REGISTERED(RdmaNicSr);
+
+TypeId
+RdmaNicSr::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaNicSr")
+                            .SetParent<RdmaRoceRecovery>()
+                            .SetGroupName("RdmaLb")
+                            .AddConstructor<RdmaNicSr>();
+    return tid;
+}
 
 Ptr<Packet>
 RdmaNicSr::NextPacket(Time now)
 {
-    return m_nic.ServeQueuePairs(*this, now);
+    return m_nic->ServeQueuePairs(*this, now);
 }
 
 bool
@@ -31,7 +42,7 @@ RdmaNicSr::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         qp.srRetx.erase(qp.srRetx.begin());
     }
-    return HasDataAndRoom(qp) && m_nic.TimeToSend(qp, now, wake);
+    return HasDataAndRoom(qp) && m_nic->TimeToSend(qp, now, wake);
 }
 
 Ptr<Packet>
@@ -39,14 +50,14 @@ RdmaNicSr::Send(RdmaQueuePair& qp, Time now)
 {
     Ptr<Packet> p = SendData(qp, now, false);
     ArmRto(qp);
-    m_nic.ArmLbTimer(qp);
+    m_nic->ArmLbTimer(qp);
     return p;
 }
 
 void
 RdmaNicSr::ArmRto(RdmaQueuePair& qp)
 {
-    ArmRtoIn(qp, m_nic.m_l2Timeout);
+    ArmRtoIn(qp, m_l2Timeout);
 }
 
 void
@@ -64,8 +75,8 @@ RdmaNicSr::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
             rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
             rx.ooo.erase(rx.ooo.begin());
         }
-        m_nic.CheckDelivered(rx, h.sip);
-        m_nic.SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+        m_nic->CheckDelivered(rx, h.sip);
+        m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
     }
     else if (s > rx.expected)
     {
@@ -78,12 +89,12 @@ RdmaNicSr::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
         }
         else if (ecnFlag)
         {
-            m_nic.SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+            m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
         }
     }
     else
     {
-        m_nic.SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+        m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
     }
 }
 

@@ -9,6 +9,8 @@
  * else nothing). Sender: a NACK queues only the expected packet for resending (srRetx) and is
  * treated as congestion (the congestion control's OnCnp, DCQCN's rate decrease); a timeout
  * goes back to the cumulative ACK (L2Timeout).
+ *
+ * Attributes (ns3::RdmaNicSr): none of its own; L2Timeout of RdmaRoceRecovery.
  */
 #ifndef RDMA_RECOVERY_NICSR_H
 #define RDMA_RECOVERY_NICSR_H
@@ -25,7 +27,8 @@ namespace ns3
 class RdmaNicSr final : public RdmaRoceRecovery
 {
   public:
-    using RdmaRoceRecovery::RdmaRoceRecovery;
+    /// \return the TypeId
+    static TypeId GetTypeId();
 
     Ptr<Packet> NextPacket(Time now) override;
     void ReceiveData(const RdmaHeader& h, Ptr<Packet> p) override;

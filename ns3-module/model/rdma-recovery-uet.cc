@@ -25,6 +25,17 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("RdmaUetRecovery");
+NS_OBJECT_ENSURE_REGISTERED(RdmaUetRecovery);
+
+TypeId
+RdmaUetRecovery::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RdmaUetRecovery")
+                            .SetParent<RdmaLossRecovery>()
+                            .SetGroupName("RdmaLb")
+                            .AddConstructor<RdmaUetRecovery>();
+    return tid;
+}
 
 uint64_t
 RdmaUetWindowOnAck(uint64_t windowBytes,
@@ -53,7 +64,7 @@ RdmaUetWindowOnLoss(uint64_t windowBytes, uint64_t mtuBytes, uint64_t lostBytes)
 Ptr<Packet>
 RdmaUetRecovery::NextPacket(Time now)
 {
-    return m_nic.ServeQueuePairs(*this, now);
+    return m_nic->ServeQueuePairs(*this, now);
 }
 
 RdmaUetSender&
@@ -63,26 +74,26 @@ RdmaUetRecovery::Sender(RdmaQueuePair& qp)
     {
         return *qp.uet;
     }
-    NS_ABORT_MSG_IF(m_nic.m_uetBaseRtt.IsZero() || m_nic.m_uetRto.IsZero(),
+    NS_ABORT_MSG_IF(m_nic->m_uetBaseRtt.IsZero() || m_nic->m_uetRto.IsZero(),
                     "RdmaNic: Transport uet needs UetBaseRtt and UetRto");
     qp.uet = std::make_unique<RdmaUetSender>();
     RdmaUetSender& u = *qp.uet;
-    u.mtuBytes = uint64_t(m_nic.m_payloadBytes) + m_nic.m_uetHeaderBytes;
-    Time baseRtt = m_nic.m_uetBaseRttOf.IsNull() ? Time(0) : m_nic.m_uetBaseRttOf(qp.dip);
+    u.mtuBytes = uint64_t(m_nic->m_payloadBytes) + m_nic->m_uetHeaderBytes;
+    Time baseRtt = m_nic->m_uetBaseRttOf.IsNull() ? Time(0) : m_nic->m_uetBaseRttOf(qp.dip);
     if (baseRtt.IsZero())
     {
-        baseRtt = m_nic.m_uetBaseRtt;
+        baseRtt = m_nic->m_uetBaseRtt;
     }
     // BDP in bytes = RTT (ps) x rate (bit/s) / 8e12, in integers (no rounding below a byte).
     const auto bdp =
         static_cast<uint64_t>(static_cast<unsigned __int128>(baseRtt.GetPicoSeconds()) *
-                              m_nic.m_dev->GetDataRate().GetBitRate() / 8000000000000ULL);
+                              m_nic->m_dev->GetDataRate().GetBitRate() / 8000000000000ULL);
     u.capBytes = std::max<uint64_t>(
-        static_cast<uint64_t>(m_nic.m_uetMaxWindowBdp * static_cast<double>(bdp)),
+        static_cast<uint64_t>(m_nic->m_uetMaxWindowBdp * static_cast<double>(bdp)),
         u.mtuBytes);
-    u.windowBytes = m_nic.m_uetInitialWindow == 0
+    u.windowBytes = m_nic->m_uetInitialWindow == 0
                         ? u.capBytes
-                        : std::clamp(m_nic.m_uetInitialWindow, u.mtuBytes, u.capBytes);
+                        : std::clamp(m_nic->m_uetInitialWindow, u.mtuBytes, u.capBytes);
     return u;
 }
 
@@ -98,7 +109,7 @@ RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         return false; // window-bound: an ACK, NACK or timeout kicks the port
     }
-    return m_nic.TimeToSend(qp, now, wake);
+    return m_nic->TimeToSend(qp, now, wake);
 }
 
 Ptr<Packet>
@@ -108,19 +119,19 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     const bool fromRtx = !u.rtx.empty();
     const uint64_t seq = fromRtx ? *u.rtx.begin() : qp.sndNxt;
     const auto payload =
-        static_cast<uint32_t>(std::min<uint64_t>(m_nic.m_payloadBytes, qp.size - seq));
+        static_cast<uint32_t>(std::min<uint64_t>(m_nic->m_payloadBytes, qp.size - seq));
     LbSendContext cx;
     cx.now = now;
-    cx.psn = static_cast<uint32_t>(seq / m_nic.m_payloadBytes);
+    cx.psn = static_cast<uint32_t>(seq / m_nic->m_payloadBytes);
     cx.retransmission = seq < qp.highSent;
     cx.inflightPkts = static_cast<uint32_t>(u.outstanding.size());
     cx.everyArrivalAnswered = true;
-    const RdmaHeader h = m_nic.DataHeader(qp, seq, cx);
+    const RdmaHeader h = m_nic->DataHeader(qp, seq, cx);
     Ptr<Packet> p =
-        Create<Packet>(payload + m_nic.m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+        Create<Packet>(payload + m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
     p->AddHeader(h);
     const uint32_t wire = p->GetSize();
-    m_nic.m_dataSent(qp.flowId, h.seq, h.sport);
+    m_nic->m_dataSent(qp.flowId, h.seq, h.sport);
     if (fromRtx)
     {
         u.rtx.erase(u.rtx.begin());
@@ -139,10 +150,10 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     at->second = RdmaUetSent{now, wire, h.sport};
     u.bySendTime.emplace(now, seq);
     u.inflightBytes += wire;
-    m_nic.RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
-    qp.nextAvail = now + RdmaTxTime(m_nic.m_dev->GetDataRate(), wire, m_nic.m_timeTruncation);
+    m_nic->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
+    qp.nextAvail = now + RdmaTxTime(m_nic->m_dev->GetDataRate(), wire, m_nic->m_timeTruncation);
     ArmRto(qp);
-    m_nic.ArmLbTimer(qp);
+    m_nic->ArmLbTimer(qp);
     return p;
 }
 
@@ -156,7 +167,7 @@ RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
 {
     RdmaHeader a;
     a.type = type;
-    a.sip = m_nic.m_address;
+    a.sip = m_nic->m_address;
     a.dip = h.sip;
     a.sport = h.dport; // the reverse direction of the data packet
     a.dport = h.sport; // echo the entropy
@@ -169,16 +180,16 @@ RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
     a.sackSeq = h.seq;
     a.sackLen = static_cast<uint16_t>(sackLen);
     const uint32_t size = a.GetSerializedSize();
-    const uint32_t header = m_nic.m_uetHeaderBytes;
+    const uint32_t header = m_nic->m_uetHeaderBytes;
     Ptr<Packet> ack = Create<Packet>(header > size ? header - size : 0);
     ack->AddHeader(a);
-    m_nic.m_dev->Enqueue(ack, 0);
+    m_nic->m_dev->Enqueue(ack, 0);
 }
 
 void
 RdmaUetRecovery::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
 {
-    auto [rit, fresh] = m_nic.m_rx.try_emplace({h.sip, h.qpn});
+    auto [rit, fresh] = m_nic->m_rx.try_emplace({h.sip, h.qpn});
     (void)fresh;
     RxState& rx = rit->second;
     const uint64_t s = h.seq;
@@ -193,12 +204,12 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
             return;
         }
         ++rx.nacksSent;
-        m_nic.m_nackSent(h.sip, h.qpn, h.seq);
+        m_nic->m_nackSent(h.sip, h.qpn, h.seq);
         NS_LOG_LOGIC("trimmed " << s << " from " << h.sip << " qpn " << h.qpn << ": NACK");
         SendFeedback(h, rx, RdmaHeader::NACK, 0);
         return;
     }
-    const uint64_t len = p->GetSize() - (m_nic.m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    const uint64_t len = p->GetSize() - (m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
     if (s == rx.expected)
     {
         rx.expected = s + len;
@@ -207,7 +218,7 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
             rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
             rx.ooo.erase(rx.ooo.begin());
         }
-        m_nic.CheckDelivered(rx, h.sip);
+        m_nic->CheckDelivered(rx, h.sip);
     }
     else if (!held)
     {
@@ -216,7 +227,7 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
     if (h.ecn != 0)
     {
         ++rx.cnpsSent; // ECN-echoing feedback (the RoCE counters' "CNP-flagged")
-        ++m_nic.m_cnpsSent;
+        ++m_nic->m_cnpsSent;
     }
     SendFeedback(h, rx, RdmaHeader::ACK, len);
 }
@@ -233,7 +244,7 @@ RdmaUetRecovery::Lose(RdmaQueuePair& qp, std::map<uint64_t, RdmaUetSent>::iterat
     u.bySendTime.erase({at->second.sent, at->first});
     u.rtx.insert(at->first);
     u.outstanding.erase(at);
-    m_nic.m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
+    m_nic->m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
     return entropy;
 }
 
@@ -249,11 +260,11 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     fb.kind = nack ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
     fb.now = now;
     fb.entropy = h.dport;
-    fb.psn = h.echoSeq / m_nic.m_payloadBytes;
+    fb.psn = h.echoSeq / m_nic->m_payloadBytes;
     fb.rtt = now - NanoSeconds(static_cast<int64_t>(h.tsNs));
     fb.hasRtt = true;
     fb.ecn = ecn;
-    m_nic.LbFeedbackAndProbes(qp, fb);
+    m_nic->LbFeedbackAndProbes(qp, fb);
     if (ecn)
     {
         ++qp.rec.cnpsRx;
@@ -296,18 +307,18 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     }
     else
     {
-        m_nic.m_uetRtt(qp.flowId, fb.rtt);
+        m_nic->m_uetRtt(qp.flowId, fb.rtt);
         u.windowBytes = RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
-        m_nic.m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
+        m_nic->m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
     }
     if (qp.sndUna >= qp.size)
     {
-        m_nic.Complete(it);
+        m_nic->Complete(it);
         return;
     }
     ArmRto(qp);
-    m_nic.ArmLbTimer(qp);
-    m_nic.m_dev->TriggerTransmit();
+    m_nic->ArmLbTimer(qp);
+    m_nic->m_dev->TriggerTransmit();
 }
 
 void
@@ -319,7 +330,7 @@ RdmaUetRecovery::ArmRto(RdmaQueuePair& qp)
         qp.rtoDeadline = Time::Max();
         return; // a pending event finds nothing outstanding
     }
-    qp.rtoDeadline = u.bySendTime.begin()->first + m_nic.m_uetRto;
+    qp.rtoDeadline = u.bySendTime.begin()->first + m_nic->m_uetRto;
     // One event per queue pair; it re-checks the deadline when it fires (moved lazily later).
     if (!qp.rtoEvent.IsRunning() ||
         qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
@@ -336,8 +347,8 @@ RdmaUetRecovery::ArmRto(RdmaQueuePair& qp)
 void
 RdmaUetRecovery::RtoCheck(uint16_t qpn)
 {
-    auto it = m_nic.m_qps.find(qpn);
-    if (it == m_nic.m_qps.end())
+    auto it = m_nic->m_qps.find(qpn);
+    if (it == m_nic->m_qps.end())
     {
         return;
     }
@@ -348,7 +359,7 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
     }
     RdmaUetSender& u = *qp.uet;
     const Time now = Simulator::Now();
-    const Time deadline = u.bySendTime.begin()->first + m_nic.m_uetRto;
+    const Time deadline = u.bySendTime.begin()->first + m_nic->m_uetRto;
     if (now < deadline)
     {
         qp.rtoEvent = Simulator::Schedule(deadline - now, &RdmaUetRecovery::RtoCheck, this, qpn);
@@ -361,12 +372,12 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
     LbFeedback fb;
     fb.kind = LbFeedbackKind::TIMEOUT;
     fb.now = now;
-    fb.psn = static_cast<uint32_t>(seq / m_nic.m_payloadBytes);
+    fb.psn = static_cast<uint32_t>(seq / m_nic->m_payloadBytes);
     fb.entropy = Lose(qp, u.outstanding.find(seq));
-    m_nic.LbFeedbackAndProbes(qp, fb);
+    m_nic->LbFeedbackAndProbes(qp, fb);
     ArmRto(qp);
-    m_nic.ArmLbTimer(qp);
-    m_nic.m_dev->TriggerTransmit();
+    m_nic->ArmLbTimer(qp);
+    m_nic->m_dev->TriggerTransmit();
 }
 
 } // namespace ns3

@@ -21,7 +21,8 @@ namespace ns3
 class RdmaUetRecovery final : public RdmaLossRecovery
 {
   public:
-    using RdmaLossRecovery::RdmaLossRecovery;
+    /// \return the TypeId (no attributes: the uet transport's settings, Uet*, are the NIC's)
+    static TypeId GetTypeId();
 
     Ptr<Packet> NextPacket(Time now) override;
     void ReceiveData(const RdmaHeader& h, Ptr<Packet> p) override;

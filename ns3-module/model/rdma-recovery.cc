@@ -14,6 +14,7 @@
 #include "rdma-time.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -25,31 +26,83 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RdmaLossRecovery");
 
-RdmaLossRecovery::RdmaLossRecovery(RdmaNic& nic)
-    : m_nic(nic)
+NS_OBJECT_ENSURE_REGISTERED(RdmaLossRecovery);
+NS_OBJECT_ENSURE_REGISTERED(RdmaRoceRecovery);
+
+TypeId
+RdmaLossRecovery::GetTypeId()
 {
+    static TypeId tid =
+        TypeId("ns3::RdmaLossRecovery").SetParent<Object>().SetGroupName("RdmaLb");
+    return tid;
 }
+
+RdmaLossRecovery::RdmaLossRecovery() = default;
 
 RdmaLossRecovery::~RdmaLossRecovery() = default;
 
-std::unique_ptr<RdmaLossRecovery>
-CreateRdmaLossRecovery(RdmaNic& nic, RdmaNic::Transport transport, RdmaNic::LossRecovery recovery)
+void
+RdmaLossRecovery::Setup(RdmaNic& nic)
+{
+    m_nic = &nic;
+}
+
+TypeId
+RdmaRoceRecovery::GetTypeId()
+{
+    // Defaults: the table of transport parameters' (RdmaTransportDefault).
+    static TypeId tid =
+        TypeId("ns3::RdmaRoceRecovery")
+            .SetParent<RdmaLossRecovery>()
+            .SetGroupName("RdmaLb")
+            .AddAttribute("NackInterval",
+                          "NACK generation interval (NACKGenerationInterval): no second NACK "
+                          "for the same expected byte within it (GBN, IRN)",
+                          *RdmaTransportDefault("ns3::RdmaRoceRecovery", "NackInterval"),
+                          MakeTimeAccessor(&RdmaRoceRecovery::m_nackInterval),
+                          MakeTimeChecker())
+            .AddAttribute("L2Timeout",
+                          "Retransmission timeout of Go-Back-N and NIC-SR (L2Timeout)",
+                          *RdmaTransportDefault("ns3::RdmaRoceRecovery", "L2Timeout"),
+                          MakeTimeAccessor(&RdmaRoceRecovery::m_l2Timeout),
+                          MakeTimeChecker())
+            .AddAttribute("NackCarriesCnp",
+                          "Reference quirk: an out-of-order NACK always "
+                          "carries the CNP flag (rate cut). false = only ECN-marked packets "
+                          "(GBN, IRN)",
+                          *RdmaTransportDefault("ns3::RdmaRoceRecovery", "NackCarriesCnp"),
+                          MakeBooleanAccessor(&RdmaRoceRecovery::m_nackCarriesCnp),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+TypeId
+RdmaLossRecoveryTypeOf(RdmaNic::Transport transport, RdmaNic::LossRecovery recovery)
 {
     if (transport == RdmaNic::UET)
     {
-        return std::make_unique<RdmaUetRecovery>(nic);
+        return RdmaUetRecovery::GetTypeId();
     }
     switch (recovery)
     {
     case RdmaNic::GBN:
-        return std::make_unique<RdmaGoBackN>(nic);
+        return RdmaGoBackN::GetTypeId();
     case RdmaNic::IRN:
-        return std::make_unique<RdmaIrn>(nic);
+        return RdmaIrn::GetTypeId();
     case RdmaNic::NIC_SR:
-        return std::make_unique<RdmaNicSr>(nic);
+        return RdmaNicSr::GetTypeId();
     }
     NS_ABORT_MSG("RdmaLossRecovery: unknown recovery " << static_cast<int>(recovery));
-    return nullptr;
+    return TypeId();
+}
+
+std::vector<TypeId>
+RdmaLossRecoveryTypes()
+{
+    return {RdmaGoBackN::GetTypeId(),
+            RdmaIrn::GetTypeId(),
+            RdmaNicSr::GetTypeId(),
+            RdmaUetRecovery::GetTypeId()};
 }
 
 // ---- Sender ---------------------------------------------------------------------------------
@@ -62,11 +115,11 @@ RdmaRoceRecovery::HasDataAndRoom(const RdmaQueuePair& qp) const
     {
         return false;
     }
-    if (m_nic.m_dev->IsPaused(qp.pg))
+    if (m_nic->m_dev->IsPaused(qp.pg))
     {
         return false; // a paused priority group is not scheduled; the resume kicks the port
     }
-    if (m_nic.m_window != 0 && qp.sndNxt >= qp.sndUna + m_nic.Window(qp))
+    if (m_nic->m_window != 0 && qp.sndNxt >= qp.sndUna + m_nic->Window(qp))
     {
         return false; // window-bound (HAS_WIN): an ACK will kick the port
     }
@@ -76,7 +129,7 @@ RdmaRoceRecovery::HasDataAndRoom(const RdmaQueuePair& qp) const
 Ptr<Packet>
 RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswered)
 {
-    const uint32_t payloadBytes = m_nic.m_payloadBytes;
+    const uint32_t payloadBytes = m_nic->m_payloadBytes;
     bool fromSr = !qp.srRetx.empty();
     uint64_t seq = fromSr ? *qp.srRetx.begin() : qp.sndNxt;
     uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(payloadBytes, qp.size - seq));
@@ -87,12 +140,12 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
     cx.inflightPkts = static_cast<uint32_t>(
         (qp.highSent - std::min(qp.highSent, qp.sndUna) + payloadBytes - 1) / payloadBytes);
     cx.everyArrivalAnswered = everyArrivalAnswered;
-    RdmaHeader h = m_nic.DataHeader(qp, seq, cx);
-    h.intMode = m_nic.m_intMode;
+    RdmaHeader h = m_nic->DataHeader(qp, seq, cx);
+    h.intMode = m_nic->m_intMode;
     Ptr<Packet> p = Create<Packet>(payload);
     p->AddHeader(h);
     qp.lastPktSize = p->GetSize();
-    m_nic.m_dataSent(qp.flowId, h.seq, h.sport);
+    m_nic->m_dataSent(qp.flowId, h.seq, h.sport);
     if (fromSr)
     {
         qp.srRetx.erase(qp.srRetx.begin());
@@ -101,9 +154,9 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
     {
         qp.sndNxt += payload;
     }
-    m_nic.RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
-    DataRate pace = m_nic.m_rateBound ? DataRate(qp.rate) : m_nic.m_dev->GetDataRate();
-    qp.nextAvail = now + RdmaTxTime(pace, p->GetSize(), m_nic.m_timeTruncation);
+    m_nic->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
+    DataRate pace = m_nic->m_rateBound ? DataRate(qp.rate) : m_nic->m_dev->GetDataRate();
+    qp.nextAvail = now + RdmaTxTime(pace, p->GetSize(), m_nic->m_timeTruncation);
     return p;
 }
 
@@ -124,8 +177,8 @@ RdmaRoceRecovery::ArmRtoIn(RdmaQueuePair& qp, Time rto)
 void
 RdmaRoceRecovery::RtoCheck(uint16_t qpn)
 {
-    auto it = m_nic.m_qps.find(qpn);
-    if (it == m_nic.m_qps.end())
+    auto it = m_nic->m_qps.find(qpn);
+    if (it == m_nic->m_qps.end())
     {
         return;
     }
@@ -149,14 +202,14 @@ RdmaRoceRecovery::RtoCheck(uint16_t qpn)
     fb.now = now;
     // The timeout is about the oldest unacknowledged packet (the one whose loss stalls the
     // queue pair), not the last one sent: its path is the one to blame.
-    fb.entropy = m_nic.SentEntropy(qp, qp.sndUna);
-    fb.psn = static_cast<uint32_t>(qp.sndUna / m_nic.m_payloadBytes);
-    m_nic.LbFeedbackAndProbes(qp, fb);
+    fb.entropy = m_nic->SentEntropy(qp, qp.sndUna);
+    fb.psn = static_cast<uint32_t>(qp.sndUna / m_nic->m_payloadBytes);
+    m_nic->LbFeedbackAndProbes(qp, fb);
     OnTimeout(qp);
     qp.srRetx.clear();
     qp.sndNxt = qp.sndUna;
-    m_nic.ArmLbTimer(qp);
-    m_nic.m_dev->TriggerTransmit();
+    m_nic->ArmLbTimer(qp);
+    m_nic->m_dev->TriggerTransmit();
 }
 
 void
@@ -175,13 +228,13 @@ RdmaRoceRecovery::AckFeedback(RdmaQueuePair& qp, const RdmaHeader& h, bool nack,
     fb.kind = (nack && !sacksAnswered) ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
     fb.now = Simulator::Now();
     fb.entropy = h.dport;
-    fb.psn = h.echoSeq / m_nic.m_payloadBytes;
+    fb.psn = h.echoSeq / m_nic->m_payloadBytes;
     fb.rtt = Simulator::Now() - NanoSeconds(static_cast<int64_t>(h.tsNs));
     fb.hasRtt = true;
     // The load balancer learns whether *this* packet was marked (the ECN echo), not the CNP
     // flag, which an out-of-order NACK also carries (NackCarriesCnp) for the early packet.
     fb.ecn = (h.flags & RdmaNic::FLAG_ECN_ECHO) != 0;
-    m_nic.LbFeedbackAndProbes(qp, fb);
+    m_nic->LbFeedbackAndProbes(qp, fb);
     if (nack)
     {
         ++qp.rec.nacksRx;
@@ -207,24 +260,24 @@ RdmaRoceRecovery::AckCompletes(QpIterator it, const RdmaHeader& h, bool congesti
     }
     if (cnp || congestion)
     {
-        m_nic.m_cc->OnCnp(qp);
+        m_nic->m_cc->OnCnp(qp);
     }
     if (qp.sndUna >= qp.size)
     {
-        if (m_nic.m_pacingWakeupQuirk)
+        if (m_nic->m_pacingWakeupQuirk)
         {
             // Quirk pacing-wakeup: the reference also runs HPCC/TIMELY/DCTCP on the ACK that
             // completes a flow; HPCC's rate change then moves the port's pending wake-up.
-            m_nic.m_cc->OnAck(qp, h);
+            m_nic->m_cc->OnAck(qp, h);
         }
-        m_nic.Complete(it);
-        if (m_nic.m_eventOrderQuirk)
+        m_nic->Complete(it);
+        if (m_nic->m_eventOrderQuirk)
         {
-            m_nic.m_dev->TriggerTransmit(); // the reference kicks the port after every ACK
+            m_nic->m_dev->TriggerTransmit(); // the reference kicks the port after every ACK
         }
         return true;
     }
-    m_nic.m_cc->OnAck(qp, h); // HPCC, TIMELY, DCTCP (the reference also runs them on the ACK
+    m_nic->m_cc->OnAck(qp, h); // HPCC, TIMELY, DCTCP (the reference also runs them on the ACK
                               // that completes a flow, with no effect on its FCT)
     return false;
 }
@@ -241,8 +294,8 @@ RdmaRoceRecovery::FinishAck(QpIterator it, const RdmaHeader& h, bool congestion,
     {
         ArmRto(qp);
     }
-    m_nic.ArmLbTimer(qp);
-    m_nic.m_dev->TriggerTransmit();
+    m_nic->ArmLbTimer(qp);
+    m_nic->m_dev->TriggerTransmit();
 }
 
 // ---- Receiver -------------------------------------------------------------------------------
@@ -250,11 +303,11 @@ RdmaRoceRecovery::FinishAck(QpIterator it, const RdmaHeader& h, bool congestion,
 RdmaRoceRecovery::RxState&
 RdmaRoceRecovery::Rx(const RdmaHeader& h)
 {
-    auto [rit, fresh] = m_nic.m_rx.try_emplace({h.sip, h.qpn});
+    auto [rit, fresh] = m_nic->m_rx.try_emplace({h.sip, h.qpn});
     RxState& rx = rit->second;
     if (fresh)
     {
-        rx.milestone = uint64_t(m_nic.m_ackInterval) * m_nic.m_payloadBytes;
+        rx.milestone = uint64_t(m_nic->m_ackInterval) * m_nic->m_payloadBytes;
     }
     return rx;
 }
@@ -267,9 +320,9 @@ RdmaRoceRecovery::Nack(const RdmaHeader& h,
                        uint64_t sackLen)
 {
     ++rx.nacksSent;
-    m_nic.m_nackSent(h.sip, h.qpn, static_cast<uint32_t>(rx.expected));
+    m_nic->m_nackSent(h.sip, h.qpn, static_cast<uint32_t>(rx.expected));
     NS_LOG_LOGIC("NACK to " << h.sip << " qpn " << h.qpn << " E " << rx.expected);
-    m_nic.SendFeedback(h, rx, RdmaHeader::NACK, flags, sackSeq, sackLen);
+    m_nic->SendFeedback(h, rx, RdmaHeader::NACK, flags, sackSeq, sackLen);
 }
 
 } // namespace ns3

@@ -4,8 +4,10 @@
  *
  * The NIC (RdmaNic) keeps what every scheme shares: queue pairs served round-robin with
  * pacing, the load balancer's entropy and feedback, probes, congestion control, completion and
- * the flow records. One RdmaLossRecovery per NIC, created at its first use from the attributes
- * Transport and LossRecovery (CreateRdmaLossRecovery), decides the rest:
+ * the flow records. One RdmaLossRecovery per NIC, an ns3::Object created at its first use from
+ * the NIC's attributes Transport and LossRecovery (RdmaLossRecoveryTypeOf) by the NIC's
+ * ObjectFactory of that type (RdmaNic::SetComponentAttribute sets its attributes), decides the
+ * rest:
  *  - RdmaGoBackN (rdma-recovery-gbn): Go-Back-N, the reference's default (ENABLE_IRN 0);
  *  - RdmaIrn (rdma-recovery-irn): the reference's simplified IRN (ENABLE_IRN 1);
  *  - RdmaNicSr (rdma-recovery-nicsr): commodity selective repeat (the Themis paper, §2.2);
@@ -18,8 +20,15 @@
  * directly); within a send opportunity the NIC's round-robin (RdmaNic::ServeQueuePairs) is
  * instantiated per scheme, so that asking each queue pair whether it may send is a direct call.
  * Nothing is allocated per packet. The schemes work on the NIC's state (queue pairs, receiver
- * state, attributes) as its friends; their per-queue-pair state lives in RdmaQueuePair (sack,
- * irnRecovery, srRetx; uet) and the receiver's in the NIC's receiver state.
+ * state, the NIC's own attributes) as its friends; their per-queue-pair state lives in
+ * RdmaQueuePair (sack, irnRecovery, srRetx; uet) and the receiver's in the NIC's receiver state.
+ *
+ * Attributes: each scheme's TypeId holds the settings only it uses, as members in its own
+ * header (e.g. RdmaGoBackN::L2ChunkSize); settings several RoCE schemes use are attributes of
+ * RdmaRoceRecovery, which their TypeIds inherit (NackInterval, L2Timeout, NackCarriesCnp).
+ * Their defaults are the table of transport parameters' (RdmaTransportDefault). Settings of
+ * the NIC itself (PayloadSize, L2AckInterval, RateBound, Window, the quirks, the uet
+ * transport's Uet*) stay the NIC's: the NIC reads them too.
  *
  * RdmaRoceRecovery holds the steps the three RoCE schemes share: the eligibility common to all
  * (data left, priority group not paused, window), building and accounting a data packet, the
@@ -31,11 +40,12 @@
 #include "rdma-nic.h"
 
 #include "ns3/nstime.h"
+#include "ns3/object.h"
 #include "ns3/ptr.h"
 
 #include <cstdint>
 #include <map>
-#include <memory>
+#include <vector>
 
 namespace ns3
 {
@@ -47,14 +57,19 @@ class RdmaHeader;
  * \ingroup rdma-lb
  * The loss recovery of a NIC (see the file comment): what the NIC hands over per event.
  */
-class RdmaLossRecovery
+class RdmaLossRecovery : public Object
 {
   public:
-    /// \param nic the NIC whose queue pairs and receiver state the scheme works on
-    explicit RdmaLossRecovery(RdmaNic& nic);
-    virtual ~RdmaLossRecovery();
+    /// \return the TypeId (abstract: no attributes of its own)
+    static TypeId GetTypeId();
+    RdmaLossRecovery();
+    ~RdmaLossRecovery() override;
     RdmaLossRecovery(const RdmaLossRecovery&) = delete;
     RdmaLossRecovery& operator=(const RdmaLossRecovery&) = delete;
+
+    /// Binds the scheme to \p nic, whose queue pairs and receiver state it works on (once,
+    /// before its first event; the NIC owns the scheme).
+    void Setup(RdmaNic& nic);
 
     /**
      * The port may send and the NIC has queue pairs: the data packet of the first eligible
@@ -69,17 +84,19 @@ class RdmaLossRecovery
                             const RdmaHeader& h) = 0;
 
   protected:
-    RdmaNic& m_nic; //!< the NIC
+    RdmaNic* m_nic{nullptr}; //!< the NIC (Setup)
 };
 
 /**
  * \ingroup rdma-lb
- * \return the loss recovery of \p nic for its \p transport and \p recovery (uet has its own,
+ * \return the TypeId of the loss recovery for \p transport and \p recovery (uet has its own,
  * whatever \p recovery says)
  */
-std::unique_ptr<RdmaLossRecovery> CreateRdmaLossRecovery(RdmaNic& nic,
-                                                         RdmaNic::Transport transport,
-                                                         RdmaNic::LossRecovery recovery);
+TypeId RdmaLossRecoveryTypeOf(RdmaNic::Transport transport, RdmaNic::LossRecovery recovery);
+
+/// \ingroup rdma-lb
+/// \return the TypeIds of every loss recovery a NIC may create
+std::vector<TypeId> RdmaLossRecoveryTypes();
 
 /**
  * \ingroup rdma-lb
@@ -87,8 +104,11 @@ std::unique_ptr<RdmaLossRecovery> CreateRdmaLossRecovery(RdmaNic& nic,
  */
 class RdmaRoceRecovery : public RdmaLossRecovery
 {
+  public:
+    /// \return the TypeId (abstract): the attributes the RoCE schemes share
+    static TypeId GetTypeId();
+
   protected:
-    using RdmaLossRecovery::RdmaLossRecovery;
     using RxState = RdmaNic::RxState; //!< receiver state of one incoming flow
     using QpIterator = std::map<uint16_t, RdmaQueuePair>::iterator; //!< an active queue pair
 
@@ -150,6 +170,11 @@ class RdmaRoceRecovery : public RdmaLossRecovery
     RxState& Rx(const RdmaHeader& h);
     /// Sends a NACK for data packet \p h: counted, traced (NackSent), expected byte rx.expected.
     void Nack(const RdmaHeader& h, RxState& rx, uint16_t flags, uint64_t sackSeq, uint64_t sackLen);
+
+    // Attributes (defaults: the table's, RdmaTransportDefault).
+    Time m_nackInterval;     //!< NackInterval: one NACK per expected byte within it (GBN, IRN)
+    Time m_l2Timeout;        //!< L2Timeout: retransmission timeout (GBN, NIC-SR)
+    bool m_nackCarriesCnp{}; //!< NackCarriesCnp: an out-of-order NACK cuts the rate (GBN, IRN)
 };
 
 } // namespace ns3

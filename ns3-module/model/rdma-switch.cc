@@ -101,18 +101,18 @@ RdmaSwitch::GetTypeId()
             .AddAttribute("PfcEnabled",
                           "Generate PFC pause/resume frames (ENABLE_PFC); off, the "
                           "egress dynamic threshold drops packets",
-                          *RdmaTransportDefault(RdmaTransportSetting::SWITCH, "PfcEnabled"),
+                          *RdmaTransportDefault("ns3::RdmaSwitch", "PfcEnabled"),
                           MakeBooleanAccessor(&RdmaSwitch::m_pfcEnabled),
                           MakeBooleanChecker())
             .AddAttribute("PauseTime",
                           "Pause time carried by PFC pause frames (PAUSE_TIME, whole "
                           "microseconds)",
-                          *RdmaTransportDefault(RdmaTransportSetting::SWITCH, "PauseTime"),
+                          *RdmaTransportDefault("ns3::RdmaSwitch", "PauseTime"),
                           MakeTimeAccessor(&RdmaSwitch::m_pauseTime),
                           MakeTimeChecker(MicroSeconds(1)))
             .AddAttribute("EcnEnabled",
                           "ECN marking at dequeue (ENABLE_QCN)",
-                          *RdmaTransportDefault(RdmaTransportSetting::SWITCH, "EcnEnabled"),
+                          *RdmaTransportDefault("ns3::RdmaSwitch", "EcnEnabled"),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
                           MakeBooleanChecker())
             .AddAttribute("IntEnabled",
@@ -125,7 +125,7 @@ RdmaSwitch::GetTypeId()
                           MakeBooleanChecker())
             .AddAttribute("IntMulti",
                           "INT_MULTI: multiplies the INT byte (128 B) and queue (80 B) units",
-                          *RdmaTransportDefault(RdmaTransportSetting::SWITCH, "IntMulti"),
+                          *RdmaTransportDefault("ns3::RdmaSwitch", "IntMulti"),
                           MakeUintegerAccessor(&RdmaSwitch::m_intMulti),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("EcnKmin",

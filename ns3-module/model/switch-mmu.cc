@@ -31,7 +31,7 @@ SwitchMmu::GetTypeId()
             .AddAttribute("BufferSize",
                           "Shared buffer of the switch in bytes (BUFFER_SIZE MB x 1024 x 1024; "
                           "the reference's run.py default is 9 MB)",
-                          *RdmaTransportDefault(RdmaTransportSetting::MMU, "BufferSize"),
+                          *RdmaTransportDefault("ns3::SwitchMmu", "BufferSize"),
                           MakeUintegerAccessor(&SwitchMmu::m_bufferSize),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("IngressAlpha",

@@ -67,30 +67,56 @@ class FakeHost : public RdmaCcHost
     uint32_t sets{0};      //!< rate changes asked
 };
 
-/// The run.py parameters at 100 Gbps, and TIMELY's of the reference.
-RdmaCcParams
-RunPyParams()
+/**
+ * \return algorithm \p T bound to \p host with the run.py parameters at 100 Gbps shared by
+ * the algorithms (MIN_RATE 100 Mb/s, RATE_AI 40 Mb/s, RATE_HAI 100 Mb/s, g = 1/16), set as its
+ * attributes, and the NIC's MTU 1000 B, T = 8320 ns, W = 104,000 B; \p own sets its own
+ * attributes (HPCC's, DCTCP's, TIMELY's)
+ */
+template <class T>
+Ptr<T>
+RunPyCc(RdmaCcHost& host, void (*own)(Ptr<T>))
 {
-    RdmaCcParams p;
-    p.minRateBps = 100000000;
-    p.rateAiBps = 40000000;
-    p.rateHaiBps = 100000000;
-    p.g = 1.0 / 16;
-    p.mtu = 1000;
-    p.targetUtil = 0.95;
-    p.miThresh = 0;
-    p.baseRttNs = 8320;
-    p.windowBytes = 104000;
-    p.dctcpRateAiBps = 1000000000;
-    p.fastRecoveryTimes = 1;
-    p.rateOnFirstCnp = 1.0;
-    p.intMulti = 1;
-    p.timelyAlpha = 0.875;
-    p.timelyBeta = 0.8;
-    p.timelyTLowNs = 50000;
-    p.timelyTHighNs = 500000;
-    p.timelyMinRttNs = 20000;
-    return p;
+    Ptr<T> cc = CreateObject<T>();
+    cc->SetAttribute("MinRate", DataRateValue(DataRate(100000000)));
+    cc->SetAttribute("RateAI", DataRateValue(DataRate(40000000)));
+    cc->SetAttribute("RateHAI", DataRateValue(DataRate(100000000)));
+    cc->SetAttribute("EwmaGain", DoubleValue(1.0 / 16));
+    own(cc);
+    RdmaCcContext cx;
+    cx.mtu = 1000;
+    cx.baseRttNs = 8320;
+    cx.windowBytes = 104000;
+    cc->Setup(cx, host);
+    return cc;
+}
+
+/// HPCC as run.py runs it: eta 0.95, MI_THRESH 0, INT_MULTI 1, FAST_REACT 0.
+void
+RunPyHpcc(Ptr<RdmaHpcc> cc)
+{
+    cc->SetAttribute("TargetUtil", DoubleValue(0.95));
+    cc->SetAttribute("MiThresh", UintegerValue(0));
+    cc->SetAttribute("IntMulti", UintegerValue(1));
+    cc->SetAttribute("FastReact", BooleanValue(false));
+}
+
+/// DCTCP as run.py runs it: DCTCP_RATE_AI 1 Gb/s.
+void
+RunPyDctcp(Ptr<RdmaDctcp> cc)
+{
+    cc->SetAttribute("DctcpRateAI", DataRateValue(DataRate(1000000000)));
+}
+
+/// TIMELY's parameters of the reference: a 0.875, b 0.8, T_low 50 us, T_high 500 us, minRTT 20 us.
+void
+ReferenceTimely(Ptr<RdmaTimely> cc)
+{
+    cc->SetAttribute("TimelyAlpha", DoubleValue(0.875));
+    cc->SetAttribute("TimelyBeta", DoubleValue(0.8));
+    cc->SetAttribute("TimelyTLow", TimeValue(MicroSeconds(50)));
+    cc->SetAttribute("TimelyTHigh", TimeValue(MicroSeconds(500)));
+    cc->SetAttribute("TimelyMinRtt", TimeValue(MicroSeconds(20)));
 }
 
 /// An ACK carrying \p hops HPCC records.
@@ -213,7 +239,8 @@ class HpccAckTestCase : public TestCase
     void DoRun() override
     {
         FakeHost host;
-        RdmaHpcc cc(RunPyParams(), host);
+        Ptr<RdmaHpcc> algorithm = RunPyCc<RdmaHpcc>(host, &RunPyHpcc);
+        RdmaHpcc& cc = *algorithm;
         RdmaQueuePair qp;
         qp.rate = LINE;
         cc.Start(qp);
@@ -265,7 +292,8 @@ class DctcpWindowTestCase : public TestCase
     void DoRun() override
     {
         FakeHost host;
-        RdmaDctcp cc(RunPyParams(), host);
+        Ptr<RdmaDctcp> algorithm = RunPyCc<RdmaDctcp>(host, &RunPyDctcp);
+        RdmaDctcp& cc = *algorithm;
         RdmaQueuePair qp;
         qp.rate = LINE;
         cc.Start(qp);
@@ -325,7 +353,8 @@ class TimelyGradientTestCase : public TestCase
     void DoRun() override
     {
         FakeHost host;
-        RdmaTimely cc(RunPyParams(), host);
+        Ptr<RdmaTimely> algorithm = RunPyCc<RdmaTimely>(host, &ReferenceTimely);
+        RdmaTimely& cc = *algorithm;
         RdmaQueuePair qp;
         qp.rate = LINE;
         cc.Start(qp);
@@ -390,7 +419,7 @@ BuildStar(RdmaFabricHelper& f, uint32_t n, RdmaNic::CcMode cc)
         nic->SetAttribute("Window", UintegerValue(win ? 52000 : 0));
         nic->SetAttribute("VarWin", BooleanValue(win));
         nic->SetAttribute("BaseRtt", TimeValue(NanoSeconds(4160)));
-        nic->SetAttribute("EwmaGain", DoubleValue(1.0 / 256));
+        nic->SetComponentAttribute("ns3::RdmaCongestionControl", "EwmaGain", DoubleValue(1.0 / 256));
     }
     f.GetSwitch(n)->SetAttribute("IntEnabled", BooleanValue(cc == RdmaNic::CC_HPCC));
 }

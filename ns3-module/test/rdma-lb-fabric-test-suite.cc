@@ -72,16 +72,6 @@ BuildStar(RdmaFabricHelper& f, uint32_t nHosts)
     f.AssignStreams(0);
 }
 
-/// Sets an attribute on every host NIC.
-void
-SetNics(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
-{
-    for (uint32_t h : f.GetHosts())
-    {
-        f.GetNic(h)->SetAttribute(name, v);
-    }
-}
-
 /// Sets PfcEnabled on every switch.
 void
 SetPfc(RdmaFabricHelper& f, bool on)
@@ -385,8 +375,8 @@ class IncastTestCase : public TestCase
         SetPfc(f, m_pfc);
         f.GetSwitch(17)->GetMmu()->SetAttribute("EgressDynamicThreshold", BooleanValue(m_egressDt));
         f.GetSwitch(17)->SetAttribute("PauseTime", TimeValue(MicroSeconds(m_pauseUs)));
-        SetNics(f, "LossRecovery", EnumValue(m_mode));
-        SetNics(f, "CcMode", StringValue(RdmaNic::GetCcModeName(m_cc)));
+        rdmalbtest::SetNics(f, "LossRecovery", EnumValue(m_mode));
+        rdmalbtest::SetNics(f, "CcMode", StringValue(RdmaNic::GetCcModeName(m_cc)));
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
         uint64_t pausesAtHosts = 0;
@@ -516,7 +506,7 @@ class FabricLinkLossTestCase : public TestCase
         f.BuildLeafSpine(2, 4, 4, G100, G100, MicroSeconds(1));
         f.Finish();
         f.AssignStreams(0);
-        SetNics(f, "LossRecovery", EnumValue(m_mode));
+        rdmalbtest::SetNics(f, "LossRecovery", EnumValue(m_mode));
         // The reference's two settings (ConWeave's published runs): IRN runs lossy (PFC off);
         // Go-Back-N and the commodity NIC's selective repeat run over PFC.
         SetPfc(f, m_mode != RdmaNic::IRN);
@@ -640,7 +630,7 @@ class SprayNicSrRingTestCase : public TestCase
         f.BuildLeafSpine(4, 2, 2, G100, G100, MicroSeconds(1));
         f.Finish();
         f.AssignStreams(0);
-        SetNics(f, "LossRecovery", StringValue("nic-sr"));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("nic-sr"));
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
         std::map<uint32_t, RateLog> rates;
@@ -812,7 +802,7 @@ class PausedPgNotScheduledTestCase : public TestCase
     {
         RdmaFabricHelper f;
         BuildStar(f, 2);
-        SetNics(f, "CcMode", StringValue("none"));
+        rdmalbtest::SetNics(f, "CcMode", StringValue("none"));
         std::map<uint32_t, std::vector<Time>> sent;
         f.GetNic(0)->TraceConnectWithoutContext(
             "DataSent",
@@ -910,8 +900,8 @@ class IrnTimeoutTestCase : public TestCase
         RdmaFabricHelper f;
         BuildStar(f, 2);
         SetPfc(f, pfc);
-        SetNics(f, "LossRecovery", StringValue("irn"));
-        SetNics(f, "IrnRtoWithPfc", BooleanValue(rtoWithPfc));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("irn"));
+        rdmalbtest::SetNicComponents(f, "ns3::RdmaIrn", "IrnRtoWithPfc", BooleanValue(rtoWithPfc));
         std::set<uint32_t> lose;
         for (uint32_t k = pkts - lostTail; k < pkts; ++k)
         {
@@ -1090,8 +1080,8 @@ class HostLbSlowSpineTestCase : public TestCase
         f.AssignStreams(0);
         // The recovery mode (see DoRun): IRN without PFC, and without the reference's CNP on
         // out-of-order NACKs.
-        SetNics(f, "LossRecovery", StringValue(recovery));
-        SetNics(f, "NackCarriesCnp", BooleanValue(false));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue(recovery));
+        rdmalbtest::SetNicComponents(f, "ns3::RdmaRoceRecovery", "NackCarriesCnp", BooleanValue(false));
         SetPfc(f, false);
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);

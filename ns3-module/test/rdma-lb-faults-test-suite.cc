@@ -464,9 +464,9 @@ class OneWayFaultTestCase : public TestCase
     {
         RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 2, 1, 100000000000ULL, 1000);
         s.transport.kind = RdmaNic::UET;
-        s.transport.Get(RdmaTransportSetting::NIC, "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
-        s.transport.Get(RdmaTransportSetting::SWITCH, "PfcEnabled").uint = 0;
-        s.transport.Get(RdmaTransportSetting::NIC, "PayloadSize").uint = 4086;
+        s.transport.Get("ns3::RdmaNic", "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
+        s.transport.Get("ns3::RdmaSwitch", "PfcEnabled").uint = 0;
+        s.transport.Get("ns3::RdmaNic", "PayloadSize").uint = 4086;
         s.run.hardStopNs = 2000000;
         s.run.failedLinkDrops = true;
         rdmalbtest::AddSpecFlow(s, 0, 2, 1000000, 0);

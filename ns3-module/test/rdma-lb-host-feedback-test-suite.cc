@@ -42,15 +42,6 @@ FixSeed()
 }
 
 void
-SetNics(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
-{
-    for (uint32_t h : f.GetHosts())
-    {
-        f.GetNic(h)->SetAttribute(name, v);
-    }
-}
-
-void
 SetSwitches(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
 {
     for (uint32_t i = 0; i < f.GetNNodes(); ++i)
@@ -194,8 +185,8 @@ class BlackHoleTestCase : public TestCase
             std::cout << lb << ": " << note << std::endl;
         }
         f.AssignStreams(0);
-        SetNics(f, "LossRecovery", StringValue("irn"));
-        SetNics(f, "NackCarriesCnp", BooleanValue(false));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("irn"));
+        rdmalbtest::SetNicComponents(f, "ns3::RdmaRoceRecovery", "NackCarriesCnp", BooleanValue(false));
         SetSwitches(f, "PfcEnabled", BooleanValue(false));
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
@@ -443,7 +434,7 @@ class TimeoutEntropyTestCase : public TestCase
         f.BuildLeafSpine(2, 1, 4, G100, G100, MicroSeconds(1));
         f.Finish();
         f.AssignStreams(0);
-        SetNics(f, "LossRecovery", StringValue("irn"));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("irn"));
         SetSwitches(f, "PfcEnabled", BooleanValue(false));
         Ptr<TailLoss> em = CreateObject<TailLoss>();
         em->from = 90000;
@@ -527,9 +518,9 @@ class HopperLateAnswerTestCase : public TestCase
         }
         f.Finish();
         f.AssignStreams(0);
-        SetNics(f, "LossRecovery", StringValue("irn"));
-        SetNics(f, "IrnBdp", UintegerValue(1000000));
-        SetNics(f, "CcMode", StringValue("none"));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("irn"));
+        rdmalbtest::SetNicComponents(f, "ns3::RdmaIrn", "IrnBdp", UintegerValue(1000000));
+        rdmalbtest::SetNics(f, "CcMode", StringValue("none"));
         SetSwitches(f, "PfcEnabled", BooleanValue(false));
         SetSwitches(f, "PathIndexRouting", BooleanValue(true));
         struct Log

@@ -74,6 +74,13 @@ struct SmallFabric
         fabric.GetNic(1)->SetAttribute(name, v);
     }
 
+    /// Sets attribute \p name of both NICs' loss recoveries / congestion controls of \p typeId.
+    void SetNicComponents(const std::string& typeId, const std::string& name, const AttributeValue& v)
+    {
+        fabric.GetNic(0)->SetComponentAttribute(typeId, name, v);
+        fabric.GetNic(1)->SetComponentAttribute(typeId, name, v);
+    }
+
     void SetLoss(Ptr<ErrorModel> em)
     {
         fabric.GetNode(1)->GetDevice(0)->SetAttribute("ReceiveErrorModel", PointerValue(em));
@@ -425,10 +432,10 @@ class QuirkFixesTestCase : public TestCase
         SmallFabric f(RdmaNic::GBN);
         if (fix)
         {
-            f.SetNics("AckMilestoneFix", BooleanValue(true));
+            f.SetNicComponents("ns3::RdmaGoBackN", "AckMilestoneFix", BooleanValue(true));
             f.SetNics("L2AckInterval", UintegerValue(8));
-            f.SetNics("L2ChunkSize", UintegerValue(0));
-            f.SetNics("NackCarriesCnp", BooleanValue(false));
+            f.SetNicComponents("ns3::RdmaGoBackN", "L2ChunkSize", UintegerValue(0));
+            f.SetNicComponents("ns3::RdmaRoceRecovery", "NackCarriesCnp", BooleanValue(false));
         }
         // 96 packets: a multiple of the interval, so the last packet is ACKed.
         if (loss)
@@ -496,7 +503,9 @@ class IrnOooThresholdTestCase : public TestCase
         for (uint32_t h = 0; h < 8; ++h)
         {
             fabric.GetNic(h)->SetAttribute("LossRecovery", StringValue("irn"));
-            fabric.GetNic(h)->SetAttribute("IrnOooThreshold", UintegerValue(threshold));
+            fabric.GetNic(h)->SetComponentAttribute("ns3::RdmaIrn",
+                                                    "IrnOooThreshold",
+                                                    UintegerValue(threshold));
         }
         for (uint32_t i = 0; i < 4; ++i)
         {

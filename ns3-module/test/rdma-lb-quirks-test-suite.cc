@@ -56,6 +56,13 @@ struct Star
         fabric.GetNic(1)->SetAttribute(name, v);
     }
 
+    /// Sets attribute \p name of both NICs' loss recoveries / congestion controls of \p typeId.
+    void SetNicComponents(const std::string& typeId, const std::string& name, const AttributeValue& v)
+    {
+        fabric.GetNic(0)->SetComponentAttribute(typeId, name, v);
+        fabric.GetNic(1)->SetComponentAttribute(typeId, name, v);
+    }
+
     /// Runs until \p stop; \return the FCT of every completed flow of host 0, by flow id
     std::map<uint32_t, Time> Run(Time stop = MilliSeconds(5))
     {
@@ -188,7 +195,7 @@ class PacingWakeupTestCase : public TestCase
     {
         Star s(false);
         s.SetNics("PacingWakeupQuirk", BooleanValue(quirk));
-        s.SetNics("RateOnFirstCnp", DoubleValue(0.5));
+        s.SetNicComponents("ns3::RdmaDcqcn", "RateOnFirstCnp", DoubleValue(0.5));
         Ptr<RdmaNic> nic = s.fabric.GetNic(0);
         const uint32_t dip = RdmaHostAddress(1);
         const uint32_t flowA = 0;

@@ -16,11 +16,14 @@
  */
 #include "rdma-lb-test-util.h"
 
+#include "ns3/rdma-cc-dcqcn.h"
+#include "ns3/rdma-recovery-irn.h"
 #include "ns3/rdma-scenario.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/string.h"
 #include "ns3/switch-mmu.h"
 #include "ns3/test.h"
+#include "ns3/uinteger.h"
 
 #include <cmath>
 #include <cstdio>
@@ -306,7 +309,7 @@ class ScenarioStarvationWarningTestCase : public TestCase
             {
                 RdmaScenarioSpec s = LeafSpineSpec(2, 2, 2, 100000000000ULL, 1000);
                 s.lb = LbConfig::ParseOrAbort(lb, "");
-                s.transport.Get(RdmaTransportSetting::NIC, "LossRecovery").text =
+                s.transport.Get("ns3::RdmaNic", "LossRecovery").text =
                     RdmaNic::GetLossRecoveryName(recovery);
                 AddSpecFlow(s, 0, 2, 100000, 0);
                 RdmaScenarioRunner runner(s);
@@ -449,7 +452,7 @@ class ScenarioRateTraceTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(c[0] % 5000, 0, "sampled every 5 us: " << rate[i]);
             NS_TEST_EXPECT_MSG_LT(c[1], 4, "a flow of the workload: " << rate[i]);
             NS_TEST_EXPECT_MSG_LT_OR_EQ(c[2], lineBps, "at most the line rate: " << rate[i]);
-            NS_TEST_EXPECT_MSG_GT_OR_EQ(c[2], s.transport.Get(RdmaTransportSetting::NIC, "MinRate").uint, "DCQCN's floor: " << rate[i]);
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(c[2], s.transport.Get("ns3::RdmaCongestionControl", "MinRate").uint, "DCQCN's floor: " << rate[i]);
             lowest = std::min(lowest, c[2]);
             ++perSample[c[0]];
         }
@@ -491,7 +494,7 @@ class ScenarioPfcTraceTestCase : public TestCase
     void DoRun() override
     {
         RdmaScenarioSpec s = LeafSpineSpec(2, 4, 2, 100000000000ULL, 1000);
-        s.transport.Get(RdmaTransportSetting::MMU, "BufferSize").uint = 1000000;
+        s.transport.Get("ns3::SwitchMmu", "BufferSize").uint = 1000000;
         s.run.pfcTrace = true;
         s.run.queueTrace = true;
         s.run.monitorIntervalNs = 10000;
@@ -581,9 +584,11 @@ class ScenarioPfcTraceTestCase : public TestCase
  */
 /**
  * The table of transport parameters (rust-lb/scenario/src/transport_params.rs) as the scenario
- * program receives it: every setting names an attribute of its object, whose default is the
- * setting's value (the attribute defaults read the same table), and a changed setting lands on
- * the object through the generic path (RdmaTransportSetting::Value, SetAttribute).
+ * program receives it: every setting names an attribute of its TypeId (a NIC, switch or MMU,
+ * or a loss recovery or congestion control a NIC creates), whose default is the setting's
+ * value (the attribute defaults read the same table), and a changed setting lands on the
+ * object through the generic path (RdmaTransportSetting::Value, SetAttribute or
+ * RdmaNic::SetComponentAttribute) -- on that NIC's objects only.
  */
 class ScenarioTransportTableTestCase : public TestCase
 {
@@ -594,50 +599,81 @@ class ScenarioTransportTableTestCase : public TestCase
     }
 
   private:
-    static Ptr<Object> Make(RdmaTransportSetting::Object o)
-    {
-        switch (o)
-        {
-        case RdmaTransportSetting::NIC:
-            return CreateObject<RdmaNic>();
-        case RdmaTransportSetting::SWITCH:
-            return CreateObject<RdmaSwitch>();
-        case RdmaTransportSetting::MMU:
-            return CreateObject<SwitchMmu>();
-        }
-        return nullptr;
-    }
-
     void DoRun() override
     {
         RdmaScenarioTransport t;
         // 39 attribute settings: the 30 summary.json lists, and VarWin, TargetUtil, MiThresh,
-        // FastReact, MultiRate, SampleFeedback, DctcpRateAI and IntMulti (NIC and switch).
+        // FastReact, MultiRate, SampleFeedback, DctcpRateAI and IntMulti (HPCC and switch).
         NS_TEST_ASSERT_MSG_EQ(t.attributes.size(), 39u, "settings of the table");
         for (const RdmaTransportSetting& a : t.attributes)
         {
-            Ptr<Object> obj = Make(a.object);
-            TypeId::AttributeInformation info;
-            NS_TEST_ASSERT_MSG_EQ(obj->GetInstanceTypeId().LookupAttributeByName(a.name, &info),
+            TypeId tid;
+            NS_TEST_ASSERT_MSG_EQ(TypeId::LookupByNameFailSafe(a.typeId, &tid),
                                   true,
-                                  obj->GetInstanceTypeId().GetName() << " lacks " << a.name);
-            StringValue now;
-            obj->GetAttribute(a.name, now);
-            NS_TEST_EXPECT_MSG_EQ(now.Get(),
+                                  "no TypeId " << a.typeId);
+            TypeId::AttributeInformation info;
+            NS_TEST_ASSERT_MSG_EQ(tid.LookupAttributeByName(a.name, &info),
+                                  true,
+                                  a.typeId << " lacks " << a.name);
+            NS_TEST_EXPECT_MSG_EQ(info.initialValue->SerializeToString(info.checker),
                                   a.Value()->SerializeToString(info.checker),
-                                  "default of " << a.name);
+                                  "default of " << a.typeId << "::" << a.name);
         }
-        RdmaTransportSetting& nack = t.Get(RdmaTransportSetting::NIC, "NackInterval");
+        // A knob of one scheme is that scheme's attribute alone.
+        TypeId::AttributeInformation info;
+        NS_TEST_EXPECT_MSG_EQ(RdmaNic::GetTypeId().LookupAttributeByName("L2ChunkSize", &info),
+                              false,
+                              "L2ChunkSize is Go-Back-N's, not the NIC's");
+        NS_TEST_EXPECT_MSG_EQ(RdmaIrn::GetTypeId().LookupAttributeByName("L2ChunkSize", &info),
+                              false,
+                              "nor IRN's");
+        NS_TEST_EXPECT_MSG_EQ(RdmaIrn::GetTypeId().LookupAttributeByName("NackInterval", &info),
+                              true,
+                              "NackInterval: RdmaRoceRecovery's, so IRN's too");
+
+        RdmaTransportSetting& nack = t.Get("ns3::RdmaRoceRecovery", "NackInterval");
         NS_TEST_ASSERT_MSG_EQ(nack.kind, RdmaTransportSetting::TIME_NS, "a time in ns");
         NS_TEST_EXPECT_MSG_EQ(nack.uint, 4000u, "run.py's 4 us");
         nack.uint = 8000;
+        RdmaTransportSetting& chunk = t.Get("ns3::RdmaGoBackN", "L2ChunkSize");
+        chunk.uint = 2048;
         Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
-        nic->SetAttribute(nack.name, *nack.Value());
+        Ptr<RdmaNic> other = CreateObject<RdmaNic>();
+        nic->SetComponentAttribute(nack.typeId, nack.name, *nack.Value());
+        nic->SetComponentAttribute(chunk.typeId, chunk.name, *chunk.Value());
         TimeValue v;
-        nic->GetAttribute("NackInterval", v);
-        NS_TEST_EXPECT_MSG_EQ(v.Get(), MicroSeconds(8), "the changed setting");
-        t.Get(RdmaTransportSetting::NIC, "LossRecovery").text = "irn";
+        nic->GetLossRecovery()->GetAttribute("NackInterval", v);
+        NS_TEST_EXPECT_MSG_EQ(v.Get(), MicroSeconds(8), "the changed setting, on Go-Back-N");
+        UintegerValue u;
+        nic->GetLossRecovery()->GetAttribute("L2ChunkSize", u);
+        NS_TEST_EXPECT_MSG_EQ(u.Get(), 2048u, "the changed Go-Back-N setting");
+        other->GetLossRecovery()->GetAttribute("NackInterval", v);
+        NS_TEST_EXPECT_MSG_EQ(v.Get(), MicroSeconds(4), "another NIC keeps the default");
+        // The base class's setting reaches IRN too.
+        Ptr<RdmaNic> irn = CreateObject<RdmaNic>();
+        irn->SetAttribute("LossRecovery", StringValue("irn"));
+        irn->SetComponentAttribute(nack.typeId, nack.name, *nack.Value());
+        NS_TEST_EXPECT_MSG_EQ(irn->GetLossRecovery()->GetInstanceTypeId(),
+                              RdmaIrn::GetTypeId(),
+                              "LossRecovery irn creates RdmaIrn");
+        irn->GetLossRecovery()->GetAttribute("NackInterval", v);
+        NS_TEST_EXPECT_MSG_EQ(v.Get(), MicroSeconds(8), "RdmaRoceRecovery's setting, on IRN");
+        // A congestion-control knob lands on the algorithm the NIC creates.
+        Ptr<RdmaNic> dcqcn = CreateObject<RdmaNic>();
+        RdmaTransportSetting& rdi = t.Get("ns3::RdmaDcqcn", "RateDecreaseInterval");
+        rdi.uint = 8000;
+        dcqcn->SetComponentAttribute(rdi.typeId, rdi.name, *rdi.Value());
+        NS_TEST_EXPECT_MSG_EQ(dcqcn->GetCongestionControl()->GetInstanceTypeId(),
+                              RdmaDcqcn::GetTypeId(),
+                              "CcMode dcqcn creates RdmaDcqcn");
+        dcqcn->GetCongestionControl()->GetAttribute("RateDecreaseInterval", v);
+        NS_TEST_EXPECT_MSG_EQ(v.Get(), MicroSeconds(8), "the changed DCQCN setting");
+        t.Get("ns3::RdmaNic", "LossRecovery").text = "irn";
         NS_TEST_EXPECT_MSG_EQ(t.Recovery(), RdmaNic::IRN, "a name the checker and Recovery read");
+        for (Ptr<RdmaNic> n : {nic, other, irn, dcqcn})
+        {
+            n->Dispose();
+        }
     }
 };
 

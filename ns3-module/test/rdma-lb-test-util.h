@@ -6,6 +6,7 @@
 
 #include "ns3/error-model.h"
 #include "ns3/packet.h"
+#include "ns3/rdma-fabric-helper.h"
 #include "ns3/rdma-header.h"
 #include "ns3/rdma-scenario.h"
 #include "ns3/rdma-switch.h"
@@ -23,6 +24,30 @@ namespace ns3
 {
 namespace rdmalbtest
 {
+
+/// Sets attribute \p name of every host NIC.
+inline void
+SetNics(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
+{
+    for (uint32_t h : f.GetHosts())
+    {
+        f.GetNic(h)->SetAttribute(name, v);
+    }
+}
+
+/// Sets attribute \p name of every host NIC's loss recoveries / congestion controls of TypeId
+/// \p typeId or derived from it (RdmaNic::SetComponentAttribute).
+inline void
+SetNicComponents(RdmaFabricHelper& f,
+                 const std::string& typeId,
+                 const std::string& name,
+                 const AttributeValue& v)
+{
+    for (uint32_t h : f.GetHosts())
+    {
+        f.GetNic(h)->SetComponentAttribute(typeId, name, v);
+    }
+}
 
 /// Drops the first arrival of the data packets at the listed byte offsets (a real loss, once).
 class DropSeqOnceErrorModel : public ErrorModel

@@ -535,9 +535,9 @@ class UetRttHistogramTestCase : public TestCase
     {
         RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 2, 1, 400000000000ULL, 1000);
         s.transport.kind = RdmaNic::UET;
-        s.transport.Get(RdmaTransportSetting::NIC, "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
-        s.transport.Get(RdmaTransportSetting::SWITCH, "PfcEnabled").uint = 0;
-        s.transport.Get(RdmaTransportSetting::NIC, "PayloadSize").uint = PAYLOAD;
+        s.transport.Get("ns3::RdmaNic", "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
+        s.transport.Get("ns3::RdmaSwitch", "PfcEnabled").uint = 0;
+        s.transport.Get("ns3::RdmaNic", "PayloadSize").uint = PAYLOAD;
         s.run.rttHistogramNs = 100;
         rdmalbtest::AddSpecFlow(s, 0, 1, 4194304, 0);
         RdmaScenarioRunner runner(s);
@@ -583,9 +583,9 @@ class UetScenarioDeterminismTestCase : public TestCase
         s.lb = LbConfig::ParseOrAbort("reps", "");
         s.run.seed = 3;
         s.transport.kind = RdmaNic::UET;
-        s.transport.Get(RdmaTransportSetting::NIC, "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
-        s.transport.Get(RdmaTransportSetting::SWITCH, "PfcEnabled").uint = 0;
-        s.transport.Get(RdmaTransportSetting::NIC, "PayloadSize").uint = PAYLOAD;
+        s.transport.Get("ns3::RdmaNic", "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
+        s.transport.Get("ns3::RdmaSwitch", "PfcEnabled").uint = 0;
+        s.transport.Get("ns3::RdmaNic", "PayloadSize").uint = PAYLOAD;
         s.transport.uetTrimming = true;
         for (uint32_t h = 0; h < 8; ++h)
         {

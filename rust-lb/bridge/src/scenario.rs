@@ -13,7 +13,7 @@
 use std::path::Path;
 
 use rdma_lb_scenario as sc;
-use rdma_lb_scenario::transport_params::{Ns3Attribute, Ns3Object as ScNs3Object, Ns3Value};
+use rdma_lb_scenario::transport_params::{Ns3Attribute, Ns3Value};
 
 use crate::config::LbConfig;
 use crate::ffi::LoadedScenario;
@@ -26,7 +26,6 @@ pub mod ffi {
         type TransportKind = crate::types::ffi::TransportKind;
         type SwitchHash = crate::types::ffi::SwitchHash;
         type Ns3Setting = crate::types::ffi::Ns3Setting;
-        type Ns3Object = crate::types::ffi::Ns3Object;
         type Ns3ValueKind = crate::types::ffi::Ns3ValueKind;
     }
 
@@ -351,7 +350,7 @@ fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
         Ns3Value::Name(v) => (ffi::Ns3ValueKind::Name, 0, 0.0, v),
     };
     ffi::Ns3Setting {
-        object: a.object.into(),
+        type_id: a.object.type_id().to_owned(),
         name: a.name.to_owned(),
         kind,
         uint,
@@ -361,17 +360,13 @@ fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
     }
 }
 
-pub(crate) fn default_ns3_setting(
-    object: ffi::Ns3Object,
-    name: &str,
-) -> Result<ffi::Ns3Setting, String> {
-    let object = ScNs3Object::try_from(object)?;
+pub(crate) fn default_ns3_setting(type_id: &str, name: &str) -> Result<ffi::Ns3Setting, String> {
     sc::Transport::default()
         .ns3_attributes()
         .iter()
-        .find(|a| a.object == object && a.name == name)
+        .find(|a| a.object.type_id() == type_id && a.name == name)
         .map(ns3_setting)
-        .ok_or_else(|| format!("no transport parameter sets the {object:?} attribute {name}"))
+        .ok_or_else(|| format!("no transport parameter sets the {type_id} attribute {name}"))
 }
 
 fn default_transport() -> ffi::Transport {

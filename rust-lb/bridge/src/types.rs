@@ -10,7 +10,6 @@
 use rdma_lb_core::Algorithm as CoreAlgorithm;
 
 use crate::scenario::default_ns3_setting;
-use rdma_lb_scenario::transport_params::Ns3Object as ScNs3Object;
 use rdma_lb_scenario::{
     Cc as ScCc, Recovery as ScRecovery, SwitchHash as ScSwitchHash,
     TransportKind as ScTransportKind,
@@ -72,18 +71,6 @@ pub mod ffi {
         Htsim,
     }
 
-    /// The ns-3 objects a transport parameter's attribute lives on
-    /// (`rdma_lb_scenario::transport_params::Ns3Object`).
-    #[derive(Debug)]
-    enum Ns3Object {
-        /// `ns3::RdmaNic` of every host.
-        Nic,
-        /// `ns3::RdmaSwitch` of every switch.
-        Switch,
-        /// `ns3::SwitchMmu` of every switch.
-        Mmu,
-    }
-
     /// Which ns-3 `AttributeValue` an [`Ns3Setting`] holds, and in which of its fields.
     #[derive(Debug)]
     enum Ns3ValueKind {
@@ -102,10 +89,11 @@ pub mod ffi {
     }
 
     /// One attribute setting of the table of transport parameters
-    /// (`rdma_lb_scenario::transport_params`): `object`'s attribute `name` = the value.
+    /// (`rdma_lb_scenario::transport_params`): attribute `name` of the objects of ns-3 TypeId
+    /// `type_id` (`Ns3Object::type_id`) = the value.
     #[derive(Debug, Clone)]
     struct Ns3Setting {
-        object: Ns3Object,
+        type_id: String,
         name: String,
         kind: Ns3ValueKind,
         uint: u64,
@@ -116,9 +104,10 @@ pub mod ffi {
     }
 
     extern "Rust" {
-        /// The default of the transport parameter behind `object`'s attribute `name` (the
-        /// ns-3 attribute defaults read it); an error for an attribute the table lacks.
-        fn default_ns3_setting(object: Ns3Object, name: &str) -> Result<Ns3Setting>;
+        /// The default of the transport parameter behind attribute `name` of ns-3 TypeId
+        /// `type_id` (the ns-3 attribute defaults read it); an error for an attribute the
+        /// table lacks.
+        fn default_ns3_setting(type_id: &str, name: &str) -> Result<Ns3Setting>;
         /// The algorithm's name; an error for a value that is no algorithm.
         fn algorithm_name(algorithm: Algorithm) -> Result<&'static str>;
         /// The congestion control's name (configs, `RdmaNic::CcMode`); an error for a value
@@ -203,8 +192,6 @@ mirror!(
 );
 mirror!(SwitchHash, ScSwitchHash, "switch hash", [FiveTuple, Htsim]);
 
-mirror!(Ns3Object, ScNs3Object, "ns-3 object", [Nic, Switch, Mmu]);
-
 fn algorithm_name(algorithm: ffi::Algorithm) -> Result<&'static str, String> {
     CoreAlgorithm::try_from(algorithm).map(CoreAlgorithm::name)
 }
@@ -275,27 +262,32 @@ mod tests {
 
     #[test]
     fn defaults_of_the_attributes_come_from_the_table() {
-        let d = default_ns3_setting(ffi::Ns3Object::Nic, "NackInterval").unwrap();
+        let d = default_ns3_setting("ns3::RdmaRoceRecovery", "NackInterval").unwrap();
         assert_eq!((d.kind, d.uint), (ffi::Ns3ValueKind::TimeNs, 4_000));
         assert_eq!(d.summary_key, "nack_interval_ns");
-        let d = default_ns3_setting(ffi::Ns3Object::Nic, "L2ChunkSize").unwrap();
+        let d = default_ns3_setting("ns3::RdmaGoBackN", "L2ChunkSize").unwrap();
         assert_eq!((d.kind, d.uint), (ffi::Ns3ValueKind::Uint, 4000));
-        let d = default_ns3_setting(ffi::Ns3Object::Nic, "EwmaGain").unwrap();
+        let d = default_ns3_setting("ns3::RdmaCongestionControl", "EwmaGain").unwrap();
         assert_eq!((d.kind, d.real), (ffi::Ns3ValueKind::Double, 1.0 / 256.0));
-        let d = default_ns3_setting(ffi::Ns3Object::Nic, "CcMode").unwrap();
+        let d = default_ns3_setting("ns3::RdmaNic", "CcMode").unwrap();
         assert_eq!(
             (d.kind, d.text.as_str()),
             (ffi::Ns3ValueKind::Name, "dcqcn")
         );
-        let d = default_ns3_setting(ffi::Ns3Object::Mmu, "BufferSize").unwrap();
+        let d = default_ns3_setting("ns3::SwitchMmu", "BufferSize").unwrap();
         assert_eq!(d.uint, 9 * 1024 * 1024);
-        let d = default_ns3_setting(ffi::Ns3Object::Switch, "IntMulti").unwrap();
+        let d = default_ns3_setting("ns3::RdmaSwitch", "IntMulti").unwrap();
         assert_eq!((d.uint, d.summary_key.as_str()), (1, ""));
+        let d = default_ns3_setting("ns3::RdmaHpcc", "IntMulti").unwrap();
+        assert_eq!((d.type_id.as_str(), d.uint), ("ns3::RdmaHpcc", 1));
         assert_eq!(
-            default_ns3_setting(ffi::Ns3Object::Switch, "NackInterval").unwrap_err(),
-            "no transport parameter sets the Switch attribute NackInterval"
+            default_ns3_setting("ns3::RdmaSwitch", "NackInterval").unwrap_err(),
+            "no transport parameter sets the ns3::RdmaSwitch attribute NackInterval"
         );
-        assert!(default_ns3_setting(ffi::Ns3Object { repr: 9 }, "X").is_err());
+        // A scheme's attribute is its own: not the NIC's any more, nor its base's.
+        assert!(default_ns3_setting("ns3::RdmaNic", "L2ChunkSize").is_err());
+        assert!(default_ns3_setting("ns3::RdmaRoceRecovery", "L2ChunkSize").is_err());
+        assert!(default_ns3_setting("ns3::X", "X").is_err());
     }
 
     #[test]

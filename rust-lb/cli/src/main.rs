@@ -76,7 +76,7 @@ struct RunArgs {
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = ["auto", "on", "off"])]
     progress: String,
     /// Extra arguments passed to the program unchanged (after `--`), e.g.
-    /// `-- --ns3::RdmaNic::IrnOooThreshold=3`.
+    /// `-- --ns3::RdmaIrn::IrnRtoWithPfc=true`.
     #[arg(last = true, value_name = "NS3_ARGS")]
     extra: Vec<String>,
 }

@@ -170,14 +170,14 @@ fn run_validates_then_spawns_the_program_with_the_overrides() {
         "--sim",
         sim.to_str().unwrap(),
         "--",
-        "--ns3::RdmaNic::IrnOooThreshold=3",
+        "--ns3::RdmaIrn::IrnRtoWithPfc=true",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let args = std::fs::read_to_string(&log).unwrap();
     assert_eq!(
         args.trim_end(),
         format!(
-            "--config={} --lb=reps --lbParams=num_entropies = 64 --seed=3 --out={} --progress=auto --ns3::RdmaNic::IrnOooThreshold=3",
+            "--config={} --lb=reps --lbParams=num_entropies = 64 --seed=3 --out={} --progress=auto --ns3::RdmaIrn::IrnRtoWithPfc=true",
             cfg.display(),
             out_dir.display()
         )

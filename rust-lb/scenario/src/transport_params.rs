@@ -8,8 +8,18 @@
 //! (`model.rs`), the TOML keys of `[transport]` and how they are applied
 //! (`toml_config/transport.rs`), the ConWeave keys (`conweave.rs`) and the list of ns-3
 //! attribute settings the scenario program applies in one loop
-//! ([`crate::Transport::ns3_attributes`], through the cxx bridge). A new knob is one row here,
-//! the `AddAttribute` of the ns-3 object that uses it, and the code that uses it.
+//! ([`crate::Transport::ns3_attributes`], through the cxx bridge: each setting names its
+//! object's ns-3 TypeId, [`Ns3Object::type_id`]).
+//!
+//! A new knob used by one loss recovery or congestion control is three files: its row here
+//! (`ns3 GoBackN "Name" as kind`), the scheme's header (`ns3-module/model/rdma-recovery-gbn.h`:
+//! the member) and its source (`rdma-recovery-gbn.cc`: the `AddAttribute` in its `GetTypeId`,
+//! with the default `RdmaTransportDefault("ns3::RdmaGoBackN", "Name")`, and the code that reads
+//! the member). A knob several schemes use is an attribute of their base class
+//! (`RoceRecovery`, `CongestionControl`: `rdma-recovery.h`/`.cc`, `rdma-cc.h`/`.cc`) plus the
+//! sources that read it; a knob of the NIC, a switch or an MMU is the row, that object's
+//! `AddAttribute` and member, and its use. A new object is a variant of [`Ns3Object`] with its
+//! TypeId name; the scenario program dispatches on the name.
 //!
 //! Row grammar (`;`-terminated, in `Transport` field order):
 //! `#[doc] #[serde] field: Type = default`
@@ -26,8 +36,10 @@ use serde::Serialize;
 
 use crate::toml_config::quantity::{Bytes, Rate, Time};
 
-/// The ns-3 object an attribute belongs to (every host's `RdmaNic`, every switch's
-/// `RdmaSwitch` or its `SwitchMmu`).
+/// The ns-3 object an attribute belongs to: a NIC, a switch or its MMU, or one of the loss
+/// recoveries and congestion controls each NIC creates (one `ObjectFactory` per type in the
+/// NIC, `RdmaNic::SetComponentAttribute`; a setting of a base class reaches every type derived
+/// from it, as ns-3 TypeIds inherit their parent's attributes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Ns3Object {
     /// `ns3::RdmaNic` of every host.
@@ -36,6 +48,39 @@ pub enum Ns3Object {
     Switch,
     /// `ns3::SwitchMmu` of every switch.
     Mmu,
+    /// `ns3::RdmaRoceRecovery`: the RoCE loss recoveries (Go-Back-N, IRN, NIC-SR) of every host.
+    RoceRecovery,
+    /// `ns3::RdmaGoBackN` of every host.
+    GoBackN,
+    /// `ns3::RdmaIrn` of every host.
+    Irn,
+    /// `ns3::RdmaCongestionControl`: every congestion control of every host.
+    CongestionControl,
+    /// `ns3::RdmaDcqcn` of every host.
+    Dcqcn,
+    /// `ns3::RdmaHpcc` of every host.
+    Hpcc,
+    /// `ns3::RdmaDctcp` of every host.
+    Dctcp,
+}
+
+impl Ns3Object {
+    /// The name of the object's ns-3 `TypeId` (what crosses the bridge).
+    #[must_use]
+    pub const fn type_id(self) -> &'static str {
+        match self {
+            Ns3Object::Nic => "ns3::RdmaNic",
+            Ns3Object::Switch => "ns3::RdmaSwitch",
+            Ns3Object::Mmu => "ns3::SwitchMmu",
+            Ns3Object::RoceRecovery => "ns3::RdmaRoceRecovery",
+            Ns3Object::GoBackN => "ns3::RdmaGoBackN",
+            Ns3Object::Irn => "ns3::RdmaIrn",
+            Ns3Object::CongestionControl => "ns3::RdmaCongestionControl",
+            Ns3Object::Dcqcn => "ns3::RdmaDcqcn",
+            Ns3Object::Hpcc => "ns3::RdmaHpcc",
+            Ns3Object::Dctcp => "ns3::RdmaDctcp",
+        }
+    }
 }
 
 /// A typed attribute value (the C++ side builds the matching ns-3 `AttributeValue`).
@@ -215,37 +260,37 @@ macro_rules! transport_params {
             /// HPCC target utilisation η (`U_TARGET`).
             u_target: f64 = 0.95,
                 toml "u_target" as f64 check u_target_range,
-                ns3 Nic "TargetUtil" as real;
+                ns3 Hpcc "TargetUtil" as real;
             /// HPCC additive steps before a multiplicative one (`MI_THRESH`).
             mi_thresh: u32 = 0,
                 toml "mi_thresh" as u32,
                 conweave "MI_THRESH" => int_u32(),
-                ns3 Nic "MiThresh" as uint;
+                ns3 Hpcc "MiThresh" as uint;
             /// HPCC reacts to every ACK between per-RTT updates (`FAST_REACT`).
             fast_react: bool = false,
                 toml "fast_react" as bool,
                 conweave "FAST_REACT" => flag(),
-                ns3 Nic "FastReact" as flag;
+                ns3 Hpcc "FastReact" as flag;
             /// HPCC keeps one reference rate per hop (`MULTI_RATE`).
             multi_rate: bool = false,
                 toml "multi_rate" as bool,
                 conweave "MULTI_RATE" => flag(),
-                ns3 Nic "MultiRate" as flag;
+                ns3 Hpcc "MultiRate" as flag;
             /// HPCC fast reactions skip hops with an empty queue (`SAMPLE_FEEDBACK`).
             sample_feedback: bool = false,
                 toml "sample_feedback" as bool,
                 conweave "SAMPLE_FEEDBACK" => flag(),
-                ns3 Nic "SampleFeedback" as flag;
+                ns3 Hpcc "SampleFeedback" as flag;
             /// Multiplier of the INT byte and queue units (`INT_MULTI`).
             int_multi: u32 = 1,
                 toml "int_multi" as u32 check at_least_one,
-                ns3 Nic "IntMulti" as uint,
+                ns3 Hpcc "IntMulti" as uint,
                 ns3 Switch "IntMulti" as uint;
             /// DCTCP additive increase per window (`DCTCP_RATE_AI`).
             dctcp_rate_ai_bps: u64 = 1_000_000_000,
                 toml "dctcp_rate_ai" as Rate,
                 conweave "DCTCP_RATE_AI" => rate(),
-                ns3 Nic "DctcpRateAI" as rate_bps;
+                ns3 Dctcp "DctcpRateAI" as rate_bps;
             /// PFC on (lossless) or off.
             pfc_enabled: bool = true,
                 toml "pfc" as bool,
@@ -267,51 +312,51 @@ macro_rules! transport_params {
             alpha_resume_interval_ns: u64 = 1_000,
                 toml "alpha_resume_interval" as Time,
                 conweave "ALPHA_RESUME_INTERVAL" => scaled(1000, "us"),
-                ns3 Nic "AlphaResumeInterval" as time_ns summary;
+                ns3 Dcqcn "AlphaResumeInterval" as time_ns summary;
             /// DCQCN minimum time between rate decreases.
             rate_decrease_interval_ns: u64 = 4_000,
                 toml "rate_decrease_interval" as Time,
                 conweave "RATE_DECREASE_INTERVAL" => scaled(1000, "us"),
-                ns3 Nic "RateDecreaseInterval" as time_ns summary;
+                ns3 Dcqcn "RateDecreaseInterval" as time_ns summary;
             /// DCQCN rate-increase timer.
             rp_timer_ns: u64 = 300_000,
                 toml "rp_timer" as Time,
                 conweave "RP_TIMER" => scaled(1000, "us"),
-                ns3 Nic "RpTimer" as time_ns summary;
+                ns3 Dcqcn "RpTimer" as time_ns summary;
             /// DCQCN fast-recovery stages.
             fast_recovery_times: u32 = 1,
                 toml "fast_recovery_times" as u32,
                 conweave "FAST_RECOVERY_TIMES" => int_u32(),
-                ns3 Nic "FastRecoveryTimes" as uint summary;
+                ns3 Dcqcn "FastRecoveryTimes" as uint summary;
             /// DCQCN alpha EWMA gain g.
             ewma_gain: f64 = 1.0 / 256.0,
                 toml "ewma_gain" as f64 check unit_fraction,
-                ns3 Nic "EwmaGain" as real summary;
+                ns3 CongestionControl "EwmaGain" as real summary;
             /// DCQCN additive increase step.
             rate_ai_bps: u64 = 40_000_000,
                 toml "rate_ai" as Rate,
                 conweave "RATE_AI" => rate(),
-                ns3 Nic "RateAI" as rate_bps summary;
+                ns3 CongestionControl "RateAI" as rate_bps summary;
             /// DCQCN hyper increase step.
             rate_hai_bps: u64 = 100_000_000,
                 toml "rate_hai" as Rate,
                 conweave "RATE_HAI" => rate(),
-                ns3 Nic "RateHAI" as rate_bps summary;
+                ns3 CongestionControl "RateHAI" as rate_bps summary;
             /// DCQCN rate floor.
             min_rate_bps: u64 = 100_000_000,
                 toml "min_rate" as Rate,
                 conweave "MIN_RATE" => rate(),
-                ns3 Nic "MinRate" as rate_bps summary;
+                ns3 CongestionControl "MinRate" as rate_bps summary;
             /// DCQCN clamps the target rate on a cut.
             clamp_target_rate: bool = false,
                 toml "clamp_target_rate" as bool,
                 conweave "CLAMP_TARGET_RATE" => flag(),
-                ns3 Nic "ClampTargetRate" as flag summary;
+                ns3 Dcqcn "ClampTargetRate" as flag summary;
             /// Rate after the first CNP of a QP, as a fraction of line rate
-            /// (`RdmaNic::RateOnFirstCnp`).
+            /// (`RdmaDcqcn::RateOnFirstCnp`).
             rate_on_first_cnp: f64 = 1.0,
                 toml "rate_on_first_cnp" as f64 check unit_fraction,
-                ns3 Nic "RateOnFirstCnp" as real summary;
+                ns3 Dcqcn "RateOnFirstCnp" as real summary;
             /// ACK once per this many packets (`L2_ACK_INTERVAL`).
             ack_interval_packets: u32 = 1,
                 toml "ack_interval_packets" as u32,
@@ -321,7 +366,7 @@ macro_rules! transport_params {
             l2_chunk_bytes: u32 = 4000,
                 toml "l2_chunk" as Bytes,
                 conweave "L2_CHUNK_SIZE" => int_u32(),
-                ns3 Nic "L2ChunkSize" as uint summary;
+                ns3 GoBackN "L2ChunkSize" as uint summary;
             /// Go-Back-N restarts the whole message (`L2_BACK_TO_ZERO`; only false is modelled).
             l2_back_to_zero: bool = false,
                 toml "l2_back_to_zero" as bool,
@@ -343,38 +388,38 @@ macro_rules! transport_params {
             /// Go-Back-N / NIC-SR retransmission timeout.
             l2_timeout_ns: u64 = 4_000_000,
                 toml "l2_timeout" as Time,
-                ns3 Nic "L2Timeout" as time_ns summary;
+                ns3 RoceRecovery "L2Timeout" as time_ns summary;
             /// Minimum time between NACKs of one QP.
             nack_interval_ns: u64 = 4_000,
                 toml "nack_interval" as Time,
-                ns3 Nic "NackInterval" as time_ns summary;
+                ns3 RoceRecovery "NackInterval" as time_ns summary;
             /// IRN RTO with few packets in flight.
             irn_rto_low_ns: u64 = 100_000,
                 toml "irn_rto_low" as Time,
-                ns3 Nic "IrnRtoLow" as time_ns summary;
+                ns3 Irn "IrnRtoLow" as time_ns summary;
             /// IRN RTO otherwise.
             irn_rto_high_ns: u64 = 320_000,
                 toml "irn_rto_high" as Time,
-                ns3 Nic "IrnRtoHigh" as time_ns summary;
+                ns3 Irn "IrnRtoHigh" as time_ns summary;
             /// IRN in-flight cap.
             irn_bdp_bytes: u64 = 104_000,
                 toml "irn_bdp" as Bytes,
-                ns3 Nic "IrnBdp" as uint summary;
+                ns3 Irn "IrnBdp" as uint summary;
             /// IRN out-of-order threshold under spraying (0 = off; Hopper's fix).
             irn_ooo_threshold: u32 = 0,
                 toml "irn_ooo_threshold" as u32,
-                ns3 Nic "IrnOooThreshold" as uint summary;
+                ns3 Irn "IrnOooThreshold" as uint summary;
             /// Fix of the ACK-milestone quirk (every in-order packet ACKed); false reproduces
             /// the reference.
             ack_milestone_fix: bool = false,
                 toml "ack_milestone_fix" as bool,
-                ns3 Nic "AckMilestoneFix" as flag summary;
+                ns3 GoBackN "AckMilestoneFix" as flag summary;
             /// Reference quirk: an out-of-order NACK carries a CNP. No effect under `nic-sr`,
             /// where every NACK cuts the rate by design (the Themis paper, §2.2); use
             /// `cc = "none"` to study NIC-SR without rate cuts.
             nack_carries_cnp: bool = true,
                 toml "nack_carries_cnp" as bool,
-                ns3 Nic "NackCarriesCnp" as flag summary;
+                ns3 RoceRecovery "NackCarriesCnp" as flag summary;
             /// Reference quirk of the MMU headroom sum (`rdma-lb.rst`, "Switch buffer, PFC and
             /// ECN").
             headroom_sum_quirk: bool = true,
@@ -550,25 +595,28 @@ mod tests {
         .unwrap();
         assert_eq!((t.nack_interval_ns, t.l2_chunk_bytes), (8_000, 2_048));
         assert_eq!(
-            attr(&t, Ns3Object::Nic, "NackInterval"),
+            attr(&t, Ns3Object::RoceRecovery, "NackInterval"),
             Ns3Value::TimeNs(8_000)
         );
         assert_eq!(
-            attr(&t, Ns3Object::Nic, "L2ChunkSize"),
+            attr(&t, Ns3Object::GoBackN, "L2ChunkSize"),
             Ns3Value::Uint(2_048)
         );
         assert_eq!(
-            attr(&t, Ns3Object::Nic, "RateAI"),
+            attr(&t, Ns3Object::CongestionControl, "RateAI"),
             Ns3Value::RateBps(80_000_000)
         );
-        assert_eq!(attr(&t, Ns3Object::Nic, "EwmaGain"), Ns3Value::Double(0.5));
+        assert_eq!(
+            attr(&t, Ns3Object::CongestionControl, "EwmaGain"),
+            Ns3Value::Double(0.5)
+        );
         assert_eq!(
             attr(&t, Ns3Object::Switch, "PfcEnabled"),
             Ns3Value::Bool(false)
         );
-        assert_eq!(attr(&t, Ns3Object::Nic, "IntMulti"), Ns3Value::Uint(2));
+        assert_eq!(attr(&t, Ns3Object::Hpcc, "IntMulti"), Ns3Value::Uint(2));
         assert_eq!(attr(&t, Ns3Object::Switch, "IntMulti"), Ns3Value::Uint(2));
-        assert_eq!(attr(&t, Ns3Object::Nic, "IrnBdp"), Ns3Value::Uint(52_000));
+        assert_eq!(attr(&t, Ns3Object::Irn, "IrnBdp"), Ns3Value::Uint(52_000));
         // Keys left out keep the table's defaults.
         let d = Transport::default();
         assert_eq!((t.rp_timer_ns, t.payload_bytes), (d.rp_timer_ns, 1000));
