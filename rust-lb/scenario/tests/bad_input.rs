@@ -485,45 +485,89 @@ fn transport_settings_the_model_cannot_run_are_refused_in_either_format() {
         "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n[transport]\n",
         topo.display()
     );
+    // TOML: each row's check, at the key's line (6), in the TOML key's terms.
     for (key, want) in [
         (
             "l2_back_to_zero = true",
-            "transport.l2_back_to_zero: only 0 is modelled",
+            "transport.l2_back_to_zero: only false (0) is modelled",
         ),
         (
             "pause_time = \"500ns\"",
-            "transport.pause_time_ns: must be >= 1000 (whole microseconds on the wire)",
+            "transport.pause_time: must be >= 1us (whole microseconds on the wire), got 500 ns",
         ),
         (
             "ack_interval_packets = 0",
             "transport.ack_interval_packets: must be >= 1",
         ),
-        ("irn_bdp = \"0B\"", "transport.irn_bdp_bytes: must be > 0"),
+        ("irn_bdp = \"0B\"", "transport.irn_bdp: must be > 0"),
+        ("rp_timer = \"0ns\"", "transport.rp_timer: must be > 0"),
         (
-            "rp_timer = \"0ns\"",
-            "transport: DCQCN timer periods must be > 0 ns",
+            "rate_decrease_interval = \"0us\"",
+            "transport.rate_decrease_interval: must be > 0",
+        ),
+        (
+            "alpha_resume_interval = \"0ns\"",
+            "transport.alpha_resume_interval: must be > 0",
+        ),
+        (
+            "buffer = \"0B\"",
+            "transport.buffer: must be > 0 (the reference's 0 = per-port automatic size is not \
+             modelled)",
+        ),
+        (
+            "payload = \"5GB\"",
+            "transport.payload: must be at most 4294967295 bytes, got 5000000000",
         ),
     ] {
         let toml = write(&d, "t.toml", &format!("{head}{key}\n"));
         assert_eq!(
             msg(load_scenario(&toml, &Overrides::default())),
-            format!("{}: {want}", toml.display()),
+            format!("{}:6: {want}", toml.display()),
             "{key}"
         );
     }
+    // ConWeave: the same rows' checks, at the key's line (`from`'s + `below`), in ConWeave's
+    // terms.
     let base = runpy_config(&topo.display().to_string(), "flow.txt");
-    let cfg = write(
-        &d,
-        "cw.txt",
-        &base.replace("L2_BACK_TO_ZERO 0", "L2_BACK_TO_ZERO 1"),
-    );
-    assert_eq!(
-        msg(load_scenario(&cfg, &Overrides::default())),
-        format!(
-            "{}: transport.l2_back_to_zero: only 0 is modelled",
-            cfg.display()
-        )
-    );
+    for (from, to, below, want) in [
+        (
+            "L2_BACK_TO_ZERO 0",
+            "L2_BACK_TO_ZERO 1",
+            0,
+            "L2_BACK_TO_ZERO: only false (0) is modelled",
+        ),
+        (
+            "RATE_DECREASE_INTERVAL 4",
+            "RATE_DECREASE_INTERVAL 0",
+            0,
+            "RATE_DECREASE_INTERVAL: must be > 0",
+        ),
+        (
+            "PACKET_PAYLOAD_SIZE 1000",
+            "PACKET_PAYLOAD_SIZE 9001",
+            0,
+            "PACKET_PAYLOAD_SIZE: must be in 1..=9000 bytes, got 9001",
+        ),
+        (
+            "RATE_BOUND 1",
+            "RATE_BOUND 1\nPAUSE_TIME 0.5",
+            1,
+            "PAUSE_TIME: must be >= 1us (whole microseconds on the wire), got 500 ns",
+        ),
+    ] {
+        let line = 1
+            + below
+            + base
+                .lines()
+                .position(|l| l == from)
+                .unwrap_or_else(|| panic!("{from}"));
+        let cfg = write(&d, "cw.txt", &base.replace(from, to));
+        assert_eq!(
+            msg(load_scenario(&cfg, &Overrides::default())),
+            format!("{}:{line}: {want}", cfg.display()),
+            "{to}"
+        );
+    }
     // The uet transport is lossy: PFC on through an override is the override's fault.
     let uet = write(&d, "u.toml", &format!("{head}kind = \"uet\"\n"));
     load_scenario(&uet, &Overrides::default()).unwrap();
