@@ -21,9 +21,17 @@
 //! `AddAttribute` and member, and its use. A new object is a variant of [`Ns3Object`] with its
 //! TypeId name; the scenario program dispatches on the name.
 //!
+//! A range check is written once, in its row (`check fn`), and applies to the value wherever it
+//! came from: the TOML and ConWeave parsers run it when they read the key (the error names
+//! the line and the key in that format's terms), and [`crate::Transport::check_ranges`],
+//! generated from the rows, runs every row's check on the merged scenario (the validation in
+//! `lib.rs` calls it after the overrides; it keeps by hand only the checks that relate several
+//! fields). So a knob with a range check is still the three files above.
+//!
 //! Row grammar (`;`-terminated, in `Transport` field order):
 //! `#[doc] #[serde] field: Type = default`
-//! `[, toml "key" as UnitType [check fn]]` -- `fn(&UnitType) -> Result<(), String>`;
+//! `[, toml "key" as UnitType [check fn]]` -- `fn(&Type) -> Result<(), String>` on the
+//! field's value (the TOML value is converted first; a message that reads after the key);
 //! `[, conweave "KEY" => parser(args)]` -- a `conweave::Line` method;
 //! `[, ns3 Object "Attribute" as kind]*` -- `Object` an [`Ns3Object`], `kind` an
 //! [`Ns3Value`] constructor.
@@ -754,6 +762,70 @@ mod tests {
             "{e}"
         );
         assert!(parse("nack_intervall = \"4us\"\n").is_err());
+    }
+
+    #[test]
+    fn check_ranges_runs_each_rows_check_on_the_merged_value() {
+        assert_eq!(Transport::default().check_ranges(), Ok(()));
+        let t = Transport {
+            rate_decrease_interval_ns: 0,
+            ..Transport::default()
+        };
+        assert_eq!(
+            t.check_ranges(),
+            Err(RangeError {
+                field: "rate_decrease_interval_ns",
+                toml_key: "transport.rate_decrease_interval",
+                conweave_key: Some("RATE_DECREASE_INTERVAL"),
+                message: "must be > 0".to_owned(),
+            })
+        );
+        // A row without a ConWeave key; the first refused value in table order wins.
+        let mut t = Transport::default();
+        (t.irn_bdp_bytes, t.ewma_gain) = (0, 1.5);
+        let e = t.check_ranges().unwrap_err();
+        assert_eq!(
+            (e.toml_key, e.conweave_key, e.message.as_str()),
+            (
+                "transport.ewma_gain",
+                Some("EWMA_GAIN"),
+                "must be in (0, 1], got 1.5"
+            )
+        );
+        t.ewma_gain = 1.0;
+        let e = t.check_ranges().unwrap_err();
+        assert_eq!((e.toml_key, e.conweave_key), ("transport.irn_bdp", None));
+        // The boundaries of each check, from the model's units: 1 µs pause quanta, 1..=9000 B
+        // payloads (jumbo frames), η in (0, 10].
+        let mut t = Transport::default();
+        (t.pause_time_ns, t.payload_bytes, t.u_target) = (1_000, 9_000, 10.0);
+        assert_eq!(t.check_ranges(), Ok(()));
+        for (set, key) in [
+            (
+                (|t: &mut Transport| t.pause_time_ns = 999) as fn(&mut Transport),
+                "transport.pause_time",
+            ),
+            (|t| t.payload_bytes = 9_001, "transport.payload"),
+            (|t| t.payload_bytes = 0, "transport.payload"),
+            (|t| t.u_target = 10.5, "transport.u_target"),
+            (|t| t.int_multi = 0, "transport.int_multi"),
+            (
+                |t| t.ack_interval_packets = 0,
+                "transport.ack_interval_packets",
+            ),
+            (|t| t.rate_on_first_cnp = 0.0, "transport.rate_on_first_cnp"),
+            (
+                |t| t.alpha_resume_interval_ns = 0,
+                "transport.alpha_resume_interval",
+            ),
+            (|t| t.rp_timer_ns = 0, "transport.rp_timer"),
+            (|t| t.buffer_bytes = 0, "transport.buffer"),
+            (|t| t.l2_back_to_zero = true, "transport.l2_back_to_zero"),
+        ] {
+            let mut t = Transport::default();
+            set(&mut t);
+            assert_eq!(t.check_ranges().map_err(|e| e.toml_key), Err(key));
+        }
     }
 
     #[test]

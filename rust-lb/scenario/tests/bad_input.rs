@@ -12,7 +12,7 @@ use common::{data, runpy_config, scratch, write};
 use rdma_lb_scenario::cdf::parse_cdf_str;
 use rdma_lb_scenario::flows::parse_flow_str;
 use rdma_lb_scenario::topology::{parse_topology_str, LeafSpine};
-use rdma_lb_scenario::{load_scenario, ErrorKind, Overrides, Topology};
+use rdma_lb_scenario::{load_scenario, validate, ErrorKind, Overrides, Topology};
 
 fn small() -> Topology {
     // hosts 0..3, leaves 4,5, spine 6
@@ -575,4 +575,41 @@ fn transport_settings_the_model_cannot_run_are_refused_in_either_format() {
         msg(load_scenario(&uet, &Overrides::parse("pfc=true").unwrap())),
         "overrides: pfc: the uet transport is lossy (trimming or drops); set it false"
     );
+}
+
+/// A value that reaches the merged scenario without passing a parser's check (today's
+/// overrides set no range-checked knob: pfc, recovery and quirks have no range) is refused by
+/// the validation, named in the config's terms.
+#[test]
+fn validation_runs_the_rows_checks_on_the_merged_scenario() {
+    let d = scratch("merged-ranges");
+    let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
+    write(&d, "flow.txt", "1\n0 17 3 1000 2.0\n");
+    let toml = write(
+        &d,
+        "t.toml",
+        &format!(
+            "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n",
+            topo.display()
+        ),
+    );
+    let cw = write(
+        &d,
+        "cw.txt",
+        &runpy_config(&topo.display().to_string(), "flow.txt"),
+    );
+    for (cfg, want) in [
+        (&toml, "transport.rate_decrease_interval: must be > 0"),
+        (&cw, "RATE_DECREASE_INTERVAL: must be > 0"),
+    ] {
+        let none = Overrides::default();
+        let mut s = load_scenario(cfg, &none).unwrap();
+        let file = cfg.display().to_string();
+        validate(&s, &file, 0, &none).unwrap();
+        s.transport.rate_decrease_interval_ns = 0;
+        assert_eq!(
+            msg(validate(&s, &file, 0, &none)),
+            format!("{file}: {want}")
+        );
+    }
 }
