@@ -344,8 +344,9 @@ pub fn validate(
 fn validate_transport(t: &Transport, file: &str, overrides: &Overrides) -> Result<()> {
     let bad = |key: &str, msg: String| Err(ScenarioError::file(file, key, ErrorKind::Value, msg));
     if let Err(e) = t.check_ranges() {
-        // The parsers ran the same check at the key's line; a value refused here came from
-        // elsewhere (an override, or a default): name the key in the config's own terms.
+        // The parsers ran the same check at the key's line, so a value refused here was set
+        // after parsing (today's overrides set no range-checked knob: `pfc`, `recovery` and
+        // `quirks` have no range): name the key in the config's own terms.
         let key = match e.conweave_key {
             Some(cw) if !is_toml(file) => cw,
             _ => e.toml_key,
