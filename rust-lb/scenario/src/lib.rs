@@ -72,7 +72,7 @@ pub fn load_scenario_and_lb(path: &Path, overrides: &Overrides) -> Result<(Scena
     } else {
         load_conweave(path, &file, &text, overrides)?
     };
-    overrides.apply(&mut scenario);
+    overrides.apply(&mut scenario)?;
     let lb = validate(&scenario, &file, lb_line, overrides)?;
     Ok((scenario, lb))
 }
@@ -338,15 +338,25 @@ pub fn validate(
 /// The ranges of the transport settings the model can run (whichever input set them): each
 /// row's range check of the table of transport parameters ([`Transport::check_ranges`],
 /// written once in `transport_params.rs`), then the checks that relate several fields, which
-/// stay here: the uet transport is lossy (`kind` and `pfc`); its header and window bound
+/// stay here: the uet transport is lossy (`kind` and `pfc`), its payload is its own (`kind` and
+/// an override of `payload`); its header and window bound
 /// (`kind` and `uet`, a by-hand row checked only when the kind uses it); each ECN entry's
 /// kmin <= kmax and pmax (the entries of a by-hand row).
 fn validate_transport(t: &Transport, file: &str, overrides: &Overrides) -> Result<()> {
     let bad = |key: &str, msg: String| Err(ScenarioError::file(file, key, ErrorKind::Value, msg));
     if let Err(e) = t.check_ranges() {
         // The parsers ran the same check at the key's line, so a value refused here was set
-        // after parsing (today's overrides set no range-checked knob: `pfc`, `recovery` and
-        // `quirks` have no range): name the key in the config's own terms.
+        // after parsing: by the `transport` override (named), else name the key in the
+        // config's own terms.
+        let toml_key = e.toml_key.trim_start_matches("transport.");
+        if overrides.sets_transport_key(toml_key) {
+            return Err(ScenarioError::file(
+                overrides::OVERRIDES,
+                e.toml_key,
+                ErrorKind::Value,
+                e.message,
+            ));
+        }
         let key = match e.conweave_key {
             Some(cw) if !is_toml(file) => cw,
             _ => e.toml_key,
@@ -354,6 +364,14 @@ fn validate_transport(t: &Transport, file: &str, overrides: &Overrides) -> Resul
         return bad(key, e.message);
     }
     if t.kind == TransportKind::Uet {
+        if overrides.sets_transport_key("payload") {
+            return Err(ScenarioError::file(
+                overrides::OVERRIDES,
+                "transport.payload",
+                ErrorKind::Value,
+                "with kind = \"uet\" the payload is transport.uet.payload",
+            ));
+        }
         if t.pfc_enabled {
             let msg = "the uet transport is lossy (trimming or drops); set it false";
             return Err(if overrides.pfc.is_some() {

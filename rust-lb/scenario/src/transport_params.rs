@@ -200,6 +200,64 @@ impl<T> IntoField<T> for T {
     }
 }
 
+/// A value of the unit type the table names read from the text of an override
+/// (`transport = "rp_timer = 300us, ewma_gain = 0.5"`): the same units as in TOML, without
+/// quotes.
+pub(crate) trait FromText: Sized {
+    fn from_text(text: &str) -> Result<Self, String>;
+}
+
+impl FromText for Time {
+    fn from_text(text: &str) -> Result<Self, String> {
+        crate::units::parse_time_ns(text).map(Time)
+    }
+}
+
+impl FromText for Rate {
+    fn from_text(text: &str) -> Result<Self, String> {
+        crate::units::parse_rate_bps(text).map(Rate)
+    }
+}
+
+impl FromText for Bytes {
+    /// A size with a unit, or a plain integer of bytes (as TOML's integers).
+    fn from_text(text: &str) -> Result<Self, String> {
+        match text.parse::<u64>() {
+            Ok(n) => Ok(Bytes(n)),
+            Err(_) => crate::units::parse_bytes(text).map(Bytes),
+        }
+    }
+}
+
+impl FromText for f64 {
+    fn from_text(text: &str) -> Result<Self, String> {
+        text.parse()
+            .map_err(|_| format!("`{text}` is not a number"))
+    }
+}
+
+impl FromText for u32 {
+    fn from_text(text: &str) -> Result<Self, String> {
+        text.parse()
+            .map_err(|_| format!("`{text}` is not a non-negative integer"))
+    }
+}
+
+impl FromText for bool {
+    fn from_text(text: &str) -> Result<Self, String> {
+        match text {
+            "1" | "true" => Ok(true),
+            "0" | "false" => Ok(false),
+            _ => Err(format!("`{text}` is not true/false")),
+        }
+    }
+}
+
+/// `text` read as the unit type `U` ([`FromText`]).
+pub(crate) fn parse_text<U: FromText>(text: &str) -> Result<U, String> {
+    U::from_text(text)
+}
+
 /// A row's range check refused the value of its field ([`crate::Transport::check_ranges`]):
 /// the row's keys, for a message in the terms of whichever input set the value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -637,6 +695,45 @@ macro_rules! define_toml_keys {
     };
 }
 pub(crate) use define_toml_keys;
+
+/// Consumer: `TABLE_KEYS` and `fn set_table_key_from_text` of the `transport` override
+/// (`overrides.rs`): the table's TOML keys, set from the text of an override.
+macro_rules! define_override_keys {
+    ($(
+        $(#[$meta:meta])*
+        $field:ident : $ty:ty = $default:expr
+        $(, toml_by_hand $hkey:ident : $htype:ty)?
+        $(, toml $key:literal as $unit:ident $(check $check:ident)?)?
+        $(, conweave $cw:literal => $cwparse:ident($($cwarg:expr),*))?
+        $(, ns3 $object:ident $attr:literal as $kind:ident $($summary:ident)?)*
+        ;
+    )*) => {
+        /// The table's TOML keys, in table order (what the `transport` override accepts).
+        pub(crate) const TABLE_KEYS: &[&str] = &[$( $( $key, )? )*];
+
+        /// Sets the table key `key` (its TOML name) of `out` from `text`, written as in
+        /// TOML but without quotes (`300us`, `0.5`, `true`); `None` if the table has no such
+        /// key. No range check: the validation checks the merged scenario
+        /// (`Transport::check_ranges`), naming the override.
+        fn set_table_key_from_text(
+            out: &mut Transport,
+            key: &str,
+            text: &str,
+        ) -> Option<std::result::Result<(), String>> {
+            match key {
+                $( $(
+                    $key => Some(
+                        $crate::transport_params::parse_text::<$unit>(text)
+                            .and_then(IntoField::into_field)
+                            .map(|v: $ty| out.$field = v),
+                    ),
+                )? )*
+                _ => None,
+            }
+        }
+    };
+}
+pub(crate) use define_override_keys;
 
 /// Consumer: `fn table_key` of the ConWeave parser's `Settings`: sets the field of a
 /// ConWeave key of the table; `Ok(false)` for any other key.

@@ -577,27 +577,92 @@ fn transport_settings_the_model_cannot_run_are_refused_in_either_format() {
     );
 }
 
-/// A value that reaches the merged scenario without passing a parser's check (today's
-/// overrides set no range-checked knob: pfc, recovery and quirks have no range) is refused by
-/// the validation, named in the config's terms.
+/// The third input: the `transport` override sets a table key after parsing; the validation
+/// runs the rows' checks on the merged scenario and names the override. A value that reaches
+/// the scenario another way (code changing it after parsing) is named in the config's terms.
 #[test]
-fn validation_runs_the_rows_checks_on_the_merged_scenario() {
+fn the_transport_override_is_checked_on_the_merged_scenario() {
     let d = scratch("merged-ranges");
     let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
     write(&d, "flow.txt", "1\n0 17 3 1000 2.0\n");
-    let toml = write(
-        &d,
-        "t.toml",
-        &format!(
-            "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n",
-            topo.display()
-        ),
+    let head = format!(
+        "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n",
+        topo.display()
     );
+    let toml = write(&d, "t.toml", &head);
     let cw = write(
         &d,
         "cw.txt",
         &runpy_config(&topo.display().to_string(), "flow.txt"),
     );
+    // Valid values reach the fields, in the TOML units, for either format.
+    let o = Overrides::parse("transport=rp_timer = 100us, ewma_gain = 0.5,irn_bdp=2KiB").unwrap();
+    for cfg in [&toml, &cw] {
+        let t = load_scenario(cfg, &o).unwrap().transport;
+        assert_eq!(
+            (t.rp_timer_ns, t.ewma_gain, t.irn_bdp_bytes),
+            (100_000, 0.5, 2_048)
+        );
+    }
+    // A value out of its row's range: the override's fault, in either format.
+    let bad = Overrides::parse("transport=rate_decrease_interval=0us").unwrap();
+    for cfg in [&toml, &cw] {
+        assert_eq!(
+            msg(load_scenario(cfg, &bad)),
+            "overrides: transport.rate_decrease_interval: must be > 0"
+        );
+    }
+    assert_eq!(
+        msg(load_scenario(
+            &toml,
+            &Overrides::parse("transport=pause_time=999ns").unwrap()
+        )),
+        "overrides: transport.pause_time: must be >= 1us (whole microseconds on the wire), got 999 ns"
+    );
+    // What the override text itself gets wrong is refused when it is parsed.
+    for (text, want) in [
+        (
+            "transport=rp_timer=300",
+            "overrides: transport.rp_timer: time `300` has no unit",
+        ),
+        (
+            "transport=ewma_gain=half",
+            "overrides: transport.ewma_gain: `half` is not a number",
+        ),
+        (
+            "transport=rp_timer=1us, rp_timer=2us",
+            "overrides: transport.rp_timer: given twice",
+        ),
+        (
+            "transport=pfc=false",
+            "overrides: transport.pfc: use the override pfc",
+        ),
+        (
+            "transport=rp_timer",
+            "overrides: transport: `rp_timer`: expected key = value",
+        ),
+        (
+            "transport=rp_timerr=1us",
+            "overrides: transport.rp_timerr: not a transport parameter (known: u_target, ",
+        ),
+    ] {
+        let e = msg(Overrides::parse(text));
+        assert!(e.starts_with(want), "{text}: {e}");
+    }
+    // The uet transport's payload is its own.
+    let uet = write(
+        &d,
+        "u.toml",
+        &format!("{head}[transport]\nkind = \"uet\"\n"),
+    );
+    assert_eq!(
+        msg(load_scenario(
+            &uet,
+            &Overrides::parse("transport=payload=2000").unwrap()
+        )),
+        "overrides: transport.payload: with kind = \"uet\" the payload is transport.uet.payload"
+    );
+    // Changed after parsing by other code: named in the config's own terms.
     for (cfg, want) in [
         (&toml, "transport.rate_decrease_interval: must be > 0"),
         (&cw, "RATE_DECREASE_INTERVAL: must be > 0"),
