@@ -6,7 +6,8 @@
 //! [`transport_params`] is an "x-macro": it hands the whole table to a consumer macro, and
 //! each layer derives what it needs from it -- the `Transport` struct and its `Default`
 //! (`model.rs`), the TOML keys of `[transport]` and how they are applied
-//! (`toml_config/transport.rs`), the ConWeave keys (`conweave.rs`) and the list of ns-3
+//! (`toml_config/transport.rs`), the ConWeave keys (`conweave.rs`), the keys of the
+//! `transport` override (`overrides.rs`: `rp_timer = 300us, ...`) and the list of ns-3
 //! attribute settings the scenario program applies in one loop
 //! ([`crate::Transport::ns3_attributes`], through the cxx bridge: each setting names its
 //! object's ns-3 TypeId, [`Ns3Object::type_id`]).
@@ -25,8 +26,9 @@
 //! came from: the TOML and ConWeave parsers run it when they read the key (the error names
 //! the line and the key in that format's terms), and [`crate::Transport::check_ranges`],
 //! generated from the rows, runs every row's check on the merged scenario (the validation in
-//! `lib.rs` calls it after the overrides; it keeps by hand only the checks that relate several
-//! fields). So a knob with a range check is still the three files above.
+//! `lib.rs` calls it after the overrides, naming the override when it set the value; it keeps
+//! by hand only the checks that relate several fields). So a knob with a range check is still
+//! the three files above.
 //!
 //! Row grammar (`;`-terminated, in `Transport` field order):
 //! `#[doc] #[serde] field: Type = default`
