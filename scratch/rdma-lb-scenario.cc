@@ -195,7 +195,7 @@ main(int argc, char* argv[])
                   "transport",
                   "transport parameters, `key = value` pairs separated by commas: the TOML keys of "
                   "[transport]'s table, values as in TOML without quotes, e.g. "
-                  "`rp_timer = 300us, ewma_gain = 0.5` (override the config's)",
+                  "`rp_timer = 300us, min_rate = 1Gbps` (override the config's)",
                   &transport);
     AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
     std::string badOption = CheckOptionNames(argc,

@@ -35,7 +35,7 @@ pub(crate) struct OverrideArgs {
     pub(crate) quirks: Option<String>,
     /// Transport parameters as `k = v, ...` (override `[transport]` / the ConWeave keys): the
     /// TOML keys of the table of transport parameters, values as in TOML without quotes, e.g.
-    /// `rp_timer = 300us, ewma_gain = 0.5`.
+    /// `rp_timer = 300us, min_rate = 1Gbps`.
     #[arg(long, value_name = "STR")]
     pub(crate) transport: Option<String>,
 }

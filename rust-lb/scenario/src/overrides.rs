@@ -13,7 +13,7 @@
 //! | `recovery` | `gbn`, `irn`, `nic-sr` |
 //! | `pfc_trace`, `queue_trace` | `true`/`false` (or 1/0) |
 //! | `quirks` | the reference behaviours to reproduce: `all`, `none` or names, comma-separated (`[transport] quirks`; [`Quirk`](crate::model::Quirk)) |
-//! | `transport` | transport parameters `k = v, ...`: any key of the table of transport parameters ([`crate::transport_params`]) but `pfc` (its own override), its value written as in TOML without quotes (`rp_timer = 300us, ewma_gain = 0.5`); ranges are checked on the merged scenario, as for every input |
+//! | `transport` | transport parameters `k = v, ...`: any key of the table of transport parameters ([`crate::transport_params`]) but `pfc` (its own override), its value written as in TOML without quotes (`rp_timer = 300us, min_rate = 1Gbps`); ranges are checked on the merged scenario, as for every input |
 //!
 //! Unknown keys, a missing `=`, and bad values are errors naming `overrides: key`.
 

@@ -203,7 +203,7 @@ impl<T> IntoField<T> for T {
 }
 
 /// A value of the unit type the table names read from the text of an override
-/// (`transport = "rp_timer = 300us, ewma_gain = 0.5"`): the same units as in TOML, without
+/// (`transport = "rp_timer = 300us, min_rate = 1Gbps"`): the same units as in TOML, without
 /// quotes.
 pub(crate) trait FromText: Sized {
     fn from_text(text: &str) -> Result<Self, String>;
