@@ -7,7 +7,7 @@
  *
  *   rdma-lb-scenario --config=PATH [--lb=NAME] [--lbParams=STR] [--seed=N] [--out=DIR]
  *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B] [--queueTrace=B]
- *                    [--quirks=all|none|LIST] [--progress=auto|on|off]
+ *                    [--quirks=all|none|LIST] [--transport="k = v, ..."] [--progress=auto|on|off]
  *   rdma-lb-scenario PATH [options]      (the config positionally, as ConWeave's driver)
  *
  * The file is parsed by the Rust crate rdma-lb-scenario (the same parser as the `rdma-lb` CLI);
@@ -158,6 +158,7 @@ main(int argc, char* argv[])
     std::string pfcTrace;
     std::string queueTrace;
     std::string quirks;
+    std::string transport;
     std::string progress = "auto";
     // The timing wheel (same event order as every ns-3 scheduler, so identical outputs) runs
     // these fabrics fastest; --SchedulerType=... still overrides it.
@@ -190,11 +191,18 @@ main(int argc, char* argv[])
                   "time-truncation, pacing-wakeup, irn-sender, ecn-shared-stream, event-order, glibc-rand "
                   "(ConWeave configs: all; TOML: none unless [transport] quirks)",
                   &quirks);
+    AddWholeValue(cmd,
+                  "transport",
+                  "transport parameters, `key = value` pairs separated by commas: the TOML keys of "
+                  "[transport]'s table, values as in TOML without quotes, e.g. "
+                  "`rp_timer = 300us, min_rate = 1Gbps` (override the config's)",
+                  &transport);
     AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
     std::string badOption = CheckOptionNames(argc,
                                              argv,
                                              {"config", "lb", "lbParams", "seed", "out", "stop", "load",
-                                              "pfc", "recovery", "pfcTrace", "queueTrace", "quirks", "progress"});
+                                              "pfc", "recovery", "pfcTrace", "queueTrace", "quirks", "transport",
+                                              "progress"});
     if (badOption.empty())
     {
         badOption = TakePositionalConfig(&argc, argv, &config);
@@ -239,7 +247,8 @@ main(int argc, char* argv[])
           std::make_tuple("recovery", "--recovery", &recovery),
           std::make_tuple("pfc_trace", "--pfcTrace", &pfcTrace),
           std::make_tuple("queue_trace", "--queueTrace", &queueTrace),
-          std::make_tuple("quirks", "--quirks", &quirks)})
+          std::make_tuple("quirks", "--quirks", &quirks),
+          std::make_tuple("transport", "--transport", &transport)})
     {
         if (value->empty() && std::string(key) != "lb_params")
         {

@@ -490,7 +490,7 @@ mod tests {
             "/nonexistent/x.toml: config: cannot read: No such file or directory (os error 2)"
         );
         assert!(!e.contains('\n'));
-        assert_eq!(override_keys().len(), 11);
+        assert_eq!(override_keys().len(), 12);
     }
 
     #[test]

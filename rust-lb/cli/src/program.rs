@@ -33,6 +33,11 @@ pub(crate) struct OverrideArgs {
     /// (ConWeave configs: all; TOML: `[transport] quirks`, default none).
     #[arg(long, value_name = "LIST")]
     pub(crate) quirks: Option<String>,
+    /// Transport parameters as `k = v, ...` (override `[transport]` / the ConWeave keys): the
+    /// TOML keys of the table of transport parameters, values as in TOML without quotes, e.g.
+    /// `rp_timer = 300us, min_rate = 1Gbps`.
+    #[arg(long, value_name = "STR")]
+    pub(crate) transport: Option<String>,
 }
 
 impl OverrideArgs {
@@ -56,6 +61,9 @@ impl OverrideArgs {
         }
         if let Some(v) = &self.quirks {
             items.push(format!("quirks={v}"));
+        }
+        if let Some(v) = &self.transport {
+            items.push(format!("transport={v}"));
         }
         if let Some(o) = out {
             items.push(format!("out={}", o.display()));
@@ -117,6 +125,9 @@ pub(crate) fn sim_args(
     }
     if let Some(v) = &o.quirks {
         args.push(format!("--quirks={v}"));
+    }
+    if let Some(v) = &o.transport {
+        args.push(format!("--transport={v}"));
     }
     if let Some(v) = out {
         args.push(format!("--out={}", v.display()));

@@ -174,6 +174,7 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
                         stop: None,
                         load: load_v.clone(),
                         quirks: None,
+                        transport: None,
                     };
                     let s = load(config, &o.to_text(None)).map_err(|Failure(m)| {
                         Failure(format!(

@@ -148,6 +148,18 @@ fn bad_input_is_one_line_and_exit_2() {
         "{}",
         stderr(&o)
     );
+    // A transport parameter out of its row's range, through the override.
+    let o = rdma_lb(&[
+        "check",
+        repo("configs/leaf_spine_demo.toml").to_str().unwrap(),
+        "--transport",
+        "rate_decrease_interval = 0us",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        stderr(&o),
+        "rdma-lb: overrides: transport.rate_decrease_interval: must be > 0\n"
+    );
 }
 
 #[test]
@@ -165,6 +177,8 @@ fn run_validates_then_spawns_the_program_with_the_overrides() {
         "num_entropies = 64",
         "--seed",
         "3",
+        "--transport",
+        "rp_timer = 100us",
         "--out",
         out_dir.to_str().unwrap(),
         "--sim",
@@ -177,7 +191,7 @@ fn run_validates_then_spawns_the_program_with_the_overrides() {
     assert_eq!(
         args.trim_end(),
         format!(
-            "--config={} --lb=reps --lbParams=num_entropies = 64 --seed=3 --out={} --progress=auto --ns3::RdmaIrn::IrnRtoWithPfc=true",
+            "--config={} --lb=reps --lbParams=num_entropies = 64 --seed=3 --transport=rp_timer = 100us --out={} --progress=auto --ns3::RdmaIrn::IrnRtoWithPfc=true",
             cfg.display(),
             out_dir.display()
         )

@@ -502,7 +502,7 @@ impl<'a> Settings<'a> {
         Ok(true)
     }
 
-    /// `CC_MODE`, the window keys and the DCQCN, DCTCP and HPCC parameters.
+    /// `CC_MODE` and the window keys (the DCQCN, DCTCP and HPCC parameters are table keys).
     fn congestion_control(&mut self, l: &Line<'a>) -> Result<bool> {
         match l.key {
             "CC_MODE" => {
@@ -527,53 +527,20 @@ impl<'a> Settings<'a> {
                 ));
                 }
             }
-            "EWMA_GAIN" => {
-                self.t.ewma_gain = l.real()?;
-                if !(self.t.ewma_gain > 0.0 && self.t.ewma_gain <= 1.0) {
-                    return Err(l.err(ErrorKind::Value, "must be in (0, 1]"));
-                }
-            }
-            "INT_MULTI" => {
-                self.t.int_multi = l.int_u32()?;
-                if self.t.int_multi == 0 {
-                    return Err(l.err(ErrorKind::Value, "must be >= 1"));
-                }
-            }
-            "U_TARGET" => {
-                self.t.u_target = l.real()?;
-                if !(self.t.u_target > 0.0 && self.t.u_target <= 10.0) {
-                    return Err(l.err(ErrorKind::Value, "must be in (0, 10]"));
-                }
-            }
             _ => return Ok(false),
         }
         Ok(true)
     }
 
-    /// The NICs' and switches' settings: buffer, PFC, IRN, ECN marking and its maps, L2 and payload.
+    /// The NICs' and switches' settings not in the table: IRN, the dynamic PFC threshold, the ECN maps.
     fn nic_and_switch(&mut self, l: &Line<'a>) -> Result<bool> {
         match l.key {
-            "BUFFER_SIZE" => {
-                self.t.buffer_bytes = l.scaled(1 << 20, "MiB")?;
-                if self.t.buffer_bytes == 0 {
-                    return Err(l.err(
-                        ErrorKind::Value,
-                        "must be positive (MiB; the reference's 0 = per-port auto is not modelled)",
-                    ));
-                }
-            }
             "ENABLE_IRN" => self.irn = l.flag()?,
             "USE_DYNAMIC_PFC_THRESHOLD" => {
                 if !l.flag()? {
                     self.notes.push(l.note(
                     "0 has no effect: the MMU always uses the dynamic threshold (as the reference)",
                 ));
-                }
-            }
-            "PACKET_PAYLOAD_SIZE" => {
-                self.t.payload_bytes = l.int_u32()?;
-                if self.t.payload_bytes == 0 {
-                    return Err(l.err(ErrorKind::Value, "must be positive"));
                 }
             }
             "KMAX_MAP" => self.kmax = Some(parse_map(l)?),

@@ -72,7 +72,7 @@ pub fn load_scenario_and_lb(path: &Path, overrides: &Overrides) -> Result<(Scena
     } else {
         load_conweave(path, &file, &text, overrides)?
     };
-    overrides.apply(&mut scenario);
+    overrides.apply(&mut scenario)?;
     let lb = validate(&scenario, &file, lb_line, overrides)?;
     Ok((scenario, lb))
 }
@@ -211,10 +211,7 @@ pub fn validate(
         // Name both keys of the conflict: [lb] here, and whichever set the recovery.
         let recovery_key = if overrides.recovery.is_some() {
             "the override recovery=irn"
-        } else if Path::new(file)
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
-        {
+        } else if is_toml(file) {
             "transport.recovery = \"irn\""
         } else {
             "ENABLE_IRN 1"
@@ -298,10 +295,7 @@ pub fn validate(
         if let Some(l) = s.topology.links.iter().find(|l| {
             (at_switch(l.a) || at_switch(l.b)) && !ecn.iter().any(|e| e.rate_bps == l.rate_bps)
         }) {
-            let toml = Path::new(file)
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-            let (key, rates) = if toml {
+            let (key, rates) = if is_toml(file) {
                 (
                     "transport.ecn_thresholds",
                     "topology.link_rates or the topology",
@@ -341,25 +335,43 @@ pub fn validate(
     Ok(lb)
 }
 
-/// The ranges of the transport settings the model can run (whichever format set them).
+/// The ranges of the transport settings the model can run (whichever input set them): each
+/// row's range check of the table of transport parameters ([`Transport::check_ranges`],
+/// written once in `transport_params.rs`), then the checks that relate several fields, which
+/// stay here: the uet transport is lossy (`kind` and `pfc`), its payload is its own (`kind` and
+/// an override of `payload`); its header and window bound
+/// (`kind` and `uet`, a by-hand row checked only when the kind uses it); each ECN entry's
+/// kmin <= kmax and pmax (the entries of a by-hand row).
 fn validate_transport(t: &Transport, file: &str, overrides: &Overrides) -> Result<()> {
     let bad = |key: &str, msg: String| Err(ScenarioError::file(file, key, ErrorKind::Value, msg));
-    if t.int_multi == 0 {
-        return bad("transport.int_multi", "must be >= 1".to_owned());
-    }
-    if !(t.u_target > 0.0 && t.u_target <= 10.0) {
-        return bad("transport.u_target", "must be in (0, 10]".to_owned());
-    }
-    if t.l2_back_to_zero {
-        return bad("transport.l2_back_to_zero", "only 0 is modelled".to_owned());
-    }
-    if !(1..=9000).contains(&t.payload_bytes) {
-        return bad(
-            "transport.payload_bytes",
-            format!("must be in 1..9000, got {}", t.payload_bytes),
-        );
+    if let Err(e) = t.check_ranges() {
+        // The parsers ran the same check at the key's line, so a value refused here was set
+        // after parsing: by the `transport` override (named), else name the key in the
+        // config's own terms.
+        let toml_key = e.toml_key.trim_start_matches("transport.");
+        if overrides.sets_transport_key(toml_key) {
+            return Err(ScenarioError::file(
+                overrides::OVERRIDES,
+                e.toml_key,
+                ErrorKind::Value,
+                e.message,
+            ));
+        }
+        let key = match e.conweave_key {
+            Some(cw) if !is_toml(file) => cw,
+            _ => e.toml_key,
+        };
+        return bad(key, e.message);
     }
     if t.kind == TransportKind::Uet {
+        if overrides.sets_transport_key("payload") {
+            return Err(ScenarioError::file(
+                overrides::OVERRIDES,
+                "transport.payload",
+                ErrorKind::Value,
+                "with kind = \"uet\" the payload is transport.uet.payload",
+            ));
+        }
         if t.pfc_enabled {
             let msg = "the uet transport is lossy (trimming or drops); set it false";
             return Err(if overrides.pfc.is_some() {
@@ -382,30 +394,6 @@ fn validate_transport(t: &Transport, file: &str, overrides: &Overrides) -> Resul
             );
         }
     }
-    if t.ack_interval_packets < 1 {
-        return bad("transport.ack_interval_packets", "must be >= 1".to_owned());
-    }
-    if !(0.0..=1.0).contains(&t.ewma_gain) {
-        return bad("transport.ewma_gain", "must be in [0, 1]".to_owned());
-    }
-    if !(0.0..=1.0).contains(&t.rate_on_first_cnp) {
-        return bad(
-            "transport.rate_on_first_cnp",
-            "must be in [0, 1]".to_owned(),
-        );
-    }
-    if t.alpha_resume_interval_ns == 0 || t.rate_decrease_interval_ns == 0 || t.rp_timer_ns == 0 {
-        return bad("transport", "DCQCN timer periods must be > 0 ns".to_owned());
-    }
-    if t.pause_time_ns < 1000 {
-        return bad(
-            "transport.pause_time_ns",
-            "must be >= 1000 (whole microseconds on the wire)".to_owned(),
-        );
-    }
-    if t.irn_bdp_bytes == 0 {
-        return bad("transport.irn_bdp_bytes", "must be > 0".to_owned());
-    }
     for (i, e) in t.ecn.iter().enumerate() {
         if e.kmin_bytes > e.kmax_bytes {
             return bad(
@@ -421,4 +409,11 @@ fn validate_transport(t: &Transport, file: &str, overrides: &Overrides) -> Resul
         }
     }
     Ok(())
+}
+
+/// Whether `file` is a TOML scenario (else a ConWeave config).
+fn is_toml(file: &str) -> bool {
+    Path::new(file)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("toml"))
 }

@@ -13,11 +13,14 @@
 //! | `recovery` | `gbn`, `irn`, `nic-sr` |
 //! | `pfc_trace`, `queue_trace` | `true`/`false` (or 1/0) |
 //! | `quirks` | the reference behaviours to reproduce: `all`, `none` or names, comma-separated (`[transport] quirks`; [`Quirk`](crate::model::Quirk)) |
+//! | `transport` | transport parameters `k = v, ...`: any key of the table of transport parameters ([`crate::transport_params`]) but `pfc` (its own override), its value written as in TOML without quotes (`rp_timer = 300us, min_rate = 1Gbps`); ranges are checked on the merged scenario, as for every input |
 //!
 //! Unknown keys, a missing `=`, and bad values are errors naming `overrides: key`.
 
 use crate::error::{ErrorKind, Result, ScenarioError};
-use crate::model::{QuirkSet, Recovery};
+use crate::model::{QuirkSet, Recovery, Transport};
+use crate::toml_config::quantity::{Bytes, Rate, Time};
+use crate::transport_params::{define_override_keys, IntoField};
 use crate::units::parse_time_ns;
 
 /// The file name used in override error messages.
@@ -36,6 +39,7 @@ pub const OVERRIDE_KEYS: &[&str] = &[
     "pfc_trace",
     "queue_trace",
     "quirks",
+    "transport",
 ];
 
 /// Parsed overrides; `None` = keep the config's value.
@@ -63,6 +67,8 @@ pub struct Overrides {
     pub queue_trace: Option<bool>,
     /// Reference quirks to reproduce (replaces the config's set).
     pub quirks: Option<QuirkSet>,
+    /// Transport parameters: (TOML key of the table, value text), in the order given.
+    pub transport: Vec<(String, String)>,
 }
 
 fn err(key: &str, msg: impl Into<String>) -> ScenarioError {
@@ -75,6 +81,59 @@ fn boolean(key: &str, v: &str) -> Result<bool> {
         "0" | "false" | "off" => Ok(false),
         _ => Err(err(key, format!("`{v}` is not true/false"))),
     }
+}
+
+// `TABLE_KEYS` and `set_table_key_from_text`: the keys of the table of transport parameters.
+crate::transport_params::transport_params!(define_override_keys);
+
+/// `k = v, ...` of the `transport` override: each key a TOML key of the table of transport
+/// parameters, each value readable as its unit (ranges: checked on the merged scenario).
+fn transport_items(text: &str) -> Result<Vec<(String, String)>> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for item in text.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            continue;
+        }
+        let Some((k, v)) = item.split_once('=') else {
+            return Err(ScenarioError::file(
+                OVERRIDES,
+                "transport",
+                ErrorKind::Syntax,
+                format!("`{item}`: expected key = value"),
+            ));
+        };
+        let (k, v) = (k.trim(), v.trim());
+        let key = format!("transport.{k}");
+        if k == "pfc" {
+            return Err(err(&key, "use the override pfc"));
+        }
+        match set_table_key_from_text(&mut Transport::default(), k, v) {
+            None => {
+                return Err(ScenarioError::file(
+                    OVERRIDES,
+                    &key,
+                    ErrorKind::UnknownKey,
+                    format!(
+                        "not a transport parameter (known: {})",
+                        TABLE_KEYS.join(", ")
+                    ),
+                ))
+            }
+            Some(Err(m)) => return Err(err(&key, m)),
+            Some(Ok(())) => {}
+        }
+        if out.iter().any(|(given, _)| given == k) {
+            return Err(ScenarioError::file(
+                OVERRIDES,
+                &key,
+                ErrorKind::Duplicate,
+                "given twice",
+            ));
+        }
+        out.push((k.to_owned(), v.to_owned()));
+    }
+    Ok(out)
 }
 
 impl Overrides {
@@ -129,6 +188,7 @@ impl Overrides {
                 "pfc_trace" => o.pfc_trace = Some(boolean(k, v)?),
                 "queue_trace" => o.queue_trace = Some(boolean(k, v)?),
                 "quirks" => o.quirks = Some(QuirkSet::parse_list(v).map_err(|m| err(k, m))?),
+                "transport" => o.transport = transport_items(v)?,
                 _ => {
                     return Err(ScenarioError::file(
                         OVERRIDES,
@@ -142,9 +202,18 @@ impl Overrides {
         Ok(o)
     }
 
+    /// Whether the `transport` override sets the table key `key` (`rp_timer`).
+    #[must_use]
+    pub fn sets_transport_key(&self, key: &str) -> bool {
+        self.transport.iter().any(|(k, _)| k == key)
+    }
+
     /// Applies everything except `load` and `seed`-driven regeneration (the loaders handle
     /// those) to a scenario's settings.
-    pub(crate) fn apply(&self, s: &mut crate::model::Scenario) {
+    ///
+    /// # Errors
+    /// A `transport` value that does not read as its key's unit (`parse` has checked them).
+    pub(crate) fn apply(&self, s: &mut crate::model::Scenario) -> Result<()> {
         if let Some(v) = &self.lb {
             s.lb.name.clone_from(v);
         }
@@ -175,5 +244,11 @@ impl Overrides {
         if let Some(v) = self.quirks {
             s.transport.quirks = v;
         }
+        for (k, v) in &self.transport {
+            set_table_key_from_text(&mut s.transport, k, v)
+                .unwrap_or_else(|| Err("not a transport parameter".to_owned()))
+                .map_err(|m| err(&format!("transport.{k}"), m))?;
+        }
+        Ok(())
     }
 }

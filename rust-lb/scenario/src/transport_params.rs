@@ -6,7 +6,8 @@
 //! [`transport_params`] is an "x-macro": it hands the whole table to a consumer macro, and
 //! each layer derives what it needs from it -- the `Transport` struct and its `Default`
 //! (`model.rs`), the TOML keys of `[transport]` and how they are applied
-//! (`toml_config/transport.rs`), the ConWeave keys (`conweave.rs`) and the list of ns-3
+//! (`toml_config/transport.rs`), the ConWeave keys (`conweave.rs`), the keys of the
+//! `transport` override (`overrides.rs`: `rp_timer = 300us, ...`) and the list of ns-3
 //! attribute settings the scenario program applies in one loop
 //! ([`crate::Transport::ns3_attributes`], through the cxx bridge: each setting names its
 //! object's ns-3 TypeId, [`Ns3Object::type_id`]).
@@ -21,9 +22,18 @@
 //! `AddAttribute` and member, and its use. A new object is a variant of [`Ns3Object`] with its
 //! TypeId name; the scenario program dispatches on the name.
 //!
+//! A range check is written once, in its row (`check fn`), and applies to the value wherever it
+//! came from: the TOML and ConWeave parsers run it when they read the key (the error names
+//! the line and the key in that format's terms), and [`crate::Transport::check_ranges`],
+//! generated from the rows, runs every row's check on the merged scenario (the validation in
+//! `lib.rs` calls it after the overrides, naming the override when it set the value; it keeps
+//! by hand only the checks that relate several fields). So a knob with a range check is still
+//! the three files above.
+//!
 //! Row grammar (`;`-terminated, in `Transport` field order):
 //! `#[doc] #[serde] field: Type = default`
-//! `[, toml "key" as UnitType [check fn]]` -- `fn(&UnitType) -> Result<(), String>`;
+//! `[, toml "key" as UnitType [check fn]]` -- `fn(&Type) -> Result<(), String>` on the
+//! field's value (the TOML value is converted first; a message that reads after the key);
 //! `[, conweave "KEY" => parser(args)]` -- a `conweave::Line` method;
 //! `[, ns3 Object "Attribute" as kind]*` -- `Object` an [`Ns3Object`], `kind` an
 //! [`Ns3Value`] constructor.
@@ -155,41 +165,118 @@ pub struct Ns3Attribute {
     pub summary_key: Option<&'static str>,
 }
 
-/// A TOML value (of the unit type the table names) turned into its `Transport` field type.
+/// A TOML value (of the unit type the table names) turned into its `Transport` field type;
+/// `Err` (a message) if the field's type cannot hold it.
 pub(crate) trait IntoField<F> {
-    fn into_field(self) -> F;
+    fn into_field(self) -> Result<F, String>;
 }
 
 impl IntoField<u64> for Time {
-    fn into_field(self) -> u64 {
-        self.0
+    fn into_field(self) -> Result<u64, String> {
+        Ok(self.0)
     }
 }
 
 impl IntoField<u64> for Rate {
-    fn into_field(self) -> u64 {
-        self.0
+    fn into_field(self) -> Result<u64, String> {
+        Ok(self.0)
     }
 }
 
 impl IntoField<u64> for Bytes {
-    fn into_field(self) -> u64 {
-        self.0
+    fn into_field(self) -> Result<u64, String> {
+        Ok(self.0)
     }
 }
 
 impl IntoField<u32> for Bytes {
-    /// Saturating (a range check, where there is one, has seen the exact value).
-    fn into_field(self) -> u32 {
-        u32::try_from(self.0).unwrap_or(u32::MAX)
+    fn into_field(self) -> Result<u32, String> {
+        u32::try_from(self.0)
+            .map_err(|_| format!("must be at most {} bytes, got {}", u32::MAX, self.0))
     }
 }
 
 impl<T> IntoField<T> for T {
-    fn into_field(self) -> T {
-        self
+    fn into_field(self) -> Result<T, String> {
+        Ok(self)
     }
 }
+
+/// A value of the unit type the table names read from the text of an override
+/// (`transport = "rp_timer = 300us, min_rate = 1Gbps"`): the same units as in TOML, without
+/// quotes.
+pub(crate) trait FromText: Sized {
+    fn from_text(text: &str) -> Result<Self, String>;
+}
+
+impl FromText for Time {
+    fn from_text(text: &str) -> Result<Self, String> {
+        crate::units::parse_time_ns(text).map(Time)
+    }
+}
+
+impl FromText for Rate {
+    fn from_text(text: &str) -> Result<Self, String> {
+        crate::units::parse_rate_bps(text).map(Rate)
+    }
+}
+
+impl FromText for Bytes {
+    /// A size with a unit, or a plain integer of bytes (as TOML's integers).
+    fn from_text(text: &str) -> Result<Self, String> {
+        match text.parse::<u64>() {
+            Ok(n) => Ok(Bytes(n)),
+            Err(_) => crate::units::parse_bytes(text).map(Bytes),
+        }
+    }
+}
+
+impl FromText for f64 {
+    fn from_text(text: &str) -> Result<Self, String> {
+        text.parse()
+            .map_err(|_| format!("`{text}` is not a number"))
+    }
+}
+
+impl FromText for u32 {
+    fn from_text(text: &str) -> Result<Self, String> {
+        text.parse()
+            .map_err(|_| format!("`{text}` is not a non-negative integer"))
+    }
+}
+
+impl FromText for bool {
+    fn from_text(text: &str) -> Result<Self, String> {
+        match text {
+            "1" | "true" => Ok(true),
+            "0" | "false" => Ok(false),
+            _ => Err(format!("`{text}` is not true/false")),
+        }
+    }
+}
+
+/// `text` read as the unit type `U` ([`FromText`]).
+pub(crate) fn parse_text<U: FromText>(text: &str) -> Result<U, String> {
+    U::from_text(text)
+}
+
+/// A row's range check refused the value of its field ([`crate::Transport::check_ranges`]):
+/// the row's keys, for a message in the terms of whichever input set the value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeError {
+    /// The `Transport` field.
+    pub field: &'static str,
+    /// Its TOML key, `transport.<key>`.
+    pub toml_key: &'static str,
+    /// Its ConWeave key, if it has one.
+    pub conweave_key: Option<&'static str>,
+    /// What the check says (`must be > 0`).
+    pub message: String,
+}
+
+// The range checks of the rows (`check fn`): each takes the value as the `Transport` field
+// holds it, whichever input set it (a TOML key, a ConWeave key, an override), and says what
+// is wrong in a message that reads after the key (`transport.rp_timer: must be > 0`).
 
 /// `u_target`: HPCC's η in (0, 10].
 pub(crate) fn u_target_range(v: &f64) -> Result<(), String> {
@@ -209,7 +296,7 @@ pub(crate) fn unit_fraction(v: &f64) -> Result<(), String> {
     }
 }
 
-/// A multiplier of at least 1.
+/// A multiplier or a count of at least 1.
 pub(crate) fn at_least_one(v: &u32) -> Result<(), String> {
     if *v >= 1 {
         Ok(())
@@ -218,12 +305,52 @@ pub(crate) fn at_least_one(v: &u32) -> Result<(), String> {
     }
 }
 
-/// A payload of 1..=9000 bytes (jumbo frames at most).
-pub(crate) fn payload_range(v: &Bytes) -> Result<(), String> {
-    if (1..=9000).contains(&v.0) {
+/// A period or a size that must be positive (a zero timer period would fire forever at one
+/// instant; a zero cap would stop every sender).
+pub(crate) fn positive(v: &u64) -> Result<(), String> {
+    if *v > 0 {
         Ok(())
     } else {
-        Err(format!("must be in 1..=9000 bytes, got {}", v.0))
+        Err("must be > 0".to_owned())
+    }
+}
+
+/// The switch buffer: positive (ConWeave's `BUFFER_SIZE 0`, a per-port automatic size, is
+/// not modelled).
+pub(crate) fn buffer_range(v: &u64) -> Result<(), String> {
+    if *v > 0 {
+        Ok(())
+    } else {
+        Err("must be > 0 (the reference's 0 = per-port automatic size is not modelled)".to_owned())
+    }
+}
+
+/// A payload of 1..=9000 bytes (jumbo frames at most).
+pub(crate) fn payload_range(v: &u32) -> Result<(), String> {
+    if (1..=9000).contains(v) {
+        Ok(())
+    } else {
+        Err(format!("must be in 1..=9000 bytes, got {v}"))
+    }
+}
+
+/// The PFC pause quantum: at least 1 µs (pause frames carry whole microseconds).
+pub(crate) fn pause_time_range(v: &u64) -> Result<(), String> {
+    if *v >= 1000 {
+        Ok(())
+    } else {
+        Err(format!(
+            "must be >= 1us (whole microseconds on the wire), got {v} ns"
+        ))
+    }
+}
+
+/// A behaviour of the reference that is not modelled: only `false` (ConWeave's 0).
+pub(crate) fn only_false(v: &bool) -> Result<(), String> {
+    if *v {
+        Err("only false (0) is modelled".to_owned())
+    } else {
+        Ok(())
     }
 }
 
@@ -260,6 +387,7 @@ macro_rules! transport_params {
             /// HPCC target utilisation η (`U_TARGET`).
             u_target: f64 = 0.95,
                 toml "u_target" as f64 check u_target_range,
+                conweave "U_TARGET" => real(),
                 ns3 Hpcc "TargetUtil" as real;
             /// HPCC additive steps before a multiplicative one (`MI_THRESH`).
             mi_thresh: u32 = 0,
@@ -284,6 +412,7 @@ macro_rules! transport_params {
             /// Multiplier of the INT byte and queue units (`INT_MULTI`).
             int_multi: u32 = 1,
                 toml "int_multi" as u32 check at_least_one,
+                conweave "INT_MULTI" => int_u32(),
                 ns3 Hpcc "IntMulti" as uint,
                 ns3 Switch "IntMulti" as uint;
             /// DCTCP additive increase per window (`DCTCP_RATE_AI`).
@@ -303,24 +432,25 @@ macro_rules! transport_params {
                 ns3 Switch "EcnEnabled" as flag summary;
             /// Shared buffer per switch.
             buffer_bytes: u64 = 9 * 1024 * 1024,
-                toml "buffer" as Bytes,
+                toml "buffer" as Bytes check buffer_range,
+                conweave "BUFFER_SIZE" => scaled(1 << 20, "MiB"),
                 ns3 Mmu "BufferSize" as uint summary;
             /// ECN thresholds per port rate.
             ecn: Vec<EcnEntry> = EcnEntry::run_py_map(),
                 toml_by_hand ecn_thresholds: Option<Spanned<Vec<EcnSec>>>;
             /// DCQCN alpha update period.
             alpha_resume_interval_ns: u64 = 1_000,
-                toml "alpha_resume_interval" as Time,
+                toml "alpha_resume_interval" as Time check positive,
                 conweave "ALPHA_RESUME_INTERVAL" => scaled(1000, "us"),
                 ns3 Dcqcn "AlphaResumeInterval" as time_ns summary;
             /// DCQCN minimum time between rate decreases.
             rate_decrease_interval_ns: u64 = 4_000,
-                toml "rate_decrease_interval" as Time,
+                toml "rate_decrease_interval" as Time check positive,
                 conweave "RATE_DECREASE_INTERVAL" => scaled(1000, "us"),
                 ns3 Dcqcn "RateDecreaseInterval" as time_ns summary;
             /// DCQCN rate-increase timer.
             rp_timer_ns: u64 = 300_000,
-                toml "rp_timer" as Time,
+                toml "rp_timer" as Time check positive,
                 conweave "RP_TIMER" => scaled(1000, "us"),
                 ns3 Dcqcn "RpTimer" as time_ns summary;
             /// DCQCN fast-recovery stages.
@@ -331,6 +461,7 @@ macro_rules! transport_params {
             /// DCQCN alpha EWMA gain g.
             ewma_gain: f64 = 1.0 / 256.0,
                 toml "ewma_gain" as f64 check unit_fraction,
+                conweave "EWMA_GAIN" => real(),
                 ns3 CongestionControl "EwmaGain" as real summary;
             /// DCQCN additive increase step.
             rate_ai_bps: u64 = 40_000_000,
@@ -359,7 +490,7 @@ macro_rules! transport_params {
                 ns3 Dcqcn "RateOnFirstCnp" as real summary;
             /// ACK once per this many packets (`L2_ACK_INTERVAL`).
             ack_interval_packets: u32 = 1,
-                toml "ack_interval_packets" as u32,
+                toml "ack_interval_packets" as u32 check at_least_one,
                 conweave "L2_ACK_INTERVAL" => int_u32(),
                 ns3 Nic "L2AckInterval" as uint summary;
             /// Chunk size for ACK milestones (`L2_CHUNK_SIZE`).
@@ -369,7 +500,7 @@ macro_rules! transport_params {
                 ns3 GoBackN "L2ChunkSize" as uint summary;
             /// Go-Back-N restarts the whole message (`L2_BACK_TO_ZERO`; only false is modelled).
             l2_back_to_zero: bool = false,
-                toml "l2_back_to_zero" as bool,
+                toml "l2_back_to_zero" as bool check only_false,
                 conweave "L2_BACK_TO_ZERO" => flag();
             /// Pace data by the QP rate (`RATE_BOUND`).
             rate_bound: bool = true,
@@ -379,10 +510,11 @@ macro_rules! transport_params {
             /// Payload bytes per data packet (`PACKET_PAYLOAD_SIZE`).
             payload_bytes: u32 = 1000,
                 toml "payload" as Bytes check payload_range,
+                conweave "PACKET_PAYLOAD_SIZE" => int_u32(),
                 ns3 Nic "PayloadSize" as uint summary;
             /// PFC pause quantum (`PAUSE_TIME`).
             pause_time_ns: u64 = 5_000,
-                toml "pause_time" as Time,
+                toml "pause_time" as Time check pause_time_range,
                 conweave "PAUSE_TIME" => scaled(1000, "us"),
                 ns3 Switch "PauseTime" as time_ns summary;
             /// Go-Back-N / NIC-SR retransmission timeout.
@@ -403,7 +535,7 @@ macro_rules! transport_params {
                 ns3 Irn "IrnRtoHigh" as time_ns summary;
             /// IRN in-flight cap.
             irn_bdp_bytes: u64 = 104_000,
-                toml "irn_bdp" as Bytes,
+                toml "irn_bdp" as Bytes check positive,
                 ns3 Irn "IrnBdp" as uint summary;
             /// IRN out-of-order threshold under spraying (0 = off; Hopper's fix).
             irn_ooo_threshold: u32 = 0,
@@ -475,6 +607,46 @@ macro_rules! define_transport {
                     },
                 )* )*]
             }
+
+            /// The rows' range checks (`check fn`) on this transport's values, in table
+            /// order: the first value refused. Run on the scenario after every input (TOML,
+            /// ConWeave config, overrides) is merged; the parsers also run a row's check
+            /// when they read its key, to name the line.
+            ///
+            /// # Errors
+            /// The first value a row's check refuses, with the row's keys.
+            pub fn check_ranges(&self) -> Result<(), $crate::transport_params::RangeError> {
+                $( $( $(
+                    $crate::transport_params::$check(&self.$field).map_err(|message| {
+                        $crate::transport_params::RangeError {
+                            field: stringify!($field),
+                            toml_key: concat!("transport.", $key),
+                            conweave_key: Self::conweave_key(stringify!($field)),
+                            message,
+                        }
+                    })?;
+                )? )? )*
+                Ok(())
+            }
+
+            /// The range check of the row of `field` on its value (`Ok` for a field
+            /// without one).
+            pub(crate) fn check_field(&self, field: &str) -> Result<(), String> {
+                match field {
+                    $( $( $(
+                        stringify!($field) => $crate::transport_params::$check(&self.$field),
+                    )? )? )*
+                    _ => Ok(()),
+                }
+            }
+
+            /// The ConWeave key of the row of `field`, if it has one.
+            fn conweave_key(field: &str) -> Option<&'static str> {
+                match field {
+                    $( $( stringify!($field) => Some($cw), )? )*
+                    _ => None,
+                }
+            }
         }
     };
 }
@@ -506,14 +678,18 @@ macro_rules! define_toml_keys {
             )*
         }
 
-        /// Sets every table key given in `t` on `out`, in table order, after its check.
+        /// Sets every table key given in `t` on `out`, in table order, after its row's check
+        /// (the error names the key's line).
         fn apply_table_keys(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
             $( $(
                 if let Some(v) = &t.$field {
-                    $( $crate::transport_params::$check(v.get_ref()).map_err(|m| {
-                        cx.err(v, concat!("transport.", $key), ErrorKind::Value, m)
-                    })?; )?
-                    out.$field = IntoField::into_field(*v.get_ref());
+                    let value: $ty = IntoField::into_field(*v.get_ref())
+                        .and_then(|f| {
+                            $( $crate::transport_params::$check(&f)?; )?
+                            Ok(f)
+                        })
+                        .map_err(|m| cx.err(v, concat!("transport.", $key), ErrorKind::Value, m))?;
+                    out.$field = value;
                 }
             )? )*
             Ok(())
@@ -521,6 +697,45 @@ macro_rules! define_toml_keys {
     };
 }
 pub(crate) use define_toml_keys;
+
+/// Consumer: `TABLE_KEYS` and `fn set_table_key_from_text` of the `transport` override
+/// (`overrides.rs`): the table's TOML keys, set from the text of an override.
+macro_rules! define_override_keys {
+    ($(
+        $(#[$meta:meta])*
+        $field:ident : $ty:ty = $default:expr
+        $(, toml_by_hand $hkey:ident : $htype:ty)?
+        $(, toml $key:literal as $unit:ident $(check $check:ident)?)?
+        $(, conweave $cw:literal => $cwparse:ident($($cwarg:expr),*))?
+        $(, ns3 $object:ident $attr:literal as $kind:ident $($summary:ident)?)*
+        ;
+    )*) => {
+        /// The table's TOML keys, in table order (what the `transport` override accepts).
+        pub(crate) const TABLE_KEYS: &[&str] = &[$( $( $key, )? )*];
+
+        /// Sets the table key `key` (its TOML name) of `out` from `text`, written as in
+        /// TOML but without quotes (`300us`, `0.5`, `true`); `None` if the table has no such
+        /// key. No range check: the validation checks the merged scenario
+        /// (`Transport::check_ranges`), naming the override.
+        fn set_table_key_from_text(
+            out: &mut Transport,
+            key: &str,
+            text: &str,
+        ) -> Option<std::result::Result<(), String>> {
+            match key {
+                $( $(
+                    $key => Some(
+                        $crate::transport_params::parse_text::<$unit>(text)
+                            .and_then(IntoField::into_field)
+                            .map(|v: $ty| out.$field = v),
+                    ),
+                )? )*
+                _ => None,
+            }
+        }
+    };
+}
+pub(crate) use define_override_keys;
 
 /// Consumer: `fn table_key` of the ConWeave parser's `Settings`: sets the field of a
 /// ConWeave key of the table; `Ok(false)` for any other key.
@@ -534,12 +749,19 @@ macro_rules! define_conweave_keys {
         $(, ns3 $object:ident $attr:literal as $kind:ident $($summary:ident)?)*
         ;
     )*) => {
-        /// The table's ConWeave keys (`crate::transport_params`).
+        /// The table's ConWeave keys (`crate::transport_params`), each after its row's check
+        /// (the error names the key's line).
         fn table_key(&mut self, l: &Line<'_>) -> Result<bool> {
-            match l.key {
-                $( $( $cw => self.t.$field = l.$cwparse($($cwarg),*)?, )? )*
+            let field = match l.key {
+                $( $( $cw => {
+                    self.t.$field = l.$cwparse($($cwarg),*)?;
+                    stringify!($field)
+                } )? )*
                 _ => return Ok(false),
-            }
+            };
+            self.t
+                .check_field(field)
+                .map_err(|m| l.err(ErrorKind::Value, m))?;
             Ok(true)
         }
     };
@@ -639,6 +861,70 @@ mod tests {
             "{e}"
         );
         assert!(parse("nack_intervall = \"4us\"\n").is_err());
+    }
+
+    #[test]
+    fn check_ranges_runs_each_rows_check_on_the_merged_value() {
+        assert_eq!(Transport::default().check_ranges(), Ok(()));
+        let t = Transport {
+            rate_decrease_interval_ns: 0,
+            ..Transport::default()
+        };
+        assert_eq!(
+            t.check_ranges(),
+            Err(RangeError {
+                field: "rate_decrease_interval_ns",
+                toml_key: "transport.rate_decrease_interval",
+                conweave_key: Some("RATE_DECREASE_INTERVAL"),
+                message: "must be > 0".to_owned(),
+            })
+        );
+        // A row without a ConWeave key; the first refused value in table order wins.
+        let mut t = Transport::default();
+        (t.irn_bdp_bytes, t.ewma_gain) = (0, 1.5);
+        let e = t.check_ranges().unwrap_err();
+        assert_eq!(
+            (e.toml_key, e.conweave_key, e.message.as_str()),
+            (
+                "transport.ewma_gain",
+                Some("EWMA_GAIN"),
+                "must be in (0, 1], got 1.5"
+            )
+        );
+        t.ewma_gain = 1.0;
+        let e = t.check_ranges().unwrap_err();
+        assert_eq!((e.toml_key, e.conweave_key), ("transport.irn_bdp", None));
+        // The boundaries of each check, from the model's units: 1 µs pause quanta, 1..=9000 B
+        // payloads (jumbo frames), η in (0, 10].
+        let mut t = Transport::default();
+        (t.pause_time_ns, t.payload_bytes, t.u_target) = (1_000, 9_000, 10.0);
+        assert_eq!(t.check_ranges(), Ok(()));
+        for (set, key) in [
+            (
+                (|t: &mut Transport| t.pause_time_ns = 999) as fn(&mut Transport),
+                "transport.pause_time",
+            ),
+            (|t| t.payload_bytes = 9_001, "transport.payload"),
+            (|t| t.payload_bytes = 0, "transport.payload"),
+            (|t| t.u_target = 10.5, "transport.u_target"),
+            (|t| t.int_multi = 0, "transport.int_multi"),
+            (
+                |t| t.ack_interval_packets = 0,
+                "transport.ack_interval_packets",
+            ),
+            (|t| t.rate_on_first_cnp = 0.0, "transport.rate_on_first_cnp"),
+            (
+                |t| t.alpha_resume_interval_ns = 0,
+                "transport.alpha_resume_interval",
+            ),
+            (|t| t.rp_timer_ns = 0, "transport.rp_timer"),
+            (|t| t.buffer_bytes = 0, "transport.buffer"),
+            (|t| t.l2_back_to_zero = true, "transport.l2_back_to_zero"),
+        ] {
+            let mut t = Transport::default();
+            set(&mut t);
+            assert_eq!(t.check_ranges().map_err(|e| e.toml_key), Err(key));
+        }
     }
 
     #[test]

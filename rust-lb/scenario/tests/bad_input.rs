@@ -12,7 +12,7 @@ use common::{data, runpy_config, scratch, write};
 use rdma_lb_scenario::cdf::parse_cdf_str;
 use rdma_lb_scenario::flows::parse_flow_str;
 use rdma_lb_scenario::topology::{parse_topology_str, LeafSpine};
-use rdma_lb_scenario::{load_scenario, ErrorKind, Overrides, Topology};
+use rdma_lb_scenario::{load_scenario, validate, ErrorKind, Overrides, Topology};
 
 fn small() -> Topology {
     // hosts 0..3, leaves 4,5, spine 6
@@ -485,45 +485,89 @@ fn transport_settings_the_model_cannot_run_are_refused_in_either_format() {
         "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n[transport]\n",
         topo.display()
     );
+    // TOML: each row's check, at the key's line (6), in the TOML key's terms.
     for (key, want) in [
         (
             "l2_back_to_zero = true",
-            "transport.l2_back_to_zero: only 0 is modelled",
+            "transport.l2_back_to_zero: only false (0) is modelled",
         ),
         (
             "pause_time = \"500ns\"",
-            "transport.pause_time_ns: must be >= 1000 (whole microseconds on the wire)",
+            "transport.pause_time: must be >= 1us (whole microseconds on the wire), got 500 ns",
         ),
         (
             "ack_interval_packets = 0",
             "transport.ack_interval_packets: must be >= 1",
         ),
-        ("irn_bdp = \"0B\"", "transport.irn_bdp_bytes: must be > 0"),
+        ("irn_bdp = \"0B\"", "transport.irn_bdp: must be > 0"),
+        ("rp_timer = \"0ns\"", "transport.rp_timer: must be > 0"),
         (
-            "rp_timer = \"0ns\"",
-            "transport: DCQCN timer periods must be > 0 ns",
+            "rate_decrease_interval = \"0us\"",
+            "transport.rate_decrease_interval: must be > 0",
+        ),
+        (
+            "alpha_resume_interval = \"0ns\"",
+            "transport.alpha_resume_interval: must be > 0",
+        ),
+        (
+            "buffer = \"0B\"",
+            "transport.buffer: must be > 0 (the reference's 0 = per-port automatic size is not \
+             modelled)",
+        ),
+        (
+            "payload = \"5GB\"",
+            "transport.payload: must be at most 4294967295 bytes, got 5000000000",
         ),
     ] {
         let toml = write(&d, "t.toml", &format!("{head}{key}\n"));
         assert_eq!(
             msg(load_scenario(&toml, &Overrides::default())),
-            format!("{}: {want}", toml.display()),
+            format!("{}:6: {want}", toml.display()),
             "{key}"
         );
     }
+    // ConWeave: the same rows' checks, at the key's line (`from`'s + `below`), in ConWeave's
+    // terms.
     let base = runpy_config(&topo.display().to_string(), "flow.txt");
-    let cfg = write(
-        &d,
-        "cw.txt",
-        &base.replace("L2_BACK_TO_ZERO 0", "L2_BACK_TO_ZERO 1"),
-    );
-    assert_eq!(
-        msg(load_scenario(&cfg, &Overrides::default())),
-        format!(
-            "{}: transport.l2_back_to_zero: only 0 is modelled",
-            cfg.display()
-        )
-    );
+    for (from, to, below, want) in [
+        (
+            "L2_BACK_TO_ZERO 0",
+            "L2_BACK_TO_ZERO 1",
+            0,
+            "L2_BACK_TO_ZERO: only false (0) is modelled",
+        ),
+        (
+            "RATE_DECREASE_INTERVAL 4",
+            "RATE_DECREASE_INTERVAL 0",
+            0,
+            "RATE_DECREASE_INTERVAL: must be > 0",
+        ),
+        (
+            "PACKET_PAYLOAD_SIZE 1000",
+            "PACKET_PAYLOAD_SIZE 9001",
+            0,
+            "PACKET_PAYLOAD_SIZE: must be in 1..=9000 bytes, got 9001",
+        ),
+        (
+            "RATE_BOUND 1",
+            "RATE_BOUND 1\nPAUSE_TIME 0.5",
+            1,
+            "PAUSE_TIME: must be >= 1us (whole microseconds on the wire), got 500 ns",
+        ),
+    ] {
+        let line = 1
+            + below
+            + base
+                .lines()
+                .position(|l| l == from)
+                .unwrap_or_else(|| panic!("{from}"));
+        let cfg = write(&d, "cw.txt", &base.replace(from, to));
+        assert_eq!(
+            msg(load_scenario(&cfg, &Overrides::default())),
+            format!("{}:{line}: {want}", cfg.display()),
+            "{to}"
+        );
+    }
     // The uet transport is lossy: PFC on through an override is the override's fault.
     let uet = write(&d, "u.toml", &format!("{head}kind = \"uet\"\n"));
     load_scenario(&uet, &Overrides::default()).unwrap();
@@ -531,4 +575,106 @@ fn transport_settings_the_model_cannot_run_are_refused_in_either_format() {
         msg(load_scenario(&uet, &Overrides::parse("pfc=true").unwrap())),
         "overrides: pfc: the uet transport is lossy (trimming or drops); set it false"
     );
+}
+
+/// The third input: the `transport` override sets a table key after parsing; the validation
+/// runs the rows' checks on the merged scenario and names the override. A value that reaches
+/// the scenario another way (code changing it after parsing) is named in the config's terms.
+#[test]
+fn the_transport_override_is_checked_on_the_merged_scenario() {
+    let d = scratch("merged-ranges");
+    let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
+    write(&d, "flow.txt", "1\n0 17 3 1000 2.0\n");
+    let head = format!(
+        "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n",
+        topo.display()
+    );
+    let toml = write(&d, "t.toml", &head);
+    let cw = write(
+        &d,
+        "cw.txt",
+        &runpy_config(&topo.display().to_string(), "flow.txt"),
+    );
+    // Valid values reach the fields, in the TOML units, for either format.
+    let o = Overrides::parse("transport=rp_timer = 100us, ewma_gain = 0.5,irn_bdp=2KiB").unwrap();
+    for cfg in [&toml, &cw] {
+        let t = load_scenario(cfg, &o).unwrap().transport;
+        assert_eq!(
+            (t.rp_timer_ns, t.ewma_gain, t.irn_bdp_bytes),
+            (100_000, 0.5, 2_048)
+        );
+    }
+    // A value out of its row's range: the override's fault, in either format.
+    let bad = Overrides::parse("transport=rate_decrease_interval=0us").unwrap();
+    for cfg in [&toml, &cw] {
+        assert_eq!(
+            msg(load_scenario(cfg, &bad)),
+            "overrides: transport.rate_decrease_interval: must be > 0"
+        );
+    }
+    assert_eq!(
+        msg(load_scenario(
+            &toml,
+            &Overrides::parse("transport=pause_time=999ns").unwrap()
+        )),
+        "overrides: transport.pause_time: must be >= 1us (whole microseconds on the wire), got 999 ns"
+    );
+    // What the override text itself gets wrong is refused when it is parsed.
+    for (text, want) in [
+        (
+            "transport=rp_timer=300",
+            "overrides: transport.rp_timer: time `300` has no unit",
+        ),
+        (
+            "transport=ewma_gain=half",
+            "overrides: transport.ewma_gain: `half` is not a number",
+        ),
+        (
+            "transport=rp_timer=1us, rp_timer=2us",
+            "overrides: transport.rp_timer: given twice",
+        ),
+        (
+            "transport=pfc=false",
+            "overrides: transport.pfc: use the override pfc",
+        ),
+        (
+            "transport=rp_timer",
+            "overrides: transport: `rp_timer`: expected key = value",
+        ),
+        (
+            "transport=rp_timerr=1us",
+            "overrides: transport.rp_timerr: not a transport parameter (known: u_target, ",
+        ),
+    ] {
+        let e = msg(Overrides::parse(text));
+        assert!(e.starts_with(want), "{text}: {e}");
+    }
+    // The uet transport's payload is its own.
+    let uet = write(
+        &d,
+        "u.toml",
+        &format!("{head}[transport]\nkind = \"uet\"\n"),
+    );
+    assert_eq!(
+        msg(load_scenario(
+            &uet,
+            &Overrides::parse("transport=payload=2000").unwrap()
+        )),
+        "overrides: transport.payload: with kind = \"uet\" the payload is transport.uet.payload"
+    );
+    // Changed after parsing by other code: named in the config's own terms.
+    for (cfg, want) in [
+        (&toml, "transport.rate_decrease_interval: must be > 0"),
+        (&cw, "RATE_DECREASE_INTERVAL: must be > 0"),
+    ] {
+        let none = Overrides::default();
+        let mut s = load_scenario(cfg, &none).unwrap();
+        let file = cfg.display().to_string();
+        validate(&s, &file, 0, &none).unwrap();
+        s.transport.rate_decrease_interval_ns = 0;
+        assert_eq!(
+            msg(validate(&s, &file, 0, &none)),
+            format!("{file}: {want}")
+        );
+    }
 }

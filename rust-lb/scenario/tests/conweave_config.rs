@@ -194,7 +194,7 @@ fn modes_we_lack_and_other_rejections() {
         (
             "BUFFER_SIZE 9",
             "BUFFER_SIZE 0",
-            ":18: BUFFER_SIZE: must be positive",
+            ":18: BUFFER_SIZE: must be > 0 (the reference's 0 = per-port automatic size is not modelled)",
         ),
         (
             "ENABLE_PFC 1",

@@ -88,7 +88,7 @@ pub(super) fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
     congestion_control(t, &mut out);
     apply_table_keys(cx, t, &mut out)?;
     quirks(cx, t, &mut out)?;
-    buffer_and_ecn(cx, t, &mut out)?;
+    ecn(cx, t, &mut out)?;
     Ok(out)
 }
 
@@ -183,16 +183,8 @@ fn quirks(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
     Ok(())
 }
 
-/// `buffer` (must be positive) and `ecn_thresholds` (per port rate, no rate twice).
-fn buffer_and_ecn(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
-    if out.buffer_bytes == 0 {
-        return Err(ScenarioError::file(
-            cx.file,
-            "transport.buffer",
-            ErrorKind::Value,
-            "must be positive",
-        ));
-    }
+/// `ecn_thresholds` (per port rate, no rate twice).
+fn ecn(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
     if let Some(e) = &t.ecn_thresholds {
         let mut entries = Vec::new();
         for x in e.get_ref() {
