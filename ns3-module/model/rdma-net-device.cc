@@ -195,6 +195,7 @@ RdmaNetDevice::TransmitNext()
     }
     m_busy = true;
     m_txBytes += p->GetSize();
+    ++m_txPackets;
     m_txTrace(p);
     Time txTime = TxTime(p->GetSize());
     // Transmit-complete first, then the arrival at the peer (the reference's event order).
@@ -380,6 +381,12 @@ uint64_t
 RdmaNetDevice::GetTxBytes() const
 {
     return m_txBytes;
+}
+
+uint64_t
+RdmaNetDevice::GetTxPackets() const
+{
+    return m_txPackets;
 }
 
 Ptr<RdmaChannel>

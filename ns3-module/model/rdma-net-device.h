@@ -83,6 +83,9 @@ class RdmaNetDevice : public NetDevice
     uint64_t GetTotalQueueBytes() const;
     /// \return bytes this port has started to transmit
     uint64_t GetTxBytes() const;
+    /// \return packets this port has started to transmit (each is one packet-hop: a packet
+    /// sent over one link, whether or not the link delivers it)
+    uint64_t GetTxPackets() const;
     /// \return the channel as RdmaChannel
     Ptr<RdmaChannel> GetRdmaChannel() const;
     /// \return whether the port is transmitting
@@ -186,6 +189,7 @@ class RdmaNetDevice : public NetDevice
     uint32_t m_nonEmpty{0}; //!< bit q set: m_queues[q] holds a packet (one word to scan, not 8 deques)
     uint32_t m_lastRr{0};
     uint64_t m_txBytes{0};
+    uint64_t m_txPackets{0};
     ReceiveHandler m_receiveHandler;
     DataSource m_dataSource;
     DequeueHandler m_dequeueHandler;
