@@ -60,7 +60,11 @@ RdmaChannel::TransmitStart(Ptr<Packet> p, Ptr<RdmaNetDevice> src, Time txTime)
         return false;
     }
     m_inFlight[dst].push_back({std::move(p), Epoch(dst)});
-    const uint32_t context = m_dev[dst]->GetNode()->GetId();
+    if (m_nodeId[dst] == NO_NODE)
+    {
+        m_nodeId[dst] = m_dev[dst]->GetNode()->GetId(); // a device's node never changes
+    }
+    const uint32_t context = m_nodeId[dst];
     if (dst == 0)
     {
         m_deliverTo0->ScheduleWithContext(context, txTime + m_delay);
