@@ -60,11 +60,7 @@ RdmaChannel::TransmitStart(Ptr<Packet> p, Ptr<RdmaNetDevice> src, Time txTime)
         return false;
     }
     m_inFlight[dst].push_back({std::move(p), Epoch(dst)});
-    if (m_nodeId[dst] == NO_NODE)
-    {
-        m_nodeId[dst] = m_dev[dst]->GetNode()->GetId(); // a device's node never changes
-    }
-    const uint32_t context = m_nodeId[dst];
+    const uint32_t context = m_dev[dst]->GetNode()->GetId();
     if (dst == 0)
     {
         m_deliverTo0->ScheduleWithContext(context, txTime + m_delay);

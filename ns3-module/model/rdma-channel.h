@@ -76,9 +76,6 @@ class RdmaChannel : public Channel
 
     Time m_delay;
     Ptr<RdmaNetDevice> m_dev[2];
-    static constexpr uint32_t NO_NODE = UINT32_MAX; //!< m_nodeId not read yet
-    /// Node id of end i (the context of arrivals there), read once: NO_NODE until then.
-    uint32_t m_nodeId[2]{NO_NODE, NO_NODE};
     uint32_t m_nDevices{0};
     bool m_down{false};
     uint64_t m_epoch{0}; //!< incremented when the link goes down: in-flight packets are lost

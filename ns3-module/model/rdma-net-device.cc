@@ -112,7 +112,7 @@ RdmaNetDevice::DoDispose()
         MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, const RdmaHeader*>();
     m_dataSource = MakeNullCallback<Ptr<Packet>, Ptr<RdmaNetDevice>>();
     m_dequeueHandler =
-        MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t, uint32_t, uint32_t>();
+        MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t, uint32_t>();
     NetDevice::DoDispose();
 }
 
@@ -127,9 +127,8 @@ void
 RdmaNetDevice::Enqueue(Ptr<Packet> p, uint32_t q, uint32_t meta)
 {
     NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
-    const uint32_t bytes = p->GetSize();
-    m_queueBytes[q] += bytes;
-    m_queues[q].push_back({std::move(p), meta, bytes});
+    m_queueBytes[q] += p->GetSize();
+    m_queues[q].push_back({std::move(p), meta});
     m_nonEmpty |= 1U << q;
     m_queueLengthTrace(q, m_queueBytes[q]);
     TriggerTransmit();
@@ -145,7 +144,7 @@ RdmaNetDevice::TriggerTransmit()
 }
 
 Ptr<Packet>
-RdmaNetDevice::Dequeue(uint32_t& bytes)
+RdmaNetDevice::Dequeue()
 {
     // Queue 0: strict priority.
     uint32_t q = N_QUEUES;
@@ -174,18 +173,16 @@ RdmaNetDevice::Dequeue(uint32_t& bytes)
     Queued& head = m_queues[q].front();
     Ptr<Packet> p = std::move(head.packet);
     const uint32_t meta = head.meta;
-    bytes = head.bytes;
     m_queues[q].pop_front();
     if (m_queues[q].empty())
     {
         m_nonEmpty &= ~(1U << q);
     }
-    m_queueBytes[q] -= bytes;
+    m_queueBytes[q] -= p->GetSize();
     m_queueLengthTrace(q, m_queueBytes[q]);
     if (!m_dequeueHandler.IsNull())
     {
-        m_dequeueHandler(this, p, q, meta, bytes);
-        NS_ASSERT_MSG(p->GetSize() == bytes, "RdmaNetDevice: the dequeue handler resized a packet");
+        m_dequeueHandler(this, p, q, meta);
     }
     return p;
 }
@@ -193,25 +190,20 @@ RdmaNetDevice::Dequeue(uint32_t& bytes)
 void
 RdmaNetDevice::TransmitNext()
 {
-    uint32_t bytes = 0;
-    Ptr<Packet> p = Dequeue(bytes);
+    Ptr<Packet> p = Dequeue();
     if (!p && !m_dataSource.IsNull())
     {
         p = m_dataSource(this);
-        if (p)
-        {
-            bytes = p->GetSize();
-        }
     }
     if (!p)
     {
         return;
     }
     m_busy = true;
-    m_txBytes += bytes;
+    m_txBytes += p->GetSize();
     ++m_txPackets;
     m_txTrace(p);
-    Time txTime = TxTime(bytes);
+    Time txTime = TxTime(p->GetSize());
     // Transmit-complete first, then the arrival at the peer (the reference's event order).
     m_txComplete->Schedule(txTime);
     m_channel->TransmitStart(p, this, txTime);

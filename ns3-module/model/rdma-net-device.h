@@ -59,11 +59,8 @@ class RdmaNetDevice : public NetDevice
     /// Returns the host's next data packet, or nullptr when none may be sent now.
     using DataSource = Callback<Ptr<Packet>, Ptr<RdmaNetDevice>>;
     /// Called when a packet leaves queue `q` (before transmission), with the word it was
-    /// queued with (Enqueue's \p meta) and its size in bytes (kept beside it: a packet that
-    /// waited in a deep queue is not read again to learn it). The handler must not change the
-    /// packet's size.
-    using DequeueHandler =
-        Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t, uint32_t, uint32_t>;
+    /// queued with (Enqueue's \p meta).
+    using DequeueHandler = Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t, uint32_t>;
     /// Enqueue's \p meta when the enqueuer gives none.
     static constexpr uint32_t NO_META = UINT32_MAX;
 
@@ -179,9 +176,7 @@ class RdmaNetDevice : public NetDevice
   private:
     void TransmitNext();
     void TransmitComplete();
-    /// Takes the next packet to send from the queues; \return it (nullptr if none) and
-    /// sets \p bytes to its size.
-    Ptr<Packet> Dequeue(uint32_t& bytes);
+    Ptr<Packet> Dequeue();
     void ReceivePfc(uint32_t cls, uint32_t pauseUs);
     void PauseExpired(uint32_t cls);
 
@@ -208,12 +203,11 @@ class RdmaNetDevice : public NetDevice
     bool m_busy{false};
     /// The transmit-complete event (one pending at most: while m_busy), scheduled per packet.
     Ptr<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>> m_txComplete;
-    /// A queued packet, the word its enqueuer gave (Enqueue's meta) and its size.
+    /// A queued packet and the word its enqueuer gave (Enqueue's meta).
     struct Queued
     {
         Ptr<Packet> packet;
         uint32_t meta;
-        uint32_t bytes;
     };
     std::array<std::deque<Queued>, N_QUEUES> m_queues;
     std::array<uint64_t, N_QUEUES> m_queueBytes{};

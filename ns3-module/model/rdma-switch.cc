@@ -540,11 +540,7 @@ RdmaSwitch::CheckResume(uint32_t in, uint32_t k)
 }
 
 void
-RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev,
-                     Ptr<Packet> p,
-                     uint32_t q,
-                     uint32_t in,
-                     uint32_t size)
+RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t in)
 {
     ++m_forwarded;
     if (q == 0)
@@ -560,6 +556,7 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev,
         return; // not admitted by this switch's MMU
     }
     const uint32_t out = m_portOfIf[dev->GetIfIndex()];
+    const uint32_t size = p->GetSize();
     m_mmu->RemoveFromIngressAdmission(in, q, size);
     m_mmu->RemoveFromEgressAdmission(out, q, size);
     if (m_agentEgress)

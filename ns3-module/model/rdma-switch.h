@@ -245,9 +245,9 @@ class RdmaSwitch : public Object
     void ReleaseHeld(uint64_t queue);
     void LbTimerFired();
     void ApplyLbLinkState(uint32_t port, bool remote, bool down);
-    /// \p p (\p size bytes) left queue \p q of port \p dev; \p in is its ingress port if
-    /// this switch's MMU admitted it (RdmaNetDevice::NO_META if not).
-    void Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t in, uint32_t size);
+    /// \p p left queue \p q of port \p dev; \p in is its ingress port if this switch's MMU
+    /// admitted it (RdmaNetDevice::NO_META if not).
+    void Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t in);
     /// Appends this egress port's INT record to a data packet that carries HPCC INT.
     void PushInt(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
     void CheckPfc(uint32_t in, uint32_t arrivingCls);
