@@ -75,7 +75,16 @@ void
 RdmaWheelScheduler::PutInRing(const Event& ev)
 {
     const uint64_t i = ev.key.m_ts & m_mask;
-    m_slots[i].events.push_back(ev);
+    Slot& s = m_slots[i];
+    if (s.count == 0)
+    {
+        s.first = ev;
+    }
+    else
+    {
+        s.more.push_back(ev);
+    }
+    ++s.count;
     m_occupied[i >> 6] |= uint64_t{1} << (i & 63);
     ++m_inRing;
 }
@@ -144,7 +153,7 @@ RdmaWheelScheduler::PeekNext() const
         return m_later.front();
     }
     const Slot& s = m_slots[EarliestSlot()];
-    return s.events[s.head];
+    return s.At(s.head);
 }
 
 Scheduler::Event
@@ -162,9 +171,9 @@ RdmaWheelScheduler::RemoveNext()
     {
         const uint32_t i = EarliestSlot();
         Slot& s = m_slots[i];
-        ev = s.events[s.head++];
+        ev = s.At(s.head++);
         --m_inRing;
-        if (s.head == s.events.size())
+        if (s.head == s.count)
         {
             Drained(i);
         }
@@ -180,14 +189,15 @@ RdmaWheelScheduler::Drained(uint32_t i)
     Slot& s = m_slots[i];
     // A burst (every host starting at one instant) leaves a slot with a large capacity that
     // the slot, reused once per turn of the ring, rarely needs again: give it back.
-    if (s.events.capacity() > KEPT_EVENTS)
+    if (s.more.capacity() > KEPT_EVENTS)
     {
-        std::vector<Event>().swap(s.events);
+        std::vector<Event>().swap(s.more);
     }
     else
     {
-        s.events.clear();
+        s.more.clear();
     }
+    s.count = 0;
     s.head = 0;
     m_occupied[i >> 6] &= ~(uint64_t{1} << (i & 63));
 }
@@ -200,11 +210,28 @@ RdmaWheelScheduler::Remove(const Event& ev)
     {
         const uint64_t i = ev.key.m_ts & m_mask;
         Slot& s = m_slots[i];
-        auto it = std::find_if(s.events.begin() + s.head, s.events.end(), same);
-        NS_ASSERT_MSG(it != s.events.end(), "RdmaWheelScheduler: removing an unknown event");
-        s.events.erase(it);
+        uint32_t k = s.head;
+        while (k < s.count && !same(s.At(k)))
+        {
+            ++k;
+        }
+        NS_ASSERT_MSG(k < s.count, "RdmaWheelScheduler: removing an unknown event");
+        if (k == 0)
+        {
+            // The first (none taken yet): the next one, if any, becomes the first.
+            if (!s.more.empty())
+            {
+                s.first = s.more.front();
+                s.more.erase(s.more.begin());
+            }
+        }
+        else
+        {
+            s.more.erase(s.more.begin() + (k - 1));
+        }
+        --s.count;
         --m_inRing;
-        if (s.head == s.events.size())
+        if (s.head == s.count)
         {
             Drained(static_cast<uint32_t>(i));
         }
