@@ -75,16 +75,7 @@ void
 RdmaWheelScheduler::PutInRing(const Event& ev)
 {
     const uint64_t i = ev.key.m_ts & m_mask;
-    Slot& s = m_slots[i];
-    if (s.count == 0)
-    {
-        s.first = ev;
-    }
-    else
-    {
-        s.more.push_back(ev);
-    }
-    ++s.count;
+    m_slots[i].events.push_back(ev);
     m_occupied[i >> 6] |= uint64_t{1} << (i & 63);
     ++m_inRing;
 }
@@ -153,7 +144,7 @@ RdmaWheelScheduler::PeekNext() const
         return m_later.front();
     }
     const Slot& s = m_slots[EarliestSlot()];
-    return s.At(s.head);
+    return s.events[s.head];
 }
 
 Scheduler::Event
@@ -171,9 +162,9 @@ RdmaWheelScheduler::RemoveNext()
     {
         const uint32_t i = EarliestSlot();
         Slot& s = m_slots[i];
-        ev = s.At(s.head++);
+        ev = s.events[s.head++];
         --m_inRing;
-        if (s.head == s.count)
+        if (s.head == s.events.size())
         {
             Drained(i);
         }
@@ -189,15 +180,14 @@ RdmaWheelScheduler::Drained(uint32_t i)
     Slot& s = m_slots[i];
     // A burst (every host starting at one instant) leaves a slot with a large capacity that
     // the slot, reused once per turn of the ring, rarely needs again: give it back.
-    if (s.more.capacity() > KEPT_EVENTS)
+    if (s.events.capacity() > KEPT_EVENTS)
     {
-        std::vector<Event>().swap(s.more);
+        std::vector<Event>().swap(s.events);
     }
     else
     {
-        s.more.clear();
+        s.events.clear();
     }
-    s.count = 0;
     s.head = 0;
     m_occupied[i >> 6] &= ~(uint64_t{1} << (i & 63));
 }
@@ -210,28 +200,11 @@ RdmaWheelScheduler::Remove(const Event& ev)
     {
         const uint64_t i = ev.key.m_ts & m_mask;
         Slot& s = m_slots[i];
-        uint32_t k = s.head;
-        while (k < s.count && !same(s.At(k)))
-        {
-            ++k;
-        }
-        NS_ASSERT_MSG(k < s.count, "RdmaWheelScheduler: removing an unknown event");
-        if (k == 0)
-        {
-            // The first (none taken yet): the next one, if any, becomes the first.
-            if (!s.more.empty())
-            {
-                s.first = s.more.front();
-                s.more.erase(s.more.begin());
-            }
-        }
-        else
-        {
-            s.more.erase(s.more.begin() + (k - 1));
-        }
-        --s.count;
+        auto it = std::find_if(s.events.begin() + s.head, s.events.end(), same);
+        NS_ASSERT_MSG(it != s.events.end(), "RdmaWheelScheduler: removing an unknown event");
+        s.events.erase(it);
         --m_inRing;
-        if (s.head == s.count)
+        if (s.head == s.events.size())
         {
             Drained(static_cast<uint32_t>(i));
         }

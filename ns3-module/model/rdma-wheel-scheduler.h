@@ -58,22 +58,11 @@ class RdmaWheelScheduler : public Scheduler
     void Remove(const Event& ev) override;
 
   private:
-    /// One time step's events, in uid order; those before `head` are already taken. The
-    /// first is kept in the slot itself: at a nanosecond per slot most slots never hold a
-    /// second, so putting an event in and taking it out touches one cache line (a slot is
-    /// one line), not also a separately allocated FIFO.
-    struct alignas(64) Slot
+    /// One time step's events, in uid order; those before `head` are already taken.
+    struct Slot
     {
-        Event first;             //!< event 0
-        std::vector<Event> more; //!< events 1, 2, ...
-        uint32_t count = 0;      //!< events put in since the slot was last drained
-        uint32_t head = 0;       //!< index of the next event to take
-
-        /// \return event \p k (k < count)
-        const Event& At(uint32_t k) const
-        {
-            return k == 0 ? first : more[k - 1];
-        }
+        std::vector<Event> events; //!< the FIFO
+        uint32_t head = 0;         //!< index of the next event to take
     };
 
     /// Slot \p i is empty: clears it (releasing a burst's storage) and its occupied bit.
