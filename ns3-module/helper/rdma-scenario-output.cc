@@ -551,6 +551,7 @@ RdmaScenarioRunner::SummaryJson() const
     kv("ecn_marks", u(c.ecnMarks));
     kv("mmu_drops", u(c.mmuDrops));
     kv("switch_packets_forwarded", u(c.forwarded));
+    kv("packet_hops", u(c.packetHops));
     if (sp.transport.kind == RdmaNic::UET)
     {
         kv("trims", u(c.trims)); // (absent under RoCE: its outputs stay as they were)

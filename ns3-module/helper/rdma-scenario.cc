@@ -16,6 +16,7 @@
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
+#include "ns3/node-list.h"
 #include "ns3/pointer.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-header.h"
@@ -759,6 +760,16 @@ RdmaScenarioRunner::Simulate()
         for (const auto& [name, value] : sw->GetLbCounters())
         {
             s.lbCounters[name] += value;
+        }
+    }
+    for (auto node = NodeList::Begin(); node != NodeList::End(); ++node)
+    {
+        for (uint32_t i = 0; i < (*node)->GetNDevices(); ++i)
+        {
+            if (Ptr<RdmaNetDevice> d = DynamicCast<RdmaNetDevice>((*node)->GetDevice(i)))
+            {
+                s.counters.packetHops += d->GetTxPackets();
+            }
         }
     }
     Simulator::Destroy();

@@ -252,6 +252,9 @@ struct RdmaScenarioCounters
     uint64_t ecnMarks{0};      //!< ECN marks by the switches
     uint64_t mmuDrops{0};      //!< packets the switches' MMUs dropped
     uint64_t forwarded{0};     //!< packets sent by the switches
+    /// packets sent by every port, hosts' and switches' (one per packet per link it is sent
+    /// over): the unit of a simulator's work that bench-scenario divides CPU time by
+    uint64_t packetHops{0};
     uint64_t trims{0};         //!< data packets trimmed by switches (uet with trimming)
     uint64_t pfcPausesSent{0}; //!< PFC pauses sent by the switches
     uint64_t cnpsSent{0}; //!< CNP-flagged feedback sent by receivers (ConWeave's cnp.txt count)

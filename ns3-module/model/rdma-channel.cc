@@ -37,7 +37,11 @@ RdmaChannel::GetTypeId()
     return tid;
 }
 
-RdmaChannel::RdmaChannel() = default;
+RdmaChannel::RdmaChannel()
+    : m_deliverTo0(Create<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo0>>(this)),
+      m_deliverTo1(Create<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo1>>(this))
+{
+}
 
 void
 RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
@@ -55,20 +59,37 @@ RdmaChannel::TransmitStart(Ptr<Packet> p, Ptr<RdmaNetDevice> src, Time txTime)
         m_lossTrace(p);
         return false;
     }
-    m_inFlight[dst].push_back(std::move(p));
-    Simulator::ScheduleWithContext(m_dev[dst]->GetNode()->GetId(),
-                                   txTime + m_delay,
-                                   &RdmaChannel::Deliver,
-                                   this,
-                                   dst,
-                                   Epoch(dst));
+    m_inFlight[dst].push_back({std::move(p), Epoch(dst)});
+    const uint32_t context = m_dev[dst]->GetNode()->GetId();
+    if (dst == 0)
+    {
+        m_deliverTo0->ScheduleWithContext(context, txTime + m_delay);
+    }
+    else
+    {
+        m_deliverTo1->ScheduleWithContext(context, txTime + m_delay);
+    }
     return true;
 }
 
 void
-RdmaChannel::Deliver(uint32_t dstIndex, uint64_t epoch)
+RdmaChannel::DeliverTo0()
 {
-    Ptr<Packet> p = std::move(m_inFlight[dstIndex].front());
+    Deliver(0);
+}
+
+void
+RdmaChannel::DeliverTo1()
+{
+    Deliver(1);
+}
+
+void
+RdmaChannel::Deliver(uint32_t dstIndex)
+{
+    InFlight& head = m_inFlight[dstIndex].front();
+    Ptr<Packet> p = std::move(head.packet);
+    const uint64_t epoch = head.epoch;
     m_inFlight[dstIndex].pop_front();
     if (m_down || m_dirDown[dstIndex] || epoch != Epoch(dstIndex))
     {

@@ -9,6 +9,8 @@
 #ifndef RDMA_CHANNEL_H
 #define RDMA_CHANNEL_H
 
+#include "rdma-reusable-event.h"
+
 #include "ns3/channel.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
@@ -63,7 +65,11 @@ class RdmaChannel : public Channel
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
   private:
-    void Deliver(uint32_t dstIndex, uint64_t epoch);
+    /// The packet at the head of m_inFlight[dstIndex] arrives.
+    void Deliver(uint32_t dstIndex);
+    /// Deliver(0) and Deliver(1), as the two directions' reusable events call them.
+    void DeliverTo0();
+    void DeliverTo1();
     /// \return the epoch of the direction towards end \p dstIndex: changes when the link or
     /// that direction goes down (in-flight packets of older epochs are lost)
     uint64_t Epoch(uint32_t dstIndex) const;
@@ -75,9 +81,18 @@ class RdmaChannel : public Channel
     uint64_t m_epoch{0}; //!< incremented when the link goes down: in-flight packets are lost
     bool m_dirDown[2]{false, false};  //!< the direction towards end i is down (SetDirectionDown)
     uint64_t m_dirEpoch[2]{0, 0};     //!< incremented when the direction towards end i goes down
+    /// A packet in flight and the epoch of its direction when it was sent.
+    struct InFlight
+    {
+        Ptr<Packet> packet;
+        uint64_t epoch;
+    };
     /// Packets in flight towards end i, in arrival order (a link delivers in sending order: the
-    /// sender serialises and the delay is constant), so an arrival event needs no packet.
-    std::deque<Ptr<Packet>> m_inFlight[2];
+    /// sender serialises and the delay is constant), so an arrival event needs no argument.
+    std::deque<InFlight> m_inFlight[2];
+    /// The arrival events towards end 0 and end 1, one object each, scheduled once per packet.
+    Ptr<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo0>> m_deliverTo0;
+    Ptr<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo1>> m_deliverTo1;
     TracedCallback<Ptr<const Packet>> m_lossTrace;
 };
 

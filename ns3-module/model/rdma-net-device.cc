@@ -85,7 +85,8 @@ RdmaNetDevice::GetTypeId()
 }
 
 RdmaNetDevice::RdmaNetDevice()
-    : m_address(Mac48Address::Allocate())
+    : m_address(Mac48Address::Allocate()),
+      m_txComplete(Create<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>>(this))
 {
 }
 
@@ -107,8 +108,11 @@ RdmaNetDevice::DoDispose()
     m_node = nullptr;
     m_receiveErrorModel = nullptr;
     m_receiveHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>>();
+    m_decodedReceiveHandler =
+        MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, const RdmaHeader*>();
     m_dataSource = MakeNullCallback<Ptr<Packet>, Ptr<RdmaNetDevice>>();
-    m_dequeueHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t>();
+    m_dequeueHandler =
+        MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t, uint32_t>();
     NetDevice::DoDispose();
 }
 
@@ -120,11 +124,11 @@ RdmaNetDevice::Attach(Ptr<RdmaChannel> channel)
 }
 
 void
-RdmaNetDevice::Enqueue(Ptr<Packet> p, uint32_t q)
+RdmaNetDevice::Enqueue(Ptr<Packet> p, uint32_t q, uint32_t meta)
 {
     NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
     m_queueBytes[q] += p->GetSize();
-    m_queues[q].push_back(p);
+    m_queues[q].push_back({std::move(p), meta});
     m_nonEmpty |= 1U << q;
     m_queueLengthTrace(q, m_queueBytes[q]);
     TriggerTransmit();
@@ -166,7 +170,9 @@ RdmaNetDevice::Dequeue()
     {
         return nullptr;
     }
-    Ptr<Packet> p = m_queues[q].front();
+    Queued& head = m_queues[q].front();
+    Ptr<Packet> p = std::move(head.packet);
+    const uint32_t meta = head.meta;
     m_queues[q].pop_front();
     if (m_queues[q].empty())
     {
@@ -176,7 +182,7 @@ RdmaNetDevice::Dequeue()
     m_queueLengthTrace(q, m_queueBytes[q]);
     if (!m_dequeueHandler.IsNull())
     {
-        m_dequeueHandler(this, p, q);
+        m_dequeueHandler(this, p, q, meta);
     }
     return p;
 }
@@ -195,10 +201,11 @@ RdmaNetDevice::TransmitNext()
     }
     m_busy = true;
     m_txBytes += p->GetSize();
+    ++m_txPackets;
     m_txTrace(p);
     Time txTime = TxTime(p->GetSize());
     // Transmit-complete first, then the arrival at the peer (the reference's event order).
-    Simulator::Schedule(txTime, &RdmaNetDevice::TransmitComplete, this);
+    m_txComplete->Schedule(txTime);
     m_channel->TransmitStart(p, this, txTime);
 }
 
@@ -245,7 +252,11 @@ RdmaNetDevice::Receive(Ptr<Packet> p)
         ReceivePfc(h.pfcClass, h.pauseUs);
         return;
     }
-    if (!m_receiveHandler.IsNull())
+    if (!m_decodedReceiveHandler.IsNull())
+    {
+        m_decodedReceiveHandler(this, p, &h);
+    }
+    else if (!m_receiveHandler.IsNull())
     {
         m_receiveHandler(this, p);
     }
@@ -342,6 +353,12 @@ RdmaNetDevice::SetReceiveHandler(ReceiveHandler h)
 }
 
 void
+RdmaNetDevice::SetDecodedReceiveHandler(DecodedReceiveHandler h)
+{
+    m_decodedReceiveHandler = h;
+}
+
+void
 RdmaNetDevice::SetDataSource(DataSource s)
 {
     m_dataSource = s;
@@ -380,6 +397,12 @@ uint64_t
 RdmaNetDevice::GetTxBytes() const
 {
     return m_txBytes;
+}
+
+uint64_t
+RdmaNetDevice::GetTxPackets() const
+{
+    return m_txPackets;
 }
 
 Ptr<RdmaChannel>

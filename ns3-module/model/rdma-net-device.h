@@ -19,6 +19,8 @@
 #ifndef RDMA_NET_DEVICE_H
 #define RDMA_NET_DEVICE_H
 
+#include "rdma-reusable-event.h"
+
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/error-model.h"
@@ -36,6 +38,7 @@ namespace ns3
 {
 
 class RdmaChannel;
+class RdmaHeader;
 
 /**
  * \ingroup rdma-lb
@@ -49,10 +52,17 @@ class RdmaNetDevice : public NetDevice
 
     /// Receives every packet that arrives at this port.
     using ReceiveHandler = Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>>;
+    /// Receives every packet that arrives at this port with its header, decoded once by the
+    /// port (a switch routes by it without decoding it again); valid during the call only.
+    using DecodedReceiveHandler =
+        Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, const RdmaHeader*>;
     /// Returns the host's next data packet, or nullptr when none may be sent now.
     using DataSource = Callback<Ptr<Packet>, Ptr<RdmaNetDevice>>;
-    /// Called when a packet leaves queue `q` (before transmission).
-    using DequeueHandler = Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t>;
+    /// Called when a packet leaves queue `q` (before transmission), with the word it was
+    /// queued with (Enqueue's \p meta).
+    using DequeueHandler = Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t, uint32_t>;
+    /// Enqueue's \p meta when the enqueuer gives none.
+    static constexpr uint32_t NO_META = UINT32_MAX;
 
     /// \return the TypeId
     static TypeId GetTypeId();
@@ -61,8 +71,12 @@ class RdmaNetDevice : public NetDevice
 
     /// Connects the port to a link.
     void Attach(Ptr<RdmaChannel> channel);
-    /// Queues \p p in queue \p q and starts sending if idle.
-    void Enqueue(Ptr<Packet> p, uint32_t q);
+    /**
+     * Queues \p p in queue \p q and starts sending if idle. \p meta is kept beside the
+     * packet and handed to the dequeue handler (a switch keeps the ingress port of the packets
+     * its MMU admitted there, as the reference keeps it in a packet tag).
+     */
+    void Enqueue(Ptr<Packet> p, uint32_t q, uint32_t meta = NO_META);
     /// Starts sending if idle (a host NIC calls this when data becomes eligible).
     void TriggerTransmit();
     /// Called by the channel when a packet arrives.
@@ -70,6 +84,9 @@ class RdmaNetDevice : public NetDevice
 
     /// Sets who receives arriving packets.
     void SetReceiveHandler(ReceiveHandler h);
+    /// Sets who receives arriving packets with their decoded header (instead of the
+    /// ReceiveHandler, when set).
+    void SetDecodedReceiveHandler(DecodedReceiveHandler h);
     /// Sets the host NIC's data source.
     void SetDataSource(DataSource s);
     /// Sets the dequeue hook (switch MMU, ECN marking).
@@ -83,6 +100,9 @@ class RdmaNetDevice : public NetDevice
     uint64_t GetTotalQueueBytes() const;
     /// \return bytes this port has started to transmit
     uint64_t GetTxBytes() const;
+    /// \return packets this port has started to transmit (each is one packet-hop: a packet
+    /// sent over one link, whether or not the link delivers it)
+    uint64_t GetTxPackets() const;
     /// \return the channel as RdmaChannel
     Ptr<RdmaChannel> GetRdmaChannel() const;
     /// \return whether the port is transmitting
@@ -181,12 +201,22 @@ class RdmaNetDevice : public NetDevice
     bool m_pfcEnabled{true};
     bool m_timeTruncation{false};
     bool m_busy{false};
-    std::array<std::deque<Ptr<Packet>>, N_QUEUES> m_queues;
+    /// The transmit-complete event (one pending at most: while m_busy), scheduled per packet.
+    Ptr<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>> m_txComplete;
+    /// A queued packet and the word its enqueuer gave (Enqueue's meta).
+    struct Queued
+    {
+        Ptr<Packet> packet;
+        uint32_t meta;
+    };
+    std::array<std::deque<Queued>, N_QUEUES> m_queues;
     std::array<uint64_t, N_QUEUES> m_queueBytes{};
     uint32_t m_nonEmpty{0}; //!< bit q set: m_queues[q] holds a packet (one word to scan, not 8 deques)
     uint32_t m_lastRr{0};
     uint64_t m_txBytes{0};
+    uint64_t m_txPackets{0};
     ReceiveHandler m_receiveHandler;
+    DecodedReceiveHandler m_decodedReceiveHandler;
     DataSource m_dataSource;
     DequeueHandler m_dequeueHandler;
     Ptr<ErrorModel> m_receiveErrorModel; //!< loss injection on arrival (optional)

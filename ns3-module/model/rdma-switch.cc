@@ -30,54 +30,6 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("RdmaSwitch");
 NS_OBJECT_ENSURE_REGISTERED(RdmaSwitch);
 
-/**
- * \ingroup rdma-lb
- * The ingress port of a packet inside a switch (as the reference: added on receive, removed at
- * dequeue; no bytes on the wire).
- */
-class RdmaIngressTag : public Tag
-{
-  public:
-    /// \return the TypeId
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::RdmaIngressTag")
-                                .SetParent<Tag>()
-                                .SetGroupName("RdmaLb")
-                                .AddConstructor<RdmaIngressTag>();
-        return tid;
-    }
-
-    TypeId GetInstanceTypeId() const override
-    {
-        return GetTypeId();
-    }
-
-    uint32_t GetSerializedSize() const override
-    {
-        return 4;
-    }
-
-    void Serialize(TagBuffer i) const override
-    {
-        i.WriteU32(port);
-    }
-
-    void Deserialize(TagBuffer i) override
-    {
-        port = i.ReadU32();
-    }
-
-    void Print(std::ostream& os) const override
-    {
-        os << "ingress=" << port;
-    }
-
-    uint32_t port{0}; //!< ingress port index
-};
-
-NS_OBJECT_ENSURE_REGISTERED(RdmaIngressTag);
-
 NS_OBJECT_ENSURE_REGISTERED(RdmaLbTag); // rdma-lb-tag.h
 
 TypeId
@@ -257,7 +209,7 @@ void
 RdmaSwitch::DoDispose()
 {
     m_ports.clear();
-    m_portIndex.clear();
+    m_portOfIf.clear();
     Simulator::Cancel(m_lbTimer);
     m_agent.reset();
     m_held.clear();
@@ -271,13 +223,21 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
 {
     uint32_t i = static_cast<uint32_t>(m_ports.size());
     m_ports.push_back(dev);
-    m_portIndex[PeekPointer(dev)] = i;
+    const uint32_t ifIndex = dev->GetIfIndex();
+    if (ifIndex >= m_portOfIf.size())
+    {
+        m_portOfIf.resize(ifIndex + 1, NO_PORT);
+    }
+    NS_ABORT_MSG_IF(m_portOfIf[ifIndex] != NO_PORT,
+                    "RdmaSwitch::AddPort: two ports with interface index "
+                        << ifIndex << " (add each device to its node before AddPort)");
+    m_portOfIf[ifIndex] = i;
     m_drops.push_back(0);
     m_ecnMarks.push_back(0);
     m_remotePaused.push_back({});
     m_withdrawn.push_back(false);
     m_hostPort.push_back(false);
-    dev->SetReceiveHandler(MakeCallback(&RdmaSwitch::Receive, this));
+    dev->SetDecodedReceiveHandler(MakeCallback(&RdmaSwitch::Receive, this));
     dev->SetDequeueHandler(MakeCallback(&RdmaSwitch::Dequeued, this));
     return i;
 }
@@ -580,15 +540,14 @@ RdmaSwitch::CheckResume(uint32_t in, uint32_t k)
 }
 
 void
-RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
+RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t in)
 {
     ++m_forwarded;
     if (q == 0)
     {
         return; // control traffic bypasses the MMU
     }
-    RdmaIngressTag tag;
-    if (!p->RemovePacketTag(tag))
+    if (in == RdmaNetDevice::NO_META)
     {
         if (m_intEnabled)
         {
@@ -596,9 +555,9 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
         }
         return; // not admitted by this switch's MMU
     }
-    const uint32_t out = m_portIndex.at(PeekPointer(dev));
+    const uint32_t out = m_portOfIf[dev->GetIfIndex()];
     const uint32_t size = p->GetSize();
-    m_mmu->RemoveFromIngressAdmission(tag.port, q, size);
+    m_mmu->RemoveFromIngressAdmission(in, q, size);
     m_mmu->RemoveFromEgressAdmission(out, q, size);
     if (m_agentEgress)
     {
@@ -608,7 +567,7 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
         {
             RdmaLbTag lt;
             p->PeekPacketTag(lt);
-            m_agent->OnEgress(Simulator::Now(), MakeInfo(h, tag.port, size, false), lt.data, out);
+            m_agent->OnEgress(Simulator::Now(), MakeInfo(h, in, size, false), lt.data, out);
             ServeAgent(true); // inside the port's transmit path: control goes out as events
         }
     }
@@ -643,7 +602,7 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q)
     }
     if (m_pfcEnabled)
     {
-        CheckResume(tag.port, q);
+        CheckResume(in, q);
     }
     if (m_intEnabled)
     {
@@ -672,9 +631,10 @@ RdmaSwitch::PushInt(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
 }
 
 void
-RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
+RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, const RdmaHeader* h)
 {
-    Route(p, m_portIndex.at(PeekPointer(dev)), false);
+    RdmaHeader header = *h;
+    Route(p, header, m_portOfIf[dev->GetIfIndex()], false, true);
 }
 
 void
@@ -682,6 +642,12 @@ RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent)
 {
     RdmaHeader h;
     h.PeekFrom(*p);
+    Route(p, h, in, local, useAgent);
+}
+
+void
+RdmaSwitch::Route(Ptr<Packet> p, RdmaHeader& h, uint32_t in, bool local, bool useAgent)
+{
     const std::vector<uint32_t>* candidates = &GetRoutes(h.dip);
     if (m_nWithdrawn != 0 || !m_deadRoutes.empty())
     {
@@ -801,16 +767,15 @@ RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& 
         }
         m_mmu->UpdateIngressAdmission(in, queue, size);
         m_mmu->UpdateEgressAdmission(out, queue, size);
-        RdmaIngressTag tag;
-        tag.port = in;
-        p->AddPacketTag(tag);
         if (m_pfcEnabled)
         {
             CheckPfc(in, queue);
         }
     }
     m_forwardTrace(p, in, out);
-    m_ports[out]->Enqueue(p, queue);
+    // An admitted packet's ingress port travels beside it in the port queue (the reference
+    // keeps it in a packet tag); Dequeued releases its MMU charge with it.
+    m_ports[out]->Enqueue(p, queue, queue != 0 ? in : RdmaNetDevice::NO_META);
 }
 
 void

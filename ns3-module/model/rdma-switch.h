@@ -212,10 +212,13 @@ class RdmaSwitch : public Object
     void DoDispose() override;
 
   private:
-    void Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
+    /// A packet arrived at port \p dev, its header \p h decoded by the port.
+    void Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, const RdmaHeader* h);
     /// Routes \p p that entered through port \p in (\p local: made by this switch's agent);
     /// \p useAgent false routes past the load balancer (packets it released).
     void Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent = true);
+    /// Route with \p p's header \p h already decoded (changed when the entropy is rewritten).
+    void Route(Ptr<Packet> p, RdmaHeader& h, uint32_t in, bool local, bool useAgent);
     /// MMU admission, PFC check and enqueue of \p p on port \p out.
     void Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& h);
     /// Trims the data packet of header \p h bound for port \p out (TrimEnabled).
@@ -242,7 +245,9 @@ class RdmaSwitch : public Object
     void ReleaseHeld(uint64_t queue);
     void LbTimerFired();
     void ApplyLbLinkState(uint32_t port, bool remote, bool down);
-    void Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q);
+    /// \p p left queue \p q of port \p dev; \p in is its ingress port if this switch's MMU
+    /// admitted it (RdmaNetDevice::NO_META if not).
+    void Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t in);
     /// Appends this egress port's INT record to a data packet that carries HPCC INT.
     void PushInt(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
     void CheckPfc(uint32_t in, uint32_t arrivingCls);
@@ -250,7 +255,8 @@ class RdmaSwitch : public Object
     void SetPortWithdrawn(uint32_t port, bool withdrawn);
 
     std::vector<Ptr<RdmaNetDevice>> m_ports;
-    std::unordered_map<const RdmaNetDevice*, uint32_t> m_portIndex; //!< per packet: hashed
+    static constexpr uint32_t NO_PORT = UINT32_MAX; //!< m_portOfIf: no port
+    std::vector<uint32_t> m_portOfIf; //!< port index by the device's interface index
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes;   //!< dip -> sorted ports
     /// Builds m_routeIndex and m_routeLists from m_routes (see GetRoutes).
     void BuildRouteIndex() const;
