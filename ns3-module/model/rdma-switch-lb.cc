@@ -250,8 +250,11 @@ RdmaSwitch::ServeAgent(bool deferTransmit)
     {
         ReleaseHeld(queue);
     }
+    // A control packet sent inline is routed through the agent too; a call made while it is
+    // routed leaves the rest of the queue to this loop, so control packets leave in the order
+    // the agent made them (a NOTIFY before the REPLY made with it, as the reference sends them).
     LbControlPacket c;
-    while (m_agent->PollTransmit(now, &c))
+    while (!m_sendingControl && m_agent->PollTransmit(now, &c))
     {
         if (deferTransmit)
         {
@@ -259,7 +262,9 @@ RdmaSwitch::ServeAgent(bool deferTransmit)
         }
         else
         {
+            m_sendingControl = true;
             SendControl(c);
+            m_sendingControl = false;
         }
     }
     const Time at = m_agent->PollAt();

@@ -271,6 +271,7 @@ class RdmaSwitch : public Object
     /// Held per-flow queues (the agent's Hold verdicts): packet and ingress port, FIFO.
     std::unordered_map<uint64_t, std::deque<std::pair<Ptr<Packet>, uint32_t>>> m_held;
     uint64_t m_heldPackets{0};
+    bool m_sendingControl{false}; //!< ServeAgent is routing one of the agent's control packets
     EventId m_lbTimer;
     Time m_lbTimerAt{Time::Max()};
     std::vector<LbEgressCandidate> m_candidates; //!< reused per packet
