@@ -15,7 +15,8 @@ The grid may be partial (the sweep spans sittings): missing points print as "pen
 claim's verdict uses only the settings where both algorithms finished.
 Prints the README tables (the 300 MB grid with Themis' cut against AR and ECMP beside the
 paper's, the verdicts, the counters, the size sweep), writes RESULTS_CSV, the size-sweep figure
-and one ``python -m plots cct`` figure (+ its CSV table) per collective kind at 300 MB into
+one ``python -m plots cct`` figure (+ its CSV table) per collective kind at 300 MB and one
+``python -m plots rates`` figure (Fig. 1's time series) per traced point of 16 MiB or more into
 FIG_DIR.
 """
 
@@ -211,6 +212,19 @@ def main():
         if files:
             subprocess.run([py, "-m", "plots", "cct", *files, "-o", str(fig_dir / f"cct_{k}.png")],
                            check=True, cwd=root, stdout=subprocess.DEVNULL)
+    # Fig. 1's time series (per-flow DCQCN rate, cumulative retransmission ratio) for every
+    # point of 16 MiB or more whose runs sampled them ([run] rate_trace).
+    traced = {}
+    for r in rows:
+        if r["size_bytes"] >= 16 * 2**20 and (out_root / r["run"] / "rate.txt").is_file():
+            traced.setdefault((r["collective"], r["size_bytes"], r["t_i_us"], r["t_d_us"]), []).append(r)
+    for (k, size, ti, td), rs in sorted(traced.items()):
+        rs.sort(key=lambda r: ALGOS.index(r["algorithm"]))
+        name = f"rates_{k}_{size_label(size).replace(' ', '')}_ti{ti:g}_td{td:g}.png"
+        subprocess.run([py, "-m", "plots", "rates", *(str(out_root / r["run"]) for r in rs),
+                        "-o", str(fig_dir / name),
+                        "--title", f"{k}, {size_label(size)} per rank, T_I {ti:g} µs / T_D {td:g} µs"],
+                       check=True, cwd=root, stdout=subprocess.DEVNULL)
 
 
 def size_figure(sweep, sizes, path):

@@ -47,3 +47,4 @@ fi
 [ -n "${NO_ANALYSIS:-}" ] && exit 0
 "$py" "$d/analyze.py" "$out/runs" "$d/results.csv" "$out"
 for k in allreduce alltoall; do cp "$out/cct_$k.png" "$out/cct_$k.csv" "$d/"; done
+cp "$out/size_sweep.png" "$out"/rates_*.png "$d/"
