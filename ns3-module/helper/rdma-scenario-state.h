@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -45,11 +46,78 @@ struct PairInfo
     uint32_t hops{0};    //!< links on the path
 };
 
+/**
+ * PairInfo for every (destination, source) pair of hosts, packed into 12 bytes each: the table
+ * has hosts^2 entries (32 MiB of 32-byte PairInfos on a 1,024-host fabric, 12 MiB packed). A
+ * delay or serialisation sum is kept in whole ns below 2^32 (4.29 s) and the bottleneck as an
+ * index into the fabric's distinct rates; Set refuses what does not fit.
+ */
+class PairTable
+{
+  public:
+    /// Sizes the table for \p hosts hosts, every pair unreachable.
+    void Reset(size_t hosts)
+    {
+        m_hosts = hosts;
+        m_entries.assign(hosts * hosts, Entry{});
+        m_rates.assign(1, 0);
+    }
+
+    /// \return the number of hosts
+    size_t Hosts() const
+    {
+        return m_hosts;
+    }
+
+    /// Stores \p p for the pair (\p dst, \p src). \return false (nothing stored) when a value
+    /// does not fit its packed field
+    bool Set(size_t dst, size_t src, const PairInfo& p)
+    {
+        const auto rate = std::find(m_rates.begin(), m_rates.end(), p.bwBps);
+        const size_t rateIndex = static_cast<size_t>(rate - m_rates.begin());
+        if (p.delayNs > UINT32_MAX || p.txNs > UINT32_MAX || p.hops > UINT16_MAX ||
+            rateIndex > UINT16_MAX)
+        {
+            return false;
+        }
+        if (rate == m_rates.end())
+        {
+            m_rates.push_back(p.bwBps);
+        }
+        m_entries[dst * m_hosts + src] = Entry{static_cast<uint32_t>(p.delayNs),
+                                               static_cast<uint32_t>(p.txNs),
+                                               static_cast<uint16_t>(rateIndex),
+                                               static_cast<uint16_t>(p.hops)};
+        return true;
+    }
+
+    /// \return the values of the pair (\p dst, \p src) (bwBps 0: unreachable)
+    PairInfo Get(size_t dst, size_t src) const
+    {
+        const Entry& e = m_entries[dst * m_hosts + src];
+        return PairInfo{e.delayNs, e.txNs, m_rates[e.rate], e.hops};
+    }
+
+  private:
+    /// One pair, packed.
+    struct Entry
+    {
+        uint32_t delayNs{0}; //!< PairInfo::delayNs
+        uint32_t txNs{0};    //!< PairInfo::txNs
+        uint16_t rate{0};    //!< index into m_rates (0: unreachable)
+        uint16_t hops{0};    //!< PairInfo::hops
+    };
+
+    size_t m_hosts{0};
+    std::vector<Entry> m_entries;     //!< [dst host idx * hosts + src host idx]
+    std::vector<uint64_t> m_rates{0}; //!< the distinct bottleneck rates; [0] = 0, unreachable
+};
+
 /// What the uet transport's per-pair base RTT reads (RdmaScenarioRunner::ConfigureUet).
 struct UetPairRtt
 {
-    const std::vector<std::vector<PairInfo>>* pairs{nullptr}; //!< [dst host idx][src host idx]
-    const std::vector<uint32_t>* hostIndex{nullptr};          //!< node -> host index
+    const PairTable* pairs{nullptr};                 //!< the pair table
+    const std::vector<uint32_t>* hostIndex{nullptr}; //!< node -> host index
     uint64_t txNs{0}; //!< the fabric's diameter x (data + ACK) serialization at the host rate
 };
 
@@ -65,6 +133,7 @@ struct FailedDrops
 
 using rdmascenario::FailedDrops;
 using rdmascenario::PairInfo;
+using rdmascenario::PairTable;
 using rdmascenario::UetPairRtt;
 
 /// Run-time state: the fabric, the trace sinks and the results.
@@ -75,7 +144,7 @@ struct RdmaScenarioRunner::State
     std::vector<bool> isSwitch;
     std::vector<uint32_t> hostIndex;               //!< node -> index among hosts (or max)
     std::vector<uint32_t> hosts;                   //!< host node ids, ascending
-    std::vector<std::vector<PairInfo>> pairs;      //!< [dst host idx][src host idx]
+    PairTable pairs;                               //!< [dst host idx][src host idx]
     std::string uetSummary; //!< transport uet: its derived parameters (JSON), else empty
     UetPairRtt uetPairRtt;  //!< transport uet: what the NICs' per-pair base RTT reads
     std::vector<RdmaScenarioFlowResult> results;

@@ -65,7 +65,7 @@ UetPairBaseRtt(const UetPairRtt* t, uint32_t src, uint32_t dip)
     {
         return Time(0);
     }
-    const PairInfo& p = (*t->pairs)[(*t->hostIndex)[dst]][src];
+    const PairInfo p = t->pairs->Get((*t->hostIndex)[dst], src);
     return p.bwBps == 0 ? Time(0) : NanoSeconds(static_cast<int64_t>(2 * p.delayNs + t->txNs));
 }
 
@@ -90,7 +90,7 @@ RdmaScenarioRunner::SetProgress(Progress mode)
     m_progress = mode;
 }
 
-void
+std::string
 RdmaScenarioRunner::ComputePairs()
 {
     if (!m_state)
@@ -130,7 +130,7 @@ RdmaScenarioRunner::ComputePairs()
         }
     }
     const uint64_t payload = m_spec.transport.PayloadBytes();
-    s.pairs.assign(s.hosts.size(), {});
+    s.pairs.Reset(s.hosts.size());
     std::vector<PairInfo> info(n);
     std::vector<bool> seen(n);
     for (size_t hi = 0; hi < s.hosts.size(); ++hi)
@@ -165,14 +165,22 @@ RdmaScenarioRunner::ComputePairs()
                 q.push_back(nb);
             }
         }
-        std::vector<PairInfo>& row = s.pairs[hi];
-        row.resize(s.hosts.size());
         for (size_t si = 0; si < s.hosts.size(); ++si)
         {
             uint32_t src = s.hosts[si];
-            row[si] = (seen[src] && src != h) ? info[src] : PairInfo{};
+            if (seen[src] && src != h && !s.pairs.Set(hi, si, info[src]))
+            {
+                return Fmt("the path from host %u to host %u: a one-way delay or serialisation "
+                           "sum of %llu ns or %u hops is beyond what the pair table holds "
+                           "(4.29 s, 65,535 hops)",
+                           src, h,
+                           static_cast<unsigned long long>(std::max(info[src].delayNs,
+                                                                    info[src].txNs)),
+                           info[src].hops);
+            }
         }
     }
+    return "";
 }
 
 uint64_t
@@ -183,7 +191,7 @@ RdmaScenarioRunner::GetPairRttNs(uint32_t src, uint32_t dst) const
     {
         return 0;
     }
-    const PairInfo& p = m_state->pairs[m_state->hostIndex[dst]][m_state->hostIndex[src]];
+    const PairInfo p = m_state->pairs.Get(m_state->hostIndex[dst], m_state->hostIndex[src]);
     return p.bwBps == 0 ? 0 : 2 * p.delayNs + p.txNs;
 }
 
@@ -195,7 +203,7 @@ RdmaScenarioRunner::GetPairBottleneckBps(uint32_t src, uint32_t dst) const
     {
         return 0;
     }
-    return m_state->pairs[m_state->hostIndex[dst]][m_state->hostIndex[src]].bwBps;
+    return m_state->pairs.Get(m_state->hostIndex[dst], m_state->hostIndex[src]).bwBps;
 }
 
 uint64_t
@@ -232,7 +240,11 @@ RdmaScenarioRunner::Run(std::string* error)
     }
     m_state.reset();
     m_output = std::make_unique<RdmaScenarioOutput>();
-    ComputePairs();
+    bad = ComputePairs();
+    if (!bad.empty())
+    {
+        return fail(bad);
+    }
     State& s = *m_state;
     s.out = m_output.get();
     s.wallStart = std::chrono::steady_clock::now();
@@ -280,10 +292,11 @@ RdmaScenarioRunner::ConfigureUet()
     uint64_t maxDelayNs = 0;
     uint64_t maxHops = 0;
     uint64_t hostBps = 0;
-    for (const std::vector<PairInfo>& row : s.pairs)
+    for (size_t dst = 0; dst < s.pairs.Hosts(); ++dst)
     {
-        for (const PairInfo& p : row)
+        for (size_t src = 0; src < s.pairs.Hosts(); ++src)
         {
+            const PairInfo p = s.pairs.Get(dst, src);
             if (p.bwBps == 0)
             {
                 continue;

@@ -374,7 +374,8 @@ class RdmaScenarioRunner
     /// \return the ideal FCT of a flow of \p size bytes (the reference's formula)
     uint64_t GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) const;
     /// Computes the pair tables without running (for tests of the ideal FCT).
-    void ComputePairs();
+    /// \return an error (a path the pair table cannot hold), or empty
+    std::string ComputePairs();
 
     struct State; //!< run-time state (trace sinks, counters)
 

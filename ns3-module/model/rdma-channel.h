@@ -9,6 +9,7 @@
 #ifndef RDMA_CHANNEL_H
 #define RDMA_CHANNEL_H
 
+#include "rdma-fifo.h"
 #include "rdma-reusable-event.h"
 
 #include "ns3/channel.h"
@@ -16,7 +17,6 @@
 #include "ns3/ptr.h"
 #include "ns3/traced-callback.h"
 
-#include <deque>
 
 namespace ns3
 {
@@ -89,7 +89,7 @@ class RdmaChannel : public Channel
     };
     /// Packets in flight towards end i, in arrival order (a link delivers in sending order: the
     /// sender serialises and the delay is constant), so an arrival event needs no argument.
-    std::deque<InFlight> m_inFlight[2];
+    RdmaFifo<InFlight> m_inFlight[2];
     /// The arrival events towards end 0 and end 1, one object each, scheduled once per packet.
     Ptr<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo0>> m_deliverTo0;
     Ptr<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo1>> m_deliverTo1;

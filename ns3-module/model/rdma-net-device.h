@@ -19,6 +19,7 @@
 #ifndef RDMA_NET_DEVICE_H
 #define RDMA_NET_DEVICE_H
 
+#include "rdma-fifo.h"
 #include "rdma-reusable-event.h"
 
 #include "ns3/callback.h"
@@ -32,7 +33,6 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
-#include <deque>
 
 namespace ns3
 {
@@ -209,9 +209,9 @@ class RdmaNetDevice : public NetDevice
         Ptr<Packet> packet;
         uint32_t meta;
     };
-    std::array<std::deque<Queued>, N_QUEUES> m_queues;
+    std::array<RdmaFifo<Queued>, N_QUEUES> m_queues;
     std::array<uint64_t, N_QUEUES> m_queueBytes{};
-    uint32_t m_nonEmpty{0}; //!< bit q set: m_queues[q] holds a packet (one word to scan, not 8 deques)
+    uint32_t m_nonEmpty{0}; //!< bit q set: m_queues[q] holds a packet (one word to scan, not 8 queues)
     uint32_t m_lastRr{0};
     uint64_t m_txBytes{0};
     uint64_t m_txPackets{0};

@@ -354,12 +354,10 @@ RdmaNic::CreateRecovery()
 ObjectFactory
 RdmaNic::ComponentFactory(TypeId tid) const
 {
-    for (const ObjectFactory& f : m_componentFactories)
+    auto it = m_componentFactories.find(tid);
+    if (it != m_componentFactories.end())
     {
-        if (f.GetTypeId() == tid)
-        {
-            return f;
-        }
+        return it->second;
     }
     ObjectFactory plain;
     plain.SetTypeId(tid);
@@ -400,18 +398,12 @@ RdmaNic::SetComponentAttribute(const std::string& typeId,
             continue;
         }
         any = true;
-        ObjectFactory* factory = nullptr;
-        for (ObjectFactory& f : m_componentFactories)
+        auto [it, fresh] = m_componentFactories.try_emplace(t);
+        if (fresh)
         {
-            factory = f.GetTypeId() == t ? &f : factory;
+            it->second.SetTypeId(t);
         }
-        if (factory == nullptr)
-        {
-            m_componentFactories.emplace_back();
-            factory = &m_componentFactories.back();
-            factory->SetTypeId(t);
-        }
-        factory->Set(name, value);
+        it->second.Set(name, value);
     }
     if (!any)
     {

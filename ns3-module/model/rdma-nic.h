@@ -456,7 +456,7 @@ class RdmaNic : public Object, private RdmaCcHost
     uint64_t m_window{};
     bool m_varWin{};
     Time m_baseRtt;
-    std::vector<ObjectFactory> m_componentFactories; //!< SetComponentAttribute's, one per type
+    std::map<TypeId, ObjectFactory> m_componentFactories; //!< SetComponentAttribute's, by type
     Ptr<RdmaCongestionControl> m_cc; //!< created at the first flow
     RdmaHeader::IntMode m_intMode{}; //!< INT of the data packets
     Ptr<RdmaLossRecovery> m_lossRecovery; //!< created at its first use

@@ -1,17 +1,26 @@
 /*
- * rdma-lb: the timing-wheel scheduler (model/rdma-wheel-scheduler.h) runs events in exactly
+ * rdma-lb: the data structures of the per-packet path.
+ *
+ * The port queues' and links' FIFO (model/rdma-fifo.h) hands out what a std::deque would, in
+ * the same order, across wrap-arounds and growth, and releases a packet when it is popped.
+ *
+ * The timing-wheel scheduler (model/rdma-wheel-scheduler.h) runs events in exactly
  * ns-3's order. The same randomly grown event workload runs under ns3::PriorityQueueScheduler
  * and under RdmaWheelScheduler (default ring and a 64-slot ring, so that most events go
  * through the later heap); the sequences of (event, time) must be equal. The workload has
  * many events per timestamp (delays on a 10 ns grid), zero-delay events scheduled while their
  * timestamp is being drained, events within and beyond the ring's span, cancels and removes.
  */
+#include "ns3/packet.h"
+#include "ns3/rdma-fifo.h"
 #include "ns3/rdma-wheel-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -131,12 +140,64 @@ class WheelOrderTestCase : public TestCase
     }
 };
 
+class FifoTestCase : public TestCase
+{
+  public:
+    FifoTestCase()
+        : TestCase("FIFO: a std::deque's elements in its order, through wrap-around and growth")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // A random walk of pushes and pops (pushes more likely while short, pops while long)
+        // drives the ring through many wrap-arounds and every size up to 1,024.
+        RdmaFifo<uint64_t> fifo;
+        std::deque<uint64_t> model;
+        uint64_t x = 12345;
+        uint64_t next = 0;
+        size_t most = 0;
+        for (int op = 0; op < 200000; ++op)
+        {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL; // Knuth's MMIX LCG
+            const bool push = model.empty() || (x >> 33) % 1024 >= model.size();
+            if (push && model.size() < 1024)
+            {
+                fifo.push_back(next);
+                model.push_back(next++);
+            }
+            else
+            {
+                NS_TEST_ASSERT_MSG_EQ(fifo.front(), model.front(), "front at op " << op);
+                fifo.pop_front();
+                model.pop_front();
+            }
+            NS_TEST_ASSERT_MSG_EQ(fifo.size(), model.size(), "size at op " << op);
+            NS_TEST_ASSERT_MSG_EQ(fifo.empty(), model.empty(), "empty at op " << op);
+            most = std::max(most, model.size());
+        }
+        NS_TEST_ASSERT_MSG_GT(most, 256U, "the walk must grow the ring several times");
+        fifo.clear();
+        NS_TEST_ASSERT_MSG_EQ(fifo.size(), 0U, "clear");
+
+        // A packet leaves the FIFO when it is popped, not when its slot is reused.
+        RdmaFifo<Ptr<Packet>> packets;
+        Ptr<Packet> p = Create<Packet>(1000);
+        packets.push_back(p);
+        NS_TEST_ASSERT_MSG_EQ(p->GetReferenceCount(), 2U, "held by the FIFO");
+        packets.pop_front();
+        NS_TEST_ASSERT_MSG_EQ(p->GetReferenceCount(), 1U, "released when popped");
+    }
+};
+
 class RdmaLbSchedulerTestSuite : public TestSuite
 {
   public:
     RdmaLbSchedulerTestSuite()
         : TestSuite("rdma-lb-scheduler", UNIT)
     {
+        AddTestCase(new FifoTestCase, TestCase::QUICK);
         AddTestCase(new WheelOrderTestCase, TestCase::QUICK);
     }
 };

@@ -86,42 +86,51 @@ fn boolean(key: &str, v: &str) -> Result<bool> {
 // `TABLE_KEYS` and `set_table_key_from_text`: the keys of the table of transport parameters.
 crate::transport_params::transport_params!(define_override_keys);
 
+/// The `key = value` items of `text` split at `sep`, trimmed; empty items are skipped. An item
+/// without `=` is a syntax error naming `field` (the override that holds the list, or the item).
+fn key_values<'a>(
+    text: &'a str,
+    sep: char,
+    field: Option<&'a str>,
+) -> impl Iterator<Item = Result<(&'a str, &'a str)>> + 'a {
+    text.split(sep)
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+        .map(move |item| match item.split_once('=') {
+            Some((k, v)) => Ok((k.trim(), v.trim())),
+            None => Err(ScenarioError::file(
+                OVERRIDES,
+                field.unwrap_or(item),
+                ErrorKind::Syntax,
+                match field {
+                    Some(_) => format!("`{item}`: expected key = value"),
+                    None => "expected key=value".to_owned(),
+                },
+            )),
+        })
+}
+
 /// `k = v, ...` of the `transport` override: each key a TOML key of the table of transport
-/// parameters, each value readable as its unit (ranges: checked on the merged scenario).
+/// parameters, given once. The values are read as their units where the override is applied
+/// (`Overrides::apply`), and their ranges checked on the merged scenario.
 fn transport_items(text: &str) -> Result<Vec<(String, String)>> {
     let mut out: Vec<(String, String)> = Vec::new();
-    for item in text.split(',') {
-        let item = item.trim();
-        if item.is_empty() {
-            continue;
-        }
-        let Some((k, v)) = item.split_once('=') else {
-            return Err(ScenarioError::file(
-                OVERRIDES,
-                "transport",
-                ErrorKind::Syntax,
-                format!("`{item}`: expected key = value"),
-            ));
-        };
-        let (k, v) = (k.trim(), v.trim());
+    for item in key_values(text, ',', Some("transport")) {
+        let (k, v) = item?;
         let key = format!("transport.{k}");
         if k == "pfc" {
             return Err(err(&key, "use the override pfc"));
         }
-        match set_table_key_from_text(&mut Transport::default(), k, v) {
-            None => {
-                return Err(ScenarioError::file(
-                    OVERRIDES,
-                    &key,
-                    ErrorKind::UnknownKey,
-                    format!(
-                        "not a transport parameter (known: {})",
-                        TABLE_KEYS.join(", ")
-                    ),
-                ))
-            }
-            Some(Err(m)) => return Err(err(&key, m)),
-            Some(Ok(())) => {}
+        if !TABLE_KEYS.contains(&k) {
+            return Err(ScenarioError::file(
+                OVERRIDES,
+                &key,
+                ErrorKind::UnknownKey,
+                format!(
+                    "not a transport parameter (known: {})",
+                    TABLE_KEYS.join(", ")
+                ),
+            ));
         }
         if out.iter().any(|(given, _)| given == k) {
             return Err(ScenarioError::file(
@@ -144,20 +153,8 @@ impl Overrides {
     /// Unknown keys, items without `=`, bad values.
     pub fn parse(text: &str) -> Result<Self> {
         let mut o = Overrides::default();
-        for item in text.split(';') {
-            let item = item.trim();
-            if item.is_empty() {
-                continue;
-            }
-            let Some((k, v)) = item.split_once('=') else {
-                return Err(ScenarioError::file(
-                    OVERRIDES,
-                    item,
-                    ErrorKind::Syntax,
-                    "expected key=value",
-                ));
-            };
-            let (k, v) = (k.trim(), v.trim());
+        for item in key_values(text, ';', None) {
+            let (k, v) = item?;
             match k {
                 "lb" => o.lb = Some(v.to_owned()),
                 "lb_params" => o.lb_params = Some(v.to_owned()),
@@ -212,7 +209,7 @@ impl Overrides {
     /// those) to a scenario's settings.
     ///
     /// # Errors
-    /// A `transport` value that does not read as its key's unit (`parse` has checked them).
+    /// A `transport` value that does not read as its key's unit.
     pub(crate) fn apply(&self, s: &mut crate::model::Scenario) -> Result<()> {
         if let Some(v) = &self.lb {
             s.lb.name.clone_from(v);

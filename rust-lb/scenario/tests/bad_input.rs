@@ -619,16 +619,25 @@ fn the_transport_override_is_checked_on_the_merged_scenario() {
         )),
         "overrides: transport.pause_time: must be >= 1us (whole microseconds on the wire), got 999 ns"
     );
-    // What the override text itself gets wrong is refused when it is parsed.
+    // A value that does not read as its unit is refused where it is applied, once.
     for (text, want) in [
         (
             "transport=rp_timer=300",
-            "overrides: transport.rp_timer: time `300` has no unit",
+            "overrides: transport.rp_timer: time `300` has no unit (use ns, us, ms, s)",
         ),
         (
             "transport=ewma_gain=half",
             "overrides: transport.ewma_gain: `half` is not a number",
         ),
+    ] {
+        let o = Overrides::parse(text).unwrap();
+        for cfg in [&toml, &cw] {
+            assert_eq!(msg(load_scenario(cfg, &o)), want, "{text}");
+        }
+    }
+    // What the override text itself gets wrong (its keys, its syntax) is refused when it is
+    // parsed.
+    for (text, want) in [
         (
             "transport=rp_timer=1us, rp_timer=2us",
             "overrides: transport.rp_timer: given twice",

@@ -1,0 +1,92 @@
+/*
+ * rdma-lb: the first-in first-out store of a port's priority queues and of a link's packets
+ * in flight. One contiguous ring, allocated at the first push and doubled when full. A
+ * std::deque allocates a 512-byte block and its map when it is constructed: with eight
+ * queues per port and two directions per link, that was 16 MiB of empty queues on the REPS
+ * paper's 1,024-host fabric (ns3-module/doc/performance.md, "Memory").
+ */
+#ifndef RDMA_FIFO_H
+#define RDMA_FIFO_H
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup rdma-lb
+ * A FIFO of default-constructible \p T on a power-of-two ring. pop_front resets the slot to
+ * T{}, so a Ptr held in it is released when it leaves, as a std::deque's would be.
+ */
+template <typename T>
+class RdmaFifo
+{
+  public:
+    /// \return whether nothing is queued
+    bool empty() const
+    {
+        return m_size == 0;
+    }
+
+    /// \return the number of elements queued
+    std::size_t size() const
+    {
+        return m_size;
+    }
+
+    /// \return the oldest element (the FIFO must not be empty)
+    T& front()
+    {
+        return m_ring[m_head];
+    }
+
+    /// Appends \p v, growing the ring when it is full.
+    void push_back(T v)
+    {
+        if (m_size == m_ring.size())
+        {
+            Grow();
+        }
+        m_ring[(m_head + m_size) & (m_ring.size() - 1)] = std::move(v);
+        ++m_size;
+    }
+
+    /// Removes the oldest element (the FIFO must not be empty).
+    void pop_front()
+    {
+        m_ring[m_head] = T{};
+        m_head = (m_head + 1) & (m_ring.size() - 1);
+        --m_size;
+    }
+
+    /// Removes every element and frees the ring.
+    void clear()
+    {
+        std::vector<T>().swap(m_ring);
+        m_head = 0;
+        m_size = 0;
+    }
+
+  private:
+    /// Doubles the ring (4 slots at the first push), the oldest element first.
+    void Grow()
+    {
+        std::vector<T> bigger(m_ring.empty() ? 4 : 2 * m_ring.size());
+        for (std::size_t i = 0; i < m_size; ++i)
+        {
+            bigger[i] = std::move(m_ring[(m_head + i) & (m_ring.size() - 1)]);
+        }
+        m_ring.swap(bigger);
+        m_head = 0;
+    }
+
+    std::vector<T> m_ring; //!< capacity: 0 or a power of two
+    std::size_t m_head{0}; //!< index of the oldest element
+    std::size_t m_size{0}; //!< elements queued
+};
+
+} // namespace ns3
+
+#endif /* RDMA_FIFO_H */
