@@ -23,6 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
+# summary.json counters in results.csv, in this (alphabetical) order whether a run was read from
+# its cache or not.
+COUNTERS = ("mmu_drops", "nacks", "path_switches", "probes", "rate_cuts", "retx_pkts", "timeouts")
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from plots import analysis, style  # noqa: E402
@@ -91,8 +95,7 @@ def run_stats(d, ideal=None, window=WINDOW, bdp=BDP):
         "groups": {k: {"n": g.n, "avg": g.avg, "p99": g.p99} for k, g in groups.items()},
         "buckets": [{"size_max": b.size_max, "avg": b.avg, "p99": b.p99} for b in buckets],
         "flows_completed": s["flows_completed"], "flows_total": s["flows_total"],
-        "counters": {k: s["counters"].get(k, 0) for k in
-                     ("retx_pkts", "path_switches", "probes", "timeouts", "mmu_drops", "nacks", "rate_cuts")},
+        "counters": {k: s["counters"].get(k, 0) for k in COUNTERS},
         "cpu_time_s": s.get("cpu_time_s"), "peak_rss_mib": s.get("peak_rss_mib"),
     }
     cache.write_text(json.dumps(c, sort_keys=True))
@@ -219,7 +222,7 @@ def result_row(cell, d, st, share=None):
             "avg_small": f(g["<1BDP"]["avg"]), "p99_small": f(g["<1BDP"]["p99"]),
             "avg_large": f(g[">=1BDP"]["avg"]), "p99_large": f(g[">=1BDP"]["p99"]),
             "avg_all": f(g["all"]["avg"]), "p99_all": f(g["all"]["p99"]),
-            **st["counters"], "slow_link_share": "" if share is None else f"{share:.4f}", "run": d.name}
+            **{k: st["counters"][k] for k in COUNTERS}, "slow_link_share": "" if share is None else f"{share:.4f}", "run": d.name}
 
 
 def print_cells(cells):
