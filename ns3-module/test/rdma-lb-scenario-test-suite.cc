@@ -740,6 +740,13 @@ class ScenarioBadSpecTestCase : public TestCase
             s.run.linkEvents.push_back({10, 0, 3, true});
             Expect(s, "run.link_events[0]: no link between nodes 0 and 3");
         }
+        {
+            // The pair table keeps a path's one-way delay in 32-bit ns: 5 s on host 0's link
+            // is more than it holds, and the run says so rather than wrapping the base RTT.
+            RdmaScenarioSpec s = base;
+            s.links[0].delayNs = 5000000000ULL;
+            Expect(s, "to host 0: a one-way delay or serialisation sum of 5000001000 ns");
+        }
     }
 };
 
