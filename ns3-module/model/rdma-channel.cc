@@ -51,15 +51,15 @@ RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
 }
 
 bool
-RdmaChannel::TransmitStart(Ptr<Packet> p, Ptr<RdmaNetDevice> src, Time txTime)
+RdmaChannel::TransmitStart(RdmaFramePtr f, Ptr<RdmaNetDevice> src, Time txTime)
 {
     uint32_t dst = (m_dev[0] == src) ? 1 : 0;
     if (m_down || m_dirDown[dst])
     {
-        m_lossTrace(p);
+        m_lossTrace(*f);
         return false;
     }
-    m_inFlight[dst].push_back({std::move(p), Epoch(dst)});
+    m_inFlight[dst].push_back({std::move(f), Epoch(dst)});
     const uint32_t context = m_dev[dst]->GetNode()->GetId();
     if (dst == 0)
     {
@@ -88,16 +88,19 @@ void
 RdmaChannel::Deliver(uint32_t dstIndex)
 {
     InFlight& head = m_inFlight[dstIndex].front();
-    Ptr<Packet> p = std::move(head.packet);
+    RdmaFramePtr f = std::move(head.frame);
     const uint64_t epoch = head.epoch;
     m_inFlight[dstIndex].pop_front();
+    if (!m_inFlight[dstIndex].empty())
+    {
+        RdmaFramePrefetch(m_inFlight[dstIndex].front().frame.get());
+    }
     if (m_down || m_dirDown[dstIndex] || epoch != Epoch(dstIndex))
     {
-        m_lossTrace(p);
+        m_lossTrace(*f);
         return;
     }
-    // Receivers change the packet (headers, tags): copy it only when a trace sink kept it.
-    m_dev[dstIndex]->Receive(p->GetReferenceCount() == 1 ? p : p->Copy());
+    m_dev[dstIndex]->Receive(std::move(f));
 }
 
 void

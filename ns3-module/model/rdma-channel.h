@@ -10,6 +10,7 @@
 #define RDMA_CHANNEL_H
 
 #include "rdma-fifo.h"
+#include "rdma-frame.h"
 #include "rdma-reusable-event.h"
 
 #include "ns3/channel.h"
@@ -38,12 +39,11 @@ class RdmaChannel : public Channel
     /// Connects \p device as one of the two ends.
     void Attach(Ptr<RdmaNetDevice> device);
     /**
-     * Sends \p p from \p src; it reaches the other end after \p txTime + delay. The channel
-     * holds the packet while it is in flight and hands the same object to the receiver unless
-     * someone else (a trace sink) still holds it, in which case the receiver gets a copy.
+     * Sends \p f from \p src; it reaches the other end after \p txTime + delay. The channel
+     * holds the frame while it is in flight and hands it on to the receiver.
      * \return false if the link is down (the packet is lost)
      */
-    bool TransmitStart(Ptr<Packet> p, Ptr<RdmaNetDevice> src, Time txTime);
+    bool TransmitStart(RdmaFramePtr f, Ptr<RdmaNetDevice> src, Time txTime);
     /// Takes the link down (true) or up (false).
     void SetDown(bool down);
     /// \return whether the link is down
@@ -84,8 +84,8 @@ class RdmaChannel : public Channel
     /// A packet in flight and the epoch of its direction when it was sent.
     struct InFlight
     {
-        Ptr<Packet> packet;
-        uint64_t epoch;
+        RdmaFramePtr frame;
+        uint64_t epoch{0};
     };
     /// Packets in flight towards end i, in arrival order (a link delivers in sending order: the
     /// sender serialises and the delay is constant), so an arrival event needs no argument.
@@ -93,7 +93,7 @@ class RdmaChannel : public Channel
     /// The arrival events towards end 0 and end 1, one object each, scheduled once per packet.
     Ptr<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo0>> m_deliverTo0;
     Ptr<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo1>> m_deliverTo1;
-    TracedCallback<Ptr<const Packet>> m_lossTrace;
+    RdmaFrameTrace<> m_lossTrace;
 };
 
 } // namespace ns3

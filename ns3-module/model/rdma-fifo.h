@@ -43,13 +43,16 @@ class RdmaFifo
     }
 
     /// Appends \p v, growing the ring when it is full.
-    void push_back(T v)
+    void push_back(T&& v)
     {
-        if (m_size == m_ring.size())
-        {
-            Grow();
-        }
-        m_ring[(m_head + m_size) & (m_ring.size() - 1)] = std::move(v);
+        Slot() = std::move(v);
+        ++m_size;
+    }
+
+    /// Appends a copy of \p v.
+    void push_back(const T& v)
+    {
+        Slot() = v;
         ++m_size;
     }
 
@@ -70,6 +73,16 @@ class RdmaFifo
     }
 
   private:
+    /// \return the slot after the newest element, growing the ring when it is full
+    T& Slot()
+    {
+        if (m_size == m_ring.size())
+        {
+            Grow();
+        }
+        return m_ring[(m_head + m_size) & (m_ring.size() - 1)];
+    }
+
     /// Doubles the ring (4 slots at the first push), the oldest element first.
     void Grow()
     {

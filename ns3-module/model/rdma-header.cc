@@ -213,6 +213,53 @@ RdmaHeader::PeekFrom(const Packet& p)
     return Decode(b, n);
 }
 
+RdmaHeader
+RdmaHeader::OnTheWire() const
+{
+    // Field for field what Serialize writes and Decode reads back.
+    RdmaHeader w;
+    w.type = type;
+    w.tsNs = tsNs;
+    w.echoSeq = echoSeq;
+    w.ecn = ecn & 0x3;
+    w.intMode = intMode;
+    w.sip = sip;
+    w.dip = dip;
+    switch (type)
+    {
+    case DATA:
+        w.flags = flags;
+        w.sport = sport;
+        w.dport = dport;
+        w.qpn = qpn;
+        w.seq = seq;
+        w.pg = pg;
+        break;
+    case ACK:
+    case NACK:
+        w.sport = sport;
+        w.dport = dport;
+        w.flags = flags;
+        w.pg = pg;
+        w.seq = seq;
+        w.sackSeq = sackSeq;
+        w.sackLen = sackLen;
+        w.qpn = qpn;
+        break;
+    case PFC:
+        w.pauseUs = pauseUs;
+        w.pfcQlen = pfcQlen;
+        w.pfcClass = pfcClass;
+        return w; // no INT bytes
+    }
+    if (intMode == INT_HPCC)
+    {
+        std::copy(std::begin(intHop), std::end(intHop), std::begin(w.intHop));
+        w.intNHop = intNHop;
+    }
+    return w;
+}
+
 void
 RdmaHeader::DecodeInt(const uint8_t* b)
 {

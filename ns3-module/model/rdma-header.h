@@ -79,6 +79,13 @@ class RdmaHeader : public Header
      */
     uint32_t PeekFrom(const Packet& p);
 
+    /**
+     * \return this header as a receiver decodes it after Serialize: the fields the wire
+     * carries for its type and INT mode, the others zero (RdmaFrame carries a header without
+     * serialising it, so a receiver sees exactly what it would have read from the bytes)
+     */
+    RdmaHeader OnTheWire() const;
+
     // Fields (public: a plain record, as the reference's one-shot parser exposes them).
     Type type{DATA};     //!< packet type (the IPv4 protocol)
     uint32_t sip{0};     //!< source IPv4 address

@@ -108,11 +108,10 @@ RdmaNetDevice::DoDispose()
     m_node = nullptr;
     m_receiveErrorModel = nullptr;
     m_receiveHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>>();
-    m_decodedReceiveHandler =
-        MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, const RdmaHeader*>();
-    m_dataSource = MakeNullCallback<Ptr<Packet>, Ptr<RdmaNetDevice>>();
+    m_frameReceiveHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, RdmaFramePtr&>();
+    m_dataSource = MakeNullCallback<RdmaFramePtr, Ptr<RdmaNetDevice>>();
     m_dequeueHandler =
-        MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t, uint32_t>();
+        MakeNullCallback<void, Ptr<RdmaNetDevice>, RdmaFrame&, uint32_t, uint32_t>();
     NetDevice::DoDispose();
 }
 
@@ -126,9 +125,15 @@ RdmaNetDevice::Attach(Ptr<RdmaChannel> channel)
 void
 RdmaNetDevice::Enqueue(Ptr<Packet> p, uint32_t q, uint32_t meta)
 {
+    Enqueue(RdmaFrame::FromPacket(p), q, meta);
+}
+
+void
+RdmaNetDevice::Enqueue(RdmaFramePtr f, uint32_t q, uint32_t meta)
+{
     NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
-    m_queueBytes[q] += p->GetSize();
-    m_queues[q].push_back({std::move(p), meta});
+    m_queueBytes[q] += f->sizeBytes;
+    m_queues[q].push_back({std::move(f), meta});
     m_nonEmpty |= 1U << q;
     m_queueLengthTrace(q, m_queueBytes[q]);
     TriggerTransmit();
@@ -143,7 +148,7 @@ RdmaNetDevice::TriggerTransmit()
     }
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaNetDevice::Dequeue()
 {
     // Queue 0: strict priority.
@@ -171,42 +176,46 @@ RdmaNetDevice::Dequeue()
         return nullptr;
     }
     Queued& head = m_queues[q].front();
-    Ptr<Packet> p = std::move(head.packet);
+    RdmaFramePtr f = std::move(head.frame);
     const uint32_t meta = head.meta;
     m_queues[q].pop_front();
     if (m_queues[q].empty())
     {
         m_nonEmpty &= ~(1U << q);
     }
-    m_queueBytes[q] -= p->GetSize();
+    else
+    {
+        RdmaFramePrefetch(m_queues[q].front().frame.get());
+    }
+    m_queueBytes[q] -= f->sizeBytes;
     m_queueLengthTrace(q, m_queueBytes[q]);
     if (!m_dequeueHandler.IsNull())
     {
-        m_dequeueHandler(this, p, q, meta);
+        m_dequeueHandler(this, *f, q, meta);
     }
-    return p;
+    return f;
 }
 
 void
 RdmaNetDevice::TransmitNext()
 {
-    Ptr<Packet> p = Dequeue();
-    if (!p && !m_dataSource.IsNull())
+    RdmaFramePtr f = Dequeue();
+    if (!f && !m_dataSource.IsNull())
     {
-        p = m_dataSource(this);
+        f = m_dataSource(this);
     }
-    if (!p)
+    if (!f)
     {
         return;
     }
     m_busy = true;
-    m_txBytes += p->GetSize();
+    m_txBytes += f->sizeBytes;
     ++m_txPackets;
-    m_txTrace(p);
-    Time txTime = TxTime(p->GetSize());
+    m_txTrace(*f);
+    Time txTime = TxTime(f->sizeBytes);
     // Transmit-complete first, then the arrival at the peer (the reference's event order).
     m_txComplete->Schedule(txTime);
-    m_channel->TransmitStart(p, this, txTime);
+    m_channel->TransmitStart(std::move(f), this, txTime);
 }
 
 Time
@@ -238,27 +247,31 @@ RdmaNetDevice::TransmitComplete()
 void
 RdmaNetDevice::Receive(Ptr<Packet> p)
 {
-    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(p))
+    Receive(RdmaFrame::FromPacket(p));
+}
+
+void
+RdmaNetDevice::Receive(RdmaFramePtr f)
+{
+    if (m_receiveErrorModel && m_receiveErrorModel->IsCorrupt(f->Materialise()))
     {
-        NS_LOG_LOGIC("packet " << p->GetUid() << " lost by the receive error model");
-        m_rxDropTrace(p);
+        NS_LOG_LOGIC("packet " << f->packet->GetUid() << " lost by the receive error model");
+        m_rxDropTrace(*f);
         return;
     }
-    m_rxTrace(p);
-    RdmaHeader h;
-    h.PeekFrom(*p);
-    if (h.type == RdmaHeader::PFC)
+    m_rxTrace(*f);
+    if (f->header.type == RdmaHeader::PFC)
     {
-        ReceivePfc(h.pfcClass, h.pauseUs);
+        ReceivePfc(f->header.pfcClass, f->header.pauseUs);
         return;
     }
-    if (!m_decodedReceiveHandler.IsNull())
+    if (!m_frameReceiveHandler.IsNull())
     {
-        m_decodedReceiveHandler(this, p, &h);
+        m_frameReceiveHandler(this, f);
     }
     else if (!m_receiveHandler.IsNull())
     {
-        m_receiveHandler(this, p);
+        m_receiveHandler(this, f->Materialise());
     }
 }
 
@@ -271,12 +284,10 @@ RdmaNetDevice::SendPfc(uint32_t cls, uint32_t pauseUs, uint32_t qlen)
     h.pauseUs = pauseUs;
     h.pfcQlen = qlen;
     h.pfcClass = static_cast<uint8_t>(cls);
-    Ptr<Packet> p = Create<Packet>();
-    p->AddHeader(h);
     ++(pauseUs > 0 ? m_pfcPausesSent : m_pfcResumesSent);
     NS_LOG_LOGIC("PFC " << (pauseUs > 0 ? "pause" : "resume") << " class " << cls << " sent");
     m_pfcTxTrace(cls, pauseUs);
-    Enqueue(p, 0);
+    Enqueue(RdmaFrame::Make(h, 0), 0);
 }
 
 void
@@ -353,9 +364,9 @@ RdmaNetDevice::SetReceiveHandler(ReceiveHandler h)
 }
 
 void
-RdmaNetDevice::SetDecodedReceiveHandler(DecodedReceiveHandler h)
+RdmaNetDevice::SetFrameReceiveHandler(FrameReceiveHandler h)
 {
-    m_decodedReceiveHandler = h;
+    m_frameReceiveHandler = h;
 }
 
 void

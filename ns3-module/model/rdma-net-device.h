@@ -20,6 +20,7 @@
 #define RDMA_NET_DEVICE_H
 
 #include "rdma-fifo.h"
+#include "rdma-frame.h"
 #include "rdma-reusable-event.h"
 
 #include "ns3/callback.h"
@@ -50,17 +51,17 @@ class RdmaNetDevice : public NetDevice
     /// Number of priority queues (classes).
     static constexpr uint32_t N_QUEUES = 8;
 
-    /// Receives every packet that arrives at this port.
+    /// Receives every packet that arrives at this port, as an ns-3 packet (made for it: a
+    /// test's or a foreign user's handler; the fabric's own use the FrameReceiveHandler).
     using ReceiveHandler = Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>>;
-    /// Receives every packet that arrives at this port with its header, decoded once by the
-    /// port (a switch routes by it without decoding it again); valid during the call only.
-    using DecodedReceiveHandler =
-        Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, const RdmaHeader*>;
-    /// Returns the host's next data packet, or nullptr when none may be sent now.
-    using DataSource = Callback<Ptr<Packet>, Ptr<RdmaNetDevice>>;
-    /// Called when a packet leaves queue `q` (before transmission), with the word it was
-    /// queued with (Enqueue's \p meta).
-    using DequeueHandler = Callback<void, Ptr<RdmaNetDevice>, Ptr<Packet>, uint32_t, uint32_t>;
+    /// Receives every frame that arrives at this port (but PFC frames, which the port
+    /// consumes); the handler may take it (move from the pointer) or change it.
+    using FrameReceiveHandler = Callback<void, Ptr<RdmaNetDevice>, RdmaFramePtr&>;
+    /// Returns the host's next data packet, or null when none may be sent now.
+    using DataSource = Callback<RdmaFramePtr, Ptr<RdmaNetDevice>>;
+    /// Called when a frame leaves queue `q` (before transmission), with the word it was
+    /// queued with (Enqueue's \p meta); the handler may change the frame's header.
+    using DequeueHandler = Callback<void, Ptr<RdmaNetDevice>, RdmaFrame&, uint32_t, uint32_t>;
     /// Enqueue's \p meta when the enqueuer gives none.
     static constexpr uint32_t NO_META = UINT32_MAX;
 
@@ -76,17 +77,20 @@ class RdmaNetDevice : public NetDevice
      * packet and handed to the dequeue handler (a switch keeps the ingress port of the packets
      * its MMU admitted there, as the reference keeps it in a packet tag).
      */
+    void Enqueue(RdmaFramePtr f, uint32_t q, uint32_t meta = NO_META);
+    /// Queues an ns-3 packet that starts with an RdmaHeader (RdmaFrame::FromPacket).
     void Enqueue(Ptr<Packet> p, uint32_t q, uint32_t meta = NO_META);
     /// Starts sending if idle (a host NIC calls this when data becomes eligible).
     void TriggerTransmit();
-    /// Called by the channel when a packet arrives.
+    /// Called by the channel when a frame arrives.
+    void Receive(RdmaFramePtr f);
+    /// A packet that starts with an RdmaHeader arrives (RdmaFrame::FromPacket).
     void Receive(Ptr<Packet> p);
 
     /// Sets who receives arriving packets.
     void SetReceiveHandler(ReceiveHandler h);
-    /// Sets who receives arriving packets with their decoded header (instead of the
-    /// ReceiveHandler, when set).
-    void SetDecodedReceiveHandler(DecodedReceiveHandler h);
+    /// Sets who receives arriving frames (instead of the ReceiveHandler, when set).
+    void SetFrameReceiveHandler(FrameReceiveHandler h);
     /// Sets the host NIC's data source.
     void SetDataSource(DataSource s);
     /// Sets the dequeue hook (switch MMU, ECN marking).
@@ -176,7 +180,8 @@ class RdmaNetDevice : public NetDevice
   private:
     void TransmitNext();
     void TransmitComplete();
-    Ptr<Packet> Dequeue();
+    /// \return the next queued frame, null if none may be sent
+    RdmaFramePtr Dequeue();
     void ReceivePfc(uint32_t cls, uint32_t pauseUs);
     void PauseExpired(uint32_t cls);
 
@@ -203,11 +208,11 @@ class RdmaNetDevice : public NetDevice
     bool m_busy{false};
     /// The transmit-complete event (one pending at most: while m_busy), scheduled per packet.
     Ptr<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>> m_txComplete;
-    /// A queued packet and the word its enqueuer gave (Enqueue's meta).
+    /// A queued frame and the word its enqueuer gave (Enqueue's meta).
     struct Queued
     {
-        Ptr<Packet> packet;
-        uint32_t meta;
+        RdmaFramePtr frame;
+        uint32_t meta{NO_META};
     };
     std::array<RdmaFifo<Queued>, N_QUEUES> m_queues;
     std::array<uint64_t, N_QUEUES> m_queueBytes{};
@@ -216,13 +221,13 @@ class RdmaNetDevice : public NetDevice
     uint64_t m_txBytes{0};
     uint64_t m_txPackets{0};
     ReceiveHandler m_receiveHandler;
-    DecodedReceiveHandler m_decodedReceiveHandler;
+    FrameReceiveHandler m_frameReceiveHandler;
     DataSource m_dataSource;
     DequeueHandler m_dequeueHandler;
     Ptr<ErrorModel> m_receiveErrorModel; //!< loss injection on arrival (optional)
-    TracedCallback<Ptr<const Packet>> m_rxDropTrace;
-    TracedCallback<Ptr<const Packet>> m_txTrace;
-    TracedCallback<Ptr<const Packet>> m_rxTrace;
+    RdmaFrameTrace<> m_rxDropTrace;
+    RdmaFrameTrace<> m_txTrace;
+    RdmaFrameTrace<> m_rxTrace;
     std::array<bool, N_QUEUES> m_paused{};        //!< classes paused by the peer
     std::array<EventId, N_QUEUES> m_resumeEvent;  //!< automatic resumes
     uint64_t m_pfcPausesSent{0};

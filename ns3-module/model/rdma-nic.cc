@@ -68,7 +68,7 @@ RdmaNic::Setup(Ptr<RdmaNetDevice> dev, uint32_t address)
 {
     m_dev = dev;
     m_address = address;
-    dev->SetReceiveHandler(MakeCallback(&RdmaNic::Receive, this));
+    dev->SetFrameReceiveHandler(MakeCallback(&RdmaNic::Receive, this));
     dev->SetDataSource(MakeCallback(&RdmaNic::NextPacket, this));
 }
 
@@ -317,7 +317,7 @@ RdmaNic::RecordDataSent(RdmaQueuePair& qp,
     qp.sentEntropy[(seq / m_payloadBytes) % RdmaQueuePair::ENTROPY_WINDOW] = entropy;
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
 {
     if (m_qps.empty())
@@ -452,20 +452,19 @@ RdmaNic::ScheduleWakeAsReference(Time now)
 // ---- Receiver --------------------------------------------------------------------------------
 
 void
-RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, Ptr<Packet> p)
+RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, RdmaFramePtr& f)
 {
-    RdmaHeader h;
-    h.PeekFrom(*p);
+    const RdmaHeader& h = f->header;
     switch (h.type)
     {
     case RdmaHeader::DATA:
-        ReceiveData(p);
+        ReceiveData(*f);
         break;
     case RdmaHeader::ACK:
     case RdmaHeader::NACK:
         if ((h.flags & RdmaHeader::FLAG_LB_CONTROL) == 0)
         {
-            ReceiveAck(p); // a load balancer's control packet is for a ToR, not for us
+            ReceiveAck(h); // a load balancer's control packet is for a ToR, not for us
         }
         break;
     case RdmaHeader::PFC:
@@ -507,9 +506,7 @@ RdmaNic::SendFeedback(const RdmaHeader& h,
         ++rx.cnpsSent;
         ++m_cnpsSent;
     }
-    Ptr<Packet> ack = Create<Packet>();
-    ack->AddHeader(a);
-    m_dev->Enqueue(ack, 0);
+    m_dev->Enqueue(RdmaFrame::Make(a, 0), 0);
 }
 
 void
@@ -525,9 +522,7 @@ RdmaNic::AnswerProbe(const RdmaHeader& h)
     a.pg = h.pg;
     a.tsNs = h.tsNs;
     a.flags = RdmaHeader::FLAG_PROBE;
-    Ptr<Packet> ack = Create<Packet>();
-    ack->AddHeader(a);
-    m_dev->Enqueue(ack, 0);
+    m_dev->Enqueue(RdmaFrame::Make(a, 0), 0);
 }
 
 uint16_t
@@ -564,33 +559,28 @@ RdmaNic::LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb)
         h.qpn = qp.qpn;
         h.pg = static_cast<uint16_t>(qp.pg);
         h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
-        Ptr<Packet> probe = Create<Packet>(64 - RdmaHeader::DATA_HEADER_BYTES);
-        probe->AddHeader(h);
         ++qp.rec.probes;
-        m_dev->Enqueue(probe, qp.pg);
+        m_dev->Enqueue(RdmaFrame::Make(h, 64 - RdmaHeader::DATA_HEADER_BYTES), qp.pg);
     }
 }
 
 void
-RdmaNic::ReceiveData(Ptr<Packet> p)
+RdmaNic::ReceiveData(const RdmaFrame& f)
 {
-    RdmaHeader h;
-    p->RemoveHeader(h);
+    const RdmaHeader& h = f.header;
     if (h.flags & RdmaHeader::FLAG_PROBE)
     {
         AnswerProbe(h);
         return;
     }
-    Recovery().ReceiveData(h, p);
+    Recovery().ReceiveData(h, f.sizeBytes - h.GetSerializedSize());
 }
 
 // ---- Sender: feedback -----------------------------------------------------------------------
 
 void
-RdmaNic::ReceiveAck(Ptr<Packet> p)
+RdmaNic::ReceiveAck(const RdmaHeader& h)
 {
-    RdmaHeader h;
-    p->RemoveHeader(h);
     auto it = m_qps.find(h.qpn);
     if (it == m_qps.end())
     {

@@ -59,6 +59,7 @@
 #define RDMA_NIC_H
 
 #include "rdma-cc.h"
+#include "rdma-frame.h"
 #include "rdma-lb-bridge.h"
 #include "rdma-uet.h"
 
@@ -367,14 +368,14 @@ class RdmaNic : public Object, private RdmaCcHost
                      uint32_t pg,
                      std::optional<uint16_t> sport,
                      std::optional<uint16_t> dport);
-    Ptr<Packet> NextPacket(Ptr<RdmaNetDevice> dev);
+    RdmaFramePtr NextPacket(Ptr<RdmaNetDevice> dev);
     /**
      * Round-robin: the packet \p scheme sends for the first queue pair after the last one
      * served that it finds eligible (Scheme::Eligible, Scheme::Send: direct calls, one
-     * instantiation per loss recovery), else nullptr after ScheduleWake.
+     * instantiation per loss recovery), else null after ScheduleWake.
      */
     template <class Scheme>
-    Ptr<Packet> ServeQueuePairs(Scheme& scheme, Time now);
+    RdmaFramePtr ServeQueuePairs(Scheme& scheme, Time now);
     /// Nothing may send at \p now: schedules the port's wake-up at \p wake, the earliest time
     /// pacing lets a queue pair send (or as the reference, quirk pacing-wakeup).
     void ScheduleWake(Time now, Time wake);
@@ -390,9 +391,9 @@ class RdmaNic : public Object, private RdmaCcHost
     void Wake();
     /// Quirk pacing-wakeup: the reference's wake-up rule when nothing may send.
     void ScheduleWakeAsReference(Time now);
-    void Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
-    void ReceiveData(Ptr<Packet> p);
-    void ReceiveAck(Ptr<Packet> p);
+    void Receive(Ptr<RdmaNetDevice> dev, RdmaFramePtr& f);
+    void ReceiveData(const RdmaFrame& f);
+    void ReceiveAck(const RdmaHeader& h);
     void SendFeedback(const RdmaHeader& data, RxState& rx, uint8_t type, uint16_t flags,
                       uint64_t sackSeq, uint64_t sackLen);
     void Complete(std::map<uint16_t, RdmaQueuePair>::iterator it);
@@ -484,7 +485,7 @@ class RdmaNic : public Object, private RdmaCcHost
 };
 
 template <class Scheme>
-Ptr<Packet>
+RdmaFramePtr
 RdmaNic::ServeQueuePairs(Scheme& scheme, Time now)
 {
     Time wake = Time::Max();

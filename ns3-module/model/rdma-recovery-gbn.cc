@@ -45,7 +45,7 @@ RdmaGoBackN::GetTypeId()
     return tid;
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaGoBackN::NextPacket(Time now)
 {
     return m_nic->ServeQueuePairs(*this, now);
@@ -57,13 +57,13 @@ RdmaGoBackN::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     return HasDataAndRoom(qp) && m_nic->TimeToSend(qp, now, wake);
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaGoBackN::Send(RdmaQueuePair& qp, Time now)
 {
-    Ptr<Packet> p = SendData(qp, now, false);
+    RdmaFramePtr f = SendData(qp, now, false);
     ArmRto(qp);
     m_nic->ArmLbTimer(qp);
-    return p;
+    return f;
 }
 
 void
@@ -73,11 +73,11 @@ RdmaGoBackN::ArmRto(RdmaQueuePair& qp)
 }
 
 void
-RdmaGoBackN::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
+RdmaGoBackN::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
 {
     RxState& rx = Rx(h);
     const uint64_t s = h.seq;
-    const uint64_t len = p->GetSize();
+    const uint64_t len = payloadBytes;
     const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;
     const uint16_t oooFlag = m_nackCarriesCnp ? RdmaHeader::FLAG_CNP : 0;
     Time now = Simulator::Now();

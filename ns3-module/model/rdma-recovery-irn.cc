@@ -61,7 +61,7 @@ RdmaIrn::GetTypeId()
     return tid;
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaIrn::NextPacket(Time now)
 {
     return m_nic->ServeQueuePairs(*this, now);
@@ -127,13 +127,13 @@ RdmaIrn::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     return m_nic->TimeToSend(qp, now, wake);
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaIrn::Send(RdmaQueuePair& qp, Time now)
 {
-    Ptr<Packet> p = SendData(qp, now, true);
+    RdmaFramePtr f = SendData(qp, now, true);
     ArmRto(qp);
     m_nic->ArmLbTimer(qp);
-    return p;
+    return f;
 }
 
 void
@@ -162,11 +162,11 @@ RdmaIrn::OnTimeout(RdmaQueuePair& qp)
 }
 
 void
-RdmaIrn::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
+RdmaIrn::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
 {
     RxState& rx = Rx(h);
     const uint64_t s = h.seq;
-    const uint64_t len = p->GetSize();
+    const uint64_t len = payloadBytes;
     const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;
     const uint16_t oooFlag = m_nackCarriesCnp ? RdmaHeader::FLAG_CNP : 0;
     Time now = Simulator::Now();

@@ -29,7 +29,7 @@ RdmaNicSr::GetTypeId()
     return tid;
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaNicSr::NextPacket(Time now)
 {
     return m_nic->ServeQueuePairs(*this, now);
@@ -45,13 +45,13 @@ RdmaNicSr::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     return HasDataAndRoom(qp) && m_nic->TimeToSend(qp, now, wake);
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaNicSr::Send(RdmaQueuePair& qp, Time now)
 {
-    Ptr<Packet> p = SendData(qp, now, false);
+    RdmaFramePtr f = SendData(qp, now, false);
     ArmRto(qp);
     m_nic->ArmLbTimer(qp);
-    return p;
+    return f;
 }
 
 void
@@ -61,11 +61,11 @@ RdmaNicSr::ArmRto(RdmaQueuePair& qp)
 }
 
 void
-RdmaNicSr::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
+RdmaNicSr::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
 {
     RxState& rx = Rx(h);
     const uint64_t s = h.seq;
-    const uint64_t len = p->GetSize();
+    const uint64_t len = payloadBytes;
     const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;
     if (s == rx.expected)
     {

@@ -30,8 +30,8 @@ class RdmaNicSr final : public RdmaRoceRecovery
     /// \return the TypeId
     static TypeId GetTypeId();
 
-    Ptr<Packet> NextPacket(Time now) override;
-    void ReceiveData(const RdmaHeader& h, Ptr<Packet> p) override;
+    RdmaFramePtr NextPacket(Time now) override;
+    void ReceiveData(const RdmaHeader& h, uint32_t payloadBytes) override;
     void ReceiveAck(QpIterator it, const RdmaHeader& h) override;
 
     /// \return whether \p qp may send at \p now (else \p wake is lowered to when pacing will
@@ -40,7 +40,7 @@ class RdmaNicSr final : public RdmaRoceRecovery
     bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
     /// \return the data packet of eligible \p qp (a queued resend first), sent;
     /// RdmaNic::ServeQueuePairs
-    Ptr<Packet> Send(RdmaQueuePair& qp, Time now);
+    RdmaFramePtr Send(RdmaQueuePair& qp, Time now);
 
   private:
     /// (Re)arms the retransmission timer of \p qp: L2Timeout.

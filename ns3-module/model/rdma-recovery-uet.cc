@@ -61,7 +61,7 @@ RdmaUetWindowOnLoss(uint64_t windowBytes, uint64_t mtuBytes, uint64_t lostBytes)
     return windowBytes > mtuBytes + lostBytes ? windowBytes - lostBytes : mtuBytes;
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaUetRecovery::NextPacket(Time now)
 {
     return m_nic->ServeQueuePairs(*this, now);
@@ -112,7 +112,7 @@ RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     return m_nic->TimeToSend(qp, now, wake);
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
 {
     RdmaUetSender& u = *qp.uet;
@@ -127,10 +127,9 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     cx.inflightPkts = static_cast<uint32_t>(u.outstanding.size());
     cx.everyArrivalAnswered = true;
     const RdmaHeader h = m_nic->DataHeader(qp, seq, cx);
-    Ptr<Packet> p =
-        Create<Packet>(payload + m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
-    p->AddHeader(h);
-    const uint32_t wire = p->GetSize();
+    RdmaFramePtr f =
+        RdmaFrame::Make(h, payload + m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    const uint32_t wire = f->sizeBytes;
     m_nic->m_dataSent(qp.flowId, h.seq, h.sport);
     if (fromRtx)
     {
@@ -154,7 +153,7 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     qp.nextAvail = now + RdmaTxTime(m_nic->m_dev->GetDataRate(), wire, m_nic->m_timeTruncation);
     ArmRto(qp);
     m_nic->ArmLbTimer(qp);
-    return p;
+    return f;
 }
 
 // ---- Receiver -------------------------------------------------------------------------------
@@ -181,13 +180,11 @@ RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
     a.sackLen = static_cast<uint16_t>(sackLen);
     const uint32_t size = a.GetSerializedSize();
     const uint32_t header = m_nic->m_uetHeaderBytes;
-    Ptr<Packet> ack = Create<Packet>(header > size ? header - size : 0);
-    ack->AddHeader(a);
-    m_nic->m_dev->Enqueue(ack, 0);
+    m_nic->m_dev->Enqueue(RdmaFrame::Make(a, header > size ? header - size : 0), 0);
 }
 
 void
-RdmaUetRecovery::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
+RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
 {
     auto [rit, fresh] = m_nic->m_rx.try_emplace({h.sip, h.qpn});
     (void)fresh;
@@ -209,7 +206,7 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, Ptr<Packet> p)
         SendFeedback(h, rx, RdmaHeader::NACK, 0);
         return;
     }
-    const uint64_t len = p->GetSize() - (m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    const uint64_t len = payloadBytes - (m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
     if (s == rx.expected)
     {
         rx.expected = s + len;

@@ -24,8 +24,8 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// \return the TypeId (no attributes: the uet transport's settings, Uet*, are the NIC's)
     static TypeId GetTypeId();
 
-    Ptr<Packet> NextPacket(Time now) override;
-    void ReceiveData(const RdmaHeader& h, Ptr<Packet> p) override;
+    RdmaFramePtr NextPacket(Time now) override;
+    void ReceiveData(const RdmaHeader& h, uint32_t payloadBytes) override;
     void ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, const RdmaHeader& h) override;
 
     /// \return whether \p qp may send at \p now: data or a resend, window above the bytes in
@@ -34,7 +34,7 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
     /// \return the data packet of eligible \p qp (a resend first), sent;
     /// RdmaNic::ServeQueuePairs
-    Ptr<Packet> Send(RdmaQueuePair& qp, Time now);
+    RdmaFramePtr Send(RdmaQueuePair& qp, Time now);
 
   private:
     using RxState = RdmaNic::RxState; //!< receiver state of one incoming flow

@@ -126,7 +126,7 @@ RdmaRoceRecovery::HasDataAndRoom(const RdmaQueuePair& qp) const
     return true;
 }
 
-Ptr<Packet>
+RdmaFramePtr
 RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswered)
 {
     const uint32_t payloadBytes = m_nic->m_payloadBytes;
@@ -142,9 +142,8 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
     cx.everyArrivalAnswered = everyArrivalAnswered;
     RdmaHeader h = m_nic->DataHeader(qp, seq, cx);
     h.intMode = m_nic->m_intMode;
-    Ptr<Packet> p = Create<Packet>(payload);
-    p->AddHeader(h);
-    qp.lastPktSize = p->GetSize();
+    RdmaFramePtr f = RdmaFrame::Make(h, payload);
+    qp.lastPktSize = f->sizeBytes;
     m_nic->m_dataSent(qp.flowId, h.seq, h.sport);
     if (fromSr)
     {
@@ -156,8 +155,8 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
     }
     m_nic->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
     DataRate pace = m_nic->m_rateBound ? DataRate(qp.rate) : m_nic->m_dev->GetDataRate();
-    qp.nextAvail = now + RdmaTxTime(pace, p->GetSize(), m_nic->m_timeTruncation);
-    return p;
+    qp.nextAvail = now + RdmaTxTime(pace, f->sizeBytes, m_nic->m_timeTruncation);
+    return f;
 }
 
 void

@@ -73,12 +73,12 @@ class RdmaLossRecovery : public Object
 
     /**
      * The port may send and the NIC has queue pairs: the data packet of the first eligible
-     * queue pair after the last one served (RdmaNic::ServeQueuePairs with this scheme), or
-     * nullptr after scheduling the NIC's wake-up.
+     * queue pair after the last one served (RdmaNic::ServeQueuePairs with this scheme),
+     * or null after scheduling the NIC's wake-up.
      */
-    virtual Ptr<Packet> NextPacket(Time now) = 0;
-    /// Receiver: data packet \p h (header removed, \p p the rest), not a probe.
-    virtual void ReceiveData(const RdmaHeader& h, Ptr<Packet> p) = 0;
+    virtual RdmaFramePtr NextPacket(Time now) = 0;
+    /// Receiver: data packet \p h with \p payloadBytes after its header, not a probe.
+    virtual void ReceiveData(const RdmaHeader& h, uint32_t payloadBytes) = 0;
     /// Sender: ACK or NACK \p h for the active queue pair at \p it, not a probe's answer.
     virtual void ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it,
                             const RdmaHeader& h) = 0;
@@ -126,7 +126,7 @@ class RdmaRoceRecovery : public RdmaLossRecovery
      * \param everyArrivalAnswered whether the receiver answers every data packet (the load
      * balancer's LbSendContext)
      */
-    Ptr<Packet> SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswered);
+    RdmaFramePtr SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswered);
     /// (Re)arms the retransmission timer of \p qp to fire \p rto from now (one event per
     /// queue pair; it re-checks the lazily moved deadline when it fires).
     void ArmRtoIn(RdmaQueuePair& qp, Time rto);

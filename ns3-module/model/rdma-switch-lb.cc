@@ -292,13 +292,13 @@ RdmaSwitch::ReleaseHeld(uint64_t queue)
     {
         return;
     }
-    std::deque<std::pair<Ptr<Packet>, uint32_t>> packets = std::move(it->second);
+    std::deque<std::pair<RdmaFramePtr, uint32_t>> packets = std::move(it->second);
     m_held.erase(it);
     NS_LOG_LOGIC("switch " << m_switchId << ": release " << packets.size() << " held packets");
     m_heldPackets -= packets.size();
     for (auto& [p, in] : packets)
     {
-        Route(p, in, false, false);
+        Route(std::move(p), in, false, false);
     }
 }
 
@@ -313,14 +313,13 @@ RdmaSwitch::SendControl(LbControlPacket c)
     a.dport = c.dport;
     a.qpn = c.qpn;
     a.pg = c.pg;
-    Ptr<Packet> p;
+    uint32_t payload = 0;
     if (c.kind == LbControlKind::NACK)
     {
         // The NACK the receiver NIC would have sent (RdmaNic::SendFeedback under nic-sr).
         a.tsNs = c.tsNs;
         a.echoSeq = c.echoSeqBytes;
         a.seq = c.epsn * m_payloadBytes;
-        p = Create<Packet>();
         NS_LOG_LOGIC("switch " << m_switchId << ": compensation NACK to " << c.dip << " qpn "
                                << c.sport << " ePSN " << c.epsn);
         m_compensationTrace(c.dip, c.sip, c.sport, c.epsn);
@@ -330,16 +329,14 @@ RdmaSwitch::SendControl(LbControlPacket c)
         // The reference's 0xFD control format: sequence 0, padded to the scheme's size.
         a.flags = RdmaHeader::FLAG_LB_CONTROL;
         const uint32_t header = RdmaHeader::ACK_BYTES;
-        p = Create<Packet>(c.sizeBytes > header ? c.sizeBytes - header : 0);
+        payload = c.sizeBytes > header ? c.sizeBytes - header : 0;
     }
-    p->AddHeader(a);
+    RdmaFramePtr f = RdmaFrame::Make(a, payload);
     if (c.tag.present)
     {
-        RdmaLbTag lt;
-        lt.data = c.tag;
-        p->AddPacketTag(lt);
+        f->lbTag = c.tag;
     }
-    Route(p, c.fromPort, true);
+    Route(std::move(f), c.fromPort, true);
 }
 
 } // namespace ns3

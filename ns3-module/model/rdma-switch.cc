@@ -237,7 +237,7 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     m_remotePaused.push_back({});
     m_withdrawn.push_back(false);
     m_hostPort.push_back(false);
-    dev->SetDecodedReceiveHandler(MakeCallback(&RdmaSwitch::Receive, this));
+    dev->SetFrameReceiveHandler(MakeCallback(&RdmaSwitch::Receive, this));
     dev->SetDequeueHandler(MakeCallback(&RdmaSwitch::Dequeued, this));
     return i;
 }
@@ -540,7 +540,7 @@ RdmaSwitch::CheckResume(uint32_t in, uint32_t k)
 }
 
 void
-RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t in)
+RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t in)
 {
     ++m_forwarded;
     if (q == 0)
@@ -551,23 +551,20 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t
     {
         if (m_intEnabled)
         {
-            PushInt(dev, p);
+            PushInt(dev, f.header);
         }
         return; // not admitted by this switch's MMU
     }
     const uint32_t out = m_portOfIf[dev->GetIfIndex()];
-    const uint32_t size = p->GetSize();
+    const uint32_t size = f.sizeBytes;
     m_mmu->RemoveFromIngressAdmission(in, q, size);
     m_mmu->RemoveFromEgressAdmission(out, q, size);
     if (m_agentEgress)
     {
-        RdmaHeader h;
-        h.PeekFrom(*p);
+        const RdmaHeader& h = f.header;
         if ((h.flags & RdmaHeader::FLAG_PROBE) == 0 || h.type != RdmaHeader::DATA)
         {
-            RdmaLbTag lt;
-            p->PeekPacketTag(lt);
-            m_agent->OnEgress(Simulator::Now(), MakeInfo(h, in, size, false), lt.data, out);
+            m_agent->OnEgress(Simulator::Now(), MakeInfo(h, in, size, false), f.lbTag, out);
             ServeAgent(true); // inside the port's transmit path: control goes out as events
         }
     }
@@ -587,17 +584,11 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t
                                 static_cast<double>(kmax - kmin) * m_pmax;
             mark = m_ecnRng->GetValue() < prob;
         }
-        if (mark)
+        if (mark && f.header.type == RdmaHeader::DATA)
         {
-            RdmaHeader h;
-            p->RemoveHeader(h);
-            if (h.type == RdmaHeader::DATA)
-            {
-                h.ecn = 3;
-                ++m_ecnMarks[out];
-                m_ecnMarkTrace(out, q, shared);
-            }
-            p->AddHeader(h);
+            f.header.ecn = 3;
+            ++m_ecnMarks[out];
+            m_ecnMarkTrace(out, q, shared);
         }
     }
     if (m_pfcEnabled)
@@ -606,20 +597,17 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t
     }
     if (m_intEnabled)
     {
-        PushInt(dev, p); // after ECN marking and the resume check, as the reference
+        PushInt(dev, f.header); // after ECN marking and the resume check, as the reference
     }
 }
 
 void
-RdmaSwitch::PushInt(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
+RdmaSwitch::PushInt(Ptr<RdmaNetDevice> dev, RdmaHeader& h)
 {
-    RdmaHeader h;
-    p->PeekHeader(h);
     if (h.type != RdmaHeader::DATA || h.intMode != RdmaHeader::INT_HPCC)
     {
         return;
     }
-    p->RemoveHeader(h);
     // The port's bytes sent before this packet (its own count is added when it starts) and
     // the bytes still queued over every class after it left.
     h.intHop[h.intNHop % RdmaIntHop::MAX_HOPS] =
@@ -627,27 +615,18 @@ RdmaSwitch::PushInt(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
                          dev->GetTxBytes(), dev->GetTotalQueueBytes(),
                          dev->GetDataRate().GetBitRate(), m_intMulti);
     ++h.intNHop;
-    p->AddHeader(h);
 }
 
 void
-RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, const RdmaHeader* h)
+RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, RdmaFramePtr& f)
 {
-    RdmaHeader header = *h;
-    Route(p, header, m_portOfIf[dev->GetIfIndex()], false, true);
+    Route(std::move(f), m_portOfIf[dev->GetIfIndex()], false, true);
 }
 
 void
-RdmaSwitch::Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent)
+RdmaSwitch::Route(RdmaFramePtr f, uint32_t in, bool local, bool useAgent)
 {
-    RdmaHeader h;
-    h.PeekFrom(*p);
-    Route(p, h, in, local, useAgent);
-}
-
-void
-RdmaSwitch::Route(Ptr<Packet> p, RdmaHeader& h, uint32_t in, bool local, bool useAgent)
-{
+    RdmaHeader& h = f->header;
     const std::vector<uint32_t>* candidates = &GetRoutes(h.dip);
     if (m_nWithdrawn != 0 || !m_deadRoutes.empty())
     {
@@ -665,7 +644,7 @@ RdmaSwitch::Route(Ptr<Packet> p, RdmaHeader& h, uint32_t in, bool local, bool us
     if (routes.empty())
     {
         NS_LOG_WARN("switch " << m_switchId << ": no route to " << h.dip << ", dropped");
-        m_dropTrace(p);
+        m_dropTrace(*f);
         return;
     }
     uint32_t out = routes.front();
@@ -679,24 +658,17 @@ RdmaSwitch::Route(Ptr<Packet> p, RdmaHeader& h, uint32_t in, bool local, bool us
             Ptr<RdmaNetDevice> d = m_ports[port];
             m_candidates.push_back({port, d->GetTotalQueueBytes(), d->GetTxBytes()});
         }
-        RdmaLbTag lt;
-        const bool hadTag = m_agentAll && p->PeekPacketTag(lt);
-        const LbTagData before = lt.data;
+        // An agent that sees every packet reads the tag it carries; the others start from
+        // none (and their tag, if they set one, replaces the packet's).
+        LbTagData tag = m_agentAll ? f->lbTag : LbTagData();
+        const LbTagData before = tag;
         LbVerdict v = m_agent->OnIngress(Simulator::Now(),
-                                         MakeInfo(h, in, p->GetSize(), local),
-                                         &lt.data,
+                                         MakeInfo(h, in, f->sizeBytes, local),
+                                         &tag,
                                          m_candidates);
-        if (lt.data.present != hadTag || lt.data.words != before.words)
+        if (tag.present != before.present || tag.words != before.words)
         {
-            if (hadTag)
-            {
-                RdmaLbTag old;
-                p->RemovePacketTag(old);
-            }
-            if (lt.data.present)
-            {
-                p->AddPacketTag(lt);
-            }
+            f->lbTag = tag.present ? tag : LbTagData(); // a removed tag leaves no words
         }
         if (m_agentAll)
         {
@@ -709,21 +681,19 @@ RdmaSwitch::Route(Ptr<Packet> p, RdmaHeader& h, uint32_t in, bool local, bool us
                 (h.flags & RdmaHeader::FLAG_LB_CONTROL) == 0)
             {
                 NS_LOG_LOGIC("switch " << m_switchId << ": NACK from port " << in << " blocked");
-                m_nackBlockedTrace(p, in);
+                m_nackBlockedTrace(*f, in);
             }
-            m_lbDropTrace(p, in);
+            m_lbDropTrace(*f, in);
             return;
         case LbVerdictKind::HOLD:
-            m_held[v.queue].emplace_back(p, in);
+            m_held[v.queue].emplace_back(std::move(f), in);
             ++m_heldPackets;
             return;
         case LbVerdictKind::FORWARD:
             out = routes[v.index];
             if (v.rewriteEntropy && h.type == RdmaHeader::DATA)
             {
-                p->RemoveHeader(h);
                 h.sport = v.entropy;
-                p->AddHeader(h);
             }
             break;
         }
@@ -732,12 +702,13 @@ RdmaSwitch::Route(Ptr<Packet> p, RdmaHeader& h, uint32_t in, bool local, bool us
     {
         out = routes[(h.sport / m_pathIndexDivisor) % routes.size()];
     }
-    Forward(p, in, out, h);
+    Forward(std::move(f), in, out);
 }
 
 void
-RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& h)
+RdmaSwitch::Forward(RdmaFramePtr f, uint32_t in, uint32_t out)
 {
+    const RdmaHeader& h = f->header;
     // A trimmed header keeps the highest priority, outside the MMU, at every hop (TrimEnabled).
     const bool data = h.type == RdmaHeader::DATA && (h.flags & RdmaHeader::FLAG_TRIMMED) == 0;
     uint32_t queue = data ? h.pg : 0;
@@ -747,7 +718,7 @@ RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& 
         {
             ConfigureMmu();
         }
-        const uint32_t size = p->GetSize();
+        const uint32_t size = f->sizeBytes;
         const uint64_t limit = ScaledForPort(out, m_dataQueueLimit);
         const bool overLimit = limit != 0 && m_mmu->GetEgressBytes(out, queue) + size > limit;
         if (overLimit || !m_mmu->CheckEgressAdmission(out, queue, size) ||
@@ -761,8 +732,8 @@ RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& 
             NS_LOG_LOGIC("switch " << m_switchId << ": MMU drop, in " << in << " out " << out
                                    << " queue " << queue);
             ++m_drops[out];
-            m_bufferDropTrace(p, in, out, queue);
-            m_dropTrace(p);
+            m_bufferDropTrace(*f, in, out, queue);
+            m_dropTrace(*f);
             return;
         }
         m_mmu->UpdateIngressAdmission(in, queue, size);
@@ -772,10 +743,10 @@ RdmaSwitch::Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& 
             CheckPfc(in, queue);
         }
     }
-    m_forwardTrace(p, in, out);
+    m_forwardTrace(*f, in, out);
     // An admitted packet's ingress port travels beside it in the port queue (the reference
     // keeps it in a packet tag); Dequeued releases its MMU charge with it.
-    m_ports[out]->Enqueue(p, queue, queue != 0 ? in : RdmaNetDevice::NO_META);
+    m_ports[out]->Enqueue(std::move(f), queue, queue != 0 ? in : RdmaNetDevice::NO_META);
 }
 
 void
@@ -783,12 +754,11 @@ RdmaSwitch::Trim(uint32_t out, const RdmaHeader& h)
 {
     RdmaHeader t = h;
     t.flags |= RdmaHeader::FLAG_TRIMMED;
-    Ptr<Packet> header = Create<Packet>(m_trimmedBytes - RdmaHeader::DATA_HEADER_BYTES);
-    header->AddHeader(t);
+    RdmaFramePtr header = RdmaFrame::Make(t, m_trimmedBytes - RdmaHeader::DATA_HEADER_BYTES);
     ++m_trims;
     NS_LOG_LOGIC("switch " << m_switchId << ": trim " << h.seq << " to port " << out);
-    m_trimTrace(header, out);
-    m_ports[out]->Enqueue(header, 0); // the highest priority, outside the MMU as control
+    m_trimTrace(*header, out);
+    m_ports[out]->Enqueue(std::move(header), 0); // the highest priority, outside the MMU as control
 }
 
 } // namespace ns3

@@ -55,6 +55,7 @@
 #ifndef RDMA_SWITCH_H
 #define RDMA_SWITCH_H
 
+#include "rdma-frame.h"
 #include "rdma-lb-bridge.h"
 #include "switch-mmu.h"
 
@@ -212,15 +213,13 @@ class RdmaSwitch : public Object
     void DoDispose() override;
 
   private:
-    /// A packet arrived at port \p dev, its header \p h decoded by the port.
-    void Receive(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, const RdmaHeader* h);
-    /// Routes \p p that entered through port \p in (\p local: made by this switch's agent);
+    /// A frame arrived at port \p dev.
+    void Receive(Ptr<RdmaNetDevice> dev, RdmaFramePtr& f);
+    /// Routes \p f that entered through port \p in (\p local: made by this switch's agent);
     /// \p useAgent false routes past the load balancer (packets it released).
-    void Route(Ptr<Packet> p, uint32_t in, bool local, bool useAgent = true);
-    /// Route with \p p's header \p h already decoded (changed when the entropy is rewritten).
-    void Route(Ptr<Packet> p, RdmaHeader& h, uint32_t in, bool local, bool useAgent);
-    /// MMU admission, PFC check and enqueue of \p p on port \p out.
-    void Forward(Ptr<Packet> p, uint32_t in, uint32_t out, const RdmaHeader& h);
+    void Route(RdmaFramePtr f, uint32_t in, bool local, bool useAgent = true);
+    /// MMU admission, PFC check and enqueue of \p f on port \p out.
+    void Forward(RdmaFramePtr f, uint32_t in, uint32_t out);
     /// Trims the data packet of header \p h bound for port \p out (TrimEnabled).
     void Trim(uint32_t out, const RdmaHeader& h);
     /// The load balancer's view of a packet.
@@ -247,9 +246,9 @@ class RdmaSwitch : public Object
     void ApplyLbLinkState(uint32_t port, bool remote, bool down);
     /// \p p left queue \p q of port \p dev; \p in is its ingress port if this switch's MMU
     /// admitted it (RdmaNetDevice::NO_META if not).
-    void Dequeued(Ptr<RdmaNetDevice> dev, Ptr<Packet> p, uint32_t q, uint32_t in);
+    void Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t in);
     /// Appends this egress port's INT record to a data packet that carries HPCC INT.
-    void PushInt(Ptr<RdmaNetDevice> dev, Ptr<Packet> p);
+    void PushInt(Ptr<RdmaNetDevice> dev, RdmaHeader& h);
     void CheckPfc(uint32_t in, uint32_t arrivingCls);
     void CheckResume(uint32_t in, uint32_t k);
     void SetPortWithdrawn(uint32_t port, bool withdrawn);
@@ -269,15 +268,15 @@ class RdmaSwitch : public Object
     bool m_agentAll{false};    //!< the agent sees every packet (and is polled after each)
     bool m_agentEgress{false}; //!< the agent sees packets at dequeue
     /// Held per-flow queues (the agent's Hold verdicts): packet and ingress port, FIFO.
-    std::unordered_map<uint64_t, std::deque<std::pair<Ptr<Packet>, uint32_t>>> m_held;
+    std::unordered_map<uint64_t, std::deque<std::pair<RdmaFramePtr, uint32_t>>> m_held;
     uint64_t m_heldPackets{0};
     bool m_sendingControl{false}; //!< ServeAgent is routing one of the agent's control packets
     EventId m_lbTimer;
     Time m_lbTimerAt{Time::Max()};
     std::vector<LbEgressCandidate> m_candidates; //!< reused per packet
     Ptr<UniformRandomVariable> m_rng;
-    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t> m_forwardTrace;
-    TracedCallback<Ptr<const Packet>> m_dropTrace;
+    RdmaFrameTrace<uint32_t, uint32_t> m_forwardTrace;
+    RdmaFrameTrace<> m_dropTrace;
 
     Ptr<SwitchMmu> m_mmu;
     bool m_pfcEnabled;
@@ -312,13 +311,13 @@ class RdmaSwitch : public Object
     bool m_trimEnabled{false};    //!< TrimEnabled
     uint32_t m_trimmedBytes{64};  //!< TrimmedSize
     uint64_t m_trims{0};          //!< packets trimmed
-    TracedCallback<Ptr<const Packet>, uint32_t> m_trimTrace; //!< Trim
+    RdmaFrameTrace<uint32_t> m_trimTrace; //!< Trim
     std::vector<bool> m_hostPort;                     //!< per port: faces a host
-    TracedCallback<Ptr<const Packet>, uint32_t> m_nackBlockedTrace;
-    TracedCallback<Ptr<const Packet>, uint32_t> m_lbDropTrace;
+    RdmaFrameTrace<uint32_t> m_nackBlockedTrace;
+    RdmaFrameTrace<uint32_t> m_lbDropTrace;
     TracedCallback<uint32_t, uint32_t, uint16_t, uint32_t> m_compensationTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_ecnMarkTrace;
-    TracedCallback<Ptr<const Packet>, uint32_t, uint32_t, uint32_t> m_bufferDropTrace;
+    RdmaFrameTrace<uint32_t, uint32_t, uint32_t> m_bufferDropTrace;
 };
 
 } // namespace ns3

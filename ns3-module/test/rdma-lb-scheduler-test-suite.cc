@@ -4,6 +4,12 @@
  * The port queues' and links' FIFO (model/rdma-fifo.h) hands out what a std::deque would, in
  * the same order, across wrap-arounds and growth, and releases a packet when it is popped.
  *
+ * A frame (model/rdma-frame.h) carries exactly what the wire would: its header equals the one a
+ * receiver decodes from the serialised bytes, for every packet type and INT mode; its size is
+ * the packet's; the packet it makes for a trace sink has the frame's current header, one packet
+ * hop after hop, and a packet a sink kept is never changed afterwards; no packet is made while
+ * no sink is connected.
+ *
  * The timing-wheel scheduler (model/rdma-wheel-scheduler.h) runs events in exactly
  * ns-3's order. The same randomly grown event workload runs under ns3::PriorityQueueScheduler
  * and under RdmaWheelScheduler (default ring and a 64-slot ring, so that most events go
@@ -13,6 +19,7 @@
  */
 #include "ns3/packet.h"
 #include "ns3/rdma-fifo.h"
+#include "ns3/rdma-frame.h"
 #include "ns3/rdma-wheel-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
@@ -191,6 +198,141 @@ class FifoTestCase : public TestCase
     }
 };
 
+/// \return whether \p a and \p b hold the same value in every field
+bool
+SameHeader(const RdmaHeader& a, const RdmaHeader& b)
+{
+    return a.type == b.type && a.sip == b.sip && a.dip == b.dip && a.sport == b.sport &&
+           a.dport == b.dport && a.ecn == b.ecn && a.pg == b.pg && a.seq == b.seq &&
+           a.tsNs == b.tsNs && a.echoSeq == b.echoSeq && a.flags == b.flags &&
+           a.sackSeq == b.sackSeq && a.sackLen == b.sackLen && a.qpn == b.qpn &&
+           a.pauseUs == b.pauseUs && a.pfcQlen == b.pfcQlen && a.pfcClass == b.pfcClass &&
+           a.intMode == b.intMode && a.intNHop == b.intNHop &&
+           std::equal(std::begin(a.intHop), std::end(a.intHop), std::begin(b.intHop));
+}
+
+class FrameTestCase : public TestCase
+{
+  public:
+    FrameTestCase()
+        : TestCase("frame: the header the wire carries, the packet's size, packets made for "
+                   "sinks only and never changed once kept")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Every type and INT mode, every field random (also those the type does not carry).
+        uint64_t x = 99;
+        auto next = [&x]() {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            return x >> 11;
+        };
+        const RdmaHeader::Type types[] = {RdmaHeader::DATA,
+                                          RdmaHeader::ACK,
+                                          RdmaHeader::NACK,
+                                          RdmaHeader::PFC};
+        const RdmaHeader::IntMode modes[] = {RdmaHeader::INT_NONE,
+                                             RdmaHeader::INT_HPCC,
+                                             RdmaHeader::INT_TS};
+        for (int round = 0; round < 50; ++round)
+        {
+            for (RdmaHeader::Type type : types)
+            {
+                for (RdmaHeader::IntMode mode : modes)
+                {
+                    RdmaHeader h;
+                    h.type = type;
+                    h.intMode = type == RdmaHeader::PFC ? RdmaHeader::INT_NONE : mode;
+                    h.sip = next();
+                    h.dip = next();
+                    h.sport = next();
+                    h.dport = next();
+                    h.ecn = next() % 4;
+                    h.pg = next() % 8;
+                    h.seq = next();
+                    h.tsNs = next();
+                    h.echoSeq = next();
+                    h.flags = next();
+                    h.sackSeq = next();
+                    h.sackLen = next();
+                    h.qpn = next();
+                    h.pauseUs = next();
+                    h.pfcQlen = next();
+                    h.pfcClass = next();
+                    h.intNHop = next();
+                    for (uint64_t& hop : h.intHop)
+                    {
+                        hop = next();
+                    }
+                    const uint32_t payload = next() % 4096;
+                    Ptr<Packet> p = Create<Packet>(payload);
+                    p->AddHeader(h);
+                    RdmaHeader decoded;
+                    p->PeekHeader(decoded);
+                    RdmaFramePtr f = RdmaFrame::Make(h, payload);
+                    NS_TEST_ASSERT_MSG_EQ(SameHeader(f->header, decoded),
+                                          true,
+                                          "type " << uint32_t(type) << " INT " << uint32_t(mode)
+                                                  << ": the frame's header is the decoded one");
+                    NS_TEST_ASSERT_MSG_EQ(f->sizeBytes, p->GetSize(), "size on the wire");
+                    RdmaHeader made;
+                    f->Materialise()->PeekHeader(made);
+                    NS_TEST_ASSERT_MSG_EQ(SameHeader(made, decoded), true, "made packet's header");
+                    NS_TEST_ASSERT_MSG_EQ(f->packet->GetSize(), p->GetSize(), "made packet's size");
+                }
+            }
+        }
+
+        // One packet along the path, rewritten from the frame; a kept packet stays as it was.
+        RdmaHeader h;
+        h.type = RdmaHeader::DATA;
+        h.seq = 7000;
+        RdmaFramePtr f = RdmaFrame::Make(h, 1000);
+        Ptr<Packet> first = f->Materialise();
+        const uint64_t uid = first->GetUid();
+        first = nullptr; // no sink kept it
+        f->header.ecn = 3; // a switch marks the frame
+        Ptr<const Packet> kept = f->Materialise();
+        NS_TEST_ASSERT_MSG_EQ(kept->GetUid(), uid, "the same packet at the next hop");
+        RdmaHeader seen;
+        kept->PeekHeader(seen);
+        NS_TEST_ASSERT_MSG_EQ(uint32_t(seen.ecn), 3U, "the mark is in the packet");
+        f->header.ecn = 0;
+        f->header.seq = 8000;
+        Ptr<Packet> later = f->Materialise();
+        kept->PeekHeader(seen);
+        NS_TEST_ASSERT_MSG_EQ(seen.seq, 7000U, "a kept packet is not changed");
+        NS_TEST_ASSERT_MSG_EQ(uint32_t(seen.ecn), 3U, "a kept packet keeps its mark");
+        later->PeekHeader(seen);
+        NS_TEST_ASSERT_MSG_EQ(seen.seq, 8000U, "the frame's packet has its header");
+
+        // A trace without sinks makes no packet; with one, its sink sees the frame's packet.
+        RdmaFrameTrace<uint32_t> trace;
+        RdmaFramePtr g = RdmaFrame::Make(h, 1000);
+        trace(*g, 1);
+        NS_TEST_ASSERT_MSG_EQ(bool(g->packet), false, "no sink, no packet");
+        uint32_t fired = 0;
+        trace.ConnectWithoutContext(MakeBoundCallback(
+            +[](uint32_t* n, Ptr<const Packet> p, uint32_t port) {
+                *n += p->GetSize() == 1048 && port == 2 ? 1 : 0;
+            },
+            &fired));
+        trace(*g, 2);
+        NS_TEST_ASSERT_MSG_EQ(fired, 1U, "the sink saw the 1048 B packet");
+
+        // A released frame comes back without packet or tag.
+        g->lbTag.present = true;
+        RdmaFrame* raw = g.get();
+        g.reset();
+        RdmaFramePtr again = RdmaFrame::Make(h, 0);
+        NS_TEST_ASSERT_MSG_EQ(again.get(), raw, "the pool hands out the last frame released");
+        NS_TEST_ASSERT_MSG_EQ(bool(again->packet), false, "no packet");
+        NS_TEST_ASSERT_MSG_EQ(again->lbTag.present, false, "no tag");
+    }
+};
+
 class RdmaLbSchedulerTestSuite : public TestSuite
 {
   public:
@@ -198,6 +340,7 @@ class RdmaLbSchedulerTestSuite : public TestSuite
         : TestSuite("rdma-lb-scheduler", UNIT)
     {
         AddTestCase(new FifoTestCase, TestCase::QUICK);
+        AddTestCase(new FrameTestCase, TestCase::QUICK);
         AddTestCase(new WheelOrderTestCase, TestCase::QUICK);
     }
 };
