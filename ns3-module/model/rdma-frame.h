@@ -7,9 +7,9 @@
  * something outside that path needs one: a connected trace sink, a receive error model, a
  * packet handler of a test or a foreign device. Then Materialise() writes the header (and the
  * tag) into a Packet of the frame's size, kept in the frame so that one sink sees one packet
- * (one uid) hop after hop. The ns-3 model of the same fabric made, queued, copied and parsed a
- * Packet per hop; reading a packet object and its buffer after they went cold in a queue or
- * on a link was about a third of a run.
+ * (one uid) hop after hop. Before the record, every hop queued, copied and parsed a Packet;
+ * reading a packet object and its buffer after they went cold in a queue or on a link was
+ * about a third of a run.
  */
 #ifndef RDMA_FRAME_H
 #define RDMA_FRAME_H
