@@ -60,7 +60,11 @@ RdmaChannel::TransmitStart(RdmaFramePtr f, Ptr<RdmaNetDevice> src, Time txTime)
         return false;
     }
     m_inFlight[dst].push_back({std::move(f), Epoch(dst)});
-    const uint32_t context = m_dev[dst]->GetNode()->GetId();
+    if (m_context[dst] == UINT32_MAX)
+    {
+        m_context[dst] = m_dev[dst]->GetNode()->GetId();
+    }
+    const uint32_t context = m_context[dst];
     if (dst == 0)
     {
         m_deliverTo0->ScheduleWithContext(context, txTime + m_delay);

@@ -76,6 +76,8 @@ class RdmaChannel : public Channel
 
     Time m_delay;
     Ptr<RdmaNetDevice> m_dev[2];
+    /// The node id of end i (the context of its arrival events), read at its first arrival.
+    uint32_t m_context[2]{UINT32_MAX, UINT32_MAX};
     uint32_t m_nDevices{0};
     bool m_down{false};
     uint64_t m_epoch{0}; //!< incremented when the link goes down: in-flight packets are lost
