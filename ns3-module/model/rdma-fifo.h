@@ -53,8 +53,7 @@ class RdmaFifo
     /// Appends a copy of \p v.
     void push_back(const T& v)
     {
-        Slot() = v;
-        ++m_size;
+        push_back(T(v));
     }
 
     /// Removes the oldest element (the FIFO must not be empty).

@@ -10,6 +10,8 @@
 namespace ns3
 {
 
+NS_OBJECT_ENSURE_REGISTERED(RdmaLbTag);
+
 namespace
 {
 

@@ -118,12 +118,6 @@ class RdmaFrameTrace : public TracedCallback<Ptr<const Packet>, Ts...>
         Base::Connect(cb, path);
     }
 
-    /// \return whether a sink was ever connected
-    bool IsConnected() const
-    {
-        return m_connected;
-    }
-
     /// Fires the sinks with \p f's packet, if any sink was connected.
     void operator()(RdmaFrame& f, Ts... args)
     {

@@ -225,32 +225,24 @@ RdmaHeader::OnTheWire() const
     w.intMode = intMode;
     w.sip = sip;
     w.dip = dip;
-    switch (type)
+    if (type == PFC)
     {
-    case DATA:
-        w.flags = flags;
-        w.sport = sport;
-        w.dport = dport;
-        w.qpn = qpn;
-        w.seq = seq;
-        w.pg = pg;
-        break;
-    case ACK:
-    case NACK:
-        w.sport = sport;
-        w.dport = dport;
-        w.flags = flags;
-        w.pg = pg;
-        w.seq = seq;
-        w.sackSeq = sackSeq;
-        w.sackLen = sackLen;
-        w.qpn = qpn;
-        break;
-    case PFC:
         w.pauseUs = pauseUs;
         w.pfcQlen = pfcQlen;
         w.pfcClass = pfcClass;
         return w; // no INT bytes
+    }
+    // Data (UDP + SeqTs) and ACK/NACK (qbb) carry these alike; only ACK/NACK carry a SACK.
+    w.sport = sport;
+    w.dport = dport;
+    w.flags = flags;
+    w.pg = pg;
+    w.seq = seq;
+    w.qpn = qpn;
+    if (type != DATA)
+    {
+        w.sackSeq = sackSeq;
+        w.sackLen = sackLen;
     }
     if (intMode == INT_HPCC)
     {

@@ -1,7 +1,8 @@
 /*
  * rdma-lb: RdmaLbTag, a switch load balancer's per-packet tag (ns3-module/doc/rdma-lb.rst,
- * "Switch-side load balancers"). Module-private: included by rdma-switch.cc (the packet path, which
- * peeks and rewrites it, and registers its TypeId) and rdma-switch-lb.cc (control packets).
+ * "Switch-side load balancers"), as it appears on a packet made for a trace sink or read from a
+ * foreign one. Module-private: included by rdma-frame.cc, which writes and reads it and
+ * registers its TypeId (on the fabric's own path the tag is RdmaFrame::lbTag).
  */
 #ifndef RDMA_LB_TAG_H
 #define RDMA_LB_TAG_H

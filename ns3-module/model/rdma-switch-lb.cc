@@ -9,7 +9,6 @@
 
 #include "rdma-channel.h"
 #include "rdma-header.h"
-#include "rdma-lb-tag.h"
 #include "rdma-net-device.h"
 #include "rdma-node-role.h"
 

@@ -7,7 +7,6 @@
 
 #include "rdma-header.h"
 #include "rdma-int.h"
-#include "rdma-lb-tag.h"
 #include "rdma-net-device.h"
 
 #include "rdma-channel.h"
@@ -29,8 +28,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("RdmaSwitch");
 NS_OBJECT_ENSURE_REGISTERED(RdmaSwitch);
-
-NS_OBJECT_ENSURE_REGISTERED(RdmaLbTag); // rdma-lb-tag.h
 
 TypeId
 RdmaSwitch::GetTypeId()

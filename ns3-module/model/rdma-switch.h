@@ -40,7 +40,7 @@
  *    SeesEveryPacket -- get a verdict: forward on candidate i (with an optional entropy
  *    rewrite, Themis-S PathMap in 3-tier fabrics), drop (a blocked NACK, a consumed control
  *    packet; trace LbDrop), or hold in a per-flow queue outside the MMU (ConWeave's VOQ);
- *    the scheme's opaque tag travels as an RdmaLbTag (a packet tag: no wire bytes, as the
+ *    the scheme's opaque tag travels in the frame (RdmaFrame::lbTag: no wire bytes, as the
  *    reference's LetFlow/CONGA/ConWeave tags);
  *  - egress (Dequeued, if the agent SeesEgress): the agent sees each packet leaving;
  *  - after each call the switch pulls what the agent wants: control packets (PollTransmit:
