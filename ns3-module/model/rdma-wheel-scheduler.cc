@@ -3,6 +3,7 @@
  */
 #include "rdma-wheel-scheduler.h"
 
+#include "ns3/abort.h"
 #include "ns3/assert.h"
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
@@ -50,6 +51,7 @@ RdmaWheelScheduler::GetTypeId()
 RdmaWheelScheduler::RdmaWheelScheduler()
     : m_slotCount(4096),
       m_mask(0),
+      m_free(NIL),
       m_inRing(0),
       m_base(0)
 {
@@ -71,12 +73,47 @@ RdmaWheelScheduler::Init()
     m_occupied.assign(n / 64, 0);
 }
 
+uint32_t
+RdmaWheelScheduler::NewNode(const Event& ev)
+{
+    uint32_t n = m_free;
+    if (n == NIL)
+    {
+        NS_ABORT_MSG_IF(m_nodes.size() >= NIL, "RdmaWheelScheduler: too many events in the ring");
+        n = static_cast<uint32_t>(m_nodes.size());
+        m_nodes.push_back(Node{ev, NIL});
+        return n;
+    }
+    Node& node = m_nodes[n];
+    m_free = node.next;
+    node.ev = ev;
+    node.next = NIL;
+    return n;
+}
+
+void
+RdmaWheelScheduler::FreeNode(uint32_t n)
+{
+    m_nodes[n].next = m_free;
+    m_free = n;
+}
+
 void
 RdmaWheelScheduler::PutInRing(const Event& ev)
 {
     const uint64_t i = ev.key.m_ts & m_mask;
-    m_slots[i].events.push_back(ev);
-    m_occupied[i >> 6] |= uint64_t{1} << (i & 63);
+    const uint32_t n = NewNode(ev);
+    Slot& s = m_slots[i];
+    if (s.head == NIL)
+    {
+        s.head = n;
+        m_occupied[i >> 6] |= uint64_t{1} << (i & 63);
+    }
+    else
+    {
+        m_nodes[s.tail].next = n;
+    }
+    s.tail = n;
     ++m_inRing;
 }
 
@@ -143,8 +180,7 @@ RdmaWheelScheduler::PeekNext() const
         NS_ASSERT(!m_later.empty());
         return m_later.front();
     }
-    const Slot& s = m_slots[EarliestSlot()];
-    return s.events[s.head];
+    return m_nodes[m_slots[EarliestSlot()].head].ev;
 }
 
 Scheduler::Event
@@ -162,9 +198,12 @@ RdmaWheelScheduler::RemoveNext()
     {
         const uint32_t i = EarliestSlot();
         Slot& s = m_slots[i];
-        ev = s.events[s.head++];
+        const uint32_t n = s.head;
+        ev = m_nodes[n].ev;
+        s.head = m_nodes[n].next;
+        FreeNode(n);
         --m_inRing;
-        if (s.head == s.events.size())
+        if (s.head == NIL)
         {
             Drained(i);
         }
@@ -177,39 +216,40 @@ RdmaWheelScheduler::RemoveNext()
 void
 RdmaWheelScheduler::Drained(uint32_t i)
 {
-    Slot& s = m_slots[i];
-    // A burst (every host starting at one instant) leaves a slot with a large capacity that
-    // the slot, reused once per turn of the ring, rarely needs again: give it back.
-    if (s.events.capacity() > KEPT_EVENTS)
-    {
-        std::vector<Event>().swap(s.events);
-    }
-    else
-    {
-        s.events.clear();
-    }
-    s.head = 0;
+    m_slots[i].tail = NIL;
     m_occupied[i >> 6] &= ~(uint64_t{1} << (i & 63));
 }
 
 void
 RdmaWheelScheduler::Remove(const Event& ev)
 {
-    auto same = [&ev](const Event& e) { return e.key.m_uid == ev.key.m_uid; };
     if (ev.key.m_ts - m_base < m_slotCount)
     {
         const uint64_t i = ev.key.m_ts & m_mask;
         Slot& s = m_slots[i];
-        auto it = std::find_if(s.events.begin() + s.head, s.events.end(), same);
-        NS_ASSERT_MSG(it != s.events.end(), "RdmaWheelScheduler: removing an unknown event");
-        s.events.erase(it);
+        uint32_t prev = NIL;
+        uint32_t n = s.head;
+        while (n != NIL && m_nodes[n].ev.key.m_uid != ev.key.m_uid)
+        {
+            prev = n;
+            n = m_nodes[n].next;
+        }
+        NS_ASSERT_MSG(n != NIL, "RdmaWheelScheduler: removing an unknown event");
+        const uint32_t next = m_nodes[n].next;
+        (prev == NIL ? s.head : m_nodes[prev].next) = next;
+        if (s.tail == n)
+        {
+            s.tail = prev;
+        }
+        FreeNode(n);
         --m_inRing;
-        if (s.head == s.events.size())
+        if (s.head == NIL)
         {
             Drained(static_cast<uint32_t>(i));
         }
         return;
     }
+    auto same = [&ev](const Event& e) { return e.key.m_uid == ev.key.m_uid; };
     auto it = std::find_if(m_later.begin(), m_later.end(), same);
     NS_ASSERT_MSG(it != m_later.end(), "RdmaWheelScheduler: removing an unknown event");
     m_later.erase(it);
