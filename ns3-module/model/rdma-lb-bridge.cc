@@ -499,6 +499,12 @@ SwitchLbAgent::SeesEgress() const
     return m_impl->lb->sees_egress();
 }
 
+bool
+SwitchLbAgent::ReadsPortLoad() const
+{
+    return m_impl->lb->reads_port_load();
+}
+
 LbVerdict
 SwitchLbAgent::OnIngress(Time now,
                          const LbPacketInfo& pkt,

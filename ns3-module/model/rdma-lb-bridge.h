@@ -401,6 +401,8 @@ class SwitchLbAgent
     bool SeesEveryPacket() const;
     /// \return whether OnEgress must be called at dequeue
     bool SeesEgress() const;
+    /// \return whether OnIngress reads the candidates' queue and sent bytes (else zeros do)
+    bool ReadsPortLoad() const;
 
     // Per packet (NS_FATAL_ERROR if the algorithm failed).
 

@@ -166,6 +166,7 @@ RdmaSwitch::InstallAgent(uint64_t seed)
     }
     m_agentAll = m_agent->SeesEveryPacket();
     m_agentEgress = m_agent->SeesEgress();
+    m_agentLoad = m_agent->ReadsPortLoad();
     ServeAgent(true);
 }
 

@@ -652,8 +652,15 @@ RdmaSwitch::Route(RdmaFramePtr f, uint32_t in, bool local, bool useAgent)
         m_candidates.clear();
         for (uint32_t port : routes)
         {
-            Ptr<RdmaNetDevice> d = m_ports[port];
-            m_candidates.push_back({port, d->GetTotalQueueBytes(), d->GetTxBytes()});
+            if (m_agentLoad)
+            {
+                const RdmaNetDevice& d = *m_ports[port];
+                m_candidates.push_back({port, d.GetTotalQueueBytes(), d.GetTxBytes()});
+            }
+            else
+            {
+                m_candidates.push_back({port, 0, 0}); // spares reading each port's counters
+            }
         }
         // An agent that sees every packet reads the tag it carries; the others start from
         // none (and their tag, if they set one, replaces the packet's).

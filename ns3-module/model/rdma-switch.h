@@ -267,6 +267,7 @@ class RdmaSwitch : public Object
     std::unique_ptr<SwitchLbAgent> m_agent;
     bool m_agentAll{false};    //!< the agent sees every packet (and is polled after each)
     bool m_agentEgress{false}; //!< the agent sees packets at dequeue
+    bool m_agentLoad{true};    //!< the agent reads the candidates' queue and sent bytes
     /// Held per-flow queues (the agent's Hold verdicts): packet and ingress port, FIFO.
     std::unordered_map<uint64_t, std::deque<std::pair<RdmaFramePtr, uint32_t>>> m_held;
     uint64_t m_heldPackets{0};

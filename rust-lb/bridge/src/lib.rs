@@ -346,6 +346,8 @@ mod ffi {
         fn sees_every_packet(self: &SwitchLb) -> bool;
         /// Whether `on_egress` must be called at dequeue.
         fn sees_egress(self: &SwitchLb) -> bool;
+        /// Whether `on_ingress` reads the candidates' queue and sent bytes (else zeros do).
+        fn reads_port_load(self: &SwitchLb) -> bool;
         /// The verdict on a packet; `tag` is updated in place.
         fn on_ingress(
             self: &mut SwitchLb,

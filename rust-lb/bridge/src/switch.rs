@@ -135,6 +135,10 @@ impl SwitchLb {
         self.lb.sees_egress()
     }
 
+    pub(crate) fn reads_port_load(&self) -> bool {
+        self.lb.reads_port_load()
+    }
+
     pub(crate) fn on_ingress(
         &mut self,
         now_ns: u64,

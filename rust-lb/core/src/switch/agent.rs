@@ -217,6 +217,13 @@ pub trait SwitchAgent {
     fn sees_egress(&self) -> bool {
         false
     }
+    /// Whether `on_ingress` reads the candidates' `queue_bytes` and `tx_bytes`. When it does
+    /// not, the switch may pass zeros there and spare reading every candidate port's counters
+    /// for each packet. Say `false` only for a scheme whose verdicts do not depend on them
+    /// (`reads_port_load_only_where_declared` in this module's tests checks every scheme).
+    fn reads_port_load(&self) -> bool {
+        true
+    }
 
     /// A packet is routed; `candidates` are the live equal-cost ports towards its destination
     /// (at least one). `tag` is the packet's tag, which the agent may change or remove.

@@ -31,6 +31,9 @@ impl EgressChoice {
 
 /// One switch's egress chooser. Implementations are pure: time and randomness are arguments.
 pub trait EgressChooser {
+    /// Whether `choose` reads the candidates' loads (see [`SwitchAgent::reads_port_load`]).
+    const READS_PORT_LOAD: bool = true;
+
     /// Fires for each packet with at least two candidates; the returned index must be
     /// `< candidates.len()`.
     fn choose(
@@ -67,6 +70,9 @@ pub fn chosen_verdict(
 }
 
 impl<C: EgressChooser> SwitchAgent for Chooser<C> {
+    fn reads_port_load(&self) -> bool {
+        C::READS_PORT_LOAD
+    }
     fn on_ingress(
         &mut self,
         now: SimTime,

@@ -484,6 +484,9 @@ impl Conga {
 }
 
 impl SwitchAgent for Conga {
+    fn reads_port_load(&self) -> bool {
+        false
+    }
     fn add_port(&mut self, port: PortInfo) {
         self.fabric.add_port(port);
         let n = self.fabric.num_ports();

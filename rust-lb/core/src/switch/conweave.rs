@@ -703,6 +703,9 @@ impl ConWeave {
 }
 
 impl SwitchAgent for ConWeave {
+    fn reads_port_load(&self) -> bool {
+        false
+    }
     fn add_port(&mut self, port: PortInfo) {
         self.fabric.add_port(port);
     }

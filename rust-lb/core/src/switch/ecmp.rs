@@ -31,6 +31,8 @@ impl EcmpHash {
 }
 
 impl EgressChooser for EcmpHash {
+    const READS_PORT_LOAD: bool = false;
+
     fn choose(
         &mut self,
         _now: SimTime,

@@ -139,6 +139,8 @@ fn shuffle(stream: &SharedHtsimRand, n: usize) -> Vec<u32> {
 }
 
 impl EgressChooser for HtsimEcmp {
+    const READS_PORT_LOAD: bool = false;
+
     fn choose(
         &mut self,
         _now: SimTime,

@@ -218,6 +218,9 @@ impl LetFlow {
 }
 
 impl SwitchAgent for LetFlow {
+    fn reads_port_load(&self) -> bool {
+        false
+    }
     fn add_port(&mut self, port: PortInfo) {
         self.fabric.add_port(port);
     }

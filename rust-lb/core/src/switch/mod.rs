@@ -117,6 +117,9 @@ impl SwitchAgent for SwitchScheme {
     fn sees_egress(&self) -> bool {
         dispatch!(self, c => c.sees_egress())
     }
+    fn reads_port_load(&self) -> bool {
+        dispatch!(self, c => c.reads_port_load())
+    }
     fn on_ingress(
         &mut self,
         now: SimTime,
@@ -253,6 +256,11 @@ impl SwitchLb {
     pub fn sees_egress(&self) -> bool {
         self.scheme.sees_egress()
     }
+    /// See [`SwitchAgent::reads_port_load`].
+    #[must_use]
+    pub fn reads_port_load(&self) -> bool {
+        self.scheme.reads_port_load()
+    }
 
     /// The verdict for one packet (see [`SwitchAgent::on_ingress`]). With no candidate the
     /// verdict is [`Verdict::Drop`]; a forward index is clamped into the candidates.
@@ -358,5 +366,63 @@ pub(crate) mod test_support {
             size_bytes: 1048,
             ..PacketMeta::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::data;
+    use super::*;
+    use crate::algorithm::Algorithm;
+    use crate::config::LbConfig;
+    use crate::units::{Entropy, Psn};
+
+    /// Verdicts of `lb` on a fixed stream of packets towards four candidates, whose loads are
+    /// drawn at random (`loaded`) or all zero.
+    fn verdicts(mut lb: SwitchLb, loaded: bool) -> Vec<Verdict> {
+        let mut loads = SimRng::new(11);
+        let mut out = Vec::new();
+        for i in 0..2_000u32 {
+            let mut pkt = data(i % 37, i / 37);
+            pkt.sport = Entropy(u16::try_from(i % 37).unwrap() * 97);
+            pkt.psn = Psn(i);
+            let cands: Vec<EgressCandidate> = (0..4u32)
+                .map(|port| EgressCandidate {
+                    port,
+                    queue_bytes: if loaded {
+                        u64::from(loads.below(200_000))
+                    } else {
+                        0
+                    },
+                    tx_bytes: if loaded { loads.next_u64() >> 20 } else { 0 },
+                })
+                .collect();
+            let now = SimTime::from_ns(u64::from(i) * 90);
+            out.push(lb.on_ingress(now, &pkt, &mut LbTag::default(), &cands));
+        }
+        out
+    }
+
+    #[test]
+    fn reads_port_load_only_where_declared() {
+        let mut readers = Vec::new();
+        for a in Algorithm::ALL {
+            let config = LbConfig::parse(a.name(), "").unwrap();
+            let lb = SwitchLb::new(&config.switch, 3, 7);
+            let same = verdicts(lb.clone(), true) == verdicts(lb.clone(), false);
+            if lb.reads_port_load() {
+                if !same {
+                    readers.push(a.name());
+                }
+            } else {
+                assert!(
+                    same,
+                    "{}: says it ignores port loads, but its verdicts depend on them",
+                    a.name()
+                );
+            }
+        }
+        // The schemes that choose by queue length; the comparison above sees them read.
+        assert_eq!(readers, ["adaptive", "drill"]);
     }
 }

@@ -36,6 +36,8 @@ impl PltsCounter {
 }
 
 impl EgressChooser for PltsCounter {
+    const READS_PORT_LOAD: bool = false;
+
     fn choose(
         &mut self,
         _now: SimTime,

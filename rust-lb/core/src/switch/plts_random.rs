@@ -17,6 +17,8 @@ use crate::time::SimTime;
 pub struct PltsRandom;
 
 impl EgressChooser for PltsRandom {
+    const READS_PORT_LOAD: bool = false;
+
     fn choose(
         &mut self,
         _now: SimTime,

@@ -159,6 +159,8 @@ impl PltsRr {
 }
 
 impl EgressChooser for PltsRr {
+    const READS_PORT_LOAD: bool = false;
+
     fn choose(
         &mut self,
         now: SimTime,

@@ -499,6 +499,8 @@ impl Themis {
 }
 
 impl EgressChooser for Themis {
+    const READS_PORT_LOAD: bool = false;
+
     fn choose(
         &mut self,
         _now: SimTime,
@@ -604,6 +606,9 @@ impl TorAgent for Themis {
 /// spraying (Themis-S) or ECMP; egress = the PSN queues of the host ports, whose compensation
 /// NACKs the switch pulls with `poll_transmit`.
 impl SwitchAgent for Themis {
+    fn reads_port_load(&self) -> bool {
+        false
+    }
     fn add_port(&mut self, port: PortInfo) {
         if port.faces_host {
             self.add_host_port(port.port, port.rate_bps, port.delay_ns);
