@@ -268,6 +268,7 @@ RdmaSwitch::BuildRouteIndex() const
     // Host id -> one of the distinct port lists (a ToR has its hosts' single ports and one
     // uplink list, a spine one port per ToR): a few KiB per switch instead of a hash node and
     // a vector per destination, so that the per-packet lookup stays in cache on large fabrics.
+    // The lists are copied side by side: reaching them through the hash nodes missed.
     std::map<std::vector<uint32_t>, uint32_t> distinct;
     m_routeLists.clear();
     uint32_t hosts = 0;
@@ -288,7 +289,7 @@ RdmaSwitch::BuildRouteIndex() const
         auto [it, added] = distinct.emplace(ports, static_cast<uint32_t>(m_routeLists.size()));
         if (added)
         {
-            m_routeLists.push_back(&ports);
+            m_routeLists.push_back(ports);
         }
         m_routeIndex[RdmaHostId(dip)] = it->second;
     }
@@ -306,7 +307,7 @@ RdmaSwitch::GetRoutes(uint32_t dip) const
     if (id < m_routeIndex.size() && RdmaHostAddress(id) == dip)
     {
         const uint32_t k = m_routeIndex[id];
-        return k == NO_ROUTE ? none : *m_routeLists[k];
+        return k == NO_ROUTE ? none : m_routeLists[k];
     }
     auto it = m_routes.find(dip);
     return it == m_routes.end() ? none : it->second;
@@ -649,17 +650,22 @@ RdmaSwitch::Route(RdmaFramePtr f, uint32_t in, bool local, bool useAgent)
     if (useAgent && (m_agentAll || (multi && !m_pathIndexRouting)))
     {
         NS_ABORT_MSG_IF(!m_agent, "RdmaSwitch: no load balancer installed");
-        m_candidates.clear();
-        for (uint32_t port : routes)
+        // Written in place: a candidate built aside and copied in stalled on its own stores.
+        m_candidates.resize(routes.size());
+        for (size_t k = 0; k < routes.size(); ++k)
         {
+            LbEgressCandidate& c = m_candidates[k];
+            c.port = routes[k];
             if (m_agentLoad)
             {
-                const RdmaNetDevice& d = *m_ports[port];
-                m_candidates.push_back({port, d.GetTotalQueueBytes(), d.GetTxBytes()});
+                const RdmaNetDevice& d = *m_ports[c.port];
+                c.queueBytes = d.GetTotalQueueBytes();
+                c.txBytes = d.GetTxBytes();
             }
             else
             {
-                m_candidates.push_back({port, 0, 0}); // spares reading each port's counters
+                c.queueBytes = 0; // spares reading each port's counters
+                c.txBytes = 0;
             }
         }
         // An agent that sees every packet reads the tag it carries; the others start from

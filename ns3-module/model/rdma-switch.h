@@ -261,7 +261,7 @@ class RdmaSwitch : public Object
     void BuildRouteIndex() const;
     static constexpr uint32_t NO_ROUTE = UINT32_MAX; //!< m_routeIndex: no route to this host
     mutable std::vector<uint32_t> m_routeIndex; //!< host id -> m_routeLists index; empty: stale
-    mutable std::vector<const std::vector<uint32_t>*> m_routeLists; //!< distinct lists (in m_routes)
+    mutable std::vector<std::vector<uint32_t>> m_routeLists; //!< the distinct lists (copies)
     Ptr<LbConfig> m_lbConfig;
     uint32_t m_switchId{0};
     std::unique_ptr<SwitchLbAgent> m_agent;
