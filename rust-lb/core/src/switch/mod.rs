@@ -377,6 +377,26 @@ mod tests {
     use crate::config::LbConfig;
     use crate::units::{Entropy, Psn};
 
+    /// A ToR (switch 3) with uplinks 0-3, host port 9 and one 2-hop path to ToR 5 over each
+    /// uplink; the packets of `test_support::data` go from a host under it to one under ToR 5.
+    fn tor(config: &LbConfig) -> SwitchLb {
+        let mut lb = SwitchLb::new(&config.switch, 3, 7);
+        for (port, faces_host) in [(0, false), (1, false), (2, false), (3, false), (9, true)] {
+            lb.add_port(PortInfo {
+                port,
+                rate_bps: 100_000_000_000,
+                delay_ns: 1_000,
+                faces_host,
+            });
+        }
+        lb.add_host(0x0b00_0001, 3);
+        lb.add_host(0x0b00_0101, 5);
+        for up in 0..4 {
+            lb.add_path(5, PathId::from_ports(&[up, 1]).unwrap());
+        }
+        lb
+    }
+
     /// Verdicts of `lb` on a fixed stream of packets towards four candidates, whose loads are
     /// drawn at random (`loaded`) or all zero.
     fn verdicts(mut lb: SwitchLb, loaded: bool) -> Vec<Verdict> {
@@ -408,8 +428,17 @@ mod tests {
         let mut readers = Vec::new();
         for a in Algorithm::ALL {
             let config = LbConfig::parse(a.name(), "").unwrap();
-            let lb = SwitchLb::new(&config.switch, 3, 7);
-            let same = verdicts(lb.clone(), true) == verdicts(lb.clone(), false);
+            let lb = tor(&config);
+            let loaded = verdicts(lb.clone(), true);
+            let same = loaded == verdicts(lb.clone(), false);
+            let mut chosen: Vec<_> = loaded.iter().map(|v| format!("{v:?}")).collect();
+            chosen.sort_unstable();
+            chosen.dedup();
+            assert!(
+                chosen.len() > 1,
+                "{}: one verdict for every packet",
+                a.name()
+            );
             if lb.reads_port_load() {
                 if !same {
                     readers.push(a.name());
