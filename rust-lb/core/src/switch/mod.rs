@@ -431,11 +431,8 @@ mod tests {
             let lb = tor(&config);
             let loaded = verdicts(lb.clone(), true);
             let same = loaded == verdicts(lb.clone(), false);
-            let mut chosen: Vec<_> = loaded.iter().map(|v| format!("{v:?}")).collect();
-            chosen.sort_unstable();
-            chosen.dedup();
             assert!(
-                chosen.len() > 1,
+                loaded.iter().any(|v| *v != loaded[0]),
                 "{}: one verdict for every packet",
                 a.name()
             );

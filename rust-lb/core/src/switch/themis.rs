@@ -607,7 +607,7 @@ impl TorAgent for Themis {
 /// NACKs the switch pulls with `poll_transmit`.
 impl SwitchAgent for Themis {
     fn reads_port_load(&self) -> bool {
-        false
+        <Self as EgressChooser>::READS_PORT_LOAD // the candidates reach only `choose`
     }
     fn add_port(&mut self, port: PortInfo) {
         if port.faces_host {
