@@ -101,6 +101,7 @@ def read_runs(out_root):
             "drops": c["mmu_drops"] + c["link_down_losses"] + c["error_model_drops"],
             "timeouts": c["timeouts"],
             "cpu_s": summ.get("cpu_time_s", ""),
+            "peak_mib": summ.get("peak_rss_mib", ""),
             "run": s.parent.name,
         })
     rows.sort(key=lambda r: (KINDS.index(r["collective"]), r["size_bytes"], -r["t_i_us"], r["t_d_us"],
@@ -134,6 +135,49 @@ def verdict(kind, cuts):
     return "direction only"
 
 
+def span(xs):
+    return f"{min(xs):+.1f} % … {max(xs):+.1f} % ({len(xs)} settings)"
+
+
+def claims(rows, main_settings, cell_rows, cuts_vs_ar):
+    """Each section-5 claim at 300 MB: (claim, what we measured, verdict)."""
+    out = []
+    for k in KINDS:
+        got = [c for c in cuts_vs_ar[k] if c is not None]
+        lo, hi = PAPER[k]
+        out.append((f"{k}: Themis {lo}–{hi} % below AR", span(got) if got else "pending", verdict(k, got)))
+    # "Themis consistently outperforms ECMP and Adaptive Routing" (Fig. 5a, 5b).
+    for k in KINDS:
+        cells = [cell_rows(k, MAIN_SIZE, ti, td) for kk, ti, td in main_settings if kk == k]
+        vs = [cut(rs, "themis", other) for rs in cells for other in ("adaptive", "ecmp")]
+        vs = [v for v in vs if v is not None]
+        v = "pending" if not vs else ("reproduced" if min(vs) > 0 else "not reproduced")
+        out.append((f"{k}: Themis below ECMP and AR at every setting",
+                    f"{sum(x > 0 for x in vs)} of {len(vs)} comparisons below" if vs else "pending", v))
+    # "With the recommended parameters (T_I 900, T_D 4) AR performs poorly ... smaller T_I and
+    # larger T_D improve AR ... extreme values ... degrade" it.
+    for k in KINDS:
+        ar = {(ti, td): cell_rows(k, MAIN_SIZE, ti, td)["adaptive"]["slowest_cct_us"]
+              for kk, ti, td in main_settings if kk == k and "adaptive" in cell_rows(k, MAIN_SIZE, ti, td)}
+        rec = ar.get((900.0, 4.0))
+        if rec is None or len(ar) < 2:
+            out.append((f"{k}: AR slowest at the recommended T_I 900 / T_D 4", "pending", "pending"))
+            continue
+        worst = max(ar, key=ar.get)
+        got = ", ".join(f"{ti:g}/{td:g}: {ar[(ti, td)] / 1000:.2f} ms" for ti, td in sorted(ar, key=lambda x: -x[0]))
+        out.append((f"{k}: AR slowest at the recommended T_I 900 / T_D 4", got,
+                    "reproduced" if worst == (900.0, 4.0) else "not reproduced"))
+        tuned = [x for x in ar if x != (900.0, 4.0) and x[0] > 10]
+        extreme = [x for x in ar if x[0] <= 10]
+        if tuned and extreme:
+            best = min(ar[x] for x in tuned)
+            worse = all(ar[x] > best for x in extreme)
+            out.append((f"{k}: an extreme setting (T_I ≤ 10 µs) degrades AR against moderate tuning",
+                        f"extreme {min(ar[x] for x in extreme) / 1000:.2f} ms, best moderate {best / 1000:.2f} ms",
+                        "reproduced" if worse else "not reproduced"))
+    return out
+
+
 def main():
     out_root, results_csv, fig_dir = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     rows = read_runs(out_root)
@@ -141,6 +185,7 @@ def main():
         sys.exit(f"{out_root}: no finished runs")
     cols = list(rows[0].keys())
     cols.remove("cpu_s")  # machine-dependent: printed, not in results.csv
+    cols.remove("peak_mib")
     with open(results_csv, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(cols)
@@ -172,21 +217,18 @@ def main():
     print("\n(+x % = Themis' slowest CCT x % below the other's.)\n")
     print("| claim (section 5) | ours, over the DCQCN settings run | verdict |")
     print("|---|---|---|")
-    for k in KINDS:
-        got = [c for c in cuts_vs_ar[k] if c is not None]
-        rng = f"{min(got):+.1f} % … {max(got):+.1f} % ({len(got)} settings)" if got else "pending"
-        lo, hi = PAPER[k]
-        print(f"| {k}: Themis {lo}–{hi} % below AR | {rng} | {verdict(k, cuts_vs_ar[k])} |")
+    for claim, got, v in claims(rows, main_settings, cell_rows, cuts_vs_ar):
+        print(f"| {claim} | {got} | {v} |")
 
     print("\n### Counters (whole run)\n")
     print("| collective | size | DCQCN | algorithm | retx pkts | NACKs | rate cuts | ECN marks | PFC pauses "
-          "| drops | CPU s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| drops | CPU s | peak MiB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         cpu = f"{r['cpu_s']:.0f}" if isinstance(r["cpu_s"], (int, float)) else ""
         print(f"| {r['collective']} | {size_label(r['size_bytes'])} | T_I {r['t_i_us']:g}, T_D {r['t_d_us']:g} "
               f"| {r['algorithm']} | {r['retx_pkts']} | {r['nacks']} | {r['rate_cuts']} | {r['ecn_marks']} "
-              f"| {r['pfc_pauses']} | {r['drops']} | {cpu} |")
+              f"| {r['pfc_pauses']} | {r['drops']} | {cpu} | {r['peak_mib']} |")
 
     # Size sweep at the recommended DCQCN setting.
     sweep = [r for r in rows if (r["t_i_us"], r["t_d_us"]) == (900.0, 4.0)]
