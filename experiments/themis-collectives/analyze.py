@@ -258,10 +258,10 @@ def main():
           "| drops | CPU s | peak MiB |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        cpu = f"{r['cpu_s']:.0f}" if isinstance(r["cpu_s"], (int, float)) else ""
+        cpu = f"{r['cpu_s']:,.0f}" if isinstance(r["cpu_s"], (int, float)) else "not recorded"
+        counts = " | ".join(f"{r[c]:,}" for c in ("retx_pkts", "nacks", "rate_cuts", "ecn_marks", "pfc_pauses", "drops"))
         print(f"| {r['collective']} | {size_label(r['size_bytes'])} | T_I {r['t_i_us']:g}, T_D {r['t_d_us']:g} "
-              f"| {r['algorithm']} | {r['seed']} | {r['retx_pkts']} | {r['nacks']} | {r['rate_cuts']} | {r['ecn_marks']} "
-              f"| {r['pfc_pauses']} | {r['drops']} | {cpu} | {r['peak_mib']} |")
+              f"| {r['algorithm']} | {r['seed']} | {counts} | {cpu} | {r['peak_mib']} |")
 
     # Size sweep at the recommended DCQCN setting.
     sweep = [r for r in rows if (r["t_i_us"], r["t_d_us"]) == (900.0, 4.0)]
