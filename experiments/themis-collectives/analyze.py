@@ -38,6 +38,7 @@ HDR = 48
 ALGOS = ["ecmp", "adaptive", "spray", "themis"]
 KINDS = ["allreduce", "alltoall"]
 MAIN_SIZE = 300_000_000
+RECOMMENDED = (900.0, 4.0)  # DCQCN (T_I, T_D) in us: the paper's recommended setting
 # Themis' CCT reduction against AR across the paper's DCQCN settings (section 5), in %.
 PAPER = {"allreduce": (15.6, 75.3), "alltoall": (11.5, 40.7)}
 UNITS = {"B": 1, "KB": 1000, "MB": 10**6, "GB": 10**9, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
@@ -121,18 +122,17 @@ def paired_cuts(rs, a, b):
     return [100 * (1 - x[s] / y[s]) for s in sorted(x) if s in y]
 
 
-def cut(rs, a, b):
-    """The mean of ``paired_cuts``, or None when no seed has both."""
-    cs = paired_cuts(rs, a, b)
-    return sum(cs) / len(cs) if cs else None
+def mean(xs):
+    return sum(xs) / len(xs)
 
 
-def fmt_cut(x, cs=()):
-    if x is None:
+def fmt_cut(cs, spread=True):
+    """``paired_cuts`` as their mean, with their range (``spread``) when more than one seed ran."""
+    if not cs:
         return "—"
-    if len(cs) > 1:
-        return f"{x:+.1f} % ({min(cs):+.1f} … {max(cs):+.1f}, {len(cs)} seeds)"
-    return f"{x:+.1f} %"
+    if spread and len(cs) > 1:
+        return f"{mean(cs):+.1f} % ({min(cs):+.1f} … {max(cs):+.1f}, {len(cs)} seeds)"
+    return f"{mean(cs):+.1f} %"
 
 
 def aggregate(runs):
@@ -140,7 +140,7 @@ def aggregate(runs):
     seeds, and ``by_seed`` (seed -> slowest CCT)."""
     row = dict(runs[0])
     row["by_seed"] = {r["seed"]: r["slowest_cct_us"] for r in runs}
-    row["slowest_cct_us"] = sum(row["by_seed"].values()) / len(runs)
+    row["slowest_cct_us"] = mean(list(row["by_seed"].values()))
     row["slowest_over_bound"] = row["slowest_cct_us"] / row["bound_us"]
     return row
 
@@ -157,7 +157,6 @@ def verdict(kind, cuts):
     """reproduced: every measured setting cuts CCT and our range overlaps the paper's;
     direction only: Themis ahead everywhere but outside the paper's range; not reproduced
     otherwise."""
-    cuts = [c for c in cuts if c is not None]
     if not cuts:
         return "pending"
     lo, hi = PAPER[kind]
@@ -172,41 +171,40 @@ def per_setting(kind, by_setting):
     """'900/4: +33.3, 55/50: +17.6 % (1 of 2 settings inside the paper's range)', one mean per
     setting over its paired seeds."""
     lo, hi = PAPER[kind]
-    means = {st: sum(cs) / len(cs) for st, cs in by_setting.items() if cs}
+    means = {st: mean(cs) for st, cs in by_setting.items() if cs}
     inside = sum(lo <= m <= hi for m in means.values())
     vals = ", ".join(f"{ti:g}/{td:g}: {m:+.1f}" for (ti, td), m in means.items())
     return f"{vals} % ({inside} of {len(means)} settings inside the paper's range)"
 
 
-def claims(rows, main_settings, cell_rows, cuts_vs_ar):
-    """Each section-5 claim at 300 MB: (claim, what we measured, verdict)."""
+def claims(cells):
+    """Each section-5 claim at 300 MB: (claim, what we measured, verdict). ``cells``: kind ->
+    (T_I, T_D) -> algorithm -> aggregated row."""
     out = []
     for k in KINDS:
-        got = [c for cs in cuts_vs_ar[k].values() for c in cs]
+        vs_ar = {st: paired_cuts(rs, "themis", "adaptive") for st, rs in cells[k].items()}
+        got = [c for cs in vs_ar.values() for c in cs]
         lo, hi = PAPER[k]
-        out.append((f"{k}: Themis {lo}–{hi} % below AR", per_setting(k, cuts_vs_ar[k]) if got else "pending",
+        out.append((f"{k}: Themis {lo}–{hi} % below AR", per_setting(k, vs_ar) if got else "pending",
                     verdict(k, got)))
     # "Themis consistently outperforms ECMP and Adaptive Routing" (Fig. 5a, 5b).
     for k in KINDS:
-        cells = [cell_rows(k, MAIN_SIZE, ti, td) for kk, ti, td in main_settings if kk == k]
-        vs = [c for rs in cells for other in ("adaptive", "ecmp") for c in paired_cuts(rs, "themis", other)]
+        vs = [c for rs in cells[k].values() for other in ("adaptive", "ecmp") for c in paired_cuts(rs, "themis", other)]
         v = "pending" if not vs else ("reproduced" if min(vs) > 0 else "not reproduced")
         out.append((f"{k}: Themis below ECMP and AR at every setting",
                     f"{sum(x > 0 for x in vs)} of {len(vs)} paired runs below" if vs else "pending", v))
     # "With the recommended parameters (T_I 900, T_D 4) AR performs poorly ... smaller T_I and
     # larger T_D improve AR ... extreme values ... degrade" it.
     for k in KINDS:
-        ar = {(ti, td): cell_rows(k, MAIN_SIZE, ti, td)["adaptive"]["slowest_cct_us"]
-              for kk, ti, td in main_settings if kk == k and "adaptive" in cell_rows(k, MAIN_SIZE, ti, td)}
-        rec = ar.get((900.0, 4.0))
-        if rec is None or len(ar) < 2:
+        ar = {st: rs["adaptive"]["slowest_cct_us"] for st, rs in cells[k].items() if "adaptive" in rs}
+        if RECOMMENDED not in ar or len(ar) < 2:
             out.append((f"{k}: AR slowest at the recommended T_I 900 / T_D 4", "pending", "pending"))
             continue
         worst = max(ar, key=ar.get)
         got = ", ".join(f"{ti:g}/{td:g}: {ar[(ti, td)] / 1000:.2f} ms" for ti, td in sorted(ar, key=lambda x: -x[0]))
         out.append((f"{k}: AR slowest at the recommended T_I 900 / T_D 4", got,
-                    "reproduced" if worst == (900.0, 4.0) else "not reproduced"))
-        tuned = [x for x in ar if x != (900.0, 4.0) and x[0] > 10]
+                    "reproduced" if worst == RECOMMENDED else "not reproduced"))
+        tuned = [x for x in ar if x != RECOMMENDED and x[0] > 10]
         extreme = [x for x in ar if x[0] <= 10]
         if tuned and extreme:
             best = min(ar[x] for x in tuned)
@@ -245,21 +243,19 @@ def main():
     print("| collective | DCQCN | ECMP | AR (adaptive) | spray | Themis | Themis vs AR | Themis vs ECMP "
           "| paper: Themis vs AR |")
     print("|---|---|---|---|---|---|---|---|---|")
-    cuts_vs_ar = {k: {} for k in KINDS}  # kind -> (T_I, T_D) -> paired cuts
+    cells = {k: {} for k in KINDS}  # kind -> (T_I, T_D) -> algorithm -> aggregated row
     for k, ti, td in main_settings:
-        rs = cell_rows(k, MAIN_SIZE, ti, td)
+        rs = cells[k][(ti, td)] = cell_rows(k, MAIN_SIZE, ti, td)
         cell = {a: fmt_cct(rs[a]) if a in rs else "—" for a in ALGOS}
-        cs_ar, cs_ecmp = paired_cuts(rs, "themis", "adaptive"), paired_cuts(rs, "themis", "ecmp")
-        cuts_vs_ar[k][(ti, td)] = cs_ar
         lo, hi = PAPER[k]
         print(f"| {k} | T_I {ti:g} µs, T_D {td:g} µs | {cell['ecmp']} | {cell['adaptive']} | "
-              f"{cell['spray']} | {cell['themis']} | {fmt_cut(cut(rs, 'themis', 'adaptive'), cs_ar)} | "
-              f"{fmt_cut(cut(rs, 'themis', 'ecmp'), cs_ecmp)} | "
+              f"{cell['spray']} | {cell['themis']} | {fmt_cut(paired_cuts(rs, 'themis', 'adaptive'))} | "
+              f"{fmt_cut(paired_cuts(rs, 'themis', 'ecmp'))} | "
               f"+{lo} % … +{hi} % |")
     print("\n(+x % = Themis' slowest CCT x % below the other's.)\n")
     print("| claim (section 5) | ours, over the DCQCN settings run | verdict |")
     print("|---|---|---|")
-    for claim, got, v in claims(rows, main_settings, cell_rows, cuts_vs_ar):
+    for claim, got, v in claims(cells):
         print(f"| {claim} | {got} | {v} |")
 
     print("\n### Counters (whole run)\n")
@@ -273,18 +269,18 @@ def main():
               f"| {r['algorithm']} | {r['seed']} | {counts} | {cpu} | {r['peak_mib']} |")
 
     # Size sweep at the recommended DCQCN setting.
-    sweep = [r for r in rows if (r["t_i_us"], r["t_d_us"]) == (900.0, 4.0)]
+    sweep = [r for r in rows if (r["t_i_us"], r["t_d_us"]) == RECOMMENDED]
     sizes = {k: sorted({r["size_bytes"] for r in sweep if r["collective"] == k}) for k in KINDS}
     print("\n### Size sweep, T_I 900 µs / T_D 4 µs: slowest CCT × bound (rate cuts, retx pkts)\n")
     print("| collective | size per rank | " + " | ".join(ALGOS) + " | Themis vs AR |")
     print("|---|---|" + "---|" * (len(ALGOS) + 1))
     for k in KINDS:
         for size in sizes[k]:
-            rs = cell_rows(k, size, 900.0, 4.0)
+            rs = cell_rows(k, size, *RECOMMENDED)
             cells = [(f"{rs[a]['slowest_over_bound']:.2f}× ({rs[a]['rate_cuts']}, {rs[a]['retx_pkts']})"
                       if a in rs else "—") for a in ALGOS]
             print(f"| {k} | {size_label(size)} | " + " | ".join(cells)
-                  + f" | {fmt_cut(cut(rs, 'themis', 'adaptive'))} |")
+                  + f" | {fmt_cut(paired_cuts(rs, 'themis', 'adaptive'), spread=False)} |")
 
     fig_dir.mkdir(parents=True, exist_ok=True)
     size_figure(sweep, sizes, fig_dir / "size_sweep.png")
@@ -294,7 +290,7 @@ def main():
     # other settings compare fewer algorithms and are in the tables.
     for k in KINDS:
         files = [str(out_root / r["run"] / "collectives.csv") for r in rows
-                 if (r["collective"], r["size_bytes"], r["t_i_us"], r["t_d_us"]) == (k, MAIN_SIZE, 900.0, 4.0)]
+                 if (r["collective"], r["size_bytes"], r["t_i_us"], r["t_d_us"]) == (k, MAIN_SIZE, *RECOMMENDED)]
         if files:
             subprocess.run([py, "-m", "plots", "cct", *files, "-o", str(fig_dir / f"cct_{k}.png"),
                             "--title", f"{k}, 300 MB per rank, T_I 900 µs / T_D 4 µs"],
