@@ -36,7 +36,7 @@ SwitchMmu::GetTypeId()
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("IngressAlpha",
                           "Alpha of the ingress dynamic threshold (PFC generation)",
-                          DoubleValue(1.0 / 16),
+                          *RdmaTransportDefault("ns3::SwitchMmu", "IngressAlpha"),
                           MakeDoubleAccessor(&SwitchMmu::m_alphaIngress),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("EgressAlpha",

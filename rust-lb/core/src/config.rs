@@ -17,6 +17,7 @@ use crate::host::hopper::HopperConfig;
 use crate::host::reps::RepsConfig;
 use crate::host::spray::SprayConfig;
 use crate::host::whack_a_mole::WhackAMoleConfig;
+use crate::switch::adaptive::AdaptiveConfig;
 use crate::switch::conga::CongaConfig;
 use crate::switch::conweave::ConWeaveConfig;
 use crate::switch::drill::DrillConfig;
@@ -71,8 +72,8 @@ pub enum SwitchLbConfig {
     PltsCounter,
     /// PLTS per-flow round robin.
     PltsRr(PltsRrConfig),
-    /// Per-packet shortest-queue adaptive routing.
-    Adaptive,
+    /// Shortest-queue adaptive routing (per packet on exact loads by default).
+    Adaptive(AdaptiveConfig),
     /// DRILL(d, m).
     Drill(DrillConfig),
     /// CONGA at every switch (source ToR chooses, transit follows, destination feeds back).
@@ -143,13 +144,18 @@ impl LbConfig {
                 switch = SwitchLbConfig::Themis(c);
                 HostLbConfig::FixedPerFlow
             }
-            Algorithm::PltsRandom | Algorithm::PltsCounter | Algorithm::Adaptive => {
+            Algorithm::PltsRandom | Algorithm::PltsCounter => {
                 decode::<NoParams>(algorithm, table)?;
                 switch = match algorithm {
                     Algorithm::PltsRandom => SwitchLbConfig::PltsRandom,
-                    Algorithm::PltsCounter => SwitchLbConfig::PltsCounter,
-                    _ => SwitchLbConfig::Adaptive,
+                    _ => SwitchLbConfig::PltsCounter,
                 };
+                HostLbConfig::FixedPerFlow
+            }
+            Algorithm::Adaptive => {
+                let c: AdaptiveConfig = decode(algorithm, table)?;
+                c.validate(algorithm)?;
+                switch = SwitchLbConfig::Adaptive(c);
                 HostLbConfig::FixedPerFlow
             }
             Algorithm::PltsRr => {

@@ -125,6 +125,10 @@ pub enum CollectiveKind {
     AllreduceRing,
     /// AlltoAll: every rank sends size/N to every other rank at once.
     Alltoall,
+    /// AlltoAll as N−1 pairwise-shifted permutation steps (as collective libraries issue it):
+    /// in step `i` rank `r` sends size/N to rank `r+i`; a rank's next step starts when its
+    /// send and its receive of the step have completed.
+    AlltoallPairwise,
     /// Permutation: every rank sends `size` to one other rank, each rank receives once.
     Permutation,
     /// N:1 incast: ranks 1..N send `size` to rank 0.
@@ -136,6 +140,7 @@ impl CollectiveKind {
     pub const ALL: &'static [CollectiveKind] = &[
         CollectiveKind::AllreduceRing,
         CollectiveKind::Alltoall,
+        CollectiveKind::AlltoallPairwise,
         CollectiveKind::Permutation,
         CollectiveKind::Incast,
     ];
@@ -146,6 +151,7 @@ impl CollectiveKind {
         match self {
             CollectiveKind::AllreduceRing => "allreduce-ring",
             CollectiveKind::Alltoall => "alltoall",
+            CollectiveKind::AlltoallPairwise => "alltoall-pairwise",
             CollectiveKind::Permutation => "permutation",
             CollectiveKind::Incast => "incast",
         }

@@ -21,7 +21,7 @@
 //! poisson = { cdf = "AliStorage2019.txt", load = 0.25, duration = "10ms", start = "0ns",
 //!             seed = 7, pg = 3 }   # seed defaults to one derived from [run] seed
 //! [[workload.collective]]
-//! kind = "allreduce-ring"          # | "alltoall" | "permutation" | "incast"
+//! kind = "allreduce-ring"          # | "alltoall" | "alltoall-pairwise" | "permutation" | "incast"
 //! ranks = 16
 //! groups = 16                      # default 1
 //! placement = "one-per-tor"        # | "consecutive" (default)

@@ -296,6 +296,15 @@ pub(crate) fn unit_fraction(v: &f64) -> Result<(), String> {
     }
 }
 
+/// A dynamic-threshold alpha in (0, 64].
+pub(crate) fn alpha_range(v: &f64) -> Result<(), String> {
+    if *v > 0.0 && *v <= 64.0 {
+        Ok(())
+    } else {
+        Err(format!("must be in (0, 64], got {v}"))
+    }
+}
+
 /// A multiplier or a count of at least 1.
 pub(crate) fn at_least_one(v: &u32) -> Result<(), String> {
     if *v >= 1 {
@@ -435,6 +444,11 @@ macro_rules! transport_params {
                 toml "buffer" as Bytes check buffer_range,
                 conweave "BUFFER_SIZE" => scaled(1 << 20, "MiB"),
                 ns3 Mmu "BufferSize" as uint summary;
+            /// Alpha of the MMU's ingress dynamic threshold: an ingress queue pauses its
+            /// upstream (PFC) above alpha x the free shared buffer (the reference's 1/16).
+            pfc_alpha: f64 = 1.0 / 16.0,
+                toml "pfc_alpha" as f64 check alpha_range,
+                ns3 Mmu "IngressAlpha" as real;
             /// ECN thresholds per port rate.
             ecn: Vec<EcnEntry> = EcnEntry::run_py_map(),
                 toml_by_hand ecn_thresholds: Option<Spanned<Vec<EcnSec>>>;

@@ -223,6 +223,11 @@ pub struct CollectiveSpec {
 ///   `r` sends `ceil(size/N)` bytes to rank `(r+1) mod N`; the step-`k` flow of rank `r` lists
 ///   the step-`k−1` flow *into* rank `r` (from rank `r−1`) in `after`.
 /// * `alltoall`: every rank sends `ceil(size/N)` bytes to each of the other N−1 ranks at once.
+/// * `alltoall-pairwise`: the same bytes in N−1 steps; in step `i` (1-based) rank `r` sends to
+///   rank `(r+i) mod N`; its step-`i` flow lists its own step-`i−1` flow and the step-`i−1`
+///   flow *into* rank `r` (from rank `r−i+1`) in `after`: a step starts once the rank's send
+///   and receive of the step before are done, as a pairwise exchange with blocking
+///   send/receive pairs does.
 /// * `permutation`: every rank sends `size` bytes to its image under a random cyclic
 ///   permutation (Sattolo's algorithm: no rank sends to itself, every rank receives once).
 /// * `incast`: ranks 1..N each send `size` bytes to rank 0.
@@ -274,6 +279,23 @@ pub fn expand_collective(
             for r in 0..n {
                 for i in 1..n {
                     push(&mut flows, rank(r), rank(r + i), chunk, Vec::new());
+                }
+            }
+        }
+        CollectiveKind::AlltoallPairwise => {
+            // Flow of step `i` (1-based) from rank `r`: index (i−1)·N + r.
+            let id_of = |i: usize, r: usize| {
+                first_id.saturating_add(u32::try_from((i - 1) * n + r).unwrap_or(u32::MAX))
+            };
+            for i in 1..n {
+                for r in 0..n {
+                    let after = if i == 1 {
+                        Vec::new()
+                    } else {
+                        let from = (r + n - (i - 1)) % n;
+                        vec![id_of(i - 1, r), id_of(i - 1, from)]
+                    };
+                    push(&mut flows, rank(r), rank(r + i), chunk, after);
                 }
             }
         }

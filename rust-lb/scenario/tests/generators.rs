@@ -210,6 +210,30 @@ fn alltoall_permutation_incast() {
     assert_eq!(pairs.len(), 30, "every ordered pair once");
     assert!(a2a.iter().all(|f| f.size_bytes == 1000 && f.src != f.dst));
 
+    // Pairwise: the same (src, dst, size) set in 5 steps; step i sends r -> r+i and waits for
+    // the rank's own send and its receive (from r-i+1) of step i-1.
+    let (pw, _) = expand_collective(&mk(CollectiveKind::AlltoallPairwise, 0), 0, 10).unwrap();
+    let mut pw_pairs: Vec<(u32, u32)> = pw.iter().map(|f| (f.src, f.dst)).collect();
+    pw_pairs.sort_unstable();
+    assert_eq!(
+        pw_pairs, pairs,
+        "the same ordered pairs as the simultaneous AlltoAll"
+    );
+    for (k, f) in pw.iter().enumerate() {
+        let (step, r) = (k / 6 + 1, k % 6);
+        assert_eq!(f.id, 10 + k as u32);
+        assert_eq!((f.src, f.dst), (r as u32, ((r + step) % 6) as u32));
+        if step == 1 {
+            assert!(f.after.is_empty());
+        } else {
+            let prev = |rank: usize| 10 + ((step - 2) * 6 + rank) as u32;
+            let from = (r + 6 - (step - 1)) % 6;
+            assert_eq!(f.after, vec![prev(r), prev(from)], "flow {k}");
+            // The receive it waits for goes into rank r.
+            assert_eq!(pw[(step - 2) * 6 + from].dst, r as u32);
+        }
+    }
+
     let (p1, _) = expand_collective(&mk(CollectiveKind::Permutation, 1), 0, 0).unwrap();
     let (p2, _) = expand_collective(&mk(CollectiveKind::Permutation, 1), 0, 0).unwrap();
     assert_eq!(p1, p2, "seeded");

@@ -185,7 +185,9 @@ impl SwitchLb {
             SwitchLbConfig::PltsRr(c) => {
                 SwitchScheme::PltsRr(Chooser(plts_rr::PltsRr::new(ecmp, c)))
             }
-            SwitchLbConfig::Adaptive => SwitchScheme::Adaptive(Chooser(adaptive::Adaptive)),
+            SwitchLbConfig::Adaptive(c) => {
+                SwitchScheme::Adaptive(Chooser(adaptive::Adaptive::new(c)))
+            }
             SwitchLbConfig::Drill(c) => SwitchScheme::Drill(Chooser(drill::Drill::new(c))),
             SwitchLbConfig::Conga(c) => {
                 SwitchScheme::Conga(Box::new(conga::Conga::new(c, switch_id, ecmp)))

@@ -59,6 +59,13 @@
 //!   the upper tiers.
 //! * The queue stores full 32-bit PSNs (the paper truncates to 1 byte); memory is reported
 //!   with the paper's accounting (1 byte per entry, 20 bytes per flow-table entry).
+//! * **Initial PSN.** Our NICs start every queue pair at PSN 0, so QPs that send at the same
+//!   rate walk the uplinks in step, offset only by `P_base`. `initial_psn = "random"` models
+//!   RNICs that start each QP at a random PSN `X`: Themis-S takes path
+//!   `((PSN + X) mod N + P_base) mod N`. Only Themis-S needs it: Eq. 3 and the compensation
+//!   test compare residues mod `N` of two PSNs of one QP, which the same `X` leaves equal or
+//!   unequal. Since `P_base` is already a per-QP hash, the option redraws each QP's offset;
+//!   it cannot change the spread of offsets, only which QPs share one.
 //! * `RTT_last` is the configured `last_hop_rtt_ns`, or by default derived from the host port:
 //!   two propagation delays plus one MTU and one 60-byte NACK serialised at the port's rate.
 
@@ -99,6 +106,18 @@ pub enum TpsnSearch {
     FirstGreater,
 }
 
+/// The PSN a queue pair's first packet carries, as Eq. 1 sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InitialPsn {
+    /// Every queue pair starts at PSN 0, as the NICs of this model do (default).
+    Zero,
+    /// Every queue pair starts at its own uniformly random 24-bit PSN, as RoCE NICs may
+    /// choose it: Themis-S adds a per-QP offset, drawn at the QP's first packet, to the PSN
+    /// in Eq. 1 (see the module documentation).
+    Random,
+}
+
 /// Parameters of Themis.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -116,6 +135,8 @@ pub struct ThemisConfig {
     pub tpsn_search: TpsnSearch,
     /// Whether blocked NACKs are compensated (§3.4).
     pub compensation: bool,
+    /// The initial PSN of each queue pair, as Eq. 1 sees it.
+    pub initial_psn: InitialPsn,
 }
 
 impl Default for ThemisConfig {
@@ -127,6 +148,7 @@ impl Default for ThemisConfig {
             last_hop_rtt_ns: 0,
             tpsn_search: TpsnSearch::AfterAdvance,
             compensation: true,
+            initial_psn: InitialPsn::Zero,
         }
     }
 }
@@ -362,6 +384,8 @@ pub struct Themis {
     local_failures: u32,
     remote_failures: u32,
     flows: HashMap<QpKey, DstFlow, TableHasher>,
+    /// Themis-S: each queue pair's initial PSN (`initial_psn = "random"` only).
+    initial_psns: HashMap<QpKey, u32, TableHasher>,
     max_paths: u64,
     stats: ThemisStats,
     /// Compensation NACKs waiting for `poll_transmit`.
@@ -384,6 +408,7 @@ impl Themis {
             local_failures: 0,
             remote_failures: 0,
             flows: HashMap::default(),
+            initial_psns: HashMap::default(),
             max_paths: 0,
             stats: ThemisStats::default(),
             pending: VecDeque::with_capacity(4),
@@ -506,7 +531,7 @@ impl EgressChooser for Themis {
         _now: SimTime,
         pkt: &PacketMeta,
         candidates: &[EgressCandidate],
-        _rng: &mut SimRng,
+        rng: &mut SimRng,
     ) -> EgressChoice {
         let n_up = candidates.len().max(1);
         let sprays = pkt.kind == PacketKind::Data
@@ -519,7 +544,18 @@ impl EgressChooser for Themis {
         let n = n_up.saturating_mul(self.remote_paths());
         self.max_paths = self.max_paths.max(n as u64);
         let p_base = self.ecmp.index(pkt, n);
-        let psn = usize::try_from(pkt.psn.0).unwrap_or(0);
+        let psn = match self.config.initial_psn {
+            InitialPsn::Zero => pkt.psn.0,
+            InitialPsn::Random => {
+                let initial = *self
+                    .initial_psns
+                    .entry((pkt.sip, pkt.dip, pkt.dport))
+                    .or_insert_with(|| rng.below(1 << 24));
+                // RoCE PSNs are 24 bits and wrap.
+                pkt.psn.0.wrapping_add(initial) & 0x00ff_ffff
+            }
+        };
+        let psn = usize::try_from(psn).unwrap_or(0);
         let path = (psn % n + p_base) % n;
         self.stats.sprayed_pkts += 1;
         EgressChoice {

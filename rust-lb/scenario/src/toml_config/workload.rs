@@ -253,7 +253,7 @@ fn collectives(
         let n = u64::from(c.ranks);
         let per_group = match kind {
             CollectiveKind::AllreduceRing => (n - 1).saturating_mul(n).saturating_mul(2),
-            CollectiveKind::Alltoall => n.saturating_mul(n - 1),
+            CollectiveKind::Alltoall | CollectiveKind::AlltoallPairwise => n.saturating_mul(n - 1),
             CollectiveKind::Permutation | CollectiveKind::Incast => n,
         };
         if per_group

@@ -173,6 +173,40 @@ fn source_tor_sprays_by_psn_from_the_flow_base_path() {
 }
 
 #[test]
+fn random_initial_psn_rotates_from_a_per_qp_offset() {
+    let cfg = ThemisConfig {
+        initial_psn: InitialPsn::Random,
+        ..ThemisConfig::default()
+    };
+    let mut t = themis(cfg);
+    let mut rng = SimRng::new(9);
+    let cs = cands(&[0; 16]);
+    let mut starts = Vec::new();
+    for qpn in 0..64u16 {
+        let mut p = data(0);
+        p.ingress_port = HOST_PORT;
+        p.dport = qpn;
+        let first = t.choose(SimTime::ZERO, &p, &cs, &mut rng).index;
+        // Still Eq. 1's rotation: one uplink further per PSN, for the QP's whole life.
+        for psn in 1..40u32 {
+            p.psn = Psn(psn);
+            let c = t.choose(SimTime::ZERO, &p, &cs, &mut rng);
+            assert_eq!(c.index, (first + psn as usize) % 16, "qp {qpn} psn {psn}");
+        }
+        let base = EcmpHash::new(3).index(&p, 16);
+        starts.push((first + 16 - base) % 16);
+    }
+    // The offsets (first uplink minus P_base) are spread over the 16 uplinks, not all 0 as
+    // with PSN 0: at least 10 distinct values among 64 draws (expected about 15.8).
+    starts.sort_unstable();
+    starts.dedup();
+    assert!(starts.len() >= 10, "{starts:?}");
+    let e = crate::config::LbConfig::parse("themis", "initial_psn = \"sometimes\"").unwrap_err();
+    assert_eq!(e.parameter.as_deref(), Some("initial_psn"), "{e}");
+    assert!(crate::config::LbConfig::parse("themis", "initial_psn = \"random\"").is_ok());
+}
+
+#[test]
 fn three_tier_pathmap_gives_distinct_paths() {
     // 2 uplinks x 4 core choices = 8 paths; consecutive PSNs visit each (uplink, entropy)
     // pair exactly once per 8 packets.
