@@ -296,6 +296,15 @@ pub(crate) fn unit_fraction(v: &f64) -> Result<(), String> {
     }
 }
 
+/// serde: whether `pfc_alpha` is the reference's 1/16.
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+pub(crate) fn is_default_pfc_alpha(v: &f64) -> bool {
+    v.to_bits() == (1.0_f64 / 16.0).to_bits()
+}
+
 /// A dynamic-threshold alpha in (0, 64].
 pub(crate) fn alpha_range(v: &f64) -> Result<(), String> {
     if *v > 0.0 && *v <= 64.0 {
@@ -446,6 +455,9 @@ macro_rules! transport_params {
                 ns3 Mmu "BufferSize" as uint summary;
             /// Alpha of the MMU's ingress dynamic threshold: an ingress queue pauses its
             /// upstream (PFC) above alpha x the free shared buffer (the reference's 1/16).
+            /// Left out of the config echo at its default, so that earlier runs keep their
+            /// sweep directories.
+            #[serde(skip_serializing_if = "crate::transport_params::is_default_pfc_alpha")]
             pfc_alpha: f64 = 1.0 / 16.0,
                 toml "pfc_alpha" as f64 check alpha_range,
                 ns3 Mmu "IngressAlpha" as real;
