@@ -48,5 +48,6 @@ fi
 [ -n "${SLURM:-}" ] && exit 0
 [ -n "${NO_ANALYSIS:-}" ] && exit 0
 "$py" "$d/analyze.py" "$out/runs" "$d/results.csv" "$out"
+"$py" "$d/dcqcn_figure.py" "$d/results.csv" "$d/cct_vs_dcqcn.png"
 for k in allreduce alltoall; do cp "$out/cct_$k.png" "$out/cct_$k.csv" "$d/"; done
 cp "$out/size_sweep.png" "$out"/rates_*.png "$d/"
