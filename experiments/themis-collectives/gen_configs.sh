@@ -60,11 +60,17 @@ for coll in allreduce alltoall; do
   # ConWeave's 300/4 and an extreme AR-friendly one.
   # The recommended point was run before the rate trace existed (no trace: its sweep
   # directories stay valid); the others sample every 100 us.
-  for dc in "900 4" "55 50" "300 4" "10 100"; do
+  # More extreme points (T_I 5 us with T_D 200 and 400 us) look for the paper's "extreme values
+  # degrade AR again"; each also with PFC off (`_nopfc`).
+  for dc in "900 4" "55 50" "300 4" "10 100" "5 200" "5 400"; do
     set -- $dc
     rate=100us
     [ "$1" = 900 ] && rate=""
     write "${coll}_300MB_ti$1_td$2" $kind 300MB "$1us" "$2us" 2s $rate
+    if [ "$1" = 5 ]; then
+      write "${coll}_300MB_ti$1_td$2_nopfc" $kind 300MB "$1us" "$2us" 2s $rate
+      sed -i 's/^pfc = true$/pfc = false/; s/^# NIC-SR + DCQCN + PFC;/# NIC-SR + DCQCN, PFC off;/' "${coll}_300MB_ti$1_td$2_nopfc.toml"
+    fi
   done
   # size sweep at the recommended setting (the 300 MB point is in the grid above)
   write "${coll}_ti900_td4" $kind $small 900us 4us 1s
