@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -121,12 +122,16 @@ struct UetPairRtt
     uint64_t txNs{0}; //!< the fabric's diameter x (data + ACK) serialization at the host rate
 };
 
-/// failed_drops.csv: one flow's data packets lost on down links.
+/// failed_drops.csv: one flow's packets lost on down links.
 struct FailedDrops
 {
-    uint64_t count{0};   //!< packets lost
-    uint64_t firstNs{0}; //!< time of the first loss
-    uint64_t lastNs{0};  //!< time of the last loss
+    uint64_t count{0};        //!< data packets lost (resends included, probes not)
+    uint64_t firstNs{0};      //!< time of the first data loss
+    uint64_t lastNs{0};       //!< time of the last data loss
+    uint64_t resends{0};      //!< of those, resends (an offset the flow had sent before)
+    uint64_t lastResendNs{0}; //!< time of the last resend lost
+    uint64_t probes{0};       //!< a host load balancer's 64 B probes lost (not data)
+    uint64_t lastProbeNs{0};  //!< time of the last probe lost
 };
 
 } // namespace rdmascenario
@@ -170,6 +175,10 @@ struct RdmaScenarioRunner::State
     // failed_drops.csv (run.failedLinkDrops): data packets lost on down links, by flow id
     // (UINT32_MAX: a packet no flow could be found for).
     std::map<uint32_t, FailedDrops> failedDrops;
+    // ... and which data packets are resends: per flow the highest offset sent so far, and the
+    // (flow, offset) pairs whose last transmission was a resend (only with failedLinkDrops)
+    std::map<uint32_t, uint64_t> failedDropsHighSent;
+    std::set<std::pair<uint32_t, uint32_t>> failedDropsResent;
     // rtt_hist.csv (run.rttHistogramNs): uet ACKs by RTT, bin i = [i w, (i + 1) w).
     std::vector<uint64_t> rttHist;
     Time monitorPeriod;
@@ -317,8 +326,21 @@ struct RdmaScenarioRunner::State
         }
     }
 
-    /// failed_drops.csv: a packet lost on a down link; data packets count for their flow (the
-    /// sender's active queue pair, else the only flow between its two hosts).
+    /// failed_drops.csv: a data packet sent by a NIC (flow, byte offset); one at an offset
+    /// the flow has sent before is a resend.
+    static void OnDataSentForDrops(State* s, uint32_t flow, uint32_t seq, uint16_t)
+    {
+        auto [it, fresh] = s->failedDropsHighSent.try_emplace(flow, seq);
+        if (!fresh && seq <= it->second)
+        {
+            s->failedDropsResent.emplace(flow, seq);
+            return;
+        }
+        it->second = std::max<uint64_t>(it->second, seq);
+    }
+
+    /// failed_drops.csv: a packet lost on a down link; data packets and probes count for their
+    /// flow (the sender's active queue pair, else the only flow between its two hosts).
     void RecordFailedDrop(const Packet& p)
     {
         RdmaHeader h;
@@ -327,6 +349,7 @@ struct RdmaScenarioRunner::State
         {
             return;
         }
+        const bool probe = (h.flags & RdmaHeader::FLAG_PROBE) != 0;
         const uint32_t src = RdmaHostId(h.sip);
         const uint32_t dst = RdmaHostId(h.dip);
         uint32_t flow = UINT32_MAX;
@@ -352,11 +375,22 @@ struct RdmaScenarioRunner::State
         }
         const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
         FailedDrops& d = failedDrops[flow];
+        if (probe)
+        {
+            ++d.probes;
+            d.lastProbeNs = now;
+            return;
+        }
         if (d.count++ == 0)
         {
             d.firstNs = now;
         }
         d.lastNs = now;
+        if (failedDropsResent.count({flow, h.seq}) != 0)
+        {
+            ++d.resends;
+            d.lastResendNs = now;
+        }
     }
 
     /// rtt_hist.csv: one uet ACK's RTT.

@@ -575,6 +575,11 @@ RdmaScenarioRunner::BuildFabric()
         Ptr<RdmaNic> nic = fabric.GetNic(h);
         nic->TraceConnectWithoutContext("FlowRecord", MakeCallback(&State::OnRecord, &s));
         nic->TraceConnectWithoutContext("FlowDelivered", MakeCallback(&State::OnDelivered, &s));
+        if (spec.run.failedLinkDrops)
+        {
+            nic->TraceConnectWithoutContext("DataSent",
+                                            MakeBoundCallback(&State::OnDataSentForDrops, &s));
+        }
     }
     if (spec.run.rttHistogramNs != 0)
     {
@@ -826,7 +831,8 @@ RdmaScenarioRunner::SummarizeCollectives()
 std::string
 RdmaScenarioRunner::FailedDropsCsv() const
 {
-    std::string out = "flow_id,src,dst,drops,first_drop_ns,last_drop_ns\n";
+    std::string out = "flow_id,src,dst,drops,first_drop_ns,last_drop_ns,resend_drops,"
+                      "last_resend_drop_ns,probe_drops,last_probe_drop_ns\n";
     if (!m_state)
     {
         return out;
@@ -842,7 +848,15 @@ RdmaScenarioRunner::FailedDropsCsv() const
         {
             out += ",,,";
         }
-        out += Fmt("%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", d.count, d.firstNs, d.lastNs);
+        out += Fmt("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                   ",%" PRIu64 "\n",
+                   d.count,
+                   d.firstNs,
+                   d.lastNs,
+                   d.resends,
+                   d.lastResendNs,
+                   d.probes,
+                   d.lastProbeNs);
     }
     return out;
 }

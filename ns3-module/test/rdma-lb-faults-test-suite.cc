@@ -496,14 +496,23 @@ class OneWayFaultTestCase : public TestCase
         // 20 us (lost when it would have arrived, within one delay + one 4150 B packet time).
         std::vector<std::string> rows = Lines(drops);
         NS_TEST_ASSERT_MSG_EQ(rows.size(), 2u, "header + one flow");
-        NS_TEST_EXPECT_MSG_EQ(rows[0], "flow_id,src,dst,drops,first_drop_ns,last_drop_ns", "header");
+        NS_TEST_EXPECT_MSG_EQ(rows[0],
+                              "flow_id,src,dst,drops,first_drop_ns,last_drop_ns,resend_drops,"
+                              "last_resend_drop_ns,probe_drops,last_probe_drop_ns",
+                              "header");
         std::vector<std::string> c = Split(rows[1], ',');
-        NS_TEST_ASSERT_MSG_EQ(c.size(), 6u, rows[1]);
+        NS_TEST_ASSERT_MSG_EQ(c.size(), 10u, rows[1]);
         NS_TEST_EXPECT_MSG_EQ(c[0] + "," + c[1] + "," + c[2], "0,0,2", "flow 0, host 0 -> 2");
         const uint64_t first = std::stoull(c[4]);
         NS_TEST_EXPECT_MSG_GT_OR_EQ(first, FAULT_NS, "no loss before the fault");
         NS_TEST_EXPECT_MSG_LT(first, FAULT_NS + 1000 + 332, "first loss: in flight at the fault");
         NS_TEST_EXPECT_MSG_GT(std::stoull(c[3]), 1u, "retransmissions are lost too");
+        // ECMP keeps the flow on its one path: its resends follow into the dead direction, and
+        // the last packet lost there is a resend (the timer's); ECMP sends no probes.
+        NS_TEST_EXPECT_MSG_GT(std::stoull(c[6]), 0u, "resends lost, and counted as such");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(std::stoull(c[6]), std::stoull(c[3]), "resends are data");
+        NS_TEST_EXPECT_MSG_EQ(c[7], c[5], "the last data packet lost is a resend");
+        NS_TEST_EXPECT_MSG_EQ(c[8] + "," + c[9], "0,0", "no probes");
 
         RdmaScenarioRunner twoWay(Spec(false));
         NS_TEST_ASSERT_MSG_EQ(twoWay.Run(&err), true, err);

@@ -8,7 +8,8 @@
  *  (c) Hopper switches under congestion when the alternative answers 50 us after its probe
  *      (later than ttl_prob x base RTT = 33 us);
  *  (d) Whack-a-Mole declares the black-holed path of (a) dead: no data packet enters it later
- *      than (1 + stall_factor) RTTs + one stall-check period after the black hole.
+ *      than (1 + stall_factor) RTTs + one stall-check period after the black hole; (d') with
+ *      IRN's out-of-order threshold at 64, resends included (only its probes go in later).
  * Fixed seeds (RngSeedManager seed 1, run 1, AssignStreams(0)); deterministic.
  */
 
@@ -22,6 +23,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -170,10 +172,17 @@ class BlackHoleTestCase : public TestCase
         uint64_t switches{0};
         uint64_t mmuDrops{0};        //!< buffer drops (the black hole's are not counted)
         double maxRttUs{0};          //!< largest RTT of any ACK / NACK a host received
+        uint64_t resendsDead{0};     //!< of the data packets into the dead link, resends
+        double lastResendDeadMs{0};  //!< latest resend into the dead link (0 = none)
+        uint64_t probesDead{0};      //!< probes into the dead link (not data)
     };
 
     /// Runs the black hole with `lb` (parameters `params`); counts sends into it after `boundMs`.
-    static Outcome Run(const std::string& lb, double boundMs, const std::string& params = "")
+    /// `oooThreshold`: IRN goes back only past that many out-of-order packets (0 = any SACK).
+    static Outcome Run(const std::string& lb,
+                       double boundMs,
+                       const std::string& params = "",
+                       uint32_t oooThreshold = 0)
     {
         FixSeed();
         RdmaFabricHelper f;
@@ -187,6 +196,7 @@ class BlackHoleTestCase : public TestCase
         f.AssignStreams(0);
         rdmalbtest::SetNics(f, "LossRecovery", StringValue("irn"));
         rdmalbtest::SetNicComponents(f, "ns3::RdmaRoceRecovery", "NackCarriesCnp", BooleanValue(false));
+        rdmalbtest::SetNicComponents(f, "ns3::RdmaIrn", "IrnOooThreshold", UintegerValue(oooThreshold));
         SetSwitches(f, "PfcEnabled", BooleanValue(false));
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
@@ -195,6 +205,11 @@ class BlackHoleTestCase : public TestCase
             std::map<uint32_t, Time> lastDead; // per flow (= source host here)
             std::map<uint32_t, uint64_t> deadAfter;
             Time bound;
+            std::map<uint32_t, uint32_t> highSent;           // per flow, highest offset sent
+            std::set<std::pair<uint32_t, uint32_t>> resent;  // (flow, offset) last sent again
+            uint64_t resendsDead{0};
+            Time lastResendDead;
+            uint64_t probesDead{0};
         } seen;
         seen.bound = MicroSeconds(static_cast<int64_t>(boundMs * 1000));
         Ptr<RdmaChannel> ch = f.GetChannel(16, 18);
@@ -206,13 +221,22 @@ class BlackHoleTestCase : public TestCase
                 MakeBoundCallback(+[](Seen* s, Ptr<const Packet> p) {
                                       RdmaHeader h;
                                       p->PeekHeader(h);
-                                      if (h.type != RdmaHeader::DATA ||
-                                          (h.flags & RdmaHeader::FLAG_PROBE))
+                                      if (h.type != RdmaHeader::DATA)
                                       {
+                                          return;
+                                      }
+                                      if (h.flags & RdmaHeader::FLAG_PROBE)
+                                      {
+                                          ++s->probesDead;
                                           return;
                                       }
                                       const uint32_t flow = RdmaHostId(h.sip);
                                       s->lastDead[flow] = Simulator::Now();
+                                      if (s->resent.count({flow, h.seq}) != 0)
+                                      {
+                                          ++s->resendsDead;
+                                          s->lastResendDead = Simulator::Now();
+                                      }
                                       if (Simulator::Now() > s->bound)
                                       {
                                           ++s->deadAfter[flow];
@@ -262,6 +286,22 @@ class BlackHoleTestCase : public TestCase
                                   },
                                   &sentCtx));
         }
+        // Resends: a data packet at an offset its flow sent before (the NIC's DataSent trace;
+        // flow i is host i's).
+        for (uint32_t h : f.GetHosts())
+        {
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "DataSent",
+                MakeBoundCallback(+[](Seen* s, uint32_t flow, uint32_t seq, uint16_t) {
+                                      auto [it, fresh] = s->highSent.try_emplace(flow, seq);
+                                      if (!fresh && seq <= it->second)
+                                      {
+                                          s->resent.emplace(flow, seq);
+                                      }
+                                      it->second = std::max(it->second, seq);
+                                  },
+                                  &seen));
+        }
         for (uint32_t i = 0; i < 16; ++i)
         {
             f.AddFlow(i, i, (i + 8) % 16, 16u << 20, MicroSeconds(1));
@@ -279,6 +319,9 @@ class BlackHoleTestCase : public TestCase
         Simulator::Destroy();
         o.completed = static_cast<uint32_t>(recs.size());
         o.maxRttUs = maxRttNs / 1e3;
+        o.resendsDead = seen.resendsDead;
+        o.lastResendDeadMs = seen.lastResendDead.GetSeconds() * 1e3;
+        o.probesDead = seen.probesDead;
         for (const auto& [id, r] : recs)
         {
             o.lastFinishMs = std::max(o.lastFinishMs, r.finish.GetSeconds() * 1e3);
@@ -404,6 +447,45 @@ class WhackAMoleDeadPathTestCase : public TestCase
                                     "no data packet enters the dead link after the bound");
         NS_TEST_EXPECT_MSG_EQ(o.deadAfterBound, 0u,
                               "no data packet enters the dead link after 2 RTOs either");
+    }
+};
+
+/**
+ * (d') The black hole of (d) with IRN going back only past 64 out-of-order packets
+ * (IrnOooThreshold = 64; experiments/dead-paths). The resends of what the black hole took are
+ * data too: no data packet, first transmission or resend, may enter the dead link after the
+ * bound of (d). A resend's entropy comes from the balancer like a new packet's, so once the
+ * path is dead its resends go elsewhere. The dead path's 64 B probes (one per 100 us until
+ * its flows end) do enter it; they are not data and are counted apart.
+ */
+class WhackAMoleDeadPathResendsTestCase : public TestCase
+{
+  public:
+    WhackAMoleDeadPathResendsTestCase()
+        : TestCase("whack-a-mole with IRN out-of-order threshold 64: no data, resends included, "
+                   "enters a black-holed path after the bound; only its probes do")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double stallFactor = 4;
+        const BlackHoleTestCase::Outcome o =
+            BlackHoleTestCase::Run("whack-a-mole", 1.0, "", 64);
+        const double boundMs = 1.0 + (1 + stallFactor) * o.maxRttUs / 1e3 + 0.002;
+        std::cout << std::fixed << std::setprecision(3)
+                  << "whack-a-mole, IRN ooo 64, black hole from 1 ms: completed " << o.completed
+                  << "/16, affected " << o.affected << ", bound " << boundMs
+                  << " ms, last data packet into the dead link at " << o.lastDeadMs
+                  << " ms, resends into it " << o.resendsDead << " (last at "
+                  << o.lastResendDeadMs << " ms), probes into it " << o.probesDead << std::endl;
+        NS_TEST_EXPECT_MSG_GT(o.affected, 0u, "some flow used the link at 1 ms");
+        NS_TEST_EXPECT_MSG_EQ(o.completed, 16u, "every flow completes");
+        NS_TEST_EXPECT_MSG_GT(o.resendsDead, 0u, "resends went in before the path was dead");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(o.lastDeadMs, boundMs, "no data after the bound");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(o.lastResendDeadMs, boundMs, "no resend after the bound");
+        NS_TEST_EXPECT_MSG_GT(o.probesDead, 0u, "the dead path is probed");
     }
 };
 
@@ -614,6 +696,7 @@ class RdmaLbHostFeedbackTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new HopperLateAnswerTestCase, TestCase::QUICK);
         AddTestCase(new BlackHoleTestCase, TestCase::QUICK);
         AddTestCase(new WhackAMoleDeadPathTestCase, TestCase::QUICK);
+        AddTestCase(new WhackAMoleDeadPathResendsTestCase, TestCase::QUICK);
     }
 };
 

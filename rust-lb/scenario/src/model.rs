@@ -653,7 +653,9 @@ pub struct RunSpec {
     #[serde(skip_serializing_if = "is_zero")]
     pub rate_trace_ns: u64,
     /// Write `failed_drops.csv`: per flow, the data packets lost on down links (count, first
-    /// and last loss time). Off (left out of the effective configuration) by default.
+    /// and last loss time; the resends among them and the last one's time), and apart from
+    /// them a host load balancer's probes lost there (count, last time). Off (left out of the
+    /// effective configuration) by default.
     #[serde(skip_serializing_if = "is_false")]
     pub failed_link_drops: bool,
     /// Width of the bins of `rtt_hist.csv`, the uet senders' per-packet RTT histogram (ACK

@@ -69,7 +69,8 @@
 //! queue_trace = false
 //! rate_trace = "10us"              # rate.txt + retx.txt sampled at this period (default off)
 //! failed_link_drops = true         # failed_drops.csv: per flow, data packets lost on down
-//!                                  # links: count, first and last loss (default off)
+//!                                  # links: count, first and last loss, resends among them;
+//!                                  # probes lost, apart (default off)
 //! rtt_histogram_ns = 500           # rtt_hist.csv: uet senders' per-packet RTTs in bins of
 //!                                  # this width (default off; needs kind = "uet")
 //! ```

@@ -227,6 +227,7 @@ mod tests {
     #![allow(clippy::unwrap_used, reason = "tests")]
     use super::*;
     use crate::config::LbConfig;
+    use crate::time::SimDuration;
     use crate::units::Psn;
 
     fn send(lb: &mut HostLb, now_ns: u64) -> Entropy {
@@ -316,5 +317,125 @@ mod tests {
             assert_eq!(send(&mut a, t), send(&mut b, t));
         }
         assert_eq!(nic.shared_profiles(), 0);
+    }
+
+    /// What an IRN NIC does around a loss, in the order it does it: data packets sprayed one
+    /// per 100 ns, each answered 8 us later with its entropy, RTT and PSN echoed, except those
+    /// sent on entropy `dead` from 20 us on (a black hole); at 340 us the retransmission
+    /// timeout names the oldest unanswered packet's entropy; then the go-back resends every
+    /// unanswered PSN (`retransmission`: its offset is below the highest sent) before new data.
+    /// At every resend a clone of the selector is asked the same question as a new packet
+    /// (`retransmission: false`): the answers must be equal -- a resend's entropy is chosen
+    /// exactly as a new packet's, never copied from its original. Returns, per resend, the
+    /// original's entropy and the resend's.
+    fn resends_of(name: &str, params: &str) -> (Entropy, Vec<(Entropy, Entropy)>) {
+        let cfg = LbConfig::parse(name, params).unwrap().host;
+        let mut lb = HostLb::for_flow(&cfg, 11, Some(Entropy(7)));
+        let cx = |t: u64, psn: u32, retransmission: bool, inflight: u32| SendCx {
+            now: SimTime::from_ns(t),
+            psn: Psn(psn),
+            retransmission,
+            inflight_pkts: inflight,
+            every_arrival_answered: true,
+        };
+        let answer = |lb: &mut HostLb, at: u64, sent: u64, psn: u32, e: Entropy| {
+            lb.on_feedback(&Feedback {
+                kind: FeedbackKind::Ack,
+                now: SimTime::from_ns(at),
+                entropy: e,
+                psn: Psn(psn),
+                rtt: Some(SimDuration::from_ns(at - sent)),
+                ecn: false,
+            });
+        };
+        let mut sent: Vec<(u64, Entropy)> = Vec::new(); // per PSN: send time, entropy
+        let mut answered: Vec<bool> = Vec::new();
+        // The black-holed entropy: the first one sent from 20 us on.
+        let mut dead = None;
+        let mut t = 0;
+        while t < 348_000 {
+            // Answers due (8 us after their send), then one new packet (none in the last 8 us,
+            // so that what is unanswered at the timeout is what the black hole took).
+            for (psn, &(at, e)) in sent.iter().enumerate() {
+                let lost = Some(e) == dead && at >= 20_000;
+                if !lost && !answered[psn] && at + 8_000 <= t {
+                    answered[psn] = true;
+                    answer(&mut lb, at + 8_000, at, u32::try_from(psn).unwrap(), e);
+                }
+            }
+            if t < 340_000 {
+                let psn = u32::try_from(sent.len()).unwrap();
+                let inflight = u32::try_from(answered.iter().filter(|&&a| !a).count()).unwrap();
+                let e = lb.next_entropy(&cx(t, psn, false, inflight));
+                if t >= 20_000 && dead.is_none() {
+                    dead = Some(e);
+                }
+                sent.push((t, e));
+                answered.push(false);
+            }
+            t += 100;
+        }
+        let dead = dead.unwrap();
+        let oldest = answered.iter().position(|&a| !a).unwrap();
+        lb.on_feedback(&Feedback {
+            kind: FeedbackKind::Timeout,
+            now: SimTime::from_ns(t),
+            entropy: sent[oldest].1,
+            psn: Psn(u32::try_from(oldest).unwrap()),
+            rtt: None,
+            ecn: false,
+        });
+        let mut resends = Vec::new();
+        for psn in (0..sent.len()).filter(|&p| !answered[p]) {
+            let p = u32::try_from(psn).unwrap();
+            let inflight = u32::try_from(answered.iter().filter(|&&a| !a).count()).unwrap();
+            let as_new = lb.clone().next_entropy(&cx(t, p, false, inflight));
+            let e = lb.next_entropy(&cx(t, p, true, inflight));
+            assert_eq!(
+                e, as_new,
+                "{name}: PSN {p}'s resend chosen unlike a new packet"
+            );
+            resends.push((sent[psn].1, e));
+            t += 100;
+        }
+        assert!(!resends.is_empty(), "{name}: the black hole lost packets");
+        assert!(
+            resends.iter().all(|&(orig, _)| orig == dead),
+            "{name}: only the dead entropy lost"
+        );
+        (dead, resends)
+    }
+
+    #[test]
+    fn a_resend_asks_the_balancer_as_a_new_packet_does() {
+        // ECMP: the flow's one entropy, for resends too.
+        let (dead, r) = resends_of("ecmp", "");
+        assert_eq!(dead, Entropy(7));
+        assert!(r.iter().all(|&(_, e)| e == Entropy(7)), "{r:?}");
+        // The sprayers and FlowBender (which reroutes on the timeout): a fresh choice, so
+        // resends leave the lost packets' entropy. Hopper moves only once its probes answer
+        // (not modelled here), so its resends stay, like its new packets would.
+        for (name, params) in [
+            ("spray", ""),
+            ("reps", ""),
+            ("flowbender", ""),
+            ("whack-a-mole", "num_paths = 4"),
+        ] {
+            let (dead, r) = resends_of(name, params);
+            let moved = r.iter().filter(|&&(_, e)| e != dead).count();
+            assert!(
+                moved > 0,
+                "{name}: all {} resends followed their originals",
+                r.len()
+            );
+        }
+        let _ = resends_of("hopper", "");
+        // Whack-a-Mole declared the black-holed path dead (stall test, 5 RTTs): no resend
+        // goes back into it.
+        let (dead, r) = resends_of("whack-a-mole", "num_paths = 4");
+        assert!(
+            r.iter().all(|&(_, e)| e != dead),
+            "a resend on the dead path"
+        );
     }
 }
