@@ -14,6 +14,9 @@ bytes not counted), with W(b) = b + ceil(b / 1000) x 48 wire bytes, B = 400 Gbps
 The grid may be partial (the sweep spans sittings): a table cell without a finished run prints
 as "—" (ECMP and spraying are not run at every setting), a claim without data as "pending", and
 a claim's verdict uses only the settings where both algorithms finished.
+Rows of ``RESULTS_CSV`` whose point (collective, size, DCQCN setting, algorithm, seed) has no
+run directory under OUT_ROOT are kept (raw outputs are not committed, so a partial re-run adds
+its points to the committed ones); runs with PFC off go to ``results_nopfc.csv`` beside it.
 Prints the README tables (the 300 MB grid with Themis' cut against AR and ECMP beside the
 paper's, the verdicts, the counters, the size sweep), writes RESULTS_CSV, the size-sweep figure
 one ``python -m plots cct`` figure (+ its CSV table) per collective kind at 300 MB and the
@@ -73,7 +76,8 @@ def bound_s(kind, size):
 
 
 def read_runs(out_root):
-    rows = []
+    """The runs under OUT_ROOT: (PFC-on rows, PFC-off rows)."""
+    rows, nopfc = [], []
     for s in sorted(out_root.glob("*/summary.json")):
         summ = json.loads(s.read_text())
         cfg = tomllib.loads(Path(summ["config"]["path"]).read_text())
@@ -86,6 +90,14 @@ def read_runs(out_root):
             sys.exit(f"{s}: only {col['complete']} of {col['groups']} groups completed")
         c = summ["counters"]
         b = bound_s(kind, size)
+        if not t["pfc_enabled"]:
+            nopfc.append({"collective": kind, "t_i_us": t["rp_timer_ns"] / 1000,
+                          "t_d_us": t["rate_decrease_interval_ns"] / 1000, "algorithm": summ["algorithm"],
+                          "seed": summ["seed"], "slowest_cct_us": col["cct_max_ns"] / 1000,
+                          "retx_pkts": c["retx_pkts"], "rate_cuts": c["rate_cuts"], "ecn_marks": c["ecn_marks"],
+                          "drops": c["mmu_drops"] + c["link_down_losses"] + c["error_model_drops"],
+                          "timeouts": c["timeouts"], "run": s.parent.name})
+            continue
         rows.append({
             "collective": kind,
             "size_bytes": size,
@@ -108,9 +120,35 @@ def read_runs(out_root):
             "peak_mib": summ.get("peak_rss_mib", ""),
             "run": s.parent.name,
         })
-    rows.sort(key=lambda r: (KINDS.index(r["collective"]), r["size_bytes"], -r["t_i_us"], r["t_d_us"],
-                             ALGOS.index(r["algorithm"]), r["seed"]))
-    return rows
+    return sort_rows(rows), nopfc
+
+
+def sort_rows(rows):
+    return sorted(rows, key=lambda r: (KINDS.index(r["collective"]), r["size_bytes"], -r["t_i_us"], r["t_d_us"],
+                                       ALGOS.index(r["algorithm"]), r["seed"]))
+
+
+INT_COLS = ("size_bytes", "seed", "retx_pkts", "nacks", "rate_cuts", "ecn_marks", "pfc_pauses", "drops", "timeouts")
+
+
+def merge_committed(rows, results_csv):
+    """``rows`` plus the committed rows of ``results_csv`` for the points not re-run here (a
+    point = collective, size, DCQCN setting, algorithm, seed; a re-run replaces its row): raw run
+    directories are not kept, so a partial re-run must not drop the others' rows. Committed rows
+    carry no CPU time or peak memory."""
+    if not results_csv.is_file():
+        return rows
+    key = lambda r: (r["collective"], r["size_bytes"], r["t_i_us"], r["t_d_us"], r["algorithm"], r["seed"])
+    have = {key(r) for r in rows}
+    merged = list(rows)
+    with open(results_csv) as f:
+        for r in csv.DictReader(f):
+            typed = {c: (int(v) if c in INT_COLS else v if c in ("collective", "algorithm", "run") else float(v))
+                     for c, v in r.items()}
+            typed.update(cpu_s="", peak_mib="")
+            if key(typed) not in have:
+                merged.append(typed)
+    return sort_rows(merged)
 
 
 def paired_cuts(rs, a, b):
@@ -205,21 +243,31 @@ def claims(cells):
         out.append((f"{k}: AR slowest at the recommended T_I 900 / T_D 4", got,
                     "reproduced" if worst == RECOMMENDED else "not reproduced"))
         tuned = [x for x in ar if x != RECOMMENDED and x[0] > 10]
-        extreme = [x for x in ar if x[0] <= 10]
+        extreme = sorted((x for x in ar if x[0] <= 10), key=lambda x: (-x[0], x[1]))
         if tuned and extreme:
             best = min(ar[x] for x in tuned)
-            worse = all(ar[x] > best for x in extreme)
+            worse = [x for x in extreme if ar[x] > best]
+            got = ", ".join(f"{ti:g}/{td:g}: {ar[(ti, td)] / 1000:.2f} ms" for ti, td in extreme)
             out.append((f"{k}: an extreme setting (T_I ≤ 10 µs) degrades AR against moderate tuning",
-                        f"extreme {min(ar[x] for x in extreme) / 1000:.2f} ms, best moderate {best / 1000:.2f} ms",
+                        f"extreme {got}; best moderate {best / 1000:.2f} ms ({len(worse)} of {len(extreme)} "
+                        "extreme points slower)",
                         "reproduced" if worse else "not reproduced"))
     return out
 
 
 def main():
     out_root, results_csv, fig_dir = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-    rows = read_runs(out_root)
+    rows, nopfc = read_runs(out_root)
+    rows = merge_committed(rows, results_csv)
     if not rows:
         sys.exit(f"{out_root}: no finished runs")
+    if nopfc:
+        nopfc.sort(key=lambda r: (KINDS.index(r["collective"]), -r["t_i_us"], r["t_d_us"], r["algorithm"], r["seed"]))
+        with open(results_csv.with_name("results_nopfc.csv"), "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(list(nopfc[0]))
+            for r in nopfc:
+                w.writerow([f"{v:.3f}" if isinstance(v, float) else v for v in r.values()])
     cols = list(rows[0].keys())
     cols.remove("cpu_s")  # machine-dependent: printed, not in results.csv
     cols.remove("peak_mib")
@@ -258,6 +306,20 @@ def main():
     for claim, got, v in claims(cells):
         print(f"| {claim} | {got} | {v} |")
 
+    if nopfc:
+        print("\n### PFC off, 300 MB per rank (results_nopfc.csv): slowest CCT beside the PFC-on run\n")
+        print("| collective | DCQCN | algorithm | seed | PFC off | PFC on | retx pkts | rate cuts | ECN marks "
+              "| drops | timeouts |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in nopfc:
+            on = [x for x in rows if (x["collective"], x["size_bytes"], x["t_i_us"], x["t_d_us"], x["algorithm"],
+                                      x["seed"]) == (r["collective"], MAIN_SIZE, r["t_i_us"], r["t_d_us"],
+                                                     r["algorithm"], r["seed"])]
+            on_txt = f"{on[0]['slowest_cct_us'] / 1000:.2f} ms" if on else "—"
+            counts = " | ".join(f"{r[c]:,}" for c in ("retx_pkts", "rate_cuts", "ecn_marks", "drops", "timeouts"))
+            print(f"| {r['collective']} | T_I {r['t_i_us']:g}, T_D {r['t_d_us']:g} | {r['algorithm']} | {r['seed']} "
+                  f"| {r['slowest_cct_us'] / 1000:.2f} ms | {on_txt} | {counts} |")
+
     print("\n### Counters (whole run)\n")
     print("| collective | size | DCQCN | algorithm | seed | retx pkts | NACKs | rate cuts | ECN marks | PFC pauses "
           "| drops | CPU s | peak MiB |")
@@ -289,9 +351,11 @@ def main():
     # One bar per algorithm at the recommended setting, where all four ran (a dot per seed); the
     # other settings compare fewer algorithms and are in the tables.
     for k in KINDS:
-        files = [str(out_root / r["run"] / "collectives.csv") for r in rows
+        files = [out_root / r["run"] / "collectives.csv" for r in rows
                  if (r["collective"], r["size_bytes"], r["t_i_us"], r["t_d_us"]) == (k, MAIN_SIZE, *RECOMMENDED)]
-        if files:
+        # Only from a complete set of run directories (committed rows have none here).
+        if files and all(f.is_file() for f in files):
+            files = [str(f) for f in files]
             subprocess.run([py, "-m", "plots", "cct", *files, "-o", str(fig_dir / f"cct_{k}.png"),
                             "--title", f"{k}, 300 MB per rank, T_I 900 µs / T_D 4 µs"],
                            check=True, cwd=root, stdout=subprocess.DEVNULL)

@@ -44,10 +44,13 @@ if [ "$only" != sizes ]; then
     adaptive,themis
   # A second seed for the headline pair (AR and Themis at the recommended DCQCN setting).
   sweep "allreduce_300MB_ti900_td4 alltoall_300MB_ti900_td4" adaptive,themis 2
+  # AR at more extreme DCQCN points, PFC on, then off (the "extreme values" claim).
+  sweep "allreduce_300MB_ti5_td200 alltoall_300MB_ti5_td200 allreduce_300MB_ti5_td400 alltoall_300MB_ti5_td400" adaptive
+  sweep "allreduce_300MB_ti5_td200_nopfc alltoall_300MB_ti5_td200_nopfc allreduce_300MB_ti5_td400_nopfc alltoall_300MB_ti5_td400_nopfc" adaptive
 fi
 [ -n "${SLURM:-}" ] && exit 0
 [ -n "${NO_ANALYSIS:-}" ] && exit 0
-"$py" "$d/analyze.py" "$out/runs" "$d/results.csv" "$out"
+"$py" "$d/analyze.py" "$out/runs" "$d/results.csv" "$out"  # keeps the committed rows of points not re-run
 "$py" "$d/dcqcn_figure.py" "$d/results.csv" "$d/cct_vs_dcqcn.png"
 for k in allreduce alltoall; do cp "$out/cct_$k.png" "$out/cct_$k.csv" "$d/"; done
 cp "$out/size_sweep.png" "$out"/rates_*.png "$d/"
