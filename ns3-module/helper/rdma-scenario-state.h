@@ -172,6 +172,8 @@ struct RdmaScenarioRunner::State
     std::map<uint32_t, FailedDrops> failedDrops;
     // rtt_hist.csv (run.rttHistogramNs): uet ACKs by RTT, bin i = [i w, (i + 1) w).
     std::vector<uint64_t> rttHist;
+    // port_bytes.csv rows (run.portBytes), read at the end of the run.
+    std::string portBytes;
     Time monitorPeriod;
     Time monitorEnd;
     // Progress.
