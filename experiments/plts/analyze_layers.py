@@ -12,8 +12,9 @@ Per run (summary.json, flows.csv, uplink.txt, queue.txt, port_bytes.csv of one s
   the same ToRs): the imbalance between aggregation switches of a pod, which the PLTS paper's
   Fig. 2 shows counter-based splitting can leave (§III-A.2);
 * queueing per tier from queue.txt (queued bytes of every non-empty port, every monitor tick):
-  the mean queued KB per port and tick over the tier's up-ports (ToR -> aggregation, aggregation
-  -> core) and the core -> aggregation down-ports, the ticks counted from uplink.txt;
+  the mean queued KB per port and tick over the up-ports (ToR -> aggregation, aggregation ->
+  core) and the down-ports (core -> aggregation, aggregation -> ToR, ToR -> host), the ticks
+  counted from uplink.txt;
 * the aggregate throughput (all bytes x 8 / the permutation's completion), checked against the
   row of throughput_runs.csv for the same transport, algorithm and seed (the same run without
   port_bytes.csv: it must be identical).
@@ -73,15 +74,19 @@ def one_run(transport, run):
                 pods.setdefault(frozenset(pod_of[sw]), []).append(b)
         elif (t, tp) == ("core", "agg"):
             kind[(sw, port)] = "core_down"
-    n_ports = {k: sum(1 for v in kind.values() if v == k) for k in ("tor_up", "agg_up", "core_down")}
+        elif (t, tp) == ("agg", "tor"):
+            kind[(sw, port)] = "agg_down"
+    flows = list(csv.DictReader(open(run / "flows.csv")))
+    n_hosts = len({f["src"] for f in flows} | {f["dst"] for f in flows})
+    n_ports = {k: sum(1 for v in kind.values() if v == k) for k in ("tor_up", "agg_up", "core_down", "agg_down")}
+    n_ports["tor_down"] = n_hosts
     queued = {k: 0 for k in n_ports}
     with open(run / "queue.txt") as f:
         for line in f:
             _, sw, port, q = (int(x) for x in line.split())
-            k = kind.get((sw, port))
+            k = kind.get((sw, port)) or ("tor_down" if sw in tors else None)
             if k:
                 queued[k] += q
-    flows = list(csv.DictReader(open(run / "flows.csv")))
     complete = all(f["fct_ns"] != "" for f in flows)
     cct_ns = s["collectives"]["cct_max_ns"] if complete else None
     total_bytes = sum(int(f["size_bytes"]) for f in flows)
@@ -97,7 +102,9 @@ def one_run(transport, run):
         "pod_up_cv": f"{pod_cv:.4f}", "pod_up_max_over_mean": f"{pod_peak:.3f}",
         "queue_tor_up_kb": f"{mean_q['tor_up']:.2f}", "queue_agg_up_kb": f"{mean_q['agg_up']:.2f}",
         "queue_core_down_kb": f"{mean_q['core_down']:.2f}",
+        "queue_agg_down_kb": f"{mean_q['agg_down']:.2f}", "queue_tor_down_kb": f"{mean_q['tor_down']:.2f}",
         "retx_pkts": s["counters"]["retx_pkts"], "ecn_marks": s["counters"].get("ecn_marks", 0),
+        "rate_cuts": s["counters"].get("rate_cuts", 0),
     }
 
 
@@ -140,8 +147,11 @@ def main():
                 "queue_tor_up_kb": spread(col("queue_tor_up_kb"), "{:.1f}"),
                 "queue_agg_up_kb": spread(col("queue_agg_up_kb"), "{:.1f}"),
                 "queue_core_down_kb": spread(col("queue_core_down_kb"), "{:.1f}"),
+                "queue_agg_down_kb": spread(col("queue_agg_down_kb"), "{:.1f}"),
+                "queue_tor_down_kb": spread(col("queue_tor_down_kb"), "{:.1f}"),
                 "retx_pkts": spread(col("retx_pkts"), "{:.0f}"),
                 "ecn_marks": spread(col("ecn_marks"), "{:.0f}"),
+                "rate_cuts": spread(col("rate_cuts"), "{:.0f}"),
             })
     write_csv(rows, exp / "layers.csv")
     print(markdown(rows))
