@@ -9,10 +9,10 @@
 # A resumable sweep (rdma-lb sweep -j 1: finished runs, those with summary.json, are skipped);
 # raw outputs in out/experiments/reps_failures/. Sim seeds only: the permutation is the
 # artifact's seed-42 one (perm_*_seed42.txt) in every run.
-#   RUNS="k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os k8fail2 k8osup" (the
-#   default, in order; the last two: the 2 % share at k = 8, the artifact's 8:1 shape on seeds
-#   1-10). RUNS=k16fail052: the 0.5 % and 2 % shares at k = 16 (configs written, not run yet:
-#   about 20 runs of 30-70 s of CPU; ECMP only with ECMP_SEEDS_K16_052)
+#   RUNS="k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os k8fail2 k8osup k16fail052"
+#   (the default, in order; the last three: the 2 % share at k = 8, the artifact's 8:1 shape on
+#   seeds 1-10, the 0.5 % and 2 % shares at k = 16, spraying and REPS; their ECMP only with
+#   ECMP_SEEDS_K16_052=1,...)
 #   SEEDS=1,2,3,4,5 (k = 8)   SEEDS_SYM=1,...,10 (1:1, k = 8)   SEEDS_K16_SYM=1,...,10
 #   SEEDS_K16_FAIL6=1,...,5   SEEDS_K16_MID=1,...,5   SEEDS_K16_DEG=1   SEEDS_K16_LOW=1,...,5
 #   (k16fail13)   ECMP_SEEDS_K16=1,...,5 (ECMP at k = 16)
@@ -25,7 +25,7 @@ exp=experiments/reps
 out=out/experiments/reps_failures
 cli=target/release/rdma-lb
 py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
-groups=${RUNS:-k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os k8fail2 k8osup}
+groups=${RUNS:-k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os k8fail2 k8osup k16fail052}
 seeds=${SEEDS:-1,2,3,4,5}
 seeds_sym=${SEEDS_SYM:-1,2,3,4,5,6,7,8,9,10}
 seeds16_fail6=${SEEDS_K16_FAIL6:-1,2,3,4,5}
