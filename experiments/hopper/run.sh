@@ -51,3 +51,4 @@ sweep hopper_asym hopper "" 1,2,3 --lb-params "base_rtt_ns = 10240"
 [ -n "${SLURM:-}" ] && exit 0
 [ -n "${NO_ANALYSIS:-}" ] && exit 0
 "$py" $exp/analyze.py "$out" $exp
+"$py" $exp/noise_floor.py "$out" $exp   # buckets.csv: per-bucket, per-seed slowdowns

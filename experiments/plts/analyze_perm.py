@@ -12,9 +12,11 @@ Per (transport, algorithm): mean, min and max over the seeds of each; the ratio 
 seed by seed (the same seed draws the same permutation) before its mean / min / max.
 
 Writes throughput_runs.csv (one row per run), throughput.csv (the summary) and throughput.png,
-and prints the summary as Markdown.
+and prints the summary as Markdown, then the variants against each other (aggregate throughput,
+seed by seed: round robin over counter-based, counter-based over random). Without sweep
+directories it reads throughput_runs.csv instead and only prints.
 
-usage: analyze_perm.py EXP_DIR TRANSPORT=SWEEP_DIR..."""
+usage: analyze_perm.py EXP_DIR [TRANSPORT=SWEEP_DIR...]"""
 
 import csv
 import json
@@ -146,8 +148,28 @@ def figure(runs, goodputs, path):
     fig.savefig(path, metadata={"Software": None})
 
 
+def pairwise(runs):
+    """Aggregate throughput of one variant over another, seed by seed, per transport (Markdown)."""
+    lines = ["| transport | comparison | seeds | aggregate throughput, ratio (mean (min-max)) |",
+             "|---|---|---|---|"]
+    for transport in sorted({r["transport"] for r in runs}):
+        agg = {(r["algorithm"], int(r["seed"])): float(r["aggregate_tbps"]) for r in runs
+               if r["transport"] == transport and r["aggregate_tbps"]}
+        for a, b in (("plts-rr", "plts-counter"), ("plts-counter", "plts-random"), ("plts-rr", "plts-random")):
+            ratio = [agg[(a, s)] / agg[(b, s)] for (x, s) in agg if x == a and (b, s) in agg]
+            if ratio:
+                lines.append(f"| {transport} | {a} / {b} | {len(ratio)} | {spread(ratio, '{:.3f}')} |")
+    return "\n".join(lines)
+
+
 def main():
     exp = Path(sys.argv[1])
+    if len(sys.argv) == 2:
+        runs = list(csv.DictReader(open(exp / "throughput_runs.csv")))
+        print(markdown(summarize(runs)))
+        print()
+        print(pairwise(runs))
+        return
     runs, goodputs = [], {}
     for spec in sys.argv[2:]:
         transport, root = spec.split("=", 1)
@@ -163,6 +185,8 @@ def main():
     write_csv(rows, exp / "throughput.csv")
     figure(runs, goodputs, exp / "throughput.png")
     print(markdown(rows))
+    print()
+    print(pairwise(runs))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,16 @@ directory names <config stem>-<algorithm>-s<seed>-<hash>) and writes
                         the time from the failure to its last packet into one (all seeds);
   rtt_cdf.png           the RTT distributions of Figs. 2b-4b (1:1, 8:1, 6 % failed pipes;
                         k = 8 and k = 16, seed 1), from rtt_hist.csv;
+  failures_gain.png     spraying's completion time over REPS's against the share of failed
+                        pipes (the paper's failure count is not given: the curve is what its
+                        "50 %" depends on);
 and prints the README's tables. Deterministic: same runs, same bytes.
+
+Rows of an existing results_failures.csv whose run directory is not under OUT_ROOT are kept as
+they are (the runs of earlier sittings, whose raw outputs may be gone); a run present under
+OUT_ROOT replaces its row. The mid-run failure table and reroute_cdf.png pool every hit flow of
+the raw runs, and rtt_cdf.png reads their histograms: they are redrawn only when those runs are
+present.
 
 Usage (from the repository root): python experiments/reps/analyze_failures.py OUT_ROOT EXP_DIR
 """
@@ -32,9 +41,12 @@ ALGOS = ["ecmp", "spray", "reps"]
 # config stem -> (k, case, failed pipes or None, label)
 CASES = {
     "uet_k8_oneway_1pct": (8, "oneway", 1, "k=8, 1 of 128 agg->core pipes one way (0.8 %)"),
+    "uet_k8_oneway_2pct": (8, "oneway", 3, "k=8, 3 of 128 agg->core pipes one way (2.3 %)"),
     "uet_k8_oneway_3pct": (8, "oneway", 4, "k=8, 4 of 128 agg->core pipes one way (3.1 %)"),
     "uet_k8_oneway_6pct": (8, "oneway", 8, "k=8, 8 of 128 agg->core pipes one way (6.25 %)"),
+    "uet_k16_oneway_0p5pct": (16, "oneway", 5, "k=16, 5 of 1024 agg->core pipes one way (0.5 %)"),
     "uet_k16_oneway_1pct": (16, "oneway", 10, "k=16, 10 of 1024 agg->core pipes one way (1.0 %)"),
+    "uet_k16_oneway_2pct": (16, "oneway", 20, "k=16, 20 of 1024 agg->core pipes one way (2.0 %)"),
     "uet_k16_oneway_3pct": (16, "oneway", 31, "k=16, 31 of 1024 agg->core pipes one way (3.0 %)"),
     "uet_k16_oneway_6pct": (16, "oneway", 61, "k=16, 61 of 1024 agg->core pipes one way (6.0 %)"),
     "uet_k8_oneway_mid": (8, "mid", 8, "k=8, 8 pipes fail one way at 50 us"),
@@ -42,6 +54,7 @@ CASES = {
     "uet_k16_degraded": (16, "degraded", 16, "k=16, artifact's -failed 8: 16 links half speed one way"),
     "uet_k8_1to1_rtt": (8, "1to1", None, "k=8, 1:1"),
     "uet_k8_8to1_rtt": (8, "8to1", None, "k=8, 8:1"),
+    "uet_k8_8to1_uplinks": (8, "8to1", None, "k=8, 8:1 by fewer uplinks (the artifact's shape)"),
     "uet_k16_1to1_rtt": (16, "1to1", None, "k=16, 1:1"),
     "uet_k16_8to1_rtt": (16, "8to1", None, "k=16, 8:1"),
 }
@@ -148,17 +161,18 @@ def by(rows, stem, algo):
     return [x for x in rows if x["config"] == stem and x["algorithm"] == algo]
 
 
-def ratio_per_seed(rows, stem, num, den):
-    """Per seed present in both: max FCT num / max FCT den."""
-    a = {x["seed"]: x["max_fct_us"] for x in by(rows, stem, num)}
-    b = {x["seed"]: x["max_fct_us"] for x in by(rows, stem, den)}
+def ratio_per_seed(rows, stem, num, den, key="max_fct_us"):
+    """Per seed present in both: max FCT (or `key`) num / den."""
+    a = {x["seed"]: x[key] for x in by(rows, stem, num)}
+    b = {x["seed"]: x[key] for x in by(rows, stem, den)}
     return [a[s] / b[s] for s in sorted(a) if s in b and a[s] != "" and b[s] != ""]
 
 
 def print_tables(rows):
     print("\n### Completion time (max FCT, us): mean over seeds (min-max); flows done\n")
-    print("| case | seeds | ECMP | spray | REPS | REPS vs spray (per seed) | spray / REPS | paper |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| case | seeds | ECMP | spray | REPS | REPS vs spray (per seed) | spray / REPS | "
+          "REPS vs spray, mean FCT | ECMP / spray | paper |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for stem, (k, case, _, label) in CASES.items():
         if case not in ("oneway", "degraded", "1to1", "8to1"):
             continue
@@ -181,11 +195,40 @@ def print_tables(rows):
                              f"({spread(done)} of {total} flows done)")
         r = ratio_per_seed(rows, stem, "spray", "reps")
         d = [100 * (x - 1) for x in ratio_per_seed(rows, stem, "reps", "spray")]
+        dm = [100 * (x - 1) for x in ratio_per_seed(rows, stem, "reps", "spray", "mean_fct_us")]
+        ecmp = ratio_per_seed(rows, stem, "ecmp", "spray")
         paper = {"oneway": "REPS ~50 % better (Fig. 4)", "degraded": "-",
                  "1to1": "REPS ~10 % better (Fig. 2)", "8to1": "REPS ~10 % better (Fig. 3)"}[case]
         print(f"| {label} | {','.join(map(str, seeds))} | {cells[0]} | {cells[1]} | {cells[2]} "
-              f"| {spread(d, '{:+.1f}')} % | {spread(r, '{:.2f}')}x | {paper} |")
+              f"| {spread(d, '{:+.1f}')} % | {spread(r, '{:.2f}')}x | {spread(dm, '{:+.1f}')} % | "
+              f"{spread(ecmp, '{:.2f}') + 'x' if ecmp else '-'} | {paper} |")
 
+    print("\n### REPS against spraying by share of failed pipes (max FCT; the paper gives no count)\n")
+    print("| k | failed pipes | share | seeds | REPS faster than spraying, % (per seed) | spray / REPS |")
+    print("|---|---|---|---|---|---|")
+    for k, share, stem in gain_curve_points(rows):
+        r = ratio_per_seed(rows, stem, "spray", "reps")
+        d = [100 * (1 - 1 / x) for x in r]
+        print(f"| {k} | {CASES[stem][2]} | {share:.1f} % | {len(r)} | {spread(d, '{:.1f}')} | "
+              f"{spread(r, '{:.2f}')}x |")
+
+    if not any(run["stem"] in MID_FAIL_NS for run in RUNS):
+        print("\n(mid-run failure table: needs the raw runs; see README)")
+    else:
+        print_mid(rows)
+    print_rtt(rows)
+
+
+def gain_curve_points(rows):
+    """(k, share %, stem) of every one-way failure case with spraying and REPS runs, by k, share."""
+    pts = []
+    for stem, (k, case, failed, _) in CASES.items():
+        if case == "oneway" and by(rows, stem, "spray") and by(rows, stem, "reps"):
+            pts.append((k, 100 * failed / (128 if k == 8 else 1024), stem))
+    return sorted(pts)
+
+
+def print_mid(rows):
     print("\n### Mid-run failure: failure -> each hit flow's last packet into a failed pipe (us)\n")
     print("| case | algorithm | seeds | flows hit per seed | min | median | p99 | max | under 100 us "
           "| max FCT (us) |")
@@ -209,6 +252,9 @@ def print_tables(rows):
             print(f"| {CASES[stem][3]} | {a} | {len(xs)} | {spread(hits)} | {cells} | {under} "
                   f"| {spread(fin)} |")
 
+
+
+def print_rtt(rows):
     print("\n### RTT (us, from rtt_hist.csv, 500 ns bins): p50 / p99, seed 1\n")
     print("| case | ECMP | spray | REPS |")
     print("|---|---|---|---|")
@@ -253,6 +299,52 @@ def fig_fct(rows, exp):
     fig.tight_layout()
     fig.savefig(exp / "failures_fct.png")
     plt.close(fig)
+
+
+def fig_gain(rows, exp):
+    """spray / REPS completion time per seed against the failed share, both k; 2x = REPS 50 %
+    faster, the paper's figure (Fig. 4) -- which share gives it is the free parameter."""
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH_IN, 2.2))
+    for k, marker in ((8, "o"), (16, "s")):
+        pts = [(share, ratio_per_seed(rows, stem, "spray", "reps"))
+               for kk, share, stem in gain_curve_points(rows) if kk == k]
+        if not pts:
+            continue
+        xs_ = [p for p, _ in pts]
+        ys = [sum(r) / len(r) for _, r in pts]
+        lo = [y - min(r) for y, (_, r) in zip(ys, pts)]
+        hi = [max(r) - y for y, (_, r) in zip(ys, pts)]
+        ax.errorbar(xs_, ys, yerr=[lo, hi], marker=marker, capsize=2, label=f"k = {k}")
+    ax.axhline(2.0, color="grey", linestyle=":", linewidth=0.8)
+    ax.text(6.9, 2.05, "REPS 50 % faster (the paper)", ha="right", va="bottom", fontsize="x-small")
+    ax.set_xlabel("agg->core pipes failed one way (%)")
+    ax.set_ylabel("spray / REPS completion")
+    ax.set_xlim(0, 7)
+    ax.set_yscale("log")
+    ax.set_yticks([1.5, 2, 3, 5, 10], ["1.5x", "2x", "3x", "5x", "10x"])
+    ax.minorticks_off()
+    ax.grid(True)
+    ax.legend(loc="upper left", fontsize="x-small")
+    fig.tight_layout()
+    fig.savefig(exp / "failures_gain.png")
+    plt.close(fig)
+
+
+def load_csv(path):
+    """The rows of an earlier results_failures.csv, typed as row() makes them."""
+    def typed(v):
+        if v == "":
+            return ""
+        for t in (int, float):
+            try:
+                return t(v)
+            except ValueError:
+                pass
+        return v
+    if not path.exists():
+        return []
+    with open(path) as f:
+        return [{k: typed(v) for k, v in r.items()} for r in csv.DictReader(f)]
 
 
 def fig_reroute(exp):
@@ -317,11 +409,13 @@ RUNS = []
 
 def main():
     out_root, exp = Path(sys.argv[1]), Path(sys.argv[2])
-    RUNS.extend(load(out_root))
-    if not RUNS:
+    RUNS.extend(load(out_root) if out_root.is_dir() else [])
+    merged = {(x["config"], x["algorithm"], x["seed"]): x for x in load_csv(exp / "results_failures.csv")}
+    merged.update({(x["config"], x["algorithm"], x["seed"]): x for x in (row(r) for r in RUNS)})
+    if not merged:
         sys.exit(f"{out_root}: no finished runs")
     order = list(CASES)
-    rows = sorted((row(r) for r in RUNS),
+    rows = sorted(merged.values(),
                   key=lambda x: (order.index(x["config"]), ALGOS.index(x["algorithm"]), x["seed"]))
     with open(exp / "results_failures.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
@@ -331,8 +425,11 @@ def main():
     plt.rcParams.update(RC)
     plt.rcParams["svg.hashsalt"] = "rdma-lb"
     fig_fct(rows, exp)
-    fig_reroute(exp)
-    fig_rtt(exp)
+    fig_gain(rows, exp)
+    if any(run["stem"] in MID_FAIL_NS for run in RUNS):
+        fig_reroute(exp)
+    if any(run["rtt"] and run["stem"].endswith(("_rtt", "_6pct")) for run in RUNS):
+        fig_rtt(exp)
 
 
 if __name__ == "__main__":

@@ -9,9 +9,10 @@ and every switch keeps it in its ECMP set (`withdraw_failed_ports = false`), so 
 load balancers can avoid it. Which pipes fail: all aggregation -> core pipes of the fat-tree
 (gen_fattree.py's numbering) in file order, shuffled once by Python's `random.Random(SEED)`;
 a share s fails the first round(s x pipes) of that order, so the 1 % set is inside the 3 % set,
-which is inside the 6 % set. k = 8: 128 pipes -> 1, 4, 8 failed; k = 16: 1024 pipes -> 10, 31, 61.
+which is inside the 6 % set. k = 8: 128 pipes -> 1, 3, 4, 8 failed (1 / 2 / 3 / 6 %); k = 16:
+1024 pipes -> 5, 10, 20, 31, 61 (0.5 / 1 / 2 / 3 / 6 %).
 
-  uet_kK_oneway_Ppct.toml   pipes down from t = 0 (P = 1, 3, 6)
+  uet_kK_oneway_Ppct.toml   pipes down from t = 0 (P = 1, 2, 3, 6; k = 16 also 0p5)
   uet_kK_oneway_mid.toml    the 6 % set down at MID_US[k] (a failure in the middle of the
                             permutation: k = 8 at 50 us of its ~200 us, k = 16 at 100 us of ~380 us)
   uet_k16_degraded.toml     the artifact's -failed 8 links at k = 16 (as uet_k8_degraded.toml at
@@ -33,7 +34,8 @@ import sys
 from pathlib import Path
 
 SEED = 1
-SHARES_PCT = (1, 3, 6)
+# Shares of the pipes failed from t = 0, per k (0.5 % at k = 8 would be the 1 % set's one pipe).
+SHARES_PCT = {8: (1, 2, 3, 6), 16: (0.5, 1, 2, 3, 6)}
 MID_US = {8: 50, 16: 100}
 RTT_BIN_NS = 500
 HERE = Path(__file__).resolve().parent
@@ -156,8 +158,8 @@ def main():
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE
     files = {}
     for k in (8, 16):
-        for pct in SHARES_PCT:
-            files[f"uet_k{k}_oneway_{pct}pct.toml"] = oneway(k, pct)
+        for pct in SHARES_PCT[k]:
+            files[f"uet_k{k}_oneway_{str(pct).replace('.', 'p')}pct.toml"] = oneway(k, pct)
         files[f"uet_k{k}_oneway_mid.toml"] = mid(k)
     files["uet_k16_degraded.toml"] = degraded16()
     for base in ("uet_k8_1to1.toml", "uet_k8_8to1.toml", "uet_k16_1to1.toml", "uet_k16_8to1.toml"):

@@ -9,7 +9,10 @@
 # A resumable sweep (rdma-lb sweep -j 1: finished runs, those with summary.json, are skipped);
 # raw outputs in out/experiments/reps_failures/. Sim seeds only: the permutation is the
 # artifact's seed-42 one (perm_*_seed42.txt) in every run.
-#   RUNS="k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os" (the default, in order)
+#   RUNS="k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os k8fail2 k8osup k16fail052"
+#   (the default, in order; the last three: the 2 % share at k = 8, the artifact's 8:1 shape on
+#   seeds 1-10, the 0.5 % and 2 % shares at k = 16, spraying and REPS; their ECMP only with
+#   ECMP_SEEDS_K16_052=1,...)
 #   SEEDS=1,2,3,4,5 (k = 8)   SEEDS_SYM=1,...,10 (1:1, k = 8)   SEEDS_K16_SYM=1,...,10
 #   SEEDS_K16_FAIL6=1,...,5   SEEDS_K16_MID=1,...,5   SEEDS_K16_DEG=1   SEEDS_K16_LOW=1,...,5
 #   (k16fail13)   ECMP_SEEDS_K16=1,...,5 (ECMP at k = 16)
@@ -22,7 +25,7 @@ exp=experiments/reps
 out=out/experiments/reps_failures
 cli=target/release/rdma-lb
 py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
-groups=${RUNS:-k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os}
+groups=${RUNS:-k8 k8sym k8os k16fail6 k16fail13 k16mid k16sym k16deg k16os k8fail2 k8osup k16fail052}
 seeds=${SEEDS:-1,2,3,4,5}
 seeds_sym=${SEEDS_SYM:-1,2,3,4,5,6,7,8,9,10}
 seeds16_fail6=${SEEDS_K16_FAIL6:-1,2,3,4,5}
@@ -95,6 +98,24 @@ for g in $groups; do
       sweep "uet_k16_oneway_1pct uet_k16_oneway_3pct" spray "$seeds16_low"
       sweep "uet_k16_oneway_1pct uet_k16_oneway_3pct" reps "$seeds16_low" "$reps"
       sweep "uet_k16_oneway_1pct uet_k16_oneway_3pct" ecmp "$ecmp16"
+      ;;
+    k8fail2)
+      sweep uet_k8_oneway_2pct ecmp,spray "$seeds"
+      sweep uet_k8_oneway_2pct reps "$seeds" "$reps"
+      ;;
+    k8osup)
+      # the artifact's 8:1 (fewer uplinks, every link 100 Gbps; experiments/reps/run_uet.sh runs
+      # its seed 42): base RTT 14022 ns between pods, as the 1:1 fabric
+      sweep uet_k8_8to1_uplinks ecmp,spray "$seeds_sym"
+      sweep uet_k8_8to1_uplinks reps "$seeds_sym" "$reps"
+      ;;
+    k16fail052)
+      sweep "uet_k16_oneway_0p5pct uet_k16_oneway_2pct" spray "$seeds16_low"
+      sweep "uet_k16_oneway_0p5pct uet_k16_oneway_2pct" reps "$seeds16_low" "$reps"
+      # ECMP only when asked (ECMP_SEEDS_K16_052=1,...): it never finishes at any share
+      if [ -n "${ECMP_SEEDS_K16_052:-}" ]; then
+        sweep "uet_k16_oneway_0p5pct uet_k16_oneway_2pct" ecmp "$ECMP_SEEDS_K16_052"
+      fi
       ;;
     *) echo "run_failures.sh: unknown group $g" >&2; exit 2 ;;
   esac

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Whack-a-Mole experiments (see README.md). Builds nothing: run scripts/build and
-#   cargo build --release -p rdma-lb -p rdma-lb-core --example whack_deviation
+#   cargo build --release -p rdma-lb -p rdma-lb-core --example whack_deviation \
+#     --example whack_exhaustive
 # first. Runs into out/experiments/whack-a-mole/ (resumable: finished runs are skipped), then
-# prints (a) the spray counter's window deviation vs log2 m, (b) the degraded-spine table and
+# prints (a) the spray counter's window deviation vs log2 m (Monte Carlo for l = 4..12 beside
+# random spraying, and exhaustive for l <= 8: every profile and seed; fails if the bound is
+# exceeded), (b) the degraded-spine table and
 # (c) the collectives over degraded spines, and writes results.csv, deviation.csv, share.png,
 # results_collectives.csv and collectives.png beside this script. JOBS=N runs N points of (c)
 # at once (default 1); ONLY=a|b|c runs one part.
@@ -17,6 +20,8 @@ only=${ONLY:-}
 if [ -z "$only" ] || [ "$only" = a ]; then
 echo "== (a) worst window deviation per path (packets), 500 random profiles + seeds per l"
 target/release/examples/whack_deviation 500 1 | tee "$here/deviation.csv" | column -s, -t
+echo "== (a) exhaustive for l <= 8: every profile (interval path) and every seed (s_a, s_b)"
+target/release/examples/whack_exhaustive 8 | tee "$here/deviation_exhaustive.csv" | column -s, -t
 fi
 
 if [ -z "$only" ] || [ "$only" = b ]; then

@@ -115,6 +115,7 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
     p.rateTraceNs = r.rate_trace_ns;
     p.failedLinkDrops = r.failed_link_drops;
     p.rttHistogramNs = r.rtt_histogram_ns;
+    p.portBytes = r.port_bytes;
     p.load = r.load;
     out.notes.clear();
     for (const auto& n : in.notes)

@@ -37,7 +37,8 @@ RdmaScenarioOutput::Open(const std::string& dir, const RdmaScenarioRun& run)
         std::string e = m_files.Open(m_dir,
                                      {"summary.json", "fct.txt", "flows.csv", "collectives.csv",
                                       "pfc.txt", "queue.txt", "uplink.txt", "rate.txt",
-                                      "retx.txt", "failed_drops.csv", "rtt_hist.csv"});
+                                      "retx.txt", "failed_drops.csv", "rtt_hist.csv",
+                                      "port_bytes.csv"});
         if (!e.empty())
         {
             return e;
@@ -308,6 +309,10 @@ RdmaScenarioRunner::WriteOutputs()
         if (spec.run.rttHistogramNs != 0)
         {
             files.emplace_back("rtt_hist.csv", RttHistCsv());
+        }
+        if (spec.run.portBytes)
+        {
+            files.emplace_back("port_bytes.csv", PortBytesCsv());
         }
         files.emplace_back("summary.json", SummaryJson());
         return m_output->Commit(files);

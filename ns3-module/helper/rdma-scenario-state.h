@@ -181,6 +181,8 @@ struct RdmaScenarioRunner::State
     std::set<std::pair<uint32_t, uint32_t>> failedDropsResent;
     // rtt_hist.csv (run.rttHistogramNs): uet ACKs by RTT, bin i = [i w, (i + 1) w).
     std::vector<uint64_t> rttHist;
+    // port_bytes.csv rows (run.portBytes), read at the end of the run.
+    std::string portBytes;
     Time monitorPeriod;
     Time monitorEnd;
     // Progress.

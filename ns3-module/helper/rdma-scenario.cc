@@ -790,6 +790,24 @@ RdmaScenarioRunner::Simulate()
             }
         }
     }
+    if (spec.run.portBytes)
+    {
+        // port_bytes.csv: read before the fabric goes.
+        for (uint32_t id : spec.switchIds)
+        {
+            Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
+            for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+            {
+                Ptr<RdmaNetDevice> dev = sw->GetPort(p);
+                Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
+                if (peer && s.isSwitch[peer->GetNode()->GetId()])
+                {
+                    s.portBytes += Fmt("%u,%u,%u,%" PRIu64 "\n", id, p + 1,
+                                       peer->GetNode()->GetId(), dev->GetTxBytes());
+                }
+            }
+        }
+    }
     Simulator::Destroy();
     s.fabric.reset();
     RngSeedManager::SetSeed(s.previousSeed);
@@ -875,6 +893,12 @@ RdmaScenarioRunner::RttHistCsv() const
         out += Fmt("%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", i * w, (i + 1) * w, m_state->rttHist[i]);
     }
     return out;
+}
+
+std::string
+RdmaScenarioRunner::PortBytesCsv() const
+{
+    return "switch,port,peer,tx_bytes\n" + (m_state ? m_state->portBytes : std::string());
 }
 
 const std::vector<RdmaScenarioFlowResult>&

@@ -181,6 +181,7 @@ struct RdmaScenarioRun
     uint64_t rateTraceNs{0};             //!< rate.txt / retx.txt sampling period (0 = off)
     bool failedLinkDrops{false};         //!< write failed_drops.csv
     uint64_t rttHistogramNs{0};          //!< rtt_hist.csv bin width (0 = off; uet senders)
+    bool portBytes{false};               //!< write port_bytes.csv (every switch-switch port)
     double load{0.0};                    //!< offered load (informational)
 };
 
@@ -351,6 +352,12 @@ class RdmaScenarioRunner
      * minus the echoed send time of the acknowledged packet) is in [start, start + w)
      */
     std::string RttHistCsv() const;
+    /**
+     * \return port_bytes.csv text (run.portBytes): header + one row per switch port whose peer
+     * is a switch, by switch id and port -- switch, port (1-based, as uplink.txt), peer, tx_bytes
+     * (bytes sent on the port over the whole run, every packet kind)
+     */
+    std::string PortBytesCsv() const;
     /// \return pfc.txt text when the PFC trace was on and no output directory was set
     std::string PfcText() const;
     /// \return queue.txt text when the queue trace was on and no output directory was set

@@ -580,6 +580,77 @@ class ScenarioPfcTraceTestCase : public TestCase
 };
 
 /**
+ * port_bytes.csv (run.portBytes): every switch-to-switch port once, by switch and port, with
+ * the bytes it sent; on a lossless two-leaf fabric what one leaf sends up, the spines send down
+ * to the other, byte for byte.
+ */
+class ScenarioPortBytesTestCase : public TestCase
+{
+  public:
+    ScenarioPortBytesTestCase()
+        : TestCase("port_bytes.csv: every switch-to-switch port, bytes conserved across the spines")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Hosts 0-3, leaves 4-5 (ports 1-2 to hosts, 3-4 to spines), spines 6-7 (port 1 to
+        // leaf 4, port 2 to leaf 5); one flow each way between the leaves.
+        RdmaScenarioSpec s = LeafSpineSpec(2, 2, 2, 100000000000ULL, 1000);
+        s.run.flowgenStopNs = 1000000;
+        AddSpecFlow(s, 0, 2, 200000, 0);
+        AddSpecFlow(s, 3, 1, 100000, 0);
+        {
+            RdmaScenarioRunner off(s);
+            std::string error;
+            NS_TEST_ASSERT_MSG_EQ(off.Run(&error), true, error);
+            NS_TEST_EXPECT_MSG_EQ(off.PortBytesCsv(), "switch,port,peer,tx_bytes\n",
+                                  "off: header only");
+        }
+        s.run.portBytes = true;
+        RdmaScenarioRunner runner(s);
+        std::string error;
+        NS_TEST_ASSERT_MSG_EQ(runner.Run(&error), true, error);
+        NS_TEST_ASSERT_MSG_EQ(runner.GetCompletedFlows(), 2, "both flows complete");
+        std::vector<std::string> lines = Lines(runner.PortBytesCsv());
+        NS_TEST_ASSERT_MSG_EQ(lines.size(), 9u, "header + 2 leaves x 2 + 2 spines x 2 ports");
+        NS_TEST_EXPECT_MSG_EQ(lines[0], "switch,port,peer,tx_bytes", "header");
+        std::map<std::pair<uint64_t, uint64_t>, uint64_t> bytes; // (from, to) -> bytes
+        std::vector<std::string> keys;
+        for (size_t i = 1; i < lines.size(); ++i)
+        {
+            std::vector<uint64_t> c;
+            std::stringstream ss(lines[i]);
+            std::string cell;
+            while (std::getline(ss, cell, ','))
+            {
+                c.push_back(std::stoull(cell));
+            }
+            NS_TEST_ASSERT_MSG_EQ(c.size(), 4u, lines[i]);
+            bytes[std::make_pair(c[0], c[2])] += c[3];
+            keys.push_back(std::to_string(c[0]) + ":" + std::to_string(c[1]) + ">" +
+                           std::to_string(c[2]));
+        }
+        std::string order;
+        for (const std::string& k : keys)
+        {
+            order += k + " ";
+        }
+        NS_TEST_EXPECT_MSG_EQ(order, "4:3>6 4:4>7 5:3>6 5:4>7 6:1>4 6:2>5 7:1>4 7:2>5 ",
+                              "every switch-to-switch port once, by switch and port");
+        const uint64_t up4 = bytes[std::make_pair(4, 6)] + bytes[std::make_pair(4, 7)];
+        const uint64_t up5 = bytes[std::make_pair(5, 6)] + bytes[std::make_pair(5, 7)];
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(up4, WireBytes(200000), "leaf 4 sent flow 0's data up");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(up5, WireBytes(100000), "leaf 5 sent flow 1's data up");
+        const uint64_t down5 = bytes[std::make_pair(6, 5)] + bytes[std::make_pair(7, 5)];
+        const uint64_t down4 = bytes[std::make_pair(6, 4)] + bytes[std::make_pair(7, 4)];
+        NS_TEST_EXPECT_MSG_EQ(down5, up4, "leaf 4's bytes reach leaf 5");
+        NS_TEST_EXPECT_MSG_EQ(down4, up5, "leaf 5's bytes reach leaf 4");
+    }
+};
+
+/**
  * Bad specs: one line naming the field, no abort.
  */
 /**
@@ -763,6 +834,7 @@ class RdmaLbScenarioTestSuite : public TestSuite
         AddTestCase(new ScenarioStarvationWarningTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioPfcTraceTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioPortBytesTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRateTraceTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioBadSpecTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRingAllReduceTestCase, TestCase::QUICK);

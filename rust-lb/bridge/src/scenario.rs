@@ -152,6 +152,8 @@ pub mod ffi {
         failed_link_drops: bool,
         /// Bin width of rtt_hist.csv (0 = off).
         rtt_histogram_ns: u64,
+        /// Write port_bytes.csv.
+        port_bytes: bool,
         /// Informational host load (0 if unknown).
         load: f64,
     }
@@ -296,6 +298,7 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
             rate_trace_ns: s.run.rate_trace_ns,
             failed_link_drops: s.run.failed_link_drops,
             rtt_histogram_ns: s.run.rtt_histogram_ns,
+            port_bytes: s.run.port_bytes,
             load: s.run.load,
         },
         notes: s.notes.clone(),

@@ -663,6 +663,11 @@ pub struct RunSpec {
     /// effective configuration).
     #[serde(skip_serializing_if = "is_zero")]
     pub rtt_histogram_ns: u64,
+    /// Write `port_bytes.csv`: at the end of the run, the bytes sent on every switch port whose
+    /// peer is a switch, every tier (`uplink.txt` covers the ToRs only). Off (left out of the
+    /// effective configuration) by default.
+    #[serde(skip_serializing_if = "is_false")]
+    pub port_bytes: bool,
     /// Offered host load the workload was made for (informational, 0 if unknown).
     pub load: f64,
 }
@@ -682,6 +687,7 @@ impl Default for RunSpec {
             rate_trace_ns: 0,
             failed_link_drops: false,
             rtt_histogram_ns: 0,
+            port_bytes: false,
             load: 0.0,
         }
     }

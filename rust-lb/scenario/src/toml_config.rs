@@ -73,6 +73,8 @@
 //!                                  # probes lost, apart (default off)
 //! rtt_histogram_ns = 500           # rtt_hist.csv: uet senders' per-packet RTTs in bins of
 //!                                  # this width (default off; needs kind = "uet")
+//! port_bytes = true                # port_bytes.csv: bytes sent on every switch-to-switch
+//!                                  # port at the end, every tier (default off)
 //! ```
 //! Unknown keys anywhere are errors (`deny_unknown_fields`). Quantities are strings with
 //! units (`"100Gbps"`, `"1us"`, `"10ms"`, `"9MiB"`; sizes may also be plain integers of

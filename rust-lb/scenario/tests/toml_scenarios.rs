@@ -267,6 +267,28 @@ flow_file = "f.txt"
     assert!(e.contains("bad.toml:7: run.rate_trace"), "{e}");
 }
 
+/// `[run] port_bytes`: off by default and then absent from the effective configuration (sweep
+/// directories of configs without it keep their hash).
+#[test]
+fn port_bytes_is_optional_and_off_by_default() {
+    let d = scratch("toml-port-bytes");
+    write(&d, "f.txt", "1\n0 1 3 100 0.000000041\n");
+    let base = r#"
+[topology]
+leaf_spine = { leaves = 2, hosts_per_leaf = 2, spines = 2, host_rate = "100Gbps", delay = "1us" }
+[workload]
+flow_file = "f.txt"
+"#;
+    let load =
+        |name: &str, text: &str| load_scenario(&write(&d, name, text), &Overrides::default());
+    let off = load("off.toml", base).unwrap();
+    assert!(!off.run.port_bytes);
+    assert!(!off.effective_config().contains("port_bytes"));
+    let on = load("on.toml", &format!("{base}[run]\nport_bytes = true\n")).unwrap();
+    assert!(on.run.port_bytes);
+    assert!(on.effective_config().contains("port_bytes = true"));
+}
+
 /// `[run] failed_link_drops` and `rtt_histogram_ns`: off by default and then absent from the
 /// effective configuration; the histogram needs the uet transport and a positive bin width.
 #[test]

@@ -37,6 +37,7 @@ pub(super) struct RunSec {
     pub(super) rate_trace: Option<Time>,
     pub(super) failed_link_drops: Option<bool>,
     pub(super) rtt_histogram_ns: Option<Spanned<u64>>,
+    pub(super) port_bytes: Option<bool>,
 }
 
 /// `[lb]`: the scheme and its parameters as one `k = v, ...` text (a table's entries in
@@ -121,6 +122,7 @@ pub(super) fn run(
         rate_trace_ns: sec.rate_trace.map_or(0, |t| t.0.max(1)),
         failed_link_drops: sec.failed_link_drops.unwrap_or(false),
         rtt_histogram_ns,
+        port_bytes: sec.port_bytes.unwrap_or(false),
         load,
     })
 }
