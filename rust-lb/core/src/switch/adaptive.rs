@@ -133,23 +133,21 @@ impl Adaptive {
         }
         let epoch = now.as_ns() / period_ns;
         self.view.clear();
+        // One entry per candidate, so that an index into `view` is an index into `candidates`.
         for c in candidates {
-            let Ok(p) = usize::try_from(c.port) else {
-                continue;
-            };
-            if p >= self.samples.len() {
-                self.samples.resize(p + 1, (u64::MAX, 0));
-            }
-            let Some(slot) = self.samples.get_mut(p) else {
-                continue;
-            };
-            if slot.0 != epoch {
-                *slot = (epoch, c.queue_bytes);
-            }
-            self.view.push(EgressCandidate {
-                queue_bytes: slot.1,
-                ..*c
+            let slot = usize::try_from(c.port).ok().and_then(|p| {
+                if p >= self.samples.len() {
+                    self.samples.resize(p + 1, (u64::MAX, 0));
+                }
+                self.samples.get_mut(p)
             });
+            let queue_bytes = slot.map_or(c.queue_bytes, |slot| {
+                if slot.0 != epoch {
+                    *slot = (epoch, c.queue_bytes);
+                }
+                slot.1
+            });
+            self.view.push(EgressCandidate { queue_bytes, ..*c });
         }
         shortest(&self.view, 0..self.view.len(), rng)
     }
