@@ -90,15 +90,7 @@ def read_runs(out_root):
             sys.exit(f"{s}: only {col['complete']} of {col['groups']} groups completed")
         c = summ["counters"]
         b = bound_s(kind, size)
-        if not t["pfc_enabled"]:
-            nopfc.append({"collective": kind, "t_i_us": t["rp_timer_ns"] / 1000,
-                          "t_d_us": t["rate_decrease_interval_ns"] / 1000, "algorithm": summ["algorithm"],
-                          "seed": summ["seed"], "slowest_cct_us": col["cct_max_ns"] / 1000,
-                          "retx_pkts": c["retx_pkts"], "rate_cuts": c["rate_cuts"], "ecn_marks": c["ecn_marks"],
-                          "drops": c["mmu_drops"] + c["link_down_losses"] + c["error_model_drops"],
-                          "timeouts": c["timeouts"], "run": s.parent.name})
-            continue
-        rows.append({
+        (rows if t["pfc_enabled"] else nopfc).append({
             "collective": kind,
             "size_bytes": size,
             "t_i_us": t["rp_timer_ns"] / 1000,
@@ -265,9 +257,10 @@ def main():
         nopfc.sort(key=lambda r: (KINDS.index(r["collective"]), -r["t_i_us"], r["t_d_us"], r["algorithm"], r["seed"]))
         with open(results_csv.with_name("results_nopfc.csv"), "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
-            w.writerow(list(nopfc[0]))
+            ncols = [c for c in nopfc[0] if c not in ("cpu_s", "peak_mib")]
+            w.writerow(ncols)
             for r in nopfc:
-                w.writerow([f"{v:.3f}" if isinstance(v, float) else v for v in r.values()])
+                w.writerow([f"{r[c]:.3f}" if isinstance(r[c], float) else r[c] for c in ncols])
     cols = list(rows[0].keys())
     cols.remove("cpu_s")  # machine-dependent: printed, not in results.csv
     cols.remove("peak_mib")
