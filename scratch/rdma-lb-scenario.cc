@@ -250,11 +250,7 @@ main(int argc, char* argv[])
           std::make_tuple("quirks", "--quirks", &quirks),
           std::make_tuple("transport", "--transport", &transport)})
     {
-        if (value->empty() && std::string(key) != "lb_params")
-        {
-            continue;
-        }
-        if (std::string(key) == "lb_params" && value->empty() && lb.empty())
+        if (value->empty())
         {
             continue;
         }

@@ -40,6 +40,11 @@ for seed in 1 2 3; do                                          # the cell App. B
   sweep hopper_alistorage "$six" 0.25 $seed
 done
 sweep hopper_alistorage "$rest" 0.25 1                          # the all-algorithm table
+# Ablation of the large-flow miss (README "Ablation"): every out-of-order NACK carrying a CNP
+# (ConWeave's simulator, on which the paper builds), and IRN's out-of-order threshold 3 / 32.
+sweep hopper_alistorage_cnp "$six" 0.25 1,2,3
+sweep hopper_fbhdp_cnp "$six" 0.25,0.4 1
+sweep "hopper_alistorage_ooo3 hopper_alistorage_ooo32" hopper,flowbender 0.25 1
 sweep hopper_alistorage_nicsr themis 0.25 1
 sweep "hopper_alistorage hopper_fbhdp" "$six" 0.4 1
 sweep hopper_fbhdp "$six" 0.25 1

@@ -35,8 +35,8 @@ COLS = ["cell", "algorithm", "seed", "slowest_cct_us", "retx_pkts", "nacks", "ra
         "pfc_pauses", "drops", "timeouts", "run"]
 # Cells that change only one algorithm borrow the other's baseline runs for the comparison.
 BORROWS = {"ar-flowlet": "themis", "ar-sampled": "themis", "random-psn": "adaptive"}
-# Cells whose change is an algorithm parameter: a run without it is refused (a sweep's --lb
-# drops a config's own [lb] params; run.sh passes them with --lb-params).
+# Cells whose change is an algorithm parameter: a run without it is refused (before the fix,
+# a sweep's --lb dropped a config's own [lb] params; run.sh passes them with --lb-params).
 PARAMS = {"ar-flowlet": "flowlet_gap_ns", "ar-sampled": "load_sample_ns", "random-psn": "initial_psn"}
 
 

@@ -27,7 +27,8 @@ sweep() { # CONFIG-NAMES ALGORITHMS SEEDS [ALGORITHM-PARAMETERS]
 }
 sweep alltoall_300MB_hpcc_ecn adaptive,themis 1,2
 sweep alltoall_pairwise_300MB adaptive,themis 1,2
-# The configs' [lb] params are repeated here: a sweep's --lb drops a config's own parameters.
+# The configs' [lb] params are repeated with --lb-params (needed before `--lb` kept a config's own
+# parameters; kept so that the run directories are those results.csv names).
 sweep alltoall_300MB_ar_flowlet adaptive 1,2 "flowlet_gap_ns = 5000"
 sweep alltoall_300MB_ar_sampled adaptive 1,2 "load_sample_ns = 10000"
 sweep alltoall_pairwise_300MB ecmp,spray 1

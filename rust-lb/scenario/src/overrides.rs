@@ -3,7 +3,7 @@
 //!
 //! | Key | Effect |
 //! |---|---|
-//! | `lb` | algorithm name (`[lb] name`, ConWeave `LB_MODE`) |
+//! | `lb` | algorithm name (`[lb] name`, ConWeave `LB_MODE`); another algorithm than the config's starts from no parameters, the config's own keeps its `[lb] params` |
 //! | `lb_params` | algorithm parameters `k = v, ...` (commas inside are fine; `;` is not) |
 //! | `seed` | run seed (`[run] seed`, `RANDOM_SEED`); generated workloads are re-drawn from it |
 //! | `out` | output directory |
@@ -212,6 +212,11 @@ impl Overrides {
     /// A `transport` value that does not read as its key's unit.
     pub(crate) fn apply(&self, s: &mut crate::model::Scenario) -> Result<()> {
         if let Some(v) = &self.lb {
+            // Another algorithm does not take this one's parameters: `lb` alone clears them;
+            // naming the config's own algorithm keeps them.
+            if v.trim() != s.lb.name.trim() {
+                s.lb.params.clear();
+            }
             s.lb.name.clone_from(v);
         }
         if let Some(v) = &self.lb_params {

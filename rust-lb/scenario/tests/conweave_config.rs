@@ -355,6 +355,31 @@ fn overrides_apply_and_are_checked() {
 }
 
 #[test]
+fn lb_override_keeps_the_configs_own_parameters_only_for_its_own_algorithm() {
+    let (d, text) = setup("ovr-lb");
+    let cfg = write(
+        &d,
+        "c.txt",
+        &text.replace("LB_MODE 0", "LB_MODE spray\nLB_PARAMS num_entropies = 64"),
+    );
+    let lb = |o: &str| {
+        let s = load_scenario(&cfg, &Overrides::parse(o).unwrap()).unwrap();
+        (s.lb.name, s.lb.params)
+    };
+    let own = ("spray".to_owned(), "num_entropies = 64".to_owned());
+    assert_eq!(lb(""), own);
+    // A sweep names every algorithm with `lb`, the config's own included: its parameters stay.
+    assert_eq!(lb("lb=spray"), own);
+    // Another algorithm starts from none (spray's would be unknown keys to it) ...
+    assert_eq!(lb("lb=reps"), ("reps".to_owned(), String::new()));
+    // ... and `lb_params` replaces them either way.
+    assert_eq!(
+        lb("lb=spray;lb_params=num_entropies = 8"),
+        ("spray".to_owned(), "num_entropies = 8".to_owned())
+    );
+}
+
+#[test]
 fn reference_quirks_are_on_and_flow_starts_truncated_as_ns3_19() {
     // 2.000000041 s is 2000000040.99.. ns as a double: the reference starts that flow at
     // 2000000040 ns (its fct.txt on the reference case says so); 2.000000083 stays 083.
