@@ -74,10 +74,6 @@ impl LbConfig {
         &self.cfg
     }
 
-    pub(crate) fn algorithm(&self) -> ffi::Algorithm {
-        self.cfg.algorithm.into()
-    }
-
     pub(crate) fn algorithm_name(&self) -> &'static str {
         self.cfg.algorithm.name()
     }
@@ -97,14 +93,11 @@ impl LbConfig {
     }
 
     pub(crate) fn sprays_on_feedback(&self) -> bool {
-        matches!(self.cfg.algorithm, Algorithm::Reps | Algorithm::WhackAMole)
+        self.cfg.algorithm.sprays_on_feedback()
     }
 
     pub(crate) fn moves_on_feedback(&self) -> bool {
-        matches!(
-            self.cfg.algorithm,
-            Algorithm::Hopper | Algorithm::FlowBender
-        )
+        self.cfg.algorithm.moves_on_feedback()
     }
 
     pub(crate) fn path_index_routing(&self) -> ffi::PathIndexRouting {
@@ -128,7 +121,8 @@ impl LbConfig {
             match &mut cfg.host {
                 HostLbConfig::WhackAMole(w) => {
                     w.num_paths = num_paths;
-                    w.validate(algorithm).map_err(|e| e.to_string())?;
+                    w.validate()
+                        .map_err(|e| config::ConfigError::of(algorithm.name(), e).to_string())?;
                 }
                 _ => return Err(format!("algorithm `{}` has no num_paths", algorithm.name())),
             }
@@ -245,7 +239,6 @@ mod tests {
         assert_eq!(movers, ["flowbender", "hopper"]);
         for &a in Algorithm::ALL {
             let c = new_lb_config(a.name(), "").unwrap();
-            assert_eq!(c.algorithm(), ffi::Algorithm::from(a));
             assert_eq!((c.algorithm_name(), c.params()), (a.name(), ""));
             let want = if a == Algorithm::WhackAMole {
                 ffi::PathIndexRouting::On

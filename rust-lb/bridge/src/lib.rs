@@ -47,7 +47,6 @@ mod ffi {
     extern "C++" {
         include!("rdma-lb-bridge/src/types.rs.h");
         include!("rdma-lb-bridge/src/scenario.rs.h");
-        type Algorithm = crate::types::ffi::Algorithm;
         #[namespace = "rdmalb::scenario"]
         type Scenario = crate::scenario::ffi::Scenario;
     }
@@ -251,8 +250,6 @@ mod ffi {
         fn load_scenario(path: &str, overrides: &str) -> Result<LoadedScenario>;
         /// Every algorithm name, in table order.
         fn algorithm_names() -> Vec<String>;
-        /// The configured algorithm.
-        fn algorithm(self: &LbConfig) -> Algorithm;
         /// The configured algorithm's name.
         fn algorithm_name(self: &LbConfig) -> &'static str;
         /// The parameter text the configuration was parsed from.

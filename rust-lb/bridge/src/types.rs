@@ -1,13 +1,11 @@
 //! Bridge module of the shared enums (namespace `rdmalb::bridge`, header
-//! `rdma-lb-bridge/src/types.rs.h`): the load-balancing algorithm, the congestion control, the
-//! loss recovery, the transport kind and the switch hash cross the language boundary as typed
-//! values, never as names. Each mirrors the Rust enum that defines it once
-//! (`rdma_lb_core::Algorithm`, `rdma_lb_scenario::{Cc, Recovery, TransportKind, SwitchHash}`),
+//! `rdma-lb-bridge/src/types.rs.h`): the congestion control, the loss recovery, the transport
+//! kind and the switch hash cross the language boundary as typed values, never as names. Each
+//! mirrors the Rust enum that defines it once
+//! (`rdma_lb_scenario::{Cc, Recovery, TransportKind, SwitchHash}`),
 //! variant for variant: `From` maps the Rust enum to its mirror (a new Rust variant does not
 //! compile until it has one), `TryFrom` maps back and refuses a value C++ made up. The names
 //! come from the Rust enums through the functions below; C++ compares no name.
-
-use rdma_lb_core::Algorithm as CoreAlgorithm;
 
 use crate::scenario::default_ns3_setting;
 use rdma_lb_scenario::{
@@ -17,26 +15,6 @@ use rdma_lb_scenario::{
 
 #[cxx::bridge(namespace = "rdmalb::bridge")]
 pub mod ffi {
-    /// A load-balancing algorithm (`rdma_lb_core::Algorithm`).
-    #[derive(Debug)]
-    enum Algorithm {
-        Ecmp,
-        Spray,
-        Reps,
-        FlowBender,
-        WhackAMole,
-        Hopper,
-        Themis,
-        PltsRandom,
-        PltsCounter,
-        PltsRr,
-        Adaptive,
-        Drill,
-        Conga,
-        LetFlow,
-        ConWeave,
-    }
-
     /// The NICs' congestion control (`rdma_lb_scenario::Cc`). The values are ConWeave's
     /// `CC_MODE` numbers, as the ns-3 model's `RdmaCcMode`.
     #[derive(Debug)]
@@ -108,8 +86,6 @@ pub mod ffi {
         /// `type_id` (the ns-3 attribute defaults read it); an error for an attribute the
         /// table lacks.
         fn default_ns3_setting(type_id: &str, name: &str) -> Result<Ns3Setting>;
-        /// The algorithm's name; an error for a value that is no algorithm.
-        fn algorithm_name(algorithm: Algorithm) -> Result<&'static str>;
         /// The congestion control's name (configs, `RdmaNic::CcMode`); an error for a value
         /// that is none.
         fn cc_name(cc: Cc) -> Result<&'static str>;
@@ -156,28 +132,6 @@ macro_rules! mirror {
 }
 
 mirror!(
-    Algorithm,
-    CoreAlgorithm,
-    "algorithm",
-    [
-        Ecmp,
-        Spray,
-        Reps,
-        FlowBender,
-        WhackAMole,
-        Hopper,
-        Themis,
-        PltsRandom,
-        PltsCounter,
-        PltsRr,
-        Adaptive,
-        Drill,
-        Conga,
-        LetFlow,
-        ConWeave,
-    ]
-);
-mirror!(
     Cc,
     ScCc,
     "congestion control",
@@ -191,10 +145,6 @@ mirror!(
     [Roce, Uet]
 );
 mirror!(SwitchHash, ScSwitchHash, "switch hash", [FiveTuple, Htsim]);
-
-fn algorithm_name(algorithm: ffi::Algorithm) -> Result<&'static str, String> {
-    CoreAlgorithm::try_from(algorithm).map(CoreAlgorithm::name)
-}
 
 fn cc_name(cc: ffi::Cc) -> Result<&'static str, String> {
     ScCc::try_from(cc).map(ScCc::name)
@@ -226,20 +176,6 @@ fn transport_kind_name(kind: ffi::TransportKind) -> Result<&'static str, String>
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_algorithm_has_its_mirror_and_name() {
-        for &a in CoreAlgorithm::ALL {
-            let m = ffi::Algorithm::from(a);
-            assert_eq!(CoreAlgorithm::try_from(m), Ok(a));
-            assert_eq!(algorithm_name(m).unwrap(), a.name());
-        }
-        let made_up = ffi::Algorithm { repr: 200 };
-        assert_eq!(
-            algorithm_name(made_up).unwrap_err(),
-            "no algorithm has the value 200"
-        );
-    }
 
     #[test]
     fn congestion_controls_mirror_with_their_conweave_numbers() {

@@ -5,31 +5,19 @@
 //! `[lb]` section of scenario configs and in the ns-3 attribute `LbParameters`. Unknown keys
 //! and out-of-range values are errors that name the parameter.
 //!
-//! This module is the factory: it knows every algorithm's parameter type. The algorithms do
-//! not depend on it; their range checks and [`ConfigError`] live in [`crate::error`].
-
-use serde::Deserialize;
+//! The per-scheme parameter types and their checks belong to the schemes; the registry
+//! ([`crate::registry`]) decodes a table into them.
 
 use crate::algorithm::Algorithm;
 pub use crate::error::ConfigError;
-use crate::host::flowbender::FlowBenderConfig;
-use crate::host::hopper::HopperConfig;
-use crate::host::reps::RepsConfig;
-use crate::host::spray::SprayConfig;
-use crate::host::whack_a_mole::WhackAMoleConfig;
-use crate::switch::adaptive::AdaptiveConfig;
-use crate::switch::conga::CongaConfig;
-use crate::switch::conweave::ConWeaveConfig;
-use crate::switch::drill::DrillConfig;
-use crate::switch::letflow::LetFlowConfig;
-use crate::switch::plts_rr::PltsRrConfig;
-use crate::switch::themis::ThemisConfig;
+use crate::params::parse_table;
+pub use crate::registry::{HostLbConfig, SwitchLbConfig};
 
 /// The validated configuration of one run's load balancing, shared by every NIC and switch.
 ///
 /// One name configures both sides. A host scheme (`Side::Host`) sets the NICs' selector and
 /// leaves the switches on [`SwitchLbConfig::EcmpHash`]; a switch scheme (`Side::Switch`) sets
-/// the switches' chooser and gives the NICs [`HostLbConfig::FixedPerFlow`] (the host side of
+/// the switches' agent and gives the NICs [`HostLbConfig::FixedPerFlow`] (the host side of
 /// `ecmp`: one random entropy per queue pair), so the parameters of a run always belong to the
 /// one algorithm named.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,53 +29,6 @@ pub struct LbConfig {
     /// What each switch does.
     pub switch: SwitchLbConfig,
 }
-
-/// Configuration of the sender-NIC path selector.
-#[derive(Debug, Clone, PartialEq)]
-pub enum HostLbConfig {
-    /// One random entropy per queue pair, kept for the flow's life.
-    FixedPerFlow,
-    /// A uniformly random entropy per data packet.
-    Spray(SprayConfig),
-    /// REPS: recycled entropies of un-marked ACKs.
-    Reps(RepsConfig),
-    /// FlowBender: re-hash a flow after congested RTTs or a timeout.
-    FlowBender(FlowBenderConfig),
-    /// Whack-a-Mole: bit-reversal spraying over a profile whacked by feedback.
-    WhackAMole(WhackAMoleConfig),
-    /// Hopper: switch paths on RTT, after probing two others.
-    Hopper(HopperConfig),
-}
-
-/// Configuration of the per-switch egress chooser.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SwitchLbConfig {
-    /// The reference simulator's flow ECMP hash over the 5-tuple (entropy = UDP source port).
-    EcmpHash,
-    /// Themis at the ToRs (ECMP elsewhere).
-    Themis(ThemisConfig),
-    /// PLTS-Random.
-    PltsRandom,
-    /// PLTS-Counter.
-    PltsCounter,
-    /// PLTS per-flow round robin.
-    PltsRr(PltsRrConfig),
-    /// Shortest-queue adaptive routing (per packet on exact loads by default).
-    Adaptive(AdaptiveConfig),
-    /// DRILL(d, m).
-    Drill(DrillConfig),
-    /// CONGA at every switch (source ToR chooses, transit follows, destination feeds back).
-    Conga(CongaConfig),
-    /// LetFlow at every switch (source ToR chooses, transit follows).
-    LetFlow(LetFlowConfig),
-    /// ConWeave at every switch.
-    ConWeave(ConWeaveConfig),
-}
-
-/// An algorithm whose table of parameters is empty.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct NoParams {}
 
 impl LbConfig {
     /// Parses and validates `params` (the body of a TOML inline table; may be empty) for the
@@ -106,157 +47,38 @@ impl LbConfig {
                     parameter: None,
                     message: e.to_string(),
                 })?;
-        let table = parse_table(algorithm, params)?;
-        let mut switch = SwitchLbConfig::EcmpHash;
-        let host = match algorithm {
-            Algorithm::Ecmp => {
-                decode::<NoParams>(algorithm, table)?;
-                HostLbConfig::FixedPerFlow
-            }
-            Algorithm::Spray => {
-                let c: SprayConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                HostLbConfig::Spray(c)
-            }
-            Algorithm::Reps => {
-                let c: RepsConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                HostLbConfig::Reps(c)
-            }
-            Algorithm::FlowBender => {
-                let c: FlowBenderConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                HostLbConfig::FlowBender(c)
-            }
-            Algorithm::WhackAMole => {
-                let c: WhackAMoleConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                HostLbConfig::WhackAMole(c)
-            }
-            Algorithm::Hopper => {
-                let c: HopperConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                HostLbConfig::Hopper(c)
-            }
-            Algorithm::Themis => {
-                let c: ThemisConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                switch = SwitchLbConfig::Themis(c);
-                HostLbConfig::FixedPerFlow
-            }
-            Algorithm::PltsRandom | Algorithm::PltsCounter => {
-                decode::<NoParams>(algorithm, table)?;
-                switch = match algorithm {
-                    Algorithm::PltsRandom => SwitchLbConfig::PltsRandom,
-                    _ => SwitchLbConfig::PltsCounter,
-                };
-                HostLbConfig::FixedPerFlow
-            }
-            Algorithm::Adaptive => {
-                let c: AdaptiveConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                switch = SwitchLbConfig::Adaptive(c);
-                HostLbConfig::FixedPerFlow
-            }
-            Algorithm::PltsRr => {
-                let c: PltsRrConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                switch = SwitchLbConfig::PltsRr(c);
-                HostLbConfig::FixedPerFlow
-            }
-            Algorithm::Drill => {
-                let c: DrillConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                switch = SwitchLbConfig::Drill(c);
-                HostLbConfig::FixedPerFlow
-            }
-            Algorithm::Conga => {
-                let c: CongaConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                switch = SwitchLbConfig::Conga(c);
-                HostLbConfig::FixedPerFlow
-            }
-            Algorithm::LetFlow => {
-                let c: LetFlowConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                switch = SwitchLbConfig::LetFlow(c);
-                HostLbConfig::FixedPerFlow
-            }
-            Algorithm::ConWeave => {
-                let c: ConWeaveConfig = decode(algorithm, table)?;
-                c.validate(algorithm)?;
-                switch = SwitchLbConfig::ConWeave(c);
-                HostLbConfig::FixedPerFlow
-            }
-        };
+        let table = parse_table(algorithm.name(), params)?;
+        let (host, switch) = crate::registry::configure(algorithm, table)?;
         Ok(LbConfig {
             algorithm,
             host,
             switch,
         })
     }
-}
 
-impl LbConfig {
     /// The names of the parameters `params` sets, read as [`LbConfig::parse`] reads them (for
     /// a caller that fills in a parameter the user left out, e.g. Whack-a-Mole's `num_paths`).
     ///
     /// # Errors
     /// Malformed parameter text, as [`LbConfig::parse`].
     pub fn parameter_names(algorithm: Algorithm, params: &str) -> Result<Vec<String>, ConfigError> {
-        Ok(parse_table(algorithm, params)?.keys().cloned().collect())
+        Ok(parse_table(algorithm.name(), params)?
+            .keys()
+            .cloned()
+            .collect())
     }
-}
-
-/// Reads `key = value, ...` (commas or newlines between pairs) into a TOML table.
-fn parse_table(algorithm: Algorithm, params: &str) -> Result<toml::Table, ConfigError> {
-    let text = params.trim();
-    if text.is_empty() {
-        return Ok(toml::Table::new());
-    }
-    let wrapped = format!("p = {{ {} }}", text.replace('\n', ", "));
-    let mut outer: toml::Table = wrapped.parse().map_err(|e: toml::de::Error| ConfigError {
-        algorithm: algorithm.name().to_owned(),
-        parameter: None,
-        message: format!("cannot read parameters `{text}`: {}", e.message()),
-    })?;
-    match outer.remove("p") {
-        Some(toml::Value::Table(t)) => Ok(t),
-        _ => Err(ConfigError {
-            algorithm: algorithm.name().to_owned(),
-            parameter: None,
-            message: format!("cannot read parameters `{text}`"),
-        }),
-    }
-}
-
-/// Decodes a parameter table into an algorithm's typed parameters, naming the key at fault.
-fn decode<T: for<'de> Deserialize<'de>>(
-    algorithm: Algorithm,
-    table: toml::Table,
-) -> Result<T, ConfigError> {
-    let whole = toml::Value::Table(table.clone()).try_into::<T>();
-    whole.map_err(|e: toml::de::Error| {
-        // Parameter structs default every field, so a key that fails on its own is the culprit.
-        let parameter = table.iter().find_map(|(k, v)| {
-            let mut alone = toml::Table::new();
-            alone.insert(k.clone(), v.clone());
-            toml::Value::Table(alone)
-                .try_into::<T>()
-                .is_err()
-                .then(|| k.clone())
-        });
-        ConfigError {
-            algorithm: algorithm.name().to_owned(),
-            parameter,
-            message: e.message().to_owned(),
-        }
-    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::flowbender::FlowBenderConfig;
+    use crate::host::reps::RepsConfig;
+    use crate::host::spray::SprayConfig;
+    use crate::host::whack_a_mole::WhackAMoleConfig;
+    use crate::switch::drill::DrillConfig;
+    use crate::switch::plts_rr::PltsRrConfig;
+    use crate::switch::themis::ThemisConfig;
 
     #[test]
     fn ecmp_takes_no_parameters() {

@@ -1,13 +1,37 @@
 //! Configuration errors and the range checks every algorithm's `validate` uses.
 //!
-//! An algorithm's parameters are validated once, before any packet is sent; a refusal is a
-//! [`ConfigError`] naming the algorithm, the parameter at fault and what is wrong with it.
-//! This module depends on nothing but [`Algorithm`], so every algorithm can use it without
-//! depending on the factory in [`crate::config`] that builds the algorithms.
+//! An algorithm's parameters are validated once, before any packet is sent. A scheme's
+//! `validate` knows nothing of names: it refuses with a [`ParamError`] (the parameter and what
+//! is wrong), and the registry ([`crate::registry`]) names the algorithm, making it a
+//! [`ConfigError`]. So no scheme depends on the list of schemes.
 
 use std::fmt;
 
-use crate::algorithm::Algorithm;
+/// A parameter refused by a scheme's `validate`: which one and why (no algorithm name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamError {
+    /// The parameter at fault.
+    pub parameter: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl ParamError {
+    /// An error about `parameter`.
+    #[must_use]
+    pub fn new(parameter: &str, message: impl Into<String>) -> Self {
+        ParamError {
+            parameter: parameter.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "parameter `{}`: {}", self.parameter, self.message)
+    }
+}
 
 /// Why a configuration was refused. The message names the offending parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,13 +45,13 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
-    /// An error about one parameter of `algorithm`.
+    /// `error`, a parameter of the algorithm called `algorithm`.
     #[must_use]
-    pub fn parameter(algorithm: Algorithm, parameter: &str, message: impl Into<String>) -> Self {
+    pub fn of(algorithm: &str, error: ParamError) -> Self {
         ConfigError {
-            algorithm: algorithm.name().to_owned(),
-            parameter: Some(parameter.to_owned()),
-            message: message.into(),
+            algorithm: algorithm.to_owned(),
+            parameter: Some(error.parameter),
+            message: error.message,
         }
     }
 }
@@ -48,18 +72,11 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// Checks that an integer parameter lies in `lo..=hi`; the error names the parameter and range.
-pub(crate) fn check_int(
-    algorithm: Algorithm,
-    parameter: &str,
-    value: u64,
-    lo: u64,
-    hi: u64,
-) -> Result<(), ConfigError> {
+pub(crate) fn check_int(parameter: &str, value: u64, lo: u64, hi: u64) -> Result<(), ParamError> {
     if (lo..=hi).contains(&value) {
         Ok(())
     } else {
-        Err(ConfigError::parameter(
-            algorithm,
+        Err(ParamError::new(
             parameter,
             format!("must be in {lo}..={hi}, got {value}"),
         ))
@@ -68,18 +85,11 @@ pub(crate) fn check_int(
 
 /// Checks that a real parameter is a number in `[lo, hi]`; the error names the parameter and
 /// range.
-pub(crate) fn check_real(
-    algorithm: Algorithm,
-    parameter: &str,
-    value: f64,
-    lo: f64,
-    hi: f64,
-) -> Result<(), ConfigError> {
+pub(crate) fn check_real(parameter: &str, value: f64, lo: f64, hi: f64) -> Result<(), ParamError> {
     if value >= lo && value <= hi {
         Ok(())
     } else {
-        Err(ConfigError::parameter(
-            algorithm,
+        Err(ParamError::new(
             parameter,
             format!("must be in [{lo}, {hi}], got {value}"),
         ))

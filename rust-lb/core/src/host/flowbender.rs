@@ -27,9 +27,9 @@
 use serde::Deserialize;
 
 use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, check_real, ConfigError};
+use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
+use crate::scheme::{HostScheme, Scheme};
 use crate::units::{Entropy, Psn};
 
 /// Parameters of FlowBender.
@@ -59,17 +59,10 @@ impl FlowBenderConfig {
     ///
     /// # Errors
     /// The first parameter out of range, with its allowed range.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_int("num_entropies", self.num_entropies.into(), 2, 1 << 16)?;
+        check_real("threshold", self.threshold, 0.0, 1.0)?;
         check_int(
-            algorithm,
-            "num_entropies",
-            self.num_entropies.into(),
-            2,
-            1 << 16,
-        )?;
-        check_real(algorithm, "threshold", self.threshold, 0.0, 1.0)?;
-        check_int(
-            algorithm,
             "consecutive_rtts",
             self.consecutive_rtts.into(),
             1,
@@ -203,6 +196,23 @@ impl PathSelector for FlowBender {
                 }
             }
         }
+    }
+}
+
+impl Scheme for FlowBender {
+    type Config = FlowBenderConfig;
+    const MOVES_ON_FEEDBACK: bool = true;
+
+    fn validate(config: &FlowBenderConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl HostScheme for FlowBender {
+    type Selector = FlowBender;
+
+    fn selector(config: &FlowBenderConfig, rng: &mut SimRng) -> FlowBender {
+        FlowBender::new(config, rng)
     }
 }
 

@@ -46,9 +46,9 @@
 use serde::Deserialize;
 
 use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, check_real, ConfigError};
+use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
+use crate::scheme::{HostScheme, Scheme};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Entropy;
 
@@ -103,22 +103,16 @@ impl HopperConfig {
     ///
     /// # Errors
     /// The first parameter out of range, with its allowed range.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
-        check_int(algorithm, "base_rtt_ns", self.base_rtt_ns, 1, 1_000_000_000)?;
-        check_real(algorithm, "alpha", self.alpha, f64::MIN_POSITIVE, 1.0)?;
-        check_real(algorithm, "th_prob", self.th_prob, 1.0, 1_000.0)?;
-        check_real(algorithm, "th_cong", self.th_cong, self.th_prob, 1_000.0)?;
-        check_real(algorithm, "ttl_prob", self.ttl_prob, 0.0, 1_000_000.0)?;
-        check_real(algorithm, "margin", self.margin, f64::MIN_POSITIVE, 1.0)?;
-        check_int(
-            algorithm,
-            "num_entropies",
-            self.num_entropies.into(),
-            3,
-            1 << 16,
-        )?;
-        check_int(algorithm, "max_hold_ns", self.max_hold_ns, 0, 1_000_000_000)?;
-        check_real(algorithm, "stall_rtts", self.stall_rtts, 0.0, 1_000_000.0)?;
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_int("base_rtt_ns", self.base_rtt_ns, 1, 1_000_000_000)?;
+        check_real("alpha", self.alpha, f64::MIN_POSITIVE, 1.0)?;
+        check_real("th_prob", self.th_prob, 1.0, 1_000.0)?;
+        check_real("th_cong", self.th_cong, self.th_prob, 1_000.0)?;
+        check_real("ttl_prob", self.ttl_prob, 0.0, 1_000_000.0)?;
+        check_real("margin", self.margin, f64::MIN_POSITIVE, 1.0)?;
+        check_int("num_entropies", self.num_entropies.into(), 3, 1 << 16)?;
+        check_int("max_hold_ns", self.max_hold_ns, 0, 1_000_000_000)?;
+        check_real("stall_rtts", self.stall_rtts, 0.0, 1_000_000.0)?;
         Ok(())
     }
 }
@@ -510,6 +504,23 @@ impl PathSelector for Hopper {
     }
 }
 
+impl Scheme for Hopper {
+    type Config = HopperConfig;
+    const MOVES_ON_FEEDBACK: bool = true;
+
+    fn validate(config: &HopperConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl HostScheme for Hopper {
+    type Selector = Box<Hopper>;
+
+    fn selector(config: &HopperConfig, rng: &mut SimRng) -> Box<Hopper> {
+        Box::new(Hopper::new(config, rng))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -883,18 +894,12 @@ mod tests {
             margin: 1.5,
             ..HopperConfig::default()
         };
-        let e = bad.validate(Algorithm::Hopper).unwrap_err();
-        assert_eq!(e.parameter.as_deref(), Some("margin"));
+        let e = bad.validate().unwrap_err();
+        assert_eq!(e.parameter, "margin");
         let bad = HopperConfig {
             th_cong: 1.2,
             ..HopperConfig::default()
         };
-        assert_eq!(
-            bad.validate(Algorithm::Hopper)
-                .unwrap_err()
-                .parameter
-                .as_deref(),
-            Some("th_cong")
-        );
+        assert_eq!(bad.validate().unwrap_err().parameter, "th_cong");
     }
 }

@@ -38,9 +38,9 @@
 use serde::Deserialize;
 
 use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, check_real, ConfigError};
+use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
+use crate::scheme::{HostScheme, Scheme};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Entropy;
 
@@ -89,33 +89,14 @@ impl RepsConfig {
     ///
     /// # Errors
     /// The first parameter out of range, with its allowed range.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_int("num_entropies", self.num_entropies.into(), 1, 1 << 16)?;
+        check_int("buffer_size", self.buffer_size.into(), 1, 1024)?;
+        check_int("explore_pkts", self.explore_pkts.into(), 0, 1 << 20)?;
+        check_int("freeze_ns", self.freeze_ns, 1, u64::MAX / 4)?;
+        check_int("base_rtt_ns", self.base_rtt_ns, 1, 1 << 40)?;
+        check_real("rtt_guard_factor", self.rtt_guard_factor, 1.0, 100.0)?;
         check_int(
-            algorithm,
-            "num_entropies",
-            self.num_entropies.into(),
-            1,
-            1 << 16,
-        )?;
-        check_int(algorithm, "buffer_size", self.buffer_size.into(), 1, 1024)?;
-        check_int(
-            algorithm,
-            "explore_pkts",
-            self.explore_pkts.into(),
-            0,
-            1 << 20,
-        )?;
-        check_int(algorithm, "freeze_ns", self.freeze_ns, 1, u64::MAX / 4)?;
-        check_int(algorithm, "base_rtt_ns", self.base_rtt_ns, 1, 1 << 40)?;
-        check_real(
-            algorithm,
-            "rtt_guard_factor",
-            self.rtt_guard_factor,
-            1.0,
-            100.0,
-        )?;
-        check_int(
-            algorithm,
             "rtt_guard_window_ns",
             self.rtt_guard_window_ns,
             1,
@@ -454,6 +435,23 @@ impl PathSelector for Reps {
         if fb.kind == FeedbackKind::Ack && !fb.ecn {
             self.ring.add(fb.entropy);
         }
+    }
+}
+
+impl Scheme for Reps {
+    type Config = RepsConfig;
+    const SPRAYS_ON_FEEDBACK: bool = true;
+
+    fn validate(config: &RepsConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl HostScheme for Reps {
+    type Selector = Reps;
+
+    fn selector(config: &RepsConfig, _rng: &mut SimRng) -> Reps {
+        Reps::new(config)
     }
 }
 

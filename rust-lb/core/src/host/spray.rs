@@ -5,9 +5,9 @@
 use serde::Deserialize;
 
 use super::selector::{PathSelector, SendCx};
-use crate::algorithm::Algorithm;
-use crate::error::ConfigError;
+use crate::error::ParamError;
 use crate::rng::SimRng;
+use crate::scheme::{HostScheme, Scheme};
 use crate::units::Entropy;
 
 /// Parameters of oblivious spraying.
@@ -31,10 +31,9 @@ impl SprayConfig {
     ///
     /// # Errors
     /// `num_entropies` outside `1..=65536`.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         if !(1..=1 << 16).contains(&self.num_entropies) {
-            return Err(ConfigError::parameter(
-                algorithm,
+            return Err(ParamError::new(
                 "num_entropies",
                 format!("must be in 1..=65536, got {}", self.num_entropies),
             ));
@@ -63,6 +62,22 @@ impl PathSelector for Spray {
     fn next_entropy(&mut self, _cx: &SendCx, rng: &mut SimRng) -> Entropy {
         // `below` returns < num_entropies <= 65536, so the value fits in 16 bits.
         Entropy(u16::try_from(rng.below(self.num_entropies)).unwrap_or(u16::MAX))
+    }
+}
+
+impl Scheme for Spray {
+    type Config = SprayConfig;
+
+    fn validate(config: &SprayConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl HostScheme for Spray {
+    type Selector = Spray;
+
+    fn selector(config: &SprayConfig, _rng: &mut SimRng) -> Spray {
+        Spray::new(config)
     }
 }
 

@@ -24,12 +24,13 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::chooser::{EgressChoice, EgressChooser};
+use super::chooser::{Chooser, EgressChoice, EgressChooser};
+use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketMeta};
 use super::plts_rr::TableHasher;
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, ConfigError};
+use crate::error::{check_int, ParamError};
 use crate::rng::SimRng;
+use crate::scheme::{Scheme, SwitchScheme};
 use crate::time::SimTime;
 
 /// Period of the flowlet table's aging sweep, in ns.
@@ -50,21 +51,9 @@ impl AdaptiveConfig {
     ///
     /// # Errors
     /// `load_sample_ns` or `flowlet_gap_ns` above 1 s.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
-        check_int(
-            algorithm,
-            "load_sample_ns",
-            self.load_sample_ns,
-            0,
-            1_000_000_000,
-        )?;
-        check_int(
-            algorithm,
-            "flowlet_gap_ns",
-            self.flowlet_gap_ns,
-            0,
-            1_000_000_000,
-        )
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_int("load_sample_ns", self.load_sample_ns, 0, 1_000_000_000)?;
+        check_int("flowlet_gap_ns", self.flowlet_gap_ns, 0, 1_000_000_000)
     }
 }
 
@@ -190,6 +179,22 @@ impl EgressChooser for Adaptive {
         let port = candidates.get(index).map_or(0, |c| c.port);
         self.flowlets.insert(key, (port, now));
         EgressChoice::at(index)
+    }
+}
+
+impl Scheme for Adaptive {
+    type Config = AdaptiveConfig;
+
+    fn validate(config: &AdaptiveConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl SwitchScheme for Adaptive {
+    type Agent = Chooser<Adaptive>;
+
+    fn agent(config: &AdaptiveConfig, _switch_id: u32, _ecmp: EcmpHash) -> Chooser<Adaptive> {
+        Chooser(Adaptive::new(config))
     }
 }
 

@@ -57,9 +57,9 @@ use super::agent::{candidate_index, LbTag, PathId, PortInfo, SwitchAgent, Verdic
 use super::ecmp::EcmpHash;
 use super::fabric::{flowlet_key, path_word, word_path, Fabric, FlowletState, Flowlets, Role};
 use super::packet::{EgressCandidate, PacketKind, PacketMeta};
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, check_real, ConfigError};
+use crate::error::{check_int, check_real, ParamError};
 use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};
+use crate::scheme::{Scheme, SwitchScheme};
 use crate::time::{SimDuration, SimTime};
 
 /// Parameters of CONGA (defaults: the reference driver's constants).
@@ -100,37 +100,18 @@ impl CongaConfig {
     /// `flowlet_timeout_ns` outside 1 ns..=1 s, `dre_period_ns` outside 100 ns..=1 s,
     /// `aging_ns` outside 1 us..=10 s, `quantize_bits` outside `1..=16`, `alpha` outside
     /// `[0.001, 1]`, `path_samples` outside `1..=256`.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         check_int(
-            algorithm,
             "flowlet_timeout_ns",
             self.flowlet_timeout_ns,
             1,
             1_000_000_000,
         )?;
-        check_int(
-            algorithm,
-            "dre_period_ns",
-            self.dre_period_ns,
-            100,
-            1_000_000_000,
-        )?;
-        check_int(algorithm, "aging_ns", self.aging_ns, 1_000, 10_000_000_000)?;
-        check_int(
-            algorithm,
-            "quantize_bits",
-            u64::from(self.quantize_bits),
-            1,
-            16,
-        )?;
-        check_real(algorithm, "alpha", self.alpha, 0.001, 1.0)?;
-        check_int(
-            algorithm,
-            "path_samples",
-            u64::from(self.path_samples),
-            1,
-            256,
-        )
+        check_int("dre_period_ns", self.dre_period_ns, 100, 1_000_000_000)?;
+        check_int("aging_ns", self.aging_ns, 1_000, 10_000_000_000)?;
+        check_int("quantize_bits", u64::from(self.quantize_bits), 1, 16)?;
+        check_real("alpha", self.alpha, 0.001, 1.0)?;
+        check_int("path_samples", u64::from(self.path_samples), 1, 256)
     }
 }
 
@@ -634,3 +615,23 @@ impl SwitchAgent for Conga {
 
 #[cfg(test)]
 mod tests;
+
+impl Scheme for Conga {
+    type Config = CongaConfig;
+
+    fn validate(config: &CongaConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl SwitchScheme for Conga {
+    type Agent = Box<Conga>;
+
+    fn agent(config: &CongaConfig, switch_id: u32, ecmp: EcmpHash) -> Box<Conga> {
+        Box::new(Conga::new(config, switch_id, ecmp))
+    }
+
+    fn share_reference_rand(agent: &mut Box<Conga>, rand: SharedGlibcRand) {
+        agent.share_reference_rand(rand);
+    }
+}

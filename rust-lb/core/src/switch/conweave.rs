@@ -46,9 +46,9 @@ use super::ecmp::EcmpHash;
 use super::fabric::{Fabric, Role};
 use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use super::plts_rr::TableHasher;
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, ConfigError};
+use crate::error::{check_int, ParamError};
 use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};
+use crate::scheme::{Scheme, SwitchScheme};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Psn;
 
@@ -100,32 +100,14 @@ impl ConWeaveConfig {
     ///
     /// # Errors
     /// A time outside 1 µs..=1 s (0 allowed for the margins).
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         const S: u64 = 1_000_000;
-        check_int(algorithm, "tx_expiry_us", self.tx_expiry_us, 1, S)?;
-        check_int(
-            algorithm,
-            "reply_timeout_extra_us",
-            self.reply_timeout_extra_us,
-            0,
-            S,
-        )?;
-        check_int(algorithm, "path_pause_us", self.path_pause_us, 0, S)?;
-        check_int(
-            algorithm,
-            "extra_voq_flush_us",
-            self.extra_voq_flush_us,
-            0,
-            S,
-        )?;
-        check_int(
-            algorithm,
-            "default_voq_wait_us",
-            self.default_voq_wait_us,
-            1,
-            S,
-        )?;
-        check_int(algorithm, "aging_us", self.aging_us, 1, S)
+        check_int("tx_expiry_us", self.tx_expiry_us, 1, S)?;
+        check_int("reply_timeout_extra_us", self.reply_timeout_extra_us, 0, S)?;
+        check_int("path_pause_us", self.path_pause_us, 0, S)?;
+        check_int("extra_voq_flush_us", self.extra_voq_flush_us, 0, S)?;
+        check_int("default_voq_wait_us", self.default_voq_wait_us, 1, S)?;
+        check_int("aging_us", self.aging_us, 1, S)
     }
 }
 
@@ -813,3 +795,23 @@ impl SwitchAgent for ConWeave {
 
 #[cfg(test)]
 mod tests;
+
+impl Scheme for ConWeave {
+    type Config = ConWeaveConfig;
+
+    fn validate(config: &ConWeaveConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl SwitchScheme for ConWeave {
+    type Agent = Box<ConWeave>;
+
+    fn agent(config: &ConWeaveConfig, switch_id: u32, _ecmp: EcmpHash) -> Box<ConWeave> {
+        Box::new(ConWeave::new(config, switch_id))
+    }
+
+    fn share_reference_rand(agent: &mut Box<ConWeave>, rand: SharedGlibcRand) {
+        agent.share_reference_rand(rand);
+    }
+}

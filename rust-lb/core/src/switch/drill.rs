@@ -11,11 +11,12 @@
 
 use serde::Deserialize;
 
-use super::chooser::{EgressChoice, EgressChooser};
+use super::chooser::{Chooser, EgressChoice, EgressChooser};
+use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketMeta};
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, ConfigError};
+use crate::error::{check_int, ParamError};
 use crate::rng::SimRng;
+use crate::scheme::{Scheme, SwitchScheme};
 use crate::time::SimTime;
 
 /// Most ports DRILL may remember.
@@ -45,15 +46,9 @@ impl DrillConfig {
     ///
     /// # Errors
     /// `samples` outside `1..=16`, `memory` outside `0..=4`.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
-        check_int(algorithm, "samples", u64::from(self.samples), 1, 16)?;
-        check_int(
-            algorithm,
-            "memory",
-            u64::from(self.memory),
-            0,
-            MAX_MEMORY as u64,
-        )
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_int("samples", u64::from(self.samples), 1, 16)?;
+        check_int("memory", u64::from(self.memory), 0, MAX_MEMORY as u64)
     }
 }
 
@@ -119,6 +114,22 @@ impl EgressChooser for Drill {
             }
         }
         EgressChoice::at(chosen)
+    }
+}
+
+impl Scheme for Drill {
+    type Config = DrillConfig;
+
+    fn validate(config: &DrillConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl SwitchScheme for Drill {
+    type Agent = Chooser<Drill>;
+
+    fn agent(config: &DrillConfig, _switch_id: u32, _ecmp: EcmpHash) -> Chooser<Drill> {
+        Chooser(Drill::new(config))
     }
 }
 

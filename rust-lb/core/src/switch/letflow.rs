@@ -35,9 +35,9 @@ use super::agent::{candidate_index, LbTag, PathId, PortInfo, SwitchAgent, Verdic
 use super::ecmp::EcmpHash;
 use super::fabric::{flowlet_key, path_word, word_path, Fabric, FlowletState, Flowlets, Role};
 use super::packet::{EgressCandidate, PacketKind, PacketMeta};
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, ConfigError};
+use crate::error::{check_int, ParamError};
 use crate::rng::{SharedGlibcRand, SimRng};
+use crate::scheme::{Scheme, SwitchScheme};
 use crate::time::{SimDuration, SimTime};
 
 /// Parameters of LetFlow.
@@ -64,15 +64,14 @@ impl LetFlowConfig {
     ///
     /// # Errors
     /// `flowlet_timeout_ns` outside 1 ns..=1 s, `aging_ns` outside 1 us..=10 s.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), ParamError> {
         check_int(
-            algorithm,
             "flowlet_timeout_ns",
             self.flowlet_timeout_ns,
             1,
             1_000_000_000,
         )?;
-        check_int(algorithm, "aging_ns", self.aging_ns, 1_000, 10_000_000_000)
+        check_int("aging_ns", self.aging_ns, 1_000, 10_000_000_000)
     }
 }
 
@@ -314,6 +313,26 @@ impl SwitchAgent for LetFlow {
         out("letflow_fallbacks", s.fallbacks);
         out("letflow_aged_flowlets", s.aged_flowlets);
         out("letflow_flowlet_entries", self.flowlets.len() as u64);
+    }
+}
+
+impl Scheme for LetFlow {
+    type Config = LetFlowConfig;
+
+    fn validate(config: &LetFlowConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl SwitchScheme for LetFlow {
+    type Agent = Box<LetFlow>;
+
+    fn agent(config: &LetFlowConfig, switch_id: u32, ecmp: EcmpHash) -> Box<LetFlow> {
+        Box::new(LetFlow::new(config, switch_id, ecmp))
+    }
+
+    fn share_reference_rand(agent: &mut Box<LetFlow>, rand: SharedGlibcRand) {
+        agent.share_reference_rand(rand);
     }
 }
 

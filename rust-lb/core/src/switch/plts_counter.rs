@@ -6,9 +6,12 @@
 //! the counters live in a table indexed by port that grows the first time a port index is
 //! seen (never on the steady-state path).
 
-use super::chooser::{EgressChoice, EgressChooser};
+use super::chooser::{Chooser, EgressChoice, EgressChooser};
+use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketMeta};
+use crate::error::ParamError;
 use crate::rng::SimRng;
+use crate::scheme::{NoParams, Scheme, SwitchScheme};
 use crate::time::SimTime;
 
 /// Least-bytes-sent egress per packet.
@@ -66,6 +69,22 @@ impl EgressChooser for PltsCounter {
             }
         }
         EgressChoice::at(best)
+    }
+}
+
+impl Scheme for PltsCounter {
+    type Config = NoParams;
+
+    fn validate(_config: &NoParams) -> Result<(), ParamError> {
+        Ok(())
+    }
+}
+
+impl SwitchScheme for PltsCounter {
+    type Agent = Chooser<PltsCounter>;
+
+    fn agent(_config: &NoParams, _switch_id: u32, _ecmp: EcmpHash) -> Chooser<PltsCounter> {
+        Chooser(PltsCounter::new())
     }
 }
 

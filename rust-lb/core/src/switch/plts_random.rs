@@ -7,9 +7,12 @@
 //! Deviation: none. All packet kinds (data, ACK, NACK) are sprayed, as the paper sprays every
 //! packet; the draw comes from the switch's own seeded generator.
 
-use super::chooser::{EgressChoice, EgressChooser};
+use super::chooser::{Chooser, EgressChoice, EgressChooser};
+use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketMeta};
+use crate::error::ParamError;
 use crate::rng::SimRng;
+use crate::scheme::{NoParams, Scheme, SwitchScheme};
 use crate::time::SimTime;
 
 /// Uniform random egress per packet.
@@ -28,6 +31,22 @@ impl EgressChooser for PltsRandom {
     ) -> EgressChoice {
         let n = u32::try_from(candidates.len()).unwrap_or(u32::MAX);
         EgressChoice::at(usize::try_from(rng.below(n)).unwrap_or(0))
+    }
+}
+
+impl Scheme for PltsRandom {
+    type Config = NoParams;
+
+    fn validate(_config: &NoParams) -> Result<(), ParamError> {
+        Ok(())
+    }
+}
+
+impl SwitchScheme for PltsRandom {
+    type Agent = Chooser<PltsRandom>;
+
+    fn agent(_config: &NoParams, _switch_id: u32, _ecmp: EcmpHash) -> Chooser<PltsRandom> {
+        Chooser(PltsRandom)
     }
 }
 

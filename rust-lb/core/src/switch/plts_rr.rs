@@ -16,12 +16,12 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::Deserialize;
 
-use super::chooser::{EgressChoice, EgressChooser};
+use super::chooser::{Chooser, EgressChoice, EgressChooser};
 use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketMeta};
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, ConfigError};
+use crate::error::{check_int, ParamError};
 use crate::rng::SimRng;
+use crate::scheme::{Scheme, SwitchScheme};
 use crate::time::SimTime;
 
 /// Parameters of `plts-rr`.
@@ -45,14 +45,8 @@ impl PltsRrConfig {
     ///
     /// # Errors
     /// `idle_timeout_ns` above 10 s.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
-        check_int(
-            algorithm,
-            "idle_timeout_ns",
-            self.idle_timeout_ns,
-            0,
-            10_000_000_000,
-        )
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_int("idle_timeout_ns", self.idle_timeout_ns, 0, 10_000_000_000)
     }
 }
 
@@ -180,6 +174,22 @@ impl EgressChooser for PltsRr {
         slot.next = u32::try_from((i + 1) % n).unwrap_or(0);
         slot.last_seen = now;
         EgressChoice::at(i)
+    }
+}
+
+impl Scheme for PltsRr {
+    type Config = PltsRrConfig;
+
+    fn validate(config: &PltsRrConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl SwitchScheme for PltsRr {
+    type Agent = Chooser<PltsRr>;
+
+    fn agent(config: &PltsRrConfig, _switch_id: u32, ecmp: EcmpHash) -> Chooser<PltsRr> {
+        Chooser(PltsRr::new(ecmp, config))
     }
 }
 

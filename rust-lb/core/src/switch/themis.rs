@@ -79,9 +79,9 @@ use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use super::plts_rr::TableHasher;
 use super::tor::{Compensation, NackVerdict, TorAgent};
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, check_real, ConfigError};
+use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
+use crate::scheme::{Scheme, SwitchScheme};
 use crate::time::SimTime;
 use crate::units::{Entropy, Psn};
 
@@ -159,23 +159,11 @@ impl ThemisConfig {
     /// # Errors
     /// `remote_paths` outside `1..=4096`, `queue_factor` outside `[1, 16]`, `mtu_bytes` outside
     /// `64..=9216`, `last_hop_rtt_ns` above 1 s.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
-        check_int(
-            algorithm,
-            "remote_paths",
-            u64::from(self.remote_paths),
-            1,
-            4096,
-        )?;
-        check_real(algorithm, "queue_factor", self.queue_factor, 1.0, 16.0)?;
-        check_int(algorithm, "mtu_bytes", u64::from(self.mtu_bytes), 64, 9216)?;
-        check_int(
-            algorithm,
-            "last_hop_rtt_ns",
-            self.last_hop_rtt_ns,
-            0,
-            1_000_000_000,
-        )
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_int("remote_paths", u64::from(self.remote_paths), 1, 4096)?;
+        check_real("queue_factor", self.queue_factor, 1.0, 16.0)?;
+        check_int("mtu_bytes", u64::from(self.mtu_bytes), 64, 9216)?;
+        check_int("last_hop_rtt_ns", self.last_hop_rtt_ns, 0, 1_000_000_000)
     }
 
     /// The last-hop RTT used for a host port of `bandwidth_bps` and one-way `delay_ns`.
@@ -766,3 +754,19 @@ impl SwitchAgent for Themis {
 
 #[cfg(test)]
 mod tests;
+
+impl Scheme for Themis {
+    type Config = ThemisConfig;
+
+    fn validate(config: &ThemisConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl SwitchScheme for Themis {
+    type Agent = Box<Themis>;
+
+    fn agent(config: &ThemisConfig, _switch_id: u32, ecmp: EcmpHash) -> Box<Themis> {
+        Box::new(Themis::new(config, ecmp))
+    }
+}

@@ -6,8 +6,7 @@
 
 use serde::Deserialize;
 
-use crate::algorithm::Algorithm;
-use crate::error::{check_int, check_real, ConfigError};
+use crate::error::{check_int, check_real, ParamError};
 
 /// Most steps a profile schedule may have.
 pub const MAX_SCHEDULE_STEPS: usize = 64;
@@ -188,13 +187,12 @@ impl WhackAMoleConfig {
     ///
     /// # Errors
     /// The first parameter out of range, with its allowed range.
-    pub fn validate(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
-        check_int(algorithm, "num_paths", self.num_paths.into(), 1, 1024)?;
-        check_int(algorithm, "log2_balls", self.log2_balls.into(), 1, 16)?;
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_int("num_paths", self.num_paths.into(), 1, 1024)?;
+        check_int("log2_balls", self.log2_balls.into(), 1, 16)?;
         let m = 1u64 << self.log2_balls;
         if m < u64::from(self.num_paths) {
-            return Err(ConfigError::parameter(
-                algorithm,
+            return Err(ParamError::new(
                 "log2_balls",
                 format!(
                     "2^log2_balls = {m} balls must be at least num_paths = {}",
@@ -203,13 +201,12 @@ impl WhackAMoleConfig {
             ));
         }
         let per_path = m / u64::from(self.num_paths);
-        check_int(algorithm, "min_balls", self.min_balls.into(), 0, per_path)?;
+        check_int("min_balls", self.min_balls.into(), 0, per_path)?;
         if self.recovery_rule == RecoveryRule::Evidence
             && self.recovery_interval_ns > 0
             && self.min_balls == 0
         {
-            return Err(ConfigError::parameter(
-                algorithm,
+            return Err(ParamError::new(
                 "min_balls",
                 "must be at least 1 with recovery_rule = \"evidence\" (a path with no balls \
                  carries no packets, so it could never show the clean ACKs that recover it)"
@@ -223,36 +220,33 @@ impl WhackAMoleConfig {
             ("nack_factor", self.nack_factor),
             ("recovery_gain", self.recovery_gain),
         ] {
-            check_real(algorithm, name, f, 0.0, 1.0)?;
+            check_real(name, f, 0.0, 1.0)?;
         }
-        check_real(algorithm, "rtt_margin", self.rtt_margin, 0.0, 100.0)?;
-        check_real(algorithm, "stall_factor", self.stall_factor, 0.0, 1_000.0)?;
+        check_real("rtt_margin", self.rtt_margin, 0.0, 100.0)?;
+        check_real("stall_factor", self.stall_factor, 0.0, 1_000.0)?;
         check_int(
-            algorithm,
             "update_interval_ns",
             self.update_interval_ns,
             0,
             u64::MAX / 4,
         )?;
         check_int(
-            algorithm,
             "recovery_interval_ns",
             self.recovery_interval_ns,
             0,
             u64::MAX / 4,
         )?;
         check_int(
-            algorithm,
             "dead_probe_interval_ns",
             self.dead_probe_interval_ns,
             0,
             u64::MAX / 4,
         )?;
-        self.validate_schedule(algorithm)
+        self.validate_schedule()
     }
 
-    fn validate_schedule(&self, algorithm: Algorithm) -> Result<(), ConfigError> {
-        let bad = |msg: String| Err(ConfigError::parameter(algorithm, "schedule", msg));
+    fn validate_schedule(&self) -> Result<(), ParamError> {
+        let bad = |msg: String| Err(ParamError::new("schedule", msg));
         if self.schedule.len() > MAX_SCHEDULE_STEPS {
             return bad(format!(
                 "at most {MAX_SCHEDULE_STEPS} steps, got {}",

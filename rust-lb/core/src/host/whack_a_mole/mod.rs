@@ -175,7 +175,9 @@ pub use state::{whack_amount, PathState, SharedPathState};
 use loss::PathSeqs;
 
 use super::selector::{Feedback, PathSelector, SendCx};
+use crate::error::ParamError;
 use crate::rng::SimRng;
+use crate::scheme::{HostScheme, Scheme};
 use crate::time::SimTime;
 use crate::units::Entropy;
 
@@ -295,5 +297,22 @@ impl PathSelector for WhackAMole {
     fn take_probe(&mut self, now: SimTime) -> Option<Entropy> {
         self.with_state(None, |s| s.take_probe(now))
             .map(|path| Entropy(u16::try_from(path).unwrap_or(0)))
+    }
+}
+
+impl Scheme for WhackAMole {
+    type Config = WhackAMoleConfig;
+    const SPRAYS_ON_FEEDBACK: bool = true;
+
+    fn validate(config: &WhackAMoleConfig) -> Result<(), ParamError> {
+        config.validate()
+    }
+}
+
+impl HostScheme for WhackAMole {
+    type Selector = WhackAMole;
+
+    fn selector(config: &WhackAMoleConfig, rng: &mut SimRng) -> WhackAMole {
+        WhackAMole::new(config, rng)
     }
 }

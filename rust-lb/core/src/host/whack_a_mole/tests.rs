@@ -4,7 +4,6 @@
 //! two-path example (§8).
 
 use super::*;
-use crate::algorithm::Algorithm;
 use crate::host::FeedbackKind;
 use crate::time::{SimDuration, SimTime};
 use crate::units::Psn;
@@ -413,9 +412,8 @@ fn schedule_is_validated() {
         schedule,
         ..WhackAMoleConfig::default()
     };
-    let a = Algorithm::WhackAMole;
     assert!(with(vec![step(0, &[2.0, 1.0]), step(5, &[0.0, 1.0])])
-        .validate(a)
+        .validate()
         .is_ok());
     for (bad, what) in [
         (
@@ -429,8 +427,8 @@ fn schedule_is_validated() {
         (vec![step(0, &[-1.0, 1.0])], ">= 0"),
         (vec![step(0, &[0.0, 0.0])], "all 0"),
     ] {
-        let e = with(bad).validate(a).unwrap_err();
-        assert_eq!(e.parameter.as_deref(), Some("schedule"));
+        let e = with(bad).validate().unwrap_err();
+        assert_eq!(e.parameter, "schedule");
         assert!(e.message.contains(what), "{e}");
     }
 }
@@ -809,7 +807,7 @@ fn evidence_needs_a_floor_of_one_ball() {
         min_balls: 0,
         ..WhackAMoleConfig::default()
     };
-    let e = bad.validate(Algorithm::WhackAMole).unwrap_err();
+    let e = bad.validate().unwrap_err();
     assert!(e.to_string().contains("min_balls"), "{e}");
     for ok in [
         WhackAMoleConfig {
@@ -821,7 +819,7 @@ fn evidence_needs_a_floor_of_one_ball() {
             ..bad.clone()
         },
     ] {
-        ok.validate(Algorithm::WhackAMole).unwrap();
+        ok.validate().unwrap();
     }
 }
 
