@@ -10,7 +10,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-# name -> (colour, marker). Colour-blind-friendly hues first for the most-compared names.
+# name -> (colour, marker), in the order of the registry's rows (rust-lb/core/src/registry.rs,
+# = rdma_lb_core::Algorithm::ALL; a test holds it). Colour-blind-friendly hues first.
 ALGORITHM_STYLE = {
     "ecmp": ("#000000", "o"),
     "spray": ("#0072b2", "s"),
@@ -24,12 +25,12 @@ ALGORITHM_STYLE = {
     "plts-rr": ("#bcbd22", "p"),
     "adaptive": ("#9467bd", "h"),
     "drill": ("#17becf", "*"),
-    "conweave": ("#d62728", "d"),
     "conga": ("#2ca02c", "H"),
     "letflow": ("#ff7f0e", "8"),
+    "conweave": ("#d62728", "d"),
 }
 
-# Schemes whose decisions are made at the switches (rdma_lb_core::Algorithm::side() == Switch):
+# Schemes whose decisions are made at the switches (the registry's `switch` rows; a test holds it):
 # drawn dashed, so that 12+ lines stay distinguishable by colour, marker and line style.
 SWITCH_SCHEMES = frozenset({"themis", "plts-random", "plts-counter", "plts-rr", "adaptive", "drill",
                             "conga", "letflow", "conweave"})
@@ -73,8 +74,7 @@ def line_kwargs(algorithm):
 
 
 def ordered(names):
-    """``names`` (unique) in the order of ``ALGORITHM_STYLE`` (= rdma_lb_core::Algorithm::ALL,
-    then conweave), so legends and bars list algorithms the same way whatever the input order.
+    """``names`` (unique) in the order of ``ALGORITHM_STYLE`` (= rdma_lb_core::Algorithm::ALL), so legends and bars list algorithms the same way whatever the input order.
     Unknown names raise ValueError (see :func:`style_for`)."""
     order = {name: i for i, name in enumerate(ALGORITHM_STYLE)}
     names = list(names)

@@ -271,13 +271,28 @@ def test_bad_collectives(tmp_path):
 
 
 # ---------------------------------------------------------------- style and CLI
-def test_every_named_algorithm_has_a_distinct_style():
-    from plots.style import ALGORITHM_STYLE, style_for
-    names = ["ecmp", "spray", "reps", "flowbender", "whack-a-mole", "hopper", "themis", "plts-random",
-             "plts-counter", "plts-rr", "adaptive", "drill", "conweave", "conga", "letflow"]
-    assert set(ALGORITHM_STYLE) == set(names)
-    assert len({c for c, _ in ALGORITHM_STYLE.values()}) == len(names)
-    assert len({m for _, m in ALGORITHM_STYLE.values()}) == len(names)
+def _registry_rows():
+    """(name, side) of every scheme, in ``Algorithm::ALL`` order, read from the Rust registry's rows
+    (rust-lb/core/src/registry.rs): the base row is ECMP (host side), then the host rows, then the
+    switch rows."""
+    import re
+    text = (Path(__file__).resolve().parents[2] / "rust-lb/core/src/registry.rs").read_text()
+    body = text[text.rindex("registry! {"):]
+    rows = [(re.search(r'base: \w+ = "([^"]+)";', body).group(1), "host")]
+    for side in ("host", "switch"):
+        section = re.search(side + r": \[(.*?)\n    \]", body, re.S).group(1)
+        rows += [(name, side) for name in re.findall(r'^\s+\w+ = "([^"]+)" =>', section, re.M)]
+    return rows
+
+
+def test_the_legend_is_the_registry_in_order_and_side():
+    from plots.style import ALGORITHM_STYLE, SWITCH_SCHEMES, style_for
+    rows = _registry_rows()
+    assert len(rows) >= 15 and rows[0] == ("ecmp", "host") and ("conweave", "switch") in rows
+    assert list(ALGORITHM_STYLE) == [name for name, _ in rows]
+    assert SWITCH_SCHEMES == {name for name, side in rows if side == "switch"}
+    assert len({c for c, _ in ALGORITHM_STYLE.values()}) == len(rows)
+    assert len({m for _, m in ALGORITHM_STYLE.values()}) == len(rows)
     with pytest.raises(ValueError, match="unknown algorithm 'foo'"):
         style_for("foo")
 

@@ -13,10 +13,10 @@
 use std::path::Path;
 
 use rdma_lb_scenario as sc;
-use rdma_lb_scenario::transport_params::{Ns3Attribute, Ns3Value};
 
 use crate::config::LbConfig;
 use crate::ffi::LoadedScenario;
+use crate::types::ns3_setting;
 
 #[cxx::bridge(namespace = "rdmalb::scenario")]
 pub mod ffi {
@@ -340,36 +340,6 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
         quirk_event_order: t.quirks.contains(sc::Quirk::EventOrder),
         quirk_glibc_rand: t.quirks.contains(sc::Quirk::GlibcRand),
     }
-}
-
-/// The bridge form of one attribute setting.
-fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
-    let (kind, uint, real, text) = match a.value {
-        Ns3Value::Uint(v) => (ffi::Ns3ValueKind::Uint, v, 0.0, ""),
-        Ns3Value::TimeNs(v) => (ffi::Ns3ValueKind::TimeNs, v, 0.0, ""),
-        Ns3Value::RateBps(v) => (ffi::Ns3ValueKind::RateBps, v, 0.0, ""),
-        Ns3Value::Bool(v) => (ffi::Ns3ValueKind::Bool, u64::from(v), 0.0, ""),
-        Ns3Value::Double(v) => (ffi::Ns3ValueKind::Double, 0, v, ""),
-        Ns3Value::Name(v) => (ffi::Ns3ValueKind::Name, 0, 0.0, v),
-    };
-    ffi::Ns3Setting {
-        type_id: a.object.type_id().to_owned(),
-        name: a.name.to_owned(),
-        kind,
-        uint,
-        real,
-        text: text.to_owned(),
-        summary_key: a.summary_key.unwrap_or("").to_owned(),
-    }
-}
-
-pub(crate) fn default_ns3_setting(type_id: &str, name: &str) -> Result<ffi::Ns3Setting, String> {
-    sc::Transport::default()
-        .ns3_attributes()
-        .iter()
-        .find(|a| a.object.type_id() == type_id && a.name == name)
-        .map(ns3_setting)
-        .ok_or_else(|| format!("no transport parameter sets the {type_id} attribute {name}"))
 }
 
 fn default_transport() -> ffi::Transport {

@@ -7,7 +7,7 @@
 //! compile until it has one), `TryFrom` maps back and refuses a value C++ made up. The names
 //! come from the Rust enums through the functions below; C++ compares no name.
 
-use crate::scenario::default_ns3_setting;
+use rdma_lb_scenario::transport_params::{Ns3Attribute, Ns3Value};
 use rdma_lb_scenario::{
     Cc as ScCc, Recovery as ScRecovery, SwitchHash as ScSwitchHash,
     TransportKind as ScTransportKind,
@@ -171,6 +171,36 @@ fn recovery_from_name(name: &str) -> Result<ffi::Recovery, String> {
 
 fn transport_kind_name(kind: ffi::TransportKind) -> Result<&'static str, String> {
     ScTransportKind::try_from(kind).map(ScTransportKind::name)
+}
+
+/// The bridge form of one attribute setting.
+pub(crate) fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
+    let (kind, uint, real, text) = match a.value {
+        Ns3Value::Uint(v) => (ffi::Ns3ValueKind::Uint, v, 0.0, ""),
+        Ns3Value::TimeNs(v) => (ffi::Ns3ValueKind::TimeNs, v, 0.0, ""),
+        Ns3Value::RateBps(v) => (ffi::Ns3ValueKind::RateBps, v, 0.0, ""),
+        Ns3Value::Bool(v) => (ffi::Ns3ValueKind::Bool, u64::from(v), 0.0, ""),
+        Ns3Value::Double(v) => (ffi::Ns3ValueKind::Double, 0, v, ""),
+        Ns3Value::Name(v) => (ffi::Ns3ValueKind::Name, 0, 0.0, v),
+    };
+    ffi::Ns3Setting {
+        type_id: a.object.type_id().to_owned(),
+        name: a.name.to_owned(),
+        kind,
+        uint,
+        real,
+        text: text.to_owned(),
+        summary_key: a.summary_key.unwrap_or("").to_owned(),
+    }
+}
+
+pub(crate) fn default_ns3_setting(type_id: &str, name: &str) -> Result<ffi::Ns3Setting, String> {
+    rdma_lb_scenario::Transport::default()
+        .ns3_attributes()
+        .iter()
+        .find(|a| a.object.type_id() == type_id && a.name == name)
+        .map(ns3_setting)
+        .ok_or_else(|| format!("no transport parameter sets the {type_id} attribute {name}"))
 }
 
 #[cfg(test)]
