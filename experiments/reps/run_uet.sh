@@ -65,3 +65,4 @@ for g in $groups; do
   esac
 done
 "$py" $exp/analyze_uet.py "$out" $exp
+"$py" $exp/drops.py $exp   # drops.csv: losses per run (the paper's "fewer dropped packets")
