@@ -19,6 +19,8 @@ ALGORITHM_STYLE = {
     "flowbender": ("#009e73", "v"),
     "whack-a-mole": ("#d55e00", "D"),
     "hopper": ("#cc79a7", "P"),
+    "plb": ("#6a3d9a", "x"),
+    "flowcut": ("#b15928", "+"),
     "themis": ("#56b4e9", "X"),
     "plts-random": ("#8c564b", "<"),
     "plts-counter": ("#7f7f7f", ">"),

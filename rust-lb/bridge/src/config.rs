@@ -236,7 +236,7 @@ mod tests {
             .filter(|a| new_lb_config(a.name(), "").unwrap().moves_on_feedback())
             .map(|a| a.name())
             .collect();
-        assert_eq!(movers, ["flowbender", "hopper"]);
+        assert_eq!(movers, ["flowbender", "hopper", "plb", "flowcut"]);
         for &a in Algorithm::ALL {
             let c = new_lb_config(a.name(), "").unwrap();
             assert_eq!((c.algorithm_name(), c.params()), (a.name(), ""));

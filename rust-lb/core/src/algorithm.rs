@@ -101,7 +101,7 @@ mod tests {
         assert_eq!(
             err,
             "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole, hopper, \
-             themis, plts-random, plts-counter, plts-rr, adaptive, drill, conga, letflow, conweave)"
+             plb, flowcut, themis, plts-random, plts-counter, plts-rr, adaptive, drill, conga, letflow, conweave)"
         );
     }
 }

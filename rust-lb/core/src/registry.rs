@@ -20,7 +20,7 @@
 use crate::error::ConfigError;
 use crate::host::ecmp::FixedEntropy;
 use crate::host::selector::{Feedback, PathSelector, SendCx};
-use crate::host::{flowbender, hopper, reps, spray, whack_a_mole};
+use crate::host::{flowbender, flowcut, hopper, plb, reps, spray, whack_a_mole};
 use crate::params::{decode, Table};
 use crate::rng::{SharedGlibcRand, SimRng};
 use crate::scheme::{HostScheme, NoParams, Scheme, Side, SwitchScheme as SwitchRole};
@@ -386,6 +386,14 @@ registry! {
         /// Hopper: RTT-driven path switching with two-path probing and an OOO-avoiding hold
         /// (the Hopper paper, "Predictive Load Balancing for RDMA Traffic", §3).
         Hopper = "hopper" => hopper::Hopper,
+        /// PLB: repath (a new entropy) after a run of congested rounds (ECN-marked fraction
+        /// above a threshold), preferring idle moments; repath on a timeout (Qureshi et al.,
+        /// "PLB: Congestion Signals are Simple and Effective for Network Load Balancing",
+        /// SIGCOMM 2022).
+        Plb = "plb" => plb::Plb,
+        /// Flowcut switching, NIC-only: a new path only when the flow has no packet in flight,
+        /// after draining a congested path (Bonato et al., "Flowcut Switching", 2025).
+        Flowcut = "flowcut" => flowcut::Flowcut,
     ]
     switch: [
         /// Themis: PSN-based spraying at the source ToR, invalid-NACK blocking and NACK

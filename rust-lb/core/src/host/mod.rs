@@ -12,7 +12,9 @@
 
 pub mod ecmp;
 pub mod flowbender;
+pub mod flowcut;
 pub mod hopper;
+pub mod plb;
 pub mod reps;
 pub(crate) mod selector;
 pub mod spray;
@@ -334,13 +336,15 @@ mod tests {
         let (dead, r) = resends_of("ecmp", "");
         assert_eq!(dead, Entropy(7));
         assert!(r.iter().all(|&(_, e)| e == Entropy(7)), "{r:?}");
-        // The sprayers and FlowBender (which reroutes on the timeout): a fresh choice, so
+        // The sprayers, FlowBender, PLB and Flowcut (which reroute on the timeout): a fresh choice, so
         // resends leave the lost packets' entropy. Hopper moves only once its probes answer
         // (not modelled here), so its resends stay, like its new packets would.
         for (name, params) in [
             ("spray", ""),
             ("reps", ""),
             ("flowbender", ""),
+            ("plb", ""),
+            ("flowcut", ""),
             ("whack-a-mole", "num_paths = 4"),
         ] {
             let (dead, r) = resends_of(name, params);
