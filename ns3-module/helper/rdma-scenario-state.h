@@ -17,6 +17,7 @@
 #include "ns3/rdma-net-device.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-switch.h"
+#include "ns3/error-model.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -196,6 +197,7 @@ struct RdmaScenarioRunner::State
     uint64_t firstStartNs{0};  //!< simulated time of the first flow start (ETA reference)
     double firstStartWall{-1}; //!< wall seconds at the first flow start
     uint32_t previousSeed{1};  //!< RngSeedManager seed before the run (restored after)
+    std::vector<Ptr<RateErrorModel>> errorModels; //!< the links' (CreateLinks; their streams fixed after the fabric's)
 
     void StartFlow(uint32_t id)
     {

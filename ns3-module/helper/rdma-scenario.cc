@@ -361,14 +361,37 @@ RdmaScenarioRunner::ConfigureUet()
 }
 
 /// Creates the nodes and links, sets the transport attributes, fixes the random streams and
-/// connects the trace sinks.
+/// connects the trace sinks, one role per step.
 void
 RdmaScenarioRunner::BuildFabric()
+{
+    CreateFabric();
+    ConfigureNodes();
+    ApplyTransportTable();
+    CreateLinks();
+    ConfigurePortsAndEcn();
+    if (m_spec.transport.kind == RdmaNic::UET)
+    {
+        ConfigureUet();
+    }
+    m_state->fabric->Finish();
+    for (const std::string& note : m_state->fabric->GetNotes())
+    {
+        std::cerr << "note: " << note << std::endl;
+        m_spec.notes.push_back(note);
+    }
+    WarnStarvedBalancer();
+    AssignStreams();
+    ConnectTraces();
+}
+
+/// The fabric helper with the run's seed and load balancer, and its nodes.
+void
+RdmaScenarioRunner::CreateFabric()
 {
     State& s = *m_state;
     const RdmaScenarioSpec& spec = m_spec;
     const RdmaScenarioTransport& t = spec.transport;
-    // ---- Fabric ----------------------------------------------------------------------------
     s.previousSeed = RngSeedManager::GetSeed();
     RngSeedManager::SetSeed(static_cast<uint32_t>(spec.run.seed));
     s.fabric = std::make_unique<RdmaFabricHelper>();
@@ -386,6 +409,16 @@ RdmaScenarioRunner::BuildFabric()
                                 static_cast<uint32_t>(spec.flows.size()));
     }
     fabric.CreateNodes(spec.nodeCount, spec.switchIds);
+}
+
+/// The NICs' window, base RTT and quirk attributes; the switches' INT and ECN stream.
+void
+RdmaScenarioRunner::ConfigureNodes()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    const RdmaScenarioTransport& t = spec.transport;
+    RdmaFabricHelper& fabric = *s.fabric;
     // The reference gives every queue pair the largest RTT and BDP of the fabric (GLOBAL_T 1,
     // as the reference): HPCC's T and, with HAS_WIN, the window and HPCC's W.
     uint64_t maxRttNs = 0;
@@ -425,6 +458,16 @@ RdmaScenarioRunner::BuildFabric()
         sw->SetAttribute("IntEnabled", BooleanValue(t.Cc() == RdmaNic::CC_HPCC));
         sw->SetAttribute("EcnSharedStream", BooleanValue(t.quirks.ecnSharedStream));
     }
+}
+
+/// The table of transport parameters, applied to every switch, MMU and NIC.
+void
+RdmaScenarioRunner::ApplyTransportTable()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    const RdmaScenarioTransport& t = spec.transport;
+    RdmaFabricHelper& fabric = *s.fabric;
     // The table of transport parameters: every setting on every object of its TypeId -- a
     // switch or its MMU, a NIC, or the loss recoveries and congestion controls each NIC creates
     // (RdmaNic::SetComponentAttribute).
@@ -462,7 +505,16 @@ RdmaScenarioRunner::BuildFabric()
             }
         }
     }
-    std::vector<Ptr<RateErrorModel>> errorModels;
+}
+
+/// The links, with their loss traces and error models.
+void
+RdmaScenarioRunner::CreateLinks()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    const RdmaScenarioTransport& t = spec.transport;
+    RdmaFabricHelper& fabric = *s.fabric;
     for (const RdmaScenarioLink& l : spec.links)
     {
         Ptr<RdmaChannel> ch = fabric.Link(l.a, l.b, DataRate(l.rateBps),
@@ -483,10 +535,20 @@ RdmaScenarioRunner::BuildFabric()
                 Ptr<NetDevice> dev = ch->GetDevice(d);
                 dev->SetAttribute("ReceiveErrorModel", PointerValue(em));
                 dev->TraceConnectWithoutContext("RxDrop", MakeBoundCallback(&State::OnErrorDrop, &s));
-                errorModels.push_back(em);
+                s.errorModels.push_back(em);
             }
         }
     }
+}
+
+/// Per-port rates and queue scales, and the switches' ECN thresholds.
+void
+RdmaScenarioRunner::ConfigurePortsAndEcn()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    const RdmaScenarioTransport& t = spec.transport;
+    RdmaFabricHelper& fabric = *s.fabric;
     for (const RdmaScenarioPortRate& pr : spec.portRates)
     {
         fabric.SetPortRate(pr.node, pr.peer, DataRate(pr.rateBps), pr.queueScale);
@@ -513,16 +575,14 @@ RdmaScenarioRunner::BuildFabric()
             }
         }
     }
-    if (t.kind == RdmaNic::UET)
-    {
-        ConfigureUet();
-    }
-    fabric.Finish();
-    for (const std::string& note : fabric.GetNotes())
-    {
-        std::cerr << "note: " << note << std::endl;
-        m_spec.notes.push_back(note);
-    }
+}
+
+/// Warns when the transport starves the host load balancer of feedback.
+void
+RdmaScenarioRunner::WarnStarvedBalancer()
+{
+    const RdmaScenarioSpec& spec = m_spec;
+    const RdmaScenarioTransport& t = spec.transport;
     // Host algorithms that learn per packet from ECN/RTT echoes are starved by transports that
     // do not answer every arrival. Say so, and name the key that fixes it.
     // The sprayers (LbConfig::SpraysOnFeedback: reps, whack-a-mole) reorder by design:
@@ -563,13 +623,29 @@ RdmaScenarioRunner::BuildFabric()
         std::cerr << note << std::endl;
         m_spec.notes.push_back(note);
     }
+}
+
+/// Fixes the random streams of the fabric and the error models.
+void
+RdmaScenarioRunner::AssignStreams()
+{
+    State& s = *m_state;
+    RdmaFabricHelper& fabric = *s.fabric;
     int64_t stream = fabric.AssignStreams(0);
-    for (Ptr<RateErrorModel> em : errorModels)
+    for (Ptr<RateErrorModel> em : s.errorModels)
     {
         stream += em->AssignStreams(stream);
     }
 
-    // ---- Traces ----------------------------------------------------------------------------
+}
+
+/// Connects the trace sinks of the NICs and ports.
+void
+RdmaScenarioRunner::ConnectTraces()
+{
+    State& s = *m_state;
+    const RdmaScenarioSpec& spec = m_spec;
+    RdmaFabricHelper& fabric = *s.fabric;
     for (uint32_t h : fabric.GetHosts())
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);

@@ -389,7 +389,16 @@ class RdmaScenarioRunner
   private:
     /// Transport uet: derived parameters and the NIC/switch attributes (rdma-uet.h).
     void ConfigureUet();
+    /// Builds the fabric, one role per step (the functions below, in this order).
     void BuildFabric();
+    void CreateFabric();
+    void ConfigureNodes();
+    void ApplyTransportTable();
+    void CreateLinks();
+    void ConfigurePortsAndEcn();
+    void WarnStarvedBalancer();
+    void AssignStreams();
+    void ConnectTraces();
     void ScheduleTraffic();
     void Simulate();
     void SummarizeCollectives();
