@@ -140,10 +140,18 @@ def cdf_points(values, max_points=3000):
     return v[idx], (idx + 1) / n
 
 
+@dataclass(frozen=True)
+class PreparedRun:
+    """One run and its flows as the pooled statistics read them (filtered, size-sorted)."""
+    run: object
+    flows: Flows
+
+
 def prepare_runs(runs, start_after_ns=None, finish_before_ns=None, drop_largest=True, ideal=None):
     """Filter and size-sort each run, then pool runs by algorithm (order of first appearance).
     ``ideal`` = None keeps the recorded ideal FCTs, else a dict of :func:`recompute_ideal`'s
-    keyword arguments. Returns {algorithm: (Flows sorted by size, [runs])}."""
+    keyword arguments. Returns {algorithm: (Flows sorted by size, [PreparedRun])}: the pooled
+    flows give the figures' lines, each run's own flows their seed spread."""
     pooled = {}
     for run in runs:
         flows = run.flows if ideal is None else recompute_ideal(run.flows, **ideal)
@@ -152,8 +160,28 @@ def prepare_runs(runs, start_after_ns=None, finish_before_ns=None, drop_largest=
     out = {}
     for algo, items in pooled.items():
         merged = Flows.concat(f for f, _ in items)
-        out[algo] = (sort_by_size(merged, drop_largest=False), [r for _, r in items])
+        out[algo] = (sort_by_size(merged, drop_largest=False), [PreparedRun(r, f) for f, r in items])
     return out
+
+
+def bucket_spread(prepared_runs, stat, n_buckets=20):
+    """Seed spread of a per-bucket statistic: (min, max) over the runs, bucket by bucket, each
+    run bucketed on its own flows (equal-count buckets line up across runs of one workload).
+    None with fewer than two runs or a run with fewer flows than buckets."""
+    per_run = [bucket_stats(p.flows, n_buckets) for p in prepared_runs]
+    if len(per_run) < 2 or any(len(b) != n_buckets for b in per_run):
+        return None
+    values = np.array([[getattr(b, stat) for b in buckets] for buckets in per_run])
+    return values.min(axis=0), values.max(axis=0)
+
+
+def group_spread(prepared_runs, stat, bdp_bytes=DEFAULT_BDP_BYTES, group="all"):
+    """Seed spread of a group statistic: (min, max) over the runs, or None with fewer than two."""
+    if len(prepared_runs) < 2:
+        return None
+    values = [getattr(next(g for g in group_stats(p.flows, bdp_bytes) if g.label == group), stat)
+              for p in prepared_runs]
+    return min(values), max(values)
 
 
 def cct_table(collectives):

@@ -61,7 +61,9 @@ def side_groups(algos):
 def slowdown_figure(prepared, out_png, n_buckets=20, bdp_bytes=analysis.DEFAULT_BDP_BYTES, stats=("avg", "p99"),
                     title=None, panels="one"):
     """Avg and p99 FCT slowdown per size bucket, one line per algorithm (in the canonical
-    algorithm order); rows for the CSV in the same order. ``panels="side"`` draws the host-side and
+    algorithm order; the runs of an algorithm pooled), with the seed spread as a band (min to max
+    of the runs, each bucketed on its own flows) where an algorithm has several runs; rows for the
+    CSV in the same order. ``panels="side"`` draws the host-side and
     the switch-side schemes in two columns (ECMP in both; each row shares its y axis), each column
     with its own legend."""
     if panels not in PANELS:
@@ -69,6 +71,7 @@ def slowdown_figure(prepared, out_png, n_buckets=20, bdp_bytes=analysis.DEFAULT_
     algos = ordered(prepared)
     rows = []
     series = {}
+    spread = {}
     for algo in algos:
         flows, runs = prepared[algo]
         buckets = analysis.bucket_stats(flows, n_buckets)
@@ -79,6 +82,7 @@ def slowdown_figure(prepared, out_png, n_buckets=20, bdp_bytes=analysis.DEFAULT_
         for g in groups:
             rows.append((algo, nruns, "group", g.label, g.size_max, g.n, g.avg, g.p50, g.p95, g.p99, g.p999))
         series[algo] = buckets
+        spread[algo] = {stat: analysis.bucket_spread(runs, stat, n_buckets) for stat in stats}
     columns = side_groups(algos) if panels == "side" else [(None, algos)]
     height_in = 1.6 * len(stats) + 0.4
     fig, grid = figure_grid(height_in, nrows=len(stats), ncols=len(columns), sharex=True, sharey="row")
@@ -87,7 +91,11 @@ def slowdown_figure(prepared, out_png, n_buckets=20, bdp_bytes=analysis.DEFAULT_
         for algo in names:
             x = [b.size_max for b in series[algo]]
             for ax, stat in zip(axes, stats):
-                ax.plot(x, [getattr(b, stat) for b in series[algo]], **line_kwargs(algo))
+                kw = line_kwargs(algo)
+                ax.plot(x, [getattr(b, stat) for b in series[algo]], **kw)
+                band = spread[algo][stat]
+                if band is not None and len(band[0]) == len(x):
+                    ax.fill_between(x, band[0], band[1], color=kw["color"], alpha=0.15, linewidth=0)
         for ax, stat in zip(axes, stats):
             if col == 0:
                 ax.set_ylabel(f"{'Avg' if stat == 'avg' else stat} FCT slowdown")
@@ -161,9 +169,13 @@ def ranking_rows(prepared, collectives=None, bdp_bytes=analysis.DEFAULT_BDP_BYTE
 def ranking_figure(prepared, out_png, collectives=None, bdp_bytes=analysis.DEFAULT_BDP_BYTES, title=None):
     """The algorithms ranked at a glance: horizontal bars of the average and p99 FCT slowdown of
     all flows (and the mean CCT when ``collectives`` are given), best at the top, one row per
-    algorithm in its colour (hatched: switch-side), the value at each bar's end and ECMP's value
-    as a dotted line in every panel. Returns ((png, pdf), rows of :func:`ranking_rows`)."""
+    algorithm in its colour (hatched: switch-side), the seed spread of an algorithm with several
+    runs as a whisker (min to max of the runs), the value right of the bar and its whisker, and
+    ECMP's value as a dotted line in every panel. Returns ((png, pdf), rows of
+    :func:`ranking_rows`)."""
     rows = ranking_rows(prepared, collectives, bdp_bytes)
+    whiskers = {(r[1], stat): analysis.group_spread(prepared[r[1]][1], stat, bdp_bytes)
+                for r in rows for stat in ("avg", "p99")}
     panels = [("avg", "Avg FCT slowdown", 5, 1.0), ("p99", "p99 FCT slowdown", 6, 1.0)]
     if any(not math.isnan(r[9]) for r in rows):
         panels.append(("cct", "CCT (µs), mean of slowest groups", 9, 0.0))
@@ -175,6 +187,7 @@ def ranking_figure(prepared, out_png, collectives=None, bdp_bytes=analysis.DEFAU
         scale = 1000.0 if name == "cct" else 1.0
         vals = [r[col] / scale for r in rows]
         finite = [v for v in vals if not math.isnan(v)]
+        finite += [w[1] for (a, stat), w in whiskers.items() if stat == name and w is not None]
         top = max(finite) if finite else floor + 1
         for i, (r, v) in enumerate(zip(rows, vals)):
             if math.isnan(v):
@@ -182,7 +195,13 @@ def ranking_figure(prepared, out_png, collectives=None, bdp_bytes=analysis.DEFAU
             colour, _ = style_for(r[1])
             ax.barh(i, v - floor, left=floor, color=colour, alpha=0.45, edgecolor=colour, height=0.7,
                     hatch="////" if r[1] in SWITCH_SCHEMES else None, linewidth=0.6)
-            ax.annotate(f"{v:.0f}" if name == "cct" else f"{v:.2f}", (v, i), textcoords="offset points",
+            whisker = whiskers.get((r[1], name))
+            end = v
+            if whisker is not None:
+                ax.plot(whisker, [i, i], color="k", linewidth=0.7)
+                end = max(v, whisker[1])
+            # The value right of the bar and of its whisker, never over them.
+            ax.annotate(f"{v:.0f}" if name == "cct" else f"{v:.2f}", (end, i), textcoords="offset points",
                         xytext=(2, 0), ha="left", va="center", fontsize=5)
         base = [v for r, v in zip(rows, vals) if r[1] == BASELINE and not math.isnan(v)]
         if base:

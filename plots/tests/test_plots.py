@@ -341,6 +341,47 @@ def test_cli_slowdown_cdf_cct(tmp_path):
         ("ecmp", "g0", "100000", "0"), ("ecmp", "g1", "120000", "1"), ("hopper", "g0", "1234567", "1")]
 
 
+def test_seed_spread_is_drawn_from_each_runs_own_flows(tmp_path):
+    # Two seeds of ECMP: every flow at slowdown 2 in one, 4 in the other (40 flows each, 39 after
+    # the largest is dropped: 20 buckets of 1-2 flows); one run of spray, at 5.
+    runs = []
+    for seed, factor in ((1, 2), (2, 4)):
+        lines = [_fct_line(1000 * k, factor * IDEAL_1000B, IDEAL_1000B, i=k) for k in range(1, 41)]
+        runs.append(read_run(_run(tmp_path, f"ecmp-{seed}", "ecmp", lines=lines, seed=seed)))
+    lines = [_fct_line(1000 * k, 5 * IDEAL_1000B, IDEAL_1000B, i=k) for k in range(1, 41)]
+    runs.append(read_run(_run(tmp_path, "spray-1", "spray", lines=lines)))
+    prepared = analysis.prepare_runs(runs)
+    lo, hi = analysis.bucket_spread(prepared["ecmp"][1], "avg")
+    assert list(lo) == [2.0] * 20 and list(hi) == [4.0] * 20
+    assert analysis.group_spread(prepared["ecmp"][1], "p99") == (2.0, 4.0)
+    assert analysis.bucket_spread(prepared["spray"][1], "avg") is None  # one run: no spread
+    assert analysis.group_spread(prepared["spray"][1], "avg") is None
+    from plots import figures
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+    captured = {}
+    real_save = figures.save
+
+    def keep(fig, out_png):
+        captured["fig"] = fig
+        return real_save(fig, out_png)
+
+    figures.save = keep
+    try:
+        figures.slowdown_figure(prepared, tmp_path / "s.png")
+        bands = [c for ax in captured["fig"].axes for c in ax.collections if isinstance(c, PolyCollection)]
+        assert len(bands) == 2  # ECMP's avg and p99 bands; spray has one run
+        figures.ranking_figure(prepared, tmp_path / "r.png")
+        ax = captured["fig"].axes[0]
+        whiskers = [ln for ln in ax.lines if list(ln.get_xdata()) == [2.0, 4.0]]
+        assert len(whiskers) == 1
+        labels = [t.xy[0] for t in ax.texts if t.get_text() == "3.00"]  # ECMP's pooled mean
+        assert labels == [4.0]  # right of the whisker, not over the bar
+    finally:
+        figures.save = real_save
+        plt.close("all")
+
+
 def test_cli_bad_input_exit_code_and_message(tmp_path, capsys):
     d = _run(tmp_path, "bad", "ecmp", lines=[_fct_line(1000, 2, 1), "1 2 3\n"])
     assert main(["slowdown", str(d), "-o", str(tmp_path / "x.png")]) == 2
