@@ -49,20 +49,45 @@ struct PairInfo
 };
 
 /**
- * PairInfo for every (destination, source) pair of hosts, packed into 12 bytes each: the table
- * has hosts^2 entries (32 MiB of 32-byte PairInfos on a 1,024-host fabric, 12 MiB packed). A
- * delay or serialisation sum is kept in whole ns below 2^32 (4.29 s) and the bottleneck as an
- * index into the fabric's distinct rates; Set refuses what does not fit.
+ * PairInfo for every (destination, source) pair of hosts, in one of two forms.
+ *
+ * Factored (every host has one link, to a switch: every fabric of ConWeave's, htsim's and the
+ * generators'): per host its link (PairInfo of one hop) and its switch's slot, and per pair of
+ * those switches the values of the BFS from the destination's switch. A host is never transit,
+ * so the BFS from a host reaches every other node through its own switch in the same order as
+ * the BFS from that switch: the pair's values are the destination's link, the switch pair's
+ * and the source's link, summed (delay, serialization, hops) and minimised (bottleneck).
+ * Memory: hosts + switches^2 entries (8,192 hosts on 256 ToRs: 2 MiB).
+ *
+ * Full (any other fabric): every pair packed into 12 bytes, hosts^2 entries (12 MiB on 1,024
+ * hosts). A delay or serialisation sum is kept in whole ns below 2^32 (4.29 s) and the
+ * bottleneck as an index into the fabric's distinct rates; Set refuses what does not fit.
  */
 class PairTable
 {
   public:
-    /// Sizes the table for \p hosts hosts, every pair unreachable.
+    /// Sizes the full table for \p hosts hosts, every pair unreachable.
     void Reset(size_t hosts)
     {
         m_hosts = hosts;
         m_entries.assign(hosts * hosts, Entry{});
         m_rates.assign(1, 0);
+        m_switches = 0;
+        m_links.clear();
+        m_switchOf.clear();
+        m_switchPairs.clear();
+    }
+
+    /// Sizes the factored table for \p hosts hosts on \p switches switches, every pair
+    /// unreachable.
+    void ResetFactored(size_t hosts, size_t switches)
+    {
+        Reset(0);
+        m_hosts = hosts;
+        m_switches = switches;
+        m_links.assign(hosts, PairInfo{});
+        m_switchOf.assign(hosts, 0);
+        m_switchPairs.assign(switches * switches, PairInfo{});
     }
 
     /// \return the number of hosts
@@ -71,8 +96,21 @@ class PairTable
         return m_hosts;
     }
 
-    /// Stores \p p for the pair (\p dst, \p src). \return false (nothing stored) when a value
-    /// does not fit its packed field
+    /// Factored: host \p host hangs off switch slot \p slot by a link of values \p link.
+    void SetHostLink(size_t host, size_t slot, const PairInfo& link)
+    {
+        m_links[host] = link;
+        m_switchOf[host] = slot;
+    }
+
+    /// Factored: \p p, the BFS from switch slot \p dst at switch slot \p src.
+    void SetSwitchPair(size_t dst, size_t src, const PairInfo& p)
+    {
+        m_switchPairs[dst * m_switches + src] = p;
+    }
+
+    /// Full: stores \p p for the pair (\p dst, \p src). \return false (nothing stored) when
+    /// a value does not fit its packed field
     bool Set(size_t dst, size_t src, const PairInfo& p)
     {
         const auto rate = std::find(m_rates.begin(), m_rates.end(), p.bwBps);
@@ -93,11 +131,30 @@ class PairTable
         return true;
     }
 
-    /// \return the values of the pair (\p dst, \p src) (bwBps 0: unreachable)
+    /// \return the values of the pair (\p dst, \p src) (bwBps 0: unreachable, and a host to
+    /// itself)
     PairInfo Get(size_t dst, size_t src) const
     {
-        const Entry& e = m_entries[dst * m_hosts + src];
-        return PairInfo{e.delayNs, e.txNs, m_rates[e.rate], e.hops};
+        if (m_switches == 0)
+        {
+            const Entry& e = m_entries[dst * m_hosts + src];
+            return PairInfo{e.delayNs, e.txNs, m_rates[e.rate], e.hops};
+        }
+        if (dst == src)
+        {
+            return PairInfo{};
+        }
+        const PairInfo& d = m_links[dst];
+        const PairInfo& s = m_links[src];
+        const PairInfo& m = m_switchPairs[m_switchOf[dst] * m_switches + m_switchOf[src]];
+        if (m.bwBps == 0 || d.bwBps == 0 || s.bwBps == 0)
+        {
+            return PairInfo{};
+        }
+        return PairInfo{d.delayNs + m.delayNs + s.delayNs,
+                        d.txNs + m.txNs + s.txNs,
+                        std::min({d.bwBps, m.bwBps, s.bwBps}),
+                        d.hops + m.hops + s.hops};
     }
 
   private:
@@ -111,8 +168,14 @@ class PairTable
     };
 
     size_t m_hosts{0};
+    // Full form.
     std::vector<Entry> m_entries;     //!< [dst host idx * hosts + src host idx]
     std::vector<uint64_t> m_rates{0}; //!< the distinct bottleneck rates; [0] = 0, unreachable
+    // Factored form (m_switches != 0).
+    size_t m_switches{0};
+    std::vector<PairInfo> m_links;       //!< [host idx]: its link, one hop
+    std::vector<size_t> m_switchOf;      //!< [host idx]: its switch's slot
+    std::vector<PairInfo> m_switchPairs; //!< [dst slot * switches + src slot]
 };
 
 /// What the uet transport's per-pair base RTT reads (RdmaScenarioRunner::ConfigureUet).

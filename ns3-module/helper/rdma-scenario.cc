@@ -130,23 +130,22 @@ RdmaScenarioRunner::ComputePairs()
         }
     }
     const uint64_t payload = m_spec.transport.PayloadBytes();
-    s.pairs.Reset(s.hosts.size());
     std::vector<PairInfo> info(n);
     std::vector<bool> seen(n);
-    for (size_t hi = 0; hi < s.hosts.size(); ++hi)
-    {
-        const uint32_t h = s.hosts[hi];
+    // The reference's BFS from node `start` (its per-pair values: the first path found, in
+    // link order; hosts other than the start are never transit).
+    auto bfs = [&](uint32_t start) {
         std::fill(seen.begin(), seen.end(), false);
         std::fill(info.begin(), info.end(), PairInfo{});
         std::deque<uint32_t> q;
-        seen[h] = true;
-        info[h].bwBps = NO_VALUE;
-        q.push_back(h);
+        seen[start] = true;
+        info[start].bwBps = NO_VALUE;
+        q.push_back(start);
         while (!q.empty())
         {
             uint32_t m = q.front();
             q.pop_front();
-            if (m != h && !s.isSwitch[m])
+            if (m != start && !s.isSwitch[m])
             {
                 continue; // hosts are never transit (as in the reference)
             }
@@ -165,18 +164,95 @@ RdmaScenarioRunner::ComputePairs()
                 q.push_back(nb);
             }
         }
+    };
+    auto tooLong = [](uint32_t src, uint32_t dst, const PairInfo& p) {
+        return Fmt("the path from host %u to host %u: a one-way delay or serialisation "
+                   "sum of %llu ns or %u hops is beyond what the pair table holds "
+                   "(4.29 s, 65,535 hops)",
+                   src, dst,
+                   static_cast<unsigned long long>(std::max(p.delayNs, p.txNs)),
+                   p.hops);
+    };
+    // Factored when every host has one link, to a switch (PairTable): one BFS per such switch.
+    const bool factored = std::all_of(s.hosts.begin(), s.hosts.end(), [&](uint32_t h) {
+        return adj[h].size() == 1 && s.isSwitch[adj[h][0].first];
+    });
+    if (factored)
+    {
+        std::vector<uint32_t> switches; // slot -> node, in order of first host
+        std::vector<uint32_t> slotOf(n, UINT32_MAX);
+        for (uint32_t h : s.hosts)
+        {
+            const uint32_t sw = adj[h][0].first;
+            if (slotOf[sw] == UINT32_MAX)
+            {
+                slotOf[sw] = static_cast<uint32_t>(switches.size());
+                switches.push_back(sw);
+            }
+        }
+        s.pairs.ResetFactored(s.hosts.size(), switches.size());
+        for (size_t hi = 0; hi < s.hosts.size(); ++hi)
+        {
+            const auto& [sw, li] = adj[s.hosts[hi]][0];
+            const RdmaScenarioLink& l = m_spec.links[li];
+            s.pairs.SetHostLink(hi,
+                                slotOf[sw],
+                                PairInfo{l.delayNs, payload * 8000000000ULL / l.rateBps, l.rateBps, 1});
+        }
+        PairInfo bound; // the largest link and switch-pair values: what no pair exceeds
+        for (uint32_t h : s.hosts)
+        {
+            const RdmaScenarioLink& l = m_spec.links[adj[h][0].second];
+            bound.delayNs = std::max(bound.delayNs, 2 * l.delayNs);
+            bound.txNs = std::max<uint64_t>(bound.txNs, 2 * (payload * 8000000000ULL / l.rateBps));
+        }
+        PairInfo widest;
+        for (size_t d = 0; d < switches.size(); ++d)
+        {
+            bfs(switches[d]);
+            for (size_t from = 0; from < switches.size(); ++from)
+            {
+                if (seen[switches[from]])
+                {
+                    const PairInfo& p = info[switches[from]];
+                    s.pairs.SetSwitchPair(d, from, p);
+                    widest.delayNs = std::max(widest.delayNs, p.delayNs);
+                    widest.txNs = std::max(widest.txNs, p.txNs);
+                    widest.hops = std::max(widest.hops, p.hops);
+                }
+            }
+        }
+        // The limits of the full form hold here too (a delay or serialisation sum below
+        // 4.29 s, 65,535 hops): only when the bound exceeds them, find the first pair that does.
+        if (bound.delayNs + widest.delayNs > UINT32_MAX || bound.txNs + widest.txNs > UINT32_MAX ||
+            widest.hops + 2 > UINT16_MAX)
+        {
+            for (size_t hi = 0; hi < s.hosts.size(); ++hi)
+            {
+                for (size_t si = 0; si < s.hosts.size(); ++si)
+                {
+                    const PairInfo p = s.pairs.Get(hi, si);
+                    if (p.bwBps != 0 &&
+                        (p.delayNs > UINT32_MAX || p.txNs > UINT32_MAX || p.hops > UINT16_MAX))
+                    {
+                        return tooLong(s.hosts[si], s.hosts[hi], p);
+                    }
+                }
+            }
+        }
+        return "";
+    }
+    s.pairs.Reset(s.hosts.size());
+    for (size_t hi = 0; hi < s.hosts.size(); ++hi)
+    {
+        const uint32_t h = s.hosts[hi];
+        bfs(h);
         for (size_t si = 0; si < s.hosts.size(); ++si)
         {
             uint32_t src = s.hosts[si];
             if (seen[src] && src != h && !s.pairs.Set(hi, si, info[src]))
             {
-                return Fmt("the path from host %u to host %u: a one-way delay or serialisation "
-                           "sum of %llu ns or %u hops is beyond what the pair table holds "
-                           "(4.29 s, 65,535 hops)",
-                           src, h,
-                           static_cast<unsigned long long>(std::max(info[src].delayNs,
-                                                                    info[src].txNs)),
-                           info[src].hops);
+                return tooLong(src, h, info[src]);
             }
         }
     }
