@@ -533,6 +533,7 @@ RdmaScenarioRunner::SummaryJson() const
     o << "  \"events\": " << GetEventCount() << ",\n";
     o << "  \"sim_time_ns\": " << GetSimTimeNs() << ",\n";
     o << "  \"wall_time_s\": " << Fmt("%.3f", GetWallTimeSeconds()) << ",\n";
+    o << "  \"setup_wall_s\": " << Fmt("%.3f", GetSetupWallSeconds()) << ",\n";
     {
         // The whole process so far (parsing and building included): what a sweep costs.
         struct rusage ru{};

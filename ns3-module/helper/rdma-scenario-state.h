@@ -252,7 +252,8 @@ struct RdmaScenarioRunner::State
     // Progress.
     bool progress{false};
     bool progressPrinted{false};
-    std::chrono::steady_clock::time_point wallStart;
+    std::chrono::steady_clock::time_point wallStart; //!< before the pair table (Run)
+    double setupWallS{0}; //!< wall seconds from wallStart to the first event (tables, fabric, traffic)
     double lastPrintWall{0};
     Time progressPeriod;
     uint64_t lastTickEvents{0};

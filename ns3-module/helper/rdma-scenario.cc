@@ -316,6 +316,7 @@ RdmaScenarioRunner::Run(std::string* error)
     }
     m_state.reset();
     m_output = std::make_unique<RdmaScenarioOutput>();
+    const auto wallStart = std::chrono::steady_clock::now();
     bad = ComputePairs();
     if (!bad.empty())
     {
@@ -323,7 +324,7 @@ RdmaScenarioRunner::Run(std::string* error)
     }
     State& s = *m_state;
     s.out = m_output.get();
-    s.wallStart = std::chrono::steady_clock::now();
+    s.wallStart = wallStart;
     const RdmaScenarioSpec& spec = m_spec;
     const size_t nFlows = spec.flows.size();
 
@@ -341,6 +342,8 @@ RdmaScenarioRunner::Run(std::string* error)
     {
         BuildFabric();
         ScheduleTraffic();
+        s.setupWallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart)
+                           .count();
         Simulate();
         SummarizeCollectives();
         e = WriteOutputs();
@@ -1108,6 +1111,12 @@ double
 RdmaScenarioRunner::GetWallTimeSeconds() const
 {
     return m_state ? m_state->wallSeconds : 0;
+}
+
+double
+RdmaScenarioRunner::GetSetupWallSeconds() const
+{
+    return m_state ? m_state->setupWallS : 0;
 }
 
 } // namespace ns3

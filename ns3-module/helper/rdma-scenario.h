@@ -328,8 +328,10 @@ class RdmaScenarioRunner
     std::map<std::string, uint64_t> GetLbCounters() const;
     /// \return the run's totals (summary.json "counters" beyond the per-flow sums)
     RdmaScenarioCounters GetCounters() const;
-    /// \return the wall-clock seconds of build + run
+    /// \return the wall-clock seconds of the pair table, build and run
     double GetWallTimeSeconds() const;
+    /// \return wall seconds of the set-up (pair table, fabric, traffic) before the first event
+    double GetSetupWallSeconds() const;
 
     /// \return ConWeave's fct.txt text (completed flows, flow-id order)
     std::string FctText() const;
