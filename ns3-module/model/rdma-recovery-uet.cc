@@ -79,6 +79,7 @@ RdmaUetRecovery::Sender(RdmaQueuePair& qp)
     qp.uet = std::make_unique<RdmaUetSender>();
     RdmaUetSender& u = *qp.uet;
     u.mtuBytes = uint64_t(m_nic->m_payloadBytes) + m_nic->m_uetHeaderBytes;
+    u.outstanding.SetUnit(m_nic->m_payloadBytes);
     Time baseRtt = m_nic->m_uetBaseRttOf.IsNull() ? Time(0) : m_nic->m_uetBaseRttOf(qp.dip);
     if (baseRtt.IsZero())
     {
@@ -124,7 +125,7 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     cx.now = now;
     cx.psn = static_cast<uint32_t>(seq / m_nic->m_payloadBytes);
     cx.retransmission = seq < qp.highSent;
-    cx.inflightPkts = static_cast<uint32_t>(u.outstanding.size());
+    cx.inflightPkts = static_cast<uint32_t>(u.outstanding.Size());
     cx.everyArrivalAnswered = true;
     const RdmaHeader h = m_nic->DataHeader(qp, seq, cx);
     RdmaFramePtr f =
@@ -139,15 +140,12 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     {
         qp.sndNxt += payload;
     }
-    auto [at, fresh] = u.outstanding.try_emplace(seq);
-    if (!fresh)
+    if (const RdmaUetSent* again = u.outstanding.Find(seq))
     {
         // Sent again while still outstanding (cannot happen: a resent offset left it first).
-        u.bySendTime.erase({at->second.sent, seq});
-        u.inflightBytes -= at->second.wireBytes;
+        u.inflightBytes -= again->wireBytes;
     }
-    at->second = RdmaUetSent{now, wire, h.sport};
-    u.bySendTime.emplace(now, seq);
+    u.outstanding.Insert(seq, RdmaUetSent{now, wire, h.sport});
     u.inflightBytes += wire;
     m_nic->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
     qp.nextAvail = now + RdmaTxTime(m_nic->m_dev->GetDataRate(), wire, m_nic->m_timeTruncation);
@@ -232,15 +230,15 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
 // ---- Sender: feedback and timeout -----------------------------------------------------------
 
 uint16_t
-RdmaUetRecovery::Lose(RdmaQueuePair& qp, std::map<uint64_t, RdmaUetSent>::iterator at)
+RdmaUetRecovery::Lose(RdmaQueuePair& qp, uint64_t seq)
 {
     RdmaUetSender& u = *qp.uet;
-    const uint16_t entropy = at->second.entropy;
-    u.inflightBytes -= at->second.wireBytes;
-    u.windowBytes = RdmaUetWindowOnLoss(u.windowBytes, u.mtuBytes, at->second.wireBytes);
-    u.bySendTime.erase({at->second.sent, at->first});
-    u.rtx.insert(at->first);
-    u.outstanding.erase(at);
+    const RdmaUetSent at = *u.outstanding.Find(seq);
+    const uint16_t entropy = at.entropy;
+    u.inflightBytes -= at.wireBytes;
+    u.windowBytes = RdmaUetWindowOnLoss(u.windowBytes, u.mtuBytes, at.wireBytes);
+    u.rtx.insert(seq);
+    u.outstanding.Erase(seq);
     m_nic->m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
     return entropy;
 }
@@ -268,15 +266,15 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     }
     // Acknowledged: everything below the cumulative ACK, and the packet it SACKs.
     uint64_t acked = 0;
-    auto ack = [&](std::map<uint64_t, RdmaUetSent>::iterator at) {
-        acked += at->second.wireBytes;
-        u.inflightBytes -= at->second.wireBytes;
-        u.bySendTime.erase({at->second.sent, at->first});
-        u.outstanding.erase(at);
+    auto ack = [&](uint64_t seq) {
+        const uint32_t wire = u.outstanding.Find(seq)->wireBytes;
+        acked += wire;
+        u.inflightBytes -= wire;
+        u.outstanding.Erase(seq);
     };
-    while (!u.outstanding.empty() && u.outstanding.begin()->first < h.seq)
+    while (!u.outstanding.Empty() && u.outstanding.Lowest() < h.seq)
     {
-        ack(u.outstanding.begin());
+        ack(u.outstanding.Lowest());
     }
     while (!u.rtx.empty() && *u.rtx.begin() < h.seq)
     {
@@ -284,10 +282,9 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     }
     if (h.sackLen != 0)
     {
-        auto at = u.outstanding.find(h.sackSeq);
-        if (at != u.outstanding.end())
+        if (u.outstanding.Find(h.sackSeq))
         {
-            ack(at);
+            ack(h.sackSeq);
         }
         u.rtx.erase(h.sackSeq);
     }
@@ -296,10 +293,9 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     if (nack)
     {
         ++qp.rec.nacksRx;
-        auto at = u.outstanding.find(h.echoSeq);
-        if (at != u.outstanding.end())
+        if (u.outstanding.Find(h.echoSeq))
         {
-            Lose(qp, at); // a trimmed packet: resend it, cut the window by its size
+            Lose(qp, h.echoSeq); // a trimmed packet: resend it, cut the window by its size
         }
     }
     else
@@ -322,12 +318,12 @@ void
 RdmaUetRecovery::ArmRto(RdmaQueuePair& qp)
 {
     RdmaUetSender& u = *qp.uet;
-    if (u.bySendTime.empty())
+    if (u.outstanding.Empty())
     {
         qp.rtoDeadline = Time::Max();
         return; // a pending event finds nothing outstanding
     }
-    qp.rtoDeadline = u.bySendTime.begin()->first + m_nic->m_uetRto;
+    qp.rtoDeadline = u.outstanding.Oldest().first + m_nic->m_uetRto;
     // One event per queue pair; it re-checks the deadline when it fires (moved lazily later).
     if (!qp.rtoEvent.IsRunning() ||
         qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
@@ -350,27 +346,27 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
         return;
     }
     RdmaQueuePair& qp = it->second;
-    if (!qp.uet || qp.uet->bySendTime.empty())
+    if (!qp.uet || qp.uet->outstanding.Empty())
     {
         return;
     }
     RdmaUetSender& u = *qp.uet;
     const Time now = Simulator::Now();
-    const Time deadline = u.bySendTime.begin()->first + m_nic->m_uetRto;
+    const Time deadline = u.outstanding.Oldest().first + m_nic->m_uetRto;
     if (now < deadline)
     {
         qp.rtoEvent = Simulator::Schedule(deadline - now, &RdmaUetRecovery::RtoCheck, this, qpn);
         return;
     }
     // The oldest outstanding packet timed out: resend it, blame its entropy.
-    const uint64_t seq = u.bySendTime.begin()->second;
+    const uint64_t seq = u.outstanding.Oldest().second;
     ++qp.rec.timeouts;
     NS_LOG_LOGIC("flow " << qp.flowId << " timeout of " << seq);
     LbFeedback fb;
     fb.kind = LbFeedbackKind::TIMEOUT;
     fb.now = now;
     fb.psn = static_cast<uint32_t>(seq / m_nic->m_payloadBytes);
-    fb.entropy = Lose(qp, u.outstanding.find(seq));
+    fb.entropy = Lose(qp, seq);
     m_nic->LbFeedbackAndProbes(qp, fb);
     ArmRto(qp);
     m_nic->ArmLbTimer(qp);

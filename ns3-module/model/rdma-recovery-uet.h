@@ -44,9 +44,9 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// Sends the ACK/NACK of UET data packet \p h (padded to UetHeaderSize).
     void SendFeedback(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type,
                       uint64_t sackLen);
-    /// Removes outstanding packet \p at after its loss (NACK or timeout): window cut,
+    /// Removes the outstanding packet at offset \p seq after its loss (NACK or timeout): window cut,
     /// queued for retransmission. \return its entropy
-    uint16_t Lose(RdmaQueuePair& qp, std::map<uint64_t, RdmaUetSent>::iterator at);
+    uint16_t Lose(RdmaQueuePair& qp, uint64_t seq);
     /// (Re)arms the timer of \p qp on its oldest outstanding packet (sent + UetRto).
     void ArmRto(RdmaQueuePair& qp);
     /// The retransmission timer of queue pair \p qpn.

@@ -40,7 +40,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <set>
 #include <utility>
 
@@ -54,6 +54,127 @@ struct RdmaUetSent
     Time sent;              //!< when it was (last) sent
     uint32_t wireBytes{0};  //!< its size on the wire (header included)
     uint16_t entropy{0};    //!< the entropy it carried
+    bool present{false};    //!< outstanding (a slot of RdmaUetOutstanding)
+};
+
+/**
+ * \ingroup rdma-lb
+ * The outstanding packets of a UET queue pair, by byte offset (each a multiple of the payload
+ * size \p unit): a ring of slots from the lowest outstanding packet to the highest, no
+ * allocation per packet (a std::deque's blocks), and the order of their send times for the
+ * timer: a FIFO of (send time, offset) in send order, whose entries go stale when their packet
+ * leaves or is sent again and are skipped at the front. Send times of one queue pair strictly
+ * increase, so the first live entry is the oldest outstanding packet (what a set ordered by
+ * (send time, offset) gives first).
+ */
+class RdmaUetOutstanding
+{
+  public:
+    /// Offsets are multiples of \p unit (the payload size).
+    void SetUnit(uint64_t unit)
+    {
+        m_unit = unit;
+    }
+
+    /// \return the number of outstanding packets
+    size_t Size() const
+    {
+        return m_count;
+    }
+
+    /// \return whether nothing is outstanding
+    bool Empty() const
+    {
+        return m_count == 0;
+    }
+
+    /// \return the packet at \p offset, or null when it is not outstanding
+    RdmaUetSent* Find(uint64_t offset)
+    {
+        const uint64_t i = offset / m_unit;
+        if (m_count == 0 || i < m_base || i - m_base >= m_slots.size() || !m_slots[i - m_base].present)
+        {
+            return nullptr;
+        }
+        return &m_slots[i - m_base];
+    }
+
+    /// \return the lowest outstanding offset (not Empty())
+    uint64_t Lowest() const
+    {
+        return m_base * m_unit;
+    }
+
+    /// Makes \p s (sent at s.sent) the outstanding packet at \p offset.
+    void Insert(uint64_t offset, RdmaUetSent s)
+    {
+        const uint64_t i = offset / m_unit;
+        s.present = true;
+        if (m_count == 0)
+        {
+            m_slots.assign(1, s);
+            m_base = i;
+        }
+        else if (i < m_base)
+        {
+            m_slots.insert(m_slots.begin(), m_base - i, RdmaUetSent{});
+            m_base = i;
+            m_slots.front() = s;
+        }
+        else
+        {
+            if (i - m_base >= m_slots.size())
+            {
+                m_slots.resize(i - m_base + 1);
+            }
+            m_count -= m_slots[i - m_base].present ? 1 : 0;
+            m_slots[i - m_base] = s;
+        }
+        ++m_count;
+        m_sendOrder.emplace_back(s.sent, offset);
+    }
+
+    /// Removes the outstanding packet at \p offset (which must be outstanding).
+    void Erase(uint64_t offset)
+    {
+        m_slots[offset / m_unit - m_base].present = false;
+        --m_count;
+        while (!m_slots.empty() && !m_slots.front().present)
+        {
+            m_slots.pop_front();
+            ++m_base;
+        }
+        while (!m_slots.empty() && !m_slots.back().present)
+        {
+            m_slots.pop_back();
+        }
+        if (m_count == 0)
+        {
+            m_sendOrder.clear();
+        }
+    }
+
+    /// \return (send time, offset) of the oldest outstanding packet (not Empty())
+    std::pair<Time, uint64_t> Oldest()
+    {
+        for (;;)
+        {
+            const auto& [sent, offset] = m_sendOrder.front();
+            const RdmaUetSent* p = Find(offset);
+            if (p && p->sent == sent)
+            {
+                return m_sendOrder.front();
+            }
+            m_sendOrder.pop_front();
+        }
+    }
+
+  private:
+    uint64_t m_unit{1};
+    uint64_t m_base{0};                 //!< packet number (offset / unit) of m_slots[0]
+    std::deque<RdmaUetSent> m_slots;    //!< lowest to highest outstanding; front and back present
+    size_t m_count{0};                  //!< present slots
+    std::deque<std::pair<Time, uint64_t>> m_sendOrder; //!< (send time, offset), send order
 };
 
 /// \ingroup rdma-lb
@@ -64,8 +185,7 @@ struct RdmaUetSender
     uint64_t capBytes{0};      //!< the window's cap
     uint64_t mtuBytes{0};      //!< one full data packet on the wire (the window's floor)
     uint64_t inflightBytes{0}; //!< wire bytes of the outstanding packets
-    std::map<uint64_t, RdmaUetSent> outstanding; //!< by byte offset
-    std::set<std::pair<Time, uint64_t>> bySendTime; //!< (send time, offset): the timer's order
+    RdmaUetOutstanding outstanding; //!< by byte offset, and in send-time order for the timer
     std::set<uint64_t> rtx;   //!< offsets to send again (NACKed or timed out), lowest first
 };
 

@@ -30,6 +30,7 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,105 @@ class UetWindowRuleTestCase : public TestCase
         // Loss (NACK of a trimmed packet, or timeout): minus its bytes, at least one packet.
         NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnLoss(100000, WIRE, WIRE), 95850u, "");
         NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnLoss(WIRE + 10, WIRE, WIRE), WIRE, "");
+    }
+};
+
+/**
+ * The sender's outstanding packets (RdmaUetOutstanding: a ring by offset and a FIFO of send
+ * times) against the ordered map and set they replaced, on a random life of sends, resends,
+ * cumulative and selective ACKs and losses: the same size, lowest offset, lookups and oldest
+ * (send time, offset) after every step.
+ */
+class UetOutstandingTestCase : public TestCase
+{
+  public:
+    UetOutstandingTestCase()
+        : TestCase("uet outstanding packets: ring + send-time FIFO match an ordered map and set")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t unit = 4086;
+        RdmaUetOutstanding ring;
+        ring.SetUnit(unit);
+        std::map<uint64_t, Time> byOffset;               // offset -> send time
+        std::set<std::pair<Time, uint64_t>> bySendTime; // the order the timer reads
+        Ptr<UniformRandomVariable> rng = CreateObject<UniformRandomVariable>();
+        rng->SetStream(7);
+        uint64_t next = 0; // next new offset
+        std::vector<uint64_t> lost;
+        int64_t now = 0;
+        auto remove = [&](uint64_t off) {
+            bySendTime.erase({byOffset[off], off});
+            byOffset.erase(off);
+            ring.Erase(off);
+        };
+        for (int step = 0; step < 20000; ++step)
+        {
+            now += 1 + rng->GetInteger(0, 50);
+            const uint32_t op = rng->GetInteger(0, 9);
+            if (op <= 3 || byOffset.empty())
+            {
+                // Send: a lost packet again first, else new data.
+                uint64_t off = next;
+                if (!lost.empty() && op == 0)
+                {
+                    off = lost.back();
+                    lost.pop_back();
+                }
+                else
+                {
+                    next += unit;
+                }
+                ring.Insert(off, RdmaUetSent{NanoSeconds(now), 4150, 1});
+                byOffset[off] = NanoSeconds(now);
+                bySendTime.emplace(NanoSeconds(now), off);
+            }
+            else if (op <= 5)
+            {
+                // Cumulative ACK past a random number of the lowest packets.
+                const uint32_t k = rng->GetInteger(1, 3);
+                for (uint32_t i = 0; i < k && !byOffset.empty(); ++i)
+                {
+                    NS_TEST_ASSERT_MSG_EQ(ring.Lowest(), byOffset.begin()->first, "lowest");
+                    remove(byOffset.begin()->first);
+                }
+            }
+            else if (op <= 7)
+            {
+                // SACK (or loss, op 7) of a random outstanding packet.
+                auto it = byOffset.begin();
+                std::advance(it, rng->GetInteger(0, static_cast<uint32_t>(byOffset.size() - 1)));
+                const uint64_t off = it->first;
+                remove(off);
+                if (op == 7)
+                {
+                    lost.push_back(off);
+                }
+            }
+            else
+            {
+                // Timeout of the oldest.
+                const uint64_t off = bySendTime.begin()->second;
+                NS_TEST_ASSERT_MSG_EQ(ring.Oldest().second, off, "oldest at a timeout");
+                remove(off);
+                lost.push_back(off);
+            }
+            NS_TEST_ASSERT_MSG_EQ(ring.Size(), byOffset.size(), "size at step " << step);
+            NS_TEST_ASSERT_MSG_EQ(ring.Empty(), byOffset.empty(), "empty");
+            if (!byOffset.empty())
+            {
+                NS_TEST_ASSERT_MSG_EQ(ring.Lowest(), byOffset.begin()->first, "lowest");
+                NS_TEST_ASSERT_MSG_EQ(ring.Oldest().first, bySendTime.begin()->first, "oldest time");
+                NS_TEST_ASSERT_MSG_EQ(ring.Oldest().second, bySendTime.begin()->second, "oldest");
+            }
+            const uint64_t probe = rng->GetInteger(0, static_cast<uint32_t>(next / unit + 2)) * unit;
+            const bool found = ring.Find(probe) != nullptr;
+            const bool inMap = byOffset.count(probe) == 1;
+            NS_TEST_ASSERT_MSG_EQ(found, inMap, "find " << probe);
+        }
     }
 };
 
@@ -752,6 +852,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         : FilteredTestSuite("rdma-lb-uet", "RDMA_LB_UET_CASES")
     {
         AddTestCase(new UetWindowRuleTestCase, TestCase::QUICK);
+        AddTestCase(new UetOutstandingTestCase, TestCase::QUICK);
         AddTestCase(new UetLineRateTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimNackTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimPriorityTestCase, TestCase::QUICK);
