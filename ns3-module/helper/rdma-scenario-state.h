@@ -157,6 +157,82 @@ class PairTable
                         d.hops + m.hops + s.hops};
     }
 
+    /**
+     * Calls \p fn with the values of every reachable pair of distinct hosts, or, factored, of
+     * every distinct combination of a destination link, a switch pair and a source link that
+     * some such pair has (hosts + switches^2 work instead of hosts^2): enough for a maximum
+     * over the pairs, not for a count.
+     */
+    template <typename Fn>
+    void ForEachPairValue(Fn fn) const
+    {
+        if (m_switches == 0)
+        {
+            for (size_t d = 0; d < m_hosts; ++d)
+            {
+                for (size_t s = 0; s < m_hosts; ++s)
+                {
+                    const PairInfo p = Get(d, s);
+                    if (d != s && p.bwBps != 0)
+                    {
+                        fn(p);
+                    }
+                }
+            }
+            return;
+        }
+        // Per switch slot, its hosts' distinct links and how many hosts have each.
+        std::vector<std::vector<std::pair<PairInfo, size_t>>> links(m_switches);
+        for (size_t h = 0; h < m_hosts; ++h)
+        {
+            auto& group = links[m_switchOf[h]];
+            const PairInfo& l = m_links[h];
+            auto same = std::find_if(group.begin(), group.end(), [&](const auto& g) {
+                return g.first.delayNs == l.delayNs && g.first.txNs == l.txNs &&
+                       g.first.bwBps == l.bwBps && g.first.hops == l.hops;
+            });
+            if (same == group.end())
+            {
+                group.emplace_back(l, 1);
+            }
+            else
+            {
+                ++same->second;
+            }
+        }
+        for (size_t ds = 0; ds < m_switches; ++ds)
+        {
+            for (size_t ss = 0; ss < m_switches; ++ss)
+            {
+                const PairInfo& m = m_switchPairs[ds * m_switches + ss];
+                if (m.bwBps == 0)
+                {
+                    continue;
+                }
+                for (size_t i = 0; i < links[ds].size(); ++i)
+                {
+                    for (size_t j = 0; j < links[ss].size(); ++j)
+                    {
+                        if (ds == ss && i == j && links[ds][i].second < 2)
+                        {
+                            continue; // its only host, with itself
+                        }
+                        const PairInfo& d = links[ds][i].first;
+                        const PairInfo& s = links[ss][j].first;
+                        if (d.bwBps == 0 || s.bwBps == 0)
+                        {
+                            continue;
+                        }
+                        fn(PairInfo{d.delayNs + m.delayNs + s.delayNs,
+                                    d.txNs + m.txNs + s.txNs,
+                                    std::min({d.bwBps, m.bwBps, s.bwBps}),
+                                    d.hops + m.hops + s.hops});
+                    }
+                }
+            }
+        }
+    }
+
   private:
     /// One pair, packed.
     struct Entry

@@ -371,20 +371,11 @@ RdmaScenarioRunner::ConfigureUet()
     uint64_t maxDelayNs = 0;
     uint64_t maxHops = 0;
     uint64_t hostBps = 0;
-    for (size_t dst = 0; dst < s.pairs.Hosts(); ++dst)
-    {
-        for (size_t src = 0; src < s.pairs.Hosts(); ++src)
-        {
-            const PairInfo p = s.pairs.Get(dst, src);
-            if (p.bwBps == 0)
-            {
-                continue;
-            }
-            maxDelayNs = std::max(maxDelayNs, p.delayNs);
-            maxHops = std::max<uint64_t>(maxHops, p.hops);
-            hostBps = std::max(hostBps, p.bwBps);
-        }
-    }
+    s.pairs.ForEachPairValue([&](const PairInfo& p) {
+        maxDelayNs = std::max(maxDelayNs, p.delayNs);
+        maxHops = std::max<uint64_t>(maxHops, p.hops);
+        hostBps = std::max(hostBps, p.bwBps);
+    });
     const uint64_t txNs = hostBps == 0 ? 0 : maxHops * (wire + ackWire) * 8000000000ULL / hostBps;
     const uint64_t rttNs = t.uetBaseRttNs != 0 ? t.uetBaseRttNs : 2 * maxDelayNs + txNs;
     s.uetPairRtt = UetPairRtt{&s.pairs, &s.hostIndex, txNs};
@@ -502,22 +493,17 @@ RdmaScenarioRunner::ConfigureNodes()
     // as the reference): HPCC's T and, with HAS_WIN, the window and HPCC's W.
     uint64_t maxRttNs = 0;
     uint64_t maxBdpBytes = 0;
-    for (uint32_t a : s.hosts)
-    {
-        for (uint32_t b : s.hosts)
+    s.pairs.ForEachPairValue([&](const PairInfo& p) {
+        const uint64_t rtt = 2 * p.delayNs + p.txNs; // GetPairRttNs
+        if (rtt == 0)
         {
-            const uint64_t rtt = GetPairRttNs(a, b);
-            const uint64_t bw = GetPairBottleneckBps(a, b);
-            if (a == b || rtt == 0 || bw == 0)
-            {
-                continue;
-            }
-            maxRttNs = std::max(maxRttNs, rtt);
-            const auto bdp = static_cast<uint64_t>(static_cast<unsigned __int128>(rtt) * bw /
-                                                   1000000000 / 8);
-            maxBdpBytes = std::max(maxBdpBytes, bdp);
+            return;
         }
-    }
+        maxRttNs = std::max(maxRttNs, rtt);
+        const auto bdp = static_cast<uint64_t>(static_cast<unsigned __int128>(rtt) * p.bwBps /
+                                               1000000000 / 8);
+        maxBdpBytes = std::max(maxBdpBytes, bdp);
+    });
     for (uint32_t h : fabric.GetHosts())
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);
