@@ -144,17 +144,9 @@ class PairTable
         {
             return PairInfo{};
         }
-        const PairInfo& d = m_links[dst];
-        const PairInfo& s = m_links[src];
-        const PairInfo& m = m_switchPairs[m_switchOf[dst] * m_switches + m_switchOf[src]];
-        if (m.bwBps == 0 || d.bwBps == 0 || s.bwBps == 0)
-        {
-            return PairInfo{};
-        }
-        return PairInfo{d.delayNs + m.delayNs + s.delayNs,
-                        d.txNs + m.txNs + s.txNs,
-                        std::min({d.bwBps, m.bwBps, s.bwBps}),
-                        d.hops + m.hops + s.hops};
+        return Join(m_links[dst],
+                    m_switchPairs[m_switchOf[dst] * m_switches + m_switchOf[src]],
+                    m_links[src]);
     }
 
     /**
@@ -217,16 +209,11 @@ class PairTable
                         {
                             continue; // its only host, with itself
                         }
-                        const PairInfo& d = links[ds][i].first;
-                        const PairInfo& s = links[ss][j].first;
-                        if (d.bwBps == 0 || s.bwBps == 0)
+                        const PairInfo p = Join(links[ds][i].first, m, links[ss][j].first);
+                        if (p.bwBps != 0)
                         {
-                            continue;
+                            fn(p);
                         }
-                        fn(PairInfo{d.delayNs + m.delayNs + s.delayNs,
-                                    d.txNs + m.txNs + s.txNs,
-                                    std::min({d.bwBps, m.bwBps, s.bwBps}),
-                                    d.hops + m.hops + s.hops});
                     }
                 }
             }
@@ -234,6 +221,20 @@ class PairTable
     }
 
   private:
+    /// \return the path of link \p d, switch pair \p m and link \p s: sums and the smallest
+    /// bottleneck (unreachable, bwBps 0, if any part is)
+    static PairInfo Join(const PairInfo& d, const PairInfo& m, const PairInfo& s)
+    {
+        if (m.bwBps == 0 || d.bwBps == 0 || s.bwBps == 0)
+        {
+            return PairInfo{};
+        }
+        return PairInfo{d.delayNs + m.delayNs + s.delayNs,
+                        d.txNs + m.txNs + s.txNs,
+                        std::min({d.bwBps, m.bwBps, s.bwBps}),
+                        d.hops + m.hops + s.hops};
+    }
+
     /// One pair, packed.
     struct Entry
     {
