@@ -505,6 +505,12 @@ SwitchLbAgent::ReadsPortLoad() const
     return m_impl->lb->reads_port_load();
 }
 
+bool
+SwitchLbAgent::UsesFabricMap() const
+{
+    return m_impl->lb->uses_fabric_map();
+}
+
 LbVerdict
 SwitchLbAgent::OnIngress(Time now,
                          const LbPacketInfo& pkt,

@@ -403,6 +403,9 @@ class SwitchLbAgent
     bool SeesEgress() const;
     /// \return whether OnIngress reads the candidates' queue and sent bytes (else zeros do)
     bool ReadsPortLoad() const;
+    /// \return whether the agent reads the fabric map (AddHost, AddPath): without it the switch
+    /// spares finding every host's ToR and every path
+    bool UsesFabricMap() const;
 
     // Per packet (NS_FATAL_ERROR if the algorithm failed).
 

@@ -117,6 +117,14 @@ RdmaSwitch::InstallAgent(uint64_t seed)
                          ch ? ch->GetDelay() : Time(0),
                          m_hostPort[i]);
     }
+    m_agentAll = m_agent->SeesEveryPacket();
+    m_agentEgress = m_agent->SeesEgress();
+    m_agentLoad = m_agent->ReadsPortLoad();
+    if (!m_agent->UsesFabricMap())
+    {
+        ServeAgent(true);
+        return;
+    }
     // Every host's ToR, and (at a ToR) every path to every other ToR, in ascending host order.
     std::map<uint32_t, uint32_t> firstHostOfTor; // ToR id -> its lowest host address
     std::map<uint32_t, Ptr<RdmaSwitch>> tors;
@@ -164,9 +172,6 @@ RdmaSwitch::InstallAgent(uint64_t seed)
             }
         }
     }
-    m_agentAll = m_agent->SeesEveryPacket();
-    m_agentEgress = m_agent->SeesEgress();
-    m_agentLoad = m_agent->ReadsPortLoad();
     ServeAgent(true);
 }
 

@@ -339,6 +339,8 @@ mod ffi {
         fn add_host(self: &mut SwitchLb, host_ip: u32, tor: u32);
         /// Setup (ToRs): a path to ToR `dst_tor`; false if `path_id`/`hops` are not a path.
         fn add_path(self: &mut SwitchLb, dst_tor: u32, path_id: u32, hops: u8) -> bool;
+        /// Whether the agent reads the fabric map (`add_host`, `add_path`).
+        fn uses_fabric_map(self: &SwitchLb) -> bool;
         /// Whether `on_ingress` wants packets with a single candidate too.
         fn sees_every_packet(self: &SwitchLb) -> bool;
         /// Whether `on_egress` must be called at dequeue.

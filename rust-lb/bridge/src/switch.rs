@@ -127,6 +127,10 @@ impl SwitchLb {
         valid && self.call(|lb, _| lb.add_path(dst_tor, path)).is_some()
     }
 
+    pub(crate) fn uses_fabric_map(&self) -> bool {
+        self.lb.uses_fabric_map()
+    }
+
     pub(crate) fn sees_every_packet(&self) -> bool {
         self.lb.sees_every_packet()
     }

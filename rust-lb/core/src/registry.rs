@@ -273,6 +273,13 @@ macro_rules! registry {
                     $(SwitchScheme::$sv(a) => a.add_path(dst_tor, path),)*
                 }
             }
+            fn uses_fabric_map(&self) -> bool {
+                match self {
+                    SwitchScheme::Ecmp(a) => a.uses_fabric_map(),
+                    SwitchScheme::HtsimEcmp(a) => a.uses_fabric_map(),
+                    $(SwitchScheme::$sv(a) => a.uses_fabric_map(),)*
+                }
+            }
             fn sees_every_packet(&self) -> bool {
                 match self {
                     SwitchScheme::Ecmp(a) => a.sees_every_packet(),

@@ -207,6 +207,12 @@ pub trait SwitchAgent {
     fn add_host(&mut self, _host_ip: u32, _tor: u32) {}
     /// The fabric (ToRs only): one path from this ToR to ToR `dst_tor`.
     fn add_path(&mut self, _dst_tor: u32, _path: PathId) {}
+    /// Whether it reads the fabric map (`add_host`, `add_path`): when it does not, the switch
+    /// spares finding every host's ToR and every path to every other ToR (work that grows
+    /// with hosts x switches).
+    fn uses_fabric_map(&self) -> bool {
+        false
+    }
 
     /// Whether the switch must call `on_ingress` for packets with a single candidate too
     /// (schemes with state at the destination ToR, or control packets to consume).

@@ -492,6 +492,10 @@ impl SwitchAgent for Conga {
         self.fabric.add_host(host_ip, tor);
     }
 
+    fn uses_fabric_map(&self) -> bool {
+        true
+    }
+
     fn add_path(&mut self, dst_tor: u32, path: PathId) {
         if let Some((slot, i)) = self.fabric.add_path(dst_tor, path) {
             let slots = self.fabric.slots();

@@ -696,6 +696,10 @@ impl SwitchAgent for ConWeave {
         self.fabric.add_host(host_ip, tor);
     }
 
+    fn uses_fabric_map(&self) -> bool {
+        true
+    }
+
     fn add_path(&mut self, dst_tor: u32, path: PathId) {
         self.fabric.add_path(dst_tor, path);
     }

@@ -116,6 +116,11 @@ impl SwitchLb {
     pub fn add_path(&mut self, dst_tor: u32, path: PathId) {
         self.scheme.add_path(dst_tor, path);
     }
+    /// See [`SwitchAgent::uses_fabric_map`].
+    #[must_use]
+    pub fn uses_fabric_map(&self) -> bool {
+        self.scheme.uses_fabric_map()
+    }
     /// See [`SwitchAgent::sees_every_packet`].
     #[must_use]
     pub fn sees_every_packet(&self) -> bool {
@@ -291,6 +296,39 @@ mod tests {
             out.push(lb.on_ingress(now, &pkt, &mut LbTag::default(), &cands));
         }
         out
+    }
+
+    #[test]
+    fn only_the_flowlet_and_flowcut_schemes_read_the_fabric_map() {
+        let readers: Vec<_> = Algorithm::ALL
+            .iter()
+            .filter(|a| tor(&LbConfig::parse(a.name(), "").unwrap()).uses_fabric_map())
+            .map(|a| a.name())
+            .collect();
+        assert_eq!(readers, ["conga", "letflow", "conweave"]);
+        // The others decide the same with and without the map (the switch skips it for them).
+        for a in Algorithm::ALL {
+            let config = LbConfig::parse(a.name(), "").unwrap();
+            let with_map = tor(&config);
+            if with_map.uses_fabric_map() {
+                continue;
+            }
+            let mut without = SwitchLb::new(&config.switch, 3, 7);
+            for (port, faces_host) in [(0, false), (1, false), (2, false), (3, false), (9, true)] {
+                without.add_port(PortInfo {
+                    port,
+                    rate_bps: 100_000_000_000,
+                    delay_ns: 1_000,
+                    faces_host,
+                });
+            }
+            assert_eq!(
+                verdicts(with_map, true),
+                verdicts(without, true),
+                "{}",
+                a.name()
+            );
+        }
     }
 
     #[test]
