@@ -19,6 +19,7 @@
 #include <functional>
 #include <deque>
 #include <limits>
+#include <map>
 #include <memory>
 
 namespace ns3
@@ -187,45 +188,108 @@ RdmaFabricHelper::Finish()
         adj[l.a].emplace_back(l.b, l.portA);
         adj[l.b].emplace_back(l.a, l.portB);
     }
-    // One BFS per host, expanding only through switches (as the reference's driver).
-    for (uint32_t h : m_hosts)
-    {
-        uint32_t dip = RdmaHostAddress(h);
-        std::vector<uint32_t> dist(n, std::numeric_limits<uint32_t>::max());
+    // The distances of a BFS from node `start`, expanding only through switches (as the
+    // reference's driver: hosts are never transit).
+    std::vector<uint32_t> dist(n);
+    constexpr uint32_t FAR = std::numeric_limits<uint32_t>::max();
+    auto bfs = [&](uint32_t start) {
+        std::fill(dist.begin(), dist.end(), FAR);
         std::deque<uint32_t> q;
-        dist[h] = 0;
-        q.push_back(h);
+        dist[start] = 0;
+        q.push_back(start);
         while (!q.empty())
         {
             uint32_t m = q.front();
             q.pop_front();
-            if (m != h && !m_isSwitch[m])
+            if (m != start && !m_isSwitch[m])
             {
                 continue; // hosts are never transit
             }
             for (const auto& [nb, port] : adj[m])
             {
                 (void)port;
-                if (dist[nb] == std::numeric_limits<uint32_t>::max())
+                if (dist[nb] == FAR)
                 {
                     dist[nb] = dist[m] + 1;
                     q.push_back(nb);
                 }
             }
         }
-        // Every switch's next hops towards h: neighbours one step closer.
-        for (uint32_t s = 0; s < n; ++s)
+    };
+    // Every switch's next hops towards a host: its neighbours one step closer (the host itself,
+    // or a switch). When every host has one link, to a switch, a host's distances are its
+    // switch's plus one everywhere but at the host: one BFS per such switch gives the next hops
+    // of all its hosts (the same routes as one BFS per host).
+    const bool singleHomed = std::all_of(m_hosts.begin(), m_hosts.end(), [&](uint32_t h) {
+        return adj[h].size() == 1 && m_isSwitch[adj[h][0].first];
+    });
+    if (singleHomed)
+    {
+        std::map<uint32_t, std::vector<uint32_t>> hostsOf; // switch -> its hosts
+        for (uint32_t h : m_hosts)
         {
-            if (!m_isSwitch[s] || dist[s] == std::numeric_limits<uint32_t>::max())
+            hostsOf[adj[h][0].first].push_back(h);
+        }
+        std::vector<uint32_t> ports;
+        for (const auto& [t, hosts] : hostsOf)
+        {
+            bfs(t);
+            for (uint32_t s = 0; s < n; ++s)
             {
-                continue;
-            }
-            Ptr<RdmaSwitch> sw = m_nodes.Get(s)->GetObject<RdmaSwitch>();
-            for (const auto& [nb, port] : adj[s])
-            {
-                if (dist[nb] + 1 == dist[s] && (nb == h || m_isSwitch[nb]))
+                if (!m_isSwitch[s] || dist[s] == FAR)
                 {
-                    sw->AddRoute(dip, port);
+                    continue;
+                }
+                Ptr<RdmaSwitch> sw = m_nodes.Get(s)->GetObject<RdmaSwitch>();
+                if (s == t)
+                {
+                    for (const auto& [nb, port] : adj[s])
+                    {
+                        if (!m_isSwitch[nb] &&
+                            std::find(hosts.begin(), hosts.end(), nb) != hosts.end())
+                        {
+                            sw->AddRoute(RdmaHostAddress(nb), port);
+                        }
+                    }
+                    continue;
+                }
+                ports.clear();
+                for (const auto& [nb, port] : adj[s])
+                {
+                    if (m_isSwitch[nb] && dist[nb] + 1 == dist[s])
+                    {
+                        ports.push_back(port);
+                    }
+                }
+                for (uint32_t h : hosts)
+                {
+                    for (uint32_t port : ports)
+                    {
+                        sw->AddRoute(RdmaHostAddress(h), port);
+                    }
+                }
+            }
+        }
+    }
+    else
+    {
+        for (uint32_t h : m_hosts)
+        {
+            uint32_t dip = RdmaHostAddress(h);
+            bfs(h);
+            for (uint32_t s = 0; s < n; ++s)
+            {
+                if (!m_isSwitch[s] || dist[s] == FAR)
+                {
+                    continue;
+                }
+                Ptr<RdmaSwitch> sw = m_nodes.Get(s)->GetObject<RdmaSwitch>();
+                for (const auto& [nb, port] : adj[s])
+                {
+                    if (dist[nb] + 1 == dist[s] && (nb == h || m_isSwitch[nb]))
+                    {
+                        sw->AddRoute(dip, port);
+                    }
                 }
             }
         }
