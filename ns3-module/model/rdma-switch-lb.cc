@@ -128,23 +128,16 @@ RdmaSwitch::InstallAgent(uint64_t seed)
     // Every host's ToR, and (at a ToR) every path to every other ToR, in ascending host order.
     std::map<uint32_t, uint32_t> firstHostOfTor; // ToR id -> its lowest host address
     std::map<uint32_t, Ptr<RdmaSwitch>> tors;
-    std::vector<uint32_t> dips;
-    for (const auto& entry : m_routes)
-    {
-        dips.push_back(entry.first);
-    }
-    std::sort(dips.begin(), dips.end());
-    for (uint32_t dip : dips)
-    {
+    ForEachRouteDestination([&](uint32_t dip) {
         Ptr<RdmaSwitch> t = FindTor(dip);
         if (!t)
         {
-            continue;
+            return;
         }
         m_agent->AddHost(dip, t->GetSwitchId());
         firstHostOfTor.emplace(t->GetSwitchId(), dip);
         tors.emplace(t->GetSwitchId(), t);
-    }
+    });
     if (tor)
     {
         for (const auto& [id, dip] : firstHostOfTor)

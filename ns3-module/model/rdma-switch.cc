@@ -254,55 +254,50 @@ RdmaSwitch::GetNPorts() const
 void
 RdmaSwitch::AddRoute(uint32_t dip, uint32_t port)
 {
-    auto& v = m_routes[dip];
-    if (std::find(v.begin(), v.end(), port) == v.end())
+    auto add = [port](std::vector<uint32_t>& v) {
+        if (std::find(v.begin(), v.end(), port) == v.end())
+        {
+            v.insert(std::upper_bound(v.begin(), v.end(), port), port);
+        }
+    };
+    const uint32_t id = RdmaHostId(dip);
+    if (RdmaHostAddress(id) != dip)
     {
-        v.insert(std::upper_bound(v.begin(), v.end(), port), port);
+        add(m_routes[dip]);
+        return;
     }
-    m_routeIndex.clear(); // rebuilt at the next lookup
+    if (id >= m_routeIndex.size())
+    {
+        m_routeIndex.resize(id + 1, NO_ROUTE);
+    }
+    const uint32_t from = m_routeIndex[id];
+    const uint64_t step = (static_cast<uint64_t>(from == NO_ROUTE ? 0 : from + 1) << 32) | port;
+    auto known = m_routeSteps.find(step);
+    if (known != m_routeSteps.end())
+    {
+        m_routeIndex[id] = known->second;
+        return;
+    }
+    std::vector<uint32_t> list;
+    if (from != NO_ROUTE)
+    {
+        list = m_routeLists[from];
+    }
+    add(list);
+    auto [it, added] = m_routeListIds.emplace(list, static_cast<uint32_t>(m_routeLists.size()));
+    if (added)
+    {
+        m_routeLists.push_back(list);
+    }
+    m_routeSteps.emplace(step, it->second);
+    m_routeIndex[id] = it->second;
 }
 
-void
-RdmaSwitch::BuildRouteIndex() const
-{
-    // Host id -> one of the distinct port lists (a ToR has its hosts' single ports and one
-    // uplink list, a spine one port per ToR): a few KiB per switch instead of a hash node and
-    // a vector per destination, so that the per-packet lookup stays in cache on large fabrics.
-    // The lists are copied side by side: reaching them through the hash nodes missed.
-    std::map<std::vector<uint32_t>, uint32_t> distinct;
-    m_routeLists.clear();
-    uint32_t hosts = 0;
-    for (const auto& [dip, ports] : m_routes)
-    {
-        if (RdmaHostAddress(RdmaHostId(dip)) == dip)
-        {
-            hosts = std::max(hosts, RdmaHostId(dip) + 1);
-        }
-    }
-    m_routeIndex.assign(hosts + 1, NO_ROUTE); // never empty once built
-    for (const auto& [dip, ports] : m_routes)
-    {
-        if (RdmaHostAddress(RdmaHostId(dip)) != dip)
-        {
-            continue;
-        }
-        auto [it, added] = distinct.emplace(ports, static_cast<uint32_t>(m_routeLists.size()));
-        if (added)
-        {
-            m_routeLists.push_back(ports);
-        }
-        m_routeIndex[RdmaHostId(dip)] = it->second;
-    }
-}
 
 const std::vector<uint32_t>&
 RdmaSwitch::GetRoutes(uint32_t dip) const
 {
     static const std::vector<uint32_t> none;
-    if (m_routeIndex.empty())
-    {
-        BuildRouteIndex();
-    }
     const uint32_t id = RdmaHostId(dip);
     if (id < m_routeIndex.size() && RdmaHostAddress(id) == dip)
     {

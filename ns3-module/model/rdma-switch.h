@@ -67,6 +67,7 @@
 
 #include <array>
 #include <deque>
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -256,12 +257,20 @@ class RdmaSwitch : public Object
     std::vector<Ptr<RdmaNetDevice>> m_ports;
     static constexpr uint32_t NO_PORT = UINT32_MAX; //!< m_portOfIf: no port
     std::vector<uint32_t> m_portOfIf; //!< port index by the device's interface index
-    std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes;   //!< dip -> sorted ports
-    /// Builds m_routeIndex and m_routeLists from m_routes (see GetRoutes).
-    void BuildRouteIndex() const;
+    /// Routes to host addresses: per host id an index into the distinct sorted port lists (a
+    /// ToR has its hosts' single ports and one uplink list, a spine one port per ToR): 4 bytes
+    /// per host instead of a hash node and a vector per destination, so that the fabric's
+    /// tables stay small on large fabrics and the per-packet lookup in cache.
     static constexpr uint32_t NO_ROUTE = UINT32_MAX; //!< m_routeIndex: no route to this host
-    mutable std::vector<uint32_t> m_routeIndex; //!< host id -> m_routeLists index; empty: stale
-    mutable std::vector<std::vector<uint32_t>> m_routeLists; //!< the distinct lists (copies)
+    std::vector<uint32_t> m_routeIndex;               //!< host id -> m_routeLists index
+    std::vector<std::vector<uint32_t>> m_routeLists;  //!< the distinct lists
+    std::map<std::vector<uint32_t>, uint32_t> m_routeListIds; //!< list -> its m_routeLists index
+    /// AddRoute's memo: (list index + 1, or 0 for none) << 32 | port -> the list with the port
+    std::unordered_map<uint64_t, uint32_t> m_routeSteps;
+    std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes; //!< other dips -> sorted ports
+    /// Calls \p fn(dip) for every destination with a route, in ascending address order.
+    template <typename Fn>
+    void ForEachRouteDestination(Fn fn) const;
     Ptr<LbConfig> m_lbConfig;
     uint32_t m_switchId{0};
     std::unique_ptr<SwitchLbAgent> m_agent;
@@ -320,6 +329,29 @@ class RdmaSwitch : public Object
     TracedCallback<uint32_t, uint32_t, uint64_t> m_ecnMarkTrace;
     RdmaFrameTrace<uint32_t, uint32_t, uint32_t> m_bufferDropTrace;
 };
+
+template <typename Fn>
+void
+RdmaSwitch::ForEachRouteDestination(Fn fn) const
+{
+    std::vector<uint32_t> dips;
+    for (uint32_t id = 0; id < m_routeIndex.size(); ++id)
+    {
+        if (m_routeIndex[id] != NO_ROUTE)
+        {
+            dips.push_back(RdmaHostAddress(id));
+        }
+    }
+    for (const auto& entry : m_routes)
+    {
+        dips.push_back(entry.first);
+    }
+    std::sort(dips.begin(), dips.end());
+    for (uint32_t dip : dips)
+    {
+        fn(dip);
+    }
+}
 
 } // namespace ns3
 
