@@ -226,9 +226,11 @@ RdmaFabricHelper::Finish()
     if (singleHomed)
     {
         std::map<uint32_t, std::vector<uint32_t>> hostsOf; // switch -> its hosts
+        std::map<uint32_t, std::vector<uint32_t>> dipsOf;  // switch -> its hosts' addresses
         for (uint32_t h : m_hosts)
         {
             hostsOf[adj[h][0].first].push_back(h);
+            dipsOf[adj[h][0].first].push_back(RdmaHostAddress(h));
         }
         std::vector<uint32_t> ports;
         for (const auto& [t, hosts] : hostsOf)
@@ -261,13 +263,7 @@ RdmaFabricHelper::Finish()
                         ports.push_back(port);
                     }
                 }
-                for (uint32_t h : hosts)
-                {
-                    for (uint32_t port : ports)
-                    {
-                        sw->AddRoute(RdmaHostAddress(h), port);
-                    }
-                }
+                sw->AddRoutes(dipsOf[t], ports);
             }
         }
     }

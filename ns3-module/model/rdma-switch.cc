@@ -294,6 +294,39 @@ RdmaSwitch::AddRoute(uint32_t dip, uint32_t port)
 }
 
 
+void
+RdmaSwitch::AddRoutes(const std::vector<uint32_t>& dips, const std::vector<uint32_t>& ports)
+{
+    bool known = false;
+    uint32_t lastFrom = NO_ROUTE;
+    uint32_t lastTo = NO_ROUTE;
+    for (uint32_t dip : dips)
+    {
+        const uint32_t id = RdmaHostId(dip);
+        const bool host = RdmaHostAddress(id) == dip;
+        const uint32_t from = host && id < m_routeIndex.size() ? m_routeIndex[id] : NO_ROUTE;
+        if (host && known && from == lastFrom)
+        {
+            if (id >= m_routeIndex.size())
+            {
+                m_routeIndex.resize(id + 1, NO_ROUTE);
+            }
+            m_routeIndex[id] = lastTo; // the same list plus the same ports
+            continue;
+        }
+        for (uint32_t port : ports)
+        {
+            AddRoute(dip, port);
+        }
+        if (host)
+        {
+            known = true;
+            lastFrom = from;
+            lastTo = m_routeIndex[id];
+        }
+    }
+}
+
 const std::vector<uint32_t>&
 RdmaSwitch::GetRoutes(uint32_t dip) const
 {

@@ -103,6 +103,9 @@ class RdmaSwitch : public Object
     uint32_t GetNPorts() const;
     /// Adds \p port as an equal-cost next hop towards address \p dip.
     void AddRoute(uint32_t dip, uint32_t port);
+    /// Adds every port of \p ports as a next hop towards every address of \p dips (as
+    /// AddRoute for each pair; hosts that had the same routes before share the work).
+    void AddRoutes(const std::vector<uint32_t>& dips, const std::vector<uint32_t>& ports);
     /// \return the equal-cost ports towards \p dip (empty if unknown)
     const std::vector<uint32_t>& GetRoutes(uint32_t dip) const;
     /// Sets the switch's id (the reference's node id: it seeds the ECMP hash and names the

@@ -135,6 +135,74 @@ RunIncast(bool pfc, bool oneSwitch, uint64_t flowBytes, Time stop, const std::st
 } // namespace
 
 /// The MMU's derived limits (the reference's) for a 24-port leaf and an 8-port spine.
+/**
+ * The route table: AddRoutes (hosts of one ToR at once) and AddRoute (one port at a time)
+ * build the same sorted lists, whatever the order; a host without routes has none; routes to a
+ * non-host address are kept too.
+ */
+class RouteTableTestCase : public TestCase
+{
+  public:
+    RouteTableTestCase()
+        : TestCase("routes: AddRoutes and AddRoute give the same sorted lists per destination")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<RdmaSwitch> a = CreateObject<RdmaSwitch>();
+        Ptr<RdmaSwitch> b = CreateObject<RdmaSwitch>();
+        std::vector<uint32_t> tor0;
+        std::vector<uint32_t> tor1;
+        for (uint32_t h = 0; h < 8; ++h)
+        {
+            tor0.push_back(RdmaHostAddress(h));
+            tor1.push_back(RdmaHostAddress(8 + h));
+        }
+        // a: batches (uplinks 3, 1, 2 to ToR 1's hosts; then port 5 for some of ToR 0's).
+        a->AddRoutes(tor1, {3, 1, 2});
+        a->AddRoutes({tor0[0], tor0[2]}, {5});
+        a->AddRoutes({tor0[2], tor0[3]}, {4, 5});
+        // b: the same routes one by one, in another order.
+        for (uint32_t port : {2, 3, 1})
+        {
+            for (auto it = tor1.rbegin(); it != tor1.rend(); ++it)
+            {
+                b->AddRoute(*it, port);
+            }
+        }
+        b->AddRoute(tor0[3], 5);
+        b->AddRoute(tor0[2], 4);
+        b->AddRoute(tor0[2], 5);
+        b->AddRoute(tor0[0], 5);
+        b->AddRoute(tor0[3], 4);
+        const uint32_t other = 0x0c000001; // not a host address
+        a->AddRoute(other, 7);
+        b->AddRoute(other, 7);
+        const std::vector<uint32_t> uplinks = {1, 2, 3};
+        for (uint32_t dip : tor1)
+        {
+            const bool sameA = a->GetRoutes(dip) == uplinks;
+            const bool sameB = b->GetRoutes(dip) == uplinks;
+            NS_TEST_ASSERT_MSG_EQ(sameA, true, dip);
+            NS_TEST_ASSERT_MSG_EQ(sameB, true, dip);
+        }
+        const std::vector<std::vector<uint32_t>> want = {{5}, {}, {4, 5}, {4, 5}, {}, {}, {}, {}};
+        for (uint32_t h = 0; h < 8; ++h)
+        {
+            const bool sameA = a->GetRoutes(tor0[h]) == want[h];
+            const bool sameB = b->GetRoutes(tor0[h]) == want[h];
+            NS_TEST_ASSERT_MSG_EQ(sameA, true, "a, host " << h);
+            NS_TEST_ASSERT_MSG_EQ(sameB, true, "b, host " << h);
+        }
+        const bool otherKept = a->GetRoutes(other) == std::vector<uint32_t>({7});
+        const bool none = a->GetRoutes(RdmaHostAddress(100)).empty();
+        NS_TEST_ASSERT_MSG_EQ(otherKept, true, "other");
+        NS_TEST_ASSERT_MSG_EQ(none, true, "no route");
+    }
+};
+
 class MmuLimitsTestCase : public TestCase
 {
   public:
@@ -625,6 +693,7 @@ class RdmaLbSwitchTestSuite : public TestSuite
     RdmaLbSwitchTestSuite()
         : TestSuite("rdma-lb-switch", UNIT)
     {
+        AddTestCase(new RouteTableTestCase, TestCase::QUICK);
         AddTestCase(new MmuLimitsTestCase, TestCase::QUICK);
         AddTestCase(new EgressThresholdTestCase, TestCase::QUICK);
         AddTestCase(new PfcIncastTestCase, TestCase::QUICK);
