@@ -1,8 +1,9 @@
 /*
  * rdma-lb: builds a fabric of RdmaNic hosts and RdmaSwitch switches, computes the routing
  * tables as the reference driver does (doc/rdma-lb.rst, "Routing and ECMP": one BFS per host that
- * expands only through switches, every equal-cost next hop kept, ports in ascending order) and
- * installs the run's load balancer everywhere.
+ * expands only through switches, every equal-cost next hop kept, ports in ascending order; run
+ * once per host-facing switch when every host has one link, to a switch, with the same result)
+ * and installs the run's load balancer everywhere.
  */
 #ifndef RDMA_FABRIC_HELPER_H
 #define RDMA_FABRIC_HELPER_H
