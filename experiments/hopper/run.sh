@@ -34,7 +34,7 @@ sweep() { # CONFIGS ALGORITHMS LOADS SEEDS [EXTRA...]
   "$cli" sweep --config "$cfgs" --lb "$2" "${load[@]}" --seed "$4" "${mode[@]}" --out-root "$out" "${@:5}"
 }
 six=hopper,flowbender,conga,conweave,letflow,ecmp
-rest=spray,reps,whack-a-mole,plts-random,plts-counter,plts-rr,adaptive,drill
+rest=spray,reps,whack-a-mole,plb,flowcut,plts-random,plts-counter,plts-rr,adaptive,drill
 # Host load 0.25 / 0.4 = 50 % / 80 % network load on the 2:1 leaf-spine.
 for seed in 1 2 3; do                                          # the cell App. B reports
   sweep hopper_alistorage "$six" 0.25 $seed
