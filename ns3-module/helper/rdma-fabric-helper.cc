@@ -298,7 +298,9 @@ RdmaFabricHelper::Finish()
     {
         if (m_isSwitch[i])
         {
-            m_nodes.Get(i)->GetObject<RdmaSwitch>()->SetSwitchId(i); // before path discovery
+            Ptr<RdmaSwitch> sw = m_nodes.Get(i)->GetObject<RdmaSwitch>();
+            sw->CompactRoutes();
+            sw->SetSwitchId(i); // before path discovery
         }
     }
     if (m_htsim)

@@ -327,6 +327,33 @@ RdmaSwitch::AddRoutes(const std::vector<uint32_t>& dips, const std::vector<uint3
     }
 }
 
+void
+RdmaSwitch::CompactRoutes()
+{
+    std::vector<uint32_t> remap(m_routeLists.size(), NO_ROUTE);
+    std::vector<std::vector<uint32_t>> lists;
+    for (uint32_t& k : m_routeIndex)
+    {
+        if (k == NO_ROUTE)
+        {
+            continue;
+        }
+        if (remap[k] == NO_ROUTE)
+        {
+            remap[k] = static_cast<uint32_t>(lists.size());
+            lists.push_back(m_routeLists[k]);
+        }
+        k = remap[k];
+    }
+    m_routeLists = std::move(lists);
+    m_routeSteps = {};
+    m_routeListIds.clear();
+    for (uint32_t i = 0; i < m_routeLists.size(); ++i)
+    {
+        m_routeListIds.emplace(m_routeLists[i], i);
+    }
+}
+
 const std::vector<uint32_t>&
 RdmaSwitch::GetRoutes(uint32_t dip) const
 {

@@ -106,6 +106,10 @@ class RdmaSwitch : public Object
     /// Adds every port of \p ports as a next hop towards every address of \p dips (as
     /// AddRoute for each pair; hosts that had the same routes before share the work).
     void AddRoutes(const std::vector<uint32_t>& dips, const std::vector<uint32_t>& ports);
+    /// Keeps only the port lists in use, copied side by side (the per-packet lookup reaches
+    /// them; lists built one route at a time lie scattered), and frees AddRoute's memo. Routes
+    /// may still be added after it. The fabric helper calls it once the routes are in.
+    void CompactRoutes();
     /// \return the equal-cost ports towards \p dip (empty if unknown)
     const std::vector<uint32_t>& GetRoutes(uint32_t dip) const;
     /// Sets the switch's id (the reference's node id: it seeds the ECMP hash and names the
@@ -267,9 +271,6 @@ class RdmaSwitch : public Object
     static constexpr uint32_t NO_ROUTE = UINT32_MAX; //!< m_routeIndex: no route to this host
     std::vector<uint32_t> m_routeIndex;               //!< host id -> m_routeLists index
     std::vector<std::vector<uint32_t>> m_routeLists;  //!< the distinct lists
-    std::map<std::vector<uint32_t>, uint32_t> m_routeListIds; //!< list -> its m_routeLists index
-    /// AddRoute's memo: (list index + 1, or 0 for none) << 32 | port -> the list with the port
-    std::unordered_map<uint64_t, uint32_t> m_routeSteps;
     std::unordered_map<uint32_t, std::vector<uint32_t>> m_routes; //!< other dips -> sorted ports
     /// Calls \p fn(dip) for every destination with a route, in ascending address order.
     template <typename Fn>
@@ -331,6 +332,10 @@ class RdmaSwitch : public Object
     TracedCallback<uint32_t, uint32_t, uint16_t, uint32_t> m_compensationTrace;
     TracedCallback<uint32_t, uint32_t, uint64_t> m_ecnMarkTrace;
     RdmaFrameTrace<uint32_t, uint32_t, uint32_t> m_bufferDropTrace;
+    // Set-up only (AddRoute, CompactRoutes), kept after the members the packet path reads.
+    std::map<std::vector<uint32_t>, uint32_t> m_routeListIds; //!< list -> its m_routeLists index
+    /// AddRoute's memo: (list index + 1, or 0 for none) << 32 | port -> the list with the port
+    std::unordered_map<uint64_t, uint32_t> m_routeSteps;
 };
 
 template <typename Fn>
