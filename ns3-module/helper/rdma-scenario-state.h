@@ -46,6 +46,13 @@ struct PairInfo
     uint64_t txNs{0};    //!< one payload packet's serialization, summed over hops
     uint64_t bwBps{0};   //!< bottleneck (0 = unreachable)
     uint32_t hops{0};    //!< links on the path
+
+    /// \return the reference's base RTT of the path: 2 x propagation + one packet's
+    /// serialization per hop, once
+    uint64_t RttNs() const
+    {
+        return 2 * delayNs + txNs;
+    }
 };
 
 /**

@@ -191,20 +191,15 @@ RdmaScenarioRunner::ComputePairs()
             }
         }
         s.pairs.ResetFactored(s.hosts.size(), switches.size());
+        PairInfo bound; // twice the largest link values: with a switch pair's, what no pair exceeds
         for (size_t hi = 0; hi < s.hosts.size(); ++hi)
         {
             const auto& [sw, li] = adj[s.hosts[hi]][0];
             const RdmaScenarioLink& l = m_spec.links[li];
-            s.pairs.SetHostLink(hi,
-                                slotOf[sw],
-                                PairInfo{l.delayNs, payload * 8000000000ULL / l.rateBps, l.rateBps, 1});
-        }
-        PairInfo bound; // the largest link and switch-pair values: what no pair exceeds
-        for (uint32_t h : s.hosts)
-        {
-            const RdmaScenarioLink& l = m_spec.links[adj[h][0].second];
-            bound.delayNs = std::max(bound.delayNs, 2 * l.delayNs);
-            bound.txNs = std::max<uint64_t>(bound.txNs, 2 * (payload * 8000000000ULL / l.rateBps));
+            const PairInfo link{l.delayNs, payload * 8000000000ULL / l.rateBps, l.rateBps, 1};
+            s.pairs.SetHostLink(hi, slotOf[sw], link);
+            bound.delayNs = std::max(bound.delayNs, 2 * link.delayNs);
+            bound.txNs = std::max(bound.txNs, 2 * link.txNs);
         }
         PairInfo widest;
         for (size_t d = 0; d < switches.size(); ++d)
@@ -268,7 +263,7 @@ RdmaScenarioRunner::GetPairRttNs(uint32_t src, uint32_t dst) const
         return 0;
     }
     const PairInfo p = m_state->pairs.Get(m_state->hostIndex[dst], m_state->hostIndex[src]);
-    return p.bwBps == 0 ? 0 : 2 * p.delayNs + p.txNs;
+    return p.bwBps == 0 ? 0 : p.RttNs();
 }
 
 uint64_t
@@ -494,7 +489,7 @@ RdmaScenarioRunner::ConfigureNodes()
     uint64_t maxRttNs = 0;
     uint64_t maxBdpBytes = 0;
     s.pairs.ForEachPairValue([&](const PairInfo& p) {
-        const uint64_t rtt = 2 * p.delayNs + p.txNs; // GetPairRttNs
+        const uint64_t rtt = p.RttNs();
         if (rtt == 0)
         {
             return;

@@ -37,6 +37,13 @@ use crate::switch::{
 use crate::time::SimTime;
 use crate::units::Entropy;
 
+/// Decodes `table` as scheme `S`'s parameters and checks them; errors name `algorithm`.
+fn validated<S: Scheme>(algorithm: &str, table: Table) -> Result<S::Config, ConfigError> {
+    let config = decode::<S::Config>(algorithm, table)?;
+    S::validate(&config).map_err(|e| ConfigError::of(algorithm, e))?;
+    Ok(config)
+}
+
 /// Generates the registry's items from its rows (see the module documentation).
 macro_rules! registry {
     (
@@ -134,14 +141,10 @@ macro_rules! registry {
                     (HostLbConfig::FixedPerFlow, SwitchLbConfig::EcmpHash)
                 }
                 $(Algorithm::$hv => {
-                    let c = decode::<<$ht as Scheme>::Config>(name, table)?;
-                    <$ht as Scheme>::validate(&c).map_err(|e| ConfigError::of(name, e))?;
-                    (HostLbConfig::$hv(c), SwitchLbConfig::EcmpHash)
+                    (HostLbConfig::$hv(validated::<$ht>(name, table)?), SwitchLbConfig::EcmpHash)
                 })*
                 $(Algorithm::$sv => {
-                    let c = decode::<<$st as Scheme>::Config>(name, table)?;
-                    <$st as Scheme>::validate(&c).map_err(|e| ConfigError::of(name, e))?;
-                    (HostLbConfig::FixedPerFlow, SwitchLbConfig::$sv(c))
+                    (HostLbConfig::FixedPerFlow, SwitchLbConfig::$sv(validated::<$st>(name, table)?))
                 })*
             })
         }
