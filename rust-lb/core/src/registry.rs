@@ -23,7 +23,7 @@ use crate::host::selector::{Feedback, PathSelector, SendCx};
 use crate::host::{flowbender, flowcut, hopper, plb, reps, spray, whack_a_mole};
 use crate::params::{decode, Table};
 use crate::rng::{SharedGlibcRand, SimRng};
-use crate::scheme::{HostScheme, NoParams, Scheme, Side, SwitchScheme as SwitchRole};
+use crate::scheme::{HostRole, NoParams, Scheme, Side, SwitchRole};
 use crate::switch::agent::{
     ControlPacket, LbTag, LinkScope, PathId, PortInfo, SwitchAgent, Verdict,
 };
@@ -154,7 +154,7 @@ macro_rules! registry {
         pub enum HostSelector {
             /// One entropy per flow (see [`FixedEntropy`]).
             Ecmp(FixedEntropy),
-            $( $(#[$hm])* $hv(<$ht as HostScheme>::Selector), )*
+            $( $(#[$hm])* $hv(<$ht as HostRole>::Selector), )*
         }
 
         impl HostSelector {
@@ -171,7 +171,7 @@ macro_rules! registry {
                         None => FixedEntropy::new(rng),
                     }),
                     $(HostLbConfig::$hv(c) => {
-                        HostSelector::$hv(<$ht as HostScheme>::selector(c, rng))
+                        HostSelector::$hv(<$ht as HostRole>::selector(c, rng))
                     })*
                 }
             }

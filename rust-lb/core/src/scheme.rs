@@ -3,9 +3,9 @@
 //! decider is built on the side where it decides. One small trait per role:
 //!
 //! * [`Scheme`]: every scheme (parameters, validation, capabilities);
-//! * [`HostScheme`]: a scheme deciding at the sender NIC builds one path selector per queue
+//! * [`HostRole`]: a scheme deciding at the sender NIC builds one path selector per queue
 //!   pair (see [`crate::host`]);
-//! * [`SwitchScheme`]: a scheme deciding at the switches builds one agent per switch (see
+//! * [`SwitchRole`]: a scheme deciding at the switches builds one agent per switch (see
 //!   [`crate::switch`]).
 //!
 //! Each scheme implements them in its own file; the registry's one row per scheme generates
@@ -55,7 +55,7 @@ pub trait Scheme {
 }
 
 /// A scheme deciding at the sender NIC.
-pub trait HostScheme: Scheme {
+pub trait HostRole: Scheme {
     /// Its per-queue-pair selector: a [`crate::host::PathSelector`], held directly or boxed
     /// (a large one boxed keeps every queue pair's selector small).
     type Selector: Clone + std::fmt::Debug;
@@ -65,7 +65,7 @@ pub trait HostScheme: Scheme {
 }
 
 /// A scheme deciding at the switches (the NICs keep one entropy per flow).
-pub trait SwitchScheme: Scheme {
+pub trait SwitchRole: Scheme {
     /// Its per-switch agent: a [`crate::switch::SwitchAgent`], held directly (a
     /// [`crate::switch::Chooser`]) or boxed (flow tables).
     type Agent: Clone + std::fmt::Debug;

@@ -29,7 +29,7 @@ use serde::Deserialize;
 use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
 use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
-use crate::scheme::{HostScheme, Scheme};
+use crate::scheme::{HostRole, Scheme};
 use crate::units::{Entropy, Psn};
 
 /// Parameters of FlowBender.
@@ -208,7 +208,7 @@ impl Scheme for FlowBender {
     }
 }
 
-impl HostScheme for FlowBender {
+impl HostRole for FlowBender {
     type Selector = FlowBender;
 
     fn selector(config: &FlowBenderConfig, rng: &mut SimRng) -> FlowBender {

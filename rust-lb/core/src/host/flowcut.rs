@@ -49,7 +49,7 @@ use serde::Deserialize;
 use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
 use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
-use crate::scheme::{HostScheme, Scheme};
+use crate::scheme::{HostRole, Scheme};
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Entropy, Psn};
 
@@ -272,7 +272,7 @@ impl Scheme for Flowcut {
     }
 }
 
-impl HostScheme for Flowcut {
+impl HostRole for Flowcut {
     type Selector = Flowcut;
 
     fn selector(config: &FlowcutConfig, rng: &mut SimRng) -> Flowcut {

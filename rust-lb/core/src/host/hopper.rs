@@ -48,7 +48,7 @@ use serde::Deserialize;
 use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
 use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
-use crate::scheme::{HostScheme, Scheme};
+use crate::scheme::{HostRole, Scheme};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Entropy;
 
@@ -513,7 +513,7 @@ impl Scheme for Hopper {
     }
 }
 
-impl HostScheme for Hopper {
+impl HostRole for Hopper {
     type Selector = Box<Hopper>;
 
     fn selector(config: &HopperConfig, rng: &mut SimRng) -> Box<Hopper> {

@@ -59,7 +59,7 @@ use serde::Deserialize;
 use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
 use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
-use crate::scheme::{HostScheme, Scheme};
+use crate::scheme::{HostRole, Scheme};
 use crate::time::{SimDuration, SimTime};
 use crate::units::{Entropy, Psn};
 
@@ -310,7 +310,7 @@ impl Scheme for Plb {
     }
 }
 
-impl HostScheme for Plb {
+impl HostRole for Plb {
     type Selector = Plb;
 
     fn selector(config: &PlbConfig, rng: &mut SimRng) -> Plb {

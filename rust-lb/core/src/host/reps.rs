@@ -40,7 +40,7 @@ use serde::Deserialize;
 use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
 use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
-use crate::scheme::{HostScheme, Scheme};
+use crate::scheme::{HostRole, Scheme};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Entropy;
 
@@ -447,7 +447,7 @@ impl Scheme for Reps {
     }
 }
 
-impl HostScheme for Reps {
+impl HostRole for Reps {
     type Selector = Reps;
 
     fn selector(config: &RepsConfig, _rng: &mut SimRng) -> Reps {

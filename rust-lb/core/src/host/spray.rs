@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::selector::{PathSelector, SendCx};
 use crate::error::ParamError;
 use crate::rng::SimRng;
-use crate::scheme::{HostScheme, Scheme};
+use crate::scheme::{HostRole, Scheme};
 use crate::units::Entropy;
 
 /// Parameters of oblivious spraying.
@@ -73,7 +73,7 @@ impl Scheme for Spray {
     }
 }
 
-impl HostScheme for Spray {
+impl HostRole for Spray {
     type Selector = Spray;
 
     fn selector(config: &SprayConfig, _rng: &mut SimRng) -> Spray {

@@ -30,7 +30,7 @@ use super::packet::{EgressCandidate, PacketMeta};
 use super::plts_rr::TableHasher;
 use crate::error::{check_int, ParamError};
 use crate::rng::SimRng;
-use crate::scheme::{Scheme, SwitchScheme};
+use crate::scheme::{Scheme, SwitchRole};
 use crate::time::SimTime;
 
 /// Period of the flowlet table's aging sweep, in ns.
@@ -190,7 +190,7 @@ impl Scheme for Adaptive {
     }
 }
 
-impl SwitchScheme for Adaptive {
+impl SwitchRole for Adaptive {
     type Agent = Chooser<Adaptive>;
 
     fn agent(config: &AdaptiveConfig, _switch_id: u32, _ecmp: EcmpHash) -> Chooser<Adaptive> {

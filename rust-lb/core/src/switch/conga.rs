@@ -59,7 +59,7 @@ use super::fabric::{flowlet_key, path_word, word_path, Fabric, FlowletState, Flo
 use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use crate::error::{check_int, check_real, ParamError};
 use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};
-use crate::scheme::{Scheme, SwitchScheme};
+use crate::scheme::{Scheme, SwitchRole};
 use crate::time::{SimDuration, SimTime};
 
 /// Parameters of CONGA (defaults: the reference driver's constants).
@@ -628,7 +628,7 @@ impl Scheme for Conga {
     }
 }
 
-impl SwitchScheme for Conga {
+impl SwitchRole for Conga {
     type Agent = Box<Conga>;
 
     fn agent(config: &CongaConfig, switch_id: u32, ecmp: EcmpHash) -> Box<Conga> {

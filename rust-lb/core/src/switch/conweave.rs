@@ -48,7 +48,7 @@ use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use super::plts_rr::TableHasher;
 use crate::error::{check_int, ParamError};
 use crate::rng::{below_or_shared, SharedGlibcRand, SimRng};
-use crate::scheme::{Scheme, SwitchScheme};
+use crate::scheme::{Scheme, SwitchRole};
 use crate::time::{SimDuration, SimTime};
 use crate::units::Psn;
 
@@ -808,7 +808,7 @@ impl Scheme for ConWeave {
     }
 }
 
-impl SwitchScheme for ConWeave {
+impl SwitchRole for ConWeave {
     type Agent = Box<ConWeave>;
 
     fn agent(config: &ConWeaveConfig, switch_id: u32, _ecmp: EcmpHash) -> Box<ConWeave> {

@@ -16,7 +16,7 @@ use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketMeta};
 use crate::error::{check_int, ParamError};
 use crate::rng::SimRng;
-use crate::scheme::{Scheme, SwitchScheme};
+use crate::scheme::{Scheme, SwitchRole};
 use crate::time::SimTime;
 
 /// Most ports DRILL may remember.
@@ -125,7 +125,7 @@ impl Scheme for Drill {
     }
 }
 
-impl SwitchScheme for Drill {
+impl SwitchRole for Drill {
     type Agent = Chooser<Drill>;
 
     fn agent(config: &DrillConfig, _switch_id: u32, _ecmp: EcmpHash) -> Chooser<Drill> {

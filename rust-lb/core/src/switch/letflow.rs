@@ -37,7 +37,7 @@ use super::fabric::{flowlet_key, path_word, word_path, Fabric, FlowletState, Flo
 use super::packet::{EgressCandidate, PacketKind, PacketMeta};
 use crate::error::{check_int, ParamError};
 use crate::rng::{SharedGlibcRand, SimRng};
-use crate::scheme::{Scheme, SwitchScheme};
+use crate::scheme::{Scheme, SwitchRole};
 use crate::time::{SimDuration, SimTime};
 
 /// Parameters of LetFlow.
@@ -328,7 +328,7 @@ impl Scheme for LetFlow {
     }
 }
 
-impl SwitchScheme for LetFlow {
+impl SwitchRole for LetFlow {
     type Agent = Box<LetFlow>;
 
     fn agent(config: &LetFlowConfig, switch_id: u32, ecmp: EcmpHash) -> Box<LetFlow> {

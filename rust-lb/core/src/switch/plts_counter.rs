@@ -11,7 +11,7 @@ use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketMeta};
 use crate::error::ParamError;
 use crate::rng::SimRng;
-use crate::scheme::{NoParams, Scheme, SwitchScheme};
+use crate::scheme::{NoParams, Scheme, SwitchRole};
 use crate::time::SimTime;
 
 /// Least-bytes-sent egress per packet.
@@ -80,7 +80,7 @@ impl Scheme for PltsCounter {
     }
 }
 
-impl SwitchScheme for PltsCounter {
+impl SwitchRole for PltsCounter {
     type Agent = Chooser<PltsCounter>;
 
     fn agent(_config: &NoParams, _switch_id: u32, _ecmp: EcmpHash) -> Chooser<PltsCounter> {

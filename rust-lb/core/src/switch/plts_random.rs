@@ -12,7 +12,7 @@ use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketMeta};
 use crate::error::ParamError;
 use crate::rng::SimRng;
-use crate::scheme::{NoParams, Scheme, SwitchScheme};
+use crate::scheme::{NoParams, Scheme, SwitchRole};
 use crate::time::SimTime;
 
 /// Uniform random egress per packet.
@@ -42,7 +42,7 @@ impl Scheme for PltsRandom {
     }
 }
 
-impl SwitchScheme for PltsRandom {
+impl SwitchRole for PltsRandom {
     type Agent = Chooser<PltsRandom>;
 
     fn agent(_config: &NoParams, _switch_id: u32, _ecmp: EcmpHash) -> Chooser<PltsRandom> {

@@ -21,7 +21,7 @@ use super::ecmp::EcmpHash;
 use super::packet::{EgressCandidate, PacketMeta};
 use crate::error::{check_int, ParamError};
 use crate::rng::SimRng;
-use crate::scheme::{Scheme, SwitchScheme};
+use crate::scheme::{Scheme, SwitchRole};
 use crate::time::SimTime;
 
 /// Parameters of `plts-rr`.
@@ -185,7 +185,7 @@ impl Scheme for PltsRr {
     }
 }
 
-impl SwitchScheme for PltsRr {
+impl SwitchRole for PltsRr {
     type Agent = Chooser<PltsRr>;
 
     fn agent(config: &PltsRrConfig, _switch_id: u32, ecmp: EcmpHash) -> Chooser<PltsRr> {

@@ -81,7 +81,7 @@ use super::plts_rr::TableHasher;
 use super::tor::{Compensation, NackVerdict, TorAgent};
 use crate::error::{check_int, check_real, ParamError};
 use crate::rng::SimRng;
-use crate::scheme::{Scheme, SwitchScheme};
+use crate::scheme::{Scheme, SwitchRole};
 use crate::time::SimTime;
 use crate::units::{Entropy, Psn};
 
@@ -763,7 +763,7 @@ impl Scheme for Themis {
     }
 }
 
-impl SwitchScheme for Themis {
+impl SwitchRole for Themis {
     type Agent = Box<Themis>;
 
     fn agent(config: &ThemisConfig, _switch_id: u32, ecmp: EcmpHash) -> Box<Themis> {

@@ -177,7 +177,7 @@ use loss::PathSeqs;
 use super::selector::{Feedback, PathSelector, SendCx};
 use crate::error::ParamError;
 use crate::rng::SimRng;
-use crate::scheme::{HostScheme, Scheme};
+use crate::scheme::{HostRole, Scheme};
 use crate::time::SimTime;
 use crate::units::Entropy;
 
@@ -309,7 +309,7 @@ impl Scheme for WhackAMole {
     }
 }
 
-impl HostScheme for WhackAMole {
+impl HostRole for WhackAMole {
     type Selector = WhackAMole;
 
     fn selector(config: &WhackAMoleConfig, rng: &mut SimRng) -> WhackAMole {
