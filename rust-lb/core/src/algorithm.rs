@@ -74,34 +74,38 @@ mod tests {
 
     #[test]
     fn switch_schemes_are_on_the_switch_side() {
-        let switch: Vec<_> = Algorithm::ALL
-            .iter()
-            .filter(|a| a.side() == Side::Switch)
-            .map(|a| a.name())
-            .collect();
-        assert_eq!(
-            switch,
-            [
-                "themis",
-                "plts-random",
-                "plts-counter",
-                "plts-rr",
-                "adaptive",
-                "drill",
-                "conga",
-                "letflow",
-                "conweave"
-            ]
-        );
+        // A pin on the schemes that exist (a new scheme declares its side in its registry row).
+        for (name, side) in [
+            ("ecmp", Side::Host),
+            ("spray", Side::Host),
+            ("hopper", Side::Host),
+            ("themis", Side::Switch),
+            ("plts-rr", Side::Switch),
+            ("adaptive", Side::Switch),
+            ("drill", Side::Switch),
+            ("conga", Side::Switch),
+            ("letflow", Side::Switch),
+            ("conweave", Side::Switch),
+        ] {
+            assert_eq!(
+                name.parse::<Algorithm>().map(Algorithm::side),
+                Ok(side),
+                "{name}"
+            );
+        }
     }
 
     #[test]
     fn unknown_name_lists_the_known_ones() {
         let err = "bogus".parse::<Algorithm>().unwrap_err().to_string();
+        let known: Vec<_> = Algorithm::ALL.iter().map(|a| a.name()).collect();
         assert_eq!(
             err,
-            "unknown algorithm `bogus` (known: ecmp, spray, reps, flowbender, whack-a-mole, hopper, \
-             plb, flowcut, themis, plts-random, plts-counter, plts-rr, adaptive, drill, conga, letflow, conweave)"
+            format!("unknown algorithm `bogus` (known: {})", known.join(", "))
+        );
+        assert!(
+            err.starts_with("unknown algorithm `bogus` (known: ecmp, spray, reps, "),
+            "{err}"
         );
     }
 }
