@@ -28,6 +28,7 @@ pub mod flows;
 pub mod fuzz_check;
 pub mod model;
 pub mod overrides;
+pub mod simai;
 mod text;
 pub mod toml_config;
 pub mod topology;

@@ -1,0 +1,80 @@
+//! SimAI's input files, parsed (issue 39: SimAI inputs should run unchanged).
+//!
+//! SimAI (Wang et al., NSDI '25; <https://github.com/aliyun/SimAI>, network backend
+//! ns-3-alibabacloud) simulates LLM training: a *workload* file (written by AICB) lists the
+//! layers of one iteration with their compute times and collectives; a *topology* file (written
+//! by SimAI's `gen_Topo_Template.py`) lists GPUs, NVSwitches, network switches and links. The
+//! formats here are the ones the simulator *reads* (not a spec; SimAI has none), as of SimAI
+//! commit `cef83f9d`:
+//! * [`workload`]: `Workload::initialize_workload` in
+//!   `astra-sim-alibabacloud/astra-sim/workload/Workload.cc`;
+//! * [`topology`]: `SetupNetwork` in
+//!   `astra-sim-alibabacloud/astra-sim/network_frontend/ns3/common.h`.
+//!
+//! Both parsers follow this crate's conventions: `parse_*_str(name, text)` needs no file,
+//! `parse_*_file(path)` reads one, and every error is a [`ScenarioError`](crate::ScenarioError)
+//! naming `file:line: field`. SimAI reads its files token by token and silently accepts much
+//! that it then misinterprets; these parsers are line based and reject such input instead.
+//! Each module documents where it deviates. Example inputs are under `data/simai/`.
+//!
+//! Not parsed here (yet): `SimAI.conf` (HPCC-style `KEY value` lines; most keys are shared with
+//! ConWeave's configs, see [`crate::conweave`]) and the analytical backend's `busbw.yaml`.
+
+/// A fieldless enum whose variants each have one spelling in SimAI's files, written once:
+/// generates the enum, `ALL`, `token()` and `from_token()`.
+macro_rules! token_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $token:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )+
+        }
+
+        impl $name {
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The spelling in SimAI's files.
+            #[must_use]
+            pub const fn token(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $token, )+
+                }
+            }
+
+            /// The variant spelled exactly `text`.
+            #[must_use]
+            pub fn from_token(text: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.token() == text)
+            }
+
+            /// All spellings, comma-separated (for messages).
+            #[must_use]
+            pub fn tokens() -> String {
+                Self::ALL.iter().map(|v| v.token()).collect::<Vec<_>>().join(", ")
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.token())
+            }
+        }
+    };
+}
+
+pub mod topology;
+pub mod workload;
+
+pub use topology::{
+    parse_topology_file, parse_topology_str, GpuType, LinkClass, NodeKind, SimAiLink, SimAiTopology,
+};
+pub use workload::{
+    parse_workload_file, parse_workload_str, Comm, CommGroup, CommKind, Layer, Phase, PhaseKind,
+    Policy, Workload, WorkloadHeader,
+};
