@@ -15,6 +15,7 @@
 #include "rdma-time.h"
 
 #include "ns3/abort.h"
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -30,10 +31,24 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaUetRecovery);
 TypeId
 RdmaUetRecovery::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::RdmaUetRecovery")
-                            .SetParent<RdmaLossRecovery>()
-                            .SetGroupName("RdmaLb")
-                            .AddConstructor<RdmaUetRecovery>();
+    // Defaults: [transport.uet]'s (UetParams::default in the scenario crate).
+    static TypeId tid =
+        TypeId("ns3::RdmaUetRecovery")
+            .SetParent<RdmaLossRecovery>()
+            .SetGroupName("RdmaLb")
+            .AddConstructor<RdmaUetRecovery>()
+            .AddAttribute("WaitToDecrease",
+                          "SMaRTT's wait-to-decrease (REPS paper, section 3.0.1): an ECN-marked "
+                          "ACK cuts the window only while the moving average of the ACKs' ECN "
+                          "echoes is at least this (the paper's 0.25); 0 = off, every mark cuts",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&RdmaUetRecovery::m_waitToDecrease),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("WtdAlpha",
+                          "Gain of the ECN moving average per ACK (the REPS artifact's 0.05)",
+                          DoubleValue(0.05),
+                          MakeDoubleAccessor(&RdmaUetRecovery::m_wtdAlpha),
+                          MakeDoubleChecker<double>(0.0, 1.0));
     return tid;
 }
 
@@ -53,6 +68,25 @@ RdmaUetWindowOnAck(uint64_t windowBytes,
     // Multiplicative decrease per marked ACK: a quarter of the bytes it acknowledges.
     const uint64_t cut = ackedBytes / 4;
     return windowBytes > mtuBytes + cut ? windowBytes - cut : mtuBytes;
+}
+
+uint64_t
+RdmaUetWindowOnAckWtd(uint64_t windowBytes,
+                      uint64_t capBytes,
+                      uint64_t mtuBytes,
+                      uint64_t ackedBytes,
+                      bool ecnMarked,
+                      double threshold,
+                      double alpha,
+                      double* ecnAverage)
+{
+    // The average includes this ACK (SMaRTT updates it before deciding).
+    *ecnAverage = alpha * (ecnMarked ? 1.0 : 0.0) + (1.0 - alpha) * *ecnAverage;
+    if (ecnMarked && *ecnAverage < threshold)
+    {
+        return windowBytes; // a mark below the threshold: neither cut nor grown
+    }
+    return RdmaUetWindowOnAck(windowBytes, capBytes, mtuBytes, ackedBytes, ecnMarked);
 }
 
 uint64_t
@@ -301,7 +335,11 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     else
     {
         m_nic->m_uetRtt(qp.flowId, fb.rtt);
-        u.windowBytes = RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
+        u.windowBytes = m_waitToDecrease > 0
+                            ? RdmaUetWindowOnAckWtd(u.windowBytes, u.capBytes, u.mtuBytes, acked,
+                                                    ecn, m_waitToDecrease, m_wtdAlpha,
+                                                    &u.ecnAverage)
+                            : RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
         m_nic->m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
     }
     if (qp.sndUna >= qp.size)

@@ -21,7 +21,8 @@ namespace ns3
 class RdmaUetRecovery final : public RdmaLossRecovery
 {
   public:
-    /// \return the TypeId (no attributes: the uet transport's settings, Uet*, are the NIC's)
+    /// \return the TypeId: the window rule's options (the transport's other settings, Uet*,
+    /// are the NIC's)
     static TypeId GetTypeId();
 
     RdmaFramePtr NextPacket(Time now) override;
@@ -51,6 +52,9 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     void ArmRto(RdmaQueuePair& qp);
     /// The retransmission timer of queue pair \p qpn.
     void RtoCheck(uint16_t qpn);
+
+    double m_waitToDecrease{0}; //!< WaitToDecrease: threshold of the ECN average (0 = off)
+    double m_wtdAlpha{0.05};    //!< WtdAlpha: gain of the ECN average per ACK
 };
 
 } // namespace ns3

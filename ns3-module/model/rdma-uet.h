@@ -30,6 +30,13 @@
  * scenario program: htsim's per-pair base RTT, 2 x the pair's propagation + the fabric's
  * diameter x (data + ACK) serialization, main_uec.cpp base_rtt_bw_two_points).
  *
+ * Option (off by default, RdmaUetRecovery::WaitToDecrease): SMaRTT's wait-to-decrease, the
+ * REPS paper's setting (§3.0.1: "does not react to congestion unless 25 percent or more of the
+ * acknowledgments indicate congestion"): each ACK updates avg = alpha x ECN + (1 - alpha) x avg
+ * (alpha = WtdAlpha, the artifact's 0.05); a marked ACK cuts the window only when avg >= the
+ * threshold and otherwise leaves it unchanged. The artifact applies it in its SMaRTT window
+ * (threshold 0.3, strictly above); here it gates the mprdma window's cut, the paper's 0.25.
+ *
  * Deviations: the initial window is clamped to the cap (htsim starts at -cwnd even above it:
  * 0.2 % above in the Fig. 2 setup, about 2x for the pairs under one ToR); no quick-adapt, fast
  * increase or fast loss recovery (off in htsim's mprdma runs).
@@ -187,6 +194,7 @@ struct RdmaUetSender
     uint64_t inflightBytes{0}; //!< wire bytes of the outstanding packets
     RdmaUetOutstanding outstanding; //!< by byte offset, and in send-time order for the timer
     std::set<uint64_t> rtx;   //!< offsets to send again (NACKed or timed out), lowest first
+    double ecnAverage{0};     //!< wait-to-decrease: moving average of the ACKs' ECN echoes
 };
 
 /**
@@ -205,6 +213,24 @@ uint64_t RdmaUetWindowOnAck(uint64_t windowBytes,
                             uint64_t mtuBytes,
                             uint64_t ackedBytes,
                             bool ecnMarked);
+
+/**
+ * \ingroup rdma-lb
+ * RdmaUetWindowOnAck under SMaRTT's wait-to-decrease (the REPS paper, §3.0.1; the REPS
+ * artifact's UecSrc::smartt_update_wtd_state): first the moving average of the ECN echoes
+ * takes this ACK, *\p ecnAverage = \p alpha x mark + (1 - \p alpha) x *\p ecnAverage; then a
+ * marked ACK with the average below \p threshold leaves the window unchanged, and any other
+ * ACK acts as RdmaUetWindowOnAck.
+ * \return the new window
+ */
+uint64_t RdmaUetWindowOnAckWtd(uint64_t windowBytes,
+                               uint64_t capBytes,
+                               uint64_t mtuBytes,
+                               uint64_t ackedBytes,
+                               bool ecnMarked,
+                               double threshold,
+                               double alpha,
+                               double* ecnAverage);
 
 /**
  * \ingroup rdma-lb

@@ -2,12 +2,14 @@
  * rdma-lb: tests of the UET transport (rdma-uet.h for the rules and their source,
  * htsim's UEC sender in tommasobo/REPS_EuroSys_Artifact).
  *
- *  - window rule: RdmaUetWindowOnAck / OnLoss against hand-computed numbers;
+ *  - window rule: RdmaUetWindowOnAck / OnLoss against hand-computed numbers; wait-to-decrease
+ *    (RdmaUetWindowOnAckWtd) holds the window for the marks below its threshold;
  *  - one flow alone reaches line rate: its FCT is the first-principles value to the ns;
  *  - trimming turns a drop into a NACK at the sender within one base RTT of the trim, one
  *    NACK per trimmed packet, and nothing is lost or timed out;
  *  - a trimmed header keeps the highest priority at later busy hops;
  *  - the window never exceeds its cap (UetWindow trace, every ACK/NACK/timeout) and moves;
+ *  - wait-to-decrease set on the NIC holds windows an incast would cut;
  *  - a per-destination base RTT sets that queue pair's cap;
  *  - the RTT histogram (rtt_hist.csv): one flow alone under one switch, every ACK's RTT is
  *    the pair's base RTT, 4168.56 ns at 400 Gbps (4169 ns at the clock's resolution), all
@@ -27,6 +29,7 @@
 
 #include "rdma-lb-test-util.h"
 
+#include <cmath>
 #include <deque>
 #include <map>
 #include <optional>
@@ -166,6 +169,46 @@ class UetWindowRuleTestCase : public TestCase
         // Loss (NACK of a trimmed packet, or timeout): minus its bytes, at least one packet.
         NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnLoss(100000, WIRE, WIRE), 95850u, "");
         NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnLoss(WIRE + 10, WIRE, WIRE), WIRE, "");
+    }
+};
+
+/**
+ * SMaRTT's wait-to-decrease (RdmaUetWindowOnAckWtd; the REPS paper, §3.0.1) at the paper's
+ * threshold 0.25 and the artifact's gain 0.05: from an average of 0, k consecutive marks give
+ * 1 - 0.95^k, below 0.25 for k <= 5 (0.2262) and above from k = 6 (0.2649), so the first five
+ * marked ACKs leave the window alone and the sixth cuts it by A / 4; an unmarked ACK grows it
+ * as without the option and decays the average by 0.95.
+ */
+class UetWaitToDecreaseRuleTestCase : public TestCase
+{
+  public:
+    UetWaitToDecreaseRuleTestCase()
+        : TestCase("uet wait-to-decrease: five marks hold the window, the sixth cuts it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        double avg = 0;
+        uint64_t w = 100000;
+        for (int k = 1; k <= 5; ++k)
+        {
+            w = RdmaUetWindowOnAckWtd(w, 200000, WIRE, WIRE, true, 0.25, 0.05, &avg);
+            NS_TEST_EXPECT_MSG_EQ(w, 100000u, "mark " << k << " below the threshold");
+        }
+        NS_TEST_EXPECT_MSG_EQ_TOL(avg, 1 - std::pow(0.95, 5), 1e-12, "average after five");
+        w = RdmaUetWindowOnAckWtd(w, 200000, WIRE, WIRE, true, 0.25, 0.05, &avg);
+        NS_TEST_EXPECT_MSG_EQ(w, 98963u, "the sixth mark cuts A / 4 = 1037");
+        const double before = avg;
+        w = RdmaUetWindowOnAckWtd(w, 200000, WIRE, WIRE, false, 0.25, 0.05, &avg);
+        NS_TEST_EXPECT_MSG_EQ(w, 98963u + WIRE * WIRE / 98963u, "unmarked: the plain increase");
+        NS_TEST_EXPECT_MSG_EQ_TOL(avg, 0.95 * before, 1e-12, "and the average decays");
+        // Above the threshold every mark cuts, as without the option.
+        avg = 0.5;
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnAckWtd(100000, 200000, WIRE, WIRE, true, 0.25, 0.05, &avg),
+                              98963u,
+                              "");
     }
 };
 
@@ -577,6 +620,74 @@ class UetWindowCapTestCase : public TestCase
 };
 
 /**
+ * Wait-to-decrease wired through the NIC (RdmaUetRecovery's WaitToDecrease, set as the
+ * scenario program sets it): the 8:1 incast of the cap test, once without and once with the
+ * option at 0.25. Without it the window changes at every ACK between one packet and the cap
+ * (a mark cuts, an unmarked ACK grows it by at least 4150 x 4150 / 312642 = 55 B); with it, the
+ * marks below the threshold hold it, so some windows strictly between the floor and the cap
+ * repeat, and the senders cut less often: the mean window is higher.
+ */
+class UetWaitToDecreaseWiringTestCase : public TestCase
+{
+  public:
+    UetWaitToDecreaseWiringTestCase()
+        : TestCase("uet wait-to-decrease: the NIC attribute holds the window on isolated marks")
+    {
+    }
+
+  private:
+    struct Seen
+    {
+        std::map<uint32_t, uint64_t> last; //!< previous window per flow
+        uint64_t held{0};    //!< events leaving a window strictly inside (MTU, cap) unchanged
+        uint64_t events{0};
+        double sum{0};
+    };
+
+    static Seen Run(double wtd)
+    {
+        Seen s;
+        RdmaFabricHelper f;
+        const uint32_t n = 9;
+        BuildUetStar(f, n, StarBaseRtt(), MicroSeconds(40), 32, true);
+        for (uint32_t h = 0; h < n - 1; ++h)
+        {
+            f.GetNic(h)->SetComponentAttribute("ns3::RdmaUetRecovery",
+                                               "WaitToDecrease",
+                                               DoubleValue(wtd));
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "UetWindow",
+                MakeBoundCallback(+[](Seen* s, uint32_t flow, uint64_t w, uint64_t cap) {
+                    auto it = s->last.find(flow);
+                    if (it != s->last.end() && it->second == w && w > WIRE && w < cap)
+                    {
+                        ++s->held;
+                    }
+                    s->last[flow] = w;
+                    ++s->events;
+                    s->sum += static_cast<double>(w);
+                },
+                                  &s));
+            f.AddFlow(h, h, n - 1, 1024 * 1024, Time(0));
+        }
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+        Simulator::Destroy();
+        return s;
+    }
+
+    void DoRun() override
+    {
+        const Seen off = Run(0.0);
+        const Seen on = Run(0.25);
+        NS_TEST_ASSERT_MSG_GT(off.events, 1000u, "feedback seen");
+        NS_TEST_EXPECT_MSG_EQ(off.held, 0u, "without the option every ACK moves the window");
+        NS_TEST_EXPECT_MSG_GT(on.held, 0u, "with it, marks below the threshold hold it");
+        NS_TEST_EXPECT_MSG_GT(on.sum / on.events, off.sum / off.events, "fewer cuts");
+    }
+};
+
+/**
  * A per-destination base RTT (RdmaNic::SetUetBaseRttOf, htsim's per-pair base RTT) sets that
  * queue pair's cap: 1.5 x 10 us x 400 Gbps / 8 = 750,000 B for host 1, while host 2 (the
  * callback answers 0) keeps UetBaseRtt's 312,642 B.
@@ -852,11 +963,13 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         : FilteredTestSuite("rdma-lb-uet", "RDMA_LB_UET_CASES")
     {
         AddTestCase(new UetWindowRuleTestCase, TestCase::QUICK);
+        AddTestCase(new UetWaitToDecreaseRuleTestCase, TestCase::QUICK);
         AddTestCase(new UetOutstandingTestCase, TestCase::QUICK);
         AddTestCase(new UetLineRateTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimNackTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimPriorityTestCase, TestCase::QUICK);
         AddTestCase(new UetWindowCapTestCase, TestCase::QUICK);
+        AddTestCase(new UetWaitToDecreaseWiringTestCase, TestCase::QUICK);
         AddTestCase(new UetPerPairBaseRttTestCase, TestCase::QUICK);
         AddTestCase(new UetRttHistogramTestCase, TestCase::QUICK);
         AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);

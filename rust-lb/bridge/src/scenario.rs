@@ -307,6 +307,11 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
 }
 
 fn transport(t: &sc::Transport) -> ffi::Transport {
+    let uet_attributes = if t.kind == sc::TransportKind::Uet {
+        t.uet.ns3_attributes()
+    } else {
+        Vec::new()
+    };
     ffi::Transport {
         kind: t.kind.into(),
         uet_payload_bytes: t.uet.payload_bytes,
@@ -331,7 +336,12 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
                 pmax: e.pmax,
             })
             .collect(),
-        attributes: t.ns3_attributes().iter().map(ns3_setting).collect(),
+        attributes: t
+            .ns3_attributes()
+            .iter()
+            .chain(&uet_attributes)
+            .map(ns3_setting)
+            .collect(),
         quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
         quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
         quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::transport_params::{define_transport, Ns3Name};
+use crate::transport_params::{define_transport, Ns3Attribute, Ns3Name, Ns3Object, Ns3Value};
 
 /// One link of the topology, in file order (port numbers per node follow this order).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -277,6 +277,15 @@ pub struct UetParams {
     pub rto_ns: u64,
     /// How the switches hash flows onto equal-cost ports.
     pub switch_hash: SwitchHash,
+    /// SMaRTT's wait-to-decrease (the REPS paper, §3.0.1): an ECN-marked ACK cuts the window
+    /// only while the moving average of the ACKs' ECN echoes is at least this (the paper's
+    /// 0.25; 0 = off, every mark cuts: htsim's `mprdma` window, the default). Left out of the
+    /// config echo when off, so that earlier runs keep their sweep directories.
+    #[serde(skip_serializing_if = "UetParams::wtd_off")]
+    pub wait_to_decrease: f64,
+    /// Gain of that moving average per ACK (the REPS artifact's 0.05; the paper gives none).
+    #[serde(skip_serializing_if = "UetParams::default_wtd_alpha")]
+    pub wtd_alpha: f64,
 }
 
 /// The switches' ECMP on the uet transport (`[transport.uet] switch_hash`).
@@ -310,6 +319,30 @@ impl UetParams {
     pub fn is_default(&self) -> bool {
         *self == UetParams::default()
     }
+
+    fn wtd_off(v: &f64) -> bool {
+        *v == 0.0
+    }
+
+    fn default_wtd_alpha(v: &f64) -> bool {
+        *v == UetParams::default().wtd_alpha
+    }
+
+    /// The settings of the uet transport's own ns-3 object (`ns3::RdmaUetRecovery`), for the
+    /// scenario program's attribute loop (only under `kind = "uet"`).
+    #[must_use]
+    pub fn ns3_attributes(&self) -> Vec<Ns3Attribute> {
+        let set = |name, value| Ns3Attribute {
+            object: Ns3Object::UetRecovery,
+            name,
+            value,
+            summary_key: None,
+        };
+        vec![
+            set("WaitToDecrease", Ns3Value::real(self.wait_to_decrease)),
+            set("WtdAlpha", Ns3Value::real(self.wtd_alpha)),
+        ]
+    }
 }
 
 impl Default for UetParams {
@@ -326,6 +359,8 @@ impl Default for UetParams {
             base_rtt_ns: 0,
             rto_ns: 0,
             switch_hash: SwitchHash::FiveTuple,
+            wait_to_decrease: 0.0,
+            wtd_alpha: 0.05,
         }
     }
 }

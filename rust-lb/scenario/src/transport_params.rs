@@ -72,6 +72,8 @@ pub enum Ns3Object {
     Hpcc,
     /// `ns3::RdmaDctcp` of every host.
     Dctcp,
+    /// `ns3::RdmaUetRecovery`: the uet transport of every host (its window rule).
+    UetRecovery,
 }
 
 impl Ns3Object {
@@ -89,6 +91,7 @@ impl Ns3Object {
             Ns3Object::Dcqcn => "ns3::RdmaDcqcn",
             Ns3Object::Hpcc => "ns3::RdmaHpcc",
             Ns3Object::Dctcp => "ns3::RdmaDctcp",
+            Ns3Object::UetRecovery => "ns3::RdmaUetRecovery",
         }
     }
 }

@@ -486,7 +486,7 @@ flow_file = "f.txt"
             "{base}kind = \"uet\"\n[transport.uet]\ntrimming = true\nqueue_packets = 101\n\
              ecn_kmin_packets = 25\necn_kmax_packets = 76\ninitial_window_packets = 151\n\
              max_window_bdp = 2.0\nbase_rtt = \"8337ns\"\nrto = \"42us\"\npayload = 2000\n\
-             switch_hash = \"htsim\"\n"
+             switch_hash = \"htsim\"\nwait_to_decrease = 0.25\nwtd_alpha = 0.1\n"
         ),
     );
     let t = load_scenario(&cfg, &Overrides::default())
@@ -510,7 +510,23 @@ flow_file = "f.txt"
             base_rtt_ns: 8337,
             rto_ns: 42_000,
             switch_hash: SwitchHash::Htsim,
+            wait_to_decrease: 0.25,
+            wtd_alpha: 0.1,
         }
+    );
+    // The window's options go to the uet transport's ns-3 object.
+    let names: Vec<_> = t
+        .uet
+        .ns3_attributes()
+        .iter()
+        .map(|a| (a.object.type_id(), a.name))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("ns3::RdmaUetRecovery", "WaitToDecrease"),
+            ("ns3::RdmaUetRecovery", "WtdAlpha")
+        ]
     );
     // link_rates: one direction set apart, its queue scaled with its rate (htsim's -failed).
     let degraded = write(
@@ -607,6 +623,14 @@ flow_file = "f.txt"
         (
             "kind = \"uet\"\n[transport.uet]\nmax_window_bdp = 0.0",
             "bad.toml:9: transport.uet.max_window_bdp: must be in (0, 100]",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nwait_to_decrease = 1.0",
+            "bad.toml:9: transport.uet.wait_to_decrease: must be in [0, 1) (0 = off), got 1",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nwtd_alpha = 0.0",
+            "bad.toml:9: transport.uet.wtd_alpha: must be in (0, 1], got 0",
         ),
         (
             "kind = \"uet\"\n[transport.uet]\nwindow = 3",

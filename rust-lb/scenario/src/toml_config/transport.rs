@@ -61,6 +61,8 @@ pub(super) struct UetSec {
     pub(super) base_rtt: Option<Time>,
     pub(super) rto: Option<Time>,
     pub(super) switch_hash: Option<SwitchHashSec>,
+    pub(super) wait_to_decrease: Option<Spanned<f64>>,
+    pub(super) wtd_alpha: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -283,6 +285,30 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
             SwitchHashSec::FiveTuple => SwitchHash::FiveTuple,
             SwitchHashSec::Htsim => SwitchHash::Htsim,
         };
+    }
+    if let Some(f) = &u.wait_to_decrease {
+        let v = *f.get_ref();
+        if !(0.0..1.0).contains(&v) {
+            return Err(cx.err(
+                f,
+                "transport.uet.wait_to_decrease",
+                ErrorKind::Value,
+                format!("must be in [0, 1) (0 = off), got {v}"),
+            ));
+        }
+        p.wait_to_decrease = v;
+    }
+    if let Some(f) = &u.wtd_alpha {
+        let v = *f.get_ref();
+        if !(v > 0.0 && v <= 1.0) {
+            return Err(cx.err(
+                f,
+                "transport.uet.wtd_alpha",
+                ErrorKind::Value,
+                format!("must be in (0, 1], got {v}"),
+            ));
+        }
+        p.wtd_alpha = v;
     }
     let (q, lo, hi) = (p.queue_packets, p.ecn_kmin_packets, p.ecn_kmax_packets);
     if (lo != 0 && hi != 0 && lo > hi) || (q != 0 && hi > q) {
