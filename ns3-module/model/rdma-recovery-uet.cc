@@ -15,7 +15,10 @@
 #include "rdma-time.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/uinteger.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
@@ -48,7 +51,34 @@ RdmaUetRecovery::GetTypeId()
                           "Gain of the ECN moving average per ACK (the REPS artifact's 0.05)",
                           DoubleValue(0.05),
                           MakeDoubleAccessor(&RdmaUetRecovery::m_wtdAlpha),
-                          MakeDoubleChecker<double>(0.0, 1.0));
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("Cc",
+                          "The sender's window rule: mprdma (htsim's, the REPS artifact's; "
+                          "rdma-uet.h) or nscc (the Ultra Ethernet transport's NSCC as the "
+                          "UEC's htsim runs it; rdma-uet-nscc.h)",
+                          EnumValue(RdmaUetRecovery::MPRDMA),
+                          MakeEnumAccessor(&RdmaUetRecovery::m_cc),
+                          MakeEnumChecker(RdmaUetRecovery::MPRDMA,
+                                          "mprdma",
+                                          RdmaUetRecovery::NSCC,
+                                          "nscc"))
+            .AddAttribute("NsccTargetDelay",
+                          "NSCC's target queuing delay (htsim -target_q_delay); 0 = 0.75 x "
+                          "the network's RTT (UetBaseRtt) with NsccTrimming, else 1 x",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaUetRecovery::m_nsccTarget),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("NsccQaGate",
+                          "NSCC's quick adapt acts when the bytes delivered in a window are "
+                          "below the window's cap / 2^NsccQaGate (htsim -qa_gate)",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&RdmaUetRecovery::m_nsccQaGate),
+                          MakeUintegerChecker<uint32_t>(0, 30))
+            .AddAttribute("NsccTrimming",
+                          "Whether the fabric trims (NSCC's derived target delay)",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaUetRecovery::m_nsccTrimming),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -129,7 +159,35 @@ RdmaUetRecovery::Sender(RdmaQueuePair& qp)
     u.windowBytes = m_nic->m_uetInitialWindow == 0
                         ? u.capBytes
                         : std::clamp(m_nic->m_uetInitialWindow, u.mtuBytes, u.capBytes);
+    if (m_cc == NSCC)
+    {
+        // NSCC's own base RTT (the network's, lowered by samples), cap and initial window
+        // (htsim's -cwnd is not clamped to the cap before the first ACK).
+        u.nscc = std::make_unique<RdmaUetNscc>(Nscc(),
+                                               static_cast<int64_t>(m_nic->m_uetInitialWindow));
+        u.windowBytes = static_cast<uint64_t>(u.nscc->Window());
+        u.capBytes = static_cast<uint64_t>(u.nscc->MaxWindow());
+    }
     return u;
+}
+
+const RdmaUetNsccParams&
+RdmaUetRecovery::Nscc()
+{
+    if (!m_nsccDerived)
+    {
+        const int64_t mss = m_nic->m_payloadBytes;
+        m_nscc = RdmaUetNsccParams::Derive(
+            static_cast<uint64_t>(m_nic->m_uetBaseRtt.GetPicoSeconds()),
+            m_nic->m_dev->GetDataRate().GetBitRate(),
+            mss + m_nic->m_uetHeaderBytes,
+            mss,
+            static_cast<uint64_t>(m_nsccTarget.GetPicoSeconds()),
+            m_nsccTrimming,
+            m_nsccQaGate);
+        m_nsccDerived = true;
+    }
+    return m_nscc;
 }
 
 bool
@@ -143,6 +201,17 @@ RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     if (u.windowBytes <= u.inflightBytes)
     {
         return false; // window-bound: an ACK, NACK or timeout kicks the port
+    }
+    if (u.nscc)
+    {
+        // NSCC sends a packet only if it fits (htsim can_send_NSCC: cwnd >= in flight + size).
+        const uint64_t seq = u.rtx.empty() ? qp.sndNxt : *u.rtx.begin();
+        const uint64_t wire =
+            std::min<uint64_t>(m_nic->m_payloadBytes, qp.size - seq) + m_nic->m_uetHeaderBytes;
+        if (u.windowBytes < u.inflightBytes + wire)
+        {
+            return false;
+        }
     }
     return m_nic->TimeToSend(qp, now, wake);
 }
@@ -263,14 +332,39 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
 
 // ---- Sender: feedback and timeout -----------------------------------------------------------
 
+void
+RdmaUetRecovery::CutOnLoss(RdmaQueuePair& qp, const RdmaUetSent& at, bool nack, Time now)
+{
+    RdmaUetSender& u = *qp.uet;
+    if (!u.nscc)
+    {
+        u.windowBytes = RdmaUetWindowOnLoss(u.windowBytes, u.mtuBytes, at.wireBytes);
+        return;
+    }
+    if (nack)
+    {
+        u.nscc->OnNack(Nscc(),
+                       static_cast<uint64_t>(now.GetPicoSeconds()),
+                       at.wireBytes,
+                       static_cast<uint64_t>((now - at.sent).GetPicoSeconds()),
+                       static_cast<int64_t>(u.inflightBytes));
+    }
+    else
+    {
+        u.nscc->OnTimeout(Nscc(), at.wireBytes);
+    }
+    u.windowBytes = static_cast<uint64_t>(u.nscc->Window());
+    u.capBytes = static_cast<uint64_t>(u.nscc->MaxWindow());
+}
+
 uint16_t
-RdmaUetRecovery::Lose(RdmaQueuePair& qp, uint64_t seq)
+RdmaUetRecovery::Lose(RdmaQueuePair& qp, uint64_t seq, bool nack, Time now)
 {
     RdmaUetSender& u = *qp.uet;
     const RdmaUetSent at = *u.outstanding.Find(seq);
     const uint16_t entropy = at.entropy;
+    CutOnLoss(qp, at, nack, now);
     u.inflightBytes -= at.wireBytes;
-    u.windowBytes = RdmaUetWindowOnLoss(u.windowBytes, u.mtuBytes, at.wireBytes);
     u.rtx.insert(seq);
     u.outstanding.Erase(seq);
     m_nic->m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
@@ -329,17 +423,33 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
         ++qp.rec.nacksRx;
         if (u.outstanding.Find(h.echoSeq))
         {
-            Lose(qp, h.echoSeq); // a trimmed packet: resend it, cut the window by its size
+            Lose(qp, h.echoSeq, true, now); // a trimmed packet: resend it, cut the window
         }
     }
     else
     {
         m_nic->m_uetRtt(qp.flowId, fb.rtt);
-        u.windowBytes = m_waitToDecrease > 0
-                            ? RdmaUetWindowOnAckWtd(u.windowBytes, u.capBytes, u.mtuBytes, acked,
-                                                    ecn, m_waitToDecrease, m_wtdAlpha,
-                                                    &u.ecnAverage)
-                            : RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
+        if (u.nscc)
+        {
+            u.nscc->OnAck(Nscc(),
+                          static_cast<uint64_t>(now.GetPicoSeconds()),
+                          static_cast<int64_t>(acked),
+                          static_cast<uint64_t>(std::max(fb.rtt, Time(0)).GetPicoSeconds()),
+                          ecn,
+                          static_cast<int64_t>(u.inflightBytes));
+            u.windowBytes = static_cast<uint64_t>(u.nscc->Window());
+            u.capBytes = static_cast<uint64_t>(u.nscc->MaxWindow());
+        }
+        else if (m_waitToDecrease > 0)
+        {
+            u.windowBytes = RdmaUetWindowOnAckWtd(u.windowBytes, u.capBytes, u.mtuBytes, acked,
+                                                  ecn, m_waitToDecrease, m_wtdAlpha,
+                                                  &u.ecnAverage);
+        }
+        else
+        {
+            u.windowBytes = RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
+        }
         m_nic->m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
     }
     if (qp.sndUna >= qp.size)
@@ -404,7 +514,7 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
     fb.kind = LbFeedbackKind::TIMEOUT;
     fb.now = now;
     fb.psn = static_cast<uint32_t>(seq / m_nic->m_payloadBytes);
-    fb.entropy = Lose(qp, seq);
+    fb.entropy = Lose(qp, seq, false, now);
     m_nic->LbFeedbackAndProbes(qp, fb);
     ArmRto(qp);
     m_nic->ArmLbTimer(qp);

@@ -8,6 +8,7 @@
 #define RDMA_RECOVERY_UET_H
 
 #include "rdma-recovery.h"
+#include "rdma-uet-nscc.h"
 #include "rdma-uet.h"
 
 namespace ns3
@@ -21,6 +22,13 @@ namespace ns3
 class RdmaUetRecovery final : public RdmaLossRecovery
 {
   public:
+    /// The sender's window rule (attribute Cc).
+    enum Cc
+    {
+        MPRDMA, //!< htsim's mprdma window, the REPS artifact's (rdma-uet.h), the default
+        NSCC,   //!< the Ultra Ethernet transport's NSCC (rdma-uet-nscc.h)
+    };
+
     /// \return the TypeId: the window rule's options (the transport's other settings, Uet*,
     /// are the NIC's)
     static TypeId GetTypeId();
@@ -45,16 +53,28 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// Sends the ACK/NACK of UET data packet \p h (padded to UetHeaderSize).
     void SendFeedback(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type,
                       uint64_t sackLen);
-    /// Removes the outstanding packet at offset \p seq after its loss (NACK or timeout): window cut,
-    /// queued for retransmission. \return its entropy
-    uint16_t Lose(RdmaQueuePair& qp, uint64_t seq);
+    /// Removes the outstanding packet at offset \p seq after its loss (a NACK when \p nack,
+    /// else a timeout) at \p now: window cut, queued for retransmission. \return its entropy
+    uint16_t Lose(RdmaQueuePair& qp, uint64_t seq, bool nack, Time now);
     /// (Re)arms the timer of \p qp on its oldest outstanding packet (sent + UetRto).
     void ArmRto(RdmaQueuePair& qp);
     /// The retransmission timer of queue pair \p qpn.
     void RtoCheck(uint16_t qpn);
 
+    /// Cuts the window for the loss of the outstanding packet at \p seq (before it leaves the
+    /// bytes in flight): by its bytes (mprdma, NSCC on a timeout), NSCC's NACK rule on a NACK.
+    void CutOnLoss(RdmaQueuePair& qp, const RdmaUetSent& at, bool nack, Time now);
+    /// NSCC's settings (derived at the first queue pair from the NIC's; they are per fabric).
+    const RdmaUetNsccParams& Nscc();
+
+    Cc m_cc{MPRDMA};            //!< Cc: the window rule
     double m_waitToDecrease{0}; //!< WaitToDecrease: threshold of the ECN average (0 = off)
     double m_wtdAlpha{0.05};    //!< WtdAlpha: gain of the ECN average per ACK
+    Time m_nsccTarget;          //!< NsccTargetDelay (0 = derived)
+    uint32_t m_nsccQaGate{3};   //!< NsccQaGate
+    bool m_nsccTrimming{false}; //!< NsccTrimming: the fabric trims (the derived target)
+    bool m_nsccDerived{false};  //!< m_nscc holds the derived settings
+    RdmaUetNsccParams m_nscc;   //!< NSCC's settings
 };
 
 } // namespace ns3

@@ -44,10 +44,13 @@
 #ifndef RDMA_UET_H
 #define RDMA_UET_H
 
+#include "rdma-uet-nscc.h"
+
 #include "ns3/nstime.h"
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -195,6 +198,7 @@ struct RdmaUetSender
     RdmaUetOutstanding outstanding; //!< by byte offset, and in send-time order for the timer
     std::set<uint64_t> rtx;   //!< offsets to send again (NACKed or timed out), lowest first
     double ecnAverage{0};     //!< wait-to-decrease: moving average of the ACKs' ECN echoes
+    std::unique_ptr<RdmaUetNscc> nscc; //!< NSCC's state (Cc nscc), else null
 };
 
 /**

@@ -4,6 +4,7 @@
  *
  *  - window rule: RdmaUetWindowOnAck / OnLoss against hand-computed numbers; wait-to-decrease
  *    (RdmaUetWindowOnAckWtd) holds the window for the marks below its threshold;
+ *  - NSCC: the UEC htsim's derived settings and one ACK of each cell of its rule;
  *  - one flow alone reaches line rate: its FCT is the first-principles value to the ns;
  *  - trimming turns a drop into a NACK at the sender within one base RTT of the trim, one
  *    NACK per trimmed packet, and nothing is lost or timed out;
@@ -209,6 +210,90 @@ class UetWaitToDecreaseRuleTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(RdmaUetWindowOnAckWtd(100000, 200000, WIRE, WIRE, true, 0.25, 0.05, &avg),
                               98963u,
                               "");
+    }
+};
+
+/**
+ * NSCC (rdma-uet-nscc.h) on the UEC htsim's default 3-tier fabric (100 Gbps, 1 us links,
+ * trimming), against the numbers that simulator prints for it (data/uec-htsim/
+ * perm128_ft100_nscc/stdout.txt: network RTT 14,022,720 ps, BDP 175,284 B, target 10,517,040
+ * ps, a = 1.16856, b = 0.87642, alpha = 0.00159158, Fi = 23873.7, Eta = 716.21, FiScale =
+ * 0.29214, maxWindow 262,926 B), then one ACK of each cell of the rule, hand-computed:
+ *  - unmarked, no queuing delay, window 100,000 B at 20 us: a proportional increase of
+ *    alpha x 4150 x target = 69,465,592 accumulated; the first fulfill (more than a network RTT
+ *    since time 0) adds 69,465,592 / 100,000 = 694 and Eta: 100,000 + 694 + 716.21 -> 101,410;
+ *  - unmarked at the target delay: a fair increase, Fi x 4150 = 99,075,775 accumulated, not
+ *    applied before 8 MTU or a network RTT;
+ *  - marked, delay 10 x target (after the first ACK's fulfill, + Eta): the average delay is
+ *    10 T (1 - 0.9875^n), below T for n <= 8 (the window holds) and 1.0704 T at n = 9: the window x (1 - 0.8 x 0.0704 / 1.0704)
+ *    = x 0.9474, once per base RTT;
+ *  - marked below the target: nothing (but the first ACK's Eta);
+ *  - a NACK after a quiet window: quick adapt sets the window to the bytes delivered in it.
+ */
+class UetNsccTestCase : public TestCase
+{
+  public:
+    UetNsccTestCase()
+        : TestCase("uet nscc: htsim's derived settings, and each cell of the rule")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t rtt = 14022720;
+        const auto p = RdmaUetNsccParams::Derive(rtt, 100000000000ULL, 4150, 4086, 0, true, 3);
+        NS_TEST_EXPECT_MSG_EQ(p.targetPs, 10517040u, "target = 0.75 x network RTT");
+        NS_TEST_EXPECT_MSG_EQ_TOL(p.alpha, 0.00159158, 1e-8, "alpha");
+        NS_TEST_EXPECT_MSG_EQ_TOL(p.fi, 23873.7, 0.05, "Fi");
+        NS_TEST_EXPECT_MSG_EQ_TOL(p.eta, 716.21, 0.005, "Eta");
+        NS_TEST_EXPECT_MSG_EQ_TOL(p.fiScale, 0.29214, 1e-5, "FiScale");
+        NS_TEST_EXPECT_MSG_EQ(p.qaThresholdPs, 4 * 10517040u, "quick adapt above 4 x target");
+        NS_TEST_EXPECT_MSG_EQ(p.adjustBytes, 33200, "fulfill every 8 MTU");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetNscc(p, 0).Window(), 262926, "starts at maxWindow");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetNscc(p, 0).MaxWindow(), 262926, "1.5 x BDP");
+
+        // Proportional increase, then the first fulfill with Eta.
+        RdmaUetNscc n(p, 100000);
+        n.OnAck(p, 20000000, 4150, rtt, false, 0);
+        NS_TEST_EXPECT_MSG_EQ(n.Window(), 101410, "100,000 + 694 + 716.21");
+        NS_TEST_EXPECT_MSG_EQ(n.AvgDelayPs(), 0u, "no queuing delay");
+
+        // Fair increase: accumulated, not yet applied (1 us after the fulfill, 4150 B < 8 MTU).
+        n.OnAck(p, 21000000, 4150, rtt + p.targetPs, false, 0);
+        NS_TEST_EXPECT_MSG_EQ(n.Window(), 101410, "fair increase waits for the fulfill");
+
+        // Multiplicative decrease: the ninth marked ACK at 10 x target cuts by 0.9474. (The
+        // first ACK of a queue pair also runs the first fulfill: + Eta, 200,000 -> 200,716.)
+        RdmaUetNscc md(p, 200000);
+        for (int k = 1; k <= 8; ++k)
+        {
+            md.OnAck(p, 20000000 + k * 1000, 4150, rtt + 10 * p.targetPs, true, 0);
+            NS_TEST_EXPECT_MSG_EQ(md.Window(), 200716, "average below the target, ACK " << k);
+        }
+        md.OnAck(p, 20009000, 4150, rtt + 10 * p.targetPs, true, 0);
+        NS_TEST_EXPECT_MSG_EQ(md.AvgDelayPs(), 11257018u, "10 T (1 - 0.9875^9), truncated");
+        NS_TEST_EXPECT_MSG_EQ(md.Window(), static_cast<int64_t>(200716 * (1 - 0.8 * (11257018.0 - 10517040) / 11257018.0)),
+                              "x 0.9474");
+        const int64_t once = md.Window();
+        md.OnAck(p, 20010000, 4150, rtt + 10 * p.targetPs, true, 0);
+        NS_TEST_EXPECT_MSG_EQ(md.Window(), once, "at most once per base RTT");
+
+        // Marked below the target: the window holds.
+        RdmaUetNscc path(p, 150000);
+        path.OnAck(p, 20000000, 4150, rtt + p.targetPs / 2, true, 0);
+        NS_TEST_EXPECT_MSG_EQ(path.Window(), 150716, "only the first fulfill's Eta: the path's "
+                                                     "congestion, not the flow's");
+
+        // Quick adapt: 8300 B delivered in the window opened at 20 us (it ends at 20 us +
+        // base RTT + target = 44.54 us), under maxWindow / 8; a NACK after it sets the window
+        // to those bytes.
+        RdmaUetNscc qa(p, 200000);
+        qa.OnAck(p, 20000000, 4150, rtt, false, 50000);
+        qa.OnAck(p, 30000000, 4150, rtt, false, 50000);
+        qa.OnAck(p, 40000000, 4150, rtt, false, 50000);
+        qa.OnNack(p, 50000000, 4150, rtt, 50000);
+        NS_TEST_EXPECT_MSG_EQ(qa.Window(), 8300, "the bytes delivered in the window");
     }
 };
 
@@ -964,6 +1049,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
     {
         AddTestCase(new UetWindowRuleTestCase, TestCase::QUICK);
         AddTestCase(new UetWaitToDecreaseRuleTestCase, TestCase::QUICK);
+        AddTestCase(new UetNsccTestCase, TestCase::QUICK);
         AddTestCase(new UetOutstandingTestCase, TestCase::QUICK);
         AddTestCase(new UetLineRateTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimNackTestCase, TestCase::QUICK);

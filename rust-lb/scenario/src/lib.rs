@@ -43,7 +43,7 @@ use rdma_lb_core::config::LbConfig;
 pub use error::{ErrorKind, Result, ScenarioError};
 pub use model::{
     Cc, Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, PortRate, Quirk,
-    QuirkSet, Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind,
+    QuirkSet, Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind, UetCc,
     UetParams,
 };
 pub use overrides::Overrides;

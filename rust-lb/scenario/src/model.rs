@@ -286,6 +286,44 @@ pub struct UetParams {
     /// Gain of that moving average per ACK (the REPS artifact's 0.05; the paper gives none).
     #[serde(skip_serializing_if = "UetParams::default_wtd_alpha")]
     pub wtd_alpha: f64,
+    /// The sender's window rule. Left out of the config echo at its default.
+    #[serde(skip_serializing_if = "UetCc::is_mprdma")]
+    pub cc: UetCc,
+    /// NSCC's target queuing delay in ns (htsim `-target_q_delay`; 0 = 0.75 x the network's
+    /// RTT with trimming, 1 x without). Left out of the config echo at 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub nscc_target_delay_ns: u64,
+    /// NSCC's quick-adapt gate (htsim `-qa_gate`): it acts when the bytes delivered in a
+    /// window are below the cap / 2^gate. Left out of the config echo at 3.
+    #[serde(skip_serializing_if = "UetParams::default_qa_gate")]
+    pub nscc_qa_gate: u32,
+}
+
+/// The uet transport's window rule (`[transport.uet] cc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UetCc {
+    /// htsim's `mprdma` window, the REPS artifact's (`-sender_cc_algo mprdma`): +1 packet per
+    /// window unmarked, -1/4 of the acknowledged bytes per mark.
+    Mprdma,
+    /// The Ultra Ethernet transport's NSCC as the UEC's htsim runs it (delay and ECN, quick
+    /// adapt; `ns3-module/model/rdma-uet-nscc.h`).
+    Nscc,
+}
+
+impl UetCc {
+    /// The name configs and the ns-3 attribute `Cc` use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            UetCc::Mprdma => "mprdma",
+            UetCc::Nscc => "nscc",
+        }
+    }
+
+    fn is_mprdma(&self) -> bool {
+        *self == UetCc::Mprdma
+    }
 }
 
 /// The switches' ECMP on the uet transport (`[transport.uet] switch_hash`).
@@ -328,6 +366,10 @@ impl UetParams {
         *v == UetParams::default().wtd_alpha
     }
 
+    fn default_qa_gate(v: &u32) -> bool {
+        *v == UetParams::default().nscc_qa_gate
+    }
+
     /// The settings of the uet transport's own ns-3 object (`ns3::RdmaUetRecovery`), for the
     /// scenario program's attribute loop (only under `kind = "uet"`).
     #[must_use]
@@ -341,6 +383,13 @@ impl UetParams {
         vec![
             set("WaitToDecrease", Ns3Value::real(self.wait_to_decrease)),
             set("WtdAlpha", Ns3Value::real(self.wtd_alpha)),
+            set("Cc", Ns3Value::Name(self.cc.name())),
+            set(
+                "NsccTargetDelay",
+                Ns3Value::time_ns(self.nscc_target_delay_ns),
+            ),
+            set("NsccQaGate", Ns3Value::uint(self.nscc_qa_gate)),
+            set("NsccTrimming", Ns3Value::flag(self.trimming)),
         ]
     }
 }
@@ -361,6 +410,9 @@ impl Default for UetParams {
             switch_hash: SwitchHash::FiveTuple,
             wait_to_decrease: 0.0,
             wtd_alpha: 0.05,
+            cc: UetCc::Mprdma,
+            nscc_target_delay_ns: 0,
+            nscc_qa_gate: 3,
         }
     }
 }

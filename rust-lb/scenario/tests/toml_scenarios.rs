@@ -11,7 +11,7 @@ mod common;
 use common::{data, repo, scratch, write};
 use rdma_lb_scenario::{
     load_scenario, Cc, CollectiveKind, Overrides, PortRate, Quirk, QuirkSet, Recovery, SwitchHash,
-    TransportKind, UetParams,
+    TransportKind, UetCc, UetParams,
 };
 
 #[test]
@@ -486,7 +486,8 @@ flow_file = "f.txt"
             "{base}kind = \"uet\"\n[transport.uet]\ntrimming = true\nqueue_packets = 101\n\
              ecn_kmin_packets = 25\necn_kmax_packets = 76\ninitial_window_packets = 151\n\
              max_window_bdp = 2.0\nbase_rtt = \"8337ns\"\nrto = \"42us\"\npayload = 2000\n\
-             switch_hash = \"htsim\"\nwait_to_decrease = 0.25\nwtd_alpha = 0.1\n"
+             switch_hash = \"htsim\"\nwait_to_decrease = 0.25\nwtd_alpha = 0.1\n\
+             cc = \"nscc\"\nnscc_target_delay = \"9us\"\nnscc_qa_gate = 4\n"
         ),
     );
     let t = load_scenario(&cfg, &Overrides::default())
@@ -512,6 +513,9 @@ flow_file = "f.txt"
             switch_hash: SwitchHash::Htsim,
             wait_to_decrease: 0.25,
             wtd_alpha: 0.1,
+            cc: UetCc::Nscc,
+            nscc_target_delay_ns: 9000,
+            nscc_qa_gate: 4,
         }
     );
     // The window's options go to the uet transport's ns-3 object.
@@ -521,11 +525,16 @@ flow_file = "f.txt"
         .iter()
         .map(|a| (a.object.type_id(), a.name))
         .collect();
+    let uet = "ns3::RdmaUetRecovery";
     assert_eq!(
         names,
         [
-            ("ns3::RdmaUetRecovery", "WaitToDecrease"),
-            ("ns3::RdmaUetRecovery", "WtdAlpha")
+            (uet, "WaitToDecrease"),
+            (uet, "WtdAlpha"),
+            (uet, "Cc"),
+            (uet, "NsccTargetDelay"),
+            (uet, "NsccQaGate"),
+            (uet, "NsccTrimming")
         ]
     );
     // link_rates: one direction set apart, its queue scaled with its rate (htsim's -failed).
@@ -627,6 +636,14 @@ flow_file = "f.txt"
         (
             "kind = \"uet\"\n[transport.uet]\nwait_to_decrease = 1.0",
             "bad.toml:9: transport.uet.wait_to_decrease: must be in [0, 1) (0 = off), got 1",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\ncc = \"rccc\"",
+            "bad.toml:9",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nnscc_qa_gate = 31",
+            "bad.toml:9: transport.uet.nscc_qa_gate: must be in 0..=30, got 31",
         ),
         (
             "kind = \"uet\"\n[transport.uet]\nwtd_alpha = 0.0",

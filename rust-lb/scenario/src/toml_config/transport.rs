@@ -9,7 +9,7 @@ use toml::Spanned;
 use super::context::Cx;
 use super::quantity::{Bytes, Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
-use crate::model::{Cc, EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind};
+use crate::model::{Cc, EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind, UetCc};
 use crate::transport_params::{define_toml_keys, IntoField};
 
 #[derive(Debug, Deserialize)]
@@ -63,6 +63,16 @@ pub(super) struct UetSec {
     pub(super) switch_hash: Option<SwitchHashSec>,
     pub(super) wait_to_decrease: Option<Spanned<f64>>,
     pub(super) wtd_alpha: Option<Spanned<f64>>,
+    pub(super) cc: Option<UetCcSec>,
+    pub(super) nscc_target_delay: Option<Time>,
+    pub(super) nscc_qa_gate: Option<Spanned<u32>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) enum UetCcSec {
+    Mprdma,
+    Nscc,
 }
 
 #[derive(Debug, Deserialize)]
@@ -309,6 +319,27 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
             ));
         }
         p.wtd_alpha = v;
+    }
+    if let Some(c) = &u.cc {
+        p.cc = match c {
+            UetCcSec::Mprdma => UetCc::Mprdma,
+            UetCcSec::Nscc => UetCc::Nscc,
+        };
+    }
+    if let Some(t) = u.nscc_target_delay {
+        p.nscc_target_delay_ns = t.0;
+    }
+    if let Some(g) = &u.nscc_qa_gate {
+        let v = *g.get_ref();
+        if v > 30 {
+            return Err(cx.err(
+                g,
+                "transport.uet.nscc_qa_gate",
+                ErrorKind::Value,
+                format!("must be in 0..=30, got {v}"),
+            ));
+        }
+        p.nscc_qa_gate = v;
     }
     let (q, lo, hi) = (p.queue_packets, p.ecn_kmin_packets, p.ecn_kmax_packets);
     if (lo != 0 && hi != 0 && lo > hi) || (q != 0 && hi > q) {
