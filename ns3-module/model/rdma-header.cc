@@ -106,6 +106,10 @@ RdmaHeader::GetSerializedSize() const
         return DATA_HEADER_BYTES + IntBytes(intMode);
     case ACK:
     case NACK:
+        if (intMode == INT_NONE && (flags & FLAG_ACK_REQUEST) != 0)
+        {
+            return ACK_BITMAP_BYTES;
+        }
         return std::max(ACK_BYTES, L2_BYTES + IPV4_BYTES + QBB_BYTES + IntBytes(intMode));
     case PFC:
         return PFC_BYTES;
@@ -173,7 +177,12 @@ RdmaHeader::Serialize(Buffer::Iterator i) const
         i.WriteHtonU32(seq);
         i.WriteHtonU32(sackSeq);
         i.WriteHtonU16(sackLen);
-        if (intMode == INT_NONE)
+        if (intMode == INT_NONE && (flags & FLAG_ACK_REQUEST) != 0)
+        {
+            i.WriteHtonU16(qpn);
+            i.WriteHtonU64(sackBitmap); // UET coalesced ACK: the SACK bitmap
+        }
+        else if (intMode == INT_NONE)
         {
             i.WriteHtonU16(qpn); // padding in the reference: model metadata
             i.WriteHtonU16(0);
@@ -243,6 +252,10 @@ RdmaHeader::OnTheWire() const
     {
         w.sackSeq = sackSeq;
         w.sackLen = sackLen;
+        if (intMode == INT_NONE && (flags & FLAG_ACK_REQUEST) != 0)
+        {
+            w.sackBitmap = sackBitmap;
+        }
     }
     if (intMode == INT_HPCC)
     {
@@ -284,6 +297,10 @@ RdmaHeader::Decode(const uint8_t* b, uint32_t n)
     NS_ABORT_MSG_IF(proto != DATA && proto != ACK && proto != NACK && proto != PFC,
                     "RdmaHeader: unknown protocol " << uint32_t(proto));
     type = static_cast<Type>(proto);
+    if (type == ACK || type == NACK)
+    {
+        flags = Be16(b + FIXED_BYTES + 4); // the size depends on it (a SACK bitmap)
+    }
     const uint32_t size = GetSerializedSize();
     NS_ABORT_MSG_IF(n < size, "RdmaHeader: " << n << " bytes, need " << size);
     const uint8_t* t = b + FIXED_BYTES;
@@ -310,6 +327,10 @@ RdmaHeader::Decode(const uint8_t* b, uint32_t n)
         if (intMode == INT_NONE)
         {
             qpn = Be16(t + 18);
+            if ((flags & FLAG_ACK_REQUEST) != 0)
+            {
+                sackBitmap = Be64(t + 20);
+            }
         }
         else
         {

@@ -100,6 +100,9 @@ class RdmaHeader : public Header
     uint16_t flags{0};   //!< ACK/NACK: bit 0 = CNP; data and ACK: bit 1 = probe (IPv4 id on data)
     uint32_t sackSeq{0}; //!< ACK/NACK: start of the selectively acknowledged block (IRN)
     uint16_t sackLen{0}; //!< ACK/NACK: length of that block in bytes (IRN)
+    /// ACK with FLAG_ACK_REQUEST (UET, coalesced ACKs): bit i = the packet at sackSeq + i
+    /// payloads was received (htsim's 64-packet SACK bitmap)
+    uint64_t sackBitmap{0};
     /// Data: the sender's queue-pair number (model metadata in the UDP checksum, which the
     /// reference leaves zero); ACK/NACK: echoed (in the padding). The NICs key a flow by it,
     /// so the UDP ports are free to be the reference's (quirk flow-ports) or the entropy.
@@ -124,6 +127,12 @@ class RdmaHeader : public Header
     /// NACK: a switch load balancer's own control packet (ConWeave REPLY / NOTIFY; the
     /// reference's 0xFD packets with a ConWeave tag). Consumed by a ToR; a NIC ignores it.
     static constexpr uint16_t FLAG_LB_CONTROL = 0x100; // bit 2 is the NIC's ECN echo
+    /// Data (UET transport): the sender asks for an ACK at once (UEC's AR bit). ACK (UET):
+    /// it carries a SACK bitmap (sackBitmap, 64 packets from sackSeq) instead of one block.
+    static constexpr uint16_t FLAG_ACK_REQUEST = 0x10;
+    /// ACK size with a SACK bitmap: the 8 B of padding after the qpn hold the bitmap
+    /// (2 B more than ACK_BYTES' 6 B of padding).
+    static constexpr uint32_t ACK_BITMAP_BYTES = 62;
 
   private:
     void WriteInt(Buffer::Iterator& i) const;

@@ -360,6 +360,8 @@ class RdmaNic : public Object, private RdmaCcHost
         uint32_t flowId{0};        //!< the flow's id (known once ExpectFlow ran)
         uint64_t size{0};          //!< the flow's bytes (0 = not announced)
         bool delivered{false};     //!< FlowDelivered has fired
+        uint32_t uetAccepted{0};   //!< UET coalesced ACKs: wire bytes accepted since the last ACK
+        bool uetAckRequest{false}; //!< UET: an AR packet arrived; ACK again once in order
     };
 
     void DoStartFlow(uint32_t flowId,

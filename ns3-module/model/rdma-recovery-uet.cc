@@ -52,6 +52,14 @@ RdmaUetRecovery::GetTypeId()
                           DoubleValue(0.05),
                           MakeDoubleAccessor(&RdmaUetRecovery::m_wtdAlpha),
                           MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("AckBytes",
+                          "Receiver: coalesce ACKs, one per this many wire bytes accepted and one "
+                          "at once for a mark, a duplicate, the first packet and an AR packet, "
+                          "with a 64-packet SACK bitmap (htsim -sack_threshold, the UEC htsim's "
+                          "16384); 0 = answer every packet with its own ACK (the REPS artifact's)",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaUetRecovery::m_ackBytes),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("Cc",
                           "The sender's window rule: mprdma (htsim's, the REPS artifact's; "
                           "rdma-uet.h) or nscc (the Ultra Ethernet transport's NSCC as the "
@@ -230,7 +238,18 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     cx.retransmission = seq < qp.highSent;
     cx.inflightPkts = static_cast<uint32_t>(u.outstanding.Size());
     cx.everyArrivalAnswered = true;
-    const RdmaHeader h = m_nic->DataHeader(qp, seq, cx);
+    RdmaHeader h = m_nic->DataHeader(qp, seq, cx);
+    if (m_ackBytes > 0)
+    {
+        // UEC's AR bit (htsim UecSrc::sendNewPacket / sendRtxPacket): a resend, the last new
+        // packet, or a packet after which the window has no room for another full one.
+        const uint64_t wire = payload + m_nic->m_uetHeaderBytes;
+        const bool last = !fromRtx && seq + payload >= qp.size;
+        if (fromRtx || last || u.inflightBytes + 2 * wire >= u.windowBytes)
+        {
+            h.flags |= RdmaHeader::FLAG_ACK_REQUEST;
+        }
+    }
     RdmaFramePtr f =
         RdmaFrame::Make(h, payload + m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
     const uint32_t wire = f->sizeBytes;
@@ -259,11 +278,50 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
 
 // ---- Receiver -------------------------------------------------------------------------------
 
+uint64_t
+RdmaUetRecovery::SackBitmap(const RxState& rx, uint64_t base) const
+{
+    // Bit i: the packet at base + i payloads is held out of order (htsim buildSackBitmap).
+    const uint64_t unit = m_nic->m_payloadBytes;
+    uint64_t bits = 0;
+    auto it = rx.ooo.upper_bound(base);
+    if (it != rx.ooo.begin())
+    {
+        --it;
+    }
+    for (; it != rx.ooo.end() && it->first < base + 64 * unit; ++it)
+    {
+        for (uint64_t o = std::max(it->first, base); o < it->second && o < base + 64 * unit;
+             o += unit)
+        {
+            if ((o - base) % unit == 0)
+            {
+                bits |= uint64_t{1} << ((o - base) / unit);
+            }
+        }
+    }
+    return bits;
+}
+
 void
-RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
-                              const RxState& rx,
-                              RdmaHeader::Type type,
-                              uint64_t sackLen)
+RdmaUetRecovery::SendCoalescedAck(const RdmaHeader& h, RxState& rx, bool toTrigger)
+{
+    // The bitmap starts at the packet itself after a mark or an AR, else it ends there
+    // (htsim sackBitmapBase: max(psn - 63, expected + 1), in packets).
+    const uint64_t unit = m_nic->m_payloadBytes;
+    const uint64_t s = h.seq / unit;
+    const uint64_t base =
+        toTrigger ? s : std::max<uint64_t>(s >= 63 ? s - 63 : 0, rx.expected / unit + 1);
+    RdmaHeader a = FeedbackHeader(h, rx, RdmaHeader::ACK);
+    a.flags |= RdmaHeader::FLAG_ACK_REQUEST;
+    a.sackSeq = static_cast<uint32_t>(base * unit);
+    a.sackBitmap = SackBitmap(rx, base * unit);
+    rx.uetAccepted = 0;
+    SendHeader(a);
+}
+
+RdmaHeader
+RdmaUetRecovery::FeedbackHeader(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type) const
 {
     RdmaHeader a;
     a.type = type;
@@ -277,11 +335,27 @@ RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
     a.echoSeq = h.seq;
     a.flags = h.ecn != 0 ? RdmaNic::FLAG_ECN_ECHO : 0;
     a.seq = static_cast<uint32_t>(rx.expected);
-    a.sackSeq = h.seq;
-    a.sackLen = static_cast<uint16_t>(sackLen);
+    return a;
+}
+
+void
+RdmaUetRecovery::SendHeader(const RdmaHeader& a)
+{
     const uint32_t size = a.GetSerializedSize();
     const uint32_t header = m_nic->m_uetHeaderBytes;
     m_nic->m_dev->Enqueue(RdmaFrame::Make(a, header > size ? header - size : 0), 0);
+}
+
+void
+RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
+                              const RxState& rx,
+                              RdmaHeader::Type type,
+                              uint64_t sackLen)
+{
+    RdmaHeader a = FeedbackHeader(h, rx, type);
+    a.sackSeq = h.seq;
+    a.sackLen = static_cast<uint16_t>(sackLen);
+    SendHeader(a);
 }
 
 void
@@ -292,8 +366,14 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
     RxState& rx = rit->second;
     const uint64_t s = h.seq;
     const bool held = s < rx.expected || rx.ooo.count(s) != 0;
+    const bool coalesce = m_ackBytes > 0;
     if ((h.flags & RdmaHeader::FLAG_TRIMMED) != 0)
     {
+        if (held && coalesce)
+        {
+            SendCoalescedAck(h, rx, h.ecn != 0);
+            return;
+        }
         if (held)
         {
             // An older copy arrived: ACK it (SACK its block if it is beyond the cumulative ACK).
@@ -308,6 +388,11 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
         return;
     }
     const uint64_t len = payloadBytes - (m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    if (coalesce)
+    {
+        ReceiveCoalesced(h, rx, len);
+        return;
+    }
     if (s == rx.expected)
     {
         rx.expected = s + len;
@@ -328,6 +413,57 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
         ++m_nic->m_cnpsSent;
     }
     SendFeedback(h, rx, RdmaHeader::ACK, len);
+}
+
+void
+RdmaUetRecovery::ReceiveCoalesced(const RdmaHeader& h, RxState& rx, uint64_t len)
+{
+    // htsim UecSink::processData: ACK at once for a mark, a duplicate, the flow's first
+    // packet, an AR packet (and again when the reordering it saw has drained), else once
+    // AckBytes of packets have been accepted since the last ACK.
+    const uint64_t s = h.seq;
+    const bool ecn = h.ecn != 0;
+    const bool ar = (h.flags & RdmaHeader::FLAG_ACK_REQUEST) != 0;
+    if (ecn)
+    {
+        ++rx.cnpsSent;
+        ++m_nic->m_cnpsSent;
+    }
+    rx.uetAccepted += static_cast<uint32_t>(len + m_nic->m_uetHeaderBytes);
+    if (s < rx.expected || rx.ooo.count(s) != 0)
+    {
+        SendCoalescedAck(h, rx, ecn); // a duplicate: the sender is confused, ACK now
+        return;
+    }
+    bool force = rx.expected == 0 && rx.ooo.empty();
+    if (ar)
+    {
+        force = true;
+        rx.uetAckRequest = true;
+    }
+    if (s == rx.expected)
+    {
+        rx.expected = s + len;
+        while (!rx.ooo.empty() && rx.ooo.begin()->first <= rx.expected)
+        {
+            rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
+            rx.ooo.erase(rx.ooo.begin());
+        }
+        m_nic->CheckDelivered(rx, h.sip);
+        if (rx.ooo.empty() && rx.uetAckRequest)
+        {
+            force = true;
+            rx.uetAckRequest = false;
+        }
+    }
+    else
+    {
+        rx.ooo.emplace(s, s + len);
+    }
+    if (ecn || force || rx.uetAccepted >= m_ackBytes)
+    {
+        SendCoalescedAck(h, rx, ecn || ar);
+    }
 }
 
 // ---- Sender: feedback and timeout -----------------------------------------------------------
@@ -408,7 +544,21 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     {
         u.rtx.erase(u.rtx.begin());
     }
-    if (h.sackLen != 0)
+    if ((h.flags & RdmaHeader::FLAG_ACK_REQUEST) != 0)
+    {
+        // A coalesced ACK: the packets its bitmap names.
+        for (uint64_t bits = h.sackBitmap; bits != 0; bits &= bits - 1)
+        {
+            const uint64_t seq =
+                h.sackSeq + uint64_t(__builtin_ctzll(bits)) * m_nic->m_payloadBytes;
+            if (u.outstanding.Find(seq))
+            {
+                ack(seq);
+            }
+            u.rtx.erase(seq);
+        }
+    }
+    else if (h.sackLen != 0)
     {
         if (u.outstanding.Find(h.sackSeq))
         {

@@ -53,6 +53,18 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// Sends the ACK/NACK of UET data packet \p h (padded to UetHeaderSize).
     void SendFeedback(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type,
                       uint64_t sackLen);
+    /// The ACK/NACK header answering \p h: addresses, entropy echo, timestamp, ECN echo and
+    /// the cumulative ACK.
+    RdmaHeader FeedbackHeader(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type) const;
+    /// Enqueues feedback header \p a, padded to UetHeaderSize, at the highest priority.
+    void SendHeader(const RdmaHeader& a);
+    /// AckBytes > 0: the receiver's rule for data packet \p h of \p len payload bytes.
+    void ReceiveCoalesced(const RdmaHeader& h, RxState& rx, uint64_t len);
+    /// Sends a coalesced ACK for \p h with the SACK bitmap from \p h's packet when
+    /// \p toTrigger, else ending at it; restarts the byte count.
+    void SendCoalescedAck(const RdmaHeader& h, RxState& rx, bool toTrigger);
+    /// \return the bitmap of the 64 packets from byte offset \p base held out of order.
+    uint64_t SackBitmap(const RxState& rx, uint64_t base) const;
     /// Removes the outstanding packet at offset \p seq after its loss (a NACK when \p nack,
     /// else a timeout) at \p now: window cut, queued for retransmission. \return its entropy
     uint16_t Lose(RdmaQueuePair& qp, uint64_t seq, bool nack, Time now);
@@ -67,6 +79,7 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// NSCC's settings (derived at the first queue pair from the NIC's; they are per fabric).
     const RdmaUetNsccParams& Nscc();
 
+    uint32_t m_ackBytes{0};     //!< AckBytes: ACK coalescing (0 = every packet)
     Cc m_cc{MPRDMA};            //!< Cc: the window rule
     double m_waitToDecrease{0}; //!< WaitToDecrease: threshold of the ECN average (0 = off)
     double m_wtdAlpha{0.05};    //!< WtdAlpha: gain of the ECN average per ACK
