@@ -13,13 +13,19 @@ use crate::{Overrides, Result as ParseResult};
 
 /// The fuzz targets, each named after the format it parses (also the corpus folder names
 /// under `fuzz/corpus/`).
-pub const TARGETS: [&str; 5] = [
+pub const TARGETS: [&str; 7] = [
     "conweave_config",
     "topology",
     "flow_file",
     "cdf",
     "toml_config",
+    "htsim_topo",
+    "htsim_cm",
 ];
+
+/// The `htsim_topo` target builds the fabric only up to this many links (a few lines of a
+/// `.topo` file can describe millions; the parser's own guard allows 4 M).
+pub const HTSIM_FUZZ_MAX_LINKS: u64 = 1 << 16;
 
 /// The name every input is parsed under.
 pub const NAME: &str = "fuzz";
@@ -88,6 +94,24 @@ pub fn check(target: &str, data: &[u8]) -> Result<(), String> {
             let r = crate::toml_config::load_toml_str(path, text, &Overrides::default());
             one_line(r.map(|_| ()), TOML_PATH, false)
         }
+        "htsim_topo" => one_line(
+            crate::htsim::parse_topo_str(NAME, text).map(|t| {
+                // The derived values and (if small) the fabric must not panic either.
+                let _ = crate::htsim::uet_defaults(&t, 4150, true, None);
+                if t.link_count() <= HTSIM_FUZZ_MAX_LINKS {
+                    let _ = t.to_topology();
+                }
+            }),
+            NAME,
+            true,
+        ),
+        "htsim_cm" => one_line(
+            crate::htsim::parse_cm_str(NAME, text).map(|m| {
+                let _ = m.flows();
+            }),
+            NAME,
+            true,
+        ),
         _ => Err(format!("unknown fuzz target `{target}`")),
     }
 }

@@ -9,7 +9,9 @@
 //! * ConWeave/HPCC topology files — [`topology`];
 //! * ConWeave flow files — [`flows`];
 //! * flow-size CDFs (`traffic_gen` format) — [`cdf`];
-//! * rdma-lb's own TOML scenarios — [`toml_config`].
+//! * rdma-lb's own TOML scenarios — [`toml_config`];
+//! * the UEC's htsim topology files (`.topo`) and connection matrices (`.cm`) — [`htsim`]
+//!   (read by TOML scenarios: `htsim_topo`, `htsim_cm`); SimAI's inputs — [`simai`].
 //!
 //! Each text parser has a `parse_*_str(name, text)` form that needs no file (used by the
 //! fuzz targets and property tests).
@@ -26,6 +28,7 @@ pub mod conweave;
 pub mod error;
 pub mod flows;
 pub mod fuzz_check;
+pub mod htsim;
 pub mod model;
 pub mod overrides;
 pub mod simai;

@@ -1,8 +1,10 @@
 //! rdma-lb's own TOML scenario files.
 //!
 //! ```toml
-//! [topology]                       # exactly one of conweave_file / leaf_spine
+//! [topology]                       # exactly one of conweave_file / htsim_topo / leaf_spine
 //! conweave_file = "../data/conweave/config/leaf_spine_128_100G_OS2.txt"
+//! htsim_topo = "fat_tree_128_1os.topo"   # the UEC htsim's .topo (crate::htsim): hosts 0..Nodes,
+//! #   then ToRs, aggregation, core switches; with kind = "uet", htsim's [transport.uet] defaults
 //! leaf_spine = { leaves = 8, hosts_per_leaf = 16, spines = 8, host_rate = "100Gbps",
 //!                fabric_rate = "100Gbps", delay = "1us" }   # fabric_rate defaults to host_rate
 //! link_rates = [ { a = 128, b = 136, rate = "40Gbps" } ]    # per-link rate overrides;
@@ -18,6 +20,7 @@
 //!
 //! [workload]                       # any combination; at least one
 //! flow_file = "flows.txt"          # ConWeave flow file
+//! htsim_cm = "perm.cm"             # the UEC htsim's connection matrix (host i = the i-th host)
 //! poisson = { cdf = "AliStorage2019.txt", load = 0.25, duration = "10ms", start = "0ns",
 //!             seed = 7, pg = 3 }   # seed defaults to one derived from [run] seed
 //! [[workload.collective]]
@@ -48,6 +51,8 @@
 //!                                  # glibc-rand (ConWeave configs: all)
 //!
 //! [transport.uet]                  # only with kind = "uet"; 0 = derived from the fabric
+//!                                  # (with htsim_topo: keys left out take htsim's defaults,
+//!                                  # crate::htsim: nscc, trimming, queue, ECN, base_rtt, rto)
 //! payload = 4086                   # header = 64; trimming = false; queue_packets = 101;
 //!                                  # ecn_kmin_packets = 25; ecn_kmax_packets = 76;
 //!                                  # initial_window_packets = 151; max_window_bdp = 1.5;
@@ -82,7 +87,8 @@
 //! parser's span). Relative paths resolve against the TOML file's directory, then the
 //! current directory.
 //!
-//! Flow ids: flow-file flows first, then Poisson flows, then each collective in order.
+//! Flow ids: flow-file flows first, then connection-matrix flows, then Poisson flows, then each
+//! collective in order.
 //! `flowgen_stop_ns` = end of the Poisson window, or the latest flow start if later.
 //!
 //! One module per section: `topology` (with `link_faults`), `workload`, `transport`, and `run`
@@ -163,9 +169,9 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
     };
     let f = parse_sections(&file, text)?;
     let seed = o.seed.or(f.run.seed).unwrap_or(1);
-    let topology = topology::topology(&cx, &f.topology)?;
+    let (topology, htsim) = topology::topology(&cx, &f.topology)?;
     let link_events = link_faults::link_events(&cx, &topology, &f.topology.link_faults)?;
-    let transport = transport::transport(&cx, &f.transport)?;
+    let transport = transport::transport(&cx, &f.transport, htsim.as_ref())?;
     topology::check_queue_scaling(&cx, &f.topology, &transport)?;
     let run_start_ns = run::start_ns(&f.run);
     let quirks = o.quirks.unwrap_or(transport.quirks);

@@ -91,6 +91,21 @@ const TOKENS: &[&str] = &[
     "at",
     "true",
     "false",
+    "->",
+    "Nodes",
+    "Tiers",
+    "Podsize",
+    "Tier",
+    "Radix_Down",
+    "Radix_Up",
+    "Bundle",
+    "Oversubscribed",
+    "Switch_Latency_ns",
+    "Connections",
+    "start",
+    "size",
+    "id",
+    "trigger",
 ];
 
 /// Interesting replacements for a run of digits.

@@ -14,6 +14,7 @@ use proptest::prelude::*;
 use rdma_lb_scenario::cdf::parse_cdf_str;
 use rdma_lb_scenario::conweave::parse_conweave_config_str;
 use rdma_lb_scenario::flows::parse_flow_str;
+use rdma_lb_scenario::htsim::{parse_cm_str, parse_topo_str as parse_htsim_topo_str};
 use rdma_lb_scenario::toml_config::parse_toml_str;
 use rdma_lb_scenario::topology::{parse_topology_str, LeafSpine};
 use rdma_lb_scenario::{ScenarioError, Topology};
@@ -45,6 +46,12 @@ host_rate = \"100Gbps\", delay = \"1us\" }\nlink_rates = [ { a = 0, b = 8, rate 
 [[workload.collective]]\nkind = \"incast\"\nranks = 4\nsize = \"64KiB\"\n[transport]\n\
 recovery = \"irn\"\nbuffer = \"9MiB\"\n[lb]\nname = \"reps\"\nparams = { num_entropies = 64 }\n\
 [run]\nseed = 3\nstop = \"10ms\"\n";
+const HTSIM_TOPO: &str = "# htsim's test.topo\nNodes 8\nTiers 3\nPodsize 4\nTier 0\n\
+Downlink_speed_Gbps 200\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\nTier 1\n\
+Downlink_speed_Gbps 200\nRadix_Down 2\nRadix_Up 4\nDownlink_Latency_ns 1000\nBundle 1\nTier 2\n\
+Downlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\nBundle 2\nSwitch_Latency_ns 2\n";
+const HTSIM_CM: &str = "Nodes 8\nConnections 3\n7->0 id 1 start 0 size 2000000\n\
+1->2 start 9.5 size 4086\n2->1 size 1 start 40 id 3\n";
 
 fn check_err(name: &str, r: Result<(), ScenarioError>) {
     if let Err(e) = r {
@@ -64,6 +71,15 @@ fn run_all(text: &str) {
     check_err("f", parse_flow_str("f", text, &t).map(|_| ()));
     check_err("d", parse_cdf_str("d", text).map(|_| ()));
     check_err("m", parse_toml_str("m", text));
+    check_err(
+        "h",
+        parse_htsim_topo_str("h", text).map(|t| {
+            if t.link_count() <= 1 << 16 {
+                let _ = t.to_topology();
+            }
+        }),
+    );
+    check_err("x", parse_cm_str("x", text).map(|_| ()));
 }
 
 /// Characters the formats are made of, so random text gets past the first checks often.
@@ -160,10 +176,10 @@ proptest! {
 
     #[test]
     fn mutated_valid_inputs_never_panic(
-        which in 0usize..5,
+        which in 0usize..7,
         edits in proptest::collection::vec(edit(), 1..6),
     ) {
-        let base = [CONFIG, TOPOLOGY, FLOWS, CDF, TOML][which];
+        let base = [CONFIG, TOPOLOGY, FLOWS, CDF, TOML, HTSIM_TOPO, HTSIM_CM][which];
         run_all(&apply(base, &edits));
     }
 }
@@ -176,6 +192,8 @@ fn the_seeds_are_valid() {
     parse_flow_str("f", FLOWS, &topo()).unwrap();
     parse_cdf_str("d", CDF).unwrap();
     parse_toml_str("m", TOML).unwrap();
+    parse_htsim_topo_str("h", HTSIM_TOPO).unwrap();
+    parse_cm_str("x", HTSIM_CM).unwrap();
     // Found by cargo-fuzz: a huge ECN-map count overflowed `2 * n`.
     let e = parse_conweave_config_str("c", "KMAX_MAP 18446744073709551615 1 2\n").unwrap_err();
     assert!(

@@ -1,5 +1,5 @@
-//! `[topology]` of a TOML scenario: a ConWeave topology file or a generated leaf-spine
-//! (`crate::topology::LeafSpine`), and the per-link rate overrides `link_rates` (one way or
+//! `[topology]` of a TOML scenario: a ConWeave topology file, an htsim topology file
+//! (`crate::htsim::topo`) or a generated leaf-spine (`crate::topology::LeafSpine`), and the per-link rate overrides `link_rates` (one way or
 //! both, optionally scaling the port's queue as htsim's reduced-speed links). Its
 //! `link_faults` are read by `super::link_faults`.
 
@@ -10,6 +10,7 @@ use super::context::Cx;
 use super::link_faults::LinkFaultSec;
 use super::quantity::{Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
+use crate::htsim::{parse_topo_file, HtsimTopo};
 use crate::model::{PortRate, Topology, Transport};
 use crate::topology::{parse_topology_file, LeafSpine};
 
@@ -17,6 +18,7 @@ use crate::topology::{parse_topology_file, LeafSpine};
 #[serde(deny_unknown_fields)]
 pub(super) struct TopologySec {
     pub(super) conweave_file: Option<Spanned<String>>,
+    pub(super) htsim_topo: Option<Spanned<String>>,
     pub(super) leaf_spine: Option<Spanned<LeafSpineSec>>,
     #[serde(default)]
     pub(super) link_rates: Vec<Spanned<LinkRateSec>>,
@@ -45,51 +47,69 @@ pub(super) struct LinkRateSec {
     pub(super) scale_queue: Option<bool>,
 }
 
-/// The topology `[topology]` names or describes, with its `link_rates` applied.
-pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<Topology> {
-    let mut topology = match (&sec.conweave_file, &sec.leaf_spine) {
-        (Some(p), None) => cx.read(p, "topology.conweave_file", parse_topology_file)?,
-        (None, Some(ls)) => {
-            let l = ls.get_ref();
-            LeafSpine {
-                leaves: l.leaves,
-                hosts_per_leaf: l.hosts_per_leaf,
-                spines: l.spines,
-                host_rate_bps: l.host_rate.0,
-                fabric_rate_bps: l.fabric_rate.unwrap_or(l.host_rate).0,
-                delay_ns: l.delay.0,
-            }
-            .build()
-            .ok_or_else(|| {
-                cx.err(
-                    ls,
-                    "topology.leaf_spine",
-                    ErrorKind::Value,
-                    format!(
-                        "leaves, hosts_per_leaf and spines must be positive, with at most {} \
-                         nodes and {} links",
-                        crate::topology::MAX_NODES,
-                        crate::topology::MAX_LINKS
-                    ),
-                )
-            })?
+/// The topology `[topology]` names or describes, with its `link_rates` applied; and the htsim
+/// topology file it was built from, if any (its uet defaults: `super::transport`).
+pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<(Topology, Option<HtsimTopo>)> {
+    let sources = [
+        sec.conweave_file
+            .as_ref()
+            .map(|p| (p.span(), "conweave_file")),
+        sec.htsim_topo.as_ref().map(|p| (p.span(), "htsim_topo")),
+        sec.leaf_spine.as_ref().map(|p| (p.span(), "leaf_spine")),
+    ];
+    let given: Vec<_> = sources.iter().flatten().collect();
+    if let [_, (span, key), ..] = given.as_slice() {
+        let names: Vec<&str> = given.iter().map(|(_, k)| *k).collect();
+        return Err(ScenarioError::at(
+            cx.file,
+            super::context::line_of(cx.text, span.start),
+            &format!("topology.{key}"),
+            ErrorKind::Value,
+            format!(
+                "give one of conweave_file, htsim_topo or leaf_spine, not {}",
+                names.join(" and ")
+            ),
+        ));
+    }
+    let mut htsim = None;
+    let mut topology = if let Some(p) = &sec.conweave_file {
+        cx.read(p, "topology.conweave_file", parse_topology_file)?
+    } else if let Some(p) = &sec.htsim_topo {
+        let h = cx.read(p, "topology.htsim_topo", parse_topo_file)?;
+        let t = h.to_topology();
+        htsim = Some(h);
+        t
+    } else if let Some(ls) = &sec.leaf_spine {
+        let l = ls.get_ref();
+        LeafSpine {
+            leaves: l.leaves,
+            hosts_per_leaf: l.hosts_per_leaf,
+            spines: l.spines,
+            host_rate_bps: l.host_rate.0,
+            fabric_rate_bps: l.fabric_rate.unwrap_or(l.host_rate).0,
+            delay_ns: l.delay.0,
         }
-        (Some(p), Some(_)) => {
-            return Err(cx.err(
-                p,
-                "topology",
+        .build()
+        .ok_or_else(|| {
+            cx.err(
+                ls,
+                "topology.leaf_spine",
                 ErrorKind::Value,
-                "give either conweave_file or leaf_spine, not both",
-            ))
-        }
-        (None, None) => {
-            return Err(ScenarioError::file(
-                cx.file,
-                "topology",
-                ErrorKind::Missing,
-                "needs conweave_file or leaf_spine",
-            ))
-        }
+                format!(
+                    "leaves, hosts_per_leaf and spines must be positive, with at most {} \
+                     nodes and {} links",
+                    crate::topology::MAX_NODES,
+                    crate::topology::MAX_LINKS
+                ),
+            )
+        })?
+    } else {
+        return Err(ScenarioError::file(
+            cx.file,
+            "topology",
+            ErrorKind::Missing,
+            "needs conweave_file, htsim_topo or leaf_spine",
+        ));
     };
     for lr in &sec.link_rates {
         let r = lr.get_ref();
@@ -130,7 +150,7 @@ pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<Topology> {
                 }));
         }
     }
-    Ok(topology)
+    Ok((topology, htsim))
 }
 
 /// `scale_queue = true` in `link_rates` needs the UET transport (RoCE's ECN thresholds follow

@@ -1,7 +1,9 @@
 //! `[transport]` of a TOML scenario: the transport kind (RoCE, or the UET-style transport of
 //! `[transport.uet]`), loss recovery, congestion control and its parameters, the switches'
 //! PFC, ECN and buffer settings, and the reference simulator's quirks to reproduce. Every key
-//! is optional; the defaults are ConWeave's `run.py` values (`Transport::default`).
+//! is optional; the defaults are ConWeave's `run.py` values (`Transport::default`), but with an
+//! htsim topology file (`[topology] htsim_topo`) and `kind = "uet"` the `[transport.uet]` keys
+//! left out take the UEC htsim's defaults for that topology (`crate::htsim`).
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -9,7 +11,10 @@ use toml::Spanned;
 use super::context::Cx;
 use super::quantity::{Bytes, Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
-use crate::model::{Cc, EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind, UetCc};
+use crate::htsim::{uet_defaults, HtsimTopo};
+use crate::model::{
+    Cc, EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind, UetCc, UetParams,
+};
 use crate::transport_params::{define_toml_keys, IntoField};
 
 #[derive(Debug, Deserialize)]
@@ -93,10 +98,15 @@ pub(super) enum QuirksSec {
     List(Vec<String>),
 }
 
-/// The transport `[transport]` describes.
-pub(super) fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
+/// The transport `[transport]` describes; `htsim` is the topology's htsim file, if it came from
+/// one (its defaults for the uet keys left out).
+pub(super) fn transport(
+    cx: &Cx<'_>,
+    t: &TransportSec,
+    htsim: Option<&HtsimTopo>,
+) -> Result<Transport> {
     let mut out = Transport::default();
-    kind(cx, t, &mut out)?;
+    kind(cx, t, htsim, &mut out)?;
     congestion_control(t, &mut out);
     apply_table_keys(cx, t, &mut out)?;
     quirks(cx, t, &mut out)?;
@@ -104,13 +114,22 @@ pub(super) fn transport(cx: &Cx<'_>, t: &TransportSec) -> Result<Transport> {
     Ok(out)
 }
 
-/// `kind` and `[transport.uet]` (kind UET: lossy, PFC off, the window is the CC).
-fn kind(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
+/// `kind` and `[transport.uet]` (kind UET: lossy, PFC off, the window is the CC; with an htsim
+/// topology, htsim's defaults for the keys left out).
+fn kind(
+    cx: &Cx<'_>,
+    t: &TransportSec,
+    htsim: Option<&HtsimTopo>,
+    out: &mut Transport,
+) -> Result<()> {
     if let Some(k) = &t.kind {
         out.kind = match k {
             KindSec::Roce => TransportKind::Roce,
             KindSec::Uet => TransportKind::Uet,
         };
+    }
+    if out.kind == TransportKind::Uet && htsim.is_some() {
+        out.uet = htsim_base();
     }
     if let Some(u) = &t.uet {
         if out.kind != TransportKind::Uet {
@@ -122,6 +141,12 @@ fn kind(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
             ));
         }
         uet_params(cx, u, out)?;
+    }
+    if out.kind == TransportKind::Uet {
+        if let Some(h) = htsim {
+            htsim_derived(h, &mut out.uet);
+        }
+        check_uet_queue(cx, t, htsim.is_some(), &out.uet)?;
     }
     if out.kind == TransportKind::Uet {
         if t.pfc_enabled.as_ref().is_some_and(|p| *p.get_ref()) {
@@ -341,16 +366,63 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
         }
         p.nscc_qa_gate = v;
     }
+    Ok(())
+}
+
+/// htsim's uet settings that do not depend on the topology (htsim_uec without flags): NSCC,
+/// trimming, 4086 B + 64 B packets; the rest as ours.
+fn htsim_base() -> UetParams {
+    UetParams {
+        cc: UetCc::Nscc,
+        trimming: true,
+        payload_bytes: 4086,
+        header_bytes: 64,
+        ..UetParams::default()
+    }
+}
+
+/// htsim's derived settings (`crate::htsim::uet_defaults`) for each of queue, ECN thresholds,
+/// base RTT and RTO that `[transport.uet]` leaves out or sets to 0 ("derived"); explicit
+/// trimming, payload, header and queue feed the others.
+fn htsim_derived(h: &HtsimTopo, p: &mut UetParams) {
+    let mtu = u64::from(p.payload_bytes) + u64::from(p.header_bytes);
+    let explicit_queue = (p.queue_packets != 0).then_some(u64::from(p.queue_packets));
+    let d = uet_defaults(h, mtu, p.trimming, explicit_queue);
+    let packets = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+    if p.queue_packets == 0 {
+        p.queue_packets = packets(d.queue_packets);
+    }
+    if p.ecn_kmin_packets == 0 {
+        p.ecn_kmin_packets = packets(d.ecn_kmin_packets);
+    }
+    if p.ecn_kmax_packets == 0 {
+        p.ecn_kmax_packets = packets(d.ecn_kmax_packets);
+    }
+    if p.base_rtt_ns == 0 {
+        p.base_rtt_ns = d.base_rtt_ns;
+    }
+    if p.rto_ns == 0 {
+        p.rto_ns = d.rto_ns;
+    }
+}
+
+/// kmin <= kmax <= queue (0 = derived by the scenario program, not compared); with an htsim
+/// topology the message says which values are htsim's defaults.
+fn check_uet_queue(cx: &Cx<'_>, t: &TransportSec, htsim: bool, p: &UetParams) -> Result<()> {
     let (q, lo, hi) = (p.queue_packets, p.ecn_kmin_packets, p.ecn_kmax_packets);
     if (lo != 0 && hi != 0 && lo > hi) || (q != 0 && hi > q) {
-        return Err(cx.err(
-            sec,
-            "transport.uet",
-            ErrorKind::Value,
-            format!(
-                "needs ecn_kmin_packets <= ecn_kmax_packets <= queue_packets, got {lo}, {hi}, {q}"
-            ),
-        ));
+        let note = if htsim {
+            " (the keys left out are htsim's defaults for the htsim_topo file)"
+        } else {
+            ""
+        };
+        let msg = format!(
+            "needs ecn_kmin_packets <= ecn_kmax_packets <= queue_packets, got {lo}, {hi}, {q}{note}"
+        );
+        return Err(match &t.uet {
+            Some(sec) => cx.err(sec, "transport.uet", ErrorKind::Value, msg),
+            None => ScenarioError::file(cx.file, "transport.uet", ErrorKind::Value, msg),
+        });
     }
     Ok(())
 }

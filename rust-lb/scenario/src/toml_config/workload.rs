@@ -1,6 +1,7 @@
-//! `[workload]` of a TOML scenario: a ConWeave flow file, Poisson arrivals with sizes from a
-//! CDF, and collectives (`[[workload.collective]]`: ring allreduce, all-to-all, permutation,
-//! incast), generated in that order, their flow ids in sequence.
+//! `[workload]` of a TOML scenario: a ConWeave flow file, an htsim connection matrix
+//! (`crate::htsim::cm`), Poisson arrivals with sizes from a CDF, and collectives
+//! (`[[workload.collective]]`: ring allreduce, all-to-all, permutation, incast), generated in
+//! that order, their flow ids in sequence.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -10,6 +11,7 @@ use super::quantity::{Bytes, Time};
 use crate::cdf::parse_cdf_file;
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
+use crate::htsim::parse_cm_file;
 use crate::model::{Collective, CollectiveKind, Flow, Quirk, QuirkSet, Topology};
 use crate::overrides::{Overrides, OVERRIDES};
 use crate::workload::{
@@ -24,6 +26,7 @@ pub const MAX_FLOWS: u64 = 20_000_000;
 #[serde(deny_unknown_fields)]
 pub(super) struct WorkloadSec {
     pub(super) flow_file: Option<Spanned<String>>,
+    pub(super) htsim_cm: Option<Spanned<String>>,
     pub(super) poisson: Option<Spanned<PoissonSec>>,
     #[serde(default)]
     pub(super) collective: Vec<Spanned<CollectiveSec>>,
@@ -55,7 +58,8 @@ pub(super) struct CollectiveSec {
 
 /// What `[workload]` generates.
 pub(super) struct Workload {
-    /// Every flow, ids in order: flow-file flows, Poisson flows, then each collective's.
+    /// Every flow, ids in order: flow-file flows, connection-matrix flows, Poisson flows, then
+    /// each collective's.
     pub(super) flows: Vec<Flow>,
     /// The collectives' records.
     pub(super) collectives: Vec<Collective>,
@@ -80,12 +84,16 @@ pub(super) fn workload(
     seed: u64,
     run_start_ns: u64,
 ) -> Result<Workload> {
-    if w.flow_file.is_none() && w.poisson.is_none() && w.collective.is_empty() {
+    if w.flow_file.is_none()
+        && w.htsim_cm.is_none()
+        && w.poisson.is_none()
+        && w.collective.is_empty()
+    {
         return Err(ScenarioError::file(
             cx.file,
             "workload",
             ErrorKind::Missing,
-            "needs flow_file, poisson and/or [[workload.collective]]",
+            "needs flow_file, htsim_cm, poisson and/or [[workload.collective]]",
         ));
     }
     let mut out = Workload {
@@ -97,6 +105,9 @@ pub(super) fn workload(
     };
     if let Some(ff) = &w.flow_file {
         out.flows = flow_file(cx, ff, topology, quirks)?;
+    }
+    if let Some(cm) = &w.htsim_cm {
+        append(&mut out.flows, htsim_cm(cx, cm, topology)?);
     }
     if let Some(ps) = &w.poisson {
         poisson(cx, ps, topology, o, seed, run_start_ns, &mut out)?;
@@ -127,6 +138,26 @@ fn flow_file(
         truncate_starts_as_ns3_19(&mut flows);
     }
     Ok(flows)
+}
+
+/// `htsim_cm`: an htsim connection matrix's flows, its host i the topology's i-th host (host
+/// i itself on a topology from `htsim_topo`); its `Nodes` must be the topology's host count.
+fn htsim_cm(cx: &Cx<'_>, cm: &Spanned<String>, topology: &Topology) -> Result<Vec<Flow>> {
+    let m = cx.read(cm, "workload.htsim_cm", parse_cm_file)?;
+    let hosts = topology.hosts();
+    m.flows_on(&hosts).ok_or_else(|| {
+        cx.err(
+            cm,
+            "workload.htsim_cm",
+            ErrorKind::Count,
+            format!(
+                "{} is written for Nodes {} hosts; the topology has {}",
+                m.file,
+                m.nodes,
+                hosts.len()
+            ),
+        )
+    })
 }
 
 /// `poisson`: Poisson arrivals from every host with a link, sizes from the CDF, appended to
