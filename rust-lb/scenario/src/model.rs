@@ -297,6 +297,13 @@ pub struct UetParams {
     /// window are below the cap / 2^gate. Left out of the config echo at 3.
     #[serde(skip_serializing_if = "UetParams::default_qa_gate")]
     pub nscc_qa_gate: u32,
+    /// The receiver coalesces ACKs: one per this many wire bytes accepted, and one at once for
+    /// an ECN mark, a duplicate, the first packet and a packet asking for one, each with a
+    /// 64-packet SACK bitmap (htsim `-sack_threshold`; the UEC htsim's 16,384, its default
+    /// under htsim inputs). 0 = an ACK per packet (the REPS artifact's). Left out of the
+    /// config echo at 0.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub ack_bytes: u32,
 }
 
 /// The uet transport's window rule (`[transport.uet] cc`).
@@ -390,6 +397,7 @@ impl UetParams {
             ),
             set("NsccQaGate", Ns3Value::uint(self.nscc_qa_gate)),
             set("NsccTrimming", Ns3Value::flag(self.trimming)),
+            set("AckBytes", Ns3Value::uint(self.ack_bytes)),
         ]
     }
 }
@@ -413,6 +421,7 @@ impl Default for UetParams {
             cc: UetCc::Mprdma,
             nscc_target_delay_ns: 0,
             nscc_qa_gate: 3,
+            ack_bytes: 0,
         }
     }
 }
@@ -842,6 +851,10 @@ fn is_zero(v: &u64) -> bool {
 }
 
 /// serde: leave a false out of the effective configuration (an option that is off).
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
+}
+
 fn is_false(v: &bool) -> bool {
     !*v
 }

@@ -55,7 +55,7 @@ fn fat_tree_incast_loads_with_htsim_defaults() {
     assert_eq!(s.transport.kind, TransportKind::Uet);
     // htsim's printed values (data/uec-htsim/incast8to1_ft100_nscc/stdout.txt):
     // network_max_unloaded_rtt 14.0227 us, queue 178450 B = 43 packets, ECN 37350 / 145250 B
-    // = 9 / 35 packets, min RTO 100.656 us.
+    // = 9 / 35 packets, min RTO 100.656 us; an ACK per 16 KiB (its -sack_threshold default).
     assert_eq!(
         s.transport.uet,
         UetParams {
@@ -69,6 +69,7 @@ fn fat_tree_incast_loads_with_htsim_defaults() {
             base_rtt_ns: 14_023,
             rto_ns: 100_656,
             switch_hash: SwitchHash::FiveTuple,
+            ack_bytes: 16_384,
             ..UetParams::default()
         }
     );

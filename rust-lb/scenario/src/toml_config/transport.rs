@@ -71,6 +71,7 @@ pub(super) struct UetSec {
     pub(super) cc: Option<UetCcSec>,
     pub(super) nscc_target_delay: Option<Time>,
     pub(super) nscc_qa_gate: Option<Spanned<u32>>,
+    pub(super) ack_bytes: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -366,17 +367,21 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
         }
         p.nscc_qa_gate = v;
     }
+    if let Some(v) = u.ack_bytes {
+        p.ack_bytes = v;
+    }
     Ok(())
 }
 
 /// htsim's uet settings that do not depend on the topology (htsim_uec without flags): NSCC,
-/// trimming, 4086 B + 64 B packets; the rest as ours.
+/// trimming, 4086 B + 64 B packets, an ACK per 16 KiB (`-sack_threshold`); the rest as ours.
 fn htsim_base() -> UetParams {
     UetParams {
         cc: UetCc::Nscc,
         trimming: true,
         payload_bytes: 4086,
         header_bytes: 64,
+        ack_bytes: 16384,
         ..UetParams::default()
     }
 }

@@ -1,0 +1,94 @@
+"""NSCC on the uet transport against the UEC's htsim (run.sh): results.csv and the README table.
+
+For each case (the same .topo and .cm files, unchanged, under data/uec-htsim/), reads our runs
+(<case>-reps-s<seed>-<hash>: flows.csv, summary.json) and htsim's (data/uec-htsim/reps/
+<case>_reps_s<seed>.txt: the `finished at` lines, every flow starting at 0, and the `New:`
+counter line) for seeds 13, 1, 2, 3, and compares the mean over seeds of the mean FCT, the
+largest FCT (the plans' tail FCT) and the retransmissions (= trims here: every loss is a trim
+answered by a NACK) with the issue's bars: FCT within 2 %, counts within 5 %. Deterministic:
+same runs, same bytes.
+
+Usage (from the repository root): python experiments/uec-htsim/analyze.py OUT_ROOT EXP_DIR
+"""
+import csv
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+REF = ROOT / "data" / "uec-htsim" / "reps"
+SEEDS = [13, 1, 2, 3]
+CASES = {
+    "perm128_ft100_nscc": "128-host 3-tier fat tree, 100 G, 2 MB permutation",
+    "incast8to1_ft100_nscc": "same fabric, 8 -> 1 x 1 MB incast",
+    "perm128_ls400_nscc": "128-host leaf-spine (8 x 16, 16 spines), 400 G, 2 MB permutation",
+}
+FIELDS = ["case", "simulator", "seed", "flows", "mean_fct_us", "max_fct_us", "retx_pkts", "trims"]
+
+
+def ours(out_root, case, seed):
+    runs = sorted(Path(out_root).glob(f"{case}-reps-s{seed}-*/summary.json"))
+    if not runs:
+        return None
+    d = runs[-1].parent
+    s = json.loads((d / "summary.json").read_text())
+    with open(d / "flows.csv") as f:
+        fct = [int(r["fct_ns"]) / 1e3 for r in csv.DictReader(f) if r["fct_ns"]]
+    c = s["counters"]
+    return {"flows": len(fct), "mean_fct_us": sum(fct) / len(fct), "max_fct_us": max(fct),
+            "retx_pkts": c.get("retx_pkts", 0), "trims": c.get("trims", 0)}
+
+
+def htsim(case, seed):
+    path = REF / f"{case}_reps_s{seed}.txt"
+    if not path.exists():
+        return None
+    text = path.read_text()
+    fct = [float(t) for t in re.findall(r"finished at (\S+)", text)]
+    m = re.search(r"Rtx: (\d+) .* NACKs: (\d+)", text)
+    return {"flows": len(fct), "mean_fct_us": sum(fct) / len(fct), "max_fct_us": max(fct),
+            "retx_pkts": int(m[1]), "trims": int(m[2])}
+
+
+def mean(rows, key):
+    return sum(r[key] for r in rows) / len(rows)
+
+
+def main():
+    out_root, exp = Path(sys.argv[1]), Path(sys.argv[2])
+    rows = []
+    print("| case | seeds | mean FCT, us: ours / htsim | diff | max FCT, us: ours / htsim | diff "
+          "| trims: ours / htsim | diff | within the bars |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for case, label in CASES.items():
+        a, b = [], []
+        for seed in SEEDS:
+            o, h = ours(out_root, case, seed), htsim(case, seed)
+            if o is None or h is None:
+                continue
+            a.append(o)
+            b.append(h)
+            for sim, r in (("rdma-lb", o), ("htsim", h)):
+                rows.append({"case": case, "simulator": sim, "seed": seed, "flows": r["flows"],
+                             "mean_fct_us": round(r["mean_fct_us"], 3),
+                             "max_fct_us": round(r["max_fct_us"], 3),
+                             "retx_pkts": r["retx_pkts"], "trims": r["trims"]})
+        if not a:
+            continue
+        d = {k: 100 * (mean(a, k) / mean(b, k) - 1) if mean(b, k) else 0.0
+             for k in ("mean_fct_us", "max_fct_us", "trims")}
+        ok = abs(d["mean_fct_us"]) <= 2 and abs(d["max_fct_us"]) <= 2 and (
+            abs(d["trims"]) <= 5 or abs(mean(a, "trims") - mean(b, "trims")) < 10)
+        print(f"| {label} | {len(a)} | {mean(a, 'mean_fct_us'):.2f} / {mean(b, 'mean_fct_us'):.2f} | "
+              f"{d['mean_fct_us']:+.1f} % | {mean(a, 'max_fct_us'):.2f} / {mean(b, 'max_fct_us'):.2f} | "
+              f"{d['max_fct_us']:+.1f} % | {mean(a, 'trims'):.0f} / {mean(b, 'trims'):.0f} | "
+              f"{d['trims']:+.1f} % | {'yes' if ok else 'no'} |")
+    with open(exp / "results.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()

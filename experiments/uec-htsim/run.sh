@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# NSCC on the uet transport against the UEC's htsim (README.md): each case's htsim input files
+# unchanged, REPS, seeds 13 (htsim's default), 1, 2, 3; then analyze.py (results.csv, the
+# README table) against htsim's runs of the same cases and seeds (data/uec-htsim/reps/).
+# Resumable `rdma-lb sweep` into out/experiments/uec-htsim; builds nothing (scripts/build,
+# cargo build --release -p rdma-lb). Each run takes under 2 s of CPU. JOBS=N runs N at once.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+exp=experiments/uec-htsim
+out=out/experiments/uec-htsim
+cli=${RDMA_LB:-target/release/rdma-lb}
+py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
+[ -x "$cli" ] || { echo "run.sh: no $cli (cargo build --release -p rdma-lb)" >&2; exit 2; }
+"$cli" sweep --config "$exp/perm128_ft100_nscc.toml,$exp/incast8to1_ft100_nscc.toml,$exp/perm128_ls400_nscc.toml" \
+  --seed 13,1,2,3 -j "${JOBS:-1}" --out-root "$out"
+"$py" "$exp/analyze.py" "$out" "$exp"
