@@ -395,13 +395,7 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
     }
     if (s == rx.expected)
     {
-        rx.expected = s + len;
-        while (!rx.ooo.empty() && rx.ooo.begin()->first <= rx.expected)
-        {
-            rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
-            rx.ooo.erase(rx.ooo.begin());
-        }
-        m_nic->CheckDelivered(rx, h.sip);
+        Advance(rx, h.sip, s + len);
     }
     else if (!held)
     {
@@ -413,6 +407,18 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
         ++m_nic->m_cnpsSent;
     }
     SendFeedback(h, rx, RdmaHeader::ACK, len);
+}
+
+void
+RdmaUetRecovery::Advance(RxState& rx, uint32_t sip, uint64_t end)
+{
+    rx.expected = end;
+    while (!rx.ooo.empty() && rx.ooo.begin()->first <= rx.expected)
+    {
+        rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
+        rx.ooo.erase(rx.ooo.begin());
+    }
+    m_nic->CheckDelivered(rx, sip);
 }
 
 void
@@ -443,13 +449,7 @@ RdmaUetRecovery::ReceiveCoalesced(const RdmaHeader& h, RxState& rx, uint64_t len
     }
     if (s == rx.expected)
     {
-        rx.expected = s + len;
-        while (!rx.ooo.empty() && rx.ooo.begin()->first <= rx.expected)
-        {
-            rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
-            rx.ooo.erase(rx.ooo.begin());
-        }
-        m_nic->CheckDelivered(rx, h.sip);
+        Advance(rx, h.sip, s + len);
         if (rx.ooo.empty() && rx.uetAckRequest)
         {
             force = true;

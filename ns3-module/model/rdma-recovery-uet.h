@@ -58,6 +58,9 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     RdmaHeader FeedbackHeader(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type) const;
     /// Enqueues feedback header \p a, padded to UetHeaderSize, at the highest priority.
     void SendHeader(const RdmaHeader& a);
+    /// The in-order data now ends at \p end: takes the held blocks it reaches, then reports
+    /// a delivered flow from \p sip.
+    void Advance(RxState& rx, uint32_t sip, uint64_t end);
     /// AckBytes > 0: the receiver's rule for data packet \p h of \p len payload bytes.
     void ReceiveCoalesced(const RdmaHeader& h, RxState& rx, uint64_t len);
     /// Sends a coalesced ACK for \p h with the SACK bitmap from \p h's packet when

@@ -172,7 +172,9 @@ pub fn parse_topology_str(name: &str, text: &str) -> Result<Topology> {
     })
 }
 
-fn parse_link(name: &str, ln: usize, line: &str, node_count: u32) -> Result<Link> {
+/// One link line of the HPCC topology format (`a b rate delay error_rate`), its ends below
+/// `node_count`; also SimAI's link lines (`crate::simai::topology`).
+pub(crate) fn parse_link(name: &str, ln: usize, line: &str, node_count: u32) -> Result<Link> {
     let f: Vec<&str> = line.split_whitespace().collect();
     let [a, b, rate, delay, err] = f.as_slice() else {
         return Err(ScenarioError::at(

@@ -30,9 +30,9 @@
 use std::path::Path;
 
 use crate::error::{ErrorKind, Result, ScenarioError};
-use crate::text::{numbered_lines, read_file, real, uint};
+use crate::model::Link;
+use crate::text::{numbered_lines, read_file, uint};
 use crate::topology::{MAX_LINKS, MAX_NODES};
-use crate::units::{parse_rate_bps, parse_time_ns};
 
 token_enum! {
     /// The GPU types SimAI's reader knows (`gpu_type` in the header).
@@ -425,56 +425,16 @@ pub fn parse_topology_str(name: &str, text: &str) -> Result<SimAiTopology> {
 }
 
 fn parse_link(name: &str, ln: usize, line: &str, topo: &SimAiTopology) -> Result<SimAiLink> {
-    let f: Vec<&str> = line.split_whitespace().collect();
-    let [a, b, rate, delay, err] = f.as_slice() else {
-        return Err(ScenarioError::at(
-            name,
-            ln,
-            "link",
-            ErrorKind::Syntax,
-            format!(
-                "expected 5 fields `<a> <b> <rate> <delay> <error_rate>`, found {}",
-                f.len()
-            ),
-        ));
-    };
-    let a: u32 = uint(name, ln, "a", a)?;
-    let b: u32 = uint(name, ln, "b", b)?;
-    let mut kinds = [NodeKind::Gpu; 2];
-    for ((field, id), kind) in [("a", a), ("b", b)].into_iter().zip(kinds.iter_mut()) {
-        *kind = topo.node_kind(id).ok_or_else(|| {
-            ScenarioError::at(
-                name,
-                ln,
-                field,
-                ErrorKind::Node,
-                format!("node {id} does not exist (ids 0..{})", topo.node_count),
-            )
-        })?;
-    }
-    if a == b {
-        return Err(ScenarioError::at(
-            name,
-            ln,
-            "b",
-            ErrorKind::Node,
-            format!("self link {a}-{b}"),
-        ));
-    }
-    let rate_bps = parse_rate_bps(rate)
-        .map_err(|m| ScenarioError::at(name, ln, "rate", ErrorKind::Unit, m))?;
-    let delay_ns = parse_time_ns(delay)
-        .map_err(|m| ScenarioError::at(name, ln, "delay", ErrorKind::Unit, m))?;
-    let error_rate = real(name, ln, "error_rate", err)?;
-    if !(0.0..=1.0).contains(&error_rate) {
-        return Err(ScenarioError::at(
-            name,
-            ln,
-            "error_rate",
-            ErrorKind::Value,
-            format!("must be in [0, 1], got {err}"),
-        ));
-    }
+    // The HPCC link line; every id below the node count is a GPU, an NVSwitch or a switch.
+    let Link {
+        a,
+        b,
+        rate_bps,
+        delay_ns,
+        error_rate,
+    } = crate::topology::parse_link(name, ln, line, topo.node_count)?;
+    let kind = |id: u32| topo.node_kind(id).unwrap_or(NodeKind::Switch);
+    let kinds = [kind(a), kind(b)];
     let class = match kinds {
         [NodeKind::NvSwitch, _] | [_, NodeKind::NvSwitch] => LinkClass::NvLink,
         [NodeKind::Gpu, NodeKind::Gpu] => LinkClass::Direct,
