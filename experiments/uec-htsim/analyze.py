@@ -3,9 +3,10 @@
 For each case (the same .topo and .cm files, unchanged, under data/uec-htsim/), reads our runs
 (<case>-reps-s<seed>-<hash>: flows.csv, summary.json) and htsim's (data/uec-htsim/reps/
 <case>_reps_s<seed>.txt: the `finished at` lines, every flow starting at 0, and the `New:`
-counter line) for seeds 13, 1, 2, 3, and compares the mean over seeds of the mean FCT, the
-largest FCT (the plans' tail FCT) and the retransmissions (= trims here: every loss is a trim
-answered by a NACK) with the issue's bars: FCT within 2 %, counts within 5 %. Deterministic:
+counter line) for seeds 13, 1, 2, 3 (13, 1, 2 at 1,024 hosts), and compares the mean over seeds of the mean FCT, the
+largest FCT (the plans' tail FCT) and the trims (every loss here is a trim answered by a
+NACK) with the issue's bars: FCT within 2 %, counts within 5 % (or, where the trims are that
+few, within 1 in 10,000 of the packets sent). Deterministic:
 same runs, same bytes.
 
 Usage (from the repository root): python experiments/uec-htsim/analyze.py OUT_ROOT EXP_DIR
@@ -18,11 +19,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 REF = ROOT / "data" / "uec-htsim" / "reps"
-SEEDS = [13, 1, 2, 3]
+# case -> (label, seeds)
 CASES = {
-    "perm128_ft100_nscc": "128-host 3-tier fat tree, 100 G, 2 MB permutation",
-    "incast8to1_ft100_nscc": "same fabric, 8 -> 1 x 1 MB incast",
-    "perm128_ls400_nscc": "128-host leaf-spine (8 x 16, 16 spines), 400 G, 2 MB permutation",
+    "perm128_ft100_nscc": ("128-host 3-tier fat tree, 100 G, 2 MB permutation", [13, 1, 2, 3]),
+    "incast8to1_ft100_nscc": ("same fabric, 8 -> 1 x 1 MB incast", [13, 1, 2, 3]),
+    "perm128_ls400_nscc": ("128-host leaf-spine (8 x 16, 16 spines), 400 G, 2 MB permutation",
+                           [13, 1, 2, 3]),
+    "perm1024_fat_tree_1024": ("1,024-host 3-tier fat tree, 100 G, 2 MB permutation "
+                                   "(htsim's plan)", [13, 1, 2]),
+    "perm1024_leaf_spine_1024_oversub": ("1,024-host leaf-spine 4:1, 100 G, same permutation",
+                                         [13, 1, 2]),
+    "perm1024_leaf_spine_1024_oversub_8-1": ("1,024-host leaf-spine 8:1, 100 G, same permutation",
+                                             [13, 1, 2]),
 }
 FIELDS = ["case", "simulator", "seed", "flows", "mean_fct_us", "max_fct_us", "retx_pkts", "trims"]
 
@@ -46,9 +54,9 @@ def htsim(case, seed):
         return None
     text = path.read_text()
     fct = [float(t) for t in re.findall(r"finished at (\S+)", text)]
-    m = re.search(r"Rtx: (\d+) .* NACKs: (\d+)", text)
+    m = re.search(r"New: (\d+) Rtx: (\d+) .* NACKs: (\d+)", text)
     return {"flows": len(fct), "mean_fct_us": sum(fct) / len(fct), "max_fct_us": max(fct),
-            "retx_pkts": int(m[1]), "trims": int(m[2])}
+            "new_pkts": int(m[1]), "retx_pkts": int(m[2]), "trims": int(m[3])}
 
 
 def mean(rows, key):
@@ -61,9 +69,9 @@ def main():
     print("| case | seeds | mean FCT, us: ours / htsim | diff | max FCT, us: ours / htsim | diff "
           "| trims: ours / htsim | diff | within the bars |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for case, label in CASES.items():
+    for case, (label, seeds) in CASES.items():
         a, b = [], []
-        for seed in SEEDS:
+        for seed in seeds:
             o, h = ours(out_root, case, seed), htsim(case, seed)
             if o is None or h is None:
                 continue
@@ -78,8 +86,10 @@ def main():
             continue
         d = {k: 100 * (mean(a, k) / mean(b, k) - 1) if mean(b, k) else 0.0
              for k in ("mean_fct_us", "max_fct_us", "trims")}
+        # Trims within 5 %, or within 1 in 10,000 of the packets sent where they are that few.
         ok = abs(d["mean_fct_us"]) <= 2 and abs(d["max_fct_us"]) <= 2 and (
-            abs(d["trims"]) <= 5 or abs(mean(a, "trims") - mean(b, "trims")) < 10)
+            abs(d["trims"]) <= 5
+            or abs(mean(a, "trims") - mean(b, "trims")) <= mean(b, "new_pkts") / 10000)
         print(f"| {label} | {len(a)} | {mean(a, 'mean_fct_us'):.2f} / {mean(b, 'mean_fct_us'):.2f} | "
               f"{d['mean_fct_us']:+.1f} % | {mean(a, 'max_fct_us'):.2f} / {mean(b, 'max_fct_us'):.2f} | "
               f"{d['max_fct_us']:+.1f} % | {mean(a, 'trims'):.0f} / {mean(b, 'trims'):.0f} | "

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # NSCC on the uet transport against the UEC's htsim (README.md): each case's htsim input files
-# unchanged, REPS, seeds 13 (htsim's default), 1, 2, 3; then analyze.py (results.csv, the
+# unchanged, REPS, seeds 13 (htsim's default), 1, 2, 3 (13, 1, 2 for the 1,024-host plan's
+# permutation on its fat tree and 4:1 / 8:1 leaf-spines); then analyze.py (results.csv, the
 # README table) against htsim's runs of the same cases and seeds (data/uec-htsim/reps/).
 # Resumable `rdma-lb sweep` into out/experiments/uec-htsim; builds nothing (scripts/build,
-# cargo build --release -p rdma-lb). Each run takes under 2 s of CPU. JOBS=N runs N at once.
+# cargo build --release -p rdma-lb). Each run takes 0.5-10 s of CPU. JOBS=N runs N at once.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 exp=experiments/uec-htsim
@@ -13,4 +14,6 @@ py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
 [ -x "$cli" ] || { echo "run.sh: no $cli (cargo build --release -p rdma-lb)" >&2; exit 2; }
 "$cli" sweep --config "$exp/perm128_ft100_nscc.toml,$exp/incast8to1_ft100_nscc.toml,$exp/perm128_ls400_nscc.toml" \
   --seed 13,1,2,3 -j "${JOBS:-1}" --out-root "$out"
+"$cli" sweep --config "$exp/perm1024_fat_tree_1024.toml,$exp/perm1024_leaf_spine_1024_oversub.toml,$exp/perm1024_leaf_spine_1024_oversub_8-1.toml" \
+  --seed 13,1,2 -j "${JOBS:-1}" --out-root "$out"
 "$py" "$exp/analyze.py" "$out" "$exp"
