@@ -5,6 +5,7 @@
  *  - window rule: RdmaUetWindowOnAck / OnLoss against hand-computed numbers; wait-to-decrease
  *    (RdmaUetWindowOnAckWtd) holds the window for the marks below its threshold;
  *  - NSCC: the UEC htsim's derived settings and one ACK of each cell of its rule;
+ *  - NSCC wired: its cap follows the smallest RTT sampled, mprdma's does not;
  *  - coalesced ACKs: the SACK bitmap on the wire, one ACK per 16 KiB, the same completion;
  *  - one flow alone reaches line rate: its FCT is the first-principles value to the ns;
  *  - trimming turns a drop into a NACK at the sender within one base RTT of the trim, one
@@ -445,6 +446,57 @@ class UetLineRateTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(rec.dataPkts, packets, "every packet sent once");
         NS_TEST_EXPECT_MSG_EQ(rec.retxPkts + rec.timeouts + rec.nacksRx, 0u, "no loss");
         NS_TEST_EXPECT_MSG_EQ(marks + trims, 0u, "no queue: no ECN mark, no trim");
+    }
+};
+
+/**
+ * NSCC wired through the NIC (RdmaUetRecovery::Cc = nscc): its cap follows the smallest RTT it
+ * samples (htsim update_base_rtt), where mprdma's stays at the configured base RTT's. A lone
+ * flow of 256 full packets on the star, UetBaseRtt set to 10 us while the path's unloaded RTT
+ * is 4,168.56 ns (2 x 2 us + 2 x 4150 B + 2 x 64 B at 400 Gbps; the first packet's RTT, sent
+ * at 0; sampled as 4,168 ns, the time stamps' nanoseconds): mprdma's cap is 1.5 x 10 us x
+ * 400 Gbps / 8 = 750,000 B throughout; NSCC ends at 1.5 x 208,400 B = 312,600 B (the BDP of
+ * the sampled 4,168 ns).
+ */
+class UetNsccWiringTestCase : public TestCase
+{
+  public:
+    UetNsccWiringTestCase()
+        : TestCase("uet nscc: the NIC attribute selects it; its cap follows the smallest RTT")
+    {
+    }
+
+  private:
+    static std::pair<uint64_t, uint64_t> Caps(const std::string& cc)
+    {
+        std::pair<uint64_t, uint64_t> firstLast{0, 0};
+        RdmaFabricHelper f;
+        BuildUetStar(f, 2, MicroSeconds(10), MicroSeconds(40), 101, true);
+        f.GetNic(1)->SetComponentAttribute("ns3::RdmaUetRecovery", "Cc", StringValue(cc));
+        f.GetNic(1)->TraceConnectWithoutContext(
+            "UetWindow",
+            MakeBoundCallback(+[](std::pair<uint64_t, uint64_t>* fl, uint32_t, uint64_t, uint64_t cap) {
+                if (fl->first == 0)
+                {
+                    fl->first = cap;
+                }
+                fl->second = cap;
+            },
+                              &firstLast));
+        f.AddFlow(1, 1, 0, 256 * PAYLOAD, Time(0));
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        Simulator::Destroy();
+        return firstLast;
+    }
+
+    void DoRun() override
+    {
+        const auto mprdma = Caps("mprdma");
+        const auto nscc = Caps("nscc");
+        NS_TEST_EXPECT_MSG_EQ(mprdma.first, 750000u, "mprdma: 1.5 x 10 us x 400 Gbps");
+        NS_TEST_EXPECT_MSG_EQ(mprdma.second, 750000u, "and it stays");
+        NS_TEST_EXPECT_MSG_EQ(nscc.second, 312600u, "nscc: 1.5 x the BDP of the sampled 4,168 ns");
     }
 };
 
@@ -1186,6 +1238,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetNsccTestCase, TestCase::QUICK);
         AddTestCase(new UetOutstandingTestCase, TestCase::QUICK);
         AddTestCase(new UetLineRateTestCase, TestCase::QUICK);
+        AddTestCase(new UetNsccWiringTestCase, TestCase::QUICK);
         AddTestCase(new UetCoalescedAckTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimNackTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimPriorityTestCase, TestCase::QUICK);
