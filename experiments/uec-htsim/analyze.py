@@ -25,6 +25,8 @@ CASES = {
     "incast8to1_ft100_nscc": ("same fabric, 8 -> 1 x 1 MB incast", [13, 1, 2, 3]),
     "perm128_ls400_nscc": ("128-host leaf-spine (8 x 16, 16 spines), 400 G, 2 MB permutation",
                            [13, 1, 2, 3]),
+    "perm128_ls400_nscc_failed1": ("same leaf-spine, -failed 1: every leaf <-> spine 0 link at "
+                                   "100 G", [13, 1, 2, 3]),
     "perm1024_fat_tree_1024": ("1,024-host 3-tier fat tree, 100 G, 2 MB permutation "
                                    "(htsim's plan)", [13, 1, 2]),
     "perm1024_leaf_spine_1024_oversub": ("1,024-host leaf-spine 4:1, 100 G, same permutation",

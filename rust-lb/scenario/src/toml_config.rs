@@ -5,6 +5,9 @@
 //! conweave_file = "../data/conweave/config/leaf_spine_128_100G_OS2.txt"
 //! htsim_topo = "fat_tree_128_1os.topo"   # the UEC htsim's .topo (crate::htsim): hosts 0..Nodes,
 //! #   then ToRs, aggregation, core switches; with kind = "uet", htsim's [transport.uet] defaults
+//! htsim_failed = 1                 # with htsim_topo (uet): htsim_uec's -failed N, the links it
+//! #   degrades at 0.25 x speed, queue and ECN (2 tiers: every leaf <-> spines 0..N-1, both ways;
+//! #   3 tiers: core -> aggregation where l + agg x aggs-per-pod < N); 0 = none
 //! leaf_spine = { leaves = 8, hosts_per_leaf = 16, spines = 8, host_rate = "100Gbps",
 //!                fabric_rate = "100Gbps", delay = "1us" }   # fabric_rate defaults to host_rate
 //! link_rates = [ { a = 128, b = 136, rate = "40Gbps" } ]    # per-link rate overrides;

@@ -12,7 +12,7 @@ mod common;
 
 use common::{data, scratch, write};
 use rdma_lb_scenario::{
-    load_scenario, Overrides, Scenario, SwitchHash, TransportKind, UetCc, UetParams,
+    load_scenario, Overrides, PortRate, Scenario, SwitchHash, TransportKind, UetCc, UetParams,
 };
 
 fn topo(case: &str, file: &str) -> String {
@@ -242,6 +242,148 @@ fn wiring_errors_name_the_key() {
     let e = load("none.toml", "[topology]\n[workload]\nhtsim_cm = \"x.cm\"\n").unwrap_err();
     assert!(
         e.ends_with("topology: needs conweave_file, htsim_topo or leaf_spine"),
+        "{e}"
+    );
+}
+
+fn failed_toml(topo: &str, cm: &str, failed: &str, kind: &str) -> String {
+    format!(
+        "[topology]\nhtsim_topo = \"{topo}\"\n{failed}[workload]\nhtsim_cm = \"{cm}\"\n\
+         [transport]\nkind = \"{kind}\"\n[run]\nseed = 13\nstop = \"20ms\"\n"
+    )
+}
+
+/// `htsim_failed = 1` on the 400G leaf-spine is htsim_uec's `-failed 1`
+/// (data/uec-htsim/perm128_ls400_nscc_failed1/stdout.txt prints "Failure: US0->LS_t(0)" and
+/// "LSt->US0(0) linkspeed set to 100" for t = 0..7): the 8 leaf <-> spine 0 links at 100 Gbps
+/// both ways, their 16 ports' queues and ECN thresholds x 0.25; the same as writing the
+/// `link_rates` entries by hand.
+#[test]
+fn htsim_failed_leaf_spine_degrades_spine_0() {
+    let t = topo("perm128_ls400_nscc", "leaf_spine_128_400g.topo");
+    let cm = topo("perm128_ls400_nscc", "perm_128n_128c_2MB.cm");
+    let s = load(
+        "failed.toml",
+        &failed_toml(&t, &cm, "htsim_failed = 1\n", "uet"),
+    )
+    .unwrap();
+    let (g100, g400) = (100_000_000_000u64, 400_000_000_000u64);
+    let slow: Vec<(u32, u32)> = s
+        .topology
+        .links
+        .iter()
+        .filter(|l| l.rate_bps != g400)
+        .map(|l| {
+            assert_eq!(l.rate_bps, g100);
+            (l.a, l.b)
+        })
+        .collect();
+    assert_eq!(slow, (128..136).map(|leaf| (leaf, 136)).collect::<Vec<_>>());
+    let want: Vec<PortRate> = (128..136)
+        .flat_map(|leaf| [(leaf, 136), (136, leaf)])
+        .map(|(node, peer)| PortRate {
+            node,
+            peer,
+            rate_bps: g100,
+            queue_scale: 0.25,
+        })
+        .collect();
+    assert_eq!(s.topology.port_rates, want);
+    // The transport is htsim's defaults for the topology, unchanged by the failure (htsim sizes
+    // its queues before it degrades some).
+    assert_eq!(s.transport.uet.queue_packets, 101);
+    let by_hand: String = (128..136)
+        .map(|leaf| format!("{{ a = {leaf}, b = 136, rate = \"100Gbps\", scale_queue = true }}, "))
+        .collect();
+    let h = load(
+        "by_hand.toml",
+        &failed_toml(&t, &cm, &format!("link_rates = [ {by_hand}]\n"), "uet"),
+    )
+    .unwrap();
+    assert_eq!(h.topology, s.topology);
+}
+
+/// `htsim_failed = 1` on fat_tree_128_1os.topo: htsim's 3-tier rule degrades the core ->
+/// aggregation direction of (agg, l) when l + agg x 4 (aggregation switches per pod) < 1: agg 0,
+/// l 0, i.e. core 0 (node 192) -> aggregation switch 0 (node 160) alone, at 25 Gbps; the link's
+/// other direction and every other link stay at 100 Gbps.
+#[test]
+fn htsim_failed_fat_tree_degrades_one_core_downlink() {
+    let t = topo("perm128_ft100_nscc", "fat_tree_128_1os.topo");
+    let cm = topo("perm128_ft100_nscc", "perm_128n_128c_2MB.cm");
+    let s = load(
+        "failed_ft.toml",
+        &failed_toml(&t, &cm, "htsim_failed = 1\n", "uet"),
+    )
+    .unwrap();
+    assert!(s
+        .topology
+        .links
+        .iter()
+        .all(|l| l.rate_bps == 100_000_000_000));
+    assert_eq!(
+        s.topology.port_rates,
+        vec![PortRate {
+            node: 192,
+            peer: 160,
+            rate_bps: 25_000_000_000,
+            queue_scale: 0.25,
+        }]
+    );
+    let none = load(
+        "failed0.toml",
+        &failed_toml(&t, &cm, "htsim_failed = 0\n", "uet"),
+    )
+    .unwrap();
+    assert!(none.topology.port_rates.is_empty());
+}
+
+#[test]
+fn htsim_failed_errors_name_the_key() {
+    let t = topo("perm128_ls400_nscc", "leaf_spine_128_400g.topo");
+    let cm = topo("perm128_ls400_nscc", "perm_128n_128c_2MB.cm");
+    let e = load(
+        "too_many.toml",
+        &failed_toml(&t, &cm, "htsim_failed = 17\n", "uet"),
+    )
+    .unwrap_err();
+    assert!(
+        e.ends_with(
+            ":3: topology.htsim_failed: 17 failed links is more than the topology's uplinks: \
+             a leaf has 16 spine uplinks"
+        ),
+        "{e}"
+    );
+    let ft = topo("perm128_ft100_nscc", "fat_tree_128_1os.topo");
+    let e = load(
+        "too_many_ft.toml",
+        &failed_toml(&ft, &cm, "htsim_failed = 129\n", "uet"),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains(":3: topology.htsim_failed: 129 failed links is more than"),
+        "{e}"
+    );
+    let e = load(
+        "no_topo.toml",
+        "[topology]\nleaf_spine = { leaves = 2, hosts_per_leaf = 8, spines = 2, \
+         host_rate = \"100Gbps\", delay = \"1us\" }\nhtsim_failed = 1\n[workload]\n\
+         htsim_cm = \"x.cm\"\n[transport]\nkind = \"uet\"\n",
+    )
+    .unwrap_err();
+    assert!(
+        e.ends_with(
+            ":3: topology.htsim_failed: htsim_failed (htsim_uec's -failed) needs htsim_topo"
+        ),
+        "{e}"
+    );
+    let e = load(
+        "roce.toml",
+        &failed_toml(&t, &cm, "htsim_failed = 1\n", "roce"),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains(":3: topology.htsim_failed: htsim_failed needs kind = \"uet\""),
         "{e}"
     );
 }

@@ -17,7 +17,8 @@
 //! each module lists where it deviates. Example inputs are under `data/uec-htsim/`.
 //!
 //! In a TOML scenario: `[topology] htsim_topo = "x.topo"` and `[workload] htsim_cm = "x.cm"`
-//! (`crate::toml_config`). With `htsim_topo` and `[transport] kind = "uet"`, every
+//! (`crate::toml_config`); `[topology] htsim_failed = N` is `htsim_uec -failed N`: the links
+//! [`HtsimTopo::failed_links`] picks run at 0.25 x their speed, queue and ECN thresholds. With `htsim_topo` and `[transport] kind = "uet"`, every
 //! `[transport.uet]` key the config leaves out takes htsim's default instead of ours:
 //!
 //! | key | htsim's default (`htsim_uec` without flags) | fat_tree_128_1os.topo (100G, 3 tiers) |
@@ -53,7 +54,9 @@ pub mod cm;
 pub mod topo;
 
 pub use cm::{parse_cm_file, parse_cm_str, CmConnection, HtsimCm};
-pub use topo::{parse_topo_file, parse_topo_str, HtsimTier, HtsimTopo};
+pub use topo::{
+    parse_topo_file, parse_topo_str, FailedLink, HtsimTier, HtsimTopo, FAILED_LINK_RATIO,
+};
 
 /// htsim's ACK (and trimmed header) size in bytes (`UecBasePacket::ACKSIZE`).
 pub const ACK_BYTES: u64 = 64;

@@ -887,5 +887,130 @@ impl HtsimTopo {
     }
 }
 
+/// htsim's `_failed_link_ratio` (fat_tree_topology.cpp): a link failed by `-failed N` keeps
+/// this share of its speed, its queue size and its ECN thresholds (degraded, not cut).
+pub const FAILED_LINK_RATIO: f64 = 0.25;
+
+/// One link `htsim_uec -failed N` degrades ([`HtsimTopo::failed_links`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FailedLink {
+    /// The sending end of the degraded direction (2 tiers: the leaf; 3 tiers: the core).
+    pub a: u32,
+    /// The other end (2 tiers: the spine; 3 tiers: the aggregation switch).
+    pub b: u32,
+    /// Only `a`'s port towards `b` is degraded (3 tiers); otherwise both directions (2 tiers).
+    pub one_way: bool,
+    /// The degraded rate, bit/s: the link's x [`FAILED_LINK_RATIO`], truncated (htsim's
+    /// `linkspeed_bps speed = speed * _failed_link_ratio`).
+    pub rate_bps: u64,
+}
+
+impl HtsimTopo {
+    /// The largest `-failed N` that still changes htsim's choice: 2 tiers, the spines (a leaf's
+    /// uplinks); 3 tiers, the largest `l + agg x per-pod` + 1 of the rule in
+    /// [`HtsimTopo::failed_links`] (= every aggregation uplink when the aggregation switches
+    /// per pod equal their uplinks, as in every shipped fat tree).
+    #[must_use]
+    pub fn max_failed(&self) -> u32 {
+        if self.tiers == 3 {
+            let uplinks = self.agg_uplinks_per_switch();
+            uplinks.saturating_add(
+                self.aggs()
+                    .saturating_sub(1)
+                    .saturating_mul(self.aggs_per_pod),
+            )
+        } else {
+            self.aggs()
+        }
+    }
+
+    /// An aggregation switch's distinct cores: Radix_Up₁ / Bundle₂ (htsim's loop bound on l).
+    fn agg_uplinks_per_switch(&self) -> u32 {
+        let ru1 = self.tier.get(1).map_or(0, |t| t.radix_up);
+        let b2 = self.tier.get(2).map_or(1, |t| t.bundle.max(1));
+        ru1 / b2
+    }
+
+    /// The links `htsim_uec -failed n` degrades to [`FAILED_LINK_RATIO`] of their speed, queue
+    /// and ECN thresholds (main_uec.cpp `set_failed_links`; the `FatTreeTopology` constructor,
+    /// fat_tree_topology.cpp; `alloc_queue` with `reduced_speed`), in htsim's construction order:
+    /// * 2 tiers: for every leaf (ToR), its links to spines 0..n-1, both directions (htsim
+    ///   allocates both the spine -> leaf and the leaf -> spine queue reduced when
+    ///   `agg - agg_min < n`, agg_min = 0);
+    /// * 3 tiers: only core -> aggregation directions: aggregation switch `agg` (global index),
+    ///   uplink `l` (0..Radix_Up₁ / Bundle₂, to core `agg mod per-pod + per-pod x l`) when
+    ///   `l + agg x per-pod < n`; the aggregation -> core direction keeps its speed. For small n
+    ///   that is aggregation switch 0's first n cores.
+    ///
+    /// `n = 0` degrades nothing (htsim's default).
+    ///
+    /// # Errors
+    /// A message (the caller names the key) when `n` exceeds [`HtsimTopo::max_failed`] (htsim
+    /// would degrade nothing more), or when the degraded tier has `Bundle` above 1 (a port rate
+    /// names a link by its two ends, so parallel links cannot be told apart).
+    pub fn failed_links(&self, n: u32) -> std::result::Result<Vec<FailedLink>, String> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let max = self.max_failed();
+        if n > max {
+            let what = if self.tiers == 3 {
+                format!(
+                    "htsim's rule (core -> aggregation links with l + agg x {} < N) selects \
+                     every one of the {} aggregation uplinks at N = {max}",
+                    self.aggs_per_pod,
+                    u64::from(self.aggs()) * u64::from(self.agg_uplinks_per_switch())
+                )
+            } else {
+                format!("a leaf has {max} spine uplinks")
+            };
+            return Err(format!(
+                "{n} failed links is more than the topology's uplinks: {what}"
+            ));
+        }
+        let top = if self.tiers == 3 { 2 } else { 1 };
+        let Some(tier) = self.tier.get(top) else {
+            return Ok(Vec::new());
+        };
+        if tier.bundle != 1 {
+            return Err(format!(
+                "tier {top} has Bundle {}: a failed link among parallel links cannot be named \
+                 (only Bundle 1 is supported with failed links)",
+                tier.bundle
+            ));
+        }
+        let rate_bps = tier.downlink_speed_gbps * 1_000_000_000 / 4; // x 0.25, truncated
+        let mut out = Vec::new();
+        if self.tiers == 3 {
+            let per_pod = self.aggs_per_pod.max(1);
+            for agg in 0..self.aggs() {
+                for l in 0..self.agg_uplinks_per_switch() {
+                    if u64::from(l) + u64::from(agg) * u64::from(per_pod) < u64::from(n) {
+                        let core = agg % per_pod + per_pod * l;
+                        out.push(FailedLink {
+                            a: self.core_id(core),
+                            b: self.agg_id(agg),
+                            one_way: true,
+                            rate_bps,
+                        });
+                    }
+                }
+            }
+        } else {
+            for tor in 0..self.tors() {
+                for agg in 0..n.min(self.aggs()) {
+                    out.push(FailedLink {
+                        a: self.tor_id(tor),
+                        b: self.agg_id(agg),
+                        one_way: false,
+                        rate_bps,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests;

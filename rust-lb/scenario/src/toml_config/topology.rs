@@ -1,6 +1,9 @@
 //! `[topology]` of a TOML scenario: a ConWeave topology file, an htsim topology file
 //! (`crate::htsim::topo`) or a generated leaf-spine (`crate::topology::LeafSpine`), and the per-link rate overrides `link_rates` (one way or
-//! both, optionally scaling the port's queue as htsim's reduced-speed links). Its
+//! both, optionally scaling the port's queue as htsim's reduced-speed links), and htsim's
+//! `-failed N` as `htsim_failed = N` (with `htsim_topo`: the links
+//! `crate::htsim::HtsimTopo::failed_links` picks, applied as `link_rates` entries with the
+//! queue scaled by 0.25, before the explicit `link_rates`). Its
 //! `link_faults` are read by `super::link_faults`.
 
 use serde::Deserialize;
@@ -10,7 +13,7 @@ use super::context::Cx;
 use super::link_faults::LinkFaultSec;
 use super::quantity::{Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
-use crate::htsim::{parse_topo_file, HtsimTopo};
+use crate::htsim::{parse_topo_file, HtsimTopo, FAILED_LINK_RATIO};
 use crate::model::{PortRate, Topology, Transport};
 use crate::topology::{parse_topology_file, LeafSpine};
 
@@ -19,6 +22,7 @@ use crate::topology::{parse_topology_file, LeafSpine};
 pub(super) struct TopologySec {
     pub(super) conweave_file: Option<Spanned<String>>,
     pub(super) htsim_topo: Option<Spanned<String>>,
+    pub(super) htsim_failed: Option<Spanned<u32>>,
     pub(super) leaf_spine: Option<Spanned<LeafSpineSec>>,
     #[serde(default)]
     pub(super) link_rates: Vec<Spanned<LinkRateSec>>,
@@ -111,56 +115,114 @@ pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<(Topology, Opti
             "needs conweave_file, htsim_topo or leaf_spine",
         ));
     };
+    if let Some(n) = &sec.htsim_failed {
+        let Some(h) = &htsim else {
+            return Err(cx.err(
+                n,
+                "topology.htsim_failed",
+                ErrorKind::Value,
+                "htsim_failed (htsim_uec's -failed) needs htsim_topo".to_owned(),
+            ));
+        };
+        let failed = h
+            .failed_links(*n.get_ref())
+            .map_err(|msg| cx.err(n, "topology.htsim_failed", ErrorKind::Value, msg))?;
+        for f in failed {
+            set_rate(
+                &mut topology,
+                f.a,
+                f.b,
+                f.rate_bps,
+                f.one_way,
+                QueueScale::Fixed(FAILED_LINK_RATIO),
+            )
+            .map_err(|msg| cx.err(n, "topology.htsim_failed", ErrorKind::Node, msg))?;
+        }
+    }
     for lr in &sec.link_rates {
         let r = lr.get_ref();
-        let link = topology
-            .links
-            .iter_mut()
-            .find(|l| (l.a == r.a && l.b == r.b) || (l.a == r.b && l.b == r.a))
-            .ok_or_else(|| {
-                cx.err(
-                    lr,
-                    "topology.link_rates",
-                    ErrorKind::Node,
-                    format!("no link {}-{} in the topology", r.a, r.b),
-                )
-            })?;
         let one_way = r.one_way.unwrap_or(false);
         let scale_queue = r.scale_queue.unwrap_or(false);
         let scale = if scale_queue {
-            // a rate above the link's would grow the queue: only slowdowns scale
-            (r.rate.0 as f64 / link.rate_bps as f64).min(1.0)
+            QueueScale::ByRate
         } else {
-            1.0
+            QueueScale::None
         };
-        let ends: &[(u32, u32)] = if one_way {
-            &[(r.a, r.b)]
-        } else {
-            link.rate_bps = r.rate.0;
-            &[(r.a, r.b), (r.b, r.a)]
-        };
-        if one_way || scale_queue {
-            topology
-                .port_rates
-                .extend(ends.iter().map(|&(node, peer)| PortRate {
-                    node,
-                    peer,
-                    rate_bps: r.rate.0,
-                    queue_scale: scale,
-                }));
-        }
+        set_rate(&mut topology, r.a, r.b, r.rate.0, one_way, scale)
+            .map_err(|msg| cx.err(lr, "topology.link_rates", ErrorKind::Node, msg))?;
     }
     Ok((topology, htsim))
 }
 
-/// `scale_queue = true` in `link_rates` needs the UET transport (RoCE's ECN thresholds follow
-/// the port rate).
+/// The factor on a rate-set port's queue limit and ECN thresholds.
+#[derive(Clone, Copy)]
+enum QueueScale {
+    /// None (`scale_queue` false or left out).
+    None,
+    /// The new rate / the link's, at most 1 (`scale_queue = true`: a rate above the link's would
+    /// grow the queue, so only slowdowns scale).
+    ByRate,
+    /// This factor (`htsim_failed`: htsim's `_failed_link_ratio`).
+    Fixed(f64),
+}
+
+/// Sets link a-b's rate (both ways) or only a's port towards b (`one_way`) to `rate_bps`, as a
+/// `link_rates` entry, scaling the port(s)' queue as `queue_scale` says.
+fn set_rate(
+    topology: &mut Topology,
+    a: u32,
+    b: u32,
+    rate_bps: u64,
+    one_way: bool,
+    queue_scale: QueueScale,
+) -> std::result::Result<(), String> {
+    let link = topology
+        .links
+        .iter_mut()
+        .find(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
+        .ok_or_else(|| format!("no link {a}-{b} in the topology"))?;
+    let scale = match queue_scale {
+        QueueScale::None => 1.0,
+        QueueScale::ByRate => (rate_bps as f64 / link.rate_bps as f64).min(1.0),
+        QueueScale::Fixed(f) => f,
+    };
+    let ends: &[(u32, u32)] = if one_way {
+        &[(a, b)]
+    } else {
+        link.rate_bps = rate_bps;
+        &[(a, b), (b, a)]
+    };
+    if one_way || !matches!(queue_scale, QueueScale::None) {
+        topology
+            .port_rates
+            .extend(ends.iter().map(|&(node, peer)| PortRate {
+                node,
+                peer,
+                rate_bps,
+                queue_scale: scale,
+            }));
+    }
+    Ok(())
+}
+
+/// `scale_queue = true` in `link_rates` and `htsim_failed` (which scales the queues) need the
+/// UET transport (RoCE's ECN thresholds follow the port rate).
 pub(super) fn check_queue_scaling(
     cx: &Cx<'_>,
     sec: &TopologySec,
     transport: &Transport,
 ) -> Result<()> {
     if transport.kind.is_roce() {
+        if let Some(n) = sec.htsim_failed.as_ref().filter(|n| *n.get_ref() > 0) {
+            return Err(cx.err(
+                n,
+                "topology.htsim_failed",
+                ErrorKind::Value,
+                "htsim_failed needs kind = \"uet\" (it scales the failed ports' queues and ECN \
+                 thresholds, as htsim; RoCE's follow the port rate)"
+                    .to_owned(),
+            ));
+        }
         if let Some(lr) = sec
             .link_rates
             .iter()

@@ -164,6 +164,73 @@ fn bundles_are_parallel_links() {
     assert_eq!(core3, vec![13, 13, 15, 15]);
 }
 
+/// htsim's `-failed N` on the 400G leaf-spine (its failed1 run prints the 16 lines
+/// "Failure: US0->LS_t(0) linkspeed set to 100" / "Failure: LSt->US0(0) ...", t = 0..7):
+/// every leaf's link to spine 0, both ways, at 100 Gbps.
+#[test]
+fn failed_links_leaf_spine() {
+    let h = data("perm128_ls400_nscc/leaf_spine_128_400g.topo");
+    assert_eq!(h.max_failed(), 16);
+    assert_eq!(h.failed_links(0).unwrap(), vec![]);
+    let one = h.failed_links(1).unwrap();
+    let want: Vec<FailedLink> = (0..8)
+        .map(|t| FailedLink {
+            a: 128 + t,
+            b: 136,
+            one_way: false,
+            rate_bps: G100,
+        })
+        .collect();
+    assert_eq!(one, want);
+    // N = 3: spines 0, 1, 2 of every leaf, by leaf (htsim's loop order).
+    let three = h.failed_links(3).unwrap();
+    assert_eq!(three.len(), 24);
+    assert_eq!(
+        three[..4].iter().map(|f| (f.a, f.b)).collect::<Vec<_>>(),
+        vec![(128, 136), (128, 137), (128, 138), (129, 136)]
+    );
+    assert_eq!(h.failed_links(16).unwrap().len(), 128);
+    let e = h.failed_links(17).unwrap_err();
+    assert_eq!(
+        e,
+        "17 failed links is more than the topology's uplinks: a leaf has 16 spine uplinks"
+    );
+}
+
+/// htsim's 3-tier rule on fat_tree_128_1os.topo: 32 aggregation switches (4 per pod), each
+/// with l = 0..3 uplinks to cores `agg mod 4 + 4 l`; the core -> aggregation direction of
+/// (agg, l) fails when l + 4 agg < N. N = 1: agg 0, l 0 = core 0 (node 192) -> agg 0 (node
+/// 160) only. N = 6: agg 0's l 0..3 (cores 0, 4, 8, 12), agg 1's l 0, 1 (l + 4 < 6: cores 1,
+/// 5). The aggregation -> core directions keep their 100 Gbps.
+#[test]
+fn failed_links_fat_tree() {
+    let h = data("perm128_ft100_nscc/fat_tree_128_1os.topo");
+    assert_eq!((h.aggs(), h.aggs_per_pod, h.cores), (32, 4, 16));
+    let fl = |core: u32, agg: u32| FailedLink {
+        a: 192 + core,
+        b: 160 + agg,
+        one_way: true,
+        rate_bps: 25_000_000_000,
+    };
+    assert_eq!(h.failed_links(1).unwrap(), vec![fl(0, 0)]);
+    assert_eq!(
+        h.failed_links(6).unwrap(),
+        vec![fl(0, 0), fl(4, 0), fl(8, 0), fl(12, 0), fl(1, 1), fl(5, 1)]
+    );
+    // The largest l + 4 agg is 3 + 4 x 31 = 127: N = 128 takes all 128 aggregation uplinks.
+    assert_eq!(h.max_failed(), 128);
+    assert_eq!(h.failed_links(128).unwrap().len(), 128);
+    let e = h.failed_links(129).unwrap_err();
+    assert!(
+        e.starts_with("129 failed links is more than the topology's uplinks"),
+        "{e}"
+    );
+    // Parallel links (Bundle 2 on the core tier) cannot be named one by one.
+    let b = parse_topo_str("test.topo", TEST_TOPO).unwrap();
+    let e = b.failed_links(1).unwrap_err();
+    assert!(e.starts_with("tier 2 has Bundle 2"), "{e}");
+}
+
 #[test]
 fn oversubscribed_leaf_spine_and_fat_tree() {
     // htsim's topologies/leaf_spine_tiny.topo: 4:1 at the leaves.
