@@ -12,6 +12,7 @@ same runs, same bytes.
 Usage (from the repository root): python experiments/uec-htsim/analyze.py OUT_ROOT EXP_DIR
 """
 import csv
+import gzip
 import json
 import re
 import sys
@@ -33,6 +34,8 @@ CASES = {
                                          [13, 1, 2]),
     "perm1024_leaf_spine_1024_oversub_8-1": ("1,024-host leaf-spine 8:1, 100 G, same permutation",
                                              [13, 1, 2]),
+    "perm8192_ls400_1MB": ("8,192-host leaf-spine, 400 G, 1 MB permutation (its 8K plan, "
+                           "128 paths)", [13, 1]),
 }
 FIELDS = ["case", "simulator", "seed", "flows", "mean_fct_us", "max_fct_us", "retx_pkts", "trims"]
 
@@ -52,9 +55,12 @@ def ours(out_root, case, seed):
 
 def htsim(case, seed):
     path = REF / f"{case}_reps_s{seed}.txt"
-    if not path.exists():
+    if path.exists():
+        text = path.read_text()
+    elif path.with_suffix(".txt.gz").exists():
+        text = gzip.decompress(path.with_suffix(".txt.gz").read_bytes()).decode()
+    else:
         return None
-    text = path.read_text()
     fct = [float(t) for t in re.findall(r"finished at (\S+)", text)]
     m = re.search(r"New: (\d+) Rtx: (\d+) .* NACKs: (\d+)", text)
     return {"flows": len(fct), "mean_fct_us": sum(fct) / len(fct), "max_fct_us": max(fct),

@@ -16,4 +16,6 @@ py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
   --seed 13,1,2,3 -j "${JOBS:-1}" --out-root "$out"
 "$cli" sweep --config "$exp/perm1024_fat_tree_1024.toml,$exp/perm1024_leaf_spine_1024_oversub.toml,$exp/perm1024_leaf_spine_1024_oversub_8-1.toml" \
   --seed 13,1,2 -j "${JOBS:-1}" --out-root "$out"
+# The 8,192-host plan's permutation (about 50 s of CPU and 0.5 GiB per run).
+"$cli" sweep --config "$exp/perm8192_ls400_1MB.toml" --seed 13,1 -j "${JOBS:-1}" --out-root "$out"
 "$py" "$exp/analyze.py" "$out" "$exp"
