@@ -19,6 +19,9 @@ use crate::model::{Flow, Topology};
 use crate::text::{numbered_lines, read_file, uint};
 use crate::units::{ns3_19_seconds_to_ns, parse_seconds_to_ns};
 
+/// Largest number of flows a scenario may generate (memory guard; ~1 GB of flow records).
+pub const MAX_FLOWS: u64 = 20_000_000;
+
 /// Reads and parses a flow file against `topology`.
 ///
 /// # Errors

@@ -32,9 +32,9 @@
 use std::path::Path;
 
 use crate::error::{ErrorKind, Result, ScenarioError};
+use crate::flows::MAX_FLOWS;
 use crate::model::Flow;
 use crate::text::{numbered_lines, read_file, real, uint};
-use crate::toml_config::MAX_FLOWS;
 use crate::topology::MAX_NODES;
 
 /// One connection line.

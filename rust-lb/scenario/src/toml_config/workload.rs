@@ -19,8 +19,7 @@ use crate::workload::{
     PoissonSpec,
 };
 
-/// Largest number of flows a scenario may generate (memory guard; ~1 GB of flow records).
-pub const MAX_FLOWS: u64 = 20_000_000;
+pub use crate::flows::MAX_FLOWS;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
