@@ -136,20 +136,20 @@ fn conweave_params(keys: &[(usize, &str, u64)], lb_params: &str) -> String {
     parts.join(", ")
 }
 
-/// One line being interpreted.
-struct Line<'a> {
-    file: &'a str,
-    ln: usize,
-    key: &'a str,
-    vals: Vec<&'a str>,
+/// One line being interpreted (also by [`crate::simai::conf`], which shares these keys).
+pub(crate) struct Line<'a> {
+    pub(crate) file: &'a str,
+    pub(crate) ln: usize,
+    pub(crate) key: &'a str,
+    pub(crate) vals: Vec<&'a str>,
 }
 
 impl Line<'_> {
-    fn err(&self, kind: ErrorKind, msg: impl Into<String>) -> ScenarioError {
+    pub(crate) fn err(&self, kind: ErrorKind, msg: impl Into<String>) -> ScenarioError {
         ScenarioError::at(self.file, self.ln, self.key, kind, msg)
     }
 
-    fn one(&self) -> Result<&str> {
+    pub(crate) fn one(&self) -> Result<&str> {
         match self.vals.as_slice() {
             [v] => Ok(v),
             [] => Err(self.err(ErrorKind::Missing, "missing value")),
@@ -161,7 +161,7 @@ impl Line<'_> {
     }
 
     /// An integer, possibly written as an integral decimal (`2.0`).
-    fn int(&self) -> Result<u64> {
+    pub(crate) fn int(&self) -> Result<u64> {
         let v = self.one()?;
         parse_decimal(v)
             .and_then(|(m, s)| scale_exact(m, s, 1))
@@ -173,12 +173,12 @@ impl Line<'_> {
             })
     }
 
-    fn int_u32(&self) -> Result<u32> {
+    pub(crate) fn int_u32(&self) -> Result<u32> {
         let v = self.int()?;
         u32::try_from(v).map_err(|_| self.err(ErrorKind::Value, format!("{v} is too large")))
     }
 
-    fn flag(&self) -> Result<bool> {
+    pub(crate) fn flag(&self) -> Result<bool> {
         match self.one()? {
             "0" => Ok(false),
             "1" => Ok(true),
@@ -186,12 +186,12 @@ impl Line<'_> {
         }
     }
 
-    fn real(&self) -> Result<f64> {
+    pub(crate) fn real(&self) -> Result<f64> {
         real(self.file, self.ln, self.key, self.one()?)
     }
 
     /// A decimal quantity times `mult` (e.g. µs → ns with 1000), exactly.
-    fn scaled(&self, mult: u128, unit: &str) -> Result<u64> {
+    pub(crate) fn scaled(&self, mult: u128, unit: &str) -> Result<u64> {
         let v = self.one()?;
         let (m, s) = parse_decimal(v).ok_or_else(|| {
             self.err(
@@ -207,11 +207,11 @@ impl Line<'_> {
         })
     }
 
-    fn rate(&self) -> Result<u64> {
+    pub(crate) fn rate(&self) -> Result<u64> {
         parse_rate_bps(self.one()?).map_err(|m| self.err(ErrorKind::Unit, m))
     }
 
-    fn note(&self, what: &str) -> String {
+    pub(crate) fn note(&self, what: &str) -> String {
         format!("{}:{}: {}: {what}", self.file, self.ln, self.key)
     }
 }
@@ -286,13 +286,7 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
                 ));
             }
         }
-        let known = s.files_and_monitoring(&l)?
-            || s.run_and_links(&l)?
-            || s.load_balancing(&l)?
-            || s.table_key(&l)?
-            || s.congestion_control(&l)?
-            || s.nic_and_switch(&l)?;
-        if !known {
+        if !s.key(&l)? {
             return Err(l.err(
                 ErrorKind::UnknownKey,
                 "unknown key (the keys a ConWeave config may hold: `cargo doc -p rdma-lb-scenario`, module conweave)",
@@ -303,24 +297,25 @@ pub fn parse_conweave_config_str(name: &str, text: &str) -> Result<ConWeaveConfi
 }
 
 /// What the keys read so far set, and where (lines for later messages); absent keys keep
-/// `run.py`'s template values.
-struct Settings<'a> {
-    t: Transport,
-    run: RunSpec,
+/// `run.py`'s template values. [`crate::simai::conf`] reads the keys SimAI.conf shares with
+/// ConWeave's configs through [`Settings::key`] and [`Settings::finish_shared`].
+pub(crate) struct Settings<'a> {
+    pub(crate) t: Transport,
+    pub(crate) run: RunSpec,
     lb: LbSpec,
     lb_line: usize,
     topology_file: Option<(String, usize)>,
     flow_file: Option<(String, usize)>,
-    link_down: Vec<(usize, u64, u32, u32)>,
-    error_rate_per_link: Option<f64>,
-    notes: Vec<String>,
+    pub(crate) link_down: Vec<(usize, u64, u32, u32)>,
+    pub(crate) error_rate_per_link: Option<f64>,
+    pub(crate) notes: Vec<String>,
     kmax: Option<EcnMap>,
     kmin: Option<EcnMap>,
     pmax: Option<EcnMap>,
     irn: bool,
     stop_line: usize,
-    has_win: Option<bool>,
-    var_win: Option<bool>,
+    pub(crate) has_win: Option<bool>,
+    pub(crate) var_win: Option<bool>,
     cc_line: usize,
     conweave_keys: Vec<(usize, &'a str, u64)>,
 }
@@ -329,7 +324,7 @@ impl<'a> Settings<'a> {
     // `table_key`: the ConWeave keys of the table of transport parameters.
     crate::transport_params::transport_params!(define_conweave_keys);
 
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Settings {
             t: Transport::default(),
             run: RunSpec {
@@ -357,6 +352,16 @@ impl<'a> Settings<'a> {
             cc_line: 0,
             conweave_keys: Vec::new(),
         }
+    }
+
+    /// Interprets one line of any key this module knows; `Ok(false)` for an unknown key.
+    pub(crate) fn key(&mut self, l: &Line<'a>) -> Result<bool> {
+        Ok(self.files_and_monitoring(l)?
+            || self.run_and_links(l)?
+            || self.load_balancing(l)?
+            || self.table_key(l)?
+            || self.congestion_control(l)?
+            || self.nic_and_switch(l)?)
     }
 
     /// `TOPOLOGY_FILE`, `FLOW_FILE`, the output files and monitoring.
@@ -551,33 +556,24 @@ impl<'a> Settings<'a> {
         Ok(true)
     }
 
-    /// The config the keys describe: defaults that depend on other keys, the checks across
-    /// keys, and the required keys (reported at the end of the file).
-    fn finish(self, name: &str, text: &str) -> Result<ConWeaveConfig> {
-        let Settings {
-            mut t,
-            mut run,
-            mut lb,
-            lb_line,
-            topology_file,
-            flow_file,
-            link_down,
-            error_rate_per_link,
-            mut notes,
-            kmax,
-            kmin,
-            pmax,
-            irn,
-            stop_line,
-            has_win,
-            var_win,
-            cc_line,
-            conweave_keys,
-        } = self;
-        t.recovery = if irn { Recovery::Irn } else { Recovery::Gbn };
+    /// The settings of the shared keys that depend on other keys and the checks across them:
+    /// recovery, window, flow-generation window and hard stop, link events, ECN maps.
+    pub(crate) fn finish_shared(&mut self, name: &str) -> Result<()> {
+        let t = &mut self.t;
+        let run = &mut self.run;
+        t.recovery = if self.irn {
+            Recovery::Irn
+        } else {
+            Recovery::Gbn
+        };
         // Absent window keys: what run.py writes for this CC_MODE.
-        t.has_win = has_win.unwrap_or_else(|| Transport::run_py_window(t.cc));
-        t.var_win = var_win.unwrap_or_else(|| Transport::run_py_window(t.cc));
+        t.has_win = self
+            .has_win
+            .unwrap_or_else(|| Transport::run_py_window(t.cc));
+        t.var_win = self
+            .var_win
+            .unwrap_or_else(|| Transport::run_py_window(t.cc));
+        let stop_line = self.stop_line;
         if run.flowgen_stop_ns < run.flowgen_start_ns {
             return Err(ScenarioError::at(
                 name,
@@ -588,7 +584,8 @@ impl<'a> Settings<'a> {
             ));
         }
         run.hard_stop_ns = run.flowgen_stop_ns.saturating_add(10_000_000_000);
-        let link_events = link_down
+        let link_events = self
+            .link_down
             .iter()
             .map(|&(_, at, a, b)| crate::model::LinkEvent {
                 at_ns: run.flowgen_start_ns.saturating_add(at),
@@ -600,9 +597,30 @@ impl<'a> Settings<'a> {
             });
         run.link_events = link_events.collect();
 
-        if let Some(ecn) = ecn_maps(name, kmax, kmin, pmax)? {
+        if let Some(ecn) = ecn_maps(name, self.kmax.take(), self.kmin.take(), self.pmax.take())? {
             t.ecn = ecn;
         }
+        Ok(())
+    }
+
+    /// The config the keys describe: defaults that depend on other keys, the checks across
+    /// keys, and the required keys (reported at the end of the file).
+    fn finish(mut self, name: &str, text: &str) -> Result<ConWeaveConfig> {
+        self.finish_shared(name)?;
+        let Settings {
+            t,
+            run,
+            mut lb,
+            lb_line,
+            topology_file,
+            flow_file,
+            link_down,
+            error_rate_per_link,
+            mut notes,
+            cc_line,
+            conweave_keys,
+            ..
+        } = self;
 
         // Missing required keys are reported at the end of the file.
         let eof = text.lines().count().max(1);

@@ -13,7 +13,7 @@ use crate::{Overrides, Result as ParseResult};
 
 /// The fuzz targets, each named after the format it parses (also the corpus folder names
 /// under `fuzz/corpus/`).
-pub const TARGETS: [&str; 7] = [
+pub const TARGETS: [&str; 8] = [
     "conweave_config",
     "topology",
     "flow_file",
@@ -21,6 +21,7 @@ pub const TARGETS: [&str; 7] = [
     "toml_config",
     "htsim_topo",
     "htsim_cm",
+    "simai_conf",
 ];
 
 /// The `htsim_topo` target builds the fabric only up to this many links (a few lines of a
@@ -109,6 +110,11 @@ pub fn check(target: &str, data: &[u8]) -> Result<(), String> {
             crate::htsim::parse_cm_str(NAME, text).map(|m| {
                 let _ = m.flows();
             }),
+            NAME,
+            true,
+        ),
+        "simai_conf" => one_line(
+            crate::simai::parse_conf_str(NAME, text).map(|_| ()),
             NAME,
             true,
         ),

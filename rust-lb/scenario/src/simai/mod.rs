@@ -9,7 +9,9 @@
 //! * [`workload`]: `Workload::initialize_workload` in
 //!   `astra-sim-alibabacloud/astra-sim/workload/Workload.cc`;
 //! * [`topology`]: `SetupNetwork` in
-//!   `astra-sim-alibabacloud/astra-sim/network_frontend/ns3/common.h`.
+//!   `astra-sim-alibabacloud/astra-sim/network_frontend/ns3/common.h`;
+//! * [`conf`]: `SimAI.conf`, `ReadConf` in the same `common.h` (HPCC-style `KEY value` lines;
+//!   the keys shared with ConWeave's configs are read by [`crate::conweave`]'s code).
 //!
 //! Both parsers follow this crate's conventions: `parse_*_str(name, text)` needs no file,
 //! `parse_*_file(path)` reads one, and every error is a [`ScenarioError`](crate::ScenarioError)
@@ -17,8 +19,7 @@
 //! that it then misinterprets; these parsers are line based and reject such input instead.
 //! Each module documents where it deviates. Example inputs are under `data/simai/`.
 //!
-//! Not parsed here (yet): `SimAI.conf` (HPCC-style `KEY value` lines; most keys are shared with
-//! ConWeave's configs, see [`crate::conweave`]) and the analytical backend's `busbw.yaml`.
+//! Not parsed here (yet): the analytical backend's `busbw.yaml`.
 
 /// A fieldless enum whose variants each have one spelling in SimAI's files, written once:
 /// generates the enum, `ALL`, `token()` and `from_token()`.
@@ -68,8 +69,11 @@ macro_rules! token_enum {
     };
 }
 
+pub mod conf;
 pub mod topology;
 pub mod workload;
+
+pub use conf::{parse_conf_file, parse_conf_str, SimAiConf};
 
 pub use topology::{
     parse_topology_file, parse_topology_str, GpuType, LinkClass, NodeKind, SimAiLink, SimAiTopology,
