@@ -36,12 +36,18 @@ CASES = {
                                              [13, 1, 2]),
     "perm8192_ls400_1MB": ("8,192-host leaf-spine, 400 G, 1 MB permutation (its 8K plan, "
                            "128 paths)", [13, 1]),
+    "perm128_ls400_nscc_oblivious": ("the 400 G leaf-spine permutation, oblivious spraying "
+                                     "(ours: spray, cycle = true)", [13, 1, 2, 3]),
 }
+# Our load balancer per case (the run directories' name) and htsim's (its reference files'):
+# REPS everywhere but the oblivious case.
+OURS = {case: "spray" if case.endswith("_oblivious") else "reps" for case in CASES}
+REF_LB = {case: "" if case.endswith("_oblivious") else "reps" for case in CASES}
 FIELDS = ["case", "simulator", "seed", "flows", "mean_fct_us", "max_fct_us", "retx_pkts", "trims"]
 
 
 def ours(out_root, case, seed):
-    runs = sorted(Path(out_root).glob(f"{case}-reps-s{seed}-*/summary.json"))
+    runs = sorted(Path(out_root).glob(f"{case}-{OURS[case]}-s{seed}-*/summary.json"))
     if not runs:
         return None
     d = runs[-1].parent
@@ -54,7 +60,7 @@ def ours(out_root, case, seed):
 
 
 def htsim(case, seed):
-    path = REF / f"{case}_reps_s{seed}.txt"
+    path = REF / (f"{case}_s{seed}.txt" if not REF_LB[case] else f"{case}_{REF_LB[case]}_s{seed}.txt")
     if path.exists():
         text = path.read_text()
     elif path.with_suffix(".txt.gz").exists():

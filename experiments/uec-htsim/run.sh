@@ -12,7 +12,7 @@ out=out/experiments/uec-htsim
 cli=${RDMA_LB:-target/release/rdma-lb}
 py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
 [ -x "$cli" ] || { echo "run.sh: no $cli (cargo build --release -p rdma-lb)" >&2; exit 2; }
-"$cli" sweep --config "$exp/perm128_ft100_nscc.toml,$exp/incast8to1_ft100_nscc.toml,$exp/perm128_ls400_nscc.toml,$exp/perm128_ls400_nscc_failed1.toml" \
+"$cli" sweep --config "$exp/perm128_ft100_nscc.toml,$exp/incast8to1_ft100_nscc.toml,$exp/perm128_ls400_nscc.toml,$exp/perm128_ls400_nscc_failed1.toml,$exp/perm128_ls400_nscc_oblivious.toml" \
   --seed 13,1,2,3 -j "${JOBS:-1}" --out-root "$out"
 "$cli" sweep --config "$exp/perm1024_fat_tree_1024.toml,$exp/perm1024_leaf_spine_1024_oversub.toml,$exp/perm1024_leaf_spine_1024_oversub_8-1.toml" \
   --seed 13,1,2 -j "${JOBS:-1}" --out-root "$out"

@@ -99,13 +99,17 @@ mod tests {
         assert_eq!(
             c.host,
             HostLbConfig::Spray(SprayConfig {
-                num_entropies: 65_536
+                num_entropies: 65_536,
+                cycle: false,
             })
         );
         let c = LbConfig::parse("spray", "num_entropies = 256").unwrap();
         assert_eq!(
             c.host,
-            HostLbConfig::Spray(SprayConfig { num_entropies: 256 })
+            HostLbConfig::Spray(SprayConfig {
+                num_entropies: 256,
+                cycle: false,
+            })
         );
         let e = LbConfig::parse("spray", "num_entropies = 0").unwrap_err();
         assert_eq!(

@@ -1,6 +1,12 @@
 //! Oblivious packet spraying (the baseline of the REPS paper, §4, and of the Themis paper,
 //! Fig. 1): every data packet gets an entropy drawn uniformly from an entropy space of
 //! `num_entropies` values, ignoring all feedback.
+//!
+//! With `cycle = true`, the Ultra Ethernet Consortium htsim's oblivious spraying
+//! (`UecMpOblivious`, its `-load_balancing_algo oblivious`): the queue pair walks through all
+//! `num_entropies` values (a power of two) in the order `i XOR x` for i = 0, 1, ..., drawing a
+//! fresh `x` after each full round, so every entropy is used once per round; the bits above the
+//! entropy space are a per-queue-pair random constant, as htsim's.
 
 use serde::Deserialize;
 
@@ -16,12 +22,16 @@ use crate::units::Entropy;
 pub struct SprayConfig {
     /// Size of the entropy space (REPS uses 256; the default is the whole 16-bit space).
     pub num_entropies: u32,
+    /// Walk the entropies in XOR-permuted rounds instead of drawing each (htsim's oblivious
+    /// spraying); `num_entropies` must then be a power of two.
+    pub cycle: bool,
 }
 
 impl Default for SprayConfig {
     fn default() -> Self {
         SprayConfig {
             num_entropies: 1 << 16,
+            cycle: false,
         }
     }
 }
@@ -38,30 +48,57 @@ impl SprayConfig {
                 format!("must be in 1..=65536, got {}", self.num_entropies),
             ));
         }
+        if self.cycle && !self.num_entropies.is_power_of_two() {
+            return Err(ParamError::new(
+                "num_entropies",
+                format!(
+                    "must be a power of two with cycle = true, got {}",
+                    self.num_entropies
+                ),
+            ));
+        }
         Ok(())
     }
 }
 
-/// Draws a fresh entropy for every packet.
+/// Draws a fresh entropy for every packet, or walks them in rounds (`cycle`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Spray {
     num_entropies: u32,
+    /// `cycle`: (position in the round, the round's XOR, the constant upper bits)
+    cycle: Option<(u32, u32, u32)>,
 }
 
 impl Spray {
-    /// A sprayer over `config.num_entropies` entropies.
+    /// A sprayer over `config.num_entropies` entropies; with `cycle`, the first round's XOR and
+    /// the upper bits are drawn from `rng` here (htsim draws them at construction).
     #[must_use]
-    pub fn new(config: &SprayConfig) -> Self {
+    pub fn new(config: &SprayConfig, rng: &mut SimRng) -> Self {
+        let cycle = config.cycle.then(|| {
+            let upper = rng.below(1 << 16) & !(config.num_entropies - 1) & 0xffff;
+            (0, rng.below(config.num_entropies), upper)
+        });
         Spray {
             num_entropies: config.num_entropies,
+            cycle,
         }
     }
 }
 
 impl PathSelector for Spray {
     fn next_entropy(&mut self, _cx: &SendCx, rng: &mut SimRng) -> Entropy {
-        // `below` returns < num_entropies <= 65536, so the value fits in 16 bits.
-        Entropy(u16::try_from(rng.below(self.num_entropies)).unwrap_or(u16::MAX))
+        let Some((index, xor, upper)) = self.cycle.as_mut() else {
+            // `below` returns < num_entropies <= 65536, so the value fits in 16 bits.
+            return Entropy(u16::try_from(rng.below(self.num_entropies)).unwrap_or(u16::MAX));
+        };
+        let mask = self.num_entropies - 1;
+        let e = ((*index ^ *xor) & mask) | *upper;
+        *index += 1;
+        if *index == self.num_entropies {
+            *index = 0;
+            *xor = rng.below(self.num_entropies);
+        }
+        Entropy(u16::try_from(e).unwrap_or(u16::MAX))
     }
 }
 
@@ -76,8 +113,8 @@ impl Scheme for Spray {
 impl HostRole for Spray {
     type Selector = Spray;
 
-    fn selector(config: &SprayConfig, _rng: &mut SimRng) -> Spray {
-        Spray::new(config)
+    fn selector(config: &SprayConfig, rng: &mut SimRng) -> Spray {
+        Spray::new(config, rng)
     }
 }
 
@@ -90,8 +127,14 @@ mod tests {
     #[test]
     fn uniform_over_the_entropy_space() {
         // Chi-square over 16 entropies, 16000 draws: 15 degrees of freedom, p = 0.001 → 37.7.
-        let mut s = Spray::new(&SprayConfig { num_entropies: 16 });
         let mut rng = SimRng::new(3);
+        let mut s = Spray::new(
+            &SprayConfig {
+                num_entropies: 16,
+                cycle: false,
+            },
+            &mut rng,
+        );
         let mut counts = [0u32; 16];
         for p in 0..16_000 {
             let cx = SendCx {
@@ -108,5 +151,50 @@ mod tests {
             .map(|&c| (f64::from(c) - 1000.0).powi(2) / 1000.0)
             .sum();
         assert!(chi2 < 37.7, "chi2 = {chi2}, counts = {counts:?}");
+    }
+
+    #[test]
+    fn cycle_uses_every_entropy_once_per_round_with_constant_upper_bits() {
+        // htsim's oblivious spraying over 8 entropies: each round of 8 packets is a permutation
+        // of 0..8 (i XOR x), the XOR changes between rounds only, the upper bits never change.
+        let mut rng = SimRng::new(7);
+        let config = SprayConfig {
+            num_entropies: 8,
+            cycle: true,
+        };
+        let mut s = Spray::new(&config, &mut rng);
+        let cx = SendCx {
+            now: SimTime::ZERO,
+            psn: Psn(0),
+            retransmission: false,
+            inflight_pkts: 0,
+            every_arrival_answered: false,
+        };
+        let rounds: Vec<Vec<u16>> = (0..20)
+            .map(|_| (0..8).map(|_| s.next_entropy(&cx, &mut rng).0).collect())
+            .collect();
+        let upper = rounds[0][0] & !7;
+        let mut xors = std::collections::BTreeSet::new();
+        for r in &rounds {
+            let mut low: Vec<u16> = r.iter().map(|e| e & 7).collect();
+            let x = low[0];
+            assert!(r.iter().all(|e| e & !7 == upper), "{r:?}");
+            assert!(
+                low.iter().enumerate().all(|(i, &e)| e == (i as u16) ^ x),
+                "{r:?}"
+            );
+            low.sort_unstable();
+            assert_eq!(low, (0..8).collect::<Vec<u16>>());
+            xors.insert(x);
+        }
+        assert!(xors.len() > 1, "the XOR is redrawn between rounds");
+        let e = SprayConfig {
+            num_entropies: 6,
+            cycle: true,
+        }
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("power of two"), "{e}");
     }
 }
