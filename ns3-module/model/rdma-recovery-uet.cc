@@ -173,10 +173,17 @@ RdmaUetRecovery::Sender(RdmaQueuePair& qp)
         // (htsim's -cwnd is not clamped to the cap before the first ACK).
         u.nscc = std::make_unique<RdmaUetNscc>(Nscc(),
                                                static_cast<int64_t>(m_nic->m_uetInitialWindow));
-        u.windowBytes = static_cast<uint64_t>(u.nscc->Window());
-        u.capBytes = static_cast<uint64_t>(u.nscc->MaxWindow());
+        MirrorNscc(u);
     }
     return u;
+}
+
+void
+RdmaUetRecovery::MirrorNscc(RdmaUetSender& u)
+{
+    // The send gate and the UetWindow trace read these; NSCC owns them.
+    u.windowBytes = static_cast<uint64_t>(u.nscc->Window());
+    u.capBytes = static_cast<uint64_t>(u.nscc->MaxWindow());
 }
 
 const RdmaUetNsccParams&
@@ -198,6 +205,12 @@ RdmaUetRecovery::Nscc()
     return m_nscc;
 }
 
+uint32_t
+RdmaUetRecovery::PayloadAt(const RdmaQueuePair& qp, uint64_t seq) const
+{
+    return static_cast<uint32_t>(std::min<uint64_t>(m_nic->m_payloadBytes, qp.size - seq));
+}
+
 bool
 RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
 {
@@ -214,8 +227,7 @@ RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         // NSCC sends a packet only if it fits (htsim can_send_NSCC: cwnd >= in flight + size).
         const uint64_t seq = u.rtx.empty() ? qp.sndNxt : *u.rtx.begin();
-        const uint64_t wire =
-            std::min<uint64_t>(m_nic->m_payloadBytes, qp.size - seq) + m_nic->m_uetHeaderBytes;
+        const uint64_t wire = PayloadAt(qp, seq) + m_nic->m_uetHeaderBytes;
         if (u.windowBytes < u.inflightBytes + wire)
         {
             return false;
@@ -230,8 +242,7 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     RdmaUetSender& u = *qp.uet;
     const bool fromRtx = !u.rtx.empty();
     const uint64_t seq = fromRtx ? *u.rtx.begin() : qp.sndNxt;
-    const auto payload =
-        static_cast<uint32_t>(std::min<uint64_t>(m_nic->m_payloadBytes, qp.size - seq));
+    const uint32_t payload = PayloadAt(qp, seq);
     LbSendContext cx;
     cx.now = now;
     cx.psn = static_cast<uint32_t>(seq / m_nic->m_payloadBytes);
@@ -291,13 +302,11 @@ RdmaUetRecovery::SackBitmap(const RxState& rx, uint64_t base) const
     }
     for (; it != rx.ooo.end() && it->first < base + 64 * unit; ++it)
     {
+        // Held blocks start at packet offsets, multiples of the payload, as the base is.
         for (uint64_t o = std::max(it->first, base); o < it->second && o < base + 64 * unit;
              o += unit)
         {
-            if ((o - base) % unit == 0)
-            {
-                bits |= uint64_t{1} << ((o - base) / unit);
-            }
+            bits |= uint64_t{1} << ((o - base) / unit);
         }
     }
     return bits;
@@ -388,6 +397,11 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
         return;
     }
     const uint64_t len = payloadBytes - (m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    if (h.ecn != 0)
+    {
+        ++rx.cnpsSent; // ECN-echoing feedback (the RoCE counters' "CNP-flagged")
+        ++m_nic->m_cnpsSent;
+    }
     if (coalesce)
     {
         ReceiveCoalesced(h, rx, len);
@@ -400,11 +414,6 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
     else if (!held)
     {
         rx.ooo.emplace(s, s + len);
-    }
-    if (h.ecn != 0)
-    {
-        ++rx.cnpsSent; // ECN-echoing feedback (the RoCE counters' "CNP-flagged")
-        ++m_nic->m_cnpsSent;
     }
     SendFeedback(h, rx, RdmaHeader::ACK, len);
 }
@@ -430,11 +439,6 @@ RdmaUetRecovery::ReceiveCoalesced(const RdmaHeader& h, RxState& rx, uint64_t len
     const uint64_t s = h.seq;
     const bool ecn = h.ecn != 0;
     const bool ar = (h.flags & RdmaHeader::FLAG_ACK_REQUEST) != 0;
-    if (ecn)
-    {
-        ++rx.cnpsSent;
-        ++m_nic->m_cnpsSent;
-    }
     rx.uetAccepted += static_cast<uint32_t>(len + m_nic->m_uetHeaderBytes);
     if (s < rx.expected || rx.ooo.count(s) != 0)
     {
@@ -489,8 +493,7 @@ RdmaUetRecovery::CutOnLoss(RdmaQueuePair& qp, const RdmaUetSent& at, bool nack, 
     {
         u.nscc->OnTimeout(Nscc(), at.wireBytes);
     }
-    u.windowBytes = static_cast<uint64_t>(u.nscc->Window());
-    u.capBytes = static_cast<uint64_t>(u.nscc->MaxWindow());
+    MirrorNscc(u);
 }
 
 uint16_t
@@ -587,8 +590,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
                           static_cast<uint64_t>(std::max(fb.rtt, Time(0)).GetPicoSeconds()),
                           ecn,
                           static_cast<int64_t>(u.inflightBytes));
-            u.windowBytes = static_cast<uint64_t>(u.nscc->Window());
-            u.capBytes = static_cast<uint64_t>(u.nscc->MaxWindow());
+            MirrorNscc(u);
         }
         else if (m_waitToDecrease > 0)
         {

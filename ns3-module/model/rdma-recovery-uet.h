@@ -79,6 +79,10 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// Cuts the window for the loss of the outstanding packet at \p seq (before it leaves the
     /// bytes in flight): by its bytes (mprdma, NSCC on a timeout), NSCC's NACK rule on a NACK.
     void CutOnLoss(RdmaQueuePair& qp, const RdmaUetSent& at, bool nack, Time now);
+    /// Copies NSCC's window and cap into \p u (what the send gate and the trace read).
+    static void MirrorNscc(RdmaUetSender& u);
+    /// \return the payload of \p qp's packet at byte offset \p seq (a full one, or the rest)
+    uint32_t PayloadAt(const RdmaQueuePair& qp, uint64_t seq) const;
     /// NSCC's settings (derived at the first queue pair from the NIC's; they are per fabric).
     const RdmaUetNsccParams& Nscc();
 
