@@ -45,6 +45,9 @@ sweep hopper_alistorage "$rest" 0.25 1                          # the all-algori
 sweep hopper_alistorage_cnp "$six" 0.25 1,2,3
 sweep hopper_fbhdp_cnp "$six" 0.25,0.4 1
 sweep "hopper_alistorage_ooo3 hopper_alistorage_ooo32" hopper,flowbender 0.25 1
+# The paper's section 3.3 switch: data after a path change in the probing QP's own PSN space
+# (irn_qp_per_path), with the CNP on out-of-order NACKs off and on.
+sweep "hopper_alistorage_qpp hopper_alistorage_cnp_qpp" hopper 0.25 1,2,3
 sweep hopper_alistorage_nicsr themis 0.25 1
 sweep "hopper_alistorage hopper_fbhdp" "$six" 0.4 1
 sweep hopper_fbhdp "$six" 0.25 1

@@ -96,7 +96,9 @@ class RdmaHeader : public Header
     uint16_t pg{3};      //!< priority group (switch queue of data)
     uint32_t seq{0};     //!< data: byte offset of the first payload byte; ACK/NACK: next expected byte
     uint64_t tsNs{0};    //!< data: send time; ACK/NACK: echoed send time of the answered packet
-    uint32_t echoSeq{0}; //!< ACK/NACK: byte offset of the answered data packet
+    /// ACK/NACK: byte offset of the answered data packet. Data under IRN's IrnQpPerPath: the
+    /// byte where the packet's PSN space starts (the Hopper paper, §3.3; 0 otherwise)
+    uint32_t echoSeq{0};
     uint16_t flags{0};   //!< ACK/NACK: bit 0 = CNP; data and ACK: bit 1 = probe (IPv4 id on data)
     uint32_t sackSeq{0}; //!< ACK/NACK: start of the selectively acknowledged block (IRN)
     uint16_t sackLen{0}; //!< ACK/NACK: length of that block in bytes (IRN)
@@ -133,6 +135,9 @@ class RdmaHeader : public Header
     /// ACK size with a SACK bitmap: the 8 B of padding after the qpn hold the bitmap
     /// (2 B more than ACK_BYTES' 6 B of padding).
     static constexpr uint32_t ACK_BITMAP_BYTES = 62;
+    /// NACK (IRN with IrnQpPerPath): its SACK block is in order in the packet's own PSN space,
+    /// the queue pair of its path: not a sign of loss.
+    static constexpr uint16_t FLAG_IN_ORDER_SACK = 0x20;
 
   private:
     void WriteInt(Buffer::Iterator& i) const;

@@ -153,6 +153,11 @@ struct RdmaQueuePair
     std::map<uint64_t, uint64_t> sack; //!< IRN: SACKed blocks, start -> end
     bool irnRecovery{false};     //!< IRN: in recovery
     uint64_t irnRecoverySeq{0};  //!< IRN: leave recovery when sndUna reaches this
+    /// IRN with IrnQpPerPath: the starts (bytes, ascending) of the PSN spaces from the one
+    /// sndUna is in to the newest; a fresh packet on a new entropy opens one
+    std::vector<uint64_t> irnSpaces;
+    uint64_t irnSpaceAcked{0}; //!< IRN, IrnQpPerPath: end of the newest space's in-order SACKs
+    uint16_t irnSpaceEntropy{0}; //!< IRN, IrnQpPerPath: entropy of the newest space
     std::set<uint64_t> srRetx;   //!< NIC-SR: offsets to resend (one packet each)
     EventId lbEvent;             //!< the selector's timer (PollAt)
     RdmaFlowRecord rec;          //!< counters
@@ -355,6 +360,8 @@ class RdmaNic : public Object, private RdmaCcHost
         Time nackDeadline;         //!< GBN/IRN: no new NACK for the same E before this
         uint64_t lastNacked{UINT64_MAX}; //!< E of the last NACK
         std::map<uint64_t, uint64_t> ooo; //!< IRN SACK list / NIC-SR bitmap: start -> end
+        /// IRN with IrnQpPerPath: PSN spaces starting beyond E: start -> next byte in order
+        std::map<uint64_t, uint64_t> spaceNext;
         uint64_t nacksSent{0};     //!< NACKs sent
         uint64_t cnpsSent{0};      //!< CNP-flagged feedback sent
         uint32_t flowId{0};        //!< the flow's id (known once ExpectFlow ran)

@@ -57,6 +57,13 @@ RdmaIrn::GetTypeId()
                           "reference: IRN timeouts are ignored with PFC on",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaIrn::m_rtoWithPfc),
+                          MakeBooleanChecker())
+            .AddAttribute("IrnQpPerPath",
+                          "IRN option: data sent after a path change travels in a PSN space "
+                          "of its own, as in the queue pair that probed the path (the Hopper "
+                          "paper, section 3.3); false = one PSN space per queue pair",
+                          *RdmaTransportDefault("ns3::RdmaIrn", "IrnQpPerPath"),
+                          MakeBooleanAccessor(&RdmaIrn::m_qpPerPath),
                           MakeBooleanChecker());
     return tid;
 }
@@ -70,6 +77,12 @@ RdmaIrn::NextPacket(Time now)
 uint64_t
 RdmaIrn::Inflight(const RdmaQueuePair& qp) const
 {
+    if (m_qpPerPath && !qp.irnSpaces.empty() &&
+        qp.irnSpaces.back() > (m_nic->m_irnReferenceSender ? qp.highestAck : qp.sndUna))
+    {
+        // The newest space runs ahead of the cumulative ACK: its queue pair has its own window.
+        return qp.maxSentSeq > qp.irnSpaceAcked ? qp.maxSentSeq - qp.irnSpaceAcked : 0;
+    }
     if (m_nic->m_irnReferenceSender)
     {
         // Quirk irn-sender: start of the highest packet sent minus the highest cumulative ACK,
@@ -77,6 +90,41 @@ RdmaIrn::Inflight(const RdmaQueuePair& qp) const
         return static_cast<uint32_t>(qp.maxSentSeq - qp.highestAck);
     }
     return qp.maxSentSeq > qp.sndUna ? qp.maxSentSeq - qp.sndUna : 0;
+}
+
+uint64_t
+RdmaIrn::SpaceOf(RdmaQueuePair& qp, uint64_t seq, uint16_t entropy, bool fresh)
+{
+    if (qp.irnSpaces.empty())
+    {
+        qp.irnSpaces.push_back(0);
+        qp.irnSpaceEntropy = entropy;
+    }
+    if (fresh && entropy != qp.irnSpaceEntropy && seq > qp.irnSpaces.back())
+    {
+        qp.irnSpaces.push_back(seq);
+        qp.irnSpaceAcked = seq;
+        qp.irnSpaceEntropy = entropy;
+    }
+    auto it = std::upper_bound(qp.irnSpaces.begin(), qp.irnSpaces.end(), seq);
+    return it == qp.irnSpaces.begin() ? 0 : *std::prev(it);
+}
+
+bool
+RdmaIrn::InOrderInItsSpace(RxState& rx, uint64_t spaceStart, uint64_t s, uint64_t len)
+{
+    uint64_t& next = rx.spaceNext.emplace(spaceStart, spaceStart).first->second;
+    if (s != next)
+    {
+        return false; // a gap in its own space (or a duplicate): as any out-of-order packet
+    }
+    rx.ooo[s] = s + len;
+    next = s + len;
+    for (auto b = rx.ooo.find(next); b != rx.ooo.end() && b->first == next; b = rx.ooo.find(next))
+    {
+        next = b->second; // a resend filled the space's gap: what was held behind it follows
+    }
+    return true;
 }
 
 bool
@@ -130,7 +178,13 @@ RdmaIrn::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
 RdmaFramePtr
 RdmaIrn::Send(RdmaQueuePair& qp, Time now)
 {
+    const uint64_t seq = qp.sndNxt;
+    const bool fresh = seq >= qp.highSent;
     RdmaFramePtr f = SendData(qp, now, true);
+    if (m_qpPerPath)
+    {
+        f->header.echoSeq = static_cast<uint32_t>(SpaceOf(qp, seq, f->header.sport, fresh));
+    }
     ArmRto(qp);
     m_nic->ArmLbTimer(qp);
     return f;
@@ -178,6 +232,10 @@ RdmaIrn::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
             rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
             rx.ooo.erase(rx.ooo.begin());
         }
+        while (!rx.spaceNext.empty() && rx.spaceNext.begin()->first <= rx.expected)
+        {
+            rx.spaceNext.erase(rx.spaceNext.begin()); // the cumulative point reached the space
+        }
         m_nic->CheckDelivered(rx, h.sip);
         if (rx.ooo.empty())
         {
@@ -185,8 +243,17 @@ RdmaIrn::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
         }
         else
         {
-            m_nic->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, s, len);
+            // IrnQpPerPath: in order is in order in its own space too, whatever is held.
+            const uint16_t inOrder = m_qpPerPath ? RdmaHeader::FLAG_IN_ORDER_SACK : 0;
+            m_nic->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag | inOrder, s, len);
         }
+    }
+    else if (m_qpPerPath && s > rx.expected && h.echoSeq > rx.expected &&
+             InOrderInItsSpace(rx, h.echoSeq, s, len))
+    {
+        // In order in its own PSN space: the queue pair of its path would ACK it.
+        m_nic->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag | RdmaHeader::FLAG_IN_ORDER_SACK, s,
+                            len);
     }
     else if (s > rx.expected)
     {
@@ -214,7 +281,8 @@ RdmaIrn::ReceiveAck(QpIterator it, const RdmaHeader& h)
     // itself says that packet arrived: a selective acknowledgement of its path (the gap it
     // reports is about another packet, whose path the feedback does not name), so the load
     // balancer sees it as an ACK.
-    const bool isNack = h.type == RdmaHeader::NACK && h.sackLen != 0;
+    const bool inOrderSack = (h.flags & RdmaHeader::FLAG_IN_ORDER_SACK) != 0;
+    const bool isNack = h.type == RdmaHeader::NACK && h.sackLen != 0 && !inOrderSack;
     const bool sacksAnswered = h.sackLen != 0 && h.sackSeq == h.echoSeq;
     AckFeedback(qp, h, isNack, sacksAnswered);
 
@@ -239,11 +307,35 @@ RdmaIrn::ReceiveAck(QpIterator it, const RdmaHeader& h)
     {
         qp.irnRecovery = false;
     }
-    if (h.sackLen != 0)
+    // IrnQpPerPath: the spaces the cumulative ACK has left behind are done; a go-back returns
+    // to the start of the SACK's own space at most.
+    uint64_t backTo = qp.sndUna;
+    if (m_qpPerPath && !qp.irnSpaces.empty())
+    {
+        while (qp.irnSpaces.size() > 1 && qp.irnSpaces[1] <= qp.sndUna)
+        {
+            qp.irnSpaces.erase(qp.irnSpaces.begin());
+        }
+        if (h.sackLen != 0)
+        {
+            const uint64_t space = SpaceOf(qp, h.sackSeq, qp.irnSpaceEntropy, false);
+            backTo = std::max(backTo, space);
+            if (inOrderSack && space == qp.irnSpaces.back())
+            {
+                qp.irnSpaceAcked = std::max<uint64_t>(qp.irnSpaceAcked, h.sackSeq + h.sackLen);
+            }
+        }
+    }
+    if (inOrderSack)
+    {
+        // Not a sign of loss (the cumulative ACK waits for the old path's packets): no go-back,
+        // and recovery, if any, goes on.
+    }
+    else if (h.sackLen != 0)
     {
         uint64_t sackedEnd = qp.sack.empty() ? 0 : qp.sack.rbegin()->second;
         const uint64_t threshold = uint64_t(m_oooThreshold) * m_nic->m_payloadBytes;
-        bool beyond = sackedEnd > qp.sndUna && sackedEnd - qp.sndUna > threshold;
+        bool beyond = sackedEnd > backTo && sackedEnd - backTo > threshold;
         // The reference goes back on any SACK (quirk irn-sender); ours only when SACKed
         // data lies beyond the hole (and IrnOooThreshold packets past it).
         bool any = m_nic->m_irnReferenceSender && m_oooThreshold == 0;
@@ -262,7 +354,7 @@ RdmaIrn::ReceiveAck(QpIterator it, const RdmaHeader& h)
     {
         qp.irnRecoverySeq = qp.sndNxt;
         qp.irnRecovery = true;
-        qp.sndNxt = qp.sndUna;
+        qp.sndNxt = backTo;
     }
     FinishAck(it, h, false, restartTimer);
 }

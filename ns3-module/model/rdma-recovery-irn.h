@@ -12,8 +12,23 @@
  * when the cumulative ACK passes the point of entry, and the RTO low/high by the bytes in
  * flight (IrnRtoLow, IrnRtoHigh), not armed while the port is lossless unless IrnRtoWithPfc.
  *
- * Attributes (ns3::RdmaIrn): its own IrnRtoLow, IrnRtoHigh, IrnBdp, IrnOooThreshold and
- * IrnRtoWithPfc; NackInterval and NackCarriesCnp of RdmaRoceRecovery.
+ * Option IrnQpPerPath (off by default; the Hopper paper, "Predictive Load Balancing for RDMA
+ * Traffic", §3.3: "Hopper simply starts using the corresponding QP that was used to probe the
+ * path"): the data a queue pair sends after its load balancer changes the path travels in a
+ * PSN space of its own, as in a second queue pair. A fresh packet on a new entropy opens a
+ * space at its byte; data packets carry their space's start (RdmaHeader::echoSeq). The
+ * receiver keeps the next byte in order of every space beyond its cumulative point: a packet
+ * that is next in its own space is held and SACKed with FLAG_IN_ORDER_SACK (no CNP, no loss
+ * signal), so packets overtaking the old path's do not count as reordering; a gap inside a
+ * space is NACKed as usual. The sender goes back only to the space of the SACK, and counts in
+ * flight from the newest space's in-order point once the space runs ahead of the cumulative
+ * ACK (each queue pair has its own BDP cap). Resends take the load balancer's current path, as
+ * new packets do (our choice: a second queue pair would resend on the old one). Meant for
+ * schemes that change path rarely (Hopper, FlowBender): under per-packet spraying every packet
+ * opens a space, and a lost packet is found by the timeout only.
+ *
+ * Attributes (ns3::RdmaIrn): its own IrnRtoLow, IrnRtoHigh, IrnBdp, IrnOooThreshold,
+ * IrnRtoWithPfc and IrnQpPerPath; NackInterval and NackCarriesCnp of RdmaRoceRecovery.
  */
 #ifndef RDMA_RECOVERY_IRN_H
 #define RDMA_RECOVERY_IRN_H
@@ -50,6 +65,13 @@ class RdmaIrn final : public RdmaRoceRecovery
     void ArmRto(RdmaQueuePair& qp) override;
     /// \return the bytes in flight for the BDP cap and the RTO choice
     uint64_t Inflight(const RdmaQueuePair& qp) const;
+    /// IrnQpPerPath, sender: opens a PSN space at \p seq when a fresh packet leaves on a new
+    /// \p entropy; \return the start of the space \p seq is in
+    uint64_t SpaceOf(RdmaQueuePair& qp, uint64_t seq, uint16_t entropy, bool fresh);
+    /// IrnQpPerPath, receiver: \return whether data \p s of \p len bytes is the next in order
+    /// of its own PSN space, which starts at \p spaceStart beyond the cumulative point (then
+    /// it is held as received)
+    bool InOrderInItsSpace(RxState& rx, uint64_t spaceStart, uint64_t s, uint64_t len);
 
     // Attributes (defaults: the table's, RdmaTransportDefault; IrnRtoWithPfc: false).
     Time m_rtoLow;            //!< IrnRtoLow: RTO with at most 3 packets in flight
@@ -57,6 +79,7 @@ class RdmaIrn final : public RdmaRoceRecovery
     uint64_t m_bdp{};         //!< IrnBdp: cap on the bytes in flight
     uint32_t m_oooThreshold{}; //!< IrnOooThreshold: packets SACKed past the hole before going back
     bool m_rtoWithPfc{};      //!< IrnRtoWithPfc: keep the timeouts on a lossless port
+    bool m_qpPerPath{};       //!< IrnQpPerPath: a path change opens a new PSN space
 };
 
 } // namespace ns3

@@ -37,11 +37,11 @@ struct SmallFabric
     RdmaFabricHelper fabric;
     NicRun run;
 
-    explicit SmallFabric(RdmaNic::LossRecovery mode)
+    explicit SmallFabric(RdmaNic::LossRecovery mode, const std::string& lb = "ecmp")
     {
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
-        fabric.SetLoadBalancer("ecmp");
+        fabric.SetLoadBalancer(lb);
         fabric.CreateNodes(3, {2});
         fabric.Link(0, 2, DataRate("100Gbps"), MicroSeconds(1));
         fabric.Link(1, 2, DataRate("100Gbps"), MicroSeconds(1));
@@ -490,7 +490,7 @@ class IrnOooThresholdTestCase : public TestCase
     {
     }
 
-    static uint64_t Retx(uint32_t threshold, uint32_t* completed)
+    static uint64_t Retx(uint32_t threshold, uint32_t* completed, bool qpPerPath = false)
     {
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
@@ -506,6 +506,9 @@ class IrnOooThresholdTestCase : public TestCase
             fabric.GetNic(h)->SetComponentAttribute("ns3::RdmaIrn",
                                                     "IrnOooThreshold",
                                                     UintegerValue(threshold));
+            fabric.GetNic(h)->SetComponentAttribute("ns3::RdmaIrn",
+                                                    "IrnQpPerPath",
+                                                    BooleanValue(qpPerPath));
         }
         for (uint32_t i = 0; i < 4; ++i)
         {
@@ -545,6 +548,77 @@ class IrnOooThresholdTestCase : public TestCase
     }
 };
 
+/// IrnQpPerPath (the Hopper paper, §3.3: data after a path change in the PSN space of the queue
+/// pair that probed the path): packets overtaking the old path's are not reordering, a queue
+/// pair that never changes path is unchanged, and losses are still recovered.
+class IrnQpPerPathTestCase : public TestCase
+{
+  public:
+    IrnQpPerPathTestCase()
+        : TestCase("irn: a PSN space per path ends reordering across path changes, not recovery")
+    {
+    }
+
+  private:
+    static const std::set<uint32_t>& Lost()
+    {
+        static const std::set<uint32_t> lost{10000, 300000, 301000, 600000, 999000};
+        return lost;
+    }
+
+    /// One 1 MB flow over one switch (one path: \p lb changes only the entropy), the listed
+    /// packets lost once.
+    static NicRun LossRun(const std::string& lb, bool qpPerPath)
+    {
+        SmallFabric f(RdmaNic::IRN, lb);
+        f.SetNicComponents("ns3::RdmaIrn", "IrnQpPerPath", BooleanValue(qpPerPath));
+        f.SetLoss(Create<rdmalbtest::DropSeqOnceErrorModel>(Lost()));
+        f.fabric.AddFlow(0, 0, 1, 1000000, MicroSeconds(1));
+        return f.Run();
+    }
+
+    void DoRun() override
+    {
+        // 1. One path for the whole flow (ECMP): nothing changes, losses included.
+        NicRun off = LossRun("ecmp", false);
+        NicRun on = LossRun("ecmp", true);
+        NS_TEST_ASSERT_MSG_EQ(off.recs.count(0) + on.recs.count(0), 2u, "ecmp: both completed");
+        const RdmaFlowRecord& a = off.recs[0];
+        const RdmaFlowRecord& b = on.recs[0];
+        NS_TEST_EXPECT_MSG_EQ(b.finish, a.finish, "ecmp: the same completion");
+        NS_TEST_EXPECT_MSG_EQ(b.retxPkts, a.retxPkts, "ecmp: the same retransmissions");
+        NS_TEST_EXPECT_MSG_EQ(b.nacksSent, a.nacksSent, "ecmp: the same NACKs");
+        NS_TEST_EXPECT_MSG_EQ((on.nackE == off.nackE), true, "ecmp: NACKs for the same gaps");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(a.nacksSent, 3u, "ecmp: the gaps are NACKed");
+
+        // 2. Per-packet spraying over 4 spines, no loss, IRN going back on any SACK: every
+        // packet opens a space and is in order in it, so nothing is resent.
+        uint32_t doneOff = 0;
+        uint32_t doneOn = 0;
+        uint64_t retxOff = IrnOooThresholdTestCase::Retx(0, &doneOff, false);
+        uint64_t retxOn = IrnOooThresholdTestCase::Retx(0, &doneOn, true);
+        std::cout << "irn under spray: retransmissions, one PSN space: " << retxOff
+                  << ", a space per path: " << retxOn << std::endl;
+        NS_TEST_EXPECT_MSG_EQ(doneOff, 4u, "spray, one space: all flows completed");
+        NS_TEST_EXPECT_MSG_EQ(doneOn, 4u, "spray, a space per path: all flows completed");
+        NS_TEST_EXPECT_MSG_GT(retxOff, 100u, "spray, one space: reordering is taken for loss");
+        NS_TEST_EXPECT_MSG_EQ(retxOn, 0u, "spray, a space per path: no spurious resend");
+
+        // 3. Spraying with losses: a gap is never inside a one-packet space, so no NACK; the
+        // timeout finds the losses and every lost packet is resent.
+        NicRun spray = LossRun("spray", true);
+        NS_TEST_ASSERT_MSG_EQ(spray.recs.count(0), 1u, "spray with losses: completed");
+        const RdmaFlowRecord& c = spray.recs[0];
+        std::cout << "irn, a space per path, spray with losses: fct "
+                  << (c.finish - c.start).As(Time::US) << " retx " << c.retxPkts
+                  << " timeouts " << c.timeouts << std::endl;
+        NS_TEST_EXPECT_MSG_EQ(spray.drops, Lost().size(), "every listed packet lost once");
+        NS_TEST_EXPECT_MSG_EQ(c.nacksSent, 0u, "no NACK: no gap inside a space");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(c.timeouts, 1u, "the timeout finds the losses");
+        NS_TEST_EXPECT_MSG_EQ(c.retxPkts, Lost().size(), "the lost packets resent, only they");
+    }
+};
+
 /// The rdma-lb-nic test suite.
 class RdmaLbNicTestSuite : public TestSuite
 {
@@ -563,6 +637,7 @@ class RdmaLbNicTestSuite : public TestSuite
         AddTestCase(new IdleNoEventsTestCase, TestCase::QUICK);
         AddTestCase(new QuirkFixesTestCase, TestCase::QUICK);
         AddTestCase(new IrnOooThresholdTestCase, TestCase::QUICK);
+        AddTestCase(new IrnQpPerPathTestCase, TestCase::QUICK);
     }
 };
 

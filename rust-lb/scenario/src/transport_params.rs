@@ -570,6 +570,11 @@ macro_rules! transport_params {
             irn_ooo_threshold: u32 = 0,
                 toml "irn_ooo_threshold" as u32,
                 ns3 Irn "IrnOooThreshold" as uint summary;
+            /// IRN: data sent after a path change travels in a PSN space of its own, as in the
+            /// queue pair that probed the path (the Hopper paper, §3.3; `rdma-recovery-irn.h`).
+            irn_qp_per_path: bool = false,
+                toml "irn_qp_per_path" as bool,
+                ns3 Irn "IrnQpPerPath" as flag;
             /// Fix of the ACK-milestone quirk (every in-order packet ACKed); false reproduces
             /// the reference.
             ack_milestone_fix: bool = false,

@@ -108,6 +108,7 @@ start = "3us"
 recovery = "irn"
 pfc = false
 irn_ooo_threshold = 3
+irn_qp_per_path = true
 payload = "4000B"
 # every switch port's rate (25, 40, 100 Gbps) needs ECN thresholds
 ecn_thresholds = [
@@ -167,9 +168,10 @@ out = "out/x"
             s.transport.recovery,
             s.transport.pfc_enabled,
             s.transport.irn_ooo_threshold,
+            s.transport.irn_qp_per_path,
             s.transport.payload_bytes
         ),
-        (Recovery::Irn, false, 3, 4000)
+        (Recovery::Irn, false, 3, true, 4000)
     );
     assert_eq!(
         (s.lb.name.as_str(), s.lb.params.as_str()),
@@ -208,12 +210,12 @@ out = "out/x"
         (
             "out = \"out/x\"",
             "out = \"out/x\"\nspeed = 3",
-            ":35: run.speed: unknown field `speed`",
+            ":36: run.speed: unknown field `speed`",
         ),
         (
             "payload = \"4000B\"",
             "payload = 4000.5",
-            ":20: transport.payload: 4000.5 has no unit",
+            ":21: transport.payload: 4000.5 has no unit",
         ),
     ] {
         let text = std::fs::read_to_string(&cfg).unwrap().replace(from, to);
