@@ -8,6 +8,9 @@ improvement over FlowBender and CONGA per seed:
   hopper_alistorage_cnp        AliStorage 50 %, CNP on every out-of-order NACK, seeds 1-3
   hopper_fbhdp_cnp             Hadoop 50 % / 80 %, CNP on, seed 1
   hopper_alistorage_ooo3, _ooo32   IRN's out-of-order NACK threshold 3 / 32 (CNP off), seed 1
+  hopper_alistorage_qpp, _cnp_qpp  Hopper only: the paper's section 3.3 switch, data after a path
+                               change in the probing QP's own PSN space (irn_qp_per_path), CNP
+                               off / on; the other schemes are those of the cell without it
 Each run's statistics come from analyze.py's run_stats (same window, same slowdown); the
 baseline (CNP off, threshold 0) is read the same way from its run directories when present,
 else from results.csv. Writes ablation.csv (one row per run) and prints the README table.
@@ -30,11 +33,16 @@ CELLS = [
     ("hopper_alistorage_cnp", "0.25", "AliStorage 50 %, CNP on every OOO NACK"),
     ("hopper_alistorage_ooo3", "0.25", "AliStorage 50 %, OOO threshold 3"),
     ("hopper_alistorage_ooo32", "0.25", "AliStorage 50 %, OOO threshold 32"),
+    ("hopper_alistorage_qpp", "0.25", "AliStorage 50 %, Hopper on a QP per path (§3.3), CNP off"),
+    ("hopper_alistorage_cnp_qpp", "0.25", "AliStorage 50 %, Hopper on a QP per path (§3.3), CNP on"),
     ("hopper_fbhdp", "0.25", "Hadoop 50 %, CNP off (baseline)"),
     ("hopper_fbhdp_cnp", "0.25", "Hadoop 50 %, CNP on every OOO NACK"),
     ("hopper_fbhdp", "0.4", "Hadoop 80 %, CNP off (baseline)"),
     ("hopper_fbhdp_cnp", "0.4", "Hadoop 80 %, CNP on every OOO NACK"),
 ]
+# Cells that change Hopper only: the other schemes' runs are those of this cell.
+OTHERS_FROM = {"hopper_alistorage_qpp": "hopper_alistorage",
+               "hopper_alistorage_cnp_qpp": "hopper_alistorage_cnp"}
 RUN = re.compile(r"^(?P<stem>.+)-(?P<algo>[a-z-]+)-l(?P<load>[0-9.]+)-s(?P<seed>\d+)-[0-9a-f]+$")
 FIELDS = ["config", "load", "algorithm", "seed", "avg_large", "p99_all", "avg_small",
           "retx_pkts", "rate_cuts", "path_switches", "run"]
@@ -103,10 +111,15 @@ def per_seed(rows, stem, load, algo, key):
             if (r["config"], r["load"], r["algorithm"]) == (stem, load, algo)}
 
 
+def cell_of(stem, algo):
+    """The cell whose runs of `algo` stand in `stem`'s row."""
+    return stem if algo == "hopper" else OTHERS_FROM.get(stem, stem)
+
+
 def gain(rows, stem, load, base, key):
     """Hopper over `base` per seed, % (positive: Hopper better)."""
     h = per_seed(rows, stem, load, "hopper", key)
-    b = per_seed(rows, stem, load, base, key)
+    b = per_seed(rows, cell_of(stem, base), load, base, key)
     return [100 * (b[s] - h[s]) / b[s] for s in sorted(h) if s in b]
 
 
@@ -122,7 +135,7 @@ def print_table(rows):
           "Hopper vs FlowBender, avg large | vs CONGA | Hopper vs FlowBender, p99 all |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for stem, load, label in CELLS:
-        cols = {a: per_seed(rows, stem, load, a, "avg_large") for a in SIX}
+        cols = {a: per_seed(rows, cell_of(stem, a), load, a, "avg_large") for a in SIX}
         if not cols["hopper"]:
             continue
         seeds = sorted(cols["hopper"])
