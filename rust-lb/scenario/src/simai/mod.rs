@@ -10,6 +10,8 @@
 //!   `astra-sim-alibabacloud/astra-sim/workload/Workload.cc`;
 //! * [`topology`]: `SetupNetwork` in
 //!   `astra-sim-alibabacloud/astra-sim/network_frontend/ns3/common.h`;
+//! * [`groups`]: the parallel groups (TP, DP, EP, DP_EP) its NCCL model builds from the
+//!   workload header and the topology (`MockNcclGroup`);
 //! * [`conf`]: `SimAI.conf`, `ReadConf` in the same `common.h` (HPCC-style `KEY value` lines;
 //!   the keys shared with ConWeave's configs are read by [`crate::conweave`]'s code).
 //!
@@ -70,10 +72,12 @@ macro_rules! token_enum {
 }
 
 pub mod conf;
+pub mod groups;
 pub mod topology;
 pub mod workload;
 
 pub use conf::{parse_conf_file, parse_conf_str, SimAiConf};
+pub use groups::{Group, GroupSizes, Groups};
 
 pub use topology::{
     parse_topology_file, parse_topology_str, GpuType, LinkClass, NodeKind, SimAiLink, SimAiTopology,
