@@ -12,6 +12,7 @@
 //!   `astra-sim-alibabacloud/astra-sim/network_frontend/ns3/common.h`;
 //! * [`groups`]: the parallel groups (TP, DP, EP, DP_EP) its NCCL model builds from the
 //!   workload header and the topology (`MockNcclGroup`);
+//! * [`nccl`]: a collective in a group as the point-to-point flows of its NCCL model (rings);
 //! * [`conf`]: `SimAI.conf`, `ReadConf` in the same `common.h` (HPCC-style `KEY value` lines;
 //!   the keys shared with ConWeave's configs are read by [`crate::conweave`]'s code).
 //!
@@ -73,11 +74,13 @@ macro_rules! token_enum {
 
 pub mod conf;
 pub mod groups;
+pub mod nccl;
 pub mod topology;
 pub mod workload;
 
 pub use conf::{parse_conf_file, parse_conf_str, SimAiConf};
 pub use groups::{Group, GroupSizes, Groups};
+pub use nccl::{decompose, rings, NcclFlow};
 
 pub use topology::{
     parse_topology_file, parse_topology_str, GpuType, LinkClass, NodeKind, SimAiLink, SimAiTopology,
