@@ -124,33 +124,33 @@ RdmaNic::GetTypeId()
             .AddAttribute("UetHeaderSize",
                           "uet: wire bytes of a data packet beyond its payload (htsim 64)",
                           UintegerValue(64),
-                          MakeUintegerAccessor(&RdmaNic::m_uetHeaderBytes),
+                          MakeUintegerAccessor(Own(&RdmaNic::m_uetHeaderBytes)),
                           MakeUintegerChecker<uint32_t>(RdmaHeader::DATA_HEADER_BYTES, 512))
             .AddAttribute("UetBaseRtt",
                           "uet: base RTT of the queue pairs (window cap; must be set)",
                           TimeValue(Time(0)),
-                          MakeTimeAccessor(&RdmaNic::m_uetBaseRtt),
+                          MakeTimeAccessor(Own(&RdmaNic::m_uetBaseRtt)),
                           MakeTimeChecker())
             .AddAttribute("UetMaxWindowBdp",
                           "uet: window cap in base BDPs (UetBaseRtt x line rate; htsim 1.5)",
                           DoubleValue(1.5),
-                          MakeDoubleAccessor(&RdmaNic::m_uetMaxWindowBdp),
+                          MakeDoubleAccessor(Own(&RdmaNic::m_uetMaxWindowBdp)),
                           MakeDoubleChecker<double>(0))
             .AddAttribute("UetInitialWindow",
                           "uet: initial window in wire bytes (0 = the cap; clamped to it)",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&RdmaNic::m_uetInitialWindow),
+                          MakeUintegerAccessor(Own(&RdmaNic::m_uetInitialWindow)),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("UetRto",
                           "uet: retransmission timeout of the oldest outstanding packet (must "
                           "be set; the scenario program: base RTT + 4 queue drain times)",
                           TimeValue(Time(0)),
-                          MakeTimeAccessor(&RdmaNic::m_uetRto),
+                          MakeTimeAccessor(Own(&RdmaNic::m_uetRto)),
                           MakeTimeChecker())
             .AddAttribute("PayloadSize",
                           "Payload bytes per data packet (PACKET_PAYLOAD_SIZE)",
                           *RdmaTransportDefault("ns3::RdmaNic", "PayloadSize"),
-                          MakeUintegerAccessor(&RdmaNic::m_payloadBytes),
+                          MakeUintegerAccessor(Own(&RdmaNic::m_payloadBytes)),
                           MakeUintegerChecker<uint32_t>(1, 9000))
             .AddAttribute("LossRecovery",
                           "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0), irn = "
@@ -178,7 +178,7 @@ RdmaNic::GetTypeId()
                           "(rate + target) / 2 as two truncated halves. false = this ns-3's "
                           "DataRate::CalculateBytesTxTime and one division",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&RdmaNic::m_timeTruncation),
+                          MakeBooleanAccessor(Own(&RdmaNic::m_timeTruncation)),
                           MakeBooleanChecker())
             .AddAttribute("PacingWakeupQuirk",
                           "Reference quirk pacing-wakeup: when no queue pair may "
@@ -187,7 +187,7 @@ RdmaNic::GetTypeId()
                           "pending. false = always wake at the earliest time a blocked queue "
                           "pair becomes eligible",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&RdmaNic::m_pacingWakeupQuirk),
+                          MakeBooleanAccessor(Own(&RdmaNic::m_pacingWakeupQuirk)),
                           MakeBooleanChecker())
             .AddAttribute("IrnReferenceSender",
                           "Reference quirk irn-sender: a timeout enters recovery "
@@ -198,7 +198,7 @@ RdmaNic::GetTypeId()
                           "going back, only while snd_nxt > snd_una (also under gbn). false = "
                           "our IRN sender",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&RdmaNic::m_irnReferenceSender),
+                          MakeBooleanAccessor(Own(&RdmaNic::m_irnReferenceSender)),
                           MakeBooleanChecker())
             .AddAttribute("EventOrderQuirk",
                           "Reference quirk event-order: the ACK that completes a "
@@ -209,33 +209,33 @@ RdmaNic::GetTypeId()
                           "sends from its own wake-up at that instant; checks are scheduled only "
                           "while a CNP is pending",
                           BooleanValue(false),
-                          MakeBooleanAccessor(&RdmaNic::m_eventOrderQuirk),
+                          MakeBooleanAccessor(Own(&RdmaNic::m_eventOrderQuirk)),
                           MakeBooleanChecker())
             .AddAttribute("RateBound",
                           "Pace each queue pair at its current rate (RATE_BOUND); false paces "
                           "at the line rate",
                           *RdmaTransportDefault("ns3::RdmaNic", "RateBound"),
-                          MakeBooleanAccessor(&RdmaNic::m_rateBound),
+                          MakeBooleanAccessor(Own(&RdmaNic::m_rateBound)),
                           MakeBooleanChecker())
             .AddAttribute("L2AckInterval",
                           "ACK milestone in packets (L2_ACK_INTERVAL). Reference quirk: the "
                           "milestone is reset every packet, so every in-order packet is ACKed "
                           "unless RdmaGoBackN::AckMilestoneFix is set",
                           *RdmaTransportDefault("ns3::RdmaNic", "L2AckInterval"),
-                          MakeUintegerAccessor(&RdmaNic::m_ackInterval),
+                          MakeUintegerAccessor(Own(&RdmaNic::m_ackInterval)),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("Window",
                           "Sending window in bytes, 0 = none (HAS_WIN: the reference gives "
                           "every queue pair the largest BDP of the fabric, GLOBAL_T 1); also "
                           "HPCC's W in its queue term",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&RdmaNic::m_window),
+                          MakeUintegerAccessor(Own(&RdmaNic::m_window)),
                           MakeUintegerChecker<uint64_t>())
             .AddAttribute("VarWin",
                           "VAR_WIN: the window scales with the current rate over the line rate "
                           "(at least 1 B)",
                           *RdmaTransportDefault("ns3::RdmaNic", "VarWin"),
-                          MakeBooleanAccessor(&RdmaNic::m_varWin),
+                          MakeBooleanAccessor(Own(&RdmaNic::m_varWin)),
                           MakeBooleanChecker())
             .AddAttribute("BaseRtt",
                           "HPCC's base RTT T (the reference's largest RTT of the fabric, "
@@ -254,20 +254,20 @@ RdmaNic::GetTypeId()
             .AddTraceSource("FlowDelivered",
                             "Receiver: the last byte of a flow arrived in order (fires once "
                             "per flow; the flow must have been started with StartFlow)",
-                            MakeTraceSourceAccessor(&RdmaNic::m_flowDelivered),
+                            MakeTraceSourceAccessor(Own(&RdmaNic::m_flowDelivered)),
                             "ns3::RdmaNic::FlowDeliveredTracedCallback")
             .AddTraceSource("DataSent",
                             "A data packet left the NIC: flow id, byte offset, entropy",
-                            MakeTraceSourceAccessor(&RdmaNic::m_dataSent),
+                            MakeTraceSourceAccessor(Own(&RdmaNic::m_dataSent)),
                             "ns3::RdmaNic::DataSentTracedCallback")
             .AddTraceSource("LbFeedback",
                             "Feedback handed to the load balancer: flow id, kind "
                             "(LbFeedbackKind as an integer), the entropy it names",
-                            MakeTraceSourceAccessor(&RdmaNic::m_lbFeedback),
+                            MakeTraceSourceAccessor(Own(&RdmaNic::m_lbFeedback)),
                             "ns3::RdmaNic::LbFeedbackTracedCallback")
             .AddTraceSource("NackSent",
                             "The receiver sent a NACK: source, sender's qpn, expected byte",
-                            MakeTraceSourceAccessor(&RdmaNic::m_nackSent),
+                            MakeTraceSourceAccessor(Own(&RdmaNic::m_nackSent)),
                             "ns3::RdmaNic::NackSentTracedCallback")
             .AddTraceSource("RateChange",
                             "A queue pair's sending rate changed (congestion control): flow "
@@ -277,12 +277,12 @@ RdmaNic::GetTypeId()
             .AddTraceSource("UetWindow",
                             "uet: a queue pair's window after an ACK, NACK or timeout: flow id, "
                             "window, cap (wire bytes)",
-                            MakeTraceSourceAccessor(&RdmaNic::m_uetWindow),
+                            MakeTraceSourceAccessor(Own(&RdmaNic::m_uetWindow)),
                             "ns3::RdmaNic::UetWindowTracedCallback")
             .AddTraceSource("UetRtt",
                             "uet: an ACK (not a NACK) arrived: flow id, the RTT of the data "
                             "packet it acknowledges (arrival minus its echoed send time)",
-                            MakeTraceSourceAccessor(&RdmaNic::m_uetRtt),
+                            MakeTraceSourceAccessor(Own(&RdmaNic::m_uetRtt)),
                             "ns3::RdmaNic::UetRttTracedCallback");
     return tid;
 }

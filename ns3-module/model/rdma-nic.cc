@@ -238,84 +238,14 @@ RdmaNic::PortIsLossless() const
 void
 RdmaNic::ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size)
 {
-    RxState& rx = m_rx[{sip, qpn}];
-    rx = RxState{};
+    RdmaRxState& rx = m_rx[{sip, qpn}];
+    rx = RdmaRxState{};
     rx.milestone = uint64_t(m_ackInterval) * m_payloadBytes;
     rx.flowId = flowId;
     rx.size = size;
 }
 
-void
-RdmaNic::CheckDelivered(RxState& rx, uint32_t sip)
-{
-    if (rx.size != 0 && !rx.delivered && rx.expected >= rx.size)
-    {
-        rx.delivered = true;
-        m_flowDelivered(rx.flowId, sip, m_address, rx.size, Simulator::Now());
-    }
-}
-
-// ---- Sender: scheduling and pacing --------------------------------------------------------
-
-void
-RdmaNic::Wake()
-{
-    if (m_dev)
-    {
-        m_dev->TriggerTransmit();
-    }
-}
-
-bool
-RdmaNic::TimeToSend(const RdmaQueuePair& qp, Time now, Time* wake) const
-{
-    if (qp.nextAvail > now)
-    {
-        *wake = std::min(*wake, qp.nextAvail);
-        return false;
-    }
-    Time hold = qp.lb->GetSendAfter();
-    if (hold > now)
-    {
-        *wake = std::min(*wake, hold);
-        return false;
-    }
-    return true;
-}
-
-RdmaHeader
-RdmaNic::DataHeader(RdmaQueuePair& qp, uint64_t seq, const LbSendContext& cx)
-{
-    RdmaHeader h;
-    h.type = RdmaHeader::DATA;
-    h.sip = m_address;
-    h.dip = qp.dip;
-    h.sport = qp.lb->NextEntropy(cx);
-    h.dport = qp.dport;
-    h.qpn = qp.qpn;
-    h.pg = static_cast<uint16_t>(qp.pg);
-    h.seq = static_cast<uint32_t>(seq);
-    h.tsNs = static_cast<uint64_t>(cx.now.GetNanoSeconds());
-    return h;
-}
-
-void
-RdmaNic::RecordDataSent(RdmaQueuePair& qp,
-                        uint64_t seq,
-                        uint32_t payload,
-                        uint16_t entropy,
-                        bool retransmission)
-{
-    ++qp.rec.dataPkts;
-    if (retransmission)
-    {
-        ++qp.rec.retxPkts;
-    }
-    qp.highSent = std::max(qp.highSent, seq + payload);
-    qp.maxSentSeq = std::max(qp.maxSentSeq, seq);
-    qp.lastEntropy = entropy;
-    qp.sentEntropy[(seq / m_payloadBytes) % RdmaQueuePair::ENTROPY_WINDOW] = entropy;
-}
+// ---- Sender: the send opportunity and the components ------------------------------------
 
 RdmaFramePtr
 RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
@@ -325,21 +255,6 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
         return nullptr;
     }
     return Recovery().NextPacket(Simulator::Now());
-}
-
-void
-RdmaNic::ScheduleWake(Time now, Time wake)
-{
-    if (m_pacingWakeupQuirk)
-    {
-        ScheduleWakeAsReference(now);
-    }
-    else if (wake != Time::Max() && (!m_wakeEvent.IsRunning() ||
-                                     m_wakeEvent.GetTs() > static_cast<uint64_t>(wake.GetTimeStep())))
-    {
-        m_wakeEvent.Cancel();
-        m_wakeEvent = Simulator::Schedule(wake - now, &RdmaNic::Wake, this);
-    }
 }
 
 RdmaLossRecovery&
@@ -426,29 +341,6 @@ RdmaNic::GetCongestionControl()
     return m_cc;
 }
 
-void
-RdmaNic::ScheduleWakeAsReference(Time now)
-{
-    // Quirk pacing-wakeup (the reference's NIC scheduling): the earliest future next-send time over
-    // every queue pair with bytes left -- paused ones included -- and only if no wake-up is pending
-    // (a pending one is never moved earlier). A stalled queue pair then waits for the pending
-    // wake-up or the next feedback.
-    Time t = Time::Max();
-    for (const auto& [qpn, qp] : m_qps)
-    {
-        (void)qpn;
-        const Time ready = std::max(qp.nextAvail, qp.lb->GetSendAfter());
-        if ((qp.sndNxt < qp.size || !qp.srRetx.empty()) && ready > now)
-        {
-            t = std::min(t, ready);
-        }
-    }
-    if (!m_wakeEvent.IsRunning() && t != Time::Max())
-    {
-        m_wakeEvent = Simulator::Schedule(t - now, &RdmaNic::Wake, this);
-    }
-}
-
 // ---- Receiver --------------------------------------------------------------------------------
 
 void
@@ -473,43 +365,6 @@ RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, RdmaFramePtr& f)
 }
 
 void
-RdmaNic::SendFeedback(const RdmaHeader& h,
-                      RxState& rx,
-                      uint8_t type,
-                      uint16_t flags,
-                      uint64_t sackSeq,
-                      uint64_t sackLen)
-{
-    RdmaHeader a;
-    a.type = static_cast<RdmaHeader::Type>(type);
-    a.sip = m_address;
-    a.dip = h.sip;
-    a.sport = h.dport; // the reverse direction of the data packet
-    a.dport = h.sport; // echo the entropy
-    a.qpn = h.qpn;
-    a.pg = h.pg;
-    a.tsNs = h.tsNs;
-    a.echoSeq = h.seq;
-    a.flags = flags | (h.ecn != 0 ? FLAG_ECN_ECHO : 0);
-    a.seq = static_cast<uint32_t>(rx.expected);
-    a.sackSeq = static_cast<uint32_t>(sackSeq);
-    a.sackLen = static_cast<uint16_t>(sackLen);
-    // The INT of the data packet goes back in the ACK/NACK (HPCC's records, TIMELY's time).
-    a.intMode = h.intMode;
-    if (h.intMode == RdmaHeader::INT_HPCC)
-    {
-        a.intNHop = h.intNHop;
-        std::copy(std::begin(h.intHop), std::end(h.intHop), std::begin(a.intHop));
-    }
-    if (flags & RdmaHeader::FLAG_CNP)
-    {
-        ++rx.cnpsSent;
-        ++m_cnpsSent;
-    }
-    m_dev->Enqueue(RdmaFrame::Make(a, 0), 0);
-}
-
-void
 RdmaNic::AnswerProbe(const RdmaHeader& h)
 {
     RdmaHeader a;
@@ -523,45 +378,6 @@ RdmaNic::AnswerProbe(const RdmaHeader& h)
     a.tsNs = h.tsNs;
     a.flags = RdmaHeader::FLAG_PROBE;
     m_dev->Enqueue(RdmaFrame::Make(a, 0), 0);
-}
-
-uint16_t
-RdmaNic::SentEntropy(const RdmaQueuePair& qp, uint64_t seq) const
-{
-    const uint64_t psn = seq / m_payloadBytes;
-    const uint64_t highPsn = (qp.highSent + m_payloadBytes - 1) / m_payloadBytes;
-    if (seq >= qp.highSent || highPsn - psn > RdmaQueuePair::ENTROPY_WINDOW)
-    {
-        return qp.lastEntropy; // never sent, or overwritten by a packet ENTROPY_WINDOW later
-    }
-    return qp.sentEntropy[psn % RdmaQueuePair::ENTROPY_WINDOW];
-}
-
-void
-RdmaNic::LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb)
-{
-    m_lbFeedback(qp.flowId, static_cast<uint8_t>(fb.kind), fb.entropy);
-    qp.lb->OnFeedback(fb);
-    qp.rec.pathSwitches = qp.lb->GetPathSwitches();
-    uint16_t entropy = 0;
-    Time now = Simulator::Now();
-    while (qp.lb->TakeProbe(now, &entropy))
-    {
-        // A probe is a small data packet (64 B on the wire) in the flow's priority group, so it
-        // queues behind the same data the flow's own packets would.
-        RdmaHeader h;
-        h.type = RdmaHeader::DATA;
-        h.flags = RdmaHeader::FLAG_PROBE;
-        h.sip = m_address;
-        h.dip = qp.dip;
-        h.sport = entropy;
-        h.dport = qp.dport;
-        h.qpn = qp.qpn;
-        h.pg = static_cast<uint16_t>(qp.pg);
-        h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
-        ++qp.rec.probes;
-        m_dev->Enqueue(RdmaFrame::Make(h, 64 - RdmaHeader::DATA_HEADER_BYTES), qp.pg);
-    }
 }
 
 void
@@ -627,7 +443,7 @@ RdmaNic::NotifyCnp(uint32_t flowId)
 }
 
 void
-RdmaNic::Complete(std::map<uint16_t, RdmaQueuePair>::iterator it)
+RdmaNic::Complete(QpIterator it)
 {
     RdmaQueuePair& qp = it->second;
     m_cc->Stop(qp);
@@ -656,39 +472,6 @@ RdmaNic::Complete(std::map<uint16_t, RdmaQueuePair>::iterator it)
     m_flowComplete(qp.flowId, m_address, qp.dip, qp.size, qp.start, qp.rec.finish, qp.rec.retxPkts);
     m_flowRecord(qp.rec);
     m_qps.erase(it);
-}
-
-// ---- The selector's timer -------------------------------------------------------------------
-
-void
-RdmaNic::ArmLbTimer(RdmaQueuePair& qp)
-{
-    Time at = qp.lb->PollAt();
-    if (at == Time::Max())
-    {
-        qp.lbEvent.Cancel();
-        return;
-    }
-    if (qp.lbEvent.IsRunning() && qp.lbEvent.GetTs() == static_cast<uint64_t>(at.GetTimeStep()))
-    {
-        return;
-    }
-    qp.lbEvent.Cancel();
-    Time delay = std::max(at - Simulator::Now(), Time(0));
-    qp.lbEvent = Simulator::Schedule(delay, &RdmaNic::LbTimer, this, qp.qpn);
-}
-
-void
-RdmaNic::LbTimer(uint16_t qpn)
-{
-    auto it = m_qps.find(qpn);
-    if (it == m_qps.end())
-    {
-        return;
-    }
-    it->second.lb->OnTimer(Simulator::Now());
-    ArmLbTimer(it->second);
-    m_dev->TriggerTransmit();
 }
 
 // ---- Congestion control (rdma-cc.h) ------------------------------------------------------
@@ -731,16 +514,6 @@ RdmaNic::SetRate(RdmaQueuePair& qp, uint64_t rate)
 }
 
 uint64_t
-RdmaNic::Window(const RdmaQueuePair& qp) const
-{
-    if (!m_varWin)
-    {
-        return m_window;
-    }
-    return RdmaVarWindow(m_window, qp.rate, m_dev->GetDataRate().GetBitRate());
-}
-
-uint64_t
 RdmaNic::CcLineRate() const
 {
     return m_dev->GetDataRate().GetBitRate();
@@ -764,14 +537,7 @@ RdmaNic::CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing)
         const Time before = RdmaTxTime(DataRate(qp.rate), qp.lastPktSize, m_timeTruncation);
         const Time after = RdmaTxTime(DataRate(bps), qp.lastPktSize, m_timeTruncation);
         qp.nextAvail = qp.nextAvail + after - before;
-        if (m_wakeEvent.IsRunning() &&
-            static_cast<uint64_t>(qp.nextAvail.GetTimeStep()) < m_wakeEvent.GetTs())
-        {
-            const Time now = Simulator::Now();
-            m_wakeEvent.Cancel();
-            m_wakeEvent = Simulator::Schedule(qp.nextAvail > now ? qp.nextAvail - now : Time(0),
-                                              &RdmaNic::Wake, this);
-        }
+        AdvancePendingWake(qp.nextAvail);
     }
     SetRate(qp, bps);
 }

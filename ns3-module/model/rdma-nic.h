@@ -19,7 +19,9 @@
  *
  * Loss recovery is one RdmaLossRecovery per NIC (rdma-recovery.h, one file per scheme, the uet
  * transport's sender and receiver beside them): the NIC serves its queue pairs round-robin
- * and hands each send opportunity, data packet, ACK/NACK to it.
+ * and hands each send opportunity, data packet, ACK/NACK to it. The recovery sees the NIC
+ * through its queue-pair context, RdmaRecoveryHost (rdma-recovery-host.h: the settings, queue
+ * pairs, receiver state and the steps both transports share), a private base of the NIC.
  *
  * The loss recovery and the congestion control are ns3::Objects with their own attributes
  * (e.g. ns3::RdmaGoBackN::L2ChunkSize, ns3::RdmaDcqcn::RateDecreaseInterval). The NIC creates
@@ -61,6 +63,7 @@
 #include "rdma-cc.h"
 #include "rdma-frame.h"
 #include "rdma-lb-bridge.h"
+#include "rdma-recovery-host.h"
 #include "rdma-uet.h"
 
 #include "ns3/data-rate.h"
@@ -91,85 +94,9 @@ class RdmaLossRecovery;
 
 /**
  * \ingroup rdma-lb
- * Per-flow counters, reported by the FlowRecord trace when a flow completes and queryable
- * while it runs (RdmaNic::GetFlowRecord).
- */
-struct RdmaFlowRecord
-{
-    uint32_t flowId{0};     //!< the flow's id
-    uint32_t sip{0};        //!< source address
-    uint32_t dip{0};        //!< destination address
-    uint64_t size{0};       //!< bytes
-    Time start;             //!< flow start
-    Time finish;            //!< completion (zero while running)
-    uint64_t dataPkts{0};   //!< data packets sent, retransmissions included
-    uint64_t retxPkts{0};   //!< data packets sent again (offset below the highest sent)
-    uint64_t nacksRx{0};    //!< NACKs received by the sender (IRN: NACKs carrying a SACK)
-    uint64_t nacksSent{0};  //!< NACKs sent by the receiver for this flow
-    uint64_t cnpsRx{0};     //!< CNP-flagged feedback received by the sender
-    uint64_t cnpsSent{0};   //!< CNP-flagged feedback sent by the receiver
-    uint64_t timeouts{0};   //!< retransmission timeouts
-    uint64_t rateCuts{0};   //!< DCQCN rate decreases
-    uint64_t probes{0};     //!< path probes sent for the load balancer (Hopper)
-    uint64_t pathSwitches{0}; //!< times the load balancer moved the flow to another path
-};
-
-/**
- * \ingroup rdma-lb
- * A sender-side queue pair: one flow.
- */
-struct RdmaQueuePair
-{
-    uint32_t flowId{0};    //!< the flow's id (from the flow file)
-    uint16_t qpn{0};       //!< queue-pair number at the sender (RdmaHeader::qpn)
-    uint16_t dport{0};     //!< UDP destination port of its data (the reference's, or qpn)
-    uint32_t dip{0};       //!< destination address
-    uint64_t size{0};      //!< bytes to send
-    uint64_t sndNxt{0};    //!< next byte to send
-    uint64_t sndUna{0};    //!< bytes cumulatively acknowledged
-    uint64_t highSent{0};  //!< end of the highest byte sent (retransmission detection)
-    uint64_t maxSentSeq{0}; //!< start offset of the highest packet sent (IRN)
-    uint64_t highestAck{0}; //!< highest cumulative ACK received (IRN, quirk irn-sender)
-    Time start;            //!< creation time (= flow start)
-    uint32_t pg{3};        //!< priority group
-    Time nextAvail;        //!< pacing: earliest time of the next data packet
-    uint16_t lastEntropy{0}; //!< entropy of the last data packet sent
-    /**
-     * Entropy of the last transmission of each outstanding packet, indexed by PSN modulo
-     * ENTROPY_WINDOW (a fixed array: no allocation per packet). The entry of PSN p is valid
-     * while fewer than ENTROPY_WINDOW packets past p have been sent (RdmaNic::SentEntropy);
-     * feedback that names a packet (timeout: the oldest unacknowledged one) reads it here.
-     */
-    static constexpr uint32_t ENTROPY_WINDOW = 2048; //!< packets (2 MB at 1000 B payload)
-    std::array<uint16_t, ENTROPY_WINDOW> sentEntropy{}; //!< see above
-
-    // Rate control (DCQCN, HPCC, TIMELY, DCTCP); rates in bit/s.
-    uint64_t rate{0};       //!< current sending rate
-    uint32_t lastPktSize{0}; //!< on-wire bytes of the last data packet (HPCC's rate change)
-    std::unique_ptr<RdmaCcState> cc; //!< the congestion control's state
-    // Loss recovery.
-    Time rtoDeadline;            //!< retransmission deadline (Time::Max() = none)
-    EventId rtoEvent;            //!< the event checking rtoDeadline
-    std::map<uint64_t, uint64_t> sack; //!< IRN: SACKed blocks, start -> end
-    bool irnRecovery{false};     //!< IRN: in recovery
-    uint64_t irnRecoverySeq{0};  //!< IRN: leave recovery when sndUna reaches this
-    /// IRN with IrnQpPerPath: the starts (bytes, ascending) of the PSN spaces from the one
-    /// sndUna is in to the newest; a fresh packet on a new entropy opens one
-    std::vector<uint64_t> irnSpaces;
-    uint64_t irnSpaceAcked{0}; //!< IRN, IrnQpPerPath: end of the newest space's in-order SACKs
-    uint16_t irnSpaceEntropy{0}; //!< IRN, IrnQpPerPath: entropy of the newest space
-    std::set<uint64_t> srRetx;   //!< NIC-SR: offsets to resend (one packet each)
-    EventId lbEvent;             //!< the selector's timer (PollAt)
-    RdmaFlowRecord rec;          //!< counters
-    std::unique_ptr<QpPathSelector> lb; //!< the load balancer's selector
-    std::unique_ptr<RdmaUetSender> uet; //!< UET transport: window, outstanding packets
-};
-
-/**
- * \ingroup rdma-lb
  * Per-host RDMA NIC; aggregate it to a host Node with one RdmaNetDevice.
  */
-class RdmaNic : public Object, private RdmaCcHost
+class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
 {
   public:
     /// Loss-recovery scheme of the NIC.
@@ -197,14 +124,9 @@ class RdmaNic : public Object, private RdmaCcHost
         CC_DCTCP = RDMA_CC_DCTCP,   //!< rate-based DCTCP
     };
 
-    /**
-     * ACK/NACK flag set by the receiver when the answered data packet arrived CE-marked (model
-     * metadata in a flags bit the reference leaves zero; bit 0 is CNP, bit 1 probe). The CNP
-     * flag alone cannot tell the load balancer which path was marked: with NackCarriesCnp an
-     * out-of-order NACK carries CNP too, and it echoes the entropy of the packet that arrived
-     * early -- a fast path, not a congested one.
-     */
-    static constexpr uint16_t FLAG_ECN_ECHO = 4;
+    /// ACK/NACK flag set by the receiver when the answered data packet arrived CE-marked
+    /// (RdmaRecoveryHost::FLAG_ECN_ECHO)
+    static constexpr uint16_t FLAG_ECN_ECHO = RdmaRecoveryHost::FLAG_ECN_ECHO;
 
     /// \return the name of \p cc, as configs and the CcMode attribute spell it (the names are
     /// defined once, in Rust: rdma_lb_scenario::Cc)
@@ -343,34 +265,6 @@ class RdmaNic : public Object, private RdmaCcHost
     void SetCcModeAttribute(std::string name);
     /// Attribute CcMode: the name of m_ccMode.
     std::string GetCcModeAttribute() const;
-    // The loss recoveries (rdma-recovery.h) work on the queue pairs, the receiver state and
-    // the attributes of their NIC.
-    friend class RdmaLossRecovery;
-    friend class RdmaRoceRecovery;
-    friend class RdmaGoBackN;
-    friend class RdmaIrn;
-    friend class RdmaNicSr;
-    friend class RdmaUetRecovery;
-
-    /// Receiver state of one incoming flow.
-    struct RxState
-    {
-        uint64_t expected{0};      //!< next expected byte (E)
-        uint64_t milestone{0};     //!< ACK milestone (bytes)
-        Time nackDeadline;         //!< GBN/IRN: no new NACK for the same E before this
-        uint64_t lastNacked{UINT64_MAX}; //!< E of the last NACK
-        std::map<uint64_t, uint64_t> ooo; //!< IRN SACK list / NIC-SR bitmap: start -> end
-        /// IRN with IrnQpPerPath: PSN spaces starting beyond E: start -> next byte in order
-        std::map<uint64_t, uint64_t> spaceNext;
-        uint64_t nacksSent{0};     //!< NACKs sent
-        uint64_t cnpsSent{0};      //!< CNP-flagged feedback sent
-        uint32_t flowId{0};        //!< the flow's id (known once ExpectFlow ran)
-        uint64_t size{0};          //!< the flow's bytes (0 = not announced)
-        bool delivered{false};     //!< FlowDelivered has fired
-        uint32_t uetAccepted{0};   //!< UET coalesced ACKs: wire bytes accepted since the last ACK
-        bool uetAckRequest{false}; //!< UET: an AR packet arrived; ACK again once in order
-    };
-
     void DoStartFlow(uint32_t flowId,
                      uint32_t dip,
                      uint64_t size,
@@ -378,16 +272,6 @@ class RdmaNic : public Object, private RdmaCcHost
                      std::optional<uint16_t> sport,
                      std::optional<uint16_t> dport);
     RdmaFramePtr NextPacket(Ptr<RdmaNetDevice> dev);
-    /**
-     * Round-robin: the packet \p scheme sends for the first queue pair after the last one
-     * served that it finds eligible (Scheme::Eligible, Scheme::Send: direct calls, one
-     * instantiation per loss recovery), else null after ScheduleWake.
-     */
-    template <class Scheme>
-    RdmaFramePtr ServeQueuePairs(Scheme& scheme, Time now);
-    /// Nothing may send at \p now: schedules the port's wake-up at \p wake, the earliest time
-    /// pacing lets a queue pair send (or as the reference, quirk pacing-wakeup).
-    void ScheduleWake(Time now, Time wake);
     /// \return the loss recovery (created at its first use from Transport and LossRecovery)
     RdmaLossRecovery& Recovery()
     {
@@ -397,126 +281,49 @@ class RdmaNic : public Object, private RdmaCcHost
     RdmaLossRecovery& CreateRecovery();
     /// \return the factory of component type \p tid (SetComponentAttribute's, else a plain one)
     ObjectFactory ComponentFactory(TypeId tid) const;
-    void Wake();
-    /// Quirk pacing-wakeup: the reference's wake-up rule when nothing may send.
-    void ScheduleWakeAsReference(Time now);
     void Receive(Ptr<RdmaNetDevice> dev, RdmaFramePtr& f);
     void ReceiveData(const RdmaFrame& f);
     void ReceiveAck(const RdmaHeader& h);
-    void SendFeedback(const RdmaHeader& data, RxState& rx, uint8_t type, uint16_t flags,
-                      uint64_t sackSeq, uint64_t sackLen);
-    void Complete(std::map<uint16_t, RdmaQueuePair>::iterator it);
+    void Complete(QpIterator it) override;
     /// \return whether the port is lossless: it obeys PFC and its peer switch generates PFC
     bool PortIsLossless() const;
-    /// Fires FlowDelivered once the announced flow's bytes all arrived in order.
-    void CheckDelivered(RxState& rx, uint32_t sip);
-    // The selector's timer.
-    void ArmLbTimer(RdmaQueuePair& qp);
-    /// Whether pacing (nextAvail) and the selector's hold let \p qp send at \p now; if not,
-    /// lowers \p wake to the time they will (both transports).
-    bool TimeToSend(const RdmaQueuePair& qp, Time now, Time* wake) const;
-    /// The header of the data packet at byte offset \p seq, its entropy drawn from the queue
-    /// pair's selector for \p cx (both transports).
-    RdmaHeader DataHeader(RdmaQueuePair& qp, uint64_t seq, const LbSendContext& cx);
-    /// A data packet was just sent: counters, highest offsets, the entropy window.
-    void RecordDataSent(RdmaQueuePair& qp,
-                        uint64_t seq,
-                        uint32_t payload,
-                        uint16_t entropy,
-                        bool retransmission);
-    /**
-     * \return the entropy of the last transmission of the packet at byte offset \p seq, if it
-     * is still in the queue pair's window (else the entropy of the last packet sent)
-     */
-    uint16_t SentEntropy(const RdmaQueuePair& qp, uint64_t seq) const;
-    /// Delivers feedback to the queue pair's load balancer, then sends the probes it asks for.
-    void LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb);
     /// Answers a probe packet at once (no receiver state).
     void AnswerProbe(const RdmaHeader& h);
-    void LbTimer(uint16_t qpn);
     // Congestion control (rdma-cc.h).
     void SetRate(RdmaQueuePair& qp, uint64_t rate);
     /// Creates the congestion control from the attributes (at the first flow).
     RdmaCongestionControl& Cc();
-    /// \return the window of \p qp now (bytes; 0 = none): HAS_WIN's BDP, scaled by the rate
-    /// over the line rate with VarWin (at least 1 B)
-    uint64_t Window(const RdmaQueuePair& qp) const;
     uint64_t CcLineRate() const override;
     void CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing) override;
     RdmaQueuePair* CcFindQp(uint16_t qpn) override;
+    /**
+     * \return \p member of a private base (RdmaNicSettings, RdmaRecoveryHost: the state the
+     * NIC shares with its loss recovery) as a member of RdmaNic, for the attribute and trace
+     * accessors (they cast the object to the member's class; rdma-nic-attributes.cc)
+     */
+    template <class U, class Base>
+    static U RdmaNic::*Own(U Base::*member)
+    {
+        return member;
+    }
 
-    // Attributes (defaults: GetTypeId, from RdmaTransportDefault).
+    // Attributes (defaults: GetTypeId, from RdmaTransportDefault); those a loss recovery reads
+    // are RdmaNicSettings' (rdma-recovery-host.h).
     Transport m_transport{};
-    uint32_t m_uetHeaderBytes{};
-    Time m_uetBaseRtt;
-    Callback<Time, uint32_t> m_uetBaseRttOf; //!< per destination (SetUetBaseRttOf)
-    double m_uetMaxWindowBdp{};
-    uint64_t m_uetInitialWindow{};
-    Time m_uetRto;
-    uint32_t m_payloadBytes{};
     LossRecovery m_recovery{};
     CcMode m_ccMode{};
-    bool m_rateBound{};
-    bool m_timeTruncation{};
-    bool m_pacingWakeupQuirk{};
-    bool m_irnReferenceSender{};
-    bool m_eventOrderQuirk{};
-    uint32_t m_ackInterval{};
-    bool m_lossless{}; //!< PortIsLossless(), refreshed at every flow start
-    uint64_t m_window{};
-    bool m_varWin{};
     Time m_baseRtt;
     std::map<TypeId, ObjectFactory> m_componentFactories; //!< SetComponentAttribute's, by type
-    Ptr<RdmaCongestionControl> m_cc; //!< created at the first flow
-    RdmaHeader::IntMode m_intMode{}; //!< INT of the data packets
     Ptr<RdmaLossRecovery> m_lossRecovery; //!< created at its first use
 
-    Ptr<RdmaNetDevice> m_dev;
-    uint32_t m_address{0};
     Ptr<LbConfig> m_lbConfig;
     Ptr<HostLbGroup> m_lbGroup; //!< state shared by the queue pairs (per-destination profiles)
     Ptr<UniformRandomVariable> m_rng;
     uint16_t m_nextQpn{1};
-    uint64_t m_cnpsSent{0}; //!< CNP-flagged feedback sent as a receiver
-    std::map<uint16_t, RdmaQueuePair> m_qps; //!< active queue pairs by number
-    uint16_t m_lastServed{0};
-    EventId m_wakeEvent; //!< pacing wake-up of the port (at most one)
-    std::map<std::pair<uint32_t, uint16_t>, RxState> m_rx; //!< by (sip, qpn)
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time, Time, uint64_t> m_flowComplete;
     TracedCallback<const RdmaFlowRecord&> m_flowRecord;
-    TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_flowDelivered;
-    TracedCallback<uint32_t, uint32_t, uint16_t> m_dataSent;
-    TracedCallback<uint32_t, uint16_t, uint32_t> m_nackSent;
-    TracedCallback<uint32_t, uint8_t, uint16_t> m_lbFeedback;
     TracedCallback<uint32_t, uint64_t, uint64_t> m_rateChange;
-    TracedCallback<uint32_t, uint64_t, uint64_t> m_uetWindow;
-    TracedCallback<uint32_t, Time> m_uetRtt;
 };
-
-template <class Scheme>
-RdmaFramePtr
-RdmaNic::ServeQueuePairs(Scheme& scheme, Time now)
-{
-    Time wake = Time::Max();
-    // Round-robin: the first eligible queue pair after the last one served.
-    auto it = m_qps.upper_bound(m_lastServed);
-    for (std::size_t k = 0; k < m_qps.size(); ++k, ++it)
-    {
-        if (it == m_qps.end())
-        {
-            it = m_qps.begin();
-        }
-        RdmaQueuePair& qp = it->second;
-        if (!scheme.Eligible(qp, now, &wake))
-        {
-            continue;
-        }
-        m_lastServed = qp.qpn;
-        return scheme.Send(qp, now);
-    }
-    ScheduleWake(now, wake);
-    return nullptr;
-}
 
 } // namespace ns3
 

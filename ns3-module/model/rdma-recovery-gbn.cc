@@ -48,13 +48,13 @@ RdmaGoBackN::GetTypeId()
 RdmaFramePtr
 RdmaGoBackN::NextPacket(Time now)
 {
-    return m_nic->ServeQueuePairs(*this, now);
+    return m_host->ServeQueuePairs(*this, now);
 }
 
 bool
 RdmaGoBackN::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
 {
-    return HasDataAndRoom(qp) && m_nic->TimeToSend(qp, now, wake);
+    return HasDataAndRoom(qp) && m_host->TimeToSend(qp, now, wake);
 }
 
 RdmaFramePtr
@@ -62,7 +62,7 @@ RdmaGoBackN::Send(RdmaQueuePair& qp, Time now)
 {
     RdmaFramePtr f = SendData(qp, now, false);
     ArmRto(qp);
-    m_nic->ArmLbTimer(qp);
+    m_host->ArmLbTimer(qp);
     return f;
 }
 
@@ -84,7 +84,7 @@ RdmaGoBackN::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
     if (s <= rx.expected && rx.expected <= s + len)
     {
         rx.expected = s + len;
-        m_nic->CheckDelivered(rx, h.sip);
+        m_host->CheckDelivered(rx, h.sip);
         bool ack;
         if (m_ackMilestoneFix)
         {
@@ -92,15 +92,15 @@ RdmaGoBackN::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
         }
         else
         {
-            ack = rx.expected >= m_nic->m_ackInterval; // the milestone is reset every packet
+            ack = rx.expected >= Settings().m_ackInterval; // the milestone is reset every packet
         }
         ack = ack || (m_chunkSize != 0 && rx.expected % m_chunkSize == 0);
         if (!ack)
         {
             return;
         }
-        rx.milestone = rx.expected + uint64_t(m_nic->m_ackInterval) * m_nic->m_payloadBytes;
-        m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+        rx.milestone = rx.expected + uint64_t(Settings().m_ackInterval) * Settings().m_payloadBytes;
+        m_host->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
     }
     else if (s > rx.expected)
     {
@@ -113,7 +113,7 @@ RdmaGoBackN::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
     }
     else
     {
-        m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0); // duplicate
+        m_host->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0); // duplicate
     }
 }
 
@@ -127,7 +127,7 @@ RdmaGoBackN::ReceiveAck(QpIterator it, const RdmaHeader& h)
     // Quirk irn-sender: the reference restarts the timer before it goes back, and only while
     // sent-but-unacknowledged bytes remain (snd_nxt > snd_una); ours after, while any byte
     // sent is unacknowledged.
-    const bool restartTimer = RestartsTimer(qp, m_nic->m_irnReferenceSender);
+    const bool restartTimer = RestartsTimer(qp, Settings().m_irnReferenceSender);
     if (isNack)
     {
         qp.sndNxt = qp.sndUna; // go back

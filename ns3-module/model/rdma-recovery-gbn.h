@@ -35,9 +35,9 @@ class RdmaGoBackN final : public RdmaRoceRecovery
     void ReceiveAck(QpIterator it, const RdmaHeader& h) override;
 
     /// \return whether \p qp may send at \p now (else \p wake is lowered to when pacing will
-    /// let it); RdmaNic::ServeQueuePairs
+    /// let it); RdmaRecoveryHost::ServeQueuePairs
     bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
-    /// \return the data packet of eligible \p qp, sent; RdmaNic::ServeQueuePairs
+    /// \return the data packet of eligible \p qp, sent; RdmaRecoveryHost::ServeQueuePairs
     RdmaFramePtr Send(RdmaQueuePair& qp, Time now);
 
   private:

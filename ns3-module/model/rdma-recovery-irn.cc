@@ -71,19 +71,19 @@ RdmaIrn::GetTypeId()
 RdmaFramePtr
 RdmaIrn::NextPacket(Time now)
 {
-    return m_nic->ServeQueuePairs(*this, now);
+    return m_host->ServeQueuePairs(*this, now);
 }
 
 uint64_t
 RdmaIrn::Inflight(const RdmaQueuePair& qp) const
 {
     if (m_qpPerPath && !qp.irnSpaces.empty() &&
-        qp.irnSpaces.back() > (m_nic->m_irnReferenceSender ? qp.highestAck : qp.sndUna))
+        qp.irnSpaces.back() > (Settings().m_irnReferenceSender ? qp.highestAck : qp.sndUna))
     {
         // The newest space runs ahead of the cumulative ACK: its queue pair has its own window.
         return qp.maxSentSeq > qp.irnSpaceAcked ? qp.maxSentSeq - qp.irnSpaceAcked : 0;
     }
-    if (m_nic->m_irnReferenceSender)
+    if (Settings().m_irnReferenceSender)
     {
         // Quirk irn-sender: start of the highest packet sent minus the highest cumulative ACK,
         // in the reference's 32 bits (it wraps when that ACK is beyond the highest start).
@@ -130,7 +130,7 @@ RdmaIrn::InOrderInItsSpace(RxState& rx, uint64_t spaceStart, uint64_t s, uint64_
 bool
 RdmaIrn::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
 {
-    if (m_nic->m_irnReferenceSender)
+    if (Settings().m_irnReferenceSender)
     {
         // Quirk irn-sender: jump over the first SACKed block when the next byte is its start,
         // and forget the blocks below the new next byte.
@@ -166,13 +166,13 @@ RdmaIrn::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     if (qp.srRetx.empty())
     {
         uint64_t inflight = Inflight(qp);
-        uint64_t next = std::min<uint64_t>(m_nic->m_payloadBytes, qp.size - qp.sndNxt);
+        uint64_t next = std::min<uint64_t>(Settings().m_payloadBytes, qp.size - qp.sndNxt);
         if (!(inflight + next < m_bdp || qp.sndUna + m_bdp > qp.sndNxt))
         {
             return false; // an ACK will kick the port
         }
     }
-    return m_nic->TimeToSend(qp, now, wake);
+    return m_host->TimeToSend(qp, now, wake);
 }
 
 RdmaFramePtr
@@ -186,25 +186,25 @@ RdmaIrn::Send(RdmaQueuePair& qp, Time now)
         f->header.echoSeq = static_cast<uint32_t>(SpaceOf(qp, seq, f->header.sport, fresh));
     }
     ArmRto(qp);
-    m_nic->ArmLbTimer(qp);
+    m_host->ArmLbTimer(qp);
     return f;
 }
 
 void
 RdmaIrn::ArmRto(RdmaQueuePair& qp)
 {
-    if (m_nic->m_lossless && !m_rtoWithPfc)
+    if (m_host->PortLossless() && !m_rtoWithPfc)
     {
         return; // with PFC on, the reference ignores IRN timeouts
     }
     ArmRtoIn(qp,
-             Inflight(qp) > 3ULL * m_nic->m_payloadBytes ? m_rtoHigh : m_rtoLow);
+             Inflight(qp) > 3ULL * Settings().m_payloadBytes ? m_rtoHigh : m_rtoLow);
 }
 
 void
 RdmaIrn::OnTimeout(RdmaQueuePair& qp)
 {
-    if (m_nic->m_irnReferenceSender)
+    if (Settings().m_irnReferenceSender)
     {
         qp.irnRecovery = true; // quirk irn-sender: the recovery end is left as it was
     }
@@ -236,23 +236,23 @@ RdmaIrn::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
         {
             rx.spaceNext.erase(rx.spaceNext.begin()); // the cumulative point reached the space
         }
-        m_nic->CheckDelivered(rx, h.sip);
+        m_host->CheckDelivered(rx, h.sip);
         if (rx.ooo.empty())
         {
-            m_nic->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, 0, 0); // "ACK-like NACK"
+            m_host->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, 0, 0); // "ACK-like NACK"
         }
         else
         {
             // IrnQpPerPath: in order is in order in its own space too, whatever is held.
             const uint16_t inOrder = m_qpPerPath ? RdmaHeader::FLAG_IN_ORDER_SACK : 0;
-            m_nic->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag | inOrder, s, len);
+            m_host->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag | inOrder, s, len);
         }
     }
     else if (m_qpPerPath && s > rx.expected && h.echoSeq > rx.expected &&
              InOrderInItsSpace(rx, h.echoSeq, s, len))
     {
         // In order in its own PSN space: the queue pair of its path would ACK it.
-        m_nic->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag | RdmaHeader::FLAG_IN_ORDER_SACK, s,
+        m_host->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag | RdmaHeader::FLAG_IN_ORDER_SACK, s,
                             len);
     }
     else if (s > rx.expected)
@@ -268,7 +268,7 @@ RdmaIrn::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
     }
     else
     {
-        m_nic->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, rx.ooo.empty() ? 0 : s,
+        m_host->SendFeedback(h, rx, RdmaHeader::NACK, ecnFlag, rx.ooo.empty() ? 0 : s,
                            rx.ooo.empty() ? 0 : len);
     }
 }
@@ -334,11 +334,11 @@ RdmaIrn::ReceiveAck(QpIterator it, const RdmaHeader& h)
     else if (h.sackLen != 0)
     {
         uint64_t sackedEnd = qp.sack.empty() ? 0 : qp.sack.rbegin()->second;
-        const uint64_t threshold = uint64_t(m_oooThreshold) * m_nic->m_payloadBytes;
+        const uint64_t threshold = uint64_t(m_oooThreshold) * Settings().m_payloadBytes;
         bool beyond = sackedEnd > backTo && sackedEnd - backTo > threshold;
         // The reference goes back on any SACK (quirk irn-sender); ours only when SACKed
         // data lies beyond the hole (and IrnOooThreshold packets past it).
-        bool any = m_nic->m_irnReferenceSender && m_oooThreshold == 0;
+        bool any = Settings().m_irnReferenceSender && m_oooThreshold == 0;
         goBack = !qp.irnRecovery && (beyond || any);
     }
     else
@@ -349,7 +349,7 @@ RdmaIrn::ReceiveAck(QpIterator it, const RdmaHeader& h)
     // Quirk irn-sender: the reference restarts the timer before it goes back, and only while
     // sent-but-unacknowledged bytes remain (snd_nxt > snd_una); ours after, while any byte
     // sent is unacknowledged.
-    const bool restartTimer = RestartsTimer(qp, m_nic->m_irnReferenceSender);
+    const bool restartTimer = RestartsTimer(qp, Settings().m_irnReferenceSender);
     if (goBack)
     {
         qp.irnRecoverySeq = qp.sndNxt;

@@ -32,7 +32,7 @@ RdmaNicSr::GetTypeId()
 RdmaFramePtr
 RdmaNicSr::NextPacket(Time now)
 {
-    return m_nic->ServeQueuePairs(*this, now);
+    return m_host->ServeQueuePairs(*this, now);
 }
 
 bool
@@ -42,7 +42,7 @@ RdmaNicSr::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         qp.srRetx.erase(qp.srRetx.begin());
     }
-    return HasDataAndRoom(qp) && m_nic->TimeToSend(qp, now, wake);
+    return HasDataAndRoom(qp) && m_host->TimeToSend(qp, now, wake);
 }
 
 RdmaFramePtr
@@ -50,7 +50,7 @@ RdmaNicSr::Send(RdmaQueuePair& qp, Time now)
 {
     RdmaFramePtr f = SendData(qp, now, false);
     ArmRto(qp);
-    m_nic->ArmLbTimer(qp);
+    m_host->ArmLbTimer(qp);
     return f;
 }
 
@@ -75,8 +75,8 @@ RdmaNicSr::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
             rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
             rx.ooo.erase(rx.ooo.begin());
         }
-        m_nic->CheckDelivered(rx, h.sip);
-        m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+        m_host->CheckDelivered(rx, h.sip);
+        m_host->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
     }
     else if (s > rx.expected)
     {
@@ -89,12 +89,12 @@ RdmaNicSr::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
         }
         else if (ecnFlag)
         {
-            m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+            m_host->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
         }
     }
     else
     {
-        m_nic->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
+        m_host->SendFeedback(h, rx, RdmaHeader::ACK, ecnFlag, 0, 0);
     }
 }
 

@@ -36,10 +36,10 @@ class RdmaNicSr final : public RdmaRoceRecovery
 
     /// \return whether \p qp may send at \p now (else \p wake is lowered to when pacing will
     /// let it); first forgets queued resends below the cumulative ACK.
-    /// RdmaNic::ServeQueuePairs
+    /// RdmaRecoveryHost::ServeQueuePairs
     bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
     /// \return the data packet of eligible \p qp (a queued resend first), sent;
-    /// RdmaNic::ServeQueuePairs
+    /// RdmaRecoveryHost::ServeQueuePairs
     RdmaFramePtr Send(RdmaQueuePair& qp, Time now);
 
   private:

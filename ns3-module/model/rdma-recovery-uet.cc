@@ -136,7 +136,7 @@ RdmaUetWindowOnLoss(uint64_t windowBytes, uint64_t mtuBytes, uint64_t lostBytes)
 RdmaFramePtr
 RdmaUetRecovery::NextPacket(Time now)
 {
-    return m_nic->ServeQueuePairs(*this, now);
+    return m_host->ServeQueuePairs(*this, now);
 }
 
 RdmaUetSender&
@@ -146,33 +146,33 @@ RdmaUetRecovery::Sender(RdmaQueuePair& qp)
     {
         return *qp.uet;
     }
-    NS_ABORT_MSG_IF(m_nic->m_uetBaseRtt.IsZero() || m_nic->m_uetRto.IsZero(),
+    NS_ABORT_MSG_IF(Settings().m_uetBaseRtt.IsZero() || Settings().m_uetRto.IsZero(),
                     "RdmaNic: Transport uet needs UetBaseRtt and UetRto");
     qp.uet = std::make_unique<RdmaUetSender>();
     RdmaUetSender& u = *qp.uet;
-    u.mtuBytes = uint64_t(m_nic->m_payloadBytes) + m_nic->m_uetHeaderBytes;
-    u.outstanding.SetUnit(m_nic->m_payloadBytes);
-    Time baseRtt = m_nic->m_uetBaseRttOf.IsNull() ? Time(0) : m_nic->m_uetBaseRttOf(qp.dip);
+    u.mtuBytes = uint64_t(Settings().m_payloadBytes) + Settings().m_uetHeaderBytes;
+    u.outstanding.SetUnit(Settings().m_payloadBytes);
+    Time baseRtt = Settings().m_uetBaseRttOf.IsNull() ? Time(0) : Settings().m_uetBaseRttOf(qp.dip);
     if (baseRtt.IsZero())
     {
-        baseRtt = m_nic->m_uetBaseRtt;
+        baseRtt = Settings().m_uetBaseRtt;
     }
     // BDP in bytes = RTT (ps) x rate (bit/s) / 8e12, in integers (no rounding below a byte).
     const auto bdp =
         static_cast<uint64_t>(static_cast<unsigned __int128>(baseRtt.GetPicoSeconds()) *
-                              m_nic->m_dev->GetDataRate().GetBitRate() / 8000000000000ULL);
+                              m_host->Device()->GetDataRate().GetBitRate() / 8000000000000ULL);
     u.capBytes = std::max<uint64_t>(
-        static_cast<uint64_t>(m_nic->m_uetMaxWindowBdp * static_cast<double>(bdp)),
+        static_cast<uint64_t>(Settings().m_uetMaxWindowBdp * static_cast<double>(bdp)),
         u.mtuBytes);
-    u.windowBytes = m_nic->m_uetInitialWindow == 0
+    u.windowBytes = Settings().m_uetInitialWindow == 0
                         ? u.capBytes
-                        : std::clamp(m_nic->m_uetInitialWindow, u.mtuBytes, u.capBytes);
+                        : std::clamp(Settings().m_uetInitialWindow, u.mtuBytes, u.capBytes);
     if (m_cc == NSCC)
     {
         // NSCC's own base RTT (the network's, lowered by samples), cap and initial window
         // (htsim's -cwnd is not clamped to the cap before the first ACK).
         u.nscc = std::make_unique<RdmaUetNscc>(Nscc(),
-                                               static_cast<int64_t>(m_nic->m_uetInitialWindow));
+                                               static_cast<int64_t>(Settings().m_uetInitialWindow));
         MirrorNscc(u);
     }
     return u;
@@ -191,11 +191,11 @@ RdmaUetRecovery::Nscc()
 {
     if (!m_nsccDerived)
     {
-        const int64_t mss = m_nic->m_payloadBytes;
+        const int64_t mss = Settings().m_payloadBytes;
         m_nscc = RdmaUetNsccParams::Derive(
-            static_cast<uint64_t>(m_nic->m_uetBaseRtt.GetPicoSeconds()),
-            m_nic->m_dev->GetDataRate().GetBitRate(),
-            mss + m_nic->m_uetHeaderBytes,
+            static_cast<uint64_t>(Settings().m_uetBaseRtt.GetPicoSeconds()),
+            m_host->Device()->GetDataRate().GetBitRate(),
+            mss + Settings().m_uetHeaderBytes,
             mss,
             static_cast<uint64_t>(m_nsccTarget.GetPicoSeconds()),
             m_nsccTrimming,
@@ -208,7 +208,7 @@ RdmaUetRecovery::Nscc()
 uint32_t
 RdmaUetRecovery::PayloadAt(const RdmaQueuePair& qp, uint64_t seq) const
 {
-    return static_cast<uint32_t>(std::min<uint64_t>(m_nic->m_payloadBytes, qp.size - seq));
+    return static_cast<uint32_t>(std::min<uint64_t>(Settings().m_payloadBytes, qp.size - seq));
 }
 
 bool
@@ -227,13 +227,13 @@ RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         // NSCC sends a packet only if it fits (htsim can_send_NSCC: cwnd >= in flight + size).
         const uint64_t seq = u.rtx.empty() ? qp.sndNxt : *u.rtx.begin();
-        const uint64_t wire = PayloadAt(qp, seq) + m_nic->m_uetHeaderBytes;
+        const uint64_t wire = PayloadAt(qp, seq) + Settings().m_uetHeaderBytes;
         if (u.windowBytes < u.inflightBytes + wire)
         {
             return false;
         }
     }
-    return m_nic->TimeToSend(qp, now, wake);
+    return m_host->TimeToSend(qp, now, wake);
 }
 
 RdmaFramePtr
@@ -245,16 +245,16 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     const uint32_t payload = PayloadAt(qp, seq);
     LbSendContext cx;
     cx.now = now;
-    cx.psn = static_cast<uint32_t>(seq / m_nic->m_payloadBytes);
+    cx.psn = static_cast<uint32_t>(seq / Settings().m_payloadBytes);
     cx.retransmission = seq < qp.highSent;
     cx.inflightPkts = static_cast<uint32_t>(u.outstanding.Size());
     cx.everyArrivalAnswered = true;
-    RdmaHeader h = m_nic->DataHeader(qp, seq, cx);
+    RdmaHeader h = m_host->DataHeader(qp, seq, cx);
     if (m_ackBytes > 0)
     {
         // UEC's AR bit (htsim UecSrc::sendNewPacket / sendRtxPacket): a resend, the last new
         // packet, or a packet after which the window has no room for another full one.
-        const uint64_t wire = payload + m_nic->m_uetHeaderBytes;
+        const uint64_t wire = payload + Settings().m_uetHeaderBytes;
         const bool last = !fromRtx && seq + payload >= qp.size;
         if (fromRtx || last || u.inflightBytes + 2 * wire >= u.windowBytes)
         {
@@ -262,9 +262,9 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
         }
     }
     RdmaFramePtr f =
-        RdmaFrame::Make(h, payload + m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+        RdmaFrame::Make(h, payload + Settings().m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
     const uint32_t wire = f->sizeBytes;
-    m_nic->m_dataSent(qp.flowId, h.seq, h.sport);
+    m_host->NotifyDataSent(qp.flowId, h.seq, h.sport);
     if (fromRtx)
     {
         u.rtx.erase(u.rtx.begin());
@@ -280,10 +280,11 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     }
     u.outstanding.Insert(seq, RdmaUetSent{now, wire, h.sport});
     u.inflightBytes += wire;
-    m_nic->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
-    qp.nextAvail = now + RdmaTxTime(m_nic->m_dev->GetDataRate(), wire, m_nic->m_timeTruncation);
+    m_host->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
+    qp.nextAvail =
+        now + RdmaTxTime(m_host->Device()->GetDataRate(), wire, Settings().m_timeTruncation);
     ArmRto(qp);
-    m_nic->ArmLbTimer(qp);
+    m_host->ArmLbTimer(qp);
     return f;
 }
 
@@ -293,7 +294,7 @@ uint64_t
 RdmaUetRecovery::SackBitmap(const RxState& rx, uint64_t base) const
 {
     // Bit i: the packet at base + i payloads is held out of order (htsim buildSackBitmap).
-    const uint64_t unit = m_nic->m_payloadBytes;
+    const uint64_t unit = Settings().m_payloadBytes;
     uint64_t bits = 0;
     auto it = rx.ooo.upper_bound(base);
     if (it != rx.ooo.begin())
@@ -317,7 +318,7 @@ RdmaUetRecovery::SendCoalescedAck(const RdmaHeader& h, RxState& rx, bool toTrigg
 {
     // The bitmap starts at the packet itself after a mark or an AR, else it ends there
     // (htsim sackBitmapBase: max(psn - 63, expected + 1), in packets).
-    const uint64_t unit = m_nic->m_payloadBytes;
+    const uint64_t unit = Settings().m_payloadBytes;
     const uint64_t s = h.seq / unit;
     const uint64_t base =
         toTrigger ? s : std::max<uint64_t>(s >= 63 ? s - 63 : 0, rx.expected / unit + 1);
@@ -334,7 +335,7 @@ RdmaUetRecovery::FeedbackHeader(const RdmaHeader& h, const RxState& rx, RdmaHead
 {
     RdmaHeader a;
     a.type = type;
-    a.sip = m_nic->m_address;
+    a.sip = m_host->Address();
     a.dip = h.sip;
     a.sport = h.dport; // the reverse direction of the data packet
     a.dport = h.sport; // echo the entropy
@@ -342,7 +343,7 @@ RdmaUetRecovery::FeedbackHeader(const RdmaHeader& h, const RxState& rx, RdmaHead
     a.pg = h.pg;
     a.tsNs = h.tsNs;
     a.echoSeq = h.seq;
-    a.flags = h.ecn != 0 ? RdmaNic::FLAG_ECN_ECHO : 0;
+    a.flags = h.ecn != 0 ? RdmaRecoveryHost::FLAG_ECN_ECHO : 0;
     a.seq = static_cast<uint32_t>(rx.expected);
     return a;
 }
@@ -351,8 +352,8 @@ void
 RdmaUetRecovery::SendHeader(const RdmaHeader& a)
 {
     const uint32_t size = a.GetSerializedSize();
-    const uint32_t header = m_nic->m_uetHeaderBytes;
-    m_nic->m_dev->Enqueue(RdmaFrame::Make(a, header > size ? header - size : 0), 0);
+    const uint32_t header = Settings().m_uetHeaderBytes;
+    m_host->Device()->Enqueue(RdmaFrame::Make(a, header > size ? header - size : 0), 0);
 }
 
 void
@@ -370,7 +371,7 @@ RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
 void
 RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
 {
-    auto [rit, fresh] = m_nic->m_rx.try_emplace({h.sip, h.qpn});
+    auto [rit, fresh] = m_host->RxStates().try_emplace({h.sip, h.qpn});
     (void)fresh;
     RxState& rx = rit->second;
     const uint64_t s = h.seq;
@@ -391,16 +392,17 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
             return;
         }
         ++rx.nacksSent;
-        m_nic->m_nackSent(h.sip, h.qpn, h.seq);
+        m_host->NotifyNackSent(h.sip, h.qpn, h.seq);
         NS_LOG_LOGIC("trimmed " << s << " from " << h.sip << " qpn " << h.qpn << ": NACK");
         SendFeedback(h, rx, RdmaHeader::NACK, 0);
         return;
     }
-    const uint64_t len = payloadBytes - (m_nic->m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    const uint64_t len =
+        payloadBytes - (Settings().m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
     if (h.ecn != 0)
     {
         ++rx.cnpsSent; // ECN-echoing feedback (the RoCE counters' "CNP-flagged")
-        ++m_nic->m_cnpsSent;
+        m_host->CountCnpSent();
     }
     if (coalesce)
     {
@@ -427,7 +429,7 @@ RdmaUetRecovery::Advance(RxState& rx, uint32_t sip, uint64_t end)
         rx.expected = std::max(rx.expected, rx.ooo.begin()->second);
         rx.ooo.erase(rx.ooo.begin());
     }
-    m_nic->CheckDelivered(rx, sip);
+    m_host->CheckDelivered(rx, sip);
 }
 
 void
@@ -439,7 +441,7 @@ RdmaUetRecovery::ReceiveCoalesced(const RdmaHeader& h, RxState& rx, uint64_t len
     const uint64_t s = h.seq;
     const bool ecn = h.ecn != 0;
     const bool ar = (h.flags & RdmaHeader::FLAG_ACK_REQUEST) != 0;
-    rx.uetAccepted += static_cast<uint32_t>(len + m_nic->m_uetHeaderBytes);
+    rx.uetAccepted += static_cast<uint32_t>(len + Settings().m_uetHeaderBytes);
     if (s < rx.expected || rx.ooo.count(s) != 0)
     {
         SendCoalescedAck(h, rx, ecn); // a duplicate: the sender is confused, ACK now
@@ -506,7 +508,7 @@ RdmaUetRecovery::Lose(RdmaQueuePair& qp, uint64_t seq, bool nack, Time now)
     u.inflightBytes -= at.wireBytes;
     u.rtx.insert(seq);
     u.outstanding.Erase(seq);
-    m_nic->m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
+    m_host->NotifyUetWindow(qp.flowId, u.windowBytes, u.capBytes);
     return entropy;
 }
 
@@ -516,17 +518,17 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     RdmaQueuePair& qp = it->second;
     RdmaUetSender& u = Sender(qp);
     const Time now = Simulator::Now();
-    const bool ecn = (h.flags & RdmaNic::FLAG_ECN_ECHO) != 0;
+    const bool ecn = (h.flags & RdmaRecoveryHost::FLAG_ECN_ECHO) != 0;
     const bool nack = h.type == RdmaHeader::NACK;
     LbFeedback fb;
     fb.kind = nack ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
     fb.now = now;
     fb.entropy = h.dport;
-    fb.psn = h.echoSeq / m_nic->m_payloadBytes;
+    fb.psn = h.echoSeq / Settings().m_payloadBytes;
     fb.rtt = now - NanoSeconds(static_cast<int64_t>(h.tsNs));
     fb.hasRtt = true;
     fb.ecn = ecn;
-    m_nic->LbFeedbackAndProbes(qp, fb);
+    m_host->LbFeedbackAndProbes(qp, fb);
     if (ecn)
     {
         ++qp.rec.cnpsRx;
@@ -553,7 +555,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
         for (uint64_t bits = h.sackBitmap; bits != 0; bits &= bits - 1)
         {
             const uint64_t seq =
-                h.sackSeq + uint64_t(__builtin_ctzll(bits)) * m_nic->m_payloadBytes;
+                h.sackSeq + uint64_t(__builtin_ctzll(bits)) * Settings().m_payloadBytes;
             if (u.outstanding.Find(seq))
             {
                 ack(seq);
@@ -581,7 +583,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     }
     else
     {
-        m_nic->m_uetRtt(qp.flowId, fb.rtt);
+        m_host->NotifyUetRtt(qp.flowId, fb.rtt);
         if (u.nscc)
         {
             u.nscc->OnAck(Nscc(),
@@ -602,16 +604,16 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
         {
             u.windowBytes = RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
         }
-        m_nic->m_uetWindow(qp.flowId, u.windowBytes, u.capBytes);
+        m_host->NotifyUetWindow(qp.flowId, u.windowBytes, u.capBytes);
     }
     if (qp.sndUna >= qp.size)
     {
-        m_nic->Complete(it);
+        m_host->Complete(it);
         return;
     }
     ArmRto(qp);
-    m_nic->ArmLbTimer(qp);
-    m_nic->m_dev->TriggerTransmit();
+    m_host->ArmLbTimer(qp);
+    m_host->Device()->TriggerTransmit();
 }
 
 void
@@ -623,7 +625,7 @@ RdmaUetRecovery::ArmRto(RdmaQueuePair& qp)
         qp.rtoDeadline = Time::Max();
         return; // a pending event finds nothing outstanding
     }
-    qp.rtoDeadline = u.outstanding.Oldest().first + m_nic->m_uetRto;
+    qp.rtoDeadline = u.outstanding.Oldest().first + Settings().m_uetRto;
     // One event per queue pair; it re-checks the deadline when it fires (moved lazily later).
     if (!qp.rtoEvent.IsRunning() ||
         qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
@@ -640,8 +642,8 @@ RdmaUetRecovery::ArmRto(RdmaQueuePair& qp)
 void
 RdmaUetRecovery::RtoCheck(uint16_t qpn)
 {
-    auto it = m_nic->m_qps.find(qpn);
-    if (it == m_nic->m_qps.end())
+    auto it = m_host->QueuePairs().find(qpn);
+    if (it == m_host->QueuePairs().end())
     {
         return;
     }
@@ -652,7 +654,7 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
     }
     RdmaUetSender& u = *qp.uet;
     const Time now = Simulator::Now();
-    const Time deadline = u.outstanding.Oldest().first + m_nic->m_uetRto;
+    const Time deadline = u.outstanding.Oldest().first + Settings().m_uetRto;
     if (now < deadline)
     {
         qp.rtoEvent = Simulator::Schedule(deadline - now, &RdmaUetRecovery::RtoCheck, this, qpn);
@@ -665,12 +667,12 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
     LbFeedback fb;
     fb.kind = LbFeedbackKind::TIMEOUT;
     fb.now = now;
-    fb.psn = static_cast<uint32_t>(seq / m_nic->m_payloadBytes);
+    fb.psn = static_cast<uint32_t>(seq / Settings().m_payloadBytes);
     fb.entropy = Lose(qp, seq, false, now);
-    m_nic->LbFeedbackAndProbes(qp, fb);
+    m_host->LbFeedbackAndProbes(qp, fb);
     ArmRto(qp);
-    m_nic->ArmLbTimer(qp);
-    m_nic->m_dev->TriggerTransmit();
+    m_host->ArmLbTimer(qp);
+    m_host->Device()->TriggerTransmit();
 }
 
 } // namespace ns3

@@ -39,14 +39,14 @@ class RdmaUetRecovery final : public RdmaLossRecovery
 
     /// \return whether \p qp may send at \p now: data or a resend, window above the bytes in
     /// flight, pacing (else \p wake is lowered to when pacing will let it).
-    /// RdmaNic::ServeQueuePairs
+    /// RdmaRecoveryHost::ServeQueuePairs
     bool Eligible(RdmaQueuePair& qp, Time now, Time* wake);
     /// \return the data packet of eligible \p qp (a resend first), sent;
-    /// RdmaNic::ServeQueuePairs
+    /// RdmaRecoveryHost::ServeQueuePairs
     RdmaFramePtr Send(RdmaQueuePair& qp, Time now);
 
   private:
-    using RxState = RdmaNic::RxState; //!< receiver state of one incoming flow
+    using RxState = RdmaRxState; //!< receiver state of one incoming flow
 
     /// Creates the queue pair's UET sender state at its first send opportunity.
     RdmaUetSender& Sender(RdmaQueuePair& qp);

@@ -42,9 +42,9 @@ RdmaLossRecovery::RdmaLossRecovery() = default;
 RdmaLossRecovery::~RdmaLossRecovery() = default;
 
 void
-RdmaLossRecovery::Setup(RdmaNic& nic)
+RdmaLossRecovery::Setup(RdmaRecoveryHost& host)
 {
-    m_nic = &nic;
+    m_host = &host;
 }
 
 TypeId
@@ -115,11 +115,11 @@ RdmaRoceRecovery::HasDataAndRoom(const RdmaQueuePair& qp) const
     {
         return false;
     }
-    if (m_nic->m_dev->IsPaused(qp.pg))
+    if (m_host->Device()->IsPaused(qp.pg))
     {
         return false; // a paused priority group is not scheduled; the resume kicks the port
     }
-    if (m_nic->m_window != 0 && qp.sndNxt >= qp.sndUna + m_nic->Window(qp))
+    if (Settings().m_window != 0 && qp.sndNxt >= qp.sndUna + m_host->Window(qp))
     {
         return false; // window-bound (HAS_WIN): an ACK will kick the port
     }
@@ -129,7 +129,7 @@ RdmaRoceRecovery::HasDataAndRoom(const RdmaQueuePair& qp) const
 RdmaFramePtr
 RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswered)
 {
-    const uint32_t payloadBytes = m_nic->m_payloadBytes;
+    const uint32_t payloadBytes = Settings().m_payloadBytes;
     bool fromSr = !qp.srRetx.empty();
     uint64_t seq = fromSr ? *qp.srRetx.begin() : qp.sndNxt;
     uint32_t payload = static_cast<uint32_t>(std::min<uint64_t>(payloadBytes, qp.size - seq));
@@ -140,11 +140,11 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
     cx.inflightPkts = static_cast<uint32_t>(
         (qp.highSent - std::min(qp.highSent, qp.sndUna) + payloadBytes - 1) / payloadBytes);
     cx.everyArrivalAnswered = everyArrivalAnswered;
-    RdmaHeader h = m_nic->DataHeader(qp, seq, cx);
-    h.intMode = m_nic->m_intMode;
+    RdmaHeader h = m_host->DataHeader(qp, seq, cx);
+    h.intMode = m_host->DataIntMode();
     RdmaFramePtr f = RdmaFrame::Make(h, payload);
     qp.lastPktSize = f->sizeBytes;
-    m_nic->m_dataSent(qp.flowId, h.seq, h.sport);
+    m_host->NotifyDataSent(qp.flowId, h.seq, h.sport);
     if (fromSr)
     {
         qp.srRetx.erase(qp.srRetx.begin());
@@ -153,9 +153,9 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
     {
         qp.sndNxt += payload;
     }
-    m_nic->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
-    DataRate pace = m_nic->m_rateBound ? DataRate(qp.rate) : m_nic->m_dev->GetDataRate();
-    qp.nextAvail = now + RdmaTxTime(pace, f->sizeBytes, m_nic->m_timeTruncation);
+    m_host->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
+    DataRate pace = Settings().m_rateBound ? DataRate(qp.rate) : m_host->Device()->GetDataRate();
+    qp.nextAvail = now + RdmaTxTime(pace, f->sizeBytes, Settings().m_timeTruncation);
     return f;
 }
 
@@ -176,8 +176,8 @@ RdmaRoceRecovery::ArmRtoIn(RdmaQueuePair& qp, Time rto)
 void
 RdmaRoceRecovery::RtoCheck(uint16_t qpn)
 {
-    auto it = m_nic->m_qps.find(qpn);
-    if (it == m_nic->m_qps.end())
+    auto it = m_host->QueuePairs().find(qpn);
+    if (it == m_host->QueuePairs().end())
     {
         return;
     }
@@ -201,14 +201,14 @@ RdmaRoceRecovery::RtoCheck(uint16_t qpn)
     fb.now = now;
     // The timeout is about the oldest unacknowledged packet (the one whose loss stalls the
     // queue pair), not the last one sent: its path is the one to blame.
-    fb.entropy = m_nic->SentEntropy(qp, qp.sndUna);
-    fb.psn = static_cast<uint32_t>(qp.sndUna / m_nic->m_payloadBytes);
-    m_nic->LbFeedbackAndProbes(qp, fb);
+    fb.entropy = m_host->SentEntropy(qp, qp.sndUna);
+    fb.psn = static_cast<uint32_t>(qp.sndUna / Settings().m_payloadBytes);
+    m_host->LbFeedbackAndProbes(qp, fb);
     OnTimeout(qp);
     qp.srRetx.clear();
     qp.sndNxt = qp.sndUna;
-    m_nic->ArmLbTimer(qp);
-    m_nic->m_dev->TriggerTransmit();
+    m_host->ArmLbTimer(qp);
+    m_host->Device()->TriggerTransmit();
 }
 
 void
@@ -227,13 +227,13 @@ RdmaRoceRecovery::AckFeedback(RdmaQueuePair& qp, const RdmaHeader& h, bool nack,
     fb.kind = (nack && !sacksAnswered) ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
     fb.now = Simulator::Now();
     fb.entropy = h.dport;
-    fb.psn = h.echoSeq / m_nic->m_payloadBytes;
+    fb.psn = h.echoSeq / Settings().m_payloadBytes;
     fb.rtt = Simulator::Now() - NanoSeconds(static_cast<int64_t>(h.tsNs));
     fb.hasRtt = true;
     // The load balancer learns whether *this* packet was marked (the ECN echo), not the CNP
     // flag, which an out-of-order NACK also carries (NackCarriesCnp) for the early packet.
-    fb.ecn = (h.flags & RdmaNic::FLAG_ECN_ECHO) != 0;
-    m_nic->LbFeedbackAndProbes(qp, fb);
+    fb.ecn = (h.flags & RdmaRecoveryHost::FLAG_ECN_ECHO) != 0;
+    m_host->LbFeedbackAndProbes(qp, fb);
     if (nack)
     {
         ++qp.rec.nacksRx;
@@ -259,25 +259,26 @@ RdmaRoceRecovery::AckCompletes(QpIterator it, const RdmaHeader& h, bool congesti
     }
     if (cnp || congestion)
     {
-        m_nic->m_cc->OnCnp(qp);
+        m_host->CongestionControl().OnCnp(qp);
     }
     if (qp.sndUna >= qp.size)
     {
-        if (m_nic->m_pacingWakeupQuirk)
+        if (Settings().m_pacingWakeupQuirk)
         {
             // Quirk pacing-wakeup: the reference also runs HPCC/TIMELY/DCTCP on the ACK that
             // completes a flow; HPCC's rate change then moves the port's pending wake-up.
-            m_nic->m_cc->OnAck(qp, h);
+            m_host->CongestionControl().OnAck(qp, h);
         }
-        m_nic->Complete(it);
-        if (m_nic->m_eventOrderQuirk)
+        m_host->Complete(it);
+        if (Settings().m_eventOrderQuirk)
         {
-            m_nic->m_dev->TriggerTransmit(); // the reference kicks the port after every ACK
+            m_host->Device()->TriggerTransmit(); // the reference kicks the port after every ACK
         }
         return true;
     }
-    m_nic->m_cc->OnAck(qp, h); // HPCC, TIMELY, DCTCP (the reference also runs them on the ACK
-                              // that completes a flow, with no effect on its FCT)
+    // HPCC, TIMELY, DCTCP (the reference also runs them on the ACK that completes a flow, with
+    // no effect on its FCT)
+    m_host->CongestionControl().OnAck(qp, h);
     return false;
 }
 
@@ -293,8 +294,8 @@ RdmaRoceRecovery::FinishAck(QpIterator it, const RdmaHeader& h, bool congestion,
     {
         ArmRto(qp);
     }
-    m_nic->ArmLbTimer(qp);
-    m_nic->m_dev->TriggerTransmit();
+    m_host->ArmLbTimer(qp);
+    m_host->Device()->TriggerTransmit();
 }
 
 // ---- Receiver -------------------------------------------------------------------------------
@@ -302,11 +303,11 @@ RdmaRoceRecovery::FinishAck(QpIterator it, const RdmaHeader& h, bool congestion,
 RdmaRoceRecovery::RxState&
 RdmaRoceRecovery::Rx(const RdmaHeader& h)
 {
-    auto [rit, fresh] = m_nic->m_rx.try_emplace({h.sip, h.qpn});
+    auto [rit, fresh] = m_host->RxStates().try_emplace({h.sip, h.qpn});
     RxState& rx = rit->second;
     if (fresh)
     {
-        rx.milestone = uint64_t(m_nic->m_ackInterval) * m_nic->m_payloadBytes;
+        rx.milestone = uint64_t(Settings().m_ackInterval) * Settings().m_payloadBytes;
     }
     return rx;
 }
@@ -319,9 +320,9 @@ RdmaRoceRecovery::Nack(const RdmaHeader& h,
                        uint64_t sackLen)
 {
     ++rx.nacksSent;
-    m_nic->m_nackSent(h.sip, h.qpn, static_cast<uint32_t>(rx.expected));
+    m_host->NotifyNackSent(h.sip, h.qpn, static_cast<uint32_t>(rx.expected));
     NS_LOG_LOGIC("NACK to " << h.sip << " qpn " << h.qpn << " E " << rx.expected);
-    m_nic->SendFeedback(h, rx, RdmaHeader::NACK, flags, sackSeq, sackLen);
+    m_host->SendFeedback(h, rx, RdmaHeader::NACK, flags, sackSeq, sackLen);
 }
 
 } // namespace ns3

@@ -17,11 +17,13 @@
  * answers a data packet (ReceiveData), what the sender does with an ACK or NACK (ReceiveAck),
  * and when its retransmission timer fires and what that does. The NIC makes one virtual call
  * per event (a send opportunity, a data packet, an ACK/NACK; a timer event calls the scheme
- * directly); within a send opportunity the NIC's round-robin (RdmaNic::ServeQueuePairs) is
- * instantiated per scheme, so that asking each queue pair whether it may send is a direct call.
- * Nothing is allocated per packet. The schemes work on the NIC's state (queue pairs, receiver
- * state, the NIC's own attributes) as its friends; their per-queue-pair state lives in
- * RdmaQueuePair (sack, irnRecovery, srRetx; uet) and the receiver's in the NIC's receiver state.
+ * directly); within a send opportunity the NIC's round-robin
+ * (RdmaRecoveryHost::ServeQueuePairs) is instantiated per scheme, so that asking each queue
+ * pair whether it may send is a direct call. Nothing is allocated per packet. A scheme sees
+ * its NIC only through the queue-pair context RdmaRecoveryHost (rdma-recovery-host.h: the
+ * NIC's settings by reference, the queue pairs, the receiver state, the shared steps, all
+ * direct calls), as ns-3's TcpRecoveryOps sees TcpSocketState; its per-queue-pair state lives
+ * in RdmaQueuePair (sack, irnRecovery, srRetx; uet) and the receiver's in RdmaRxState.
  *
  * Attributes: each scheme's TypeId holds the settings only it uses, as members in its own
  * header (e.g. RdmaGoBackN::L2ChunkSize); settings several RoCE schemes use are attributes of
@@ -67,13 +69,14 @@ class RdmaLossRecovery : public Object
     RdmaLossRecovery(const RdmaLossRecovery&) = delete;
     RdmaLossRecovery& operator=(const RdmaLossRecovery&) = delete;
 
-    /// Binds the scheme to \p nic, whose queue pairs and receiver state it works on (once,
-    /// before its first event; the NIC owns the scheme).
-    void Setup(RdmaNic& nic);
+    /// Binds the scheme to \p host, the queue-pair context of its NIC (rdma-recovery-host.h),
+    /// whose queue pairs and receiver state it works on (once, before its first event; the
+    /// NIC owns the scheme).
+    void Setup(RdmaRecoveryHost& host);
 
     /**
      * The port may send and the NIC has queue pairs: the data packet of the first eligible
-     * queue pair after the last one served (RdmaNic::ServeQueuePairs with this scheme),
+     * queue pair after the last one served (RdmaRecoveryHost::ServeQueuePairs with this scheme),
      * or null after scheduling the NIC's wake-up.
      */
     virtual RdmaFramePtr NextPacket(Time now) = 0;
@@ -84,7 +87,13 @@ class RdmaLossRecovery : public Object
                             const RdmaHeader& h) = 0;
 
   protected:
-    RdmaNic* m_nic{nullptr}; //!< the NIC (Setup)
+    /// \return the NIC's settings (RdmaRecoveryHost::Settings)
+    const RdmaNicSettings& Settings() const
+    {
+        return m_host->Settings();
+    }
+
+    RdmaRecoveryHost* m_host{nullptr}; //!< the NIC's queue-pair context (Setup)
 };
 
 /**
@@ -109,14 +118,14 @@ class RdmaRoceRecovery : public RdmaLossRecovery
     static TypeId GetTypeId();
 
   protected:
-    using RxState = RdmaNic::RxState; //!< receiver state of one incoming flow
-    using QpIterator = std::map<uint16_t, RdmaQueuePair>::iterator; //!< an active queue pair
+    using RxState = RdmaRxState; //!< receiver state of one incoming flow
+    using QpIterator = RdmaRecoveryHost::QpIterator; //!< an active queue pair
 
     // ---- Sender ----
     /**
      * \return whether \p qp has data to send (the next byte, or an offset queued for resending
      * in srRetx), its priority group is not paused (the resume kicks the port) and the window
-     * of HAS_WIN lets it send (an ACK kicks the port); pacing is RdmaNic::TimeToSend's
+     * of HAS_WIN lets it send (an ACK kicks the port); pacing is RdmaRecoveryHost::TimeToSend's
      */
     bool HasDataAndRoom(const RdmaQueuePair& qp) const;
     /**
