@@ -89,6 +89,8 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
         g.sizeBytes = f.size_bytes;
         g.startNs = f.start_ns;
         g.after = Ids(f.after);
+        g.computeAfter = Ids(f.compute_after);
+        g.computeNs = f.compute_ns;
         out.flows.push_back(std::move(g));
     }
     out.collectives.clear();

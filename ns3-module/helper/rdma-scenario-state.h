@@ -303,6 +303,9 @@ struct RdmaScenarioRunner::State
     std::vector<RdmaScenarioFlowResult> results;
     std::vector<RdmaScenarioCollectiveResult> collectives;
     std::vector<std::vector<uint32_t>> dependents; //!< flow -> flows waiting for it
+    /// flow -> flows whose sender computes after it (RdmaScenarioFlow::computeAfter)
+    std::vector<std::vector<uint32_t>> computeDependents;
+    std::vector<Time> earliest; //!< flow -> latest dependency delivery (+ compute) so far
     std::vector<uint32_t> pending;                 //!< flow -> predecessors not delivered
     std::vector<uint32_t> ordinary;                //!< flows without deps, by (start, id)
     size_t nextOrdinary{0};
@@ -425,13 +428,29 @@ struct RdmaScenarioRunner::State
         ++delivered;
         for (uint32_t d : dependents[flowId])
         {
-            if (pending[d] > 0 && --pending[d] == 0)
-            {
-                const RdmaScenarioFlow& f = spec->flows[d];
-                Time startAt = NanoSeconds(static_cast<int64_t>(f.startNs));
-                Time delay = startAt > at ? startAt - at : Time(0);
-                Simulator::ScheduleWithContext(f.src, delay, &State::StartFlow, this, d);
-            }
+            DependencyDelivered(d, at);
+        }
+        for (uint32_t d : computeDependents[flowId])
+        {
+            DependencyDelivered(d, at + NanoSeconds(static_cast<int64_t>(spec->flows[d].computeNs)));
+        }
+    }
+
+    /// One dependency of flow \p d is met, letting it start at \p ready at the earliest; the
+    /// last one starts it at the latest of those times and its own start time.
+    void DependencyDelivered(uint32_t d, Time ready)
+    {
+        earliest[d] = std::max(earliest[d], ready);
+        if (pending[d] > 0 && --pending[d] == 0)
+        {
+            const RdmaScenarioFlow& f = spec->flows[d];
+            const Time now = Simulator::Now();
+            const Time startAt = std::max(NanoSeconds(static_cast<int64_t>(f.startNs)), earliest[d]);
+            Simulator::ScheduleWithContext(f.src,
+                                           startAt > now ? startAt - now : Time(0),
+                                           &State::StartFlow,
+                                           this,
+                                           d);
         }
     }
 

@@ -147,6 +147,17 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
                 return Fmt("flows[%zu].after: flow %u is not an earlier flow", i, a);
             }
         }
+        for (uint32_t a : f.computeAfter)
+        {
+            if (a >= f.id)
+            {
+                return Fmt("flows[%zu].compute_after: flow %u is not an earlier flow", i, a);
+            }
+        }
+        if (f.computeNs > uint64_t(INT64_MAX) / 2)
+        {
+            return Fmt("flows[%zu].compute_ns: too large", i);
+        }
     }
     for (size_t i = 0; i < spec.collectives.size(); ++i)
     {

@@ -766,6 +766,8 @@ RdmaScenarioRunner::ScheduleTraffic()
     s.results.assign(nFlows, {});
     s.dependents.assign(nFlows, {});
     s.pending.assign(nFlows, 0);
+    s.computeDependents.assign(nFlows, {});
+    s.earliest.assign(nFlows, Time(0));
     std::map<uint32_t, uint16_t> nextSport;
     std::map<uint32_t, uint16_t> nextDport;
     for (size_t i = 0; i < nFlows; ++i)
@@ -780,12 +782,17 @@ RdmaScenarioRunner::ScheduleTraffic()
         r.dport = nextDport.emplace(f.dst, 100).first->second++;
         r.idealNs = GetIdealFctNs(f.src, f.dst, f.sizeBytes);
         std::set<uint32_t> preds(f.after.begin(), f.after.end());
-        s.pending[i] = static_cast<uint32_t>(preds.size());
+        std::set<uint32_t> computePreds(f.computeAfter.begin(), f.computeAfter.end());
+        s.pending[i] = static_cast<uint32_t>(preds.size() + computePreds.size());
         for (uint32_t p : preds)
         {
             s.dependents[p].push_back(static_cast<uint32_t>(i));
         }
-        if (preds.empty())
+        for (uint32_t p : computePreds)
+        {
+            s.computeDependents[p].push_back(static_cast<uint32_t>(i));
+        }
+        if (s.pending[i] == 0)
         {
             s.ordinary.push_back(static_cast<uint32_t>(i));
         }

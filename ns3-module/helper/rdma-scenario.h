@@ -74,6 +74,9 @@ struct RdmaScenarioFlow
     uint64_t sizeBytes{0};       //!< bytes (>= 1)
     uint64_t startNs{0};         //!< earliest start
     std::vector<uint32_t> after; //!< flows (smaller ids) that must be delivered first
+    /// flows (smaller ids) after whose delivery the sender computes for computeNs first
+    std::vector<uint32_t> computeAfter;
+    uint64_t computeNs{0}; //!< see computeAfter
 };
 
 /// \ingroup rdma-lb

@@ -50,7 +50,8 @@ pub mod ffi {
     }
 
     /// One flow. `after`: ids of flows that must complete (last byte delivered) before this
-    /// one starts (it starts at max(start_ns, their completions)); empty for ordinary flows.
+    /// one starts; `compute_after`: flows after whose delivery its sender computes for
+    /// `compute_ns` first (model::Flow); both empty for ordinary flows.
     #[derive(Debug, Clone)]
     struct Flow {
         id: u32,
@@ -60,6 +61,8 @@ pub mod ffi {
         size_bytes: u64,
         start_ns: u64,
         after: Vec<u32>,
+        compute_after: Vec<u32>,
+        compute_ns: u64,
     }
 
     /// One collective group: CCT = last completion − first start of `flow_ids`.
@@ -260,6 +263,8 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                 size_bytes: f.size_bytes,
                 start_ns: f.start_ns,
                 after: f.after.clone(),
+                compute_after: f.compute_after.clone(),
+                compute_ns: f.compute_ns,
             })
             .collect(),
         collectives: s

@@ -173,7 +173,10 @@ fn check(a: &CheckArgs) -> Result<ExitCode, Failure> {
         bytes,
         first,
         last,
-        s.flows.iter().filter(|f| !f.after.is_empty()).count()
+        s.flows
+            .iter()
+            .filter(|f| !f.after.is_empty() || !f.compute_after.is_empty())
+            .count()
     )?;
     if !s.collectives.is_empty() {
         let kinds: Vec<String> = rdma_lb_scenario::CollectiveKind::ALL

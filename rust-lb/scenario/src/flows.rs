@@ -164,6 +164,8 @@ pub fn parse_flow_str(name: &str, text: &str, topology: &Topology) -> Result<Vec
             size_bytes: size_bytes.max(1),
             start_ns,
             after: Vec::new(),
+            compute_after: Vec::new(),
+            compute_ns: 0,
         });
     }
     if flows.len() != count as usize {

@@ -253,7 +253,7 @@ pub fn validate(
         if f.size_bytes == 0 {
             return Err(bad("size 0".to_owned()));
         }
-        if let Some(a) = f.after.iter().find(|&&a| a >= f.id) {
+        if let Some(a) = f.after.iter().chain(&f.compute_after).find(|&&a| a >= f.id) {
             return Err(bad(format!(
                 "waits for flow {a}, which is not an earlier flow"
             )));

@@ -115,6 +115,24 @@ pub struct Flow {
     /// Flows that must complete (last byte delivered) before this one starts; empty for
     /// ordinary flows. Every id is smaller than `id`.
     pub after: Vec<u32>,
+    /// Flows after whose delivery the sender computes for `compute_ns` before this flow may
+    /// start (its own previous collective, as SimAI's workloads interleave compute and
+    /// communication); every id is smaller than `id`. The flow starts at the latest of
+    /// `start_ns`, the deliveries of `after` and the last delivery of `compute_after` +
+    /// `compute_ns`. Both are left out of the config echo when empty / 0.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compute_after: Vec<u32>,
+    /// See `compute_after`, ns.
+    #[serde(skip_serializing_if = "is_zero_ns")]
+    pub compute_ns: u64,
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if signature"
+)]
+fn is_zero_ns(v: &u64) -> bool {
+    *v == 0
 }
 
 /// The collective patterns the workload generator expands into flows.
@@ -123,6 +141,10 @@ pub struct Flow {
 pub enum CollectiveKind {
     /// Ring AllReduce: reduce-scatter then all-gather, 2(N−1) steps of size/N.
     AllreduceRing,
+    /// Ring AllGather: N−1 steps of size/N.
+    AllgatherRing,
+    /// Ring ReduceScatter: N−1 steps of size/N.
+    ReducescatterRing,
     /// AlltoAll: every rank sends size/N to every other rank at once.
     Alltoall,
     /// AlltoAll as N−1 pairwise-shifted permutation steps (as collective libraries issue it):
@@ -139,6 +161,8 @@ impl CollectiveKind {
     /// Every kind, in documentation order.
     pub const ALL: &'static [CollectiveKind] = &[
         CollectiveKind::AllreduceRing,
+        CollectiveKind::AllgatherRing,
+        CollectiveKind::ReducescatterRing,
         CollectiveKind::Alltoall,
         CollectiveKind::AlltoallPairwise,
         CollectiveKind::Permutation,
@@ -150,6 +174,8 @@ impl CollectiveKind {
     pub const fn name(self) -> &'static str {
         match self {
             CollectiveKind::AllreduceRing => "allreduce-ring",
+            CollectiveKind::AllgatherRing => "allgather-ring",
+            CollectiveKind::ReducescatterRing => "reducescatter-ring",
             CollectiveKind::Alltoall => "alltoall",
             CollectiveKind::AlltoallPairwise => "alltoall-pairwise",
             CollectiveKind::Permutation => "permutation",

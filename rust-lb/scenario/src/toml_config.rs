@@ -1,13 +1,16 @@
 //! rdma-lb's own TOML scenario files.
 //!
 //! ```toml
-//! [topology]                       # exactly one of conweave_file / htsim_topo / leaf_spine
+//! [topology]                       # exactly one of conweave_file / htsim_topo / simai_file /
+//!                                  # leaf_spine
 //! conweave_file = "../data/conweave/config/leaf_spine_128_100G_OS2.txt"
 //! htsim_topo = "fat_tree_128_1os.topo"   # the UEC htsim's .topo (crate::htsim): hosts 0..Nodes,
 //! #   then ToRs, aggregation, core switches; with kind = "uet", htsim's [transport.uet] defaults
 //! htsim_failed = 1                 # with htsim_topo (uet): htsim_uec's -failed N, the links it
 //! #   degrades at 0.25 x speed, queue and ECN (2 tiers: every leaf <-> spines 0..N-1, both ways;
 //! #   3 tiers: core -> aggregation where l + agg x aggs-per-pod < N); 0 = none
+//! simai_file = "Spectrum-X_8g_8gps_400Gbps_H100"   # a SimAI topology (crate::simai::fabric):
+//! #   SimAI's node ids, then an NVLink-side host per GPU (node_count + rank); single-ToR only
 //! leaf_spine = { leaves = 8, hosts_per_leaf = 16, spines = 8, host_rate = "100Gbps",
 //!                fabric_rate = "100Gbps", delay = "1us" }   # fabric_rate defaults to host_rate
 //! link_rates = [ { a = 128, b = 136, rate = "40Gbps" } ]    # per-link rate overrides;
@@ -24,10 +27,13 @@
 //! [workload]                       # any combination; at least one
 //! flow_file = "flows.txt"          # ConWeave flow file
 //! htsim_cm = "perm.cm"             # the UEC htsim's connection matrix (host i = the i-th host)
+//! simai_file = "microAllReduce.txt" # one iteration of a SimAI workload (crate::simai::iteration;
+//!                                  # needs [topology] simai_file): groups, NCCL rings, compute
 //! poisson = { cdf = "AliStorage2019.txt", load = 0.25, duration = "10ms", start = "0ns",
 //!             seed = 7, pg = 3 }   # seed defaults to one derived from [run] seed
 //! [[workload.collective]]
-//! kind = "allreduce-ring"          # | "alltoall" | "alltoall-pairwise" | "permutation" | "incast"
+//! kind = "allreduce-ring"          # | "allgather-ring" | "reducescatter-ring" | "alltoall" |
+//!                                  # "alltoall-pairwise" | "permutation" | "incast"
 //! ranks = 16
 //! groups = 16                      # default 1
 //! placement = "one-per-tor"        # | "consecutive" (default)
@@ -172,13 +178,26 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
     };
     let f = parse_sections(&file, text)?;
     let seed = o.seed.or(f.run.seed).unwrap_or(1);
-    let (topology, htsim) = topology::topology(&cx, &f.topology)?;
+    let topology::Built {
+        topology,
+        htsim,
+        simai,
+    } = topology::topology(&cx, &f.topology)?;
     let link_events = link_faults::link_events(&cx, &topology, &f.topology.link_faults)?;
     let transport = transport::transport(&cx, &f.transport, htsim.as_ref())?;
     topology::check_queue_scaling(&cx, &f.topology, &transport)?;
     let run_start_ns = run::start_ns(&f.run);
     let quirks = o.quirks.unwrap_or(transport.quirks);
-    let workload = workload::workload(&cx, &f.workload, &topology, quirks, o, seed, run_start_ns)?;
+    let workload = workload::workload(
+        &cx,
+        &f.workload,
+        &topology,
+        simai.as_ref(),
+        quirks,
+        o,
+        seed,
+        run_start_ns,
+    )?;
     let (lb, lb_line) = run::lb(&cx, f.lb.as_ref());
     let run = run::run(
         &cx,

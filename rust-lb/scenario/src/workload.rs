@@ -96,6 +96,8 @@ pub fn poisson_flows(spec: &PoissonSpec, cdf: &Cdf) -> Vec<Flow> {
                 size_bytes,
                 start_ns: t_ns,
                 after: Vec::new(),
+                compute_after: Vec::new(),
+                compute_ns: 0,
             });
         }
     }
@@ -222,6 +224,7 @@ pub struct CollectiveSpec {
 /// * `allreduce-ring`: 2(N−1) steps (reduce-scatter, then all-gather); in each step every rank
 ///   `r` sends `ceil(size/N)` bytes to rank `(r+1) mod N`; the step-`k` flow of rank `r` lists
 ///   the step-`k−1` flow *into* rank `r` (from rank `r−1`) in `after`.
+/// * `allgather-ring`, `reducescatter-ring`: the same in N−1 steps.
 /// * `alltoall`: every rank sends `ceil(size/N)` bytes to each of the other N−1 ranks at once.
 /// * `alltoall-pairwise`: the same bytes in N−1 steps; in step `i` (1-based) rank `r` sends to
 ///   rank `(r+i) mod N`; its step-`i` flow lists its own step-`i−1` flow and the step-`i−1`
@@ -256,12 +259,20 @@ pub fn expand_collective(
             size_bytes: size.max(1),
             start_ns: spec.start_ns,
             after,
+            compute_after: Vec::new(),
+            compute_ns: 0,
         });
     };
     let rank = |r: usize| spec.ranks.get(r % n).copied().unwrap_or(0);
     match spec.kind {
-        CollectiveKind::AllreduceRing => {
-            let steps = 2 * (n - 1);
+        CollectiveKind::AllreduceRing
+        | CollectiveKind::AllgatherRing
+        | CollectiveKind::ReducescatterRing => {
+            let steps = if spec.kind == CollectiveKind::AllreduceRing {
+                2 * (n - 1)
+            } else {
+                n - 1
+            };
             for k in 0..steps {
                 for r in 0..n {
                     let after = if k == 0 {

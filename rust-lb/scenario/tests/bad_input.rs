@@ -316,7 +316,7 @@ fn unknown_key_and_unknown_algorithm() {
             .to_string(),
         format!(
             "{}:3: topology.flavour: unknown field `flavour`, expected one of `conweave_file`, \
-             `htsim_topo`, `htsim_failed`, `leaf_spine`, `link_rates`, `link_faults`",
+             `htsim_topo`, `htsim_failed`, `simai_file`, `leaf_spine`, `link_rates`, `link_faults`",
             toml3.display()
         )
     );

@@ -162,6 +162,8 @@ proptest! {
                 size_bytes,
                 start_ns,
                 after: Vec::new(),
+                compute_after: Vec::new(),
+                compute_ns: 0,
             })
             .collect();
         let text = rdma_lb_scenario::flows::format_flow_file(&flows);

@@ -210,7 +210,7 @@ fn wiring_errors_name_the_key() {
     )
     .unwrap_err();
     assert!(
-        e.ends_with(":3: topology.htsim_topo: give one of conweave_file, htsim_topo or leaf_spine, not conweave_file and htsim_topo"),
+        e.ends_with(":3: topology.htsim_topo: give one of conweave_file, htsim_topo, simai_file or leaf_spine, not conweave_file and htsim_topo"),
         "{e}"
     );
     let e = load("missing.toml", &uet_toml("nowhere.topo", &incast(), "")).unwrap_err();
@@ -241,7 +241,7 @@ fn wiring_errors_name_the_key() {
     );
     let e = load("none.toml", "[topology]\n[workload]\nhtsim_cm = \"x.cm\"\n").unwrap_err();
     assert!(
-        e.ends_with("topology: needs conweave_file, htsim_topo or leaf_spine"),
+        e.ends_with("topology: needs conweave_file, htsim_topo, simai_file or leaf_spine"),
         "{e}"
     );
 }

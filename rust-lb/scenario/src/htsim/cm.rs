@@ -87,6 +87,8 @@ impl HtsimCm {
                 size_bytes: c.size_bytes,
                 start_ns: c.start_us.saturating_mul(1000),
                 after: Vec::new(),
+                compute_after: Vec::new(),
+                compute_ns: 0,
             })
             .collect()
     }

@@ -13,6 +13,9 @@
 //! * [`groups`]: the parallel groups (TP, DP, EP, DP_EP) its NCCL model builds from the
 //!   workload header and the topology (`MockNcclGroup`);
 //! * [`nccl`]: a collective in a group as the point-to-point flows of its NCCL model (rings);
+//! * [`fabric`]: a topology as this simulator's fabric (a GPU's NVLink and NIC ports as two
+//!   hosts) and the hosts a transfer between two ranks uses;
+//! * [`iteration`]: one training iteration as flows with their dependencies and compute;
 //! * [`conf`]: `SimAI.conf`, `ReadConf` in the same `common.h` (HPCC-style `KEY value` lines;
 //!   the keys shared with ConWeave's configs are read by [`crate::conweave`]'s code).
 //!
@@ -73,13 +76,17 @@ macro_rules! token_enum {
 }
 
 pub mod conf;
+pub mod fabric;
 pub mod groups;
+pub mod iteration;
 pub mod nccl;
 pub mod topology;
 pub mod workload;
 
 pub use conf::{parse_conf_file, parse_conf_str, SimAiConf};
+pub use fabric::SimAiFabric;
 pub use groups::{Group, GroupSizes, Groups};
+pub use iteration::{CollectiveLabel, Iteration};
 pub use nccl::{decompose, rings, NcclFlow};
 
 pub use topology::{

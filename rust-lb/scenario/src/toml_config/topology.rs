@@ -1,5 +1,6 @@
 //! `[topology]` of a TOML scenario: a ConWeave topology file, an htsim topology file
-//! (`crate::htsim::topo`) or a generated leaf-spine (`crate::topology::LeafSpine`), and the per-link rate overrides `link_rates` (one way or
+//! (`crate::htsim::topo`), a SimAI topology file (`crate::simai::fabric`: a GPU's NVLink and NIC
+//! ports as two hosts) or a generated leaf-spine (`crate::topology::LeafSpine`), and the per-link rate overrides `link_rates` (one way or
 //! both, optionally scaling the port's queue as htsim's reduced-speed links), and htsim's
 //! `-failed N` as `htsim_failed = N` (with `htsim_topo`: the links
 //! `crate::htsim::HtsimTopo::failed_links` picks, applied as `link_rates` entries with the
@@ -15,6 +16,7 @@ use super::quantity::{Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::htsim::{parse_topo_file, HtsimTopo, FAILED_LINK_RATIO};
 use crate::model::{PortRate, Topology, Transport};
+use crate::simai::{parse_topology_file as parse_simai_topology_file, SimAiFabric};
 use crate::topology::{parse_topology_file, LeafSpine};
 
 #[derive(Debug, Deserialize)]
@@ -23,6 +25,7 @@ pub(super) struct TopologySec {
     pub(super) conweave_file: Option<Spanned<String>>,
     pub(super) htsim_topo: Option<Spanned<String>>,
     pub(super) htsim_failed: Option<Spanned<u32>>,
+    pub(super) simai_file: Option<Spanned<String>>,
     pub(super) leaf_spine: Option<Spanned<LeafSpineSec>>,
     #[serde(default)]
     pub(super) link_rates: Vec<Spanned<LinkRateSec>>,
@@ -51,14 +54,25 @@ pub(super) struct LinkRateSec {
     pub(super) scale_queue: Option<bool>,
 }
 
-/// The topology `[topology]` names or describes, with its `link_rates` applied; and the htsim
-/// topology file it was built from, if any (its uet defaults: `super::transport`).
-pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<(Topology, Option<HtsimTopo>)> {
+/// The topology `[topology]` names or describes, with its `link_rates` applied, and the file
+/// it came from where the workload or transport read more of it.
+pub(super) struct Built {
+    /// The fabric.
+    pub(super) topology: Topology,
+    /// The htsim topology file (its uet defaults: `super::transport`).
+    pub(super) htsim: Option<HtsimTopo>,
+    /// The SimAI topology's GPUs (`[workload] simai_file`).
+    pub(super) simai: Option<SimAiFabric>,
+}
+
+/// See [`Built`].
+pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<Built> {
     let sources = [
         sec.conweave_file
             .as_ref()
             .map(|p| (p.span(), "conweave_file")),
         sec.htsim_topo.as_ref().map(|p| (p.span(), "htsim_topo")),
+        sec.simai_file.as_ref().map(|p| (p.span(), "simai_file")),
         sec.leaf_spine.as_ref().map(|p| (p.span(), "leaf_spine")),
     ];
     let given: Vec<_> = sources.iter().flatten().collect();
@@ -70,12 +84,13 @@ pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<(Topology, Opti
             &format!("topology.{key}"),
             ErrorKind::Value,
             format!(
-                "give one of conweave_file, htsim_topo or leaf_spine, not {}",
+                "give one of conweave_file, htsim_topo, simai_file or leaf_spine, not {}",
                 names.join(" and ")
             ),
         ));
     }
     let mut htsim = None;
+    let mut simai = None;
     let mut topology = if let Some(p) = &sec.conweave_file {
         cx.read(p, "topology.conweave_file", parse_topology_file)?
     } else if let Some(p) = &sec.htsim_topo {
@@ -83,6 +98,18 @@ pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<(Topology, Opti
         let t = h.to_topology();
         htsim = Some(h);
         t
+    } else if let Some(p) = &sec.simai_file {
+        let t = cx.read(p, "topology.simai_file", parse_simai_topology_file)?;
+        let f = SimAiFabric::build(&t).map_err(|(line, msg)| {
+            if line == 0 {
+                ScenarioError::file(&t.file, "link", ErrorKind::Value, msg)
+            } else {
+                ScenarioError::at(&t.file, line, "link", ErrorKind::Value, msg)
+            }
+        })?;
+        let topology = f.topology.clone();
+        simai = Some(f);
+        topology
     } else if let Some(ls) = &sec.leaf_spine {
         let l = ls.get_ref();
         LeafSpine {
@@ -112,7 +139,7 @@ pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<(Topology, Opti
             cx.file,
             "topology",
             ErrorKind::Missing,
-            "needs conweave_file, htsim_topo or leaf_spine",
+            "needs conweave_file, htsim_topo, simai_file or leaf_spine",
         ));
     };
     if let Some(n) = &sec.htsim_failed {
@@ -151,7 +178,11 @@ pub(super) fn topology(cx: &Cx<'_>, sec: &TopologySec) -> Result<(Topology, Opti
         set_rate(&mut topology, r.a, r.b, r.rate.0, one_way, scale)
             .map_err(|msg| cx.err(lr, "topology.link_rates", ErrorKind::Node, msg))?;
     }
-    Ok((topology, htsim))
+    Ok(Built {
+        topology,
+        htsim,
+        simai,
+    })
 }
 
 /// The factor on a rate-set port's queue limit and ECN thresholds.

@@ -1,7 +1,8 @@
 //! `[workload]` of a TOML scenario: a ConWeave flow file, an htsim connection matrix
-//! (`crate::htsim::cm`), Poisson arrivals with sizes from a CDF, and collectives
-//! (`[[workload.collective]]`: ring allreduce, all-to-all, permutation, incast), generated in
-//! that order, their flow ids in sequence.
+//! (`crate::htsim::cm`), one iteration of a SimAI workload file (`crate::simai::iteration`, on
+//! a `[topology] simai_file`), Poisson arrivals with sizes from a CDF, and collectives
+//! (`[[workload.collective]]`: ring allreduce / allgather / reduce-scatter, all-to-all,
+//! permutation, incast), generated in that order, their flow ids in sequence.
 
 use serde::Deserialize;
 use toml::Spanned;
@@ -14,6 +15,10 @@ use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
 use crate::htsim::parse_cm_file;
 use crate::model::{Collective, CollectiveKind, Flow, Quirk, QuirkSet, Topology};
 use crate::overrides::{Overrides, OVERRIDES};
+use crate::simai::iteration::expand as simai_expand;
+use crate::simai::{
+    parse_workload_file as parse_simai_workload_file, GroupSizes, Groups, SimAiFabric,
+};
 use crate::workload::{
     derive_seed, expand_collective, place_ranks, poisson_flows, CollectiveSpec, Placement,
     PoissonSpec,
@@ -26,6 +31,7 @@ pub use crate::flows::MAX_FLOWS;
 pub(super) struct WorkloadSec {
     pub(super) flow_file: Option<Spanned<String>>,
     pub(super) htsim_cm: Option<Spanned<String>>,
+    pub(super) simai_file: Option<Spanned<String>>,
     pub(super) poisson: Option<Spanned<PoissonSec>>,
     #[serde(default)]
     pub(super) collective: Vec<Spanned<CollectiveSec>>,
@@ -74,10 +80,15 @@ pub(super) struct Workload {
 /// The flows of `[workload]`; `quirks` are the run's (a flow file's start times are truncated
 /// as ns-3.19 does under `time-truncation`), `seed` the run's (generators without their own
 /// seed derive one from it).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one per input the workload draws on"
+)]
 pub(super) fn workload(
     cx: &Cx<'_>,
     w: &WorkloadSec,
     topology: &Topology,
+    simai: Option<&SimAiFabric>,
     quirks: QuirkSet,
     o: &Overrides,
     seed: u64,
@@ -85,6 +96,7 @@ pub(super) fn workload(
 ) -> Result<Workload> {
     if w.flow_file.is_none()
         && w.htsim_cm.is_none()
+        && w.simai_file.is_none()
         && w.poisson.is_none()
         && w.collective.is_empty()
     {
@@ -92,7 +104,7 @@ pub(super) fn workload(
             cx.file,
             "workload",
             ErrorKind::Missing,
-            "needs flow_file, htsim_cm, poisson and/or [[workload.collective]]",
+            "needs flow_file, htsim_cm, simai_file, poisson and/or [[workload.collective]]",
         ));
     }
     let mut out = Workload {
@@ -107,6 +119,9 @@ pub(super) fn workload(
     }
     if let Some(cm) = &w.htsim_cm {
         append(&mut out.flows, htsim_cm(cx, cm, topology)?);
+    }
+    if let Some(sf) = &w.simai_file {
+        simai_iteration(cx, sf, simai, run_start_ns, &mut out)?;
     }
     if let Some(ps) = &w.poisson {
         poisson(cx, ps, topology, o, seed, run_start_ns, &mut out)?;
@@ -157,6 +172,76 @@ fn htsim_cm(cx: &Cx<'_>, cm: &Spanned<String>, topology: &Topology) -> Result<Ve
             ),
         )
     })
+}
+
+/// `simai_file`: one iteration of a SimAI workload on the SimAI topology of `[topology]
+/// simai_file` (`crate::simai::iteration`), its flows and collectives appended to `out`, starting
+/// at the run's start.
+fn simai_iteration(
+    cx: &Cx<'_>,
+    sf: &Spanned<String>,
+    fabric: Option<&SimAiFabric>,
+    run_start_ns: u64,
+    out: &mut Workload,
+) -> Result<()> {
+    let key = "workload.simai_file";
+    let Some(fabric) = fabric else {
+        return Err(cx.err(
+            sf,
+            key,
+            ErrorKind::Value,
+            "a SimAI workload needs a SimAI topology ([topology] simai_file)".to_owned(),
+        ));
+    };
+    let w = cx.read(sf, key, parse_simai_workload_file)?;
+    let h = &w.header;
+    let header_err =
+        |field: &str, msg: String| ScenarioError::at(&w.file, h.line, field, ErrorKind::Value, msg);
+    if let Some(n) = h.all_gpus.filter(|&n| n != fabric.gpus) {
+        return Err(header_err(
+            "all_gpus",
+            format!("{n} GPUs in the workload, {} in the topology", fabric.gpus),
+        ));
+    }
+    let tp = h.tp.ok_or_else(|| {
+        header_err(
+            "model_parallel_NPU_group",
+            "missing: the tensor-parallel size is needed to build the groups".to_owned(),
+        )
+    })?;
+    let sizes = GroupSizes::new(fabric.gpus, fabric.gpus_per_server, tp, h.ep).map_err(|e| {
+        let (field, msg) = e.split_once(": ").unwrap_or(("header", e.as_str()));
+        header_err(field, msg.to_owned())
+    })?;
+    let first_id = u32::try_from(out.flows.len()).unwrap_or(u32::MAX);
+    let first_group = u32::try_from(out.collectives.len()).unwrap_or(u32::MAX);
+    let mut it = simai_expand(&w, fabric, &Groups::build(sizes), 3, first_id, first_group)
+        .map_err(|msg| cx.err(sf, key, ErrorKind::Count, msg))?;
+    if it.flows.len() as u64 + out.flows.len() as u64 > MAX_FLOWS {
+        return Err(cx.err(
+            sf,
+            key,
+            ErrorKind::Count,
+            format!(
+                "{} flows in one iteration: more than {MAX_FLOWS}",
+                it.flows.len()
+            ),
+        ));
+    }
+    for f in &mut it.flows {
+        f.start_ns = f.start_ns.saturating_add(run_start_ns);
+    }
+    out.notes.push(format!(
+        "{}: one iteration, {} flows in {} collectives; the busiest rank computes {} ns after \
+         its last blocking collective",
+        w.file,
+        it.flows.len(),
+        it.collectives.len(),
+        it.trailing_compute_ns
+    ));
+    out.flows.append(&mut it.flows);
+    out.collectives.append(&mut it.collectives);
+    Ok(())
 }
 
 /// `poisson`: Poisson arrivals from every host with a link, sizes from the CDF, appended to
@@ -283,7 +368,10 @@ fn collectives(
         let n = u64::from(c.ranks);
         let per_group = match kind {
             CollectiveKind::AllreduceRing => (n - 1).saturating_mul(n).saturating_mul(2),
-            CollectiveKind::Alltoall | CollectiveKind::AlltoallPairwise => n.saturating_mul(n - 1),
+            CollectiveKind::AllgatherRing
+            | CollectiveKind::ReducescatterRing
+            | CollectiveKind::Alltoall
+            | CollectiveKind::AlltoallPairwise => n.saturating_mul(n - 1),
             CollectiveKind::Permutation | CollectiveKind::Incast => n,
         };
         if per_group

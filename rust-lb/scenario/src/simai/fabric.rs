@@ -1,0 +1,141 @@
+//! A SimAI topology as this simulator's fabric (issue 39: "servers of 8 GPUs with an NVSwitch
+//! domain (NVLink as its own link class with its rate and latency), one NIC per GPU").
+//!
+//! In SimAI's ns-3 frontend (SimAI, NSDI '25; `SetupNetwork` and the NIC's route choice in its
+//! `rdma-hw.cc`) a GPU node has two devices: its NVLink port to the server's NVSwitch and its NIC
+//! port to a ToR; a queue pair uses the NVLink port iff its peer is in the same server, else the
+//! NIC. The two ports serialise and queue independently. Here a GPU is two hosts, one per port:
+//! * its NIC side keeps the GPU's node id `r` (so the ids of every GPU, NVSwitch and switch are
+//!   SimAI's, and flow and output files name SimAI's nodes);
+//! * its NVLink side is host `node_count + r`, linked to the NVSwitch with the NVLink link's
+//!   rate and delay.
+//!
+//! [`SimAiFabric::endpoints`] picks the pair of hosts a transfer between two ranks uses, by
+//! SimAI's rule. A GPU with no NVLink link has no NVLink side (its same-server peers are reached
+//! through the NIC, as SimAI would route them).
+//!
+//! Not modelled (refused with the line of the link): GPUs with two NIC links (dual-ToR /
+//! dual-plane topologies such as AlibabaHPN's), two NVLink links, and GPU-to-GPU links. SimAI's
+//! NVSwitches generate no ECN and no PFC; our switches mark by their port rate's ECN thresholds
+//! (give the NVLink rate a threshold pair that is never reached to keep them silent).
+
+use super::topology::{LinkClass, SimAiTopology};
+use crate::model::{Link, Topology};
+
+/// The fabric built from a SimAI topology and where each rank's two sides are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimAiFabric {
+    /// The fabric: SimAI's nodes, then one NVLink-side host per GPU that has NVLink.
+    pub topology: Topology,
+    /// GPUs (ranks `0..gpus`).
+    pub gpus: u32,
+    /// GPUs per server.
+    pub gpus_per_server: u32,
+    /// Per rank: its NVLink-side host, if it has an NVLink link.
+    nvlink_host: Vec<Option<u32>>,
+}
+
+impl SimAiFabric {
+    /// Builds the fabric of `t`.
+    ///
+    /// # Errors
+    /// `line N: message` for a link this model cannot build (module docs).
+    pub fn build(t: &SimAiTopology) -> Result<SimAiFabric, (usize, String)> {
+        let gpus = t.gpu_count();
+        let mut nic = vec![0u32; gpus as usize];
+        let mut nvlink_host = vec![None; gpus as usize];
+        let mut links = Vec::with_capacity(t.links.len());
+        for l in &t.links {
+            let gpu_end = [l.a, l.b].into_iter().find(|&n| n < gpus);
+            let (mut a, mut b) = (l.a, l.b);
+            match (l.class, gpu_end) {
+                (LinkClass::Direct, _) => {
+                    return Err((
+                        l.line,
+                        format!(
+                            "GPU {} to GPU {}: direct GPU links are not modelled",
+                            l.a, l.b
+                        ),
+                    ));
+                }
+                (LinkClass::NvLink, Some(g)) => {
+                    let side = t.node_count.saturating_add(g);
+                    let slot = nvlink_host
+                        .get_mut(g as usize)
+                        .ok_or((l.line, String::new()))?;
+                    if slot.replace(side).is_some() {
+                        return Err((
+                            l.line,
+                            format!("GPU {g} has a second NVLink link: one NVSwitch per GPU"),
+                        ));
+                    }
+                    if a == g {
+                        a = side;
+                    } else {
+                        b = side;
+                    }
+                }
+                (LinkClass::Nic, Some(g)) => {
+                    let count = nic.get_mut(g as usize).ok_or((l.line, String::new()))?;
+                    *count += 1;
+                    if *count > 1 {
+                        return Err((
+                            l.line,
+                            format!(
+                                "GPU {g} has a second NIC link (dual ToR or dual plane): \
+                                 multi-homed GPUs are not modelled"
+                            ),
+                        ));
+                    }
+                }
+                _ => {}
+            }
+            links.push(Link {
+                a,
+                b,
+                rate_bps: l.rate_bps,
+                delay_ns: l.delay_ns,
+                error_rate: l.error_rate,
+            });
+        }
+        let extra = u32::try_from(nvlink_host.iter().flatten().count()).unwrap_or(u32::MAX);
+        // NVLink sides are numbered node_count + rank; with a GPU lacking NVLink the ids would
+        // leave a hole, which the fabric does not allow.
+        if extra != 0 && extra != gpus {
+            let g = nvlink_host.iter().position(Option::is_none).unwrap_or(0);
+            return Err((
+                0,
+                format!("GPU {g} has no NVLink link while others have one"),
+            ));
+        }
+        let mut switch_ids = t.nvswitch_ids.clone();
+        switch_ids.extend(&t.switch_ids);
+        Ok(SimAiFabric {
+            topology: Topology {
+                node_count: t.node_count.saturating_add(extra),
+                switch_ids,
+                links,
+                port_rates: Vec::new(),
+            },
+            gpus,
+            gpus_per_server: t.gpus_per_server,
+            nvlink_host,
+        })
+    }
+
+    /// The (sender, receiver) hosts of a transfer from rank `src` to rank `dst`: their NVLink
+    /// sides if both are in one server and have NVLink, else their NIC sides (the rank ids).
+    #[must_use]
+    pub fn endpoints(&self, src: u32, dst: u32) -> (u32, u32) {
+        let same_server =
+            self.gpus_per_server != 0 && src / self.gpus_per_server == dst / self.gpus_per_server;
+        let side = |r: u32| self.nvlink_host.get(r as usize).copied().flatten();
+        match (same_server, side(src), side(dst)) {
+            (true, Some(a), Some(b)) => (a, b),
+            _ => (src, dst),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,248 @@
+//! One training iteration of a SimAI workload as flows with dependencies (issue 39: "flow-level
+//! dependencies between phases, compute gaps from the file").
+//!
+//! Every rank runs SimAI's loop for `HYBRID_TRANSFORMER_FWD_IN_BCKWD` workloads
+//! (`Workload::iterate_hybrid_parallel_Transformer_fwd_in_bckwd`, SimAI NSDI '25) once:
+//! * forward, layers first to last: compute the layer's forward time, then its forward
+//!   collective, *blocking* (the next compute waits for it); a forward collective of 1-4095 bytes
+//!   is sent as 4,096 (SimAI's minimum);
+//! * backward, layers last to first: compute the input-gradient time, the input-gradient
+//!   collective (blocking), then the weight-gradient time and the weight-gradient collective,
+//!   *non-blocking* (the rank goes on to the next layer; only the next iteration's forward pass
+//!   would wait for it).
+//!
+//! A collective runs in every group of its kind ([`super::groups`]) as SimAI's NCCL model
+//! decomposes it ([`super::nccl`]), each transfer between the hosts [`SimAiFabric::endpoints`]
+//! picks. A rank's readiness is "the flows of its last blocking collective delivered, then its
+//! compute since": its flows in the next collective wait for that ([`Flow::compute_after`],
+//! [`Flow::compute_ns`]; before its first collective, `start_ns` holds the compute) besides
+//! their own ring predecessor ([`Flow::after`]). A blocking collective is done for a rank when
+//! its last-step flows from and to it are delivered (every flow for all-to-all).
+//!
+//! Deviations from SimAI: one iteration (its first pass); SimAI's per-rank stream scheduling
+//! (collectives of a rank queued one behind the other per dimension) is not modelled:
+//! collectives that overlap (a non-blocking one and what follows) share the network; a flow
+//! counts as done when its last byte is delivered (SimAI: the sender's completion for its
+//! sends); the fwd-in-backward recomputation of checkpointed layers is not run (AICB's files
+//! have no checkpoints); pipeline traffic is not simulated (as in SimAI's ns-3 backend).
+
+use super::fabric::SimAiFabric;
+use super::groups::Groups;
+use super::nccl::{self, NcclFlow};
+use super::workload::{CommGroup, CommKind, PhaseKind, Workload};
+use crate::model::{Collective, CollectiveKind, Flow};
+
+/// SimAI's smallest forward collective, bytes.
+pub const MIN_FORWARD_BYTES: u64 = 4096;
+
+/// Which layer phase a collective of the iteration came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectiveLabel {
+    /// Layer index (file order).
+    pub layer: usize,
+    /// The phase.
+    pub phase: PhaseKind,
+    /// The group kind.
+    pub group: CommGroup,
+    /// The collective.
+    pub kind: CommKind,
+    /// Bytes per rank, as sent.
+    pub bytes: u64,
+}
+
+/// The expanded iteration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Iteration {
+    /// Flows, ids from `first_id`, every dependency earlier.
+    pub flows: Vec<Flow>,
+    /// One record per collective and group, group numbers from `first_group`.
+    pub collectives: Vec<Collective>,
+    /// Where each record came from (same order as `collectives`).
+    pub labels: Vec<CollectiveLabel>,
+    /// Compute of the busiest rank after its last collective was issued, ns: what the iteration
+    /// takes beyond its last flow at most.
+    pub trailing_compute_ns: u64,
+}
+
+/// A rank's readiness: the flows it waits for, then its compute since.
+#[derive(Debug, Clone, Default)]
+struct Ready {
+    deps: Vec<u32>,
+    compute_ns: u64,
+}
+
+/// Expands one iteration of `w` on `fabric` with `groups`; flows in priority group `pg`.
+///
+/// # Errors
+/// A flow count or id beyond `u32`.
+pub fn expand(
+    w: &Workload,
+    fabric: &SimAiFabric,
+    groups: &Groups,
+    pg: u32,
+    first_id: u32,
+    first_group: u32,
+) -> Result<Iteration, String> {
+    let mut it = Iteration {
+        flows: Vec::new(),
+        collectives: Vec::new(),
+        labels: Vec::new(),
+        trailing_compute_ns: 0,
+    };
+    let mut ready = vec![Ready::default(); groups.sizes.world as usize];
+    let mut cx = Cx {
+        fabric,
+        groups,
+        pg,
+        first_id,
+        first_group,
+        it: &mut it,
+        ready: &mut ready,
+    };
+    let order = (0..w.layers.len()).map(|i| (i, PhaseKind::Forward)).chain(
+        (0..w.layers.len())
+            .rev()
+            .flat_map(|i| [(i, PhaseKind::InputGrad), (i, PhaseKind::WeightGrad)]),
+    );
+    for (i, kind) in order {
+        let Some(layer) = w.layers.get(i) else {
+            continue;
+        };
+        let phase = layer.phase(kind);
+        for r in cx.ready.iter_mut() {
+            r.compute_ns = r.compute_ns.saturating_add(phase.compute_ns);
+        }
+        if let Some(c) = phase.comm {
+            let bytes = if kind == PhaseKind::Forward && c.bytes > 0 {
+                c.bytes.max(MIN_FORWARD_BYTES)
+            } else {
+                c.bytes
+            };
+            let label = CollectiveLabel {
+                layer: i,
+                phase: kind,
+                group: c.group,
+                kind: c.kind,
+                bytes,
+            };
+            cx.issue(&label, kind != PhaseKind::WeightGrad)?;
+        }
+    }
+    it.trailing_compute_ns = ready.iter().map(|r| r.compute_ns).max().unwrap_or(0);
+    Ok(it)
+}
+
+/// The expansion's state.
+struct Cx<'a> {
+    fabric: &'a SimAiFabric,
+    groups: &'a Groups,
+    pg: u32,
+    first_id: u32,
+    first_group: u32,
+    it: &'a mut Iteration,
+    ready: &'a mut Vec<Ready>,
+}
+
+impl Cx<'_> {
+    /// Issues `label`'s collective in every group of its kind.
+    fn issue(&mut self, label: &CollectiveLabel, blocking: bool) -> Result<(), String> {
+        let kind = match label.kind {
+            CommKind::AllReduce => CollectiveKind::AllreduceRing,
+            CommKind::AllGather => CollectiveKind::AllgatherRing,
+            CommKind::ReduceScatter => CollectiveKind::ReducescatterRing,
+            CommKind::AllToAll => CollectiveKind::Alltoall,
+            CommKind::Broadcast => return Ok(()),
+        };
+        let mut done: Vec<(u32, Vec<u32>)> = Vec::new();
+        for group in self.groups.of_kind(label.group) {
+            let flows = nccl::decompose(label.kind, group, label.bytes);
+            if flows.is_empty() {
+                continue;
+            }
+            let base = self.next_id()?;
+            let mut ids = Vec::with_capacity(flows.len());
+            for f in &flows {
+                let id = self.push(f, base)?;
+                ids.push(id);
+            }
+            let group_no = self
+                .first_group
+                .checked_add(u32::try_from(self.it.collectives.len()).map_err(|_| too_many())?)
+                .ok_or_else(too_many)?;
+            self.it.collectives.push(Collective {
+                group: group_no,
+                kind,
+                flow_ids: ids.clone(),
+            });
+            self.it.labels.push(label.clone());
+            if blocking {
+                let last = flows.iter().map(|f| f.step).max().unwrap_or(0);
+                for &r in &group.ranks {
+                    let deps = flows
+                        .iter()
+                        .zip(&ids)
+                        .filter(|(f, _)| f.step == last && (f.src == r || f.dst == r))
+                        .map(|(_, &id)| id)
+                        .collect();
+                    done.push((r, deps));
+                }
+            }
+        }
+        for (r, deps) in done {
+            if let Some(slot) = self.ready.get_mut(r as usize) {
+                *slot = Ready {
+                    deps,
+                    compute_ns: 0,
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// The id of the next flow.
+    fn next_id(&self) -> Result<u32, String> {
+        u32::try_from(self.it.flows.len())
+            .ok()
+            .and_then(|n| self.first_id.checked_add(n))
+            .ok_or_else(too_many)
+    }
+
+    /// Pushes the flow of `f`, whose collective's first flow has id `base`; \return its id.
+    fn push(&mut self, f: &NcclFlow, base: u32) -> Result<u32, String> {
+        let id = self.next_id()?;
+        let (src, dst) = self.fabric.endpoints(f.src, f.dst);
+        let r = self.ready.get(f.src as usize).cloned().unwrap_or_default();
+        let after = match f.after {
+            Some(j) => vec![u32::try_from(j)
+                .ok()
+                .and_then(|j| base.checked_add(j))
+                .ok_or_else(too_many)?],
+            None => Vec::new(),
+        };
+        // Before its first blocking collective a rank's compute is an absolute start time.
+        let (start_ns, compute_after, compute_ns) = if r.deps.is_empty() {
+            (r.compute_ns, Vec::new(), 0)
+        } else {
+            (0, r.deps, r.compute_ns)
+        };
+        self.it.flows.push(Flow {
+            id,
+            src,
+            dst,
+            pg: self.pg,
+            size_bytes: f.bytes.max(1),
+            start_ns,
+            after,
+            compute_after,
+            compute_ns,
+        });
+        Ok(id)
+    }
+}
+
+fn too_many() -> String {
+    "the iteration has more flows or collectives than ids (2^32)".to_owned()
+}
+
+#[cfg(test)]
+mod tests;

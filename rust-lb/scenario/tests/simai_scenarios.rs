@@ -1,0 +1,128 @@
+//! SimAI inputs in a TOML scenario (`[topology] simai_file`, `[workload] simai_file`): the
+//! shipped example, and bad input named by file, line and field.
+#![allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    reason = "test code: a failed unwrap is a failed test"
+)]
+
+mod common;
+
+use common::{data, repo, scratch, write};
+use rdma_lb_scenario::{load_scenario, CollectiveKind, Overrides};
+
+fn config(topo: &str, workload: &str) -> String {
+    format!(
+        "[topology]\nsimai_file = \"{}\"\n\n[workload]\nsimai_file = \"{}\"\n\n[transport]\n\
+         ecn_thresholds = [\n  {{ rate = \"400Gbps\", kmin = \"800KB\", kmax = \"3200KB\", pmax = 0.2 }},\n  \
+         {{ rate = \"2880Gbps\", kmin = \"32MiB\", kmax = \"32MiB\", pmax = 0.2 }},\n  \
+         {{ rate = \"1360Gbps\", kmin = \"32MiB\", kmax = \"32MiB\", pmax = 0.2 }},\n]\n",
+        topo, workload
+    )
+}
+
+#[test]
+fn the_shipped_micro_example_loads_as_two_nvlink_all_reduces() {
+    let s = load_scenario(
+        &repo("configs/simai_micro_allreduce.toml"),
+        &Overrides::default(),
+    )
+    .unwrap();
+    assert_eq!(s.topology.node_count, 26, "18 SimAI nodes + 8 NVLink sides");
+    assert_eq!(s.flows.len(), 1792);
+    assert_eq!(s.collectives.len(), 2);
+    assert!(s
+        .collectives
+        .iter()
+        .all(|c| c.kind == CollectiveKind::AllreduceRing));
+    assert!(s.flows.iter().all(|f| f.src >= 18 && f.dst >= 18));
+    assert_eq!(s.flows[0].start_ns, 556_000);
+    assert_eq!(s.flows[896].compute_ns, 556_000);
+}
+
+#[test]
+fn a_dense_workload_on_a_rail_optimized_fabric_crosses_servers_on_the_nics() {
+    // 32 GPUs, TP 8 inside each server, DP 4 across: the DP all-reduces take the NICs.
+    let d = scratch("simai-rail");
+    let w = write(
+        &d,
+        "w.txt",
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 ga: 1 \
+         all_gpus: 32 checkpoints: 0 checkpoint_initiates: 0\n1\n\
+         l -1 100 ALLREDUCE 1048576 100 ALLREDUCE 1048576 100 ALLREDUCE 4194304 100\n",
+    );
+    let topo = data("simai/topo/Rail_Opti_SingleToR_32g_8gps_400Gbps_H100");
+    let cfg = write(
+        &d,
+        "c.toml",
+        &config(&topo.display().to_string(), &w.display().to_string()),
+    );
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    // fwd, ig: 4 TP groups x (8 rings x 14 steps x 8); wg: 8 DP groups x (1 ring x 6 x 4).
+    assert_eq!(s.flows.len(), 2 * 4 * 896 + 8 * 24);
+    assert_eq!(s.collectives.len(), 4 + 4 + 8);
+    let dp = &s.flows[s.flows.len() - 1];
+    assert!(dp.src < 32 && dp.dst < 32, "DP across servers: NIC sides");
+    assert_ne!(dp.src / 8, dp.dst / 8);
+}
+
+#[test]
+fn bad_simai_inputs_name_file_line_and_field() {
+    let d = scratch("simai-bad");
+    let topo = data("simai/topo/Spectrum-X_8g_8gps_400Gbps_H100");
+    let header = |tp: u32, gpus: u32| {
+        format!(
+            "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: {tp} ep: 1 pp: 1 vpp: 1 \
+             ga: 1 all_gpus: {gpus} checkpoints: 0 checkpoint_initiates: 0\n1\n\
+             l -1 1 ALLREDUCE 4096 1 NONE 0 1 NONE 0 1\n"
+        )
+    };
+    let run = |workload: &str, topo: &str| {
+        let w = write(&d, "w.txt", workload);
+        let cfg = write(&d, "c.toml", &config(topo, &w.display().to_string()));
+        load_scenario(&cfg, &Overrides::default())
+            .unwrap_err()
+            .to_string()
+    };
+    let t = topo.display().to_string();
+    let e = run(&header(8, 16), &t);
+    assert!(
+        e.contains("w.txt:1: all_gpus: 16 GPUs in the workload, 8 in the topology"),
+        "{e}"
+    );
+    let e = run(&header(3, 8), &t);
+    assert!(
+        e.contains("w.txt:1: model_parallel_NPU_group: TP 3 does not divide the 8 GPUs"),
+        "{e}"
+    );
+    let e = run(&header(8, 8).replace("ALLREDUCE", "ALLSCATTER"), &t);
+    assert!(e.contains("w.txt:3:"), "{e}");
+    let e = run(
+        &header(8, 8),
+        &data("simai/topo/AlibabaHPN_64g_8gps_DualToR_DualPlane_200Gbps_H100")
+            .display()
+            .to_string(),
+    );
+    assert!(
+        e.contains("link: GPU") && e.contains("second NIC link"),
+        "{e}"
+    );
+    // A SimAI workload needs a SimAI topology.
+    let w = write(&d, "w.txt", &header(8, 8));
+    let cfg = write(
+        &d,
+        "c.toml",
+        &format!(
+            "[topology]\nleaf_spine = {{ leaves = 1, hosts_per_leaf = 8, spines = 1, host_rate = \
+             \"400Gbps\", delay = \"1us\" }}\n[workload]\nsimai_file = \"{}\"\n",
+            w.display()
+        ),
+    );
+    let e = load_scenario(&cfg, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("c.toml:4: workload.simai_file: a SimAI workload needs a SimAI topology"),
+        "{e}"
+    );
+}
