@@ -91,6 +91,8 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
         g.after = Ids(f.after);
         g.computeAfter = Ids(f.compute_after);
         g.computeNs = f.compute_ns;
+        g.latencyNs = f.latency_ns;
+        g.afterCompletion = f.after_completion;
         out.flows.push_back(std::move(g));
     }
     out.collectives.clear();

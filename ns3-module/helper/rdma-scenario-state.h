@@ -426,13 +426,30 @@ struct RdmaScenarioRunner::State
         r.delivered = true;
         r.deliveredNs = static_cast<uint64_t>(at.GetNanoSeconds());
         ++delivered;
+        DependenciesMet(flowId, at, false);
+    }
+
+    /// Flow \p flowId was delivered (\p completion false) or completed at its sender (true) at
+    /// \p at: its dependents that count this event have one dependency less.
+    void DependenciesMet(uint32_t flowId, Time at, bool completion)
+    {
         for (uint32_t d : dependents[flowId])
         {
-            DependencyDelivered(d, at);
+            const RdmaScenarioFlow& f = spec->flows[d];
+            if (f.afterCompletion == completion)
+            {
+                DependencyDelivered(d, at + NanoSeconds(static_cast<int64_t>(f.latencyNs)));
+            }
         }
         for (uint32_t d : computeDependents[flowId])
         {
-            DependencyDelivered(d, at + NanoSeconds(static_cast<int64_t>(spec->flows[d].computeNs)));
+            const RdmaScenarioFlow& f = spec->flows[d];
+            if (f.afterCompletion == completion)
+            {
+                DependencyDelivered(
+                    d,
+                    at + NanoSeconds(static_cast<int64_t>(f.computeNs + f.latencyNs)));
+            }
         }
     }
 
@@ -470,6 +487,7 @@ struct RdmaScenarioRunner::State
         r.rateCuts = rec.rateCuts;
         r.pathSwitches = rec.pathSwitches;
         r.probes = rec.probes;
+        DependenciesMet(rec.flowId, rec.finish, true);
         if (++completed == results.size())
         {
             Simulator::Stop();

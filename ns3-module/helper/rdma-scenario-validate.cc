@@ -154,9 +154,9 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
                 return Fmt("flows[%zu].compute_after: flow %u is not an earlier flow", i, a);
             }
         }
-        if (f.computeNs > uint64_t(INT64_MAX) / 2)
+        if (f.computeNs > uint64_t(INT64_MAX) / 4 || f.latencyNs > uint64_t(INT64_MAX) / 4)
         {
-            return Fmt("flows[%zu].compute_ns: too large", i);
+            return Fmt("flows[%zu].compute_ns / latency_ns: too large", i);
         }
     }
     for (size_t i = 0; i < spec.collectives.size(); ++i)

@@ -77,6 +77,8 @@ struct RdmaScenarioFlow
     /// flows (smaller ids) after whose delivery the sender computes for computeNs first
     std::vector<uint32_t> computeAfter;
     uint64_t computeNs{0}; //!< see computeAfter
+    uint64_t latencyNs{0}; //!< after every dependency (after, computeAfter): a send latency
+    bool afterCompletion{false}; //!< dependencies count at their sender's completion
 };
 
 /// \ingroup rdma-lb

@@ -144,6 +144,14 @@ RdmaSwitch::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RdmaSwitch::m_dataQueueLimit),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("AckHighPriority",
+                          "ACKs and NACKs in the highest-priority queue, outside the MMU (the "
+                          "reference; SimAI's ACK_HIGH_PRIO 1); false: in their flow's data "
+                          "queue (their pg), admitted by the MMU as data, as SimAI's "
+                          "ACK_HIGH_PRIO 0. A load balancer's control packets stay high",
+                          *RdmaTransportDefault("ns3::RdmaSwitch", "AckHighPriority"),
+                          MakeBooleanAccessor(&RdmaSwitch::m_ackHighPriority),
+                          MakeBooleanChecker())
             .AddAttribute("TrimEnabled",
                           "Packet trimming (uet transport): data refused by DataQueueLimit or "
                           "the MMU loses its payload and its header (TrimmedSize bytes, "
@@ -776,7 +784,11 @@ RdmaSwitch::Forward(RdmaFramePtr f, uint32_t in, uint32_t out)
     const RdmaHeader& h = f->header;
     // A trimmed header keeps the highest priority, outside the MMU, at every hop (TrimEnabled).
     const bool data = h.type == RdmaHeader::DATA && (h.flags & RdmaHeader::FLAG_TRIMMED) == 0;
-    uint32_t queue = data ? h.pg : 0;
+    // AckHighPriority false (SimAI's ACK_HIGH_PRIO 0): ACKs and NACKs share their flow's queue.
+    const bool ackAsData = !m_ackHighPriority &&
+                           (h.type == RdmaHeader::ACK || h.type == RdmaHeader::NACK) &&
+                           (h.flags & RdmaHeader::FLAG_LB_CONTROL) == 0;
+    uint32_t queue = data || ackAsData ? h.pg : 0;
     if (queue != 0)
     {
         if (!m_mmu->IsConfigured())
@@ -789,7 +801,7 @@ RdmaSwitch::Forward(RdmaFramePtr f, uint32_t in, uint32_t out)
         if (overLimit || !m_mmu->CheckEgressAdmission(out, queue, size) ||
             !m_mmu->CheckIngressAdmission(in, queue, size))
         {
-            if (m_trimEnabled && (h.flags & RdmaHeader::FLAG_PROBE) == 0)
+            if (m_trimEnabled && data && (h.flags & RdmaHeader::FLAG_PROBE) == 0)
             {
                 Trim(out, h); // the payload is dropped; its header goes on
                 return;

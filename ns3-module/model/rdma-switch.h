@@ -323,6 +323,7 @@ class RdmaSwitch : public Object
     /// \return \p bytes scaled for port \p port (SetPortQueueScale; unchanged when none set)
     uint64_t ScaledForPort(uint32_t port, uint64_t bytes) const;
     bool m_trimEnabled{false};    //!< TrimEnabled
+    bool m_ackHighPriority{true}; //!< AckHighPriority
     uint32_t m_trimmedBytes{64};  //!< TrimmedSize
     uint64_t m_trims{0};          //!< packets trimmed
     RdmaFrameTrace<uint32_t> m_trimTrace; //!< Trim

@@ -51,7 +51,9 @@ pub mod ffi {
 
     /// One flow. `after`: ids of flows that must complete (last byte delivered) before this
     /// one starts; `compute_after`: flows after whose delivery its sender computes for
-    /// `compute_ns` first (model::Flow); both empty for ordinary flows.
+    /// `compute_ns` first; `latency_ns` after every dependency; `after_completion`: the
+    /// dependencies count at their sender's completion (model::Flow); both lists empty for
+    /// ordinary flows.
     #[derive(Debug, Clone)]
     struct Flow {
         id: u32,
@@ -63,6 +65,8 @@ pub mod ffi {
         after: Vec<u32>,
         compute_after: Vec<u32>,
         compute_ns: u64,
+        latency_ns: u64,
+        after_completion: bool,
     }
 
     /// One collective group: CCT = last completion − first start of `flow_ids`.
@@ -265,6 +269,8 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                 after: f.after.clone(),
                 compute_after: f.compute_after.clone(),
                 compute_ns: f.compute_ns,
+                latency_ns: f.latency_ns,
+                after_completion: f.after_completion,
             })
             .collect(),
         collectives: s

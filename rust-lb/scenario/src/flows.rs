@@ -166,6 +166,8 @@ pub fn parse_flow_str(name: &str, text: &str, topology: &Topology) -> Result<Vec
             after: Vec::new(),
             compute_after: Vec::new(),
             compute_ns: 0,
+            latency_ns: 0,
+            after_completion: false,
         });
     }
     if flows.len() != count as usize {

@@ -125,6 +125,15 @@ pub struct Flow {
     /// See `compute_after`, ns.
     #[serde(skip_serializing_if = "is_zero_ns")]
     pub compute_ns: u64,
+    /// A delay after every dependency (of `after` and `compute_after`) before the flow starts,
+    /// ns: SimAI's per-flow send latency (`AS_SEND_LAT`). Left out of the config echo at 0.
+    #[serde(skip_serializing_if = "is_zero_ns")]
+    pub latency_ns: u64,
+    /// Its dependencies count when they complete at their sender (the last ACK), not when
+    /// their last byte is delivered: SimAI's flow model, whose next step follows a flow's
+    /// completion. Left out of the config echo when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub after_completion: bool,
 }
 
 #[allow(

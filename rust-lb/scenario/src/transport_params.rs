@@ -591,6 +591,12 @@ macro_rules! transport_params {
             headroom_sum_quirk: bool = true,
                 toml "headroom_sum_quirk" as bool,
                 ns3 Mmu "HeadroomSumQuirk" as flag summary;
+            /// ACKs and NACKs ride every switch's highest-priority queue, outside the MMU (the
+            /// reference's; SimAI's `ACK_HIGH_PRIO 1`); false: their flow's data queue, through
+            /// the MMU, as SimAI's `ACK_HIGH_PRIO 0` (`RdmaSwitch::AckHighPriority`).
+            ack_high_prio: bool = true,
+                toml "ack_high_prio" as bool,
+                ns3 Switch "AckHighPriority" as flag;
             /// Switches withdraw routes over failed links (`RdmaSwitch::WithdrawFailedPorts`).
             withdraw_failed_ports: bool = false,
                 toml "withdraw_failed_ports" as bool,

@@ -98,6 +98,8 @@ pub fn poisson_flows(spec: &PoissonSpec, cdf: &Cdf) -> Vec<Flow> {
                 after: Vec::new(),
                 compute_after: Vec::new(),
                 compute_ns: 0,
+                latency_ns: 0,
+                after_completion: false,
             });
         }
     }
@@ -261,6 +263,8 @@ pub fn expand_collective(
             after,
             compute_after: Vec::new(),
             compute_ns: 0,
+            latency_ns: 0,
+            after_completion: false,
         });
     };
     let rank = |r: usize| spec.ranks.get(r % n).copied().unwrap_or(0);

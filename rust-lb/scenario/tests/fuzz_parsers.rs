@@ -164,6 +164,8 @@ proptest! {
                 after: Vec::new(),
                 compute_after: Vec::new(),
                 compute_ns: 0,
+                latency_ns: 0,
+                after_completion: false,
             })
             .collect();
         let text = rdma_lb_scenario::flows::format_flow_file(&flows);

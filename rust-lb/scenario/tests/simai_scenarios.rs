@@ -36,8 +36,12 @@ fn the_shipped_micro_example_loads_as_two_nvlink_all_reduces() {
         .iter()
         .all(|c| c.kind == CollectiveKind::AllreduceRing));
     assert!(s.flows.iter().all(|f| f.src >= 18 && f.dst >= 18));
-    assert_eq!(s.flows[0].start_ns, 556_000);
-    assert_eq!(s.flows[896].compute_ns, 556_000);
+    // SimAI's send latency when AS_SEND_LAT is unset: 6 ms (+ 10 ns) after 556 us of compute.
+    assert_eq!(s.flows[0].start_ns, 6_556_010);
+    assert_eq!(
+        (s.flows[896].compute_ns, s.flows[896].latency_ns),
+        (556_001, 6_000_010)
+    );
 }
 
 #[test]

@@ -89,6 +89,8 @@ impl HtsimCm {
                 after: Vec::new(),
                 compute_after: Vec::new(),
                 compute_ns: 0,
+                latency_ns: 0,
+                after_completion: false,
             })
             .collect()
     }

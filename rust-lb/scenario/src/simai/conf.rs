@@ -28,12 +28,12 @@
 //! | `SIMULATOR_STOP_TIME` (s) | noted: SimAI's main stops at 2e9 s regardless; the run ends with the workload |
 //! | `GLOBAL_T` | noted: SimAI overwrites it with 1 after reading (common.h:565-567), one BDP for all pairs, as rdma-lb |
 //! | `PINT_LOG_BASE`, `PINT_PROB` | noted: only used by CC_MODE 10 (HPCC-PINT, refused) |
-//! | `ACK_HIGH_PRIO` | noted: rdma-lb sends ACKs/NACKs at the highest priority (queue 0, outside the MMU), as 1 and as the ConWeave reference; SimAI's 0 (its example's) puts them in the data's queue 3 at the NIC and the switches: a deviation, not modelled yet |
+//! | `ACK_HIGH_PRIO` | honoured: `ack_high_prio` (1: ACKs/NACKs in the switches' highest-priority queue, as the ConWeave reference; 0, its example's: in their flow's data queue, through the MMU; hosts send ACKs first either way, as SimAI's) |
 //! | `NIC_TOTAL_PAUSE_TIME` | noted: 0 (SimAI's default); other values refused: not modelled |
 //! | `QLEN_MON_FILE`, `BW_MON_FILE`, `RATE_MON_FILE`, `CNP_MON_FILE`, `MON_START`, `MON_END`, `QP_MON_INTERVAL`, `BW_MON_INTERVAL`, `QLEN_MON_INTERVAL` | noted: inert in SimAI (`schedule_monitor` is never called); value checked |
 //! | `TOPOLOGY_FILE`, `ENABLE_PFC`, `ENABLE_IRN`, `LB_MODE`, `LB_PARAMS`, `CONWEAVE_*`, `FLOWGEN_*`, `SW_MONITORING_INTERVAL`, `LOAD`, `RANDOM_SEED`, `QLEN_MON_START`, `QLEN_MON_END`, ConWeave's other output/monitor files | refused: ConWeave keys SimAI does not read (it would ignore them) |
 //!
-//! Totals: 34 keys honoured, 22 noted, the ConWeave-only keys refused (and the values above).
+//! Totals: 35 keys honoured, 21 noted, the ConWeave-only keys refused (and the values above).
 //!
 //! SimAI-specific settings that are *not* `SimAI.conf` keys: NVLink and NVSwitch bandwidths,
 //! latencies and the GPU type come from the topology file ([`super::topology`]); NVLS/PXN and
@@ -245,12 +245,8 @@ fn simai_key<'a>(s: &mut Settings<'a>, l: &Line<'a>) -> Result<()> {
             "accepted; only used by CC_MODE 10 (HPCC-PINT), not modelled"
         }
         "ACK_HIGH_PRIO" => {
-            if l.int()? == 0 {
-                "accepted with a deviation: rdma-lb sends ACKs at the highest priority (as 1); \
-                 SimAI's 0 queues them with the data (not modelled yet)"
-            } else {
-                "accepted: ACKs at the highest priority, as rdma-lb always sends them"
-            }
+            s.t.ack_high_prio = l.flag()?;
+            return Ok(());
         }
         "NIC_TOTAL_PAUSE_TIME" => {
             if l.int()? != 0 {

@@ -13,17 +13,26 @@
 //!
 //! A collective runs in every group of its kind ([`super::groups`]) as SimAI's NCCL model
 //! decomposes it ([`super::nccl`]), each transfer between the hosts [`SimAiFabric::endpoints`]
-//! picks. A rank's readiness is "the flows of its last blocking collective delivered, then its
+//! picks. A rank's readiness is "the flows of its last blocking collective completed, then its
 //! compute since": its flows in the next collective wait for that ([`Flow::compute_after`],
 //! [`Flow::compute_ns`]; before its first collective, `start_ns` holds the compute) besides
 //! their own ring predecessor ([`Flow::after`]). A blocking collective is done for a rank when
-//! its last-step flows from and to it are delivered (every flow for all-to-all).
+//! its last-step flows from and to it are completed (every flow for all-to-all), plus the
+//! layer's update time (the last field of its line; SimAI adds it to every collective's end).
+//!
+//! Every flow starts a send latency after what it waits for (SimAI's `AS_SEND_LAT`, applied to
+//! each flow it hands to ns-3): [`SIMAI_SEND_LATENCY_NS`] by default, SimAI's value when the
+//! variable is unset, 6,000 x 1,000 ns = 6 ms (its docs mean 6 us; the code scales the default
+//! by 1,000 into ns-3's ns), plus [`SIMAI_START_DELAY_NS`]. What a flow waits for counts when it
+//! *completes* at its sender ([`Flow::after_completion`]), as SimAI's next ring step follows a
+//! flow's completion. With these, a ring step of SimAI's micro example takes 6 ms + the flow's
+//! FCT, and its 16 MiB AllReduce 84 ms, as SimAI's own run (`data/simai/reference/`).
 //!
 //! Deviations from SimAI: one iteration (its first pass); SimAI's per-rank stream scheduling
 //! (collectives of a rank queued one behind the other per dimension) is not modelled:
 //! collectives that overlap (a non-blocking one and what follows) share the network; a flow
-//! counts as done when its last byte is delivered (SimAI: the sender's completion for its
-//! sends); the fwd-in-backward recomputation of checkpointed layers is not run (AICB's files
+//! counts as done when it completes at its sender; SimAI schedules the compute after an update
+//! 1 ns later (1 ns per blocking collective); the fwd-in-backward recomputation of checkpointed layers is not run (AICB's files
 //! have no checkpoints); pipeline traffic is not simulated (as in SimAI's ns-3 backend).
 
 use super::fabric::SimAiFabric;
@@ -34,6 +43,13 @@ use crate::model::{Collective, CollectiveKind, Flow};
 
 /// SimAI's smallest forward collective, bytes.
 pub const MIN_FORWARD_BYTES: u64 = 4096;
+
+/// SimAI's per-flow send latency when `AS_SEND_LAT` is unset, ns (module docs).
+pub const SIMAI_SEND_LATENCY_NS: u64 = 6_000_000;
+
+/// What SimAI's flows wait beyond the send latency, ns: in its runs a collective's first flows
+/// start 10 ns after issue + latency (`data/simai/reference/`, both cases, both latencies).
+pub const SIMAI_START_DELAY_NS: u64 = 10;
 
 /// Which layer phase a collective of the iteration came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +87,20 @@ struct Ready {
     compute_ns: u64,
 }
 
-/// Expands one iteration of `w` on `fabric` with `groups`; flows in priority group `pg`.
+/// How an iteration is expanded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Priority group of the flows.
+    pub pg: u32,
+    /// Each flow's send latency, ns (SimAI's `AS_SEND_LAT`).
+    pub send_latency_ns: u64,
+    /// Id of the first flow.
+    pub first_id: u32,
+    /// Number of the first collective record.
+    pub first_group: u32,
+}
+
+/// Expands one iteration of `w` on `fabric` with `groups`.
 ///
 /// # Errors
 /// A flow count or id beyond `u32`.
@@ -79,9 +108,7 @@ pub fn expand(
     w: &Workload,
     fabric: &SimAiFabric,
     groups: &Groups,
-    pg: u32,
-    first_id: u32,
-    first_group: u32,
+    o: Options,
 ) -> Result<Iteration, String> {
     let mut it = Iteration {
         flows: Vec::new(),
@@ -93,9 +120,7 @@ pub fn expand(
     let mut cx = Cx {
         fabric,
         groups,
-        pg,
-        first_id,
-        first_group,
+        o,
         it: &mut it,
         ready: &mut ready,
     };
@@ -125,7 +150,7 @@ pub fn expand(
                 kind: c.kind,
                 bytes,
             };
-            cx.issue(&label, kind != PhaseKind::WeightGrad)?;
+            cx.issue(&label, kind != PhaseKind::WeightGrad, layer.update_ns)?;
         }
     }
     it.trailing_compute_ns = ready.iter().map(|r| r.compute_ns).max().unwrap_or(0);
@@ -136,16 +161,20 @@ pub fn expand(
 struct Cx<'a> {
     fabric: &'a SimAiFabric,
     groups: &'a Groups,
-    pg: u32,
-    first_id: u32,
-    first_group: u32,
+    o: Options,
     it: &'a mut Iteration,
     ready: &'a mut Vec<Ready>,
 }
 
 impl Cx<'_> {
-    /// Issues `label`'s collective in every group of its kind.
-    fn issue(&mut self, label: &CollectiveLabel, blocking: bool) -> Result<(), String> {
+    /// Issues `label`'s collective in every group of its kind; a blocking one makes each rank
+    /// wait for its last-step flows and then `update_ns` (the layer's update time).
+    fn issue(
+        &mut self,
+        label: &CollectiveLabel,
+        blocking: bool,
+        update_ns: u64,
+    ) -> Result<(), String> {
         let kind = match label.kind {
             CommKind::AllReduce => CollectiveKind::AllreduceRing,
             CommKind::AllGather => CollectiveKind::AllgatherRing,
@@ -166,6 +195,7 @@ impl Cx<'_> {
                 ids.push(id);
             }
             let group_no = self
+                .o
                 .first_group
                 .checked_add(u32::try_from(self.it.collectives.len()).map_err(|_| too_many())?)
                 .ok_or_else(too_many)?;
@@ -192,7 +222,7 @@ impl Cx<'_> {
             if let Some(slot) = self.ready.get_mut(r as usize) {
                 *slot = Ready {
                     deps,
-                    compute_ns: 0,
+                    compute_ns: update_ns,
                 };
             }
         }
@@ -203,7 +233,7 @@ impl Cx<'_> {
     fn next_id(&self) -> Result<u32, String> {
         u32::try_from(self.it.flows.len())
             .ok()
-            .and_then(|n| self.first_id.checked_add(n))
+            .and_then(|n| self.o.first_id.checked_add(n))
             .ok_or_else(too_many)
     }
 
@@ -220,8 +250,9 @@ impl Cx<'_> {
             None => Vec::new(),
         };
         // Before its first blocking collective a rank's compute is an absolute start time.
+        let latency = self.o.send_latency_ns.saturating_add(SIMAI_START_DELAY_NS);
         let (start_ns, compute_after, compute_ns) = if r.deps.is_empty() {
-            (r.compute_ns, Vec::new(), 0)
+            (r.compute_ns.saturating_add(latency), Vec::new(), 0)
         } else {
             (0, r.deps, r.compute_ns)
         };
@@ -229,12 +260,14 @@ impl Cx<'_> {
             id,
             src,
             dst,
-            pg: self.pg,
+            pg: self.o.pg,
             size_bytes: f.bytes.max(1),
             start_ns,
             after,
             compute_after,
             compute_ns,
+            latency_ns: latency,
+            after_completion: true,
         });
         Ok(id)
     }

@@ -15,7 +15,9 @@ use crate::flows::{parse_flow_file, truncate_starts_as_ns3_19};
 use crate::htsim::parse_cm_file;
 use crate::model::{Collective, CollectiveKind, Flow, Quirk, QuirkSet, Topology};
 use crate::overrides::{Overrides, OVERRIDES};
-use crate::simai::iteration::expand as simai_expand;
+use crate::simai::iteration::{
+    expand as simai_expand, Options as SimAiOptions, SIMAI_SEND_LATENCY_NS,
+};
 use crate::simai::{
     parse_workload_file as parse_simai_workload_file, GroupSizes, Groups, SimAiFabric,
 };
@@ -32,6 +34,7 @@ pub(super) struct WorkloadSec {
     pub(super) flow_file: Option<Spanned<String>>,
     pub(super) htsim_cm: Option<Spanned<String>>,
     pub(super) simai_file: Option<Spanned<String>>,
+    pub(super) simai_send_latency: Option<Spanned<Time>>,
     pub(super) poisson: Option<Spanned<PoissonSec>>,
     #[serde(default)]
     pub(super) collective: Vec<Spanned<CollectiveSec>>,
@@ -121,7 +124,18 @@ pub(super) fn workload(
         append(&mut out.flows, htsim_cm(cx, cm, topology)?);
     }
     if let Some(sf) = &w.simai_file {
-        simai_iteration(cx, sf, simai, run_start_ns, &mut out)?;
+        let latency = w
+            .simai_send_latency
+            .as_ref()
+            .map_or(SIMAI_SEND_LATENCY_NS, |t| t.get_ref().0);
+        simai_iteration(cx, sf, simai, latency, run_start_ns, &mut out)?;
+    } else if let Some(l) = &w.simai_send_latency {
+        return Err(cx.err(
+            l,
+            "workload.simai_send_latency",
+            ErrorKind::Value,
+            "needs workload.simai_file".to_owned(),
+        ));
     }
     if let Some(ps) = &w.poisson {
         poisson(cx, ps, topology, o, seed, run_start_ns, &mut out)?;
@@ -181,6 +195,7 @@ fn simai_iteration(
     cx: &Cx<'_>,
     sf: &Spanned<String>,
     fabric: Option<&SimAiFabric>,
+    send_latency_ns: u64,
     run_start_ns: u64,
     out: &mut Workload,
 ) -> Result<()> {
@@ -215,7 +230,13 @@ fn simai_iteration(
     })?;
     let first_id = u32::try_from(out.flows.len()).unwrap_or(u32::MAX);
     let first_group = u32::try_from(out.collectives.len()).unwrap_or(u32::MAX);
-    let mut it = simai_expand(&w, fabric, &Groups::build(sizes), 3, first_id, first_group)
+    let options = SimAiOptions {
+        pg: 3,
+        send_latency_ns,
+        first_id,
+        first_group,
+    };
+    let mut it = simai_expand(&w, fabric, &Groups::build(sizes), options)
         .map_err(|msg| cx.err(sf, key, ErrorKind::Count, msg))?;
     if it.flows.len() as u64 + out.flows.len() as u64 > MAX_FLOWS {
         return Err(cx.err(

@@ -93,9 +93,11 @@ fn simai_example_conf_run_settings_and_notes() {
             c.notes
         );
     }
+    // ACK_HIGH_PRIO 0: ACKs in their flow's data queue at the switches (honoured, no note).
+    assert!(!c.transport.ack_high_prio);
+    assert!(!c.notes.iter().any(|n| n.contains(": ACK_HIGH_PRIO: ")));
     for key in [
         "PINT_PROB",
-        "ACK_HIGH_PRIO",
         "ENABLE_TRACE",
         "QLEN_MON_FILE",
         "BW_MON_INTERVAL",

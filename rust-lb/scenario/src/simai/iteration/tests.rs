@@ -13,6 +13,15 @@ fn data(rel: &str) -> std::path::PathBuf {
     ))
 }
 
+fn opts(send_latency_ns: u64, first_id: u32, first_group: u32) -> Options {
+    Options {
+        pg: 3,
+        send_latency_ns,
+        first_id,
+        first_group,
+    }
+}
+
 fn fabric(name: &str) -> SimAiFabric {
     SimAiFabric::build(&parse_topology_file(&data(&format!("topo/{name}"))).unwrap()).unwrap()
 }
@@ -22,7 +31,7 @@ fn simai_micro_all_reduce_on_one_spectrum_x_server() {
     let w = parse_workload_file(&data("workload/microAllReduce.txt")).unwrap();
     let f = fabric("Spectrum-X_8g_8gps_400Gbps_H100");
     let g = Groups::build(GroupSizes::new(8, 8, 8, Some(1)).unwrap());
-    let it = expand(&w, &f, &g, 3, 0, 0).unwrap();
+    let it = expand(&w, &f, &g, opts(0, 0, 0)).unwrap();
     // Two forward all-reduces of 16 MiB and 64 MiB in the TP group of 8: 8 rings x 14 steps x 8.
     assert_eq!(it.collectives.len(), 2);
     assert_eq!(it.flows.len(), 2 * 8 * 14 * 8);
@@ -34,22 +43,25 @@ fn simai_micro_all_reduce_on_one_spectrum_x_server() {
         .flows
         .iter()
         .all(|x| (18..26).contains(&x.src) && (18..26).contains(&x.dst)));
-    // The first collective starts after layer 0's forward compute (556,000 ns), absolutely.
+    // The first collective starts after layer 0's forward compute (556,000 ns) and SimAI's 10 ns
+    // start delay (send latency 0 here), absolutely.
     for x in first {
-        assert_eq!((x.start_ns, x.compute_ns), (556_000, 0));
+        assert_eq!((x.start_ns, x.compute_ns), (556_010, 0));
+        assert!(x.after_completion && x.latency_ns == 10);
         assert!(x.compute_after.is_empty());
     }
-    // The second waits for the rank's last-step flows of the first (2 per ring), then 556 us.
+    // The second waits for the rank's last-step flows of the first (2 per ring), then the
+    // layer's update time (1 ns) and 556 us.
     for x in second {
-        assert_eq!((x.start_ns, x.compute_ns), (0, 556_000));
+        assert_eq!((x.start_ns, x.compute_ns), (0, 556_001));
         assert_eq!(x.compute_after.len(), 16);
         assert!(x.compute_after.iter().all(|&d| {
             let p = &it.flows[d as usize];
             d < 896 && (p.src == x.src || p.dst == x.src)
         }));
     }
-    // Backward: compute 1 ns per phase, no collective: 4 ns after the last flow.
-    assert_eq!(it.trailing_compute_ns, 4);
+    // Backward: update 1 ns, compute 1 ns per phase, no collective: 5 ns after the last flow.
+    assert_eq!(it.trailing_compute_ns, 5);
     assert_eq!(it.labels[1].bytes, 67_108_864);
     assert_eq!(it.labels[1].phase, PhaseKind::Forward);
 }
@@ -66,7 +78,7 @@ fn weight_gradient_collectives_do_not_block_the_backward_pass() {
     let w = parse_workload_str("w.txt", text).unwrap();
     let f = fabric("DCN+SingleToR_16g_8gps_400Gbps_H100");
     let g = Groups::build(GroupSizes::new(16, 8, 8, Some(1)).unwrap());
-    let it = expand(&w, &f, &g, 3, 100, 7).unwrap();
+    let it = expand(&w, &f, &g, opts(0, 100, 7)).unwrap();
     // Backward order: b.ig (2 TP groups), b.wg (8 DP groups), a.ig (2), a.wg (8).
     let phases: Vec<(usize, PhaseKind)> = it.labels.iter().map(|l| (l.layer, l.phase)).collect();
     assert_eq!(phases[0], (1, PhaseKind::InputGrad));
@@ -75,22 +87,24 @@ fn weight_gradient_collectives_do_not_block_the_backward_pass() {
     assert_eq!(it.collectives.len(), 2 + 8 + 2 + 8);
     assert_eq!(it.collectives[0].group, 7);
     assert_eq!(it.flows[0].id, 100);
-    // b.ig: after the forward computes (10 + 10) and b's input-gradient compute (20).
+    // b.ig: after the forward computes (10 + 10), b's input-gradient compute (20) and the 10 ns
+    // start delay.
     let b_ig = &it.flows[it.collectives[0].flow_ids[0] as usize - 100];
-    assert_eq!((b_ig.start_ns, b_ig.compute_ns), (40, 0));
-    // b.wg (DP, across servers: the NICs) waits for b.ig's flows of its rank, then 30 ns.
+    assert_eq!((b_ig.start_ns, b_ig.compute_ns), (50, 0));
+    // b.wg (DP, across servers: the NICs) waits for b.ig's flows of its rank, then the update
+    // time (100 ns) and 30 ns.
     let b_wg = &it.flows[it.collectives[2].flow_ids[0] as usize - 100];
     assert!(b_wg.src < 16 && b_wg.dst < 16, "across servers: NIC sides");
-    assert_eq!(b_wg.compute_ns, 30);
+    assert_eq!(b_wg.compute_ns, 130);
     let in_b_ig = |d: u32| it.collectives[..2].iter().any(|c| c.flow_ids.contains(&d));
     assert!(b_wg.compute_after.iter().all(|&d| in_b_ig(d)));
-    // a.ig waits for b.ig (blocking), not for b.wg (non-blocking): compute 30 (b.wg) + 20.
+    // a.ig waits for b.ig (blocking), not for b.wg (non-blocking): 100 + 30 (b.wg) + 20.
     let a_ig = &it.flows[it.collectives[10].flow_ids[0] as usize - 100];
-    assert_eq!(a_ig.compute_ns, 50);
+    assert_eq!(a_ig.compute_ns, 150);
     assert!(a_ig.compute_after.iter().all(|&d| in_b_ig(d)));
     // Dependencies point backwards.
     for x in &it.flows {
         assert!(x.after.iter().chain(&x.compute_after).all(|&d| d < x.id));
     }
-    assert_eq!(it.trailing_compute_ns, 30);
+    assert_eq!(it.trailing_compute_ns, 130);
 }
