@@ -695,6 +695,14 @@ class ScenarioTransportTableTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(info.initialValue->SerializeToString(info.checker),
                                   a.Value()->SerializeToString(info.checker),
                                   "default of " << a.typeId << "::" << a.name);
+            // The setting names the TypeId that declares the attribute, not one that inherits
+            // it: what Config::SetDefault(typeId::name) needs.
+            bool own = false;
+            for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+            {
+                own = own || tid.GetAttribute(i).name == a.name;
+            }
+            NS_TEST_EXPECT_MSG_EQ(own, true, a.typeId << " declares " << a.name);
         }
         // A knob of one scheme is that scheme's attribute alone.
         TypeId::AttributeInformation info;
