@@ -3,13 +3,12 @@
  */
 #include "rdma-scenario-load.h"
 
-#include "../model/rdma-lb-enums.h"
-
 #include "ns3/rdma-lb-bridge.h"
 
 #include "rdma-lb-bridge/src/lib.rs.h"
 
 #include "ns3/fatal-error.h"
+#include "ns3/rdma-recovery-uet.h"
 
 #include <exception>
 
@@ -28,7 +27,6 @@ Ids(const rust::Vec<uint32_t>& v)
 void
 CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
 {
-    o.kind = rdmalbenums::FromBridge(t.kind);
     o.uetPayloadBytes = t.uet_payload_bytes;
     o.uetHeaderBytes = t.uet_header_bytes;
     o.uetTrimming = t.uet_trimming;
@@ -159,25 +157,35 @@ RdmaScenarioTransport::Get(const std::string& typeId, const std::string& name)
     return const_cast<RdmaTransportSetting&>(self.Get(typeId, name));
 }
 
-RdmaNic::LossRecovery
-RdmaScenarioTransport::Recovery() const
+TypeId
+RdmaScenarioTransport::Component(const std::string& attribute) const
 {
-    const std::string& name = Get("ns3::RdmaNic", "LossRecovery").text;
-    try
+    const std::string& name = Get("ns3::RdmaNic", attribute).text;
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe(name, &tid))
     {
-        return rdmalbenums::FromBridge(rdmalb::bridge::recovery_from_name(name));
+        NS_FATAL_ERROR("transport: " << attribute << ": no TypeId " << name);
     }
-    catch (const std::exception& e)
-    {
-        NS_FATAL_ERROR("transport: " << e.what());
-    }
-    return RdmaNic::GBN;
+    return tid;
 }
 
-RdmaNic::CcMode
+TypeId
+RdmaScenarioTransport::Recovery() const
+{
+    return Component("LossRecovery");
+}
+
+TypeId
 RdmaScenarioTransport::Cc() const
 {
-    return RdmaNic::GetCcModeByName(Get("ns3::RdmaNic", "CcMode").text);
+    return Component("CongestionControl");
+}
+
+bool
+RdmaScenarioTransport::Uet() const
+{
+    const TypeId uet = RdmaUetRecovery::GetTypeId();
+    return Recovery() == uet || Recovery().IsChildOf(uet);
 }
 
 uint32_t

@@ -484,6 +484,9 @@ RdmaScenarioRunner::SummaryJson() const
         case RdmaTransportSetting::NAME:
             tr << JsonString(a.text);
             break;
+        case RdmaTransportSetting::COMPONENT:
+            tr << JsonString(a.summaryText);
+            break;
         default:
             tr << a.uint;
             break;
@@ -558,7 +561,7 @@ RdmaScenarioRunner::SummaryJson() const
     kv("mmu_drops", u(c.mmuDrops));
     kv("switch_packets_forwarded", u(c.forwarded));
     kv("packet_hops", u(c.packetHops));
-    if (sp.transport.kind == RdmaNic::UET)
+    if (sp.transport.Uet())
     {
         kv("trims", u(c.trims)); // (absent under RoCE: its outputs stay as they were)
     }

@@ -82,7 +82,7 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
     const RdmaScenarioTransport& t = spec.transport;
     const std::vector<RdmaScenarioEcnEntry> ecn =
         t.ecn.empty() ? RdmaScenarioSpec::DefaultEcnMap() : t.ecn;
-    if (t.EcnEnabled() && t.kind != RdmaNic::UET) // uet: thresholds in packets ([transport.uet])
+    if (t.EcnEnabled() && !t.Uet()) // uet: thresholds in packets ([transport.uet])
     {
         for (size_t i = 0; i < spec.links.size(); ++i)
         {

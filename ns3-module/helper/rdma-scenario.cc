@@ -11,18 +11,22 @@
 #include "rdma-scenario-output.h"
 #include "rdma-scenario-state.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/error-model.h"
 #include "ns3/log.h"
 #include "ns3/node-list.h"
+#include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/rdma-channel.h"
 #include "ns3/rdma-header.h"
 #include "ns3/rdma-lb-bridge.h"
 #include "ns3/rdma-net-device.h"
 #include "ns3/rdma-nic.h"
+#include "ns3/rdma-recovery-gbn.h"
+#include "ns3/rdma-recovery-nicsr.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -288,7 +292,7 @@ RdmaScenarioRunner::GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) con
     const uint64_t payload = m_spec.transport.PayloadBytes();
     const uint64_t packets = (size + payload - 1) / payload;
     const uint64_t header =
-        m_spec.transport.kind == RdmaNic::UET ? m_spec.transport.uetHeaderBytes : IDEAL_HEADER_BYTES;
+        m_spec.transport.Uet() ? m_spec.transport.uetHeaderBytes : IDEAL_HEADER_BYTES;
     const unsigned __int128 wireBits =
         static_cast<unsigned __int128>(size + packets * header) * 8000000000ULL;
     return GetPairRttNs(src, dst) + static_cast<uint64_t>(wireBits / bw);
@@ -384,7 +388,6 @@ RdmaScenarioRunner::ConfigureUet()
     for (uint32_t h : fabric.GetHosts())
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);
-        nic->SetAttribute("Transport", EnumValue(RdmaNic::UET));
         nic->SetAttribute("UetHeaderSize", UintegerValue(t.uetHeaderBytes));
         nic->SetAttribute("UetBaseRtt", TimeValue(NanoSeconds(static_cast<int64_t>(rttNs))));
         nic->SetAttribute("UetMaxWindowBdp", DoubleValue(t.uetMaxWindowBdp));
@@ -435,7 +438,7 @@ RdmaScenarioRunner::BuildFabric()
     ApplyTransportTable();
     CreateLinks();
     ConfigurePortsAndEcn();
-    if (m_spec.transport.kind == RdmaNic::UET)
+    if (m_spec.transport.Uet())
     {
         ConfigureUet();
     }
@@ -512,10 +515,16 @@ RdmaScenarioRunner::ConfigureNodes()
         nic->SetAttribute("IrnReferenceSender", BooleanValue(t.quirks.irnSender));
         nic->SetAttribute("EventOrderQuirk", BooleanValue(t.quirks.eventOrder));
     }
+    // The switches push INT records when the congestion control's data packets carry them
+    // (HPCC; the reference: CC_MODE 3), as the algorithm says.
+    ObjectFactory cc;
+    cc.SetTypeId(t.Cc());
+    const bool intEnabled =
+        cc.Create<RdmaCongestionControl>()->DataIntMode() == RdmaHeader::INT_HPCC;
     for (uint32_t id : spec.switchIds)
     {
         Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
-        sw->SetAttribute("IntEnabled", BooleanValue(t.Cc() == RdmaNic::CC_HPCC));
+        sw->SetAttribute("IntEnabled", BooleanValue(intEnabled));
         sw->SetAttribute("EcnSharedStream", BooleanValue(t.quirks.ecnSharedStream));
     }
 }
@@ -529,13 +538,30 @@ RdmaScenarioRunner::ApplyTransportTable()
     const RdmaScenarioTransport& t = spec.transport;
     RdmaFabricHelper& fabric = *s.fabric;
     // The table of transport parameters: every setting on every object of its TypeId -- a
-    // switch or its MMU, a NIC, or the loss recoveries and congestion controls each NIC creates
-    // (RdmaNic::SetComponentAttribute).
+    // switch or its MMU, or a NIC. The NIC's loss recovery and congestion control are its
+    // factory attributes (COMPONENT settings: the TypeId the table chose); the setting of an
+    // attribute of a component goes to the factory of that TypeId or of a type derived from
+    // it (a TypeId inherits its parent's attributes), and is left out when this run creates
+    // no such component.
     const std::string switchType = RdmaSwitch::GetTypeId().GetName();
     const std::string mmuType = SwitchMmu::GetTypeId().GetName();
     const std::string nicType = RdmaNic::GetTypeId().GetName();
+    std::map<std::string, ObjectFactory> components; // NIC attribute -> its factory
     for (const RdmaTransportSetting& a : t.attributes)
     {
+        if (a.kind == RdmaTransportSetting::COMPONENT)
+        {
+            NS_ABORT_MSG_UNLESS(a.typeId == nicType,
+                                "transport: " << a.typeId << " has no component " << a.name);
+            components[a.name].SetTypeId(t.Component(a.name));
+        }
+    }
+    for (const RdmaTransportSetting& a : t.attributes)
+    {
+        if (a.kind == RdmaTransportSetting::COMPONENT)
+        {
+            continue;
+        }
         const Ptr<AttributeValue> v = a.Value();
         if (a.typeId == switchType || a.typeId == mmuType)
         {
@@ -553,16 +579,33 @@ RdmaScenarioRunner::ApplyTransportTable()
             }
             continue;
         }
-        for (uint32_t h : fabric.GetHosts())
+        if (a.typeId == nicType)
         {
-            if (a.typeId == nicType)
+            for (uint32_t h : fabric.GetHosts())
             {
                 fabric.GetNic(h)->SetAttribute(a.name, *v);
             }
-            else
+            continue;
+        }
+        TypeId owner;
+        NS_ABORT_MSG_UNLESS(TypeId::LookupByNameFailSafe(a.typeId, &owner),
+                            "transport: no TypeId " << a.typeId);
+        TypeId::AttributeInformation info;
+        NS_ABORT_MSG_UNLESS(owner.LookupAttributeByName(a.name, &info),
+                            "transport: " << a.typeId << " has no attribute " << a.name);
+        for (auto& [attribute, factory] : components)
+        {
+            if (factory.GetTypeId() == owner || factory.GetTypeId().IsChildOf(owner))
             {
-                fabric.GetNic(h)->SetComponentAttribute(a.typeId, a.name, *v);
+                factory.Set(a.name, *v);
             }
+        }
+    }
+    for (uint32_t h : fabric.GetHosts())
+    {
+        for (const auto& [attribute, factory] : components)
+        {
+            fabric.GetNic(h)->SetAttribute(attribute, ObjectFactoryValue(factory));
         }
     }
 }
@@ -650,24 +693,26 @@ RdmaScenarioRunner::WarnStarvedBalancer()
     // one-path-at-a-time schemes (LbConfig::MovesOnFeedback: hopper, flowbender) rarely
     // reorder; they starve only when Go-Back-N's ACKs are thinned to milestones.
     // (The uet transport answers every arrival.)
-    const bool sprayer = t.kind == RdmaNic::ROCE && spec.lb->SpraysOnFeedback();
-    const bool onePath = t.kind == RdmaNic::ROCE && spec.lb->MovesOnFeedback();
-    const RdmaNic::LossRecovery recovery = t.Recovery();
+    const bool sprayer = !t.Uet() && spec.lb->SpraysOnFeedback();
+    const bool onePath = !t.Uet() && spec.lb->MovesOnFeedback();
+    const TypeId recovery = t.Recovery();
+    const bool gbn = recovery == RdmaGoBackN::GetTypeId();
+    const bool nicSr = recovery == RdmaNicSr::GetTypeId();
     const uint64_t ackInterval = t.Get("ns3::RdmaNic", "L2AckInterval").uint;
     const bool thinAcks = t.Get("ns3::RdmaGoBackN", "AckMilestoneFix").uint != 0 && ackInterval > 1;
     std::string why;
-    if (sprayer && recovery == RdmaNic::GBN)
+    if (sprayer && gbn)
     {
         why = "Go-Back-N discards every out-of-order packet unanswered (and with "
               "AckMilestoneFix acknowledges only at milestones), so the ECN marks and RTTs of "
               "most sprayed packets never reach it";
     }
-    else if (sprayer && recovery == RdmaNic::NIC_SR)
+    else if (sprayer && nicSr)
     {
         why = "NIC-SR answers an out-of-order arrival only when it is ECN-marked (plus one NACK "
               "per expected PSN), so most sprayed packets give it no ECN or RTT feedback";
     }
-    else if (onePath && recovery == RdmaNic::GBN && thinAcks)
+    else if (onePath && gbn && thinAcks)
     {
         why = "Go-Back-N acknowledges only every " + std::to_string(ackInterval) +
               " packets (L2AckInterval with AckMilestoneFix), so it sees that share of the "
@@ -676,7 +721,8 @@ RdmaScenarioRunner::WarnStarvedBalancer()
     if (!why.empty())
     {
         const std::string note = "warning: " + spec.lb->GetAlgorithmName() +
-                                 " runs on recovery = \"" + RdmaNic::GetLossRecoveryName(recovery) +
+                                 " runs on recovery = \"" +
+                                 t.Get("ns3::RdmaNic", "LossRecovery").summaryText +
                                  "\", which starves it of signal: " + why +
                                  "; set [transport] recovery = \"irn\" (--recovery=irn), "
                                  "which answers every arrival";

@@ -124,7 +124,6 @@ struct RdmaScenarioQuirks
 struct RdmaScenarioTransport
 {
     RdmaScenarioTransport();
-    RdmaNic::Transport kind{};       //!< RdmaNic::Transport
     uint32_t uetPayloadBytes{};      //!< uet: RdmaNic::PayloadSize
     uint32_t uetHeaderBytes{};       //!< uet: RdmaNic::UetHeaderSize, RdmaSwitch::TrimmedSize
     bool uetTrimming{};              //!< uet: RdmaSwitch::TrimEnabled
@@ -149,8 +148,13 @@ struct RdmaScenarioTransport
 
     // The settings the runner derives other settings from (RdmaNic/RdmaSwitch/SwitchMmu
     // attributes of the same names).
-    RdmaNic::LossRecovery Recovery() const; //!< \return RdmaNic::LossRecovery
-    RdmaNic::CcMode Cc() const;             //!< \return RdmaNic::CcMode
+    /// \return the TypeId of the NICs' factory attribute \p attribute (fatal error if unknown)
+    TypeId Component(const std::string& attribute) const;
+    TypeId Recovery() const;       //!< \return the TypeId of RdmaNic::LossRecovery
+    TypeId Cc() const;             //!< \return the TypeId of RdmaNic::CongestionControl
+    /// \return whether the NICs run the uet transport: their loss recovery is
+    /// ns3::RdmaUetRecovery (or derived from it)
+    bool Uet() const;
     uint32_t PayloadBytes() const;          //!< \return RdmaNic::PayloadSize
     uint64_t BufferBytes() const;           //!< \return SwitchMmu::BufferSize
     bool EcnEnabled() const;                //!< \return RdmaSwitch::EcnEnabled
@@ -394,7 +398,7 @@ class RdmaScenarioRunner
     struct State; //!< run-time state (trace sinks, counters)
 
   private:
-    /// Transport uet: derived parameters and the NIC/switch attributes (rdma-uet.h).
+    /// The uet transport: derived parameters and the NIC/switch attributes (rdma-uet.h).
     void ConfigureUet();
     /// Builds the fabric, one role per step (the functions below, in this order).
     void BuildFabric();

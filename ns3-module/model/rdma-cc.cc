@@ -1,16 +1,11 @@
 /*
  * rdma-lb: RdmaCongestionControl, the no-op base (CC_MODE 0) with the attributes several
- * algorithms share, and the TypeId of each mode.
+ * algorithms share, and the rate arithmetic they share (rdma-cc.h).
  */
 #include "rdma-cc.h"
 
-#include "rdma-cc-dcqcn.h"
-#include "rdma-cc-dctcp.h"
-#include "rdma-cc-hpcc.h"
-#include "rdma-cc-timely.h"
 #include "rdma-lb-bridge.h"
 
-#include "ns3/abort.h"
 #include "ns3/double.h"
 
 #include <algorithm>
@@ -92,36 +87,6 @@ RdmaCongestionControl::OnAck(RdmaQueuePair& /*qp*/, const RdmaHeader& /*ack*/)
 void
 RdmaCongestionControl::Stop(RdmaQueuePair& /*qp*/)
 {
-}
-
-TypeId
-RdmaCongestionControlTypeOf(RdmaCcMode mode)
-{
-    switch (mode)
-    {
-    case RDMA_CC_NONE:
-        return RdmaCongestionControl::GetTypeId();
-    case RDMA_CC_DCQCN:
-        return RdmaDcqcn::GetTypeId();
-    case RDMA_CC_HPCC:
-        return RdmaHpcc::GetTypeId();
-    case RDMA_CC_TIMELY:
-        return RdmaTimely::GetTypeId();
-    case RDMA_CC_DCTCP:
-        return RdmaDctcp::GetTypeId();
-    }
-    NS_ABORT_MSG("RdmaCongestionControl: unknown mode " << static_cast<int>(mode));
-    return TypeId();
-}
-
-std::vector<TypeId>
-RdmaCongestionControlTypes()
-{
-    return {RdmaCongestionControl::GetTypeId(),
-            RdmaDcqcn::GetTypeId(),
-            RdmaHpcc::GetTypeId(),
-            RdmaTimely::GetTypeId(),
-            RdmaDctcp::GetTypeId()};
 }
 
 namespace

@@ -2,9 +2,10 @@
  * rdma-lb: congestion control of the RDMA NIC, as the reference runs it (doc/rdma-lb.rst,
  * "Congestion control").
  *
- * One RdmaCongestionControl per NIC, chosen by RdmaNic::CcMode (the reference's CC_MODE):
- * DCQCN (1, rdma-cc-dcqcn), HPCC (3, rdma-cc-hpcc), TIMELY (7, rdma-cc-timely), DCTCP (8,
- * rdma-cc-dctcp), or none (0: line rate). The NIC calls it at three points, in the
+ * One RdmaCongestionControl per NIC, chosen by its TypeId (the NIC's factory attribute
+ * CongestionControl; the reference's CC_MODE): ns3::RdmaDcqcn (1, rdma-cc-dcqcn),
+ * ns3::RdmaHpcc (3, rdma-cc-hpcc), ns3::RdmaTimely (7, rdma-cc-timely), ns3::RdmaDctcp (8,
+ * rdma-cc-dctcp), or this base, ns3::RdmaCongestionControl (0: line rate). The NIC calls it at three points, in the
  * reference's order within one ACK: OnCnp for a CNP-flagged ACK/NACK (DCQCN's only input),
  * then OnAck for every ACK/NACK of an active queue pair (HPCC's INT, TIMELY's RTT, DCTCP's
  * ECN fraction), and Stop when the queue pair completes. Per-queue-pair state lives in the
@@ -15,8 +16,8 @@
  * its own header (e.g. RdmaDcqcn::RateDecreaseInterval, RdmaHpcc::MiThresh); the settings
  * several algorithms use are attributes of this base class, which their TypeIds inherit
  * (MinRate, RateAI, RateHAI, EwmaGain). Defaults: the table of transport parameters'
- * (RdmaTransportDefault). The NIC creates its algorithm at the first flow with its
- * ObjectFactory of that type (RdmaNic::SetComponentAttribute sets its attributes) and hands it
+ * (RdmaTransportDefault). The NIC creates its algorithm at the first flow with that factory
+ * (whose attribute values are the algorithm's: per NIC, or Config::SetDefault) and hands it
  * what the NIC derives rather than configures (RdmaCcContext) in Setup, where an algorithm may
  * turn attribute values into the integers its per-ACK arithmetic reads.
  *
@@ -33,23 +34,11 @@
 #include "ns3/object.h"
 
 #include <cstdint>
-#include <vector>
 
 namespace ns3
 {
 
 struct RdmaQueuePair;
-
-/// \ingroup rdma-lb
-/// Congestion control of a NIC (the reference's CC_MODE numbers).
-enum RdmaCcMode
-{
-    RDMA_CC_NONE = 0,   //!< line rate, no reaction
-    RDMA_CC_DCQCN = 1,  //!< DCQCN, Mellanox variant
-    RDMA_CC_HPCC = 3,   //!< HPCC
-    RDMA_CC_TIMELY = 7, //!< TIMELY
-    RDMA_CC_DCTCP = 8,  //!< rate-based DCTCP
-};
 
 /// \ingroup rdma-lb
 /// What the NIC derives for its congestion control (no knob: knobs are the algorithms'
@@ -133,14 +122,6 @@ class RdmaCongestionControl : public Object
     uint64_t m_rateAiBps{};        //!< m_rateAi
     uint64_t m_rateHaiBps{};       //!< m_rateHai
 };
-
-/// \ingroup rdma-lb
-/// \return the TypeId of the algorithm of \p mode (RDMA_CC_NONE: the no-op base)
-TypeId RdmaCongestionControlTypeOf(RdmaCcMode mode);
-
-/// \ingroup rdma-lb
-/// \return the TypeIds of every congestion control a NIC may create
-std::vector<TypeId> RdmaCongestionControlTypes();
 
 /**
  * \return the window of VAR_WIN (the reference's RdmaQueuePair::GetWin): \p window bytes scaled

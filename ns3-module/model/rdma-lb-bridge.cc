@@ -9,6 +9,7 @@
 #include "ns3/double.h"
 #include "ns3/fatal-error.h"
 #include "ns3/log.h"
+#include "ns3/object-factory.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -682,6 +683,16 @@ RdmaTransportSetting::Value() const
         return Create<DoubleValue>(real);
     case NAME:
         return Create<StringValue>(text);
+    case COMPONENT: {
+        TypeId tid;
+        if (!TypeId::LookupByNameFailSafe(text, &tid))
+        {
+            NS_FATAL_ERROR("transport setting " << name << ": no TypeId " << text);
+        }
+        ObjectFactory f;
+        f.SetTypeId(tid);
+        return Create<ObjectFactoryValue>(f);
+    }
     }
     NS_FATAL_ERROR("transport setting " << name << ": no value kind " << kind);
     return nullptr;
@@ -699,11 +710,13 @@ RdmaTransportSetting::FromBridge(const rdmalb::bridge::Ns3Setting& s)
              : s.kind == B::Bool    ? BOOL
              : s.kind == B::Double  ? DOUBLE
              : s.kind == B::Name    ? NAME
+             : s.kind == B::Component ? COMPONENT
                                     : UINT;
     o.uint = s.uint;
     o.real = s.real;
     o.text = std::string(s.text);
     o.summaryKey = std::string(s.summary_key);
+    o.summaryText = std::string(s.summary_text);
     return o;
 }
 

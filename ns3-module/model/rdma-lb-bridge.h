@@ -46,9 +46,11 @@ namespace ns3
  * transport_params.rs: each parameter's TOML and ConWeave keys, default and attribute defined
  * once): attribute \p name of every object of TypeId \p typeId = the value of kind \p kind.
  * The objects are the hosts' RdmaNic, the switches' RdmaSwitch and SwitchMmu, and the loss
- * recoveries and congestion controls the NICs create (RdmaNic::SetComponentAttribute; a base
- * class's setting reaches every type derived from it). The scenario program applies a loaded
- * scenario's list in one loop; the attribute defaults read the table's defaults
+ * recoveries and congestion controls the NICs create (\p typeId names the TypeId that declares
+ * the attribute; the setting goes to each NIC's factory -- attributes LossRecovery,
+ * CongestionControl -- of that type or of a type derived from it). The NIC's components
+ * themselves are COMPONENT settings of its factory attributes. The scenario program applies a
+ * loaded scenario's list in one loop; the attribute defaults read the table's defaults
  * (RdmaTransportDefault).
  */
 struct RdmaTransportSetting
@@ -62,6 +64,7 @@ struct RdmaTransportSetting
         BOOL,     //!< BooleanValue(uint != 0)
         DOUBLE,   //!< DoubleValue(real)
         NAME,     //!< StringValue(text): enum attributes accept their names
+        COMPONENT, //!< ObjectFactoryValue of the TypeId named text (a NIC's component)
     };
 
     std::string typeId;      //!< the objects' TypeId name, e.g. "ns3::RdmaGoBackN"
@@ -71,6 +74,7 @@ struct RdmaTransportSetting
     double real{0};          //!< DOUBLE
     std::string text;        //!< NAME
     std::string summaryKey;  //!< key in summary.json's transport object ("" = not listed)
+    std::string summaryText; //!< COMPONENT: its value in summary.json (the config's name)
 
     /// \return the value as an ns-3 attribute value of its kind
     Ptr<AttributeValue> Value() const;

@@ -2,20 +2,19 @@
  * rdma-lb: RdmaNic's TypeId (see rdma-nic.h): its attributes -- the NIC's own settings, with
  * defaults from the table of transport parameters (RdmaTransportDefault); the settings of one
  * loss recovery or congestion control are that object's attributes (rdma-recovery.h,
- * rdma-cc.h) -- and trace sources, and the congestion control, loss recovery and transport
- * names they take (ns3-module/doc/rdma-lb.rst, "Source layout").
+ * rdma-cc.h; the NIC chooses them by their TypeIds, its factory attributes LossRecovery and
+ * CongestionControl) -- and trace sources (ns3-module/doc/rdma-lb.rst, "Source layout").
  * The NIC's behaviour is rdma-nic.cc's.
  */
 #include "rdma-nic.h"
 
+#include "rdma-cc-dcqcn.h"
 #include "rdma-header.h"
-#include "rdma-lb-enums.h"
+#include "rdma-recovery-gbn.h"
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
-#include "ns3/enum.h"
-#include "ns3/string.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -24,81 +23,56 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
 
-// Congestion control, loss recovery and transport by name: the names are Rust's
-// (rdma_lb_scenario::Cc, Recovery, TransportKind), the values cross the bridge typed
-// (rdma-lb-enums.h). The fatal errors leave the catch blocks first, so that std::terminate
-// has no exception to report besides the message.
-
-std::string
-RdmaNic::GetCcModeName(CcMode cc)
+namespace
 {
-    std::string error;
-    try
-    {
-        return std::string(rdmalb::bridge::cc_name(rdmalbenums::ToBridge(cc)));
-    }
-    catch (const rust::Error& e)
-    {
-        error = e.what();
-    }
-    NS_FATAL_ERROR("rdma-lb: " << error);
+/// \return a factory of \p tid (an attribute default)
+ObjectFactory
+FactoryOf(TypeId tid)
+{
+    ObjectFactory f;
+    f.SetTypeId(tid);
+    return f;
+}
+} // namespace
+
+void
+RdmaNic::SetRecoveryFactory(ObjectFactory factory)
+{
+    const TypeId base = RdmaLossRecovery::GetTypeId();
+    // (An unknown name reaches here as TypeId 0: this ns-3's LookupByName only asserts.)
+    NS_ABORT_MSG_IF(factory.GetTypeId().GetUid() == 0, "RdmaNic::LossRecovery: no such TypeId");
+    NS_ABORT_MSG_UNLESS(factory.GetTypeId().IsChildOf(base),
+                        "RdmaNic::LossRecovery: " << factory.GetTypeId().GetName()
+                                                  << " is no " << base.GetName());
+    NS_ABORT_MSG_IF(m_lossRecovery,
+                    "RdmaNic::LossRecovery: too late, the NIC's loss recovery exists");
+    m_recoveryFactory = factory;
 }
 
-RdmaNic::CcMode
-RdmaNic::GetCcModeByName(const std::string& name)
+ObjectFactory
+RdmaNic::GetRecoveryFactory() const
 {
-    std::string error;
-    try
-    {
-        return rdmalbenums::FromBridge(rdmalb::bridge::cc_from_name(name));
-    }
-    catch (const rust::Error& e)
-    {
-        error = e.what();
-    }
-    NS_FATAL_ERROR("RdmaNic::CcMode: " << error);
+    return m_recoveryFactory;
 }
 
-std::string
-RdmaNic::GetLossRecoveryName(LossRecovery recovery)
+ObjectFactory
+RdmaNic::GetCcFactory() const
 {
-    std::string error;
-    try
-    {
-        return std::string(rdmalb::bridge::recovery_name(rdmalbenums::ToBridge(recovery)));
-    }
-    catch (const rust::Error& e)
-    {
-        error = e.what();
-    }
-    NS_FATAL_ERROR("rdma-lb: " << error);
-}
-
-std::string
-RdmaNic::GetTransportName(Transport kind)
-{
-    std::string error;
-    try
-    {
-        return std::string(rdmalb::bridge::transport_kind_name(rdmalbenums::ToBridge(kind)));
-    }
-    catch (const rust::Error& e)
-    {
-        error = e.what();
-    }
-    NS_FATAL_ERROR("rdma-lb: " << error);
+    return m_ccFactory;
 }
 
 void
-RdmaNic::SetCcModeAttribute(std::string name)
+RdmaNic::SetCcFactory(ObjectFactory factory)
 {
-    m_ccMode = GetCcModeByName(name);
-}
-
-std::string
-RdmaNic::GetCcModeAttribute() const
-{
-    return GetCcModeName(m_ccMode);
+    const TypeId base = RdmaCongestionControl::GetTypeId();
+    NS_ABORT_MSG_IF(factory.GetTypeId().GetUid() == 0,
+                    "RdmaNic::CongestionControl: no such TypeId");
+    NS_ABORT_MSG_UNLESS(factory.GetTypeId() == base || factory.GetTypeId().IsChildOf(base),
+                        "RdmaNic::CongestionControl: " << factory.GetTypeId().GetName()
+                                                       << " is no " << base.GetName());
+    NS_ABORT_MSG_IF(m_cc, "RdmaNic::CongestionControl: too late, the NIC's congestion control "
+                          "exists");
+    m_ccFactory = factory;
 }
 
 TypeId
@@ -110,17 +84,6 @@ RdmaNic::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("RdmaLb")
             .AddConstructor<RdmaNic>()
-            .AddAttribute("Transport",
-                          "Wire protocol: roce (LossRecovery, CcMode, the reference's) or uet "
-                          "(REPS's Ultra-Ethernet-style transport: per-packet ACK with SACK, "
-                          "ECN-driven window, NACK on trimmed packets, timeout from the base "
-                          "RTT; rdma-uet.h)",
-                          EnumValue(RdmaNic::ROCE),
-                          MakeEnumAccessor(&RdmaNic::m_transport),
-                          MakeEnumChecker(RdmaNic::ROCE,
-                                          GetTransportName(RdmaNic::ROCE),
-                                          RdmaNic::UET,
-                                          GetTransportName(RdmaNic::UET)))
             .AddAttribute("UetHeaderSize",
                           "uet: wire bytes of a data packet beyond its payload (htsim 64)",
                           UintegerValue(64),
@@ -153,25 +116,25 @@ RdmaNic::GetTypeId()
                           MakeUintegerAccessor(Own(&RdmaNic::m_payloadBytes)),
                           MakeUintegerChecker<uint32_t>(1, 9000))
             .AddAttribute("LossRecovery",
-                          "Loss recovery: gbn = Go-Back-N (ENABLE_IRN 0), irn = "
-                          "the reference's IRN (ENABLE_IRN 1), nic-sr = commodity NIC "
-                          "selective repeat (one NACK per expected PSN, resend only that packet)",
-                          *RdmaTransportDefault("ns3::RdmaNic", "LossRecovery"),
-                          MakeEnumAccessor(&RdmaNic::m_recovery),
-                          MakeEnumChecker(RdmaNic::GBN,
-                                          GetLossRecoveryName(RdmaNic::GBN),
-                                          RdmaNic::IRN,
-                                          GetLossRecoveryName(RdmaNic::IRN),
-                                          RdmaNic::NIC_SR,
-                                          GetLossRecoveryName(RdmaNic::NIC_SR)))
-            .AddAttribute("CcMode",
-                          "Congestion control (CC_MODE): dcqcn (1), hpcc (3), "
-                          "timely (7), dctcp (8), none (0: line rate, feedback "
-                          "ignored). Any other name is a fatal error",
-                          *RdmaTransportDefault("ns3::RdmaNic", "CcMode"),
-                          MakeStringAccessor(&RdmaNic::SetCcModeAttribute,
-                                             &RdmaNic::GetCcModeAttribute),
-                          MakeStringChecker())
+                          "Factory of the loss recovery, chosen by its TypeId (ns3::RdmaGoBackN: "
+                          "Go-Back-N, ENABLE_IRN 0; ns3::RdmaIrn: the reference's IRN, "
+                          "ENABLE_IRN 1; ns3::RdmaNicSr: commodity NIC selective repeat; "
+                          "ns3::RdmaUetRecovery: the uet transport), with its attribute values. "
+                          "Default: the table of transport parameters' (Go-Back-N)",
+                          ObjectFactoryValue(FactoryOf(RdmaGoBackN::GetTypeId())),
+                          MakeObjectFactoryAccessor(&RdmaNic::GetRecoveryFactory,
+                                                    &RdmaNic::SetRecoveryFactory),
+                          MakeObjectFactoryChecker())
+            .AddAttribute("CongestionControl",
+                          "Factory of the congestion control (CC_MODE), chosen by its TypeId "
+                          "(ns3::RdmaDcqcn 1, ns3::RdmaHpcc 3, ns3::RdmaTimely 7, "
+                          "ns3::RdmaDctcp 8, ns3::RdmaCongestionControl 0: line rate, feedback "
+                          "ignored), with its attribute values. Default: the table of transport "
+                          "parameters' (DCQCN)",
+                          ObjectFactoryValue(FactoryOf(RdmaDcqcn::GetTypeId())),
+                          MakeObjectFactoryAccessor(&RdmaNic::GetCcFactory,
+                                                    &RdmaNic::SetCcFactory),
+                          MakeObjectFactoryChecker())
             .AddAttribute("TimeTruncation",
                           "Reference quirk time-truncation: ns-3.19's truncating conversions -- "
                           "pacing intervals truncated to whole ns and DCQCN's "

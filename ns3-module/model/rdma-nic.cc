@@ -6,7 +6,6 @@
 
 #include "rdma-header.h"
 #include "rdma-channel.h"
-#include "rdma-lb-enums.h"
 #include "rdma-net-device.h"
 #include "rdma-recovery.h"
 #include "rdma-node-role.h"
@@ -260,71 +259,9 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
 RdmaLossRecovery&
 RdmaNic::CreateRecovery()
 {
-    m_lossRecovery =
-        ComponentFactory(RdmaLossRecoveryTypeOf(m_transport, m_recovery)).Create<RdmaLossRecovery>();
+    m_lossRecovery = m_recoveryFactory.Create<RdmaLossRecovery>();
     m_lossRecovery->Setup(*this);
     return *m_lossRecovery;
-}
-
-ObjectFactory
-RdmaNic::ComponentFactory(TypeId tid) const
-{
-    auto it = m_componentFactories.find(tid);
-    if (it != m_componentFactories.end())
-    {
-        return it->second;
-    }
-    ObjectFactory plain;
-    plain.SetTypeId(tid);
-    return plain;
-}
-
-void
-RdmaNic::SetComponentAttribute(const std::string& typeId,
-                               const std::string& name,
-                               const AttributeValue& value)
-{
-    TypeId base;
-    if (!TypeId::LookupByNameFailSafe(typeId, &base))
-    {
-        NS_FATAL_ERROR("RdmaNic::SetComponentAttribute: no TypeId " << typeId);
-    }
-    TypeId::AttributeInformation info;
-    if (!base.LookupAttributeByName(name, &info))
-    {
-        NS_FATAL_ERROR("RdmaNic::SetComponentAttribute: " << typeId << " has no attribute "
-                                                          << name);
-    }
-    if (m_lossRecovery || m_cc)
-    {
-        NS_FATAL_ERROR("RdmaNic::SetComponentAttribute(" << typeId << ", " << name
-                       << "): too late, the NIC's loss recovery or congestion control exists");
-    }
-    std::vector<TypeId> types = RdmaLossRecoveryTypes();
-    for (TypeId t : RdmaCongestionControlTypes())
-    {
-        types.push_back(t);
-    }
-    bool any = false;
-    for (TypeId t : types)
-    {
-        if (t != base && !t.IsChildOf(base))
-        {
-            continue;
-        }
-        any = true;
-        auto [it, fresh] = m_componentFactories.try_emplace(t);
-        if (fresh)
-        {
-            it->second.SetTypeId(t);
-        }
-        it->second.Set(name, value);
-    }
-    if (!any)
-    {
-        NS_FATAL_ERROR("RdmaNic::SetComponentAttribute: " << typeId
-                       << " is no loss recovery or congestion control of the NIC");
-    }
 }
 
 Ptr<RdmaLossRecovery>
@@ -496,8 +433,7 @@ RdmaNic::Cc()
     }
     cx.baseRttNs = static_cast<uint64_t>(m_baseRtt.GetNanoSeconds());
     cx.windowBytes = m_window;
-    m_cc = ComponentFactory(RdmaCongestionControlTypeOf(static_cast<RdmaCcMode>(m_ccMode)))
-               .Create<RdmaCongestionControl>();
+    m_cc = m_ccFactory.Create<RdmaCongestionControl>();
     m_cc->Setup(cx, *this);
     m_intMode = m_cc->DataIntMode();
     return *m_cc;

@@ -12,10 +12,11 @@
  *
  * Receiver (as the reference): ACK per in-order packet (L2_ACK_INTERVAL / L2_CHUNK_SIZE
  * milestones), one NACK per gap within NACK_INTERVAL, CNP flag on the ACK/NACK of an ECN-marked
- * packet. Sender and timeouts as the reference's. Congestion control (attribute CcMode: DCQCN,
- * HPCC, TIMELY, DCTCP or none) is one RdmaCongestionControl per NIC (rdma-cc.h, one file per
- * algorithm); the NIC adds the window of HAS_WIN / VAR_WIN (attributes Window, VarWin) and the INT
- * the algorithm's data packets carry.
+ * packet. Sender and timeouts as the reference's. Congestion control (attribute
+ * CongestionControl: a factory of ns3::RdmaDcqcn, RdmaHpcc, RdmaTimely, RdmaDctcp or the no-op
+ * RdmaCongestionControl) is one RdmaCongestionControl per NIC (rdma-cc.h, one file per
+ * algorithm); the NIC adds the window of HAS_WIN / VAR_WIN (attributes Window, VarWin) and the
+ * INT the algorithm's data packets carry (RdmaCongestionControl::DataIntMode).
  *
  * Loss recovery is one RdmaLossRecovery per NIC (rdma-recovery.h, one file per scheme, the uet
  * transport's sender and receiver beside them): the NIC serves its queue pairs round-robin
@@ -24,10 +25,13 @@
  * pairs, receiver state and the steps both transports share), a private base of the NIC.
  *
  * The loss recovery and the congestion control are ns3::Objects with their own attributes
- * (e.g. ns3::RdmaGoBackN::L2ChunkSize, ns3::RdmaDcqcn::RateDecreaseInterval). The NIC creates
- * each at its first use with an ObjectFactory of the chosen type; SetComponentAttribute sets an
- * attribute on those factories (every type derived from the named one), so that every NIC
- * gets its own instances with its own values -- no global defaults.
+ * (e.g. ns3::RdmaGoBackN::L2ChunkSize, ns3::RdmaDcqcn::RateDecreaseInterval), chosen by their
+ * TypeIds as ns-3's TCP chooses its congestion control: the NIC's attributes LossRecovery and
+ * CongestionControl are ObjectFactories (ObjectFactoryValue, or a string such as
+ * "ns3::RdmaIrn[IrnBdp=52000]"), and the NIC creates each component at its first use with its
+ * factory. A value set on a NIC's factory is that NIC's own; an attribute left unset takes its
+ * default, which Config::SetDefault changes for every NIC (on the TypeId that declares it,
+ * e.g. ns3::RdmaRoceRecovery::NackInterval).
  *
  * PFC (as the reference): a queue pair whose priority group is paused at the NIC's port is not
  * eligible (other groups keep sending); the port's resume re-offers the link. In IRN mode the
@@ -35,14 +39,17 @@
  * switch at the other end generates it -- as the reference ignores IRN timeouts with PFC on
  * (IrnRtoWithPfc keeps them).
  *
- * Loss recovery ("LossRecovery" attribute):
- *  - gbn:    Go-Back-N, the reference's default;
- *  - irn:    the reference's simplified IRN: SACK list, BDP cap, RTO low/high, plus an
- *            optional out-of-order threshold before going back (RdmaIrn::IrnOooThreshold, 0 = reference);
- *  - nic-sr: commodity selective repeat (the Themis paper, §2.2): the receiver keeps the
- *            expected PSN and a bitmap of out-of-order arrivals; the first out-of-order arrival
- *            for an ePSN triggers exactly one NACK carrying only the ePSN; the sender resends
- *            only that packet and treats the NACK as congestion (DCQCN rate decrease).
+ * Loss recovery ("LossRecovery" attribute, a factory of one of):
+ *  - ns3::RdmaGoBackN (gbn): Go-Back-N, the reference's default;
+ *  - ns3::RdmaIrn (irn): the reference's simplified IRN: SACK list, BDP cap, RTO low/high,
+ *            plus an optional out-of-order threshold before going back
+ *            (RdmaIrn::IrnOooThreshold, 0 = reference);
+ *  - ns3::RdmaNicSr (nic-sr): commodity selective repeat (the Themis paper, §2.2): the
+ *            receiver keeps the expected PSN and a bitmap of out-of-order arrivals; the first
+ *            out-of-order arrival for an ePSN triggers exactly one NACK carrying only the ePSN;
+ *            the sender resends only that packet and treats the NACK as congestion (DCQCN rate
+ *            decrease);
+ *  - ns3::RdmaUetRecovery: the uet transport (rdma-recovery-uet.h).
  *
  * Reference quirks reproduced by default, each with its fix as an attribute:
  *  - every in-order packet is ACKed (the milestone is reset each packet):
@@ -99,45 +106,9 @@ class RdmaLossRecovery;
 class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
 {
   public:
-    /// Loss-recovery scheme of the NIC.
-    enum LossRecovery
-    {
-        GBN,   //!< Go-Back-N (reference, ENABLE_IRN 0)
-        IRN,   //!< the reference's IRN (ENABLE_IRN 1)
-        NIC_SR //!< commodity selective repeat (Themis §2.2)
-    };
-
-    /// Wire protocol of the NIC (attribute Transport).
-    enum Transport
-    {
-        ROCE, //!< RoCEv2 as the reference models it (LossRecovery, CcMode)
-        UET   //!< the Ultra-Ethernet-style transport of REPS (rdma-uet.h, rdma-recovery-uet.h)
-    };
-
-    /// Congestion control of the NIC (CC_MODE; see rdma-cc.h).
-    enum CcMode
-    {
-        CC_NONE = RDMA_CC_NONE,     //!< line rate, no reaction to CNPs
-        CC_DCQCN = RDMA_CC_DCQCN,   //!< DCQCN, Mellanox variant
-        CC_HPCC = RDMA_CC_HPCC,     //!< HPCC
-        CC_TIMELY = RDMA_CC_TIMELY, //!< TIMELY
-        CC_DCTCP = RDMA_CC_DCTCP,   //!< rate-based DCTCP
-    };
-
     /// ACK/NACK flag set by the receiver when the answered data packet arrived CE-marked
     /// (RdmaRecoveryHost::FLAG_ECN_ECHO)
     static constexpr uint16_t FLAG_ECN_ECHO = RdmaRecoveryHost::FLAG_ECN_ECHO;
-
-    /// \return the name of \p cc, as configs and the CcMode attribute spell it (the names are
-    /// defined once, in Rust: rdma_lb_scenario::Cc)
-    static std::string GetCcModeName(CcMode cc);
-    /// \return the congestion control called \p name; an unknown name is a fatal error naming
-    /// the known ones (never a default)
-    static CcMode GetCcModeByName(const std::string& name);
-    /// \return the name of \p recovery, as configs and the LossRecovery attribute spell it
-    static std::string GetLossRecoveryName(LossRecovery recovery);
-    /// \return the name of \p kind, as configs and the Transport attribute spell it
-    static std::string GetTransportName(Transport kind);
 
     /// \return the TypeId
     static TypeId GetTypeId();
@@ -182,22 +153,11 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
     /// \return this NIC's address
     uint32_t GetAddress() const;
     /**
-     * Transport uet: gives each queue pair the base RTT to its destination address (its
+     * The uet transport: gives each queue pair the base RTT to its destination address (its
      * window cap; htsim's per-pair base RTT) instead of the attribute UetBaseRtt, which stays
      * the fallback when the callback returns 0.
      */
     void SetUetBaseRttOf(Callback<Time, uint32_t> baseRttOfDestination);
-    /**
-     * Sets attribute \p name to \p value on the loss recoveries and congestion controls of
-     * TypeId \p typeId, or derived from it, that this NIC may create (e.g.
-     * ("ns3::RdmaGoBackN", "L2ChunkSize"); ("ns3::RdmaRoceRecovery", "NackInterval") reaches
-     * Go-Back-N, IRN and NIC-SR). Call it before the NIC's first flow: an unknown type or
-     * attribute, a bad value, or a call once the NIC's loss recovery or congestion control
-     * exists is a fatal error.
-     */
-    void SetComponentAttribute(const std::string& typeId,
-                               const std::string& name,
-                               const AttributeValue& value);
     /// \return the loss recovery (created now from the attributes if it does not exist yet)
     Ptr<RdmaLossRecovery> GetLossRecovery();
     /// \return the congestion control (created now from the attributes if it does not exist
@@ -261,10 +221,16 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
     void DoDispose() override;
 
   private:
-    /// Attribute CcMode (a name): sets m_ccMode, or stops with a fatal error for an unknown name.
-    void SetCcModeAttribute(std::string name);
-    /// Attribute CcMode: the name of m_ccMode.
-    std::string GetCcModeAttribute() const;
+    /// Attribute LossRecovery: a factory of an RdmaLossRecovery, set before the NIC's first
+    /// flow (else a fatal error)
+    void SetRecoveryFactory(ObjectFactory factory);
+    /// Attribute CongestionControl: a factory of an RdmaCongestionControl, set before the NIC's
+    /// first flow (else a fatal error)
+    void SetCcFactory(ObjectFactory factory);
+    /// Attribute LossRecovery: the factory of the loss recovery
+    ObjectFactory GetRecoveryFactory() const;
+    /// Attribute CongestionControl: the factory of the congestion control
+    ObjectFactory GetCcFactory() const;
     void DoStartFlow(uint32_t flowId,
                      uint32_t dip,
                      uint64_t size,
@@ -272,15 +238,13 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
                      std::optional<uint16_t> sport,
                      std::optional<uint16_t> dport);
     RdmaFramePtr NextPacket(Ptr<RdmaNetDevice> dev);
-    /// \return the loss recovery (created at its first use from Transport and LossRecovery)
+    /// \return the loss recovery (created at its first use by the LossRecovery factory)
     RdmaLossRecovery& Recovery()
     {
         return m_lossRecovery ? *m_lossRecovery : CreateRecovery();
     }
-    /// Creates the loss recovery from the attributes. \return it
+    /// Creates the loss recovery with its factory. \return it
     RdmaLossRecovery& CreateRecovery();
-    /// \return the factory of component type \p tid (SetComponentAttribute's, else a plain one)
-    ObjectFactory ComponentFactory(TypeId tid) const;
     void Receive(Ptr<RdmaNetDevice> dev, RdmaFramePtr& f);
     void ReceiveData(const RdmaFrame& f);
     void ReceiveAck(const RdmaHeader& h);
@@ -291,7 +255,7 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
     void AnswerProbe(const RdmaHeader& h);
     // Congestion control (rdma-cc.h).
     void SetRate(RdmaQueuePair& qp, uint64_t rate);
-    /// Creates the congestion control from the attributes (at the first flow).
+    /// Creates the congestion control with its factory (at the first flow).
     RdmaCongestionControl& Cc();
     uint64_t CcLineRate() const override;
     void CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing) override;
@@ -309,11 +273,9 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
 
     // Attributes (defaults: GetTypeId, from RdmaTransportDefault); those a loss recovery reads
     // are RdmaNicSettings' (rdma-recovery-host.h).
-    Transport m_transport{};
-    LossRecovery m_recovery{};
-    CcMode m_ccMode{};
+    ObjectFactory m_recoveryFactory; //!< LossRecovery: of the loss recovery
+    ObjectFactory m_ccFactory;       //!< CongestionControl: of the congestion control
     Time m_baseRtt;
-    std::map<TypeId, ObjectFactory> m_componentFactories; //!< SetComponentAttribute's, by type
     Ptr<RdmaLossRecovery> m_lossRecovery; //!< created at its first use
 
     Ptr<LbConfig> m_lbConfig;

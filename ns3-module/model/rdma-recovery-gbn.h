@@ -1,6 +1,6 @@
 /*
- * rdma-lb: Go-Back-N loss recovery of the NIC (LossRecovery gbn), the reference's default
- * (RdmaHw with ENABLE_IRN 0; doc/rdma-lb.rst, "NIC").
+ * rdma-lb: Go-Back-N loss recovery of the NIC (ns3::RdmaGoBackN, config "gbn"), the
+ * reference's default (RdmaHw with ENABLE_IRN 0; doc/rdma-lb.rst, "NIC").
  *
  * Receiver: an in-order packet advances the expected byte E and is ACKed at the ACK milestones
  * (L2AckInterval packets; L2ChunkSize boundaries; the reference resets the milestone every

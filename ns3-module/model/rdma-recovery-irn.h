@@ -1,7 +1,7 @@
 /*
- * rdma-lb: IRN loss recovery of the NIC (LossRecovery irn), the reference's simplified IRN
- * (RdmaHw with ENABLE_IRN 1; "Revisiting Network Support for RDMA", SIGCOMM 2018, §3;
- * doc/rdma-lb.rst, "NIC").
+ * rdma-lb: IRN loss recovery of the NIC (ns3::RdmaIrn, config "irn"), the reference's
+ * simplified IRN (RdmaHw with ENABLE_IRN 1; "Revisiting Network Support for RDMA", SIGCOMM
+ * 2018, §3; doc/rdma-lb.rst, "NIC").
  *
  * Receiver: every data packet is answered by a NACK-typed feedback: in order, an "ACK-like
  * NACK" (no SACK block while nothing is held out of order, else the packet's own block); out of

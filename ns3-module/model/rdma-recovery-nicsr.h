@@ -1,6 +1,6 @@
 /*
- * rdma-lb: selective repeat of commodity RNICs (LossRecovery nic-sr), as the Themis paper
- * describes it ("Enabling Packet Spraying over Commodity RNICs with In-Network Support", §2.2;
+ * rdma-lb: selective repeat of commodity RNICs (ns3::RdmaNicSr, config "nic-sr"), as the
+ * Themis paper describes it ("Enabling Packet Spraying over Commodity RNICs with In-Network Support", §2.2;
  * doc/rdma-lb.rst, "NIC").
  *
  * Receiver: keeps the expected byte E and a bitmap of out-of-order arrivals; an in-order

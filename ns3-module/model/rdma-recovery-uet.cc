@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaUetRecovery, the UET transport of the NIC (Transport uet).
+ * rdma-lb: RdmaUetRecovery, the UET transport of the NIC (kind "uet").
  *
  * Implements the sender and receiver of REPS's Ultra-Ethernet-style transport as htsim's UEC
  * sender with its MPRDMA-style window (tommasobo/REPS_EuroSys_Artifact, htsim/sim/uec.cpp);
@@ -147,7 +147,7 @@ RdmaUetRecovery::Sender(RdmaQueuePair& qp)
         return *qp.uet;
     }
     NS_ABORT_MSG_IF(Settings().m_uetBaseRtt.IsZero() || Settings().m_uetRto.IsZero(),
-                    "RdmaNic: Transport uet needs UetBaseRtt and UetRto");
+                    "RdmaNic: the uet transport needs UetBaseRtt and UetRto");
     qp.uet = std::make_unique<RdmaUetSender>();
     RdmaUetSender& u = *qp.uet;
     u.mtuBytes = uint64_t(Settings().m_payloadBytes) + Settings().m_uetHeaderBytes;

@@ -1,5 +1,5 @@
 /*
- * rdma-lb: the sender and receiver of the NIC's UET transport (Transport uet), beside the RoCE
+ * rdma-lb: the sender and receiver of the NIC's UET transport (kind "uet"), beside the RoCE
  * loss recoveries: REPS's Ultra-Ethernet-style transport as its authors' simulator runs it
  * (the REPS paper, §4; doc/rdma-lb.rst, "The UET transport (REPS's)"). The rules, their
  * sources and the deviations are in rdma-uet.h.

@@ -1,5 +1,5 @@
 /*
- * rdma-lb: RdmaLossRecovery, its factory, and the steps the RoCE schemes share
+ * rdma-lb: RdmaLossRecovery, and the steps the RoCE schemes share
  * (RdmaRoceRecovery): the reference's RdmaHw sender and receiver around the scheme's own rules
  * (doc/rdma-lb.rst, "NIC").
  */
@@ -7,13 +7,8 @@
 
 #include "rdma-header.h"
 #include "rdma-net-device.h"
-#include "rdma-recovery-gbn.h"
-#include "rdma-recovery-irn.h"
-#include "rdma-recovery-nicsr.h"
-#include "rdma-recovery-uet.h"
 #include "rdma-time.h"
 
-#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
@@ -74,35 +69,6 @@ RdmaRoceRecovery::GetTypeId()
                           MakeBooleanAccessor(&RdmaRoceRecovery::m_nackCarriesCnp),
                           MakeBooleanChecker());
     return tid;
-}
-
-TypeId
-RdmaLossRecoveryTypeOf(RdmaNic::Transport transport, RdmaNic::LossRecovery recovery)
-{
-    if (transport == RdmaNic::UET)
-    {
-        return RdmaUetRecovery::GetTypeId();
-    }
-    switch (recovery)
-    {
-    case RdmaNic::GBN:
-        return RdmaGoBackN::GetTypeId();
-    case RdmaNic::IRN:
-        return RdmaIrn::GetTypeId();
-    case RdmaNic::NIC_SR:
-        return RdmaNicSr::GetTypeId();
-    }
-    NS_ABORT_MSG("RdmaLossRecovery: unknown recovery " << static_cast<int>(recovery));
-    return TypeId();
-}
-
-std::vector<TypeId>
-RdmaLossRecoveryTypes()
-{
-    return {RdmaGoBackN::GetTypeId(),
-            RdmaIrn::GetTypeId(),
-            RdmaNicSr::GetTypeId(),
-            RdmaUetRecovery::GetTypeId()};
 }
 
 // ---- Sender ---------------------------------------------------------------------------------

@@ -4,14 +4,13 @@
  *
  * The NIC (RdmaNic) keeps what every scheme shares: queue pairs served round-robin with
  * pacing, the load balancer's entropy and feedback, probes, congestion control, completion and
- * the flow records. One RdmaLossRecovery per NIC, an ns3::Object created at its first use from
- * the NIC's attributes Transport and LossRecovery (RdmaLossRecoveryTypeOf) by the NIC's
- * ObjectFactory of that type (RdmaNic::SetComponentAttribute sets its attributes), decides the
- * rest:
+ * the flow records. One RdmaLossRecovery per NIC, an ns3::Object created at its first use by
+ * the NIC's factory attribute LossRecovery (its TypeId, and attribute values per NIC or from
+ * Config::SetDefault), decides the rest:
  *  - RdmaGoBackN (rdma-recovery-gbn): Go-Back-N, the reference's default (ENABLE_IRN 0);
  *  - RdmaIrn (rdma-recovery-irn): the reference's simplified IRN (ENABLE_IRN 1);
  *  - RdmaNicSr (rdma-recovery-nicsr): commodity selective repeat (the Themis paper, §2.2);
- *  - RdmaUetRecovery (rdma-recovery-uet): the sender and receiver of Transport uet
+ *  - RdmaUetRecovery (rdma-recovery-uet): the sender and receiver of the uet transport
  *    (rdma-uet.h for its rules and their sources).
  * A scheme decides which queue pair may send and what it sends (NextPacket), how the receiver
  * answers a data packet (ReceiveData), what the sender does with an ACK or NACK (ReceiveAck),
@@ -95,17 +94,6 @@ class RdmaLossRecovery : public Object
 
     RdmaRecoveryHost* m_host{nullptr}; //!< the NIC's queue-pair context (Setup)
 };
-
-/**
- * \ingroup rdma-lb
- * \return the TypeId of the loss recovery for \p transport and \p recovery (uet has its own,
- * whatever \p recovery says)
- */
-TypeId RdmaLossRecoveryTypeOf(RdmaNic::Transport transport, RdmaNic::LossRecovery recovery);
-
-/// \ingroup rdma-lb
-/// \return the TypeIds of every loss recovery a NIC may create
-std::vector<TypeId> RdmaLossRecoveryTypes();
 
 /**
  * \ingroup rdma-lb

@@ -399,7 +399,7 @@ class TimelyGradientTestCase : public TestCase
 /// \p n hosts on one switch (node n), 100 Gbps, 1 us; congestion control \p cc with run.py's
 /// window rule and the fabric's RTT/BDP (2 hops: 4160 ns, 52,000 B).
 void
-BuildStar(RdmaFabricHelper& f, uint32_t n, RdmaNic::CcMode cc)
+BuildStar(RdmaFabricHelper& f, uint32_t n, const std::string& cc)
 {
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
@@ -411,17 +411,17 @@ BuildStar(RdmaFabricHelper& f, uint32_t n, RdmaNic::CcMode cc)
     }
     f.Finish();
     f.AssignStreams(0);
-    const bool win = cc == RdmaNic::CC_HPCC || cc == RdmaNic::CC_DCTCP;
+    const bool win = cc == "ns3::RdmaHpcc" || cc == "ns3::RdmaDctcp";
     for (uint32_t h : f.GetHosts())
     {
         Ptr<RdmaNic> nic = f.GetNic(h);
-        nic->SetAttribute("CcMode", StringValue(RdmaNic::GetCcModeName(cc)));
+        nic->SetAttribute("CongestionControl", StringValue(cc));
         nic->SetAttribute("Window", UintegerValue(win ? 52000 : 0));
         nic->SetAttribute("VarWin", BooleanValue(win));
         nic->SetAttribute("BaseRtt", TimeValue(NanoSeconds(4160)));
-        nic->SetComponentAttribute("ns3::RdmaCongestionControl", "EwmaGain", DoubleValue(1.0 / 256));
+        rdmalbtest::SetComponent(nic, "ns3::RdmaCongestionControl", "EwmaGain", DoubleValue(1.0 / 256));
     }
-    f.GetSwitch(n)->SetAttribute("IntEnabled", BooleanValue(cc == RdmaNic::CC_HPCC));
+    f.GetSwitch(n)->SetAttribute("IntEnabled", BooleanValue(cc == "ns3::RdmaHpcc"));
 }
 
 // ==== 5. HPCC: two flows into one port =======================================================
@@ -451,7 +451,7 @@ class HpccTwoFlowTestCase : public TestCase
     void DoRun() override
     {
         RdmaFabricHelper f;
-        BuildStar(f, 3, RdmaNic::CC_HPCC);
+        BuildStar(f, 3, "ns3::RdmaHpcc");
         std::map<uint32_t, uint64_t> sent;
         for (uint32_t h : {0u, 1u})
         {
@@ -560,7 +560,7 @@ class IncastTestCase : public TestCase
         double lastFctUs{0};
     };
 
-    Result Run(RdmaNic::CcMode cc)
+    Result Run(const std::string& cc)
     {
         RdmaFabricHelper f;
         BuildStar(f, 17, cc);
@@ -590,30 +590,30 @@ class IncastTestCase : public TestCase
 
     void DoRun() override
     {
-        std::map<RdmaNic::CcMode, Result> res;
-        for (RdmaNic::CcMode cc :
-             {RdmaNic::CC_DCQCN, RdmaNic::CC_HPCC, RdmaNic::CC_DCTCP, RdmaNic::CC_TIMELY})
+        std::map<std::string, Result> res;
+        for (const std::string cc :
+             {"ns3::RdmaDcqcn", "ns3::RdmaHpcc", "ns3::RdmaDctcp", "ns3::RdmaTimely"})
         {
-            const std::string name = RdmaNic::GetCcModeName(cc);
+            const std::string& name = cc;
             res[cc] = Run(cc);
             std::cout << "16:1 incast, " << name << ": PFC pauses " << res[cc].pauses << ", drops "
                       << res[cc].drops << ", flows done " << res[cc].done << "/16, last FCT "
                       << res[cc].lastFctUs << " us" << std::endl;
             NS_TEST_EXPECT_MSG_EQ(res[cc].done, 16u, name << ": every flow completes");
-            if (cc != RdmaNic::CC_TIMELY)
+            if (cc != "ns3::RdmaTimely")
             {
                 NS_TEST_EXPECT_MSG_EQ(res[cc].drops, 0u, name << ": no drop (PFC)");
             }
         }
-        NS_TEST_EXPECT_MSG_GT(res[RdmaNic::CC_DCQCN].pauses, 0u, "DCQCN: PFC pauses");
-        NS_TEST_EXPECT_MSG_EQ(res[RdmaNic::CC_HPCC].pauses, 0u,
+        NS_TEST_EXPECT_MSG_GT(res["ns3::RdmaDcqcn"].pauses, 0u, "DCQCN: PFC pauses");
+        NS_TEST_EXPECT_MSG_EQ(res["ns3::RdmaHpcc"].pauses, 0u,
                               "HPCC: the window prevents every pause");
-        NS_TEST_EXPECT_MSG_EQ(res[RdmaNic::CC_DCTCP].pauses, 0u,
+        NS_TEST_EXPECT_MSG_EQ(res["ns3::RdmaDctcp"].pauses, 0u,
                               "DCTCP: the window prevents every pause");
-        NS_TEST_EXPECT_MSG_GT(res[RdmaNic::CC_TIMELY].pauses, 0u, "TIMELY reacts too late: pauses");
+        NS_TEST_EXPECT_MSG_GT(res["ns3::RdmaTimely"].pauses, 0u, "TIMELY reacts too late: pauses");
         // 16 MB through one 100 Gbps port: >= 1.395 ms (16,000 HPCC packets of 1090 B).
-        NS_TEST_EXPECT_MSG_GT(res[RdmaNic::CC_HPCC].lastFctUs, 1395.0, "no faster than the line");
-        NS_TEST_EXPECT_MSG_LT(res[RdmaNic::CC_HPCC].lastFctUs, 1395.0 / 0.9,
+        NS_TEST_EXPECT_MSG_GT(res["ns3::RdmaHpcc"].lastFctUs, 1395.0, "no faster than the line");
+        NS_TEST_EXPECT_MSG_LT(res["ns3::RdmaHpcc"].lastFctUs, 1395.0 / 0.9,
                               "HPCC keeps the port >90 % busy");
     }
 };
@@ -638,7 +638,7 @@ class EveryLbUnderEveryCcTestCase : public TestCase
   private:
     void DoRun() override
     {
-        for (RdmaNic::CcMode cc : {RdmaNic::CC_HPCC, RdmaNic::CC_TIMELY, RdmaNic::CC_DCTCP})
+        for (const std::string cc : {"ns3::RdmaHpcc", "ns3::RdmaTimely", "ns3::RdmaDctcp"})
         {
             for (const std::string& lb : LbConfig::AlgorithmNames())
             {
@@ -661,18 +661,18 @@ class EveryLbUnderEveryCcTestCase : public TestCase
                 }
                 f.Finish();
                 f.AssignStreams(0);
-                const bool win = cc != RdmaNic::CC_TIMELY;
+                const bool win = cc != "ns3::RdmaTimely";
                 for (uint32_t h : f.GetHosts())
                 {
                     Ptr<RdmaNic> nic = f.GetNic(h);
-                    nic->SetAttribute("CcMode", StringValue(RdmaNic::GetCcModeName(cc)));
+                    nic->SetAttribute("CongestionControl", StringValue(cc));
                     nic->SetAttribute("Window", UintegerValue(win ? 104000 : 0));
                     nic->SetAttribute("VarWin", BooleanValue(win));
                 }
                 for (uint32_t sw = 4; sw < 8; ++sw)
                 {
                     f.GetSwitch(sw)->SetAttribute("IntEnabled",
-                                                  BooleanValue(cc == RdmaNic::CC_HPCC));
+                                                  BooleanValue(cc == "ns3::RdmaHpcc"));
                 }
                 uint32_t done = 0;
                 for (uint32_t h = 0; h < 4; ++h)
@@ -688,14 +688,14 @@ class EveryLbUnderEveryCcTestCase : public TestCase
                 Simulator::Destroy();
                 NS_TEST_EXPECT_MSG_EQ(done,
                                       4u,
-                                      lb << " under " << RdmaNic::GetCcModeName(cc)
+                                      lb << " under " << cc
                                          << ": every flow completes");
             }
         }
     }
 };
 
-// ==== 8. The CcMode attribute: Rust's names, and no default for an unknown one ================
+// ==== 8. The CongestionControl attribute: by TypeId, and no default for a wrong one =========
 
 /// Runs \p f in a child process with its stderr captured (NS_FATAL_ERROR ends the process).
 /// \return whether the child failed (a signal or a non-zero exit status) and its stderr
@@ -738,50 +738,68 @@ RunInChild(void (*f)())
 }
 
 /**
- * RdmaNic's CcMode attribute takes the names Rust defines (rdma_lb_scenario::Cc), each read
- * back as set; an unknown name is not turned into some congestion control: the program stops
- * with one message naming the attribute, the name and the known ones.
+ * RdmaNic's CongestionControl attribute is a factory chosen by the algorithm's TypeId (the
+ * names Rust's rdma_lb_scenario::Cc::type_id gives), each read back as set; its default is the
+ * table of transport parameters' (RdmaTransportDefault). A type that is no congestion control
+ * is not turned into some congestion control: the program stops with one message naming the
+ * attribute and the type, also when it comes from Config::SetDefault.
  */
-class CcModeAttributeTestCase : public TestCase
+class CongestionControlAttributeTestCase : public TestCase
 {
   public:
-    CcModeAttributeTestCase()
-        : TestCase("CcMode: every congestion control by its name; an unknown name is a fatal "
-                   "error naming the known ones")
+    CongestionControlAttributeTestCase()
+        : TestCase("CongestionControl: every congestion control by its TypeId; the table's "
+                   "default; a type that is none is a fatal error")
     {
     }
 
   private:
     void DoRun() override
     {
-        for (RdmaNic::CcMode cc : {RdmaNic::CC_NONE,
-                                   RdmaNic::CC_DCQCN,
-                                   RdmaNic::CC_HPCC,
-                                   RdmaNic::CC_TIMELY,
-                                   RdmaNic::CC_DCTCP})
+        for (const std::string cc : {"ns3::RdmaCongestionControl",
+                                     "ns3::RdmaDcqcn",
+                                     "ns3::RdmaHpcc",
+                                     "ns3::RdmaTimely",
+                                     "ns3::RdmaDctcp"})
         {
-            const std::string name = RdmaNic::GetCcModeName(cc);
-            NS_TEST_EXPECT_MSG_EQ(RdmaNic::GetCcModeByName(name), cc, name);
             Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
-            nic->SetAttribute("CcMode", StringValue(name));
-            StringValue got;
-            nic->GetAttribute("CcMode", got);
-            NS_TEST_EXPECT_MSG_EQ(got.Get(), name, "CcMode reads back as set");
+            nic->SetAttribute("CongestionControl", StringValue(cc));
+            ObjectFactoryValue got;
+            nic->GetAttribute("CongestionControl", got);
+            NS_TEST_EXPECT_MSG_EQ(got.Get().GetTypeId().GetName(), cc, "reads back as set");
+        }
+        for (const std::string attribute : {"CongestionControl", "LossRecovery"})
+        {
+            Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+            ObjectFactoryValue got;
+            nic->GetAttribute(attribute, got);
+            const auto table = DynamicCast<const ObjectFactoryValue>(
+                RdmaTransportDefault("ns3::RdmaNic", attribute));
+            NS_TEST_EXPECT_MSG_EQ(got.Get().GetTypeId(),
+                                  table->Get().GetTypeId(),
+                                  attribute << ": the table's default");
         }
         const auto [failed, err] = RunInChild(+[] {
             Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
-            nic->SetAttribute("CcMode", StringValue("cubic"));
+            nic->SetAttribute("CongestionControl", StringValue("ns3::RdmaIrn"));
         });
-        NS_TEST_EXPECT_MSG_EQ(failed, true, "an unknown CcMode stops the program: " << err);
-        const std::string want = "RdmaNic::CcMode: unknown congestion control `cubic` (known: "
-                                 "dcqcn, hpcc, timely, dctcp, none)";
+        NS_TEST_EXPECT_MSG_EQ(failed, true, "a type that is no congestion control stops the "
+                                            "program: " << err);
+        const std::string want =
+            "RdmaNic::CongestionControl: ns3::RdmaIrn is no ns3::RdmaCongestionControl";
         NS_TEST_EXPECT_MSG_NE(err.find(want), std::string::npos, err);
+        const auto [failedName, errName] = RunInChild(+[] {
+            Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
+            nic->SetAttribute("CongestionControl", StringValue("ns3::Cubic"));
+        });
+        NS_TEST_EXPECT_MSG_EQ(failedName, true, "an unknown TypeId stops the program: " << errName);
+        NS_TEST_EXPECT_MSG_NE(errName.find("CongestionControl"), std::string::npos, errName);
         const auto [failedDefault, errDefault] = RunInChild(+[] {
-            Config::SetDefault("ns3::RdmaNic::CcMode", StringValue("reno"));
+            Config::SetDefault("ns3::RdmaNic::CongestionControl", StringValue("ns3::RdmaGoBackN"));
             CreateObject<RdmaNic>();
         });
-        NS_TEST_EXPECT_MSG_EQ(failedDefault, true, "an unknown default stops the program too");
-        NS_TEST_EXPECT_MSG_NE(errDefault.find("unknown congestion control `reno`"),
+        NS_TEST_EXPECT_MSG_EQ(failedDefault, true, "a wrong default stops the program too");
+        NS_TEST_EXPECT_MSG_NE(errDefault.find("ns3::RdmaGoBackN is no"),
                               std::string::npos,
                               errDefault);
     }
@@ -800,7 +818,7 @@ class RdmaLbCcTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new HpccTwoFlowTestCase, TestCase::QUICK);
         AddTestCase(new IncastTestCase, TestCase::QUICK);
         AddTestCase(new EveryLbUnderEveryCcTestCase, TestCase::QUICK);
-        AddTestCase(new CcModeAttributeTestCase, TestCase::QUICK);
+        AddTestCase(new CongestionControlAttributeTestCase, TestCase::QUICK);
     }
 };
 

@@ -343,27 +343,27 @@ class DcqcnTwoFlowTestCase : public TestCase
 class IncastTestCase : public TestCase
 {
   public:
-    IncastTestCase(RdmaNic::LossRecovery mode,
+    IncastTestCase(TypeId mode,
                    bool pfc,
-                   RdmaNic::CcMode cc,
+                   TypeId cc,
                    bool egressDt,
                    uint32_t pauseUs = 5)
         : TestCase(std::string("16:1 incast through one switch, ") +
-                   RdmaNic::GetLossRecoveryName(mode) + ", cc " + RdmaNic::GetCcModeName(cc) +
+                   mode.GetName() + ", cc " + cc.GetName() +
                    (pfc ? ", PFC on" : ", PFC off") +
-                   (!pfc && mode == RdmaNic::IRN ? " (4 queue pairs per sender)" : "") +
+                   (!pfc && mode == RdmaIrn::GetTypeId() ? " (4 queue pairs per sender)" : "") +
                    (egressDt ? "" : ", no egress DT, 50 us pauses") +
                    (!pfc                       ? ": drops, every flow completes"
-                    : cc == RdmaNic::CC_DCQCN  ? ": no drop"
+                    : cc == RdmaDcqcn::GetTypeId()  ? ": no drop"
                     : egressDt                 ? ": pauses, yet the reference MMU drops"
-                    : mode == RdmaNic::IRN     ? ": no drop (BDP cap)"
+                    : mode == RdmaIrn::GetTypeId()     ? ": no drop (BDP cap)"
                                                : ": pauses, no drop")),
           m_mode(mode),
           m_pfc(pfc),
           m_cc(cc),
           m_egressDt(egressDt),
           m_pauseUs(pauseUs),
-          m_qpsPerSender(!pfc && m_mode == RdmaNic::IRN ? 4 : 1)
+          m_qpsPerSender(!pfc && m_mode == RdmaIrn::GetTypeId() ? 4 : 1)
     {
     }
 
@@ -375,8 +375,8 @@ class IncastTestCase : public TestCase
         SetPfc(f, m_pfc);
         f.GetSwitch(17)->GetMmu()->SetAttribute("EgressDynamicThreshold", BooleanValue(m_egressDt));
         f.GetSwitch(17)->SetAttribute("PauseTime", TimeValue(MicroSeconds(m_pauseUs)));
-        rdmalbtest::SetNics(f, "LossRecovery", EnumValue(m_mode));
-        rdmalbtest::SetNics(f, "CcMode", StringValue(RdmaNic::GetCcModeName(m_cc)));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue(m_mode.GetName()));
+        rdmalbtest::SetNics(f, "CongestionControl", StringValue(m_cc.GetName()));
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
         uint64_t pausesAtHosts = 0;
@@ -432,14 +432,14 @@ class IncastTestCase : public TestCase
             NS_TEST_EXPECT_MSG_GT_OR_EQ(retx, sw.drops, "every dropped packet was resent");
             return;
         }
-        if (m_cc == RdmaNic::CC_DCQCN)
+        if (m_cc == RdmaDcqcn::GetTypeId())
         {
             NS_TEST_EXPECT_MSG_EQ(sw.drops, 0u, "DCQCN keeps the queue below the drop point");
             NS_TEST_EXPECT_MSG_LT(maxQueue, 4440000u, "and below the pause point");
             NS_TEST_EXPECT_MSG_EQ(retx, 0u, "nothing to resend");
             return;
         }
-        if (m_mode == RdmaNic::IRN)
+        if (m_mode == RdmaIrn::GetTypeId())
         {
             // IRN's BDP cap (the reference's): at most IrnBdp / 1000 + 1 = 105 packets of 1048 B
             // outstanding per flow, 16 x 110,040 B = 1.76 MB < the 4.44 MB pause point: IRN
@@ -465,9 +465,9 @@ class IncastTestCase : public TestCase
         }
     }
 
-    RdmaNic::LossRecovery m_mode;
+    TypeId m_mode;
     bool m_pfc;
-    RdmaNic::CcMode m_cc;
+    TypeId m_cc;
     bool m_egressDt;
     uint64_t m_flowBytes{1000000};
     uint32_t m_pauseUs;
@@ -486,10 +486,10 @@ using LossMap = std::map<std::pair<uint32_t, uint16_t>, std::multiset<uint32_t>>
 class FabricLinkLossTestCase : public TestCase
 {
   public:
-    explicit FabricLinkLossTestCase(RdmaNic::LossRecovery mode)
-        : TestCase(RdmaNic::GetLossRecoveryName(mode) +
+    explicit FabricLinkLossTestCase(TypeId mode)
+        : TestCase(mode.GetName() +
                    " recovers from 1% loss on a leaf-to-spine link and completes every flow" +
-                   (mode == RdmaNic::NIC_SR
+                   (mode == RdmaNicSr::GetTypeId()
                         ? std::string("; one NACK per ePSN, each for a lost packet")
                         : std::string())),
           m_mode(mode)
@@ -506,10 +506,10 @@ class FabricLinkLossTestCase : public TestCase
         f.BuildLeafSpine(2, 4, 4, G100, G100, MicroSeconds(1));
         f.Finish();
         f.AssignStreams(0);
-        rdmalbtest::SetNics(f, "LossRecovery", EnumValue(m_mode));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue(m_mode.GetName()));
         // The reference's two settings (ConWeave's published runs): IRN runs lossy (PFC off);
         // Go-Back-N and the commodity NIC's selective repeat run over PFC.
-        SetPfc(f, m_mode != RdmaNic::IRN);
+        SetPfc(f, m_mode != RdmaIrn::GetTypeId());
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
         // Spine 10's device 0 is its link to leaf 8: data from rack 0 to rack 1 arrives there.
@@ -567,7 +567,7 @@ class FabricLinkLossTestCase : public TestCase
             nacksRx += r.nacksRx;
             timeouts += r.timeouts;
         }
-        std::cout << RdmaNic::GetLossRecoveryName(m_mode)
+        std::cout << m_mode.GetName()
                   << " with 1% loss on leaf 8 -> spine 10: lost " << drops
                   << " data packets of " << lost.size() << " flows, completed " << recs.size()
                   << "/" << m_flows << ", retx " << retx << ", NACKs received " << nacksRx
@@ -576,7 +576,7 @@ class FabricLinkLossTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT(drops, 0u, "the error model lost data on the fabric link");
         NS_TEST_EXPECT_MSG_EQ(recs.size(), m_flows, "every flow completes");
         NS_TEST_EXPECT_MSG_GT_OR_EQ(retx, drops, "every lost packet was resent");
-        if (m_mode != RdmaNic::NIC_SR)
+        if (m_mode != RdmaNicSr::GetTypeId())
         {
             return;
         }
@@ -601,7 +601,7 @@ class FabricLinkLossTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(retx, nackCount + timeouts, "one resend per NACK or timeout");
     }
 
-    RdmaNic::LossRecovery m_mode;
+    TypeId m_mode;
     const uint32_t m_flows{16};
 };
 
@@ -630,7 +630,7 @@ class SprayNicSrRingTestCase : public TestCase
         f.BuildLeafSpine(4, 2, 2, G100, G100, MicroSeconds(1));
         f.Finish();
         f.AssignStreams(0);
-        rdmalbtest::SetNics(f, "LossRecovery", StringValue("nic-sr"));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("ns3::RdmaNicSr"));
         std::map<uint32_t, RdmaFlowRecord> recs;
         CollectRecords(f, &recs);
         std::map<uint32_t, RateLog> rates;
@@ -802,7 +802,7 @@ class PausedPgNotScheduledTestCase : public TestCase
     {
         RdmaFabricHelper f;
         BuildStar(f, 2);
-        rdmalbtest::SetNics(f, "CcMode", StringValue("none"));
+        rdmalbtest::SetNics(f, "CongestionControl", StringValue("ns3::RdmaCongestionControl"));
         std::map<uint32_t, std::vector<Time>> sent;
         f.GetNic(0)->TraceConnectWithoutContext(
             "DataSent",
@@ -900,7 +900,7 @@ class IrnTimeoutTestCase : public TestCase
         RdmaFabricHelper f;
         BuildStar(f, 2);
         SetPfc(f, pfc);
-        rdmalbtest::SetNics(f, "LossRecovery", StringValue("irn"));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("ns3::RdmaIrn"));
         rdmalbtest::SetNicComponents(f, "ns3::RdmaIrn", "IrnRtoWithPfc", BooleanValue(rtoWithPfc));
         std::set<uint32_t> lose;
         for (uint32_t k = pkts - lostTail; k < pkts; ++k)
@@ -1204,7 +1204,7 @@ class HostLbSlowSpineTestCase : public TestCase
 
     const uint32_t m_flows{200};
     const double m_loadBps{120e9};
-    const std::string m_recovery{"irn"};
+    const std::string m_recovery{"ns3::RdmaIrn"};
 };
 
 } // namespace
@@ -1222,18 +1222,18 @@ class RdmaLbFabricTestSuite : public rdmalbtest::FilteredTestSuite
         : FilteredTestSuite("rdma-lb-fabric", "RDMA_LB_FABRIC_CASES")
     {
         AddTestCase(new DcqcnTwoFlowTestCase, TestCase::QUICK);
-        for (RdmaNic::LossRecovery mode : {RdmaNic::GBN, RdmaNic::IRN})
+        for (TypeId mode : {RdmaGoBackN::GetTypeId(), RdmaIrn::GetTypeId()})
         {
-            AddTestCase(new IncastTestCase(mode, true, RdmaNic::CC_NONE, false, 50),
+            AddTestCase(new IncastTestCase(mode, true, RdmaCongestionControl::GetTypeId(), false, 50),
                         TestCase::QUICK);
-            AddTestCase(new IncastTestCase(mode, true, RdmaNic::CC_DCQCN, true), TestCase::QUICK);
-            AddTestCase(new IncastTestCase(mode, false, RdmaNic::CC_NONE, true), TestCase::QUICK);
+            AddTestCase(new IncastTestCase(mode, true, RdmaDcqcn::GetTypeId(), true), TestCase::QUICK);
+            AddTestCase(new IncastTestCase(mode, false, RdmaCongestionControl::GetTypeId(), true), TestCase::QUICK);
         }
         // The reference's MMU with PFC on and no congestion control (Go-Back-N only: IRN runs
         // lossy in the reference, and with PFC on its timeouts are off).
-        AddTestCase(new IncastTestCase(RdmaNic::GBN, true, RdmaNic::CC_NONE, true),
+        AddTestCase(new IncastTestCase(RdmaGoBackN::GetTypeId(), true, RdmaCongestionControl::GetTypeId(), true),
                     TestCase::QUICK);
-        for (RdmaNic::LossRecovery mode : {RdmaNic::GBN, RdmaNic::IRN, RdmaNic::NIC_SR})
+        for (TypeId mode : {RdmaGoBackN::GetTypeId(), RdmaIrn::GetTypeId(), RdmaNicSr::GetTypeId()})
         {
             AddTestCase(new FabricLinkLossTestCase(mode), TestCase::QUICK);
         }

@@ -274,7 +274,7 @@ class ThemisFlapTestCase : public TestCase
         f.BuildLeafSpine(2, 8, 4, G100, G100, MicroSeconds(1));
         for (uint32_t h = 0; h < 16; ++h)
         {
-            f.GetNic(h)->SetAttribute("LossRecovery", StringValue("nic-sr"));
+            f.GetNic(h)->SetAttribute("LossRecovery", StringValue("ns3::RdmaNicSr"));
         }
         f.Finish();
         f.AssignStreams(0);
@@ -463,8 +463,7 @@ class OneWayFaultTestCase : public TestCase
     static RdmaScenarioSpec Spec(bool oneWay)
     {
         RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 2, 1, 100000000000ULL, 1000);
-        s.transport.kind = RdmaNic::UET;
-        s.transport.Get("ns3::RdmaNic", "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
+        rdmalbtest::UseUet(s);
         s.transport.Get("ns3::RdmaSwitch", "PfcEnabled").uint = 0;
         s.transport.Get("ns3::RdmaNic", "PayloadSize").uint = 4086;
         s.run.hardStopNs = 2000000;

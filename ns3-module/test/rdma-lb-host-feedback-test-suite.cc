@@ -194,7 +194,7 @@ class BlackHoleTestCase : public TestCase
             std::cout << lb << ": " << note << std::endl;
         }
         f.AssignStreams(0);
-        rdmalbtest::SetNics(f, "LossRecovery", StringValue("irn"));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("ns3::RdmaIrn"));
         rdmalbtest::SetNicComponents(f, "ns3::RdmaRoceRecovery", "NackCarriesCnp", BooleanValue(false));
         rdmalbtest::SetNicComponents(f, "ns3::RdmaIrn", "IrnOooThreshold", UintegerValue(oooThreshold));
         SetSwitches(f, "PfcEnabled", BooleanValue(false));
@@ -516,7 +516,7 @@ class TimeoutEntropyTestCase : public TestCase
         f.BuildLeafSpine(2, 1, 4, G100, G100, MicroSeconds(1));
         f.Finish();
         f.AssignStreams(0);
-        rdmalbtest::SetNics(f, "LossRecovery", StringValue("irn"));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("ns3::RdmaIrn"));
         SetSwitches(f, "PfcEnabled", BooleanValue(false));
         Ptr<TailLoss> em = CreateObject<TailLoss>();
         em->from = 90000;
@@ -600,9 +600,9 @@ class HopperLateAnswerTestCase : public TestCase
         }
         f.Finish();
         f.AssignStreams(0);
-        rdmalbtest::SetNics(f, "LossRecovery", StringValue("irn"));
+        rdmalbtest::SetNics(f, "LossRecovery", StringValue("ns3::RdmaIrn"));
         rdmalbtest::SetNicComponents(f, "ns3::RdmaIrn", "IrnBdp", UintegerValue(1000000));
-        rdmalbtest::SetNics(f, "CcMode", StringValue("none"));
+        rdmalbtest::SetNics(f, "CongestionControl", StringValue("ns3::RdmaCongestionControl"));
         SetSwitches(f, "PfcEnabled", BooleanValue(false));
         SetSwitches(f, "PathIndexRouting", BooleanValue(true));
         struct Log

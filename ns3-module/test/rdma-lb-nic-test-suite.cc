@@ -37,7 +37,7 @@ struct SmallFabric
     RdmaFabricHelper fabric;
     NicRun run;
 
-    explicit SmallFabric(RdmaNic::LossRecovery mode, const std::string& lb = "ecmp")
+    explicit SmallFabric(TypeId mode, const std::string& lb = "ecmp")
     {
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
@@ -50,11 +50,11 @@ struct SmallFabric
         for (uint32_t h : {0u, 1u})
         {
             Ptr<RdmaNic> nic = fabric.GetNic(h);
-            nic->SetAttribute("LossRecovery", EnumValue(mode));
+            nic->SetAttribute("LossRecovery", StringValue(mode.GetName()));
         }
         // IRN runs lossy (ConWeave's "IRN RDMA" setting: PFC off); with PFC on its timeouts are
         // ignored (as in the reference) and a lost tail packet would never be resent.
-        fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(mode != RdmaNic::IRN));
+        fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(mode != RdmaIrn::GetTypeId()));
         fabric.GetNic(0)->TraceConnectWithoutContext(
             "FlowRecord",
             MakeBoundCallback(+[](NicRun* r, const RdmaFlowRecord& rec) { r->recs[rec.flowId] = rec; },
@@ -77,8 +77,8 @@ struct SmallFabric
     /// Sets attribute \p name of both NICs' loss recoveries / congestion controls of \p typeId.
     void SetNicComponents(const std::string& typeId, const std::string& name, const AttributeValue& v)
     {
-        fabric.GetNic(0)->SetComponentAttribute(typeId, name, v);
-        fabric.GetNic(1)->SetComponentAttribute(typeId, name, v);
+        rdmalbtest::SetComponent(fabric.GetNic(0), typeId, name, v);
+        rdmalbtest::SetComponent(fabric.GetNic(1), typeId, name, v);
     }
 
     void SetLoss(Ptr<ErrorModel> em)
@@ -110,7 +110,7 @@ class IdealFctTestCase : public TestCase
     void DoRun() override
     {
         const uint64_t size = 10000000;
-        SmallFabric f(RdmaNic::GBN);
+        SmallFabric f(RdmaGoBackN::GetTypeId());
         f.fabric.AddFlow(0, 0, 1, size, MicroSeconds(1));
         NicRun& r = f.Run();
         NS_TEST_ASSERT_MSG_EQ(r.recs.count(0), 1u, "flow completed");
@@ -214,11 +214,11 @@ class KeptPacketsUnchangedTestCase : public TestCase
 class RandomLossTestCase : public TestCase
 {
   public:
-    explicit RandomLossTestCase(RdmaNic::LossRecovery recovery)
-        : TestCase(RdmaNic::GetLossRecoveryName(recovery) +
+    explicit RandomLossTestCase(TypeId recovery)
+        : TestCase(recovery.GetName() +
                    " recovers from 1% random data loss and completes every flow"),
           m_recovery(recovery),
-          m_mode(RdmaNic::GetLossRecoveryName(recovery))
+          m_mode(recovery.GetName())
     {
     }
 
@@ -250,7 +250,7 @@ class RandomLossTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT_OR_EQ(retx, r.drops, m_mode << ": every lost packet was resent");
     }
 
-    RdmaNic::LossRecovery m_recovery; //!< the recovery scheme under test
+    TypeId m_recovery; //!< the recovery scheme under test
     std::string m_mode;               //!< its name
 };
 
@@ -258,11 +258,11 @@ class RandomLossTestCase : public TestCase
 class ListedLossTestCase : public TestCase
 {
   public:
-    explicit ListedLossTestCase(RdmaNic::LossRecovery recovery)
-        : TestCase(RdmaNic::GetLossRecoveryName(recovery) +
+    explicit ListedLossTestCase(TypeId recovery)
+        : TestCase(recovery.GetName() +
                    " recovers from listed losses incl. the tail (timeout)"),
           m_recovery(recovery),
-          m_mode(RdmaNic::GetLossRecoveryName(recovery))
+          m_mode(recovery.GetName())
     {
     }
 
@@ -283,7 +283,7 @@ class ListedLossTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(r.drops, lost.size(), "every listed packet was lost once");
         NS_TEST_EXPECT_MSG_EQ(rec.timeouts, 1u, m_mode << ": the tail loss needs one timeout");
         NS_TEST_EXPECT_MSG_GT_OR_EQ(rec.retxPkts, lost.size(), m_mode);
-        if (m_recovery == RdmaNic::NIC_SR)
+        if (m_recovery == RdmaNicSr::GetTypeId())
         {
             // One NACK per ePSN, carrying it; the sender resends only those packets (and the
             // tail after the timeout).
@@ -310,7 +310,7 @@ class ListedLossTestCase : public TestCase
         }
     }
 
-    RdmaNic::LossRecovery m_recovery; //!< the recovery scheme under test
+    TypeId m_recovery; //!< the recovery scheme under test
     std::string m_mode;               //!< its name
 };
 
@@ -326,7 +326,7 @@ class DcqcnCnpTestCase : public TestCase
   private:
     void DoRun() override
     {
-        SmallFabric f(RdmaNic::GBN);
+        SmallFabric f(RdmaGoBackN::GetTypeId());
         f.fabric.AddFlow(0, 0, 1, 10000000, MicroSeconds(0));
         Ptr<RdmaNic> nic = f.fabric.GetNic(0);
         std::vector<uint64_t> rates;
@@ -390,7 +390,7 @@ class IdleNoEventsTestCase : public TestCase
   private:
     void DoRun() override
     {
-        SmallFabric f(RdmaNic::GBN);
+        SmallFabric f(RdmaGoBackN::GetTypeId());
         f.fabric.AddFlow(0, 0, 1, 100000, MicroSeconds(0));
         Ptr<RdmaNic> nic = f.fabric.GetNic(0);
         Simulator::Schedule(MicroSeconds(2), &RdmaNic::NotifyCnp, nic, 0);
@@ -429,7 +429,7 @@ class QuirkFixesTestCase : public TestCase
 
     static Counts Run(bool fix, bool loss)
     {
-        SmallFabric f(RdmaNic::GBN);
+        SmallFabric f(RdmaGoBackN::GetTypeId());
         if (fix)
         {
             f.SetNicComponents("ns3::RdmaGoBackN", "AckMilestoneFix", BooleanValue(true));
@@ -502,11 +502,11 @@ class IrnOooThresholdTestCase : public TestCase
         NicRun run;
         for (uint32_t h = 0; h < 8; ++h)
         {
-            fabric.GetNic(h)->SetAttribute("LossRecovery", StringValue("irn"));
-            fabric.GetNic(h)->SetComponentAttribute("ns3::RdmaIrn",
+            fabric.GetNic(h)->SetAttribute("LossRecovery", StringValue("ns3::RdmaIrn"));
+            rdmalbtest::SetComponent(fabric.GetNic(h), "ns3::RdmaIrn",
                                                     "IrnOooThreshold",
                                                     UintegerValue(threshold));
-            fabric.GetNic(h)->SetComponentAttribute("ns3::RdmaIrn",
+            rdmalbtest::SetComponent(fabric.GetNic(h), "ns3::RdmaIrn",
                                                     "IrnQpPerPath",
                                                     BooleanValue(qpPerPath));
         }
@@ -570,7 +570,7 @@ class IrnQpPerPathTestCase : public TestCase
     /// packets lost once.
     static NicRun LossRun(const std::string& lb, bool qpPerPath)
     {
-        SmallFabric f(RdmaNic::IRN, lb);
+        SmallFabric f(RdmaIrn::GetTypeId(), lb);
         f.SetNicComponents("ns3::RdmaIrn", "IrnQpPerPath", BooleanValue(qpPerPath));
         f.SetLoss(Create<rdmalbtest::DropSeqOnceErrorModel>(Lost()));
         f.fabric.AddFlow(0, 0, 1, 1000000, MicroSeconds(1));
@@ -628,7 +628,7 @@ class RdmaLbNicTestSuite : public TestSuite
     {
         AddTestCase(new IdealFctTestCase, TestCase::QUICK);
         AddTestCase(new KeptPacketsUnchangedTestCase, TestCase::QUICK);
-        for (RdmaNic::LossRecovery mode : {RdmaNic::GBN, RdmaNic::IRN, RdmaNic::NIC_SR})
+        for (TypeId mode : {RdmaGoBackN::GetTypeId(), RdmaIrn::GetTypeId(), RdmaNicSr::GetTypeId()})
         {
             AddTestCase(new RandomLossTestCase(mode), TestCase::QUICK);
             AddTestCase(new ListedLossTestCase(mode), TestCase::QUICK);

@@ -16,6 +16,8 @@
 #include "ns3/network-module.h"
 #include "ns3/rdma-lb-module.h"
 
+#include "rdma-lb-test-util.h"
+
 #include <iostream>
 #include <vector>
 
@@ -29,7 +31,7 @@ struct Star
 {
     RdmaFabricHelper fabric;
 
-    explicit Star(bool truncate, RdmaNic::LossRecovery recovery = RdmaNic::GBN)
+    explicit Star(bool truncate, TypeId recovery = RdmaGoBackN::GetTypeId())
     {
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
@@ -43,9 +45,9 @@ struct Star
                 ch->GetDevice(d)->SetAttribute("TimeTruncation", BooleanValue(truncate));
             }
             fabric.GetNic(h)->SetAttribute("TimeTruncation", BooleanValue(truncate));
-            fabric.GetNic(h)->SetAttribute("LossRecovery", EnumValue(recovery));
+            fabric.GetNic(h)->SetAttribute("LossRecovery", StringValue(recovery.GetName()));
         }
-        fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(recovery != RdmaNic::IRN));
+        fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(recovery != RdmaIrn::GetTypeId()));
         fabric.Finish();
         fabric.AssignStreams(0);
     }
@@ -59,8 +61,8 @@ struct Star
     /// Sets attribute \p name of both NICs' loss recoveries / congestion controls of \p typeId.
     void SetNicComponents(const std::string& typeId, const std::string& name, const AttributeValue& v)
     {
-        fabric.GetNic(0)->SetComponentAttribute(typeId, name, v);
-        fabric.GetNic(1)->SetComponentAttribute(typeId, name, v);
+        rdmalbtest::SetComponent(fabric.GetNic(0), typeId, name, v);
+        rdmalbtest::SetComponent(fabric.GetNic(1), typeId, name, v);
     }
 
     /// Runs until \p stop; \return the FCT of every completed flow of host 0, by flow id
@@ -258,7 +260,7 @@ class IrnSenderTestCase : public TestCase
 
     static uint64_t Retx(bool quirk)
     {
-        Star s(false, RdmaNic::IRN);
+        Star s(false, RdmaIrn::GetTypeId());
         s.SetNics("IrnReferenceSender", BooleanValue(quirk));
         s.fabric.AddFlow(0, 0, 1, 100000, Time(0));
         Ptr<NetDevice> dev = s.fabric.GetNode(0)->GetDevice(0);

@@ -17,7 +17,9 @@
 #include "rdma-lb-test-util.h"
 
 #include "ns3/rdma-cc-dcqcn.h"
+#include "ns3/rdma-recovery-gbn.h"
 #include "ns3/rdma-recovery-irn.h"
+#include "ns3/rdma-recovery-nicsr.h"
 #include "ns3/rdma-scenario.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/string.h"
@@ -305,12 +307,14 @@ class ScenarioStarvationWarningTestCase : public TestCase
             {"ecmp", false, false}};
         for (const auto& [lb, sprayer, isWam] : algorithms)
         {
-            for (RdmaNic::LossRecovery recovery : {RdmaNic::GBN, RdmaNic::NIC_SR, RdmaNic::IRN})
+            for (TypeId recovery :
+                 {RdmaGoBackN::GetTypeId(), RdmaNicSr::GetTypeId(), RdmaIrn::GetTypeId()})
             {
                 RdmaScenarioSpec s = LeafSpineSpec(2, 2, 2, 100000000000ULL, 1000);
                 s.lb = LbConfig::ParseOrAbort(lb, "");
-                s.transport.Get("ns3::RdmaNic", "LossRecovery").text =
-                    RdmaNic::GetLossRecoveryName(recovery);
+                RdmaTransportSetting& r = s.transport.Get("ns3::RdmaNic", "LossRecovery");
+                r.text = recovery.GetName();
+                r.summaryText = recovery.GetName();
                 AddSpecFlow(s, 0, 2, 100000, 0);
                 RdmaScenarioRunner runner(s);
                 std::string error;
@@ -318,10 +322,10 @@ class ScenarioStarvationWarningTestCase : public TestCase
                 const std::string json = runner.SummaryJson();
                 const bool warned = json.find("starves it of signal") != std::string::npos &&
                                     json.find("recovery = \\\"irn\\\"") != std::string::npos;
-                const bool expect = sprayer && recovery != RdmaNic::IRN;
+                const bool expect = sprayer && recovery != RdmaIrn::GetTypeId();
                 NS_TEST_EXPECT_MSG_EQ(warned,
                                       expect,
-                                      lb << " on " << RdmaNic::GetLossRecoveryName(recovery));
+                                      lb << " on " << recovery.GetName());
                 const bool wired = json.find("num_paths = 2 (the equal-cost paths)") !=
                                    std::string::npos;
                 NS_TEST_EXPECT_MSG_EQ(wired, isWam, lb);
@@ -657,9 +661,10 @@ class ScenarioPortBytesTestCase : public TestCase
  * The table of transport parameters (rust-lb/scenario/src/transport_params.rs) as the scenario
  * program receives it: every setting names an attribute of its TypeId (a NIC, switch or MMU,
  * or a loss recovery or congestion control a NIC creates), whose default is the setting's
- * value (the attribute defaults read the same table), and a changed setting lands on the
- * object through the generic path (RdmaTransportSetting::Value, SetAttribute or
- * RdmaNic::SetComponentAttribute) -- on that NIC's objects only.
+ * value (the attribute defaults read the same table; the NIC's components are its factory
+ * attributes, of the TypeId the table names), and a changed setting lands on the object
+ * through the generic path (RdmaTransportSetting::Value, SetAttribute, or the NIC's factory of
+ * that type or of a type derived from it) -- on that NIC's objects only.
  */
 class ScenarioTransportTableTestCase : public TestCase
 {
@@ -690,6 +695,14 @@ class ScenarioTransportTableTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(info.initialValue->SerializeToString(info.checker),
                                   a.Value()->SerializeToString(info.checker),
                                   "default of " << a.typeId << "::" << a.name);
+            // The setting names the TypeId that declares the attribute, not one that inherits
+            // it: what Config::SetDefault(typeId::name) needs.
+            bool own = false;
+            for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+            {
+                own = own || tid.GetAttribute(i).name == a.name;
+            }
+            NS_TEST_EXPECT_MSG_EQ(own, true, a.typeId << " declares " << a.name);
         }
         // A knob of one scheme is that scheme's attribute alone.
         TypeId::AttributeInformation info;
@@ -711,8 +724,8 @@ class ScenarioTransportTableTestCase : public TestCase
         chunk.uint = 2048;
         Ptr<RdmaNic> nic = CreateObject<RdmaNic>();
         Ptr<RdmaNic> other = CreateObject<RdmaNic>();
-        nic->SetComponentAttribute(nack.typeId, nack.name, *nack.Value());
-        nic->SetComponentAttribute(chunk.typeId, chunk.name, *chunk.Value());
+        rdmalbtest::SetComponent(nic, nack.typeId, nack.name, *nack.Value());
+        rdmalbtest::SetComponent(nic, chunk.typeId, chunk.name, *chunk.Value());
         TimeValue v;
         nic->GetLossRecovery()->GetAttribute("NackInterval", v);
         NS_TEST_EXPECT_MSG_EQ(v.Get(), MicroSeconds(8), "the changed setting, on Go-Back-N");
@@ -723,8 +736,8 @@ class ScenarioTransportTableTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(v.Get(), MicroSeconds(4), "another NIC keeps the default");
         // The base class's setting reaches IRN too.
         Ptr<RdmaNic> irn = CreateObject<RdmaNic>();
-        irn->SetAttribute("LossRecovery", StringValue("irn"));
-        irn->SetComponentAttribute(nack.typeId, nack.name, *nack.Value());
+        irn->SetAttribute("LossRecovery", StringValue("ns3::RdmaIrn"));
+        rdmalbtest::SetComponent(irn, nack.typeId, nack.name, *nack.Value());
         NS_TEST_EXPECT_MSG_EQ(irn->GetLossRecovery()->GetInstanceTypeId(),
                               RdmaIrn::GetTypeId(),
                               "LossRecovery irn creates RdmaIrn");
@@ -734,14 +747,22 @@ class ScenarioTransportTableTestCase : public TestCase
         Ptr<RdmaNic> dcqcn = CreateObject<RdmaNic>();
         RdmaTransportSetting& rdi = t.Get("ns3::RdmaDcqcn", "RateDecreaseInterval");
         rdi.uint = 8000;
-        dcqcn->SetComponentAttribute(rdi.typeId, rdi.name, *rdi.Value());
+        rdmalbtest::SetComponent(dcqcn, rdi.typeId, rdi.name, *rdi.Value());
         NS_TEST_EXPECT_MSG_EQ(dcqcn->GetCongestionControl()->GetInstanceTypeId(),
                               RdmaDcqcn::GetTypeId(),
-                              "CcMode dcqcn creates RdmaDcqcn");
+                              "CongestionControl's default creates RdmaDcqcn");
         dcqcn->GetCongestionControl()->GetAttribute("RateDecreaseInterval", v);
         NS_TEST_EXPECT_MSG_EQ(v.Get(), MicroSeconds(8), "the changed DCQCN setting");
-        t.Get("ns3::RdmaNic", "LossRecovery").text = "irn";
-        NS_TEST_EXPECT_MSG_EQ(t.Recovery(), RdmaNic::IRN, "a name the checker and Recovery read");
+        NS_TEST_EXPECT_MSG_EQ(t.Recovery(), RdmaGoBackN::GetTypeId(), "the table's default");
+        NS_TEST_EXPECT_MSG_EQ(t.Get("ns3::RdmaNic", "LossRecovery").summaryText,
+                              "gbn",
+                              "summary.json's name of it");
+        NS_TEST_EXPECT_MSG_EQ(t.Cc(), RdmaDcqcn::GetTypeId(), "the table's default");
+        NS_TEST_EXPECT_MSG_EQ(t.Uet(), false, "RoCE");
+        t.Get("ns3::RdmaNic", "LossRecovery").text = "ns3::RdmaIrn";
+        NS_TEST_EXPECT_MSG_EQ(t.Recovery(), RdmaIrn::GetTypeId(), "a TypeId name Recovery reads");
+        t.Get("ns3::RdmaNic", "LossRecovery").text = "ns3::RdmaUetRecovery";
+        NS_TEST_EXPECT_MSG_EQ(t.Uet(), true, "the uet transport is its loss recovery");
         for (Ptr<RdmaNic> n : {nic, other, irn, dcqcn})
         {
             n->Dispose();

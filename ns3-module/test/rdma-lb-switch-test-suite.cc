@@ -42,7 +42,11 @@ struct IncastResult
  *    uplink to a top switch that also holds the receiver (host 16) -- every hop is single-path.
  */
 IncastResult
-RunIncast(bool pfc, bool oneSwitch, uint64_t flowBytes, Time stop, const std::string& cc = "none")
+RunIncast(bool pfc,
+          bool oneSwitch,
+          uint64_t flowBytes,
+          Time stop,
+          const std::string& cc = "ns3::RdmaCongestionControl")
 {
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
@@ -78,7 +82,7 @@ RunIncast(bool pfc, bool oneSwitch, uint64_t flowBytes, Time stop, const std::st
     IncastResult r;
     for (uint32_t h : f.GetHosts())
     {
-        f.GetNic(h)->SetAttribute("CcMode", StringValue(cc));
+        f.GetNic(h)->SetAttribute("CongestionControl", StringValue(cc));
         f.GetNic(h)->TraceConnectWithoutContext(
             "FlowRecord",
             MakeBoundCallback(+[](IncastResult* res, const RdmaFlowRecord&) { ++res->completed; },
@@ -313,7 +317,7 @@ class PfcIncastTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(r.resumesSent, 0, "explicit resumes sent");
         // One switch, 17 ports, DCQCN on (the NIC's default): the marks keep the queue below
         // the pause point; lossless, all complete.
-        IncastResult d = RunIncast(true, true, 1000000, MilliSeconds(3), "dcqcn");
+        IncastResult d = RunIncast(true, true, 1000000, MilliSeconds(3), "ns3::RdmaDcqcn");
         NS_TEST_ASSERT_MSG_EQ(d.drops, 0, "DCQCN: lossless");
         NS_TEST_ASSERT_MSG_EQ(d.completed, 16, "DCQCN: every flow completes");
     }
@@ -380,7 +384,7 @@ class EcnTestCase : public TestCase
         EcnResult r;
         for (uint32_t h : f.GetHosts())
         {
-            f.GetNic(h)->SetAttribute("CcMode", StringValue("none"));
+            f.GetNic(h)->SetAttribute("CongestionControl", StringValue("ns3::RdmaCongestionControl"));
         }
         Ptr<RdmaSwitch> s = f.GetSwitch(n);
         s->TraceConnectWithoutContext(
@@ -471,7 +475,7 @@ class LinkFaultTestCase : public TestCase
         FaultResult r;
         for (uint32_t h : f.GetHosts())
         {
-            f.GetNic(h)->SetAttribute("CcMode", StringValue("none"));
+            f.GetNic(h)->SetAttribute("CongestionControl", StringValue("ns3::RdmaCongestionControl"));
         }
         Ptr<RdmaSwitch> leaf = f.GetSwitch(2);
         leaf->SetAttribute("WithdrawFailedPorts", BooleanValue(withdraw));

@@ -35,8 +35,51 @@ SetNics(RdmaFabricHelper& f, const std::string& name, const AttributeValue& v)
     }
 }
 
-/// Sets attribute \p name of every host NIC's loss recoveries / congestion controls of TypeId
-/// \p typeId or derived from it (RdmaNic::SetComponentAttribute).
+/**
+ * Sets attribute \p name = \p v on \p nic's factory (attribute LossRecovery or
+ * CongestionControl) whose type is \p typeId or derived from it (e.g. ("ns3::RdmaRoceRecovery",
+ * "NackInterval") on a NIC running Go-Back-N, IRN or NIC-SR). Choose the component first: a
+ * new factory has only its defaults. A NIC with no such component is a fatal error.
+ */
+inline void
+SetComponent(Ptr<RdmaNic> nic,
+             const std::string& typeId,
+             const std::string& name,
+             const AttributeValue& v)
+{
+    TypeId owner;
+    if (!TypeId::LookupByNameFailSafe(typeId, &owner))
+    {
+        NS_FATAL_ERROR("no TypeId " << typeId);
+    }
+    for (const char* attribute : {"LossRecovery", "CongestionControl"})
+    {
+        ObjectFactoryValue value;
+        nic->GetAttribute(attribute, value);
+        ObjectFactory factory = value.Get();
+        if (factory.GetTypeId() == owner || factory.GetTypeId().IsChildOf(owner))
+        {
+            factory.Set(name, v);
+            nic->SetAttribute(attribute, ObjectFactoryValue(factory));
+            return;
+        }
+    }
+    NS_FATAL_ERROR("the NIC has no component of type " << typeId);
+}
+
+/// Puts scenario \p s on the uet transport, without congestion control (its window is the uet
+/// transport's own), as a config with `kind = "uet"` and `cc = "none"` does.
+inline void
+UseUet(RdmaScenarioSpec& s)
+{
+    RdmaTransportSetting& recovery = s.transport.Get("ns3::RdmaNic", "LossRecovery");
+    recovery.text = "ns3::RdmaUetRecovery";
+    RdmaTransportSetting& cc = s.transport.Get("ns3::RdmaNic", "CongestionControl");
+    cc.text = "ns3::RdmaCongestionControl";
+    cc.summaryText = "none";
+}
+
+/// SetComponent on every host NIC.
 inline void
 SetNicComponents(RdmaFabricHelper& f,
                  const std::string& typeId,
@@ -45,7 +88,7 @@ SetNicComponents(RdmaFabricHelper& f,
 {
     for (uint32_t h : f.GetHosts())
     {
-        f.GetNic(h)->SetComponentAttribute(typeId, name, v);
+        SetComponent(f.GetNic(h), typeId, name, v);
     }
 }
 

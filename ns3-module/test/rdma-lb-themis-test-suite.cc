@@ -84,7 +84,7 @@ RunRing(const std::string& algorithm, const std::string& params, uint64_t bytes)
     f.BuildLeafSpine(4, 2, 2, G100, G100, MicroSeconds(1)); // hosts 0-7, leaves 8-11, spines 12-13
     for (uint32_t h = 0; h < 8; ++h)
     {
-        f.GetNic(h)->SetAttribute("LossRecovery", StringValue("nic-sr"));
+        f.GetNic(h)->SetAttribute("LossRecovery", StringValue("ns3::RdmaNicSr"));
     }
     f.Finish();
     f.AssignStreams(0);
@@ -246,7 +246,7 @@ RunUplinkBalance(const std::string& algorithm, uint64_t bytes, bool* allDone)
     {
         // Selective repeat: reordering resends single packets, not windows (GBN's go-back
         // bursts would add noise to the byte counts that is not the scheme's doing).
-        f.GetNic(h)->SetAttribute("LossRecovery", StringValue("nic-sr"));
+        f.GetNic(h)->SetAttribute("LossRecovery", StringValue("ns3::RdmaNicSr"));
     }
     f.Finish();
     f.AssignStreams(0);
@@ -363,7 +363,7 @@ class ThemisLinkFailureTestCase : public TestCase
         f.BuildLeafSpine(2, 8, 4, G100, G100, MicroSeconds(1)); // hosts 0-15, leaves 16-17
         for (uint32_t h = 0; h < 16; ++h)
         {
-            f.GetNic(h)->SetAttribute("LossRecovery", StringValue("nic-sr"));
+            f.GetNic(h)->SetAttribute("LossRecovery", StringValue("ns3::RdmaNicSr"));
         }
         f.Finish();
         f.AssignStreams(0);
@@ -479,7 +479,7 @@ RunRingWithLosses(const std::string& params)
     f.BuildLeafSpine(4, 2, 2, G100, G100, MicroSeconds(1));
     for (uint32_t h = 0; h < 8; ++h)
     {
-        f.GetNic(h)->SetAttribute("LossRecovery", StringValue("nic-sr"));
+        f.GetNic(h)->SetAttribute("LossRecovery", StringValue("ns3::RdmaNicSr"));
     }
     f.Finish();
     f.AssignStreams(0);
@@ -600,8 +600,8 @@ class ThemisThreeTierTestCase : public TestCase
         {
             f.GetSwitch(s)->SetAttribute("PathIndexRouting", BooleanValue(true));
         }
-        f.GetNic(0)->SetAttribute("LossRecovery", StringValue("nic-sr"));
-        f.GetNic(1)->SetAttribute("LossRecovery", StringValue("nic-sr"));
+        f.GetNic(0)->SetAttribute("LossRecovery", StringValue("ns3::RdmaNicSr"));
+        f.GetNic(1)->SetAttribute("LossRecovery", StringValue("ns3::RdmaNicSr"));
         f.AssignStreams(0);
         std::vector<uint64_t> corePkts(4, 0);
         for (uint32_t c = 8; c < 12; ++c)

@@ -59,8 +59,8 @@ ConfigureUetFabric(RdmaFabricHelper& f, Time baseRtt, Time rto, uint64_t queuePk
     for (uint32_t h : f.GetHosts())
     {
         Ptr<RdmaNic> nic = f.GetNic(h);
-        nic->SetAttribute("Transport", StringValue("uet"));
-        nic->SetAttribute("CcMode", StringValue("none"));
+        nic->SetAttribute("LossRecovery", StringValue("ns3::RdmaUetRecovery"));
+        nic->SetAttribute("CongestionControl", StringValue("ns3::RdmaCongestionControl"));
         nic->SetAttribute("PayloadSize", UintegerValue(PAYLOAD));
         nic->SetAttribute("UetHeaderSize", UintegerValue(HEADER));
         nic->SetAttribute("UetBaseRtt", TimeValue(baseRtt));
@@ -472,7 +472,7 @@ class UetNsccWiringTestCase : public TestCase
         std::pair<uint64_t, uint64_t> firstLast{0, 0};
         RdmaFabricHelper f;
         BuildUetStar(f, 2, MicroSeconds(10), MicroSeconds(40), 101, true);
-        f.GetNic(1)->SetComponentAttribute("ns3::RdmaUetRecovery", "Cc", StringValue(cc));
+        rdmalbtest::SetComponent(f.GetNic(1), "ns3::RdmaUetRecovery", "Cc", StringValue(cc));
         f.GetNic(1)->TraceConnectWithoutContext(
             "UetWindow",
             MakeBoundCallback(+[](std::pair<uint64_t, uint64_t>* fl, uint32_t, uint64_t, uint64_t cap) {
@@ -534,8 +534,8 @@ class UetCoalescedAckTestCase : public TestCase
         Seen s;
         RdmaFabricHelper f;
         BuildUetStar(f, 2, StarBaseRtt(), MicroSeconds(40), 101, true);
-        f.GetNic(1)->SetComponentAttribute("ns3::RdmaUetRecovery", "AckBytes", UintegerValue(ackBytes));
-        f.GetNic(0)->SetComponentAttribute("ns3::RdmaUetRecovery", "AckBytes", UintegerValue(ackBytes));
+        rdmalbtest::SetComponent(f.GetNic(1), "ns3::RdmaUetRecovery", "AckBytes", UintegerValue(ackBytes));
+        rdmalbtest::SetComponent(f.GetNic(0), "ns3::RdmaUetRecovery", "AckBytes", UintegerValue(ackBytes));
         f.GetNic(1)->TraceConnectWithoutContext(
             "UetRtt",
             MakeBoundCallback(+[](Seen* s, uint32_t, Time) { ++s->acks; }, &s));
@@ -607,7 +607,7 @@ class UetCoalescedAckTestCase : public TestCase
         BuildUetLeafSpine(f, "spray", 2, 4, 4, MicroSeconds(3), MicroSeconds(60), 32, true);
         for (uint32_t h = 0; h < 8; ++h)
         {
-            f.GetNic(h)->SetComponentAttribute("ns3::RdmaUetRecovery",
+            rdmalbtest::SetComponent(f.GetNic(h), "ns3::RdmaUetRecovery",
                                                "AckBytes",
                                                UintegerValue(ackBytes));
         }
@@ -923,7 +923,7 @@ class UetWaitToDecreaseWiringTestCase : public TestCase
         BuildUetStar(f, n, StarBaseRtt(), MicroSeconds(40), 32, true);
         for (uint32_t h = 0; h < n - 1; ++h)
         {
-            f.GetNic(h)->SetComponentAttribute("ns3::RdmaUetRecovery",
+            rdmalbtest::SetComponent(f.GetNic(h), "ns3::RdmaUetRecovery",
                                                "WaitToDecrease",
                                                DoubleValue(wtd));
             f.GetNic(h)->TraceConnectWithoutContext(
@@ -1016,8 +1016,7 @@ class UetRttHistogramTestCase : public TestCase
     void DoRun() override
     {
         RdmaScenarioSpec s = rdmalbtest::LeafSpineSpec(2, 2, 1, 400000000000ULL, 1000);
-        s.transport.kind = RdmaNic::UET;
-        s.transport.Get("ns3::RdmaNic", "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
+        rdmalbtest::UseUet(s);
         s.transport.Get("ns3::RdmaSwitch", "PfcEnabled").uint = 0;
         s.transport.Get("ns3::RdmaNic", "PayloadSize").uint = PAYLOAD;
         s.run.rttHistogramNs = 100;
@@ -1064,8 +1063,7 @@ class UetScenarioDeterminismTestCase : public TestCase
         s.links.back().rateBps = 100000000000ULL;
         s.lb = LbConfig::ParseOrAbort("reps", "");
         s.run.seed = 3;
-        s.transport.kind = RdmaNic::UET;
-        s.transport.Get("ns3::RdmaNic", "CcMode").text = RdmaNic::GetCcModeName(RdmaNic::CC_NONE);
+        rdmalbtest::UseUet(s);
         s.transport.Get("ns3::RdmaSwitch", "PfcEnabled").uint = 0;
         s.transport.Get("ns3::RdmaNic", "PayloadSize").uint = PAYLOAD;
         s.transport.uetTrimming = true;

@@ -2,8 +2,9 @@
 //! declarations, newtype wrappers and conversions; the logic lives in the core.
 //!
 //! Three bridge modules, one-way and leaf first (each header includes the ones before it):
-//! * [`types`] (`types.rs.h`): the shared enums -- algorithm, congestion control, loss
-//!   recovery, transport kind, switch hash -- that cross the boundary as typed values;
+//! * [`types`] (`types.rs.h`): the shared enum of the switch hash, which crosses the boundary
+//!   as a typed value, and the transport's ns-3 attribute settings (the loss recovery and the
+//!   congestion control by their TypeId names);
 //! * [`scenario`] (`scenario.rs.h`): a loaded scenario as plain structs;
 //! * this file (`lib.rs.h`): the load-balancing objects and `load_scenario`, which hands C++
 //!   the scenario together with the algorithm configuration its validation parsed.

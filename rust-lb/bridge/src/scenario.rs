@@ -4,8 +4,9 @@
 //! module's [`ffi::Scenario`] and the algorithm configuration validation parsed; the C++ side
 //! (`ns3::RdmaScenarioSpec`) copies what it needs.
 //!
-//! Units are in the field names (`_ns`, `_bps`, `_bytes`). The transport's kind, recovery,
-//! congestion control and switch hash are the shared enums of [`crate::types`]; the collective
+//! Units are in the field names (`_ns`, `_bps`, `_bytes`). The transport's loss recovery and
+//! congestion control are attribute settings naming their ns-3 TypeIds, the switch hash is a
+//! shared enum of [`crate::types`]; the collective
 //! `kind` is the name `CollectiveKind::name` defines. Errors are single lines
 //! `file:line: key: message`; like every bridge call, a panic is caught and returned as an
 //! error instead of crossing into C++.
@@ -23,7 +24,6 @@ pub mod ffi {
     #[namespace = "rdmalb::bridge"]
     extern "C++" {
         include!("rdma-lb-bridge/src/types.rs.h");
-        type TransportKind = crate::types::ffi::TransportKind;
         type SwitchHash = crate::types::ffi::SwitchHash;
         type Ns3Setting = crate::types::ffi::Ns3Setting;
         type Ns3ValueKind = crate::types::ffi::Ns3ValueKind;
@@ -104,8 +104,6 @@ pub mod ffi {
     /// NIC, switch and congestion-control settings (ns-3 attribute names in comments).
     #[derive(Debug, Clone)]
     struct Transport {
-        /// RdmaNic::Transport
-        kind: TransportKind,
         /// UET: payload and header bytes per data packet (RdmaNic::PayloadSize, UetHeaderSize)
         uet_payload_bytes: u32,
         uet_header_bytes: u32,
@@ -128,7 +126,9 @@ pub mod ffi {
         /// ECN thresholds per port rate (RdmaSwitch::EcnKmin/EcnKmax/EcnPmax by port rate)
         ecn: Vec<EcnEntry>,
         /// Every other parameter: the attribute settings of the table of transport
-        /// parameters (`rdma_lb_scenario::transport_params`), in table order.
+        /// parameters (`rdma_lb_scenario::transport_params`), in table order; under uet the
+        /// NICs' loss recovery is the uet transport's, and its own settings follow
+        /// (`Transport::ns3_settings`).
         attributes: Vec<Ns3Setting>,
         /// The reference quirks reproduced (`rdma_lb_scenario::Quirk`, one flag each).
         quirk_flow_ports: bool,
@@ -318,13 +318,7 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
 }
 
 fn transport(t: &sc::Transport) -> ffi::Transport {
-    let uet_attributes = if t.kind == sc::TransportKind::Uet {
-        t.uet.ns3_attributes()
-    } else {
-        Vec::new()
-    };
     ffi::Transport {
-        kind: t.kind.into(),
         uet_payload_bytes: t.uet.payload_bytes,
         uet_header_bytes: t.uet.header_bytes,
         uet_trimming: t.uet.trimming,
@@ -347,12 +341,7 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
                 pmax: e.pmax,
             })
             .collect(),
-        attributes: t
-            .ns3_attributes()
-            .iter()
-            .chain(&uet_attributes)
-            .map(ns3_setting)
-            .collect(),
+        attributes: t.ns3_settings().iter().map(ns3_setting).collect(),
         quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
         quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
         quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),
@@ -410,9 +399,17 @@ mod tests {
                 .unwrap()
                 .clone()
         };
-        assert_eq!(attr("LossRecovery").text, "gbn");
-        assert_eq!(attr("CcMode").text, "dcqcn");
-        assert_eq!(s.transport.kind, ffi::TransportKind::Roce);
+        assert_eq!(
+            (attr("LossRecovery").text, attr("LossRecovery").summary_text),
+            ("ns3::RdmaGoBackN".to_owned(), "gbn".to_owned())
+        );
+        assert_eq!(
+            (
+                attr("CongestionControl").text,
+                attr("CongestionControl").summary_text
+            ),
+            ("ns3::RdmaDcqcn".to_owned(), "dcqcn".to_owned())
+        );
         assert_eq!(attr("BufferSize").uint, 9 * 1024 * 1024);
         assert_eq!(
             (attr("NackInterval").kind, attr("NackInterval").uint),
@@ -459,8 +456,12 @@ mod tests {
             .transport
             .attributes
             .iter()
-            .find(|a| a.name == "LossRecovery");
-        assert_eq!(recovery.unwrap().text, "nic-sr");
+            .find(|a| a.name == "LossRecovery")
+            .unwrap();
+        assert_eq!(
+            (recovery.text.as_str(), recovery.summary_text.as_str()),
+            ("ns3::RdmaNicSr", "nic-sr")
+        );
         let f = &s.flows[16];
         assert_eq!(
             f.after,

@@ -1,47 +1,16 @@
-//! Bridge module of the shared enums (namespace `rdmalb::bridge`, header
-//! `rdma-lb-bridge/src/types.rs.h`): the congestion control, the loss recovery, the transport
-//! kind and the switch hash cross the language boundary as typed values, never as names. Each
-//! mirrors the Rust enum that defines it once
-//! (`rdma_lb_scenario::{Cc, Recovery, TransportKind, SwitchHash}`),
-//! variant for variant: `From` maps the Rust enum to its mirror (a new Rust variant does not
-//! compile until it has one), `TryFrom` maps back and refuses a value C++ made up. The names
-//! come from the Rust enums through the functions below; C++ compares no name.
+//! Bridge module of the shared enums and of the transport's ns-3 attribute settings
+//! (namespace `rdmalb::bridge`, header `rdma-lb-bridge/src/types.rs.h`). The switch hash
+//! crosses the language boundary as a typed value, never as a name: it mirrors the Rust enum
+//! that defines it once (`rdma_lb_scenario::SwitchHash`), variant for variant (`From` maps the
+//! Rust enum to its mirror, so a new Rust variant does not compile until it has one; `TryFrom`
+//! maps back and refuses a value C++ made up). The loss recovery and the congestion control
+//! cross as what they are to ns-3, TypeId names ([`ffi::Ns3ValueKind::Component`]).
 
 use rdma_lb_scenario::transport_params::{Ns3Attribute, Ns3Value};
-use rdma_lb_scenario::{
-    Cc as ScCc, Recovery as ScRecovery, SwitchHash as ScSwitchHash,
-    TransportKind as ScTransportKind,
-};
+use rdma_lb_scenario::SwitchHash as ScSwitchHash;
 
 #[cxx::bridge(namespace = "rdmalb::bridge")]
 pub mod ffi {
-    /// The NICs' congestion control (`rdma_lb_scenario::Cc`). The values are ConWeave's
-    /// `CC_MODE` numbers, as the ns-3 model's `RdmaCcMode`.
-    #[derive(Debug)]
-    enum Cc {
-        None = 0,
-        Dcqcn = 1,
-        Hpcc = 3,
-        Timely = 7,
-        Dctcp = 8,
-    }
-
-    /// The NICs' loss recovery (`rdma_lb_scenario::Recovery`), in `RdmaNic::LossRecovery`
-    /// order.
-    #[derive(Debug)]
-    enum Recovery {
-        Gbn,
-        Irn,
-        NicSr,
-    }
-
-    /// The wire protocol (`rdma_lb_scenario::TransportKind`), in `RdmaNic::Transport` order.
-    #[derive(Debug)]
-    enum TransportKind {
-        Roce,
-        Uet,
-    }
-
     /// The switches' ECMP on the uet transport (`rdma_lb_scenario::SwitchHash`).
     #[derive(Debug)]
     enum SwitchHash {
@@ -64,6 +33,9 @@ pub mod ffi {
         Double,
         /// `StringValue(text)` (a name; enum attributes accept their names).
         Name,
+        /// `ObjectFactoryValue` of the TypeId named `text`: a component of the NIC (loss
+        /// recovery, congestion control); `summary_text` is its name in configs and outputs.
+        Component,
     }
 
     /// One attribute setting of the table of transport parameters
@@ -79,6 +51,8 @@ pub mod ffi {
         text: String,
         /// Its key in summary.json's `transport` object; empty if not listed there.
         summary_key: String,
+        /// A `Component`'s value in summary.json (the config's name, `nic-sr`); else empty.
+        summary_text: String,
     }
 
     extern "Rust" {
@@ -86,20 +60,6 @@ pub mod ffi {
         /// `type_id` (the ns-3 attribute defaults read it); an error for an attribute the
         /// table lacks.
         fn default_ns3_setting(type_id: &str, name: &str) -> Result<Ns3Setting>;
-        /// The congestion control's name (configs, `RdmaNic::CcMode`); an error for a value
-        /// that is none.
-        fn cc_name(cc: Cc) -> Result<&'static str>;
-        /// The congestion control called `name`; an unknown name is an error listing the
-        /// known ones.
-        fn cc_from_name(name: &str) -> Result<Cc>;
-        /// The loss recovery's name (configs, `RdmaNic::LossRecovery`); an error for a value
-        /// that is none.
-        fn recovery_name(recovery: Recovery) -> Result<&'static str>;
-        /// The loss recovery called `name`; an unknown name is an error.
-        fn recovery_from_name(name: &str) -> Result<Recovery>;
-        /// The transport's name (configs, `RdmaNic::Transport`); an error for a value that is
-        /// none.
-        fn transport_kind_name(kind: TransportKind) -> Result<&'static str>;
     }
 
     // `rust::Vec<Ns3Setting>` (a loaded scenario's list, `rdmalb::scenario::Transport`).
@@ -131,57 +91,20 @@ macro_rules! mirror {
     };
 }
 
-mirror!(
-    Cc,
-    ScCc,
-    "congestion control",
-    [None, Dcqcn, Hpcc, Timely, Dctcp]
-);
-mirror!(Recovery, ScRecovery, "loss recovery", [Gbn, Irn, NicSr]);
-mirror!(
-    TransportKind,
-    ScTransportKind,
-    "transport kind",
-    [Roce, Uet]
-);
 mirror!(SwitchHash, ScSwitchHash, "switch hash", [FiveTuple, Htsim]);
-
-fn cc_name(cc: ffi::Cc) -> Result<&'static str, String> {
-    ScCc::try_from(cc).map(ScCc::name)
-}
-
-fn cc_from_name(name: &str) -> Result<ffi::Cc, String> {
-    ScCc::from_name(name).map(ffi::Cc::from).ok_or_else(|| {
-        format!(
-            "unknown congestion control `{name}` (known: {})",
-            ScCc::all_names()
-        )
-    })
-}
-
-fn recovery_name(recovery: ffi::Recovery) -> Result<&'static str, String> {
-    ScRecovery::try_from(recovery).map(ScRecovery::name)
-}
-
-fn recovery_from_name(name: &str) -> Result<ffi::Recovery, String> {
-    ScRecovery::from_name(name)
-        .map(ffi::Recovery::from)
-        .ok_or_else(|| format!("unknown loss recovery `{name}` (known: gbn, irn, nic-sr)"))
-}
-
-fn transport_kind_name(kind: ffi::TransportKind) -> Result<&'static str, String> {
-    ScTransportKind::try_from(kind).map(ScTransportKind::name)
-}
 
 /// The bridge form of one attribute setting.
 pub(crate) fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
-    let (kind, uint, real, text) = match a.value {
-        Ns3Value::Uint(v) => (ffi::Ns3ValueKind::Uint, v, 0.0, ""),
-        Ns3Value::TimeNs(v) => (ffi::Ns3ValueKind::TimeNs, v, 0.0, ""),
-        Ns3Value::RateBps(v) => (ffi::Ns3ValueKind::RateBps, v, 0.0, ""),
-        Ns3Value::Bool(v) => (ffi::Ns3ValueKind::Bool, u64::from(v), 0.0, ""),
-        Ns3Value::Double(v) => (ffi::Ns3ValueKind::Double, 0, v, ""),
-        Ns3Value::Name(v) => (ffi::Ns3ValueKind::Name, 0, 0.0, v),
+    let (kind, uint, real, text, summary_text) = match a.value {
+        Ns3Value::Uint(v) => (ffi::Ns3ValueKind::Uint, v, 0.0, "", ""),
+        Ns3Value::TimeNs(v) => (ffi::Ns3ValueKind::TimeNs, v, 0.0, "", ""),
+        Ns3Value::RateBps(v) => (ffi::Ns3ValueKind::RateBps, v, 0.0, "", ""),
+        Ns3Value::Bool(v) => (ffi::Ns3ValueKind::Bool, u64::from(v), 0.0, "", ""),
+        Ns3Value::Double(v) => (ffi::Ns3ValueKind::Double, 0, v, "", ""),
+        Ns3Value::Name(v) => (ffi::Ns3ValueKind::Name, 0, 0.0, v, ""),
+        Ns3Value::Component { type_id, name } => {
+            (ffi::Ns3ValueKind::Component, 0, 0.0, type_id, name)
+        }
     };
     ffi::Ns3Setting {
         type_id: a.object.type_id().to_owned(),
@@ -191,6 +114,7 @@ pub(crate) fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
         real,
         text: text.to_owned(),
         summary_key: a.summary_key.unwrap_or("").to_owned(),
+        summary_text: summary_text.to_owned(),
     }
 }
 
@@ -208,25 +132,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn congestion_controls_mirror_with_their_conweave_numbers() {
-        for &c in ScCc::ALL {
-            let m = ffi::Cc::from(c);
-            assert_eq!(u32::from(m.repr), c.conweave_mode(), "{c:?}");
-            assert_eq!(ScCc::try_from(m), Ok(c));
-            assert_eq!(cc_name(m).unwrap(), c.name());
-            assert_eq!(cc_from_name(c.name()).unwrap(), m);
-        }
-        assert_eq!(
-            cc_from_name("cubic").unwrap_err(),
-            "unknown congestion control `cubic` (known: dcqcn, hpcc, timely, dctcp, none)"
-        );
-        assert_eq!(
-            cc_name(ffi::Cc { repr: 5 }).unwrap_err(),
-            "no congestion control has the value 5"
-        );
-    }
-
-    #[test]
     fn defaults_of_the_attributes_come_from_the_table() {
         let d = default_ns3_setting("ns3::RdmaRoceRecovery", "NackInterval").unwrap();
         assert_eq!((d.kind, d.uint), (ffi::Ns3ValueKind::TimeNs, 4_000));
@@ -235,10 +140,15 @@ mod tests {
         assert_eq!((d.kind, d.uint), (ffi::Ns3ValueKind::Uint, 4000));
         let d = default_ns3_setting("ns3::RdmaCongestionControl", "EwmaGain").unwrap();
         assert_eq!((d.kind, d.real), (ffi::Ns3ValueKind::Double, 1.0 / 256.0));
-        let d = default_ns3_setting("ns3::RdmaNic", "CcMode").unwrap();
+        let d = default_ns3_setting("ns3::RdmaNic", "CongestionControl").unwrap();
         assert_eq!(
-            (d.kind, d.text.as_str()),
-            (ffi::Ns3ValueKind::Name, "dcqcn")
+            (d.kind, d.text.as_str(), d.summary_text.as_str()),
+            (ffi::Ns3ValueKind::Component, "ns3::RdmaDcqcn", "dcqcn")
+        );
+        let d = default_ns3_setting("ns3::RdmaNic", "LossRecovery").unwrap();
+        assert_eq!(
+            (d.kind, d.text.as_str(), d.summary_text.as_str()),
+            (ffi::Ns3ValueKind::Component, "ns3::RdmaGoBackN", "gbn")
         );
         let d = default_ns3_setting("ns3::SwitchMmu", "BufferSize").unwrap();
         assert_eq!(d.uint, 9 * 1024 * 1024);
@@ -257,26 +167,10 @@ mod tests {
     }
 
     #[test]
-    fn recovery_transport_and_hash_mirror() {
-        for r in [ScRecovery::Gbn, ScRecovery::Irn, ScRecovery::NicSr] {
-            let m = ffi::Recovery::from(r);
-            assert_eq!(ScRecovery::try_from(m), Ok(r));
-            assert_eq!(recovery_name(m).unwrap(), r.name());
-            assert_eq!(recovery_from_name(r.name()).unwrap(), m);
-        }
-        assert_eq!(
-            recovery_from_name("sr").unwrap_err(),
-            "unknown loss recovery `sr` (known: gbn, irn, nic-sr)"
-        );
-        assert!(recovery_name(ffi::Recovery { repr: 3 }).is_err());
-        for k in [ScTransportKind::Roce, ScTransportKind::Uet] {
-            let m = ffi::TransportKind::from(k);
-            assert_eq!(ScTransportKind::try_from(m), Ok(k));
-            assert_eq!(transport_kind_name(m).unwrap(), k.name());
-        }
-        assert!(transport_kind_name(ffi::TransportKind { repr: 2 }).is_err());
+    fn the_switch_hash_mirrors() {
         for h in [ScSwitchHash::FiveTuple, ScSwitchHash::Htsim] {
             assert_eq!(ScSwitchHash::try_from(ffi::SwitchHash::from(h)), Ok(h));
         }
+        assert!(ScSwitchHash::try_from(ffi::SwitchHash { repr: 2 }).is_err());
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::transport_params::{define_transport, Ns3Attribute, Ns3Name, Ns3Object, Ns3Value};
+use crate::transport_params::{define_transport, Ns3Attribute, Ns3Component, Ns3Object, Ns3Value};
 
 /// One link of the topology, in file order (port numbers per node follow this order).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -211,7 +211,8 @@ pub struct Collective {
     pub flow_ids: Vec<u32>,
 }
 
-/// NIC loss recovery (ns-3 attribute `RdmaNic::LossRecovery`).
+/// NIC loss recovery (ns-3 attribute `RdmaNic::LossRecovery`: a factory of
+/// [`Recovery::type_id`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Recovery {
@@ -223,20 +224,34 @@ pub enum Recovery {
     NicSr,
 }
 
-impl Ns3Name for Recovery {
-    fn ns3_name(self) -> &'static str {
-        self.name()
+impl Ns3Component for Recovery {
+    fn type_id(self) -> &'static str {
+        Recovery::type_id(self)
+    }
+
+    fn name(self) -> &'static str {
+        Recovery::name(self)
     }
 }
 
 impl Recovery {
-    /// The name configs and the ns-3 attribute use.
+    /// The name configs and outputs use.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
             Recovery::Gbn => "gbn",
             Recovery::Irn => "irn",
             Recovery::NicSr => "nic-sr",
+        }
+    }
+
+    /// The name of the scheme's ns-3 TypeId (`ns3-module/model/rdma-recovery-*.h`).
+    #[must_use]
+    pub const fn type_id(self) -> &'static str {
+        match self {
+            Recovery::Gbn => "ns3::RdmaGoBackN",
+            Recovery::Irn => "ns3::RdmaIrn",
+            Recovery::NicSr => "ns3::RdmaNicSr",
         }
     }
 
@@ -249,7 +264,8 @@ impl Recovery {
     }
 }
 
-/// The wire protocol of the NICs and switches (ns-3 attribute `RdmaNic::Transport`).
+/// The wire protocol of the NICs and switches (under uet the NICs' loss recovery is the uet
+/// transport, [`TransportKind::UET_RECOVERY_TYPE_ID`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum TransportKind {
@@ -262,7 +278,11 @@ pub enum TransportKind {
 }
 
 impl TransportKind {
-    /// The name configs and the ns-3 attribute use.
+    /// The TypeId name of the uet transport's sender and receiver, the NICs' loss recovery
+    /// under uet (`ns3-module/model/rdma-recovery-uet.h`).
+    pub const UET_RECOVERY_TYPE_ID: &'static str = "ns3::RdmaUetRecovery";
+
+    /// The name configs use.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
@@ -640,7 +660,32 @@ impl EcnEntry {
 // of transport parameters.
 crate::transport_params::transport_params!(define_transport);
 
-/// Congestion control of the NICs (ns-3 attribute `RdmaNic::CcMode`; ConWeave `CC_MODE`).
+impl Transport {
+    /// Every ns-3 attribute setting of this transport, in the order the scenario program
+    /// applies them: the table's ([`Transport::ns3_attributes`]), where under uet the NICs'
+    /// loss recovery is the uet transport ([`TransportKind::UET_RECOVERY_TYPE_ID`]; the
+    /// summary keeps the `recovery` key's name), then the uet transport's own
+    /// ([`UetParams::ns3_attributes`]).
+    #[must_use]
+    pub fn ns3_settings(&self) -> Vec<Ns3Attribute> {
+        let mut list = self.ns3_attributes();
+        if self.kind == TransportKind::Uet {
+            for a in &mut list {
+                if a.object == Ns3Object::Nic && a.name == "LossRecovery" {
+                    a.value = Ns3Value::Component {
+                        type_id: TransportKind::UET_RECOVERY_TYPE_ID,
+                        name: self.recovery.name(),
+                    };
+                }
+            }
+            list.extend(self.uet.ns3_attributes());
+        }
+        list
+    }
+}
+
+/// Congestion control of the NICs (ns-3 attribute `RdmaNic::CongestionControl`: a factory of
+/// [`Cc::type_id`]; ConWeave `CC_MODE`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Cc {
@@ -656,9 +701,13 @@ pub enum Cc {
     None,
 }
 
-impl Ns3Name for Cc {
-    fn ns3_name(self) -> &'static str {
-        self.name()
+impl Ns3Component for Cc {
+    fn type_id(self) -> &'static str {
+        Cc::type_id(self)
+    }
+
+    fn name(self) -> &'static str {
+        Cc::name(self)
     }
 }
 
@@ -666,7 +715,7 @@ impl Cc {
     /// Every congestion control, in documentation order.
     pub const ALL: &'static [Cc] = &[Cc::Dcqcn, Cc::Hpcc, Cc::Timely, Cc::Dctcp, Cc::None];
 
-    /// The name configs and the ns-3 attribute use.
+    /// The name configs and outputs use.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
@@ -678,7 +727,20 @@ impl Cc {
         }
     }
 
-    /// ConWeave's `CC_MODE` number (also the ns-3 model's `RdmaCcMode` value).
+    /// The name of the algorithm's ns-3 TypeId (`ns3-module/model/rdma-cc-*.h`; none: the
+    /// no-op base, `rdma-cc.h`).
+    #[must_use]
+    pub const fn type_id(self) -> &'static str {
+        match self {
+            Cc::Dcqcn => "ns3::RdmaDcqcn",
+            Cc::Hpcc => "ns3::RdmaHpcc",
+            Cc::Timely => "ns3::RdmaTimely",
+            Cc::Dctcp => "ns3::RdmaDctcp",
+            Cc::None => "ns3::RdmaCongestionControl",
+        }
+    }
+
+    /// ConWeave's `CC_MODE` number.
     #[must_use]
     pub const fn conweave_mode(self) -> u32 {
         match self {

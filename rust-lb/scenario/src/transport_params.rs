@@ -9,8 +9,11 @@
 //! (`toml_config/transport.rs`), the ConWeave keys (`conweave.rs`), the keys of the
 //! `transport` override (`overrides.rs`: `rp_timer = 300us, ...`) and the list of ns-3
 //! attribute settings the scenario program applies in one loop
-//! ([`crate::Transport::ns3_attributes`], through the cxx bridge: each setting names its
-//! object's ns-3 TypeId, [`Ns3Object::type_id`]).
+//! ([`crate::Transport::ns3_attributes`], through the cxx bridge: each setting names the ns-3
+//! TypeId that declares the attribute, [`Ns3Object::type_id`]). The loss recovery and the
+//! congestion control are chosen by their TypeId names ([`Ns3Value::Component`]: the NIC's
+//! factory attributes `LossRecovery` and `CongestionControl`); a setting of one of them goes
+//! to the NICs' factory of that type or of a type derived from it.
 //!
 //! A new knob used by one loss recovery or congestion control is three files: its row here
 //! (`ns3 GoBackN "Name" as kind`), the scheme's header (`ns3-module/model/rdma-recovery-gbn.h`:
@@ -47,9 +50,12 @@ use serde::Serialize;
 use crate::toml_config::quantity::{Bytes, Rate, Time};
 
 /// The ns-3 object an attribute belongs to: a NIC, a switch or its MMU, or one of the loss
-/// recoveries and congestion controls each NIC creates (one `ObjectFactory` per type in the
-/// NIC, `RdmaNic::SetComponentAttribute`; a setting of a base class reaches every type derived
-/// from it, as ns-3 TypeIds inherit their parent's attributes).
+/// recoveries and congestion controls each NIC creates -- always the TypeId that declares the
+/// attribute (as `Config::SetDefault` needs it). The NIC creates its loss recovery and its
+/// congestion control from its factory attributes `LossRecovery` and `CongestionControl`
+/// (`ObjectFactoryValue`); the scenario program sets a component's attribute on the factory
+/// whose type is that TypeId or derived from it, as ns-3 TypeIds inherit their parent's
+/// attributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Ns3Object {
     /// `ns3::RdmaNic` of every host.
@@ -111,6 +117,15 @@ pub enum Ns3Value {
     Double(f64),
     /// `StringValue` of a name (enum attributes accept their names).
     Name(&'static str),
+    /// A component of the NIC (loss recovery, congestion control) chosen by its ns-3 TypeId
+    /// name, `type_id`: an `ObjectFactoryValue` of that type. `name` is the config's name of
+    /// it, what `summary.json` prints.
+    Component {
+        /// The component's TypeId name (`ns3::RdmaIrn`).
+        type_id: &'static str,
+        /// Its name in configs and outputs (`irn`).
+        name: &'static str,
+    },
 }
 
 impl Ns3Value {
@@ -143,16 +158,23 @@ impl Ns3Value {
         Ns3Value::Double(v)
     }
 
-    /// The name of an enum value.
-    pub fn name(v: impl Ns3Name) -> Self {
-        Ns3Value::Name(v.ns3_name())
+    /// A component of the NIC, by its TypeId name.
+    pub fn component(v: impl Ns3Component) -> Self {
+        Ns3Value::Component {
+            type_id: v.type_id(),
+            name: v.name(),
+        }
     }
 }
 
-/// An enum whose ns-3 attribute takes its name.
-pub trait Ns3Name {
-    /// The name the attribute's checker accepts.
-    fn ns3_name(self) -> &'static str;
+/// An enum whose variants are components of the NIC (loss recoveries, congestion controls):
+/// each variant names its ns-3 TypeId (the names of the algorithms are defined once, here in
+/// Rust).
+pub trait Ns3Component: Copy {
+    /// The name of the component's ns-3 TypeId (`ns3::RdmaIrn`).
+    fn type_id(self) -> &'static str;
+    /// Its name in configs and outputs (`irn`).
+    fn name(self) -> &'static str;
 }
 
 /// One attribute setting: `object`'s attribute `name` = `value`.
@@ -389,14 +411,15 @@ macro_rules! transport_params {
             #[serde(skip_serializing_if = "UetParams::is_default")]
             uet: UetParams = UetParams::default(),
                 toml_by_hand uet: Option<Spanned<UetSec>>;
-            /// Loss recovery.
+            /// Loss recovery (`RdmaNic::LossRecovery`, a factory of [`Recovery::type_id`];
+            /// under uet the uet transport's, [`crate::Transport::ns3_settings`]).
             recovery: Recovery = Recovery::Gbn,
                 toml_by_hand recovery: Option<RecoverySec>,
-                ns3 Nic "LossRecovery" as name summary;
-            /// Congestion control (`RdmaNic::CcMode`).
+                ns3 Nic "LossRecovery" as component summary;
+            /// Congestion control (`RdmaNic::CongestionControl`, a factory of [`Cc::type_id`]).
             cc: Cc = Cc::Dcqcn,
                 toml_by_hand cc: Option<CcSec>,
-                ns3 Nic "CcMode" as name summary;
+                ns3 Nic "CongestionControl" as component summary;
             /// Window (`HAS_WIN`): each queue pair may have at most the fabric's largest BDP in
             /// flight. run.py turns it on for HPCC and DCTCP ([`Transport::run_py_window`]).
             has_win: bool = false,

@@ -197,3 +197,52 @@ fn every_attribute_is_set_once_and_the_summary_keeps_its_order() {
         ]
     );
 }
+
+#[test]
+fn components_cross_as_their_type_ids_with_the_config_names() {
+    let mut t = Transport {
+        recovery: crate::Recovery::NicSr,
+        cc: crate::Cc::Hpcc,
+        ..Transport::default()
+    };
+    assert_eq!(
+        attr(&t, Ns3Object::Nic, "LossRecovery"),
+        Ns3Value::Component {
+            type_id: "ns3::RdmaNicSr",
+            name: "nic-sr"
+        }
+    );
+    assert_eq!(
+        attr(&t, Ns3Object::Nic, "CongestionControl"),
+        Ns3Value::Component {
+            type_id: "ns3::RdmaHpcc",
+            name: "hpcc"
+        }
+    );
+    assert_eq!(
+        t.ns3_settings(),
+        t.ns3_attributes(),
+        "RoCE: the table alone"
+    );
+    // Under uet the NICs' loss recovery is the uet transport (set once), the summary keeps the
+    // recovery's name, and the uet transport's own settings follow the table's.
+    t.kind = crate::TransportKind::Uet;
+    let list = t.ns3_settings();
+    let recoveries: Vec<_> = list
+        .iter()
+        .filter(|a| a.object == Ns3Object::Nic && a.name == "LossRecovery")
+        .collect();
+    assert_eq!(recoveries.len(), 1);
+    assert_eq!(
+        recoveries[0].value,
+        Ns3Value::Component {
+            type_id: "ns3::RdmaUetRecovery",
+            name: "nic-sr"
+        }
+    );
+    assert_eq!(
+        list.len(),
+        t.ns3_attributes().len() + t.uet.ns3_attributes().len()
+    );
+    assert_eq!(list.last().map(|a| a.object), Some(Ns3Object::UetRecovery));
+}
