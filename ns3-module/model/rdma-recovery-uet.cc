@@ -60,6 +60,17 @@ RdmaUetRecovery::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RdmaUetRecovery::m_ackBytes),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("AckRequest",
+                          "With AckBytes > 0, which new packets carry the AR bit besides the "
+                          "last one (resends always do): uec, one after which the window has no "
+                          "room for another (the UEC htsim's); reps, one that fills the window "
+                          "(the REPS artifact's; with AckBytes 4000, its ACKs)",
+                          EnumValue(RdmaUetRecovery::ACK_REQUEST_UEC),
+                          MakeEnumAccessor(&RdmaUetRecovery::m_ackRequest),
+                          MakeEnumChecker(RdmaUetRecovery::ACK_REQUEST_UEC,
+                                          "uec",
+                                          RdmaUetRecovery::ACK_REQUEST_REPS,
+                                          "reps"))
             .AddAttribute("Cc",
                           "The sender's window rule: mprdma (htsim's, the REPS artifact's; "
                           "rdma-uet.h) or nscc (the Ultra Ethernet transport's NSCC as the "
@@ -125,6 +136,18 @@ RdmaUetWindowOnAckWtd(uint64_t windowBytes,
         return windowBytes; // a mark below the threshold: neither cut nor grown
     }
     return RdmaUetWindowOnAck(windowBytes, capBytes, mtuBytes, ackedBytes, ecnMarked);
+}
+
+bool
+RdmaUetAckRequest(uint64_t inflightBytes,
+                  uint64_t wireBytes,
+                  uint64_t windowBytes,
+                  bool resend,
+                  bool last,
+                  bool repsRule)
+{
+    const uint64_t after = inflightBytes + wireBytes; // in flight once this packet is sent
+    return resend || last || (repsRule ? after : after + wireBytes) >= windowBytes;
 }
 
 uint64_t
@@ -252,11 +275,17 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     RdmaHeader h = m_host->DataHeader(qp, seq, cx);
     if (m_ackBytes > 0)
     {
-        // UEC's AR bit (htsim UecSrc::sendNewPacket / sendRtxPacket): a resend, the last new
-        // packet, or a packet after which the window has no room for another full one.
+        // The AR bit (htsim UecSrc::sendNewPacket / sendRtxPacket): a resend, the last new
+        // packet, or one that leaves the window full (AckRequest: UEC's or the REPS
+        // artifact's "full", RdmaUetAckRequest).
         const uint64_t wire = payload + Settings().m_uetHeaderBytes;
         const bool last = !fromRtx && seq + payload >= qp.size;
-        if (fromRtx || last || u.inflightBytes + 2 * wire >= u.windowBytes)
+        if (RdmaUetAckRequest(u.inflightBytes,
+                              wire,
+                              u.windowBytes,
+                              fromRtx,
+                              last,
+                              m_ackRequest == ACK_REQUEST_REPS))
         {
             h.flags |= RdmaHeader::FLAG_ACK_REQUEST;
         }

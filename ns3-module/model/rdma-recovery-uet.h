@@ -29,6 +29,14 @@ class RdmaUetRecovery final : public RdmaLossRecovery
         NSCC,   //!< the Ultra Ethernet transport's NSCC (rdma-uet-nscc.h)
     };
 
+    /// Which packets ask for an ACK at once with coalesced ACKs (attribute AckRequest;
+    /// RdmaUetAckRequest).
+    enum AckRequest
+    {
+        ACK_REQUEST_UEC,  //!< the UEC htsim's rule, the default
+        ACK_REQUEST_REPS, //!< the REPS artifact's rule
+    };
+
     /// \return the TypeId: the window rule's options (the transport's other settings, Uet*,
     /// are the NIC's)
     static TypeId GetTypeId();
@@ -87,6 +95,7 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     const RdmaUetNsccParams& Nscc();
 
     uint32_t m_ackBytes{0};     //!< AckBytes: ACK coalescing (0 = every packet)
+    AckRequest m_ackRequest{ACK_REQUEST_UEC}; //!< AckRequest: the AR bit's rule
     Cc m_cc{MPRDMA};            //!< Cc: the window rule
     double m_waitToDecrease{0}; //!< WaitToDecrease: threshold of the ECN average (0 = off)
     double m_wtdAlpha{0.05};    //!< WtdAlpha: gain of the ECN average per ACK

@@ -8,7 +8,18 @@
  *  - data packets of PayloadSize (4086 B) plus UetHeaderSize (64 B) on the wire;
  *  - the receiver answers every data packet with an ACK carrying the cumulative ACK (next
  *    expected byte), a SACK of that packet, its entropy and its ECN mark (htsim UecSink::
- *    processData with -sack_threshold 4000 < one packet: one ACK per packet);
+ *    processData with -sack_threshold 4000 < one packet: one ACK per packet). The artifact's
+ *    ACK also carries a 64-packet SACK bitmap (UecSink::sack, buildSackBitmap), which only
+ *    repeats what earlier ACKs said -- unless an ACK is lost: under one-way black holes
+ *    (ACKs crossing a failed pipe) the single SACK here leaves a delivered packet outstanding
+ *    until the cumulative ACK passes it, or until it times out (a spurious resend and window
+ *    cut) where the artifact's next ACK re-reports it. The artifact's ACKs exactly:
+ *    RdmaUetRecovery::AckBytes 4000 (its -sack_threshold: every packet answered at once, each
+ *    ACK with the bitmap) and AckRequest "reps" (its AR rule, RdmaUetAckRequest) -- with them
+ *    oblivious spraying under 1 / 4 / 8 black-holed aggregation -> core pipes of a k = 8
+ *    fat-tree is within 5 % of the artifact (experiments/reps/README.md, "Spraying under
+ *    one-way black holes against the artifact"); with the single SACK its slowest flow is
+ *    49 % / 123 % later with 4 / 8 pipes. Default unchanged (AckBytes 0, AckRequest "uec");
  *  - a trimmed packet (header only, FLAG_TRIMMED) is answered by a NACK naming it
  *    (UecSink::processTrimmed);
  *  - the sender keeps a window in wire bytes and may send while window > in-flight bytes
@@ -217,6 +228,27 @@ uint64_t RdmaUetWindowOnAck(uint64_t windowBytes,
                             uint64_t mtuBytes,
                             uint64_t ackedBytes,
                             bool ecnMarked);
+
+/**
+ * \ingroup rdma-lb
+ * Whether a data packet carries the AR bit (ACK request; only with coalesced ACKs,
+ * RdmaUetRecovery::AckBytes > 0): a resend (\p resend), the flow's last new packet (\p last),
+ * and a packet that leaves the window full. The two htsims differ on "full", seen from the
+ * bytes in flight after this packet (\p inflightBytes before it plus its \p wireBytes)
+ * against the window \p windowBytes:
+ *  - UEC's (ultraethernet/uet-htsim UecSrc::sendNewPacket, RdmaUetRecovery::AckRequest "uec",
+ *    the default): no room for another packet of this size, in flight + size >= window;
+ *  - the REPS artifact's (tommasobo/REPS_EuroSys_Artifact UecSrc::sendNewPacket,
+ *    AckRequest "reps"): no room at all, in flight >= window.
+ * The AR bit moves the SACK bitmap of the packet's ACK to start at the packet itself (see
+ * the file comment), so it decides which earlier out-of-order packets an ACK re-reports.
+ */
+bool RdmaUetAckRequest(uint64_t inflightBytes,
+                       uint64_t wireBytes,
+                       uint64_t windowBytes,
+                       bool resend,
+                       bool last,
+                       bool repsRule);
 
 /**
  * \ingroup rdma-lb

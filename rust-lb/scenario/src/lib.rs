@@ -46,8 +46,8 @@ use rdma_lb_core::config::LbConfig;
 pub use error::{ErrorKind, Result, ScenarioError};
 pub use model::{
     Cc, Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, PortRate, Quirk,
-    QuirkSet, Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind, UetCc,
-    UetParams,
+    QuirkSet, Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind,
+    UetAckRequest, UetCc, UetParams,
 };
 pub use overrides::Overrides;
 pub use text::resolve_relative;

@@ -359,6 +359,38 @@ pub struct UetParams {
     /// config echo at 0.
     #[serde(skip_serializing_if = "is_zero_u32")]
     pub ack_bytes: u32,
+    /// With `ack_bytes` > 0, which new packets carry the AR bit (their ACK leaves at once with
+    /// its bitmap from the packet itself): `uec`, one after which the window has no room for
+    /// another packet (the UEC htsim's, the default); `reps`, one that fills the window (the
+    /// REPS artifact's; with `ack_bytes = 4000`, the artifact's ACKs). Left out of the config
+    /// echo at `uec`.
+    #[serde(skip_serializing_if = "UetAckRequest::is_uec")]
+    pub ack_request: UetAckRequest,
+}
+
+/// The AR bit's rule with coalesced ACKs (`[transport.uet] ack_request`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UetAckRequest {
+    /// The UEC htsim's (`UecSrc::sendNewPacket`): in flight + this packet's size >= window.
+    Uec,
+    /// The REPS artifact's (`UecSrc::sendNewPacket`): in flight >= window.
+    Reps,
+}
+
+impl UetAckRequest {
+    /// The name configs and the ns-3 attribute `AckRequest` use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            UetAckRequest::Uec => "uec",
+            UetAckRequest::Reps => "reps",
+        }
+    }
+
+    fn is_uec(&self) -> bool {
+        *self == UetAckRequest::Uec
+    }
 }
 
 /// The uet transport's window rule (`[transport.uet] cc`).
@@ -453,6 +485,7 @@ impl UetParams {
             set("NsccQaGate", Ns3Value::uint(self.nscc_qa_gate)),
             set("NsccTrimming", Ns3Value::flag(self.trimming)),
             set("AckBytes", Ns3Value::uint(self.ack_bytes)),
+            set("AckRequest", Ns3Value::Name(self.ack_request.name())),
         ]
     }
 }
@@ -477,6 +510,7 @@ impl Default for UetParams {
             nscc_target_delay_ns: 0,
             nscc_qa_gate: 3,
             ack_bytes: 0,
+            ack_request: UetAckRequest::Uec,
         }
     }
 }

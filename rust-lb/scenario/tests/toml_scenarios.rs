@@ -11,7 +11,7 @@ mod common;
 use common::{data, repo, scratch, write};
 use rdma_lb_scenario::{
     load_scenario, Cc, CollectiveKind, Overrides, PortRate, Quirk, QuirkSet, Recovery, SwitchHash,
-    TransportKind, UetCc, UetParams,
+    TransportKind, UetAckRequest, UetCc, UetParams,
 };
 
 #[test]
@@ -489,7 +489,8 @@ flow_file = "f.txt"
              ecn_kmin_packets = 25\necn_kmax_packets = 76\ninitial_window_packets = 151\n\
              max_window_bdp = 2.0\nbase_rtt = \"8337ns\"\nrto = \"42us\"\npayload = 2000\n\
              switch_hash = \"htsim\"\nwait_to_decrease = 0.25\nwtd_alpha = 0.1\n\
-             cc = \"nscc\"\nnscc_target_delay = \"9us\"\nnscc_qa_gate = 4\nack_bytes = 16384\n"
+             cc = \"nscc\"\nnscc_target_delay = \"9us\"\nnscc_qa_gate = 4\nack_bytes = 16384\n\
+             ack_request = \"reps\"\n"
         ),
     );
     let t = load_scenario(&cfg, &Overrides::default())
@@ -519,6 +520,7 @@ flow_file = "f.txt"
             nscc_target_delay_ns: 9000,
             nscc_qa_gate: 4,
             ack_bytes: 16384,
+            ack_request: UetAckRequest::Reps,
         }
     );
     // The window's options go to the uet transport's ns-3 object.
@@ -538,7 +540,8 @@ flow_file = "f.txt"
             (uet, "NsccTargetDelay"),
             (uet, "NsccQaGate"),
             (uet, "NsccTrimming"),
-            (uet, "AckBytes")
+            (uet, "AckBytes"),
+            (uet, "AckRequest")
         ]
     );
     // link_rates: one direction set apart, its queue scaled with its rate (htsim's -failed).

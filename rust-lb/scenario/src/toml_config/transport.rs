@@ -13,7 +13,8 @@ use super::quantity::{Bytes, Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::htsim::{uet_defaults, HtsimTopo};
 use crate::model::{
-    Cc, EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind, UetCc, UetParams,
+    Cc, EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind, UetAckRequest, UetCc,
+    UetParams,
 };
 use crate::transport_params::{define_toml_keys, IntoField};
 
@@ -72,6 +73,14 @@ pub(super) struct UetSec {
     pub(super) nscc_target_delay: Option<Time>,
     pub(super) nscc_qa_gate: Option<Spanned<u32>>,
     pub(super) ack_bytes: Option<u32>,
+    pub(super) ack_request: Option<UetAckRequestSec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) enum UetAckRequestSec {
+    Uec,
+    Reps,
 }
 
 #[derive(Debug, Deserialize)]
@@ -369,6 +378,12 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
     }
     if let Some(v) = u.ack_bytes {
         p.ack_bytes = v;
+    }
+    if let Some(r) = &u.ack_request {
+        p.ack_request = match r {
+            UetAckRequestSec::Uec => UetAckRequest::Uec,
+            UetAckRequestSec::Reps => UetAckRequest::Reps,
+        };
     }
     Ok(())
 }
