@@ -674,12 +674,14 @@ class UetRepsAcksBlackHoleTestCase : public TestCase
         BuildUetLeafSpine(f, "spray", 2, 4, 8, MicroSeconds(3), MicroSeconds(60), 32, true);
         for (uint32_t h = 0; h < 8; ++h)
         {
-            f.GetNic(h)->SetComponentAttribute("ns3::RdmaUetRecovery",
-                                               "AckBytes",
-                                               UintegerValue(ackBytes));
-            f.GetNic(h)->SetComponentAttribute("ns3::RdmaUetRecovery",
-                                               "AckRequest",
-                                               StringValue(ackRequest));
+            rdmalbtest::SetComponent(f.GetNic(h),
+                                     "ns3::RdmaUetRecovery",
+                                     "AckBytes",
+                                     UintegerValue(ackBytes));
+            rdmalbtest::SetComponent(f.GetNic(h),
+                                     "ns3::RdmaUetRecovery",
+                                     "AckRequest",
+                                     StringValue(ackRequest));
         }
         // Hosts 0-7, leaves 8-9, spines 10-17: data from leaf 0 via spine 10 and ACKs from
         // leaf 1 via spine 11 are lost.
