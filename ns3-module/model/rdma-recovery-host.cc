@@ -219,16 +219,11 @@ RdmaRecoveryHost::LbTimer(uint16_t qpn)
 
 // ---- Receiver -------------------------------------------------------------------------------
 
-void
-RdmaRecoveryHost::SendFeedback(const RdmaHeader& h,
-                      RdmaRxState& rx,
-                      uint8_t type,
-                      uint16_t flags,
-                      uint64_t sackSeq,
-                      uint64_t sackLen)
+RdmaHeader
+RdmaRecoveryHost::ReplyHeader(const RdmaHeader& h, const RdmaRxState& rx, RdmaHeader::Type type) const
 {
     RdmaHeader a;
-    a.type = static_cast<RdmaHeader::Type>(type);
+    a.type = type;
     a.sip = m_address;
     a.dip = h.sip;
     a.sport = h.dport; // the reverse direction of the data packet
@@ -237,8 +232,21 @@ RdmaRecoveryHost::SendFeedback(const RdmaHeader& h,
     a.pg = h.pg;
     a.tsNs = h.tsNs;
     a.echoSeq = h.seq;
-    a.flags = flags | (h.ecn != 0 ? FLAG_ECN_ECHO : 0);
+    a.flags = h.ecn != 0 ? FLAG_ECN_ECHO : 0;
     a.seq = static_cast<uint32_t>(rx.expected);
+    return a;
+}
+
+void
+RdmaRecoveryHost::SendFeedback(const RdmaHeader& h,
+                      RdmaRxState& rx,
+                      uint8_t type,
+                      uint16_t flags,
+                      uint64_t sackSeq,
+                      uint64_t sackLen)
+{
+    RdmaHeader a = ReplyHeader(h, rx, static_cast<RdmaHeader::Type>(type));
+    a.flags |= flags;
     a.sackSeq = static_cast<uint32_t>(sackSeq);
     a.sackLen = static_cast<uint16_t>(sackLen);
     // The INT of the data packet goes back in the ACK/NACK (HPCC's records, TIMELY's time).

@@ -277,6 +277,12 @@ class RdmaRecoveryHost : protected RdmaNicSettings
     virtual void Complete(QpIterator it) = 0;
 
     // ---- Receiver ----
+    /// \return the header of an ACK/NACK (\p type) answering data packet \p h: addressed back
+    /// to its sender on the reverse ports (the entropy echoed), its qpn, pg, send time and
+    /// offset echoed, the cumulative ACK rx.expected, FLAG_ECN_ECHO if it carried CE
+    RdmaHeader ReplyHeader(const RdmaHeader& h,
+                           const RdmaRxState& rx,
+                           RdmaHeader::Type type) const;
     /// Sends the ACK/NACK (\p type) of data packet \p h: cumulative ACK rx.expected, \p flags
     /// (a CNP flag is counted), the SACK block \p sackSeq / \p sackLen, the data's INT.
     void SendFeedback(const RdmaHeader& h,

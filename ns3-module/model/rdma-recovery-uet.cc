@@ -351,7 +351,7 @@ RdmaUetRecovery::SendCoalescedAck(const RdmaHeader& h, RxState& rx, bool toTrigg
     const uint64_t s = h.seq / unit;
     const uint64_t base =
         toTrigger ? s : std::max<uint64_t>(s >= 63 ? s - 63 : 0, rx.expected / unit + 1);
-    RdmaHeader a = FeedbackHeader(h, rx, RdmaHeader::ACK);
+    RdmaHeader a = m_host->ReplyHeader(h, rx, RdmaHeader::ACK);
     a.flags |= RdmaHeader::FLAG_ACK_REQUEST;
     a.sackSeq = static_cast<uint32_t>(base * unit);
     a.sackBitmap = SackBitmap(rx, base * unit);
@@ -359,23 +359,6 @@ RdmaUetRecovery::SendCoalescedAck(const RdmaHeader& h, RxState& rx, bool toTrigg
     SendHeader(a);
 }
 
-RdmaHeader
-RdmaUetRecovery::FeedbackHeader(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type) const
-{
-    RdmaHeader a;
-    a.type = type;
-    a.sip = m_host->Address();
-    a.dip = h.sip;
-    a.sport = h.dport; // the reverse direction of the data packet
-    a.dport = h.sport; // echo the entropy
-    a.qpn = h.qpn;
-    a.pg = h.pg;
-    a.tsNs = h.tsNs;
-    a.echoSeq = h.seq;
-    a.flags = h.ecn != 0 ? RdmaRecoveryHost::FLAG_ECN_ECHO : 0;
-    a.seq = static_cast<uint32_t>(rx.expected);
-    return a;
-}
 
 void
 RdmaUetRecovery::SendHeader(const RdmaHeader& a)
@@ -391,7 +374,7 @@ RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
                               RdmaHeader::Type type,
                               uint64_t sackLen)
 {
-    RdmaHeader a = FeedbackHeader(h, rx, type);
+    RdmaHeader a = m_host->ReplyHeader(h, rx, type);
     a.sackSeq = h.seq;
     a.sackLen = static_cast<uint16_t>(sackLen);
     SendHeader(a);

@@ -61,9 +61,6 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// Sends the ACK/NACK of UET data packet \p h (padded to UetHeaderSize).
     void SendFeedback(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type,
                       uint64_t sackLen);
-    /// The ACK/NACK header answering \p h: addresses, entropy echo, timestamp, ECN echo and
-    /// the cumulative ACK.
-    RdmaHeader FeedbackHeader(const RdmaHeader& h, const RxState& rx, RdmaHeader::Type type) const;
     /// Enqueues feedback header \p a, padded to UetHeaderSize, at the highest priority.
     void SendHeader(const RdmaHeader& a);
     /// The in-order data now ends at \p end: takes the held blocks it reaches, then reports
