@@ -35,6 +35,8 @@
 //! 1 ns later (1 ns per blocking collective); the fwd-in-backward recomputation of checkpointed layers is not run (AICB's files
 //! have no checkpoints); pipeline traffic is not simulated (as in SimAI's ns-3 backend).
 
+use std::collections::HashMap;
+
 use super::fabric::SimAiFabric;
 use super::groups::Groups;
 use super::nccl::{self, NcclFlow};
@@ -206,16 +208,18 @@ impl Cx<'_> {
             });
             self.it.labels.push(label.clone());
             if blocking {
+                // Each rank's last-step flows, from and to it, in one pass over the flows.
                 let last = flows.iter().map(|f| f.step).max().unwrap_or(0);
-                for &r in &group.ranks {
-                    let deps = flows
-                        .iter()
-                        .zip(&ids)
-                        .filter(|(f, _)| f.step == last && (f.src == r || f.dst == r))
-                        .map(|(_, &id)| id)
-                        .collect();
-                    done.push((r, deps));
+                let mut deps: HashMap<u32, Vec<u32>> =
+                    group.ranks.iter().map(|&r| (r, Vec::new())).collect();
+                for (f, &id) in flows.iter().zip(&ids).filter(|(f, _)| f.step == last) {
+                    for end in [f.src, f.dst] {
+                        if let Some(d) = deps.get_mut(&end) {
+                            d.push(id);
+                        }
+                    }
                 }
+                done.extend(deps);
             }
         }
         for (r, deps) in done {
