@@ -92,8 +92,8 @@ RdmaIrn::Inflight(const RdmaQueuePair& qp) const
     return qp.maxSentSeq > qp.sndUna ? qp.maxSentSeq - qp.sndUna : 0;
 }
 
-uint64_t
-RdmaIrn::SpaceOf(RdmaQueuePair& qp, uint64_t seq, uint16_t entropy, bool fresh)
+void
+RdmaIrn::OpenSpace(RdmaQueuePair& qp, uint64_t seq, uint16_t entropy, bool fresh)
 {
     if (qp.irnSpaces.empty())
     {
@@ -106,6 +106,11 @@ RdmaIrn::SpaceOf(RdmaQueuePair& qp, uint64_t seq, uint16_t entropy, bool fresh)
         qp.irnSpaceAcked = seq;
         qp.irnSpaceEntropy = entropy;
     }
+}
+
+uint64_t
+RdmaIrn::SpaceStart(const RdmaQueuePair& qp, uint64_t seq)
+{
     auto it = std::upper_bound(qp.irnSpaces.begin(), qp.irnSpaces.end(), seq);
     return it == qp.irnSpaces.begin() ? 0 : *std::prev(it);
 }
@@ -183,7 +188,8 @@ RdmaIrn::Send(RdmaQueuePair& qp, Time now)
     RdmaFramePtr f = SendData(qp, now, true);
     if (m_qpPerPath)
     {
-        f->header.echoSeq = static_cast<uint32_t>(SpaceOf(qp, seq, f->header.sport, fresh));
+        OpenSpace(qp, seq, f->header.sport, fresh);
+        f->header.echoSeq = static_cast<uint32_t>(SpaceStart(qp, seq));
     }
     ArmRto(qp);
     m_host->ArmLbTimer(qp);
@@ -318,7 +324,7 @@ RdmaIrn::ReceiveAck(QpIterator it, const RdmaHeader& h)
         }
         if (h.sackLen != 0)
         {
-            const uint64_t space = SpaceOf(qp, h.sackSeq, qp.irnSpaceEntropy, false);
+            const uint64_t space = SpaceStart(qp, h.sackSeq);
             backTo = std::max(backTo, space);
             if (inOrderSack && space == qp.irnSpaces.back())
             {

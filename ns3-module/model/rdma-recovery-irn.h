@@ -66,8 +66,10 @@ class RdmaIrn final : public RdmaRoceRecovery
     /// \return the bytes in flight for the BDP cap and the RTO choice
     uint64_t Inflight(const RdmaQueuePair& qp) const;
     /// IrnQpPerPath, sender: opens a PSN space at \p seq when a fresh packet leaves on a new
-    /// \p entropy; \return the start of the space \p seq is in
-    uint64_t SpaceOf(RdmaQueuePair& qp, uint64_t seq, uint16_t entropy, bool fresh);
+    /// \p entropy (the first packet opens the space at 0)
+    static void OpenSpace(RdmaQueuePair& qp, uint64_t seq, uint16_t entropy, bool fresh);
+    /// IrnQpPerPath, sender: \return the start of the PSN space byte \p seq is in
+    static uint64_t SpaceStart(const RdmaQueuePair& qp, uint64_t seq);
     /// IrnQpPerPath, receiver: \return whether data \p s of \p len bytes is the next in order
     /// of its own PSN space, which starts at \p spaceStart beyond the cumulative point (then
     /// it is held as received)
