@@ -8,10 +8,26 @@ use rdma_lb_core::host::{self, whack_a_mole::PathRouting};
 use rdma_lb_core::switch::{self as sw};
 use rdma_lb_core::{config, Algorithm, HostLbConfig};
 
-use crate::ffi;
 use crate::guard::guard;
 use crate::host::{HostLb, HostLbGroup};
 use crate::switch::SwitchLb;
+
+/// The shared enum of the configuration's answers (header
+/// `rdma-lb-bridge/src/config.rs.h`).
+#[cxx::bridge(namespace = "rdmalb::bridge")]
+pub mod ffi {
+    /// How the fabric is to route an algorithm's path indices (Whack-a-Mole's `routing`).
+    #[derive(Debug)]
+    enum PathIndexRouting {
+        /// The algorithm sends no path indices.
+        NotUsed,
+        /// `routing = "ecmp"`: path i is ECMP hash input i.
+        Off,
+        /// `routing = "path-index"`: path i is the ToR's equal-cost uplink i, where the
+        /// fabric has one multipath stage.
+        On,
+    }
+}
 
 /// See `ffi::LbConfig`.
 pub struct LbConfig {

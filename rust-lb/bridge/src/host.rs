@@ -4,8 +4,58 @@
 use rdma_lb_core::host::{self, SendCx};
 use rdma_lb_core::{Entropy, Psn, SimDuration, SimTime};
 
-use crate::ffi;
 use crate::guard::guard;
+
+/// The shared structs of the NICs' calls (header `rdma-lb-bridge/src/host.rs.h`; the
+/// functions that take them are declared with the opaque types in the crate root's bridge).
+#[cxx::bridge(namespace = "rdmalb::bridge")]
+pub mod ffi {
+    /// What the NIC received about a packet it sent.
+    #[derive(Debug)]
+    enum FeedbackKind {
+        /// Acknowledgement.
+        Ack,
+        /// Negative acknowledgement.
+        Nack,
+        /// Congestion notification.
+        Cnp,
+        /// Retransmission timeout.
+        Timeout,
+        /// Answer to a probe packet the selector asked for (`take_probe`).
+        ProbeAck,
+    }
+
+    /// The NIC's state when it is about to send a data packet.
+    #[derive(Debug)]
+    struct SendContext {
+        now_ns: u64,
+        psn: u32,
+        retransmission: bool,
+        inflight_pkts: u32,
+        every_arrival_answered: bool,
+    }
+
+    /// Feedback for a packet sent on `entropy`.
+    #[derive(Debug)]
+    struct FeedbackEvent {
+        kind: FeedbackKind,
+        now_ns: u64,
+        entropy: u16,
+        psn: u32,
+        /// Round-trip time of the answered packet; meaningful when `has_rtt`.
+        rtt_ns: u64,
+        has_rtt: bool,
+        ecn: bool,
+    }
+
+    /// The entropy to stamp on the next data packet.
+    #[derive(Debug)]
+    struct EntropyDecision {
+        entropy: u16,
+        /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
+        failed: bool,
+    }
+}
 
 /// See `ffi::HostLbGroup`.
 pub struct HostLbGroup(host::HostLbGroup);

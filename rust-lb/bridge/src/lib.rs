@@ -1,17 +1,20 @@
 //! The bridge between `rdma-lb-core` and the ns-3 module: only the `#[cxx::bridge]`
 //! declarations, newtype wrappers and conversions; the logic lives in the core.
 //!
-//! Three bridge modules, one-way and leaf first (each header includes the ones before it):
+//! One bridge per module, one-way and leaf first (the root's header includes the others):
 //! * [`types`] (`types.rs.h`): the shared enum of the switch hash, which crosses the boundary
 //!   as a typed value, and the transport's ns-3 attribute settings (the loss recovery and the
 //!   congestion control by their TypeId names);
 //! * [`scenario`] (`scenario.rs.h`): a loaded scenario as plain structs;
-//! * this file (`lib.rs.h`): the load-balancing objects and `load_scenario`, which hands C++
-//!   the scenario together with the algorithm configuration its validation parsed.
-//!
-//! The implementations live by role: [`config`] (the validated configuration and the questions
-//! C++ asks about it), [`host`] (the NICs' per-queue-pair selectors), [`switch`] (the
-//! switches' agents).
+//! * [`host`] (`host.rs.h`), [`switch`] (`switch.rs.h`), [`config`] (`config.rs.h`): the
+//!   shared structs of the NICs' and the switches' per-packet calls and of the configuration's
+//!   answers, each next to the code that converts them (the NICs' per-queue-pair selectors,
+//!   the switches' agents, the validated configuration);
+//! * this file (`lib.rs.h`): the opaque load-balancing objects with every function on them
+//!   (cxx keeps an opaque Rust type and the functions that return it in one bridge), and
+//!   `load_scenario`, which hands C++ the scenario together with the algorithm configuration
+//!   its validation parsed. The other modules' structs are aliased in, so no module below
+//!   the root imports the root: the crate has no import cycle (`no_import_cycles`).
 //!
 //! Rules (the bridge stays thin):
 //! * One-way: Rust exports functions; it never calls back into C++.
@@ -38,7 +41,6 @@ mod types;
 
 use config::{algorithm_names, new_lb_config, LbConfig};
 use host::{HostLb, HostLbGroup};
-use scenario::load_scenario;
 use switch::SwitchLb;
 
 #[cxx::bridge(namespace = "rdmalb::bridge")]
@@ -48,8 +50,22 @@ mod ffi {
     extern "C++" {
         include!("rdma-lb-bridge/src/types.rs.h");
         include!("rdma-lb-bridge/src/scenario.rs.h");
+        include!("rdma-lb-bridge/src/host.rs.h");
+        include!("rdma-lb-bridge/src/switch.rs.h");
+        include!("rdma-lb-bridge/src/config.rs.h");
         #[namespace = "rdmalb::scenario"]
         type Scenario = crate::scenario::ffi::Scenario;
+        type PathIndexRouting = crate::config::ffi::PathIndexRouting;
+        type SendContext = crate::host::ffi::SendContext;
+        type FeedbackEvent = crate::host::ffi::FeedbackEvent;
+        type EntropyDecision = crate::host::ffi::EntropyDecision;
+        type PacketInfo = crate::switch::ffi::PacketInfo;
+        type EgressCandidate = crate::switch::ffi::EgressCandidate;
+        type LbTag = crate::switch::ffi::LbTag;
+        type IngressDecision = crate::switch::ffi::IngressDecision;
+        type ControlOut = crate::switch::ffi::ControlOut;
+        type ReleaseOut = crate::switch::ffi::ReleaseOut;
+        type Counter = crate::switch::ffi::Counter;
     }
 
     // ---- Shared plain-data types --------------------------------------------------------
@@ -60,182 +76,6 @@ mod ffi {
         scenario: Scenario,
         /// The algorithm configuration the validation parsed (`scenario.lb` of the Rust model).
         lb: Box<LbConfig>,
-    }
-
-    /// How the fabric is to route an algorithm's path indices (Whack-a-Mole's `routing`).
-    #[derive(Debug)]
-    enum PathIndexRouting {
-        /// The algorithm sends no path indices.
-        NotUsed,
-        /// `routing = "ecmp"`: path i is ECMP hash input i.
-        Off,
-        /// `routing = "path-index"`: path i is the ToR's equal-cost uplink i, where the
-        /// fabric has one multipath stage.
-        On,
-    }
-
-    /// What the NIC received about a packet it sent.
-    #[derive(Debug)]
-    enum FeedbackKind {
-        /// Acknowledgement.
-        Ack,
-        /// Negative acknowledgement.
-        Nack,
-        /// Congestion notification.
-        Cnp,
-        /// Retransmission timeout.
-        Timeout,
-        /// Answer to a probe packet the selector asked for (`take_probe`).
-        ProbeAck,
-    }
-
-    /// What a packet at a switch is.
-    #[derive(Debug)]
-    enum PacketKind {
-        /// RDMA data.
-        Data,
-        /// Acknowledgement.
-        Ack,
-        /// Negative acknowledgement.
-        Nack,
-        /// Congestion notification.
-        Cnp,
-        /// A load balancer's own control packet.
-        LbControl,
-    }
-
-    /// The NIC's state when it is about to send a data packet.
-    #[derive(Debug)]
-    struct SendContext {
-        now_ns: u64,
-        psn: u32,
-        retransmission: bool,
-        inflight_pkts: u32,
-        every_arrival_answered: bool,
-    }
-
-    /// Feedback for a packet sent on `entropy`.
-    #[derive(Debug)]
-    struct FeedbackEvent {
-        kind: FeedbackKind,
-        now_ns: u64,
-        entropy: u16,
-        psn: u32,
-        /// Round-trip time of the answered packet; meaningful when `has_rtt`.
-        rtt_ns: u64,
-        has_rtt: bool,
-        ecn: bool,
-    }
-
-    /// The entropy to stamp on the next data packet.
-    #[derive(Debug)]
-    struct EntropyDecision {
-        entropy: u16,
-        /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
-        failed: bool,
-    }
-
-    /// The packet fields a switch algorithm reads.
-    #[derive(Debug)]
-    struct PacketInfo {
-        kind: PacketKind,
-        sip: u32,
-        dip: u32,
-        sport: u16,
-        dport: u16,
-        psn: u32,
-        ingress_port: u32,
-        size_bytes: u32,
-        ecn_ce: bool,
-        pg: u16,
-        qpn: u16,
-        seq_bytes: u32,
-        ts_ns: u64,
-        /// Made by this switch's own agent (`poll_transmit`), not received.
-        local: bool,
-    }
-
-    /// One equal-cost egress port and its state.
-    #[derive(Debug)]
-    struct EgressCandidate {
-        port: u32,
-        queue_bytes: u64,
-        tx_bytes: u64,
-    }
-
-    /// A switch scheme's opaque per-packet tag (an ns-3 packet tag on the C++ side).
-    #[derive(Debug, Clone, Copy)]
-    struct LbTag {
-        present: bool,
-        words: [u64; 5],
-    }
-
-    /// What to do with a packet.
-    #[derive(Debug)]
-    enum VerdictKind {
-        /// Send on candidate `index`.
-        Forward,
-        /// Drop (blocked, or a control packet the agent consumed).
-        Drop,
-        /// Hold in the per-flow queue `queue` until released.
-        Hold,
-    }
-
-    /// The agent's verdict on one packet.
-    #[derive(Debug)]
-    struct IngressDecision {
-        verdict: VerdictKind,
-        index: u32,
-        /// Write `entropy` into the UDP source port before sending.
-        rewrite_entropy: bool,
-        entropy: u16,
-        queue: u64,
-        /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
-        failed: bool,
-    }
-
-    /// Kind of a control packet an agent sends.
-    #[derive(Debug)]
-    enum ControlKind {
-        /// An RDMA NACK as the receiver NIC would send it.
-        Nack,
-        /// A load balancer's own control packet (NACK format, sequence 0, `size_bytes`).
-        LbControl,
-    }
-
-    /// A control packet to send (`has` false: none).
-    #[derive(Debug)]
-    struct ControlOut {
-        has: bool,
-        kind: ControlKind,
-        sip: u32,
-        dip: u32,
-        sport: u16,
-        dport: u16,
-        qpn: u16,
-        pg: u16,
-        epsn: u32,
-        echo_seq_bytes: u32,
-        ts_ns: u64,
-        size_bytes: u32,
-        from_port: u32,
-        tag: LbTag,
-        failed: bool,
-    }
-
-    /// A held queue to release now (`has` false: none).
-    #[derive(Debug)]
-    struct ReleaseOut {
-        has: bool,
-        queue: u64,
-        failed: bool,
-    }
-
-    /// One counter of a switch agent.
-    #[derive(Debug)]
-    struct Counter {
-        name: String,
-        value: u64,
     }
 
     // ---- Rust types and functions exposed to C++ ---------------------------------------
@@ -383,4 +223,11 @@ mod ffi {
         /// Makes the next call panic inside the guard (for the test that proves the guard).
         fn arm_test_panic(self: &mut SwitchLb);
     }
+}
+
+/// See `ffi::load_scenario`: the scenario module loads, this root wraps the result in the
+/// bridge's struct (so that no module below the root imports the root's bridge).
+fn load_scenario(path: &str, overrides: &str) -> Result<ffi::LoadedScenario, String> {
+    let scenario::Loaded { scenario, lb } = scenario::load_scenario(path, overrides)?;
+    Ok(ffi::LoadedScenario { scenario, lb })
 }

@@ -16,7 +16,6 @@ use std::path::Path;
 use rdma_lb_scenario as sc;
 
 use crate::config::LbConfig;
-use crate::ffi::LoadedScenario;
 use crate::types::ns3_setting;
 
 #[cxx::bridge(namespace = "rdmalb::scenario")]
@@ -197,8 +196,16 @@ pub mod ffi {
     }
 }
 
+/// A scenario loaded and validated, with its load balancing (the crate root hands it to C++ as
+/// `rdmalb::bridge::LoadedScenario`).
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub(crate) scenario: ffi::Scenario,
+    pub(crate) lb: Box<LbConfig>,
+}
+
 /// See `rdmalb::bridge::load_scenario` (`crate::ffi`).
-pub(crate) fn load_scenario(path: &str, overrides: &str) -> Result<LoadedScenario, String> {
+pub(crate) fn load_scenario(path: &str, overrides: &str) -> Result<Loaded, String> {
     guarded(path, overrides, load)
 }
 
@@ -218,10 +225,10 @@ fn override_keys() -> Vec<String> {
         .collect()
 }
 
-fn load(path: &str, overrides: &str) -> Result<LoadedScenario, String> {
+fn load(path: &str, overrides: &str) -> Result<Loaded, String> {
     let o = sc::Overrides::parse(overrides).map_err(|e| e.to_string())?;
     let (s, lb) = sc::load_scenario_and_lb(Path::new(path), &o).map_err(|e| e.to_string())?;
-    Ok(LoadedScenario {
+    Ok(Loaded {
         scenario: convert(&s),
         lb: Box::new(LbConfig::validated(lb, &s.lb.params)?),
     })

@@ -4,8 +4,133 @@
 use rdma_lb_core::switch::{self as sw};
 use rdma_lb_core::{Entropy, Psn, SimTime};
 
-use crate::ffi;
 use crate::guard::guard;
+
+/// The shared structs of the switches' calls (header `rdma-lb-bridge/src/switch.rs.h`;
+/// the functions that take them are declared with the opaque types in the crate root's bridge).
+#[cxx::bridge(namespace = "rdmalb::bridge")]
+pub mod ffi {
+    /// What a packet at a switch is.
+    #[derive(Debug)]
+    enum PacketKind {
+        /// RDMA data.
+        Data,
+        /// Acknowledgement.
+        Ack,
+        /// Negative acknowledgement.
+        Nack,
+        /// Congestion notification.
+        Cnp,
+        /// A load balancer's own control packet.
+        LbControl,
+    }
+
+    /// The packet fields a switch algorithm reads.
+    #[derive(Debug)]
+    struct PacketInfo {
+        kind: PacketKind,
+        sip: u32,
+        dip: u32,
+        sport: u16,
+        dport: u16,
+        psn: u32,
+        ingress_port: u32,
+        size_bytes: u32,
+        ecn_ce: bool,
+        pg: u16,
+        qpn: u16,
+        seq_bytes: u32,
+        ts_ns: u64,
+        /// Made by this switch's own agent (`poll_transmit`), not received.
+        local: bool,
+    }
+
+    /// One equal-cost egress port and its state.
+    #[derive(Debug)]
+    struct EgressCandidate {
+        port: u32,
+        queue_bytes: u64,
+        tx_bytes: u64,
+    }
+
+    /// A switch scheme's opaque per-packet tag (an ns-3 packet tag on the C++ side).
+    #[derive(Debug, Clone, Copy)]
+    struct LbTag {
+        present: bool,
+        words: [u64; 5],
+    }
+
+    /// What to do with a packet.
+    #[derive(Debug)]
+    enum VerdictKind {
+        /// Send on candidate `index`.
+        Forward,
+        /// Drop (blocked, or a control packet the agent consumed).
+        Drop,
+        /// Hold in the per-flow queue `queue` until released.
+        Hold,
+    }
+
+    /// The agent's verdict on one packet.
+    #[derive(Debug)]
+    struct IngressDecision {
+        verdict: VerdictKind,
+        index: u32,
+        /// Write `entropy` into the UDP source port before sending.
+        rewrite_entropy: bool,
+        entropy: u16,
+        queue: u64,
+        /// The algorithm failed (a caught panic): stop the simulation with `last_error()`.
+        failed: bool,
+    }
+
+    /// Kind of a control packet an agent sends.
+    #[derive(Debug)]
+    enum ControlKind {
+        /// An RDMA NACK as the receiver NIC would send it.
+        Nack,
+        /// A load balancer's own control packet (NACK format, sequence 0, `size_bytes`).
+        LbControl,
+    }
+
+    /// A control packet to send (`has` false: none).
+    #[derive(Debug)]
+    struct ControlOut {
+        has: bool,
+        kind: ControlKind,
+        sip: u32,
+        dip: u32,
+        sport: u16,
+        dport: u16,
+        qpn: u16,
+        pg: u16,
+        epsn: u32,
+        echo_seq_bytes: u32,
+        ts_ns: u64,
+        size_bytes: u32,
+        from_port: u32,
+        tag: LbTag,
+        failed: bool,
+    }
+
+    /// A held queue to release now (`has` false: none).
+    #[derive(Debug)]
+    struct ReleaseOut {
+        has: bool,
+        queue: u64,
+        failed: bool,
+    }
+
+    /// One counter of a switch agent.
+    #[derive(Debug)]
+    struct Counter {
+        name: String,
+        value: u64,
+    }
+
+    // `rust::Vec<Counter>` (`counters`, declared in the crate root's bridge): its glue here.
+    impl Vec<Counter> {}
+}
 
 /// See `ffi::SwitchLb`. Poisoned after a caught panic.
 pub struct SwitchLb {
