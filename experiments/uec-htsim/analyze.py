@@ -1,4 +1,4 @@
-"""NSCC on the uet transport against the UEC's htsim (run.sh): results.csv and the README table.
+"""NSCC, RCCC and NSCC + RCCC on the uet transport against the UEC's htsim (run.sh): results.csv and the README table.
 
 For each case (the same .topo and .cm files, unchanged, under data/uec-htsim/), reads our runs
 (<case>-reps-s<seed>-<hash>: flows.csv, summary.json) and htsim's (data/uec-htsim/reps/
@@ -38,6 +38,10 @@ CASES = {
                            "128 paths)", [13, 1]),
     "perm128_ls400_nscc_oblivious": ("the 400 G leaf-spine permutation, oblivious spraying "
                                      "(ours: spray, cycle = true)", [13, 1, 2, 3]),
+    "perm128_ft100_rccc": ("RCCC: the 128-host 100 G fat tree's 2 MB permutation", [13, 1, 2, 3]),
+    "incast8to1_ft100_rccc": ("RCCC: the 8 -> 1 x 1 MB incast", [13, 1, 2, 3]),
+    "perm128_ft100_both": ("NSCC + RCCC: the 128-host 100 G fat tree's 2 MB permutation",
+                           [13, 1, 2, 3]),
 }
 # Our load balancer per case (the run directories' name) and htsim's (its reference files'):
 # REPS everywhere but the oblivious case.

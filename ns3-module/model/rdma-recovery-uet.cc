@@ -22,6 +22,7 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
 
@@ -86,6 +87,15 @@ RdmaUetRecovery::GetTypeId()
                                           "rccc",
                                           RdmaUetRecovery::NSCC_RCCC,
                                           "nscc+rccc"))
+            .AddTraceSource("Rts",
+                            "RCCC: a sender's RTS left (flow id, its pull target in quanta)",
+                            MakeTraceSourceAccessor(&RdmaUetRecovery::m_rtsTrace),
+                            "ns3::RdmaUetRecovery::RtsTracedCallback")
+            .AddTraceSource("Pull",
+                            "RCCC: a receiver's pull left (sender address, queue pair, pull "
+                            "number in quanta, slow pull)",
+                            MakeTraceSourceAccessor(&RdmaUetRecovery::m_pullTrace),
+                            "ns3::RdmaUetRecovery::PullTracedCallback")
             .AddAttribute("RcccPullRate",
                           "RCCC: the receiver's pull pacer grants credit at this fraction of "
                           "its line rate (htsim's pull_rate_modifier 0.99)",
@@ -578,6 +588,7 @@ RdmaUetRecovery::PacerEvent()
     a.sackSeq = static_cast<uint32_t>(pull.pullNo);
     a.sackLen = 0;
     SendHeader(a);
+    m_pullTrace(pull.flow.first, pull.flow.second, pull.pullNo, pull.slow);
     // The next grant after the credit's time at 0.99 x line rate, kept in ps (no drift).
     m_pacerAtPs += pull.gapPs;
     const Time at = PicoSeconds(static_cast<int64_t>(m_pacerAtPs));
@@ -891,10 +902,13 @@ RdmaUetRecovery::RcccOnTimeout(RdmaQueuePair& qp, bool rtxWasEmpty, uint32_t wir
     if (!rtxWasEmpty)
     {
         u.rccc->StopSpeculating();
-        SendRts(qp, now);
-        return;
     }
-    if ((u.nscc && u.windowBytes < wireBytes + u.inflightBytes) || !u.rccc->CanSend())
+    if (RdmaUetRcccRtsOnTimeout(rtxWasEmpty,
+                                u.nscc != nullptr,
+                                static_cast<int64_t>(u.windowBytes),
+                                wireBytes,
+                                static_cast<int64_t>(u.inflightBytes),
+                                u.rccc->Credit()))
     {
         SendRts(qp, now);
     }
@@ -906,9 +920,11 @@ RdmaUetRecovery::SendRts(RdmaQueuePair& qp, Time now)
     RdmaUetSender& u = *qp.uet;
     // At most one per network RTT, against an incast of RTSs; htsim's limit is its NSCC's
     // network RTT, 0 (none) when NSCC is off.
-    const uint64_t limitPs = u.nscc ? Nscc().networkRttPs : 0;
-    if (u.lastRts != Time::Min() &&
-        static_cast<uint64_t>((now - u.lastRts).GetPicoSeconds()) < limitPs)
+    const bool hasLast = u.lastRts != Time::Min();
+    if (!RdmaUetRcccRtsAllowed(hasLast,
+                               hasLast ? static_cast<uint64_t>(u.lastRts.GetPicoSeconds()) : 0,
+                               static_cast<uint64_t>(now.GetPicoSeconds()),
+                               u.nscc ? Nscc().networkRttPs : 0))
     {
         return;
     }
@@ -923,6 +939,7 @@ RdmaUetRecovery::SendRts(RdmaQueuePair& qp, Time now)
     NS_LOG_LOGIC("flow " << qp.flowId << " RTS, pull target " << h.echoSeq);
     SendHeader(h);
     u.lastRts = now;
+    m_rtsTrace(qp.flowId, u.rccc->LastPullTarget());
 }
 
 } // namespace ns3

@@ -13,6 +13,7 @@
 #include "rdma-uet.h"
 
 #include "ns3/event-id.h"
+#include "ns3/traced-callback.h"
 
 #include <map>
 #include <utility>
@@ -60,6 +61,11 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// \return the data packet of eligible \p qp (a resend first), sent;
     /// RdmaRecoveryHost::ServeQueuePairs
     RdmaFramePtr Send(RdmaQueuePair& qp, Time now);
+
+    /// Trace signature of Rts: flow id, the pull target carried (quanta).
+    typedef void (*RtsTracedCallback)(uint32_t flowId, uint64_t pullTarget);
+    /// Trace signature of Pull: sender address, queue pair, pull number (quanta), slow pull.
+    typedef void (*PullTracedCallback)(uint32_t sip, uint16_t qpn, uint64_t pullNo, bool slow);
 
   private:
     using RxState = RdmaRxState; //!< receiver state of one incoming flow
@@ -152,6 +158,8 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     std::map<std::pair<uint32_t, uint16_t>, RcccFlow> m_rcccFlows; //!< by (sip, qpn)
     RdmaUetPullPacer<std::pair<uint32_t, uint16_t>> m_pacer;      //!< this NIC's pull pacer
     uint64_t m_pacerAtPs{0};             //!< the pacer event's ideal time (no rounding drift)
+    TracedCallback<uint32_t, uint64_t> m_rtsTrace;                 //!< Rts
+    TracedCallback<uint32_t, uint16_t, uint64_t, bool> m_pullTrace; //!< Pull
 };
 
 } // namespace ns3

@@ -108,4 +108,25 @@ RdmaUetRcccSink::Grant(const RdmaUetRcccParams& p, uint64_t slowQuanta)
     return latestPull - prev;
 }
 
+bool
+RdmaUetRcccRtsOnTimeout(bool rtxWasEmpty,
+                        bool nscc,
+                        int64_t windowBytes,
+                        int64_t wireBytes,
+                        int64_t inflightBytes,
+                        int64_t credit)
+{
+    if (!rtxWasEmpty)
+    {
+        return true;
+    }
+    return (nscc && windowBytes < wireBytes + inflightBytes) || credit <= 0;
+}
+
+bool
+RdmaUetRcccRtsAllowed(bool hasLast, uint64_t lastPs, uint64_t nowPs, uint64_t limitPs)
+{
+    return !hasLast || nowPs - lastPs >= limitPs;
+}
+
 } // namespace ns3

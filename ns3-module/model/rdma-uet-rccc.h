@@ -282,6 +282,29 @@ class RdmaUetPullPacer
     bool m_running{false};  //!< an event is pending
 };
 
+/**
+ * \ingroup rdma-lb
+ * Whether a retransmission timeout sends an RTS (htsim UecSrc::rtxTimerExpired with RCCC on):
+ * when resends were already queued (\p rtxWasEmpty false: the receiver may not know the
+ * sender waits), or when the resend cannot go: NSCC on (\p nscc) and \p windowBytes below
+ * \p wireBytes + \p inflightBytes (in flight without the lost packet), or no credit
+ * (\p credit <= 0).
+ */
+bool RdmaUetRcccRtsOnTimeout(bool rtxWasEmpty,
+                             bool nscc,
+                             int64_t windowBytes,
+                             int64_t wireBytes,
+                             int64_t inflightBytes,
+                             int64_t credit);
+
+/**
+ * \ingroup rdma-lb
+ * \return whether an RTS may leave at \p nowPs after the last one at \p lastPs (\p hasLast
+ * false: none yet): at most one per \p limitPs (htsim sendRTS: NSCC's network RTT, 0 without
+ * NSCC, when its _network_rtt is never set)
+ */
+bool RdmaUetRcccRtsAllowed(bool hasLast, uint64_t lastPs, uint64_t nowPs, uint64_t limitPs);
+
 } // namespace ns3
 
 #endif /* RDMA_UET_RCCC_H */
