@@ -38,7 +38,8 @@ CASES = {
                            "128 paths)", [13, 1]),
     "perm128_ls400_nscc_oblivious": ("the 400 G leaf-spine permutation, oblivious spraying "
                                      "(ours: spray, cycle = true)", [13, 1, 2, 3]),
-    "perm128_ft100_rccc": ("RCCC: the 128-host 100 G fat tree's 2 MB permutation", [13, 1, 2, 3]),
+    "perm128_ft100_rccc": ("RCCC: the 128-host 100 G fat tree's 2 MB permutation",
+                           [13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]),
     "incast8to1_ft100_rccc": ("RCCC: the 8 -> 1 x 1 MB incast", [13, 1, 2, 3]),
     "perm128_ft100_both": ("NSCC + RCCC: the 128-host 100 G fat tree's 2 MB permutation",
                            [13, 1, 2, 3]),

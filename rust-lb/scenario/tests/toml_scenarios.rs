@@ -521,6 +521,8 @@ flow_file = "f.txt"
             nscc_qa_gate: 4,
             ack_bytes: 16384,
             ack_request: UetAckRequest::Reps,
+            rccc_pull_rate: 0.99,
+            rccc_credit_per_pull_bytes: 16384,
         }
     );
     // The window's options go to the uet transport's ns-3 object.

@@ -387,7 +387,7 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
     }
     if let Some(f) = &u.rccc_pull_rate {
         let v = *f.get_ref();
-        if !(v >= 0.01 && v <= 10.0) {
+        if !(0.01..=10.0).contains(&v) {
             return Err(cx.err(
                 f,
                 "transport.uet.rccc_pull_rate",
