@@ -129,6 +129,24 @@ fn rccc_names_keys_and_attributes() {
             assert!(names.contains(&want), "{name}: no {want} in {names:?}");
         }
     }
+    // htsim switches its receiver OversubscribedCC on for RCCC alone on an oversubscribed
+    // topology; it is not modelled: refused (NSCC + RCCC there is htsim's plain RCCC).
+    let over = topo("perm1024", "leaf_spine_1024_oversub.topo");
+    let cm = topo("perm1024", "perm_1024n_1024c_0u_2000000b.cm");
+    let e = load(
+        "o.toml",
+        &uet_toml(&over, &cm, "[transport.uet]\ncc = \"rccc\"\n"),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("transport.uet.cc") && e.contains("OversubscribedCC"),
+        "{e}"
+    );
+    load(
+        "o2.toml",
+        &uet_toml(&over, &cm, "[transport.uet]\ncc = \"nscc+rccc\"\n"),
+    )
+    .unwrap();
     // NSCC alone sets none of RCCC's attributes (its runs stay as they were).
     let s = load("n.toml", &uet_toml(&ft(), &incast(), "")).unwrap();
     let names: Vec<&str> = s
