@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NSCC on the uet transport against the UEC's htsim (README.md): each case's htsim input files
+# NSCC, RCCC and NSCC + RCCC on the uet transport against the UEC's htsim (README.md): each case's htsim input files
 # unchanged, REPS, seeds 13 (htsim's default), 1, 2, 3 (13, 1, 2 for the 1,024-host plan's
 # permutation on its fat tree and 4:1 / 8:1 leaf-spines); then analyze.py (results.csv, the
 # README table) against htsim's runs of the same cases and seeds (data/uec-htsim/reps/).
@@ -16,6 +16,12 @@ py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
   --seed 13,1,2,3 -j "${JOBS:-1}" --out-root "$out"
 "$cli" sweep --config "$exp/perm1024_fat_tree_1024.toml,$exp/perm1024_leaf_spine_1024_oversub.toml,$exp/perm1024_leaf_spine_1024_oversub_8-1.toml" \
   --seed 13,1,2 -j "${JOBS:-1}" --out-root "$out"
+# RCCC (htsim -receiver_cc_only) and NSCC + RCCC (-sender_cc -receiver_cc), 0.5-4 s each.
+"$cli" sweep --config "$exp/perm128_ft100_rccc.toml,$exp/incast8to1_ft100_rccc.toml,$exp/perm128_ft100_both.toml" \
+  --seed 13,1,2,3 -j "${JOBS:-1}" --out-root "$out"
+# RCCC's permutation trims vary 120-504 per seed on both sides: 8 more seeds.
+"$cli" sweep --config "$exp/perm128_ft100_rccc.toml" --seed 4,5,6,7,8,9,10,11 -j "${JOBS:-1}" \
+  --out-root "$out"
 # The 8,192-host plan's permutation (about 50 s of CPU and 0.5 GiB per run).
 "$cli" sweep --config "$exp/perm8192_ls400_1MB.toml" --seed 13,1 -j "${JOBS:-1}" --out-root "$out"
 "$py" "$exp/analyze.py" "$out" "$exp"

@@ -98,6 +98,8 @@ class RdmaHeader : public Header
     uint64_t tsNs{0};    //!< data: send time; ACK/NACK: echoed send time of the answered packet
     /// ACK/NACK: byte offset of the answered data packet. Data under IRN's IrnQpPerPath: the
     /// byte where the packet's PSN space starts (the Hopper paper, §3.3; 0 otherwise)
+    /// Data under the uet transport's RCCC: the sender's pull target in 256 B quanta
+    /// (htsim's pull_target field).
     uint32_t echoSeq{0};
     uint16_t flags{0};   //!< ACK/NACK: bit 0 = CNP; data and ACK: bit 1 = probe (IPv4 id on data)
     uint32_t sackSeq{0}; //!< ACK/NACK: start of the selectively acknowledged block (IRN)
@@ -138,6 +140,15 @@ class RdmaHeader : public Header
     /// NACK (IRN with IrnQpPerPath): its SACK block is in order in the packet's own PSN space,
     /// the queue pair of its path: not a sign of loss.
     static constexpr uint16_t FLAG_IN_ORDER_SACK = 0x20;
+    /// Trimmed data: trimmed at a port facing a host (the last hop); a NACK echoes it
+    /// (htsim's NACK last_hop).
+    static constexpr uint16_t FLAG_LAST_HOP = 0x40;
+    /// UET RCCC, an ACK-type control packet: a pull, its pull number (256 B quanta) in
+    /// sackSeq (htsim UecPullPacket).
+    static constexpr uint16_t FLAG_PULL = 0x80;
+    /// UET RCCC, a header-only data packet (with FLAG_TRIMMED, so that switches forward it
+    /// as control): an RTS, asking the receiver to pull again (htsim UecRtsPacket).
+    static constexpr uint16_t FLAG_RTS = 0x200;
 
   private:
     void WriteInt(Buffer::Iterator& i) const;

@@ -22,6 +22,7 @@
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
 
@@ -72,15 +73,41 @@ RdmaUetRecovery::GetTypeId()
                                           RdmaUetRecovery::ACK_REQUEST_REPS,
                                           "reps"))
             .AddAttribute("Cc",
-                          "The sender's window rule: mprdma (htsim's, the REPS artifact's; "
-                          "rdma-uet.h) or nscc (the Ultra Ethernet transport's NSCC as the "
-                          "UEC's htsim runs it; rdma-uet-nscc.h)",
+                          "The congestion control: mprdma (htsim's window, the REPS "
+                          "artifact's; rdma-uet.h), nscc (the Ultra Ethernet transport's NSCC "
+                          "as the UEC's htsim runs it; rdma-uet-nscc.h), rccc (its receiver "
+                          "credit alone, no window; rdma-uet-rccc.h) or nscc+rccc (both)",
                           EnumValue(RdmaUetRecovery::MPRDMA),
                           MakeEnumAccessor(&RdmaUetRecovery::m_cc),
                           MakeEnumChecker(RdmaUetRecovery::MPRDMA,
                                           "mprdma",
                                           RdmaUetRecovery::NSCC,
-                                          "nscc"))
+                                          "nscc",
+                                          RdmaUetRecovery::RCCC,
+                                          "rccc",
+                                          RdmaUetRecovery::NSCC_RCCC,
+                                          "nscc+rccc"))
+            .AddTraceSource("Rts",
+                            "RCCC: a sender's RTS left (flow id, its pull target in quanta)",
+                            MakeTraceSourceAccessor(&RdmaUetRecovery::m_rtsTrace),
+                            "ns3::RdmaUetRecovery::RtsTracedCallback")
+            .AddTraceSource("Pull",
+                            "RCCC: a receiver's pull left (sender address, queue pair, pull "
+                            "number in quanta, slow pull)",
+                            MakeTraceSourceAccessor(&RdmaUetRecovery::m_pullTrace),
+                            "ns3::RdmaUetRecovery::PullTracedCallback")
+            .AddAttribute("RcccPullRate",
+                          "RCCC: the receiver's pull pacer grants credit at this fraction of "
+                          "its line rate (htsim's pull_rate_modifier 0.99)",
+                          DoubleValue(0.99),
+                          MakeDoubleAccessor(&RdmaUetRecovery::m_rcccPullRate),
+                          MakeDoubleChecker<double>(0.01, 10.0))
+            .AddAttribute("RcccCreditPerPull",
+                          "RCCC: bytes of credit per pull, a multiple of 256 (htsim's 4 x 4096 "
+                          "B, whatever the MTU)",
+                          UintegerValue(16384),
+                          MakeUintegerAccessor(&RdmaUetRecovery::m_rcccCreditPerPull),
+                          MakeUintegerChecker<uint32_t>(256))
             .AddAttribute("NsccTargetDelay",
                           "NSCC's target queuing delay (htsim -target_q_delay); 0 = 0.75 x "
                           "the network's RTT (UetBaseRtt) with NsccTrimming, else 1 x",
@@ -190,7 +217,7 @@ RdmaUetRecovery::Sender(RdmaQueuePair& qp)
     u.windowBytes = Settings().m_uetInitialWindow == 0
                         ? u.capBytes
                         : std::clamp(Settings().m_uetInitialWindow, u.mtuBytes, u.capBytes);
-    if (m_cc == NSCC)
+    if (UsesNscc())
     {
         // NSCC's own base RTT (the network's, lowered by samples), cap and initial window
         // (htsim's -cwnd is not clamped to the cap before the first ACK).
@@ -198,7 +225,52 @@ RdmaUetRecovery::Sender(RdmaQueuePair& qp)
                                                static_cast<int64_t>(Settings().m_uetInitialWindow));
         MirrorNscc(u);
     }
+    if (UsesRccc())
+    {
+        u.rccc = std::make_unique<RdmaUetRcccSender>(Rccc()); // speculative credit: the cap
+    }
     return u;
+}
+
+const RdmaUetRcccParams&
+RdmaUetRecovery::Rccc()
+{
+    if (!m_rcccDerived)
+    {
+        NS_ABORT_MSG_IF(m_rcccCreditPerPull % RdmaUetRcccParams::QUANTUM_BYTES != 0,
+                        "RdmaUetRecovery: RcccCreditPerPull must be a multiple of 256");
+        const uint64_t rate = m_host->Device()->GetDataRate().GetBitRate();
+        // htsim's _configured_maxwnd = 1.5 x the network RTT's BDP (UecSrc::initRccc).
+        const double bdp = static_cast<double>(Settings().m_uetBaseRtt.GetPicoSeconds()) * 1e-12 *
+                           static_cast<double>(rate) / 8.0;
+        m_rccc = RdmaUetRcccParams::Derive(
+            rate,
+            m_rcccPullRate,
+            m_rcccCreditPerPull,
+            static_cast<int64_t>(Settings().m_uetMaxWindowBdp * bdp),
+            int64_t(Settings().m_payloadBytes) + Settings().m_uetHeaderBytes);
+        m_rcccDerived = true;
+    }
+    return m_rccc;
+}
+
+int64_t
+RdmaUetRecovery::BacklogBytes(const RdmaQueuePair& qp, uint64_t next) const
+{
+    const uint64_t left = qp.size > next ? qp.size - next : 0;
+    const uint64_t unit = Settings().m_payloadBytes;
+    return static_cast<int64_t>(left + (left + unit - 1) / unit * Settings().m_uetHeaderBytes);
+}
+
+int64_t
+RdmaUetRecovery::RtxBytes(const RdmaQueuePair& qp) const
+{
+    int64_t bytes = 0;
+    for (uint64_t seq : qp.uet->rtx)
+    {
+        bytes += PayloadAt(qp, seq) + Settings().m_uetHeaderBytes;
+    }
+    return bytes;
 }
 
 void
@@ -242,6 +314,14 @@ RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         return false;
     }
+    if (u.rccc && !u.rccc->CanSend())
+    {
+        return false; // credit-bound: a pull kicks the port
+    }
+    if (m_cc == RCCC)
+    {
+        return m_host->TimeToSend(qp, now, wake); // no window
+    }
     if (u.windowBytes <= u.inflightBytes)
     {
         return false; // window-bound: an ACK, NACK or timeout kicks the port
@@ -273,19 +353,35 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     cx.inflightPkts = static_cast<uint32_t>(u.outstanding.Size());
     cx.everyArrivalAnswered = true;
     RdmaHeader h = m_host->DataHeader(qp, seq, cx);
+    if (u.rccc)
+    {
+        // Spend the credit, then carry the pull target of what is left (htsim
+        // sendNewPacket / sendRtxPacket: computePullTarget after the backlogs moved on).
+        u.rccc->Spend(payload + Settings().m_uetHeaderBytes);
+        const int64_t rtxLeft =
+            RtxBytes(qp) - (fromRtx ? payload + Settings().m_uetHeaderBytes : 0);
+        h.echoSeq = static_cast<uint32_t>(
+            u.rccc->PullTarget(Rccc(),
+                               BacklogBytes(qp, fromRtx ? qp.sndNxt : qp.sndNxt + payload),
+                               rtxLeft,
+                               u.nscc != nullptr,
+                               static_cast<int64_t>(u.windowBytes)));
+    }
     if (m_ackBytes > 0)
     {
         // The AR bit (htsim UecSrc::sendNewPacket / sendRtxPacket): a resend, the last new
-        // packet, or one that leaves the window full (AckRequest: UEC's or the REPS
-        // artifact's "full", RdmaUetAckRequest).
+        // packet, one that leaves the window full (AckRequest: UEC's or the REPS
+        // artifact's "full", RdmaUetAckRequest), or one that leaves no credit.
         const uint64_t wire = payload + Settings().m_uetHeaderBytes;
         const bool last = !fromRtx && seq + payload >= qp.size;
-        if (RdmaUetAckRequest(u.inflightBytes,
-                              wire,
-                              u.windowBytes,
-                              fromRtx,
-                              last,
-                              m_ackRequest == ACK_REQUEST_REPS))
+        const bool ar = m_cc == RCCC ? fromRtx || last
+                                     : RdmaUetAckRequest(u.inflightBytes,
+                                                         wire,
+                                                         u.windowBytes,
+                                                         fromRtx,
+                                                         last,
+                                                         m_ackRequest == ACK_REQUEST_REPS);
+        if (ar || (u.rccc && !u.rccc->CanSend()))
         {
             h.flags |= RdmaHeader::FLAG_ACK_REQUEST;
         }
@@ -377,6 +473,10 @@ RdmaUetRecovery::SendFeedback(const RdmaHeader& h,
     RdmaHeader a = m_host->ReplyHeader(h, rx, type);
     a.sackSeq = h.seq;
     a.sackLen = static_cast<uint16_t>(sackLen);
+    if (type == RdmaHeader::NACK)
+    {
+        a.flags |= h.flags & RdmaHeader::FLAG_LAST_HOP; // trimmed at the last hop
+    }
     SendHeader(a);
 }
 
@@ -389,7 +489,27 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
     const uint64_t s = h.seq;
     const bool held = s < rx.expected || rx.ooo.count(s) != 0;
     const bool coalesce = m_ackBytes > 0;
-    if ((h.flags & RdmaHeader::FLAG_TRIMMED) != 0)
+    const bool trimmed = (h.flags & RdmaHeader::FLAG_TRIMMED) != 0;
+    if (UsesRccc() && ((h.flags & RdmaHeader::FLAG_RTS) != 0 || !trimmed || !held))
+    {
+        // Every data packet, a trimmed one not held yet and an RTS carry a pull target
+        // (htsim handlePullTarget); a trim and an RTS ask for a pull whatever it is.
+        RdmaUetRcccSink& sink = RcccSink(h, rx);
+        const std::pair<uint32_t, uint16_t> key{h.sip, h.qpn};
+        if (sink.OnPullTarget(h.echoSeq))
+        {
+            RequestPull(key);
+        }
+        if (trimmed && sink.Repull())
+        {
+            RequestPull(key);
+        }
+        if ((h.flags & RdmaHeader::FLAG_RTS) != 0)
+        {
+            return; // not ACKed: the pull answers it (rdma-uet-rccc.h)
+        }
+    }
+    if (trimmed)
     {
         if (held && coalesce)
         {
@@ -430,6 +550,50 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
         rx.ooo.emplace(s, s + len);
     }
     SendFeedback(h, rx, RdmaHeader::ACK, len);
+}
+
+RdmaUetRcccSink&
+RdmaUetRecovery::RcccSink(const RdmaHeader& h, const RxState& rx)
+{
+    RcccFlow& f = m_rcccFlows[{h.sip, h.qpn}];
+    f.reply = m_host->ReplyHeader(h, rx, RdmaHeader::ACK);
+    return f.sink;
+}
+
+void
+RdmaUetRecovery::RequestPull(const std::pair<uint32_t, uint16_t>& key)
+{
+    if (m_pacer.Request(key))
+    {
+        // The pacer was idle: it grants now (htsim requestPull: an event at once).
+        m_pacerAtPs = static_cast<uint64_t>(Simulator::Now().GetPicoSeconds());
+        Simulator::ScheduleNow(&RdmaUetRecovery::PacerEvent, this);
+    }
+}
+
+void
+RdmaUetRecovery::PacerEvent()
+{
+    if (m_pacer.Empty())
+    {
+        m_pacer.Stop();
+        return;
+    }
+    using Key = std::pair<uint32_t, uint16_t>;
+    const auto pull = m_pacer.NextPull(Rccc(), [this](const Key& k) -> RdmaUetRcccSink& {
+        return m_rcccFlows.at(k).sink;
+    });
+    RdmaHeader a = m_rcccFlows.at(pull.flow).reply;
+    a.flags = RdmaHeader::FLAG_PULL;
+    a.sackSeq = static_cast<uint32_t>(pull.pullNo);
+    a.sackLen = 0;
+    SendHeader(a);
+    m_pullTrace(pull.flow.first, pull.flow.second, pull.pullNo, pull.slow);
+    // The next grant after the credit's time at 0.99 x line rate, kept in ps (no drift).
+    m_pacerAtPs += pull.gapPs;
+    const Time at = PicoSeconds(static_cast<int64_t>(m_pacerAtPs));
+    const Time now = Simulator::Now();
+    Simulator::Schedule(at > now ? at - now : Time(0), &RdmaUetRecovery::PacerEvent, this);
 }
 
 void
@@ -487,9 +651,17 @@ RdmaUetRecovery::ReceiveCoalesced(const RdmaHeader& h, RxState& rx, uint64_t len
 // ---- Sender: feedback and timeout -----------------------------------------------------------
 
 void
-RdmaUetRecovery::CutOnLoss(RdmaQueuePair& qp, const RdmaUetSent& at, bool nack, Time now)
+RdmaUetRecovery::CutOnLoss(RdmaQueuePair& qp,
+                           const RdmaUetSent& at,
+                           bool nack,
+                           bool lastHop,
+                           Time now)
 {
     RdmaUetSender& u = *qp.uet;
+    if (m_cc == RCCC)
+    {
+        return; // no window
+    }
     if (!u.nscc)
     {
         u.windowBytes = RdmaUetWindowOnLoss(u.windowBytes, u.mtuBytes, at.wireBytes);
@@ -501,7 +673,8 @@ RdmaUetRecovery::CutOnLoss(RdmaQueuePair& qp, const RdmaUetSent& at, bool nack, 
                        static_cast<uint64_t>(now.GetPicoSeconds()),
                        at.wireBytes,
                        static_cast<uint64_t>((now - at.sent).GetPicoSeconds()),
-                       static_cast<int64_t>(u.inflightBytes));
+                       static_cast<int64_t>(u.inflightBytes),
+                       !(u.rccc && lastHop)); // RCCC handles the last hop's trims
     }
     else
     {
@@ -511,12 +684,12 @@ RdmaUetRecovery::CutOnLoss(RdmaQueuePair& qp, const RdmaUetSent& at, bool nack, 
 }
 
 uint16_t
-RdmaUetRecovery::Lose(RdmaQueuePair& qp, uint64_t seq, bool nack, Time now)
+RdmaUetRecovery::Lose(RdmaQueuePair& qp, uint64_t seq, bool nack, Time now, bool lastHop)
 {
     RdmaUetSender& u = *qp.uet;
     const RdmaUetSent at = *u.outstanding.Find(seq);
     const uint16_t entropy = at.entropy;
-    CutOnLoss(qp, at, nack, now);
+    CutOnLoss(qp, at, nack, lastHop, now);
     u.inflightBytes -= at.wireBytes;
     u.rtx.insert(seq);
     u.outstanding.Erase(seq);
@@ -530,10 +703,24 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     RdmaQueuePair& qp = it->second;
     RdmaUetSender& u = Sender(qp);
     const Time now = Simulator::Now();
+    if ((h.flags & RdmaHeader::FLAG_PULL) != 0)
+    {
+        if (u.rccc)
+        {
+            // A pull: credit up to its number (htsim processPull).
+            u.rccc->StopSpeculating();
+            u.rccc->OnPull(Rccc(), h.sackSeq);
+            m_host->Device()->TriggerTransmit();
+        }
+        return;
+    }
     const bool ecn = (h.flags & RdmaRecoveryHost::FLAG_ECN_ECHO) != 0;
     const bool nack = h.type == RdmaHeader::NACK;
+    const bool lastHop = nack && (h.flags & RdmaHeader::FLAG_LAST_HOP) != 0;
     LbFeedback fb;
-    fb.kind = nack ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
+    // With RCCC, a trim at the last hop says nothing against the path: the load balancer
+    // hears an ACK (htsim processNack: PATH_GOOD or PATH_ECN for a last-hop NACK).
+    fb.kind = nack && !(u.rccc && lastHop) ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
     fb.now = now;
     fb.entropy = h.dport;
     fb.psn = h.echoSeq / Settings().m_payloadBytes;
@@ -590,7 +777,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
         ++qp.rec.nacksRx;
         if (u.outstanding.Find(h.echoSeq))
         {
-            Lose(qp, h.echoSeq, true, now); // a trimmed packet: resend it, cut the window
+            Lose(qp, h.echoSeq, true, now, lastHop); // a trimmed packet: resend it, cut the window
         }
     }
     else
@@ -606,6 +793,10 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
                           static_cast<int64_t>(u.inflightBytes));
             MirrorNscc(u);
         }
+        else if (m_cc == RCCC)
+        {
+            // no window
+        }
         else if (m_waitToDecrease > 0)
         {
             u.windowBytes = RdmaUetWindowOnAckWtd(u.windowBytes, u.capBytes, u.mtuBytes, acked,
@@ -617,6 +808,10 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
             u.windowBytes = RdmaUetWindowOnAck(u.windowBytes, u.capBytes, u.mtuBytes, acked, ecn);
         }
         m_host->NotifyUetWindow(qp.flowId, u.windowBytes, u.capBytes);
+    }
+    if (u.rccc)
+    {
+        u.rccc->StopSpeculating(); // the first ACK or NACK ends the speculative credit
     }
     if (qp.sndUna >= qp.size)
     {
@@ -680,11 +875,71 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
     fb.kind = LbFeedbackKind::TIMEOUT;
     fb.now = now;
     fb.psn = static_cast<uint32_t>(seq / Settings().m_payloadBytes);
+    const bool rtxWasEmpty = u.rtx.empty();
+    const uint32_t wire = u.outstanding.Find(seq)->wireBytes;
     fb.entropy = Lose(qp, seq, false, now);
     m_host->LbFeedbackAndProbes(qp, fb);
+    if (u.rccc)
+    {
+        RcccOnTimeout(qp, rtxWasEmpty, wire, now);
+    }
     ArmRto(qp);
     m_host->ArmLbTimer(qp);
     m_host->Device()->TriggerTransmit();
+}
+
+} // namespace ns3
+
+namespace ns3
+{
+
+void
+RdmaUetRecovery::RcccOnTimeout(RdmaQueuePair& qp, bool rtxWasEmpty, uint32_t wireBytes, Time now)
+{
+    // htsim rtxTimerExpired: with resends already queued the receiver may not know we wait:
+    // an RTS; else one when the window or the credit keeps the resend back.
+    RdmaUetSender& u = *qp.uet;
+    if (!rtxWasEmpty)
+    {
+        u.rccc->StopSpeculating();
+    }
+    if (RdmaUetRcccRtsOnTimeout(rtxWasEmpty,
+                                u.nscc != nullptr,
+                                static_cast<int64_t>(u.windowBytes),
+                                wireBytes,
+                                static_cast<int64_t>(u.inflightBytes),
+                                u.rccc->Credit()))
+    {
+        SendRts(qp, now);
+    }
+}
+
+void
+RdmaUetRecovery::SendRts(RdmaQueuePair& qp, Time now)
+{
+    RdmaUetSender& u = *qp.uet;
+    // At most one per network RTT, against an incast of RTSs; htsim's limit is its NSCC's
+    // network RTT, 0 (none) when NSCC is off.
+    const bool hasLast = u.lastRts != Time::Min();
+    if (!RdmaUetRcccRtsAllowed(hasLast,
+                               hasLast ? static_cast<uint64_t>(u.lastRts.GetPicoSeconds()) : 0,
+                               static_cast<uint64_t>(now.GetPicoSeconds()),
+                               u.nscc ? Nscc().networkRttPs : 0))
+    {
+        return;
+    }
+    LbSendContext cx;
+    cx.now = now;
+    cx.psn = static_cast<uint32_t>(qp.sndNxt / Settings().m_payloadBytes);
+    cx.inflightPkts = static_cast<uint32_t>(u.outstanding.Size());
+    cx.everyArrivalAnswered = true;
+    RdmaHeader h = m_host->DataHeader(qp, qp.sndNxt, cx); // an entropy, as htsim's RTS takes
+    h.flags |= RdmaHeader::FLAG_TRIMMED | RdmaHeader::FLAG_RTS; // a header, control priority
+    h.echoSeq = static_cast<uint32_t>(u.rccc->LastPullTarget());
+    NS_LOG_LOGIC("flow " << qp.flowId << " RTS, pull target " << h.echoSeq);
+    SendHeader(h);
+    u.lastRts = now;
+    m_rtsTrace(qp.flowId, u.rccc->LastPullTarget());
 }
 
 } // namespace ns3

@@ -9,7 +9,14 @@
 
 #include "rdma-recovery.h"
 #include "rdma-uet-nscc.h"
+#include "rdma-uet-rccc.h"
 #include "rdma-uet.h"
+
+#include "ns3/event-id.h"
+#include "ns3/traced-callback.h"
+
+#include <map>
+#include <utility>
 
 namespace ns3
 {
@@ -27,6 +34,8 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     {
         MPRDMA, //!< htsim's mprdma window, the REPS artifact's (rdma-uet.h), the default
         NSCC,   //!< the Ultra Ethernet transport's NSCC (rdma-uet-nscc.h)
+        RCCC,   //!< the Ultra Ethernet transport's RCCC alone (rdma-uet-rccc.h): no window
+        NSCC_RCCC, //!< both: a packet needs NSCC's window and RCCC's credit
     };
 
     /// Which packets ask for an ACK at once with coalesced ACKs (attribute AckRequest;
@@ -53,6 +62,11 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// RdmaRecoveryHost::ServeQueuePairs
     RdmaFramePtr Send(RdmaQueuePair& qp, Time now);
 
+    /// Trace signature of Rts: flow id, the pull target carried (quanta).
+    typedef void (*RtsTracedCallback)(uint32_t flowId, uint64_t pullTarget);
+    /// Trace signature of Pull: sender address, queue pair, pull number (quanta), slow pull.
+    typedef void (*PullTracedCallback)(uint32_t sip, uint16_t qpn, uint64_t pullNo, bool slow);
+
   private:
     using RxState = RdmaRxState; //!< receiver state of one incoming flow
 
@@ -75,7 +89,7 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     uint64_t SackBitmap(const RxState& rx, uint64_t base) const;
     /// Removes the outstanding packet at offset \p seq after its loss (a NACK when \p nack,
     /// else a timeout) at \p now: window cut, queued for retransmission. \return its entropy
-    uint16_t Lose(RdmaQueuePair& qp, uint64_t seq, bool nack, Time now);
+    uint16_t Lose(RdmaQueuePair& qp, uint64_t seq, bool nack, Time now, bool lastHop = false);
     /// (Re)arms the timer of \p qp on its oldest outstanding packet (sent + UetRto).
     void ArmRto(RdmaQueuePair& qp);
     /// The retransmission timer of queue pair \p qpn.
@@ -83,13 +97,49 @@ class RdmaUetRecovery final : public RdmaLossRecovery
 
     /// Cuts the window for the loss of the outstanding packet at \p seq (before it leaves the
     /// bytes in flight): by its bytes (mprdma, NSCC on a timeout), NSCC's NACK rule on a NACK.
-    void CutOnLoss(RdmaQueuePair& qp, const RdmaUetSent& at, bool nack, Time now);
+    /// With RCCC a NACK of a trim at the last hop (\p lastHop) leaves NSCC's window.
+    void CutOnLoss(RdmaQueuePair& qp, const RdmaUetSent& at, bool nack, bool lastHop, Time now);
     /// Copies NSCC's window and cap into \p u (what the send gate and the trace read).
     static void MirrorNscc(RdmaUetSender& u);
     /// \return the payload of \p qp's packet at byte offset \p seq (a full one, or the rest)
     uint32_t PayloadAt(const RdmaQueuePair& qp, uint64_t seq) const;
     /// NSCC's settings (derived at the first queue pair from the NIC's; they are per fabric).
     const RdmaUetNsccParams& Nscc();
+    /// RCCC's settings (derived at first use from the NIC's rate, base RTT and window cap).
+    const RdmaUetRcccParams& Rccc();
+    /// \return whether NSCC runs (Cc nscc or nscc+rccc)
+    bool UsesNscc() const
+    {
+        return m_cc == NSCC || m_cc == NSCC_RCCC;
+    }
+    /// \return whether RCCC runs (Cc rccc or nscc+rccc)
+    bool UsesRccc() const
+    {
+        return m_cc == RCCC || m_cc == NSCC_RCCC;
+    }
+    /// \return new bytes \p qp still has to send from \p next on, headers included (htsim's
+    /// _backlog)
+    int64_t BacklogBytes(const RdmaQueuePair& qp, uint64_t next) const;
+    /// \return wire bytes of \p qp's queued resends (htsim's _rtx_backlog)
+    int64_t RtxBytes(const RdmaQueuePair& qp) const;
+    /// RCCC after the timeout of a packet of \p qp (htsim rtxTimerExpired): an RTS when no
+    /// credit (or window) lets the resend go; \p rtxWasEmpty: no resend was queued before.
+    void RcccOnTimeout(RdmaQueuePair& qp, bool rtxWasEmpty, uint32_t wireBytes, Time now);
+    /// Sends an RTS of \p qp (at most one per network RTT with NSCC on; htsim sendRTS).
+    void SendRts(RdmaQueuePair& qp, Time now);
+    /// Receiver: the RCCC state of the flow of data header \p h (its reply template kept).
+    RdmaUetRcccSink& RcccSink(const RdmaHeader& h, const RxState& rx);
+    /// Receiver: flow \p key asks its NIC's pull pacer for credit.
+    void RequestPull(const std::pair<uint32_t, uint16_t>& key);
+    /// Receiver: the pull pacer's event (one grant, the next one scheduled).
+    void PacerEvent();
+
+    /// An incoming flow's RCCC state and the header its pulls answer.
+    struct RcccFlow
+    {
+        RdmaUetRcccSink sink; //!< credit state
+        RdmaHeader reply;     //!< a reply to its latest packet (addresses, ports, qpn)
+    };
 
     uint32_t m_ackBytes{0};     //!< AckBytes: ACK coalescing (0 = every packet)
     AckRequest m_ackRequest{ACK_REQUEST_UEC}; //!< AckRequest: the AR bit's rule
@@ -101,6 +151,15 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     bool m_nsccTrimming{false}; //!< NsccTrimming: the fabric trims (the derived target)
     bool m_nsccDerived{false};  //!< m_nscc holds the derived settings
     RdmaUetNsccParams m_nscc;   //!< NSCC's settings
+    double m_rcccPullRate{0.99};         //!< RcccPullRate
+    uint32_t m_rcccCreditPerPull{16384}; //!< RcccCreditPerPull
+    bool m_rcccDerived{false};           //!< m_rccc holds the derived settings
+    RdmaUetRcccParams m_rccc;            //!< RCCC's settings
+    std::map<std::pair<uint32_t, uint16_t>, RcccFlow> m_rcccFlows; //!< by (sip, qpn)
+    RdmaUetPullPacer<std::pair<uint32_t, uint16_t>> m_pacer;      //!< this NIC's pull pacer
+    uint64_t m_pacerAtPs{0};             //!< the pacer event's ideal time (no rounding drift)
+    TracedCallback<uint32_t, uint64_t> m_rtsTrace;                 //!< Rts
+    TracedCallback<uint32_t, uint16_t, uint64_t, bool> m_pullTrace; //!< Pull
 };
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #include "rdma-header.h"
 #include "rdma-int.h"
 #include "rdma-net-device.h"
+#include "rdma-node-role.h"
 
 #include "rdma-channel.h"
 
@@ -63,6 +64,13 @@ RdmaSwitch::GetTypeId()
                           "ECN marking at dequeue (ENABLE_QCN)",
                           *RdmaTransportDefault("ns3::RdmaSwitch", "EcnEnabled"),
                           MakeBooleanAccessor(&RdmaSwitch::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnHostPorts",
+                          "With EcnEnabled, whether ports facing a host mark too; false: only "
+                          "fabric ports mark (htsim's ToR -> host queues with RCCC on: the "
+                          "receiver's credit handles the last hop)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RdmaSwitch::m_ecnHostPorts),
                           MakeBooleanChecker())
             .AddAttribute("IntEnabled",
                           "HPCC in-band telemetry: every data packet that "
@@ -629,7 +637,7 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t 
             ServeAgent(true); // inside the port's transmit path: control goes out as events
         }
     }
-    if (m_ecnEnabled)
+    if (m_ecnEnabled && (m_ecnHostPorts || !FacesHost(out)))
     {
         const uint64_t shared = m_mmu->GetEgressSharedBytes(out, q);
         const uint64_t kmin = ScaledForPort(out, m_kmin);
@@ -826,11 +834,31 @@ RdmaSwitch::Forward(RdmaFramePtr f, uint32_t in, uint32_t out)
     m_ports[out]->Enqueue(std::move(f), queue, queue != 0 ? in : RdmaNetDevice::NO_META);
 }
 
+bool
+RdmaSwitch::FacesHost(uint32_t port)
+{
+    if (m_facesHost.empty())
+    {
+        m_facesHost.resize(m_ports.size(), false);
+        for (uint32_t i = 0; i < m_ports.size(); ++i)
+        {
+            Ptr<RdmaChannel> ch = m_ports[i]->GetRdmaChannel();
+            Ptr<RdmaNetDevice> peer = ch ? ch->GetPeer(m_ports[i]) : nullptr;
+            m_facesHost[i] = peer && RdmaNodeIsHost(peer->GetNode());
+        }
+    }
+    return m_facesHost[port];
+}
+
 void
 RdmaSwitch::Trim(uint32_t out, const RdmaHeader& h)
 {
     RdmaHeader t = h;
     t.flags |= RdmaHeader::FLAG_TRIMMED;
+    if (FacesHost(out))
+    {
+        t.flags |= RdmaHeader::FLAG_LAST_HOP; // the NACK says so (htsim's last_hop)
+    }
     RdmaFramePtr header = RdmaFrame::Make(t, m_trimmedBytes - RdmaHeader::DATA_HEADER_BYTES);
     ++m_trims;
     NS_LOG_LOGIC("switch " << m_switchId << ": trim " << h.seq << " to port " << out);

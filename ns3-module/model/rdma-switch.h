@@ -230,6 +230,8 @@ class RdmaSwitch : public Object
     void Forward(RdmaFramePtr f, uint32_t in, uint32_t out);
     /// Trims the data packet of header \p h bound for port \p out (TrimEnabled).
     void Trim(uint32_t out, const RdmaHeader& h);
+    /// \return whether port \p port faces a host (from the channels, cached at first use)
+    bool FacesHost(uint32_t port);
     /// The load balancer's view of a packet.
     LbPacketInfo MakeInfo(const RdmaHeader& h, uint32_t in, uint32_t size, bool local) const;
     /// Creates the agent and tells it the fabric (ports, hosts' ToRs, paths).
@@ -323,6 +325,8 @@ class RdmaSwitch : public Object
     /// \return \p bytes scaled for port \p port (SetPortQueueScale; unchanged when none set)
     uint64_t ScaledForPort(uint32_t port, uint64_t bytes) const;
     bool m_trimEnabled{false};    //!< TrimEnabled
+    bool m_ecnHostPorts{true};    //!< EcnHostPorts
+    std::vector<bool> m_facesHost; //!< per port: faces a host (FacesHost, built at first use)
     bool m_ackHighPriority{true}; //!< AckHighPriority
     uint32_t m_trimmedBytes{64};  //!< TrimmedSize
     uint64_t m_trims{0};          //!< packets trimmed

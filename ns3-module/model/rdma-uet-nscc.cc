@@ -256,7 +256,8 @@ RdmaUetNscc::OnNack(const RdmaUetNsccParams& p,
                     uint64_t nowPs,
                     int64_t bytes,
                     uint64_t rawRttPs,
-                    int64_t inflightBytes)
+                    int64_t inflightBytes,
+                    bool cutWindow)
 {
     UpdateBaseRtt(p, rawRttPs);
     m_bytesIgnored += static_cast<uint32_t>(bytes);
@@ -267,8 +268,11 @@ RdmaUetNscc::OnNack(const RdmaUetNsccParams& p,
     {
         return;
     }
-    m_cwnd -= bytes;
-    Bound(p);
+    if (cutWindow)
+    {
+        m_cwnd -= bytes;
+        Bound(p);
+    }
 }
 
 void

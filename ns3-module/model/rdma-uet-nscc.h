@@ -102,12 +102,14 @@ class RdmaUetNscc
                bool ecn,
                int64_t inflightBytes);
     /// A NACK of a trimmed packet of \p bytes whose RTT was \p rawRttPs, with
-    /// \p inflightBytes in flight before it leaves them (updateCwndOnNack_NSCC).
+    /// \p inflightBytes in flight before it leaves them (updateCwndOnNack_NSCC). Without
+    /// \p cutWindow (RCCC on and the trim at the last hop) everything but the window cut.
     void OnNack(const RdmaUetNsccParams& p,
                 uint64_t nowPs,
                 int64_t bytes,
                 uint64_t rawRttPs,
-                int64_t inflightBytes);
+                int64_t inflightBytes,
+                bool cutWindow = true);
     /// A packet of \p bytes timed out (mark_packet_for_retransmission).
     void OnTimeout(const RdmaUetNsccParams& p, int64_t bytes);
 

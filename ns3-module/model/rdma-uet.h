@@ -56,6 +56,7 @@
 #define RDMA_UET_H
 
 #include "rdma-uet-nscc.h"
+#include "rdma-uet-rccc.h"
 
 #include "ns3/nstime.h"
 
@@ -209,7 +210,9 @@ struct RdmaUetSender
     RdmaUetOutstanding outstanding; //!< by byte offset, and in send-time order for the timer
     std::set<uint64_t> rtx;   //!< offsets to send again (NACKed or timed out), lowest first
     double ecnAverage{0};     //!< wait-to-decrease: moving average of the ACKs' ECN echoes
-    std::unique_ptr<RdmaUetNscc> nscc; //!< NSCC's state (Cc nscc), else null
+    std::unique_ptr<RdmaUetNscc> nscc; //!< NSCC's state (Cc nscc, nscc+rccc), else null
+    std::unique_ptr<RdmaUetRcccSender> rccc; //!< RCCC's credit (Cc rccc, nscc+rccc), else null
+    Time lastRts{Time::Min()};         //!< when the last RTS left (RCCC)
 };
 
 /**

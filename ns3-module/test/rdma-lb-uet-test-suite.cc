@@ -22,7 +22,9 @@
  *  - a degraded port (SetPortRate, htsim's -failed): one direction at half speed, its queue
  *    limit halved with it;
  *  - htsim's switches (UseHtsimSwitches) put ECMP flows on the uplinks the REPS artifact's
- *    hash and shuffles give (expected counts from its rules, checked against its own run).
+ *    hash and shuffles give (expected counts from its rules, checked against its own run);
+ *  - RCCC: pacer rate, credit, pull targets, grants and RTS from single signals; and wired end
+ *    to end in an incast (pulls, speculative credit, last-hop trims, no ECN to hosts).
  *
  * Cases can be narrowed with RDMA_LB_UET_CASES=<part of a case name>.
  */
@@ -1334,6 +1336,295 @@ class UetHtsimEcmpTestCase : public TestCase
     }
 };
 
+/**
+ * RCCC's credit arithmetic, one signal at a time, against htsim's rules (rdma-uet-rccc.h;
+ * htsim UecPullPacer / UecSrc / UecSink) and first principles, at 100 Gbps with htsim's
+ * 4150 B packets and the 14.02 us fat tree's cap of 1.5 BDP = 262,926 B:
+ *  - pacer rate: 8 x 256 B / 100 Gbps = 20,480 ps per quantum, / 0.99 = 20,686 ps (integer ps,
+ *    as htsim's simtime): a 16 KiB grant every 64 x 20,686 = 1,323,904 ps, 0.99 x 100 Gbps;
+ *  - the sender starts with the cap of speculative credit, may go below zero with its last
+ *    packet, and drops only a positive remainder when it stops speculating;
+ *  - a pull adds the quanta beyond the last pull number, at most up to the cap;
+ *  - the pull target: the bytes still wanted minus the credit, one MTU while speculating,
+ *    window + MTU with NSCC, rounded up to 256 B;
+ *  - the receiver grants 64 quanta a time up to the target, round robin, then slow pulls of
+ *    64 quanta until each idle flow holds floor(cap / 256) = 1,027 of them: 17 each;
+ *  - an empty grant still spaces the pacer by 4 quanta (1,024 B);
+ *  - an RTS after a timeout when resends were queued, or when credit (or NSCC's window) keeps
+ *    the resend back; at most one per network RTT with NSCC.
+ */
+class UetRcccRuleTestCase : public TestCase
+{
+  public:
+    UetRcccRuleTestCase()
+        : TestCase("uet rccc: pacer rate, credit, pull target, grants and RTS from single signals")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t init = RdmaUetRcccParams::INIT_PULL;
+        const int64_t cap = 262926;
+        const RdmaUetRcccParams p = RdmaUetRcccParams::Derive(100000000000ULL, 0.99, 16384, cap, 4150);
+        NS_TEST_EXPECT_MSG_EQ(p.creditPerPullQuanta, 64u, "16 KiB = 64 quanta of 256 B");
+        NS_TEST_EXPECT_MSG_EQ(p.timePerQuantumPs, 20686u, "20,480 ps / 0.99, truncated");
+        const double rate = 16384.0 * 8 / (64 * p.timePerQuantumPs * 1e-12);
+        NS_TEST_EXPECT_MSG_EQ_TOL(rate / 0.99e11, 1.0, 1e-4, "credit at 0.99 x line rate");
+        const RdmaUetRcccParams p400 =
+            RdmaUetRcccParams::Derive(400000000000ULL, 0.99, 16384, cap, 4150);
+        NS_TEST_EXPECT_MSG_EQ(p400.timePerQuantumPs, 5171u, "400 Gbps: 5,120 ps / 0.99");
+
+        // Speculative credit.
+        RdmaUetRcccSender a(p);
+        NS_TEST_EXPECT_MSG_EQ(a.Credit(), cap, "speculative credit: the cap");
+        NS_TEST_EXPECT_MSG_EQ(a.Speculating(), true, "speculating");
+        a.Spend(63 * 4150);
+        NS_TEST_EXPECT_MSG_EQ(a.Credit(), 1476, "63 packets spent");
+        NS_TEST_EXPECT_MSG_EQ(a.CanSend(), true, "any credit left lets a packet go");
+        a.Spend(4150);
+        NS_TEST_EXPECT_MSG_EQ(a.Credit(), -2674, "the 64th takes it below zero");
+        NS_TEST_EXPECT_MSG_EQ(a.CanSend(), false, "no credit, no packet");
+        a.StopSpeculating();
+        NS_TEST_EXPECT_MSG_EQ(a.Credit(), -2674, "a debt is kept");
+        RdmaUetRcccSender b(p);
+        b.Spend(4150);
+        b.StopSpeculating();
+        NS_TEST_EXPECT_MSG_EQ(b.Credit(), 0, "the first ACK drops the speculative remainder");
+        NS_TEST_EXPECT_MSG_EQ(b.Speculating(), false, "and ends the speculation");
+        b.OnPull(p, init + 64);
+        NS_TEST_EXPECT_MSG_EQ(b.Credit(), 16384, "a pull of 64 quanta: 16 KiB");
+        b.OnPull(p, init + 64);
+        NS_TEST_EXPECT_MSG_EQ(b.Credit(), 16384, "the same pull number again: nothing");
+        b.OnPull(p, init + 64 + 2000);
+        NS_TEST_EXPECT_MSG_EQ(b.Credit(), cap, "credit never above the cap");
+
+        // Pull targets.
+        RdmaUetRcccSender c(p);
+        NS_TEST_EXPECT_MSG_EQ(c.PullTarget(p, 2032640, 0, false, 0),
+                              init + 17,
+                              "speculating with data left: one MTU, 4150 B -> 17 quanta");
+        c.StopSpeculating();
+        NS_TEST_EXPECT_MSG_EQ(c.PullTarget(p, 2032640, 0, false, 0),
+                              init + 1028,
+                              "no credit: the cap, 262,926 B -> 1,028 quanta");
+        NS_TEST_EXPECT_MSG_EQ(c.PullTarget(p, 2032640, 0, true, 50000),
+                              init + 212,
+                              "with NSCC: window + MTU = 54,150 B -> 212 quanta");
+        NS_TEST_EXPECT_MSG_EQ(c.PullTarget(p, 0, 8300, false, 0),
+                              init + 33,
+                              "two resends: 8,300 B -> 33 quanta");
+        NS_TEST_EXPECT_MSG_EQ(c.LastPullTarget(), init + 33, "kept for an RTS");
+        c.OnPull(p, init + 40);
+        NS_TEST_EXPECT_MSG_EQ(c.PullTarget(p, 0, 8300, false, 0),
+                              init + 33,
+                              "10,240 B of credit cover the 8,300 B: 40 - 7.6 -> 33 quanta, "
+                              "below the 40 pulled (no new grant)");
+
+        // The receiver's grants.
+        RdmaUetRcccSink s;
+        NS_TEST_EXPECT_MSG_EQ(s.OnPullTarget(init + 150), true, "a new target: join the pacer");
+        NS_TEST_EXPECT_MSG_EQ(s.OnPullTarget(init + 160), false, "already in it");
+        NS_TEST_EXPECT_MSG_EQ(s.OnPullTarget(init + 120), false, "a lower target: nothing");
+        NS_TEST_EXPECT_MSG_EQ(s.highestTarget, init + 160, "the highest target kept");
+        NS_TEST_EXPECT_MSG_EQ(s.Grant(p, 0), 64u, "grant 1: 64 quanta");
+        NS_TEST_EXPECT_MSG_EQ(s.Grant(p, 0), 64u, "grant 2");
+        NS_TEST_EXPECT_MSG_EQ(s.Grant(p, 0), 32u, "grant 3: up to the target only");
+        NS_TEST_EXPECT_MSG_EQ(s.Grant(p, 0), 0u, "target met: nothing");
+        NS_TEST_EXPECT_MSG_EQ(s.Grant(p, 64), 64u, "a slow pull ignores the target");
+        NS_TEST_EXPECT_MSG_EQ(s.SlowCredit(), 64u, "64 quanta beyond it");
+        NS_TEST_EXPECT_MSG_EQ(s.Repull(), false, "a trim while in the list: no second entry");
+
+        // The pacer: A wants 128 quanta, B 64, then both idle.
+        using Key = uint32_t;
+        std::map<Key, RdmaUetRcccSink> sinks;
+        RdmaUetPullPacer<Key> pacer;
+        sinks[1].OnPullTarget(init + 128);
+        sinks[2].OnPullTarget(init + 64);
+        NS_TEST_EXPECT_MSG_EQ(pacer.Request(1), true, "an idle pacer starts");
+        NS_TEST_EXPECT_MSG_EQ(pacer.Request(2), false, "a running one does not");
+        auto sinkOf = [&sinks](const Key& k) -> RdmaUetRcccSink& { return sinks[k]; };
+        std::vector<std::tuple<Key, uint64_t, bool, uint64_t>> pulls;
+        while (!pacer.Empty())
+        {
+            const auto g = pacer.NextPull(p, sinkOf);
+            pulls.emplace_back(g.flow, g.pullNo, g.slow, g.gapPs);
+        }
+        NS_TEST_ASSERT_MSG_EQ(pulls.size(), 3u + 2 * 17, "3 grants, then 17 slow pulls each");
+        NS_TEST_EXPECT_MSG_EQ(std::get<0>(pulls[0]), 1u, "round robin: A");
+        NS_TEST_EXPECT_MSG_EQ(std::get<0>(pulls[1]), 2u, "B");
+        NS_TEST_EXPECT_MSG_EQ(std::get<0>(pulls[2]), 1u, "A again");
+        NS_TEST_EXPECT_MSG_EQ(std::get<1>(pulls[2]), init + 128, "A's target reached");
+        NS_TEST_EXPECT_MSG_EQ(std::get<3>(pulls[0]), 64u * 20686, "64 quanta of pacer time");
+        NS_TEST_EXPECT_MSG_EQ(std::get<2>(pulls[3]), true, "then slow pulls");
+        NS_TEST_EXPECT_MSG_EQ(std::get<0>(pulls[3]), 2u, "B met its demand first");
+        NS_TEST_EXPECT_MSG_EQ(sinks[1].SlowCredit(), 17u * 64, "17 x 64 = 1,088 >= 1,027");
+        NS_TEST_EXPECT_MSG_EQ(sinks[2].SlowCredit(), 17u * 64, "the same for B");
+        pacer.Stop();
+        NS_TEST_EXPECT_MSG_EQ(sinks[1].Repull(), true, "a trim after it left the lists");
+        NS_TEST_EXPECT_MSG_EQ(pacer.Request(1), true, "the stopped pacer starts again");
+        const auto empty = pacer.NextPull(p, sinkOf);
+        NS_TEST_EXPECT_MSG_EQ(empty.pullNo, sinks[1].latestPull, "nothing new granted");
+        NS_TEST_EXPECT_MSG_EQ(empty.gapPs, 4u * 20686, "an empty grant spaces by 1,024 B");
+
+        // RTS after a timeout.
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsOnTimeout(true, false, 0, 4150, 0, 1), false,
+                              "credit left: the resend goes");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsOnTimeout(true, false, 0, 4150, 0, 0), true,
+                              "no credit: RTS");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsOnTimeout(true, false, 0, 4150, 0, -10), true,
+                              "a debt: RTS");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsOnTimeout(false, false, 0, 4150, 0, 100000), true,
+                              "resends already queued: RTS whatever the credit");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsOnTimeout(true, true, 10000, 4150, 8300, 100000),
+                              true,
+                              "NSCC's window keeps it back: RTS");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsOnTimeout(true, true, 20000, 4150, 8300, 100000),
+                              false,
+                              "window and credit let it go");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsAllowed(false, 0, 0, 14000000), true, "the first");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsAllowed(true, 1000, 1000 + 13999999, 14000000),
+                              false,
+                              "within a network RTT of the last");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsAllowed(true, 1000, 1000 + 14000000, 14000000),
+                              true,
+                              "one network RTT later");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetRcccRtsAllowed(true, 1000, 1000, 0), true,
+                              "without NSCC no limit (htsim's _network_rtt 0)");
+    }
+};
+
+/**
+ * RCCC wired end to end: an 8 -> 1 incast of 1 MiB flows on the 400 Gbps star (1 us links,
+ * 16-packet queues, trimming), every NIC's Cc = rccc and the switch's EcnHostPorts false (what
+ * a config with cc = "rccc" sets):
+ *  - every flow completes, the receiver's pacer pulls (Pull trace) and the senders take credit;
+ *  - the speculative credit: each sender sends at most 1.5 BDP (cap / 4150 B + 1 packets)
+ *    before its first ACK, NACK or pull, and no more than the credit granted afterwards:
+ *    data sent <= cap + 16 KiB x (non-slow pulls it got) + one packet;
+ *  - every trim is at the star's last hop (the port to the receiver): under RCCC the senders'
+ *    load balancer hears none of them as a NACK (htsim: last-hop NACKs are PATH_GOOD), and the
+ *    switch marks nothing on the host port;
+ *  - the last flow ends no earlier than the bytes through the receiver's link at line rate, and
+ *    the credit rate, 0.99 x line rate, bounds the bytes after the speculative phase;
+ *  - under nscc the same incast is reported to the load balancer as NACKs (one per trim): the
+ *    flag decides, not the Cc.
+ */
+class UetRcccWiringTestCase : public TestCase
+{
+  public:
+    UetRcccWiringTestCase()
+        : TestCase("uet rccc: pulls, speculative credit, last-hop trims and ECN wired end to end")
+    {
+    }
+
+  private:
+    struct Run
+    {
+        uint64_t pulls{0};
+        uint64_t slowPulls{0};
+        std::map<uint32_t, uint64_t> sent;      //!< data packets by sender address
+        std::map<uint32_t, uint64_t> pullsTo;   //!< non-slow pulls by sender address
+        std::map<uint32_t, bool> heard;          //!< the sender heard feedback
+        std::map<uint32_t, uint64_t> beforeHeard; //!< data packets before that
+        uint64_t nacks{0};
+        uint64_t completed{0};
+        Time last;
+        uint64_t trims{0};
+        uint64_t hostMarks{0};
+    };
+
+    static Run Incast(const std::string& cc)
+    {
+        Run r;
+        RdmaFabricHelper f;
+        const uint32_t n = 9;
+        BuildUetStar(f, n, StarBaseRtt(), MicroSeconds(40), 16, true);
+        rdmalbtest::SetNicComponents(f, "ns3::RdmaUetRecovery", "Cc", StringValue(cc));
+        rdmalbtest::SetNicComponents(f, "ns3::RdmaUetRecovery", "AckBytes", UintegerValue(16384));
+        f.GetSwitch(n)->SetAttribute("EcnHostPorts", BooleanValue(cc == "nscc"));
+        Ptr<RdmaUetRecovery> rx = DynamicCast<RdmaUetRecovery>(f.GetNic(n - 1)->GetLossRecovery());
+        rx->TraceConnectWithoutContext(
+            "Pull",
+            MakeBoundCallback(+[](Run* run, uint32_t sip, uint16_t, uint64_t, bool slow) {
+                ++run->pulls;
+                run->slowPulls += slow ? 1 : 0;
+                run->pullsTo[sip] += slow ? 0 : 1;
+                run->heard[sip] = true;
+            },
+                              &r));
+        for (uint32_t h = 0; h < n - 1; ++h)
+        {
+            const uint32_t sip = RdmaHostAddress(h);
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "LbFeedback",
+                MakeBoundCallback(+[](Run* run, uint32_t sip, uint32_t, uint8_t kind, uint16_t) {
+                    run->nacks += kind == static_cast<uint8_t>(LbFeedbackKind::NACK) ? 1 : 0;
+                    run->heard[sip] = true;
+                },
+                                  &r,
+                                  sip));
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "DataSent",
+                MakeBoundCallback(+[](Run* run, uint32_t sip, uint32_t, uint32_t, uint16_t) {
+                    ++run->sent[sip];
+                    run->beforeHeard[sip] += run->heard[sip] ? 0 : 1;
+                },
+                                  &r,
+                                  sip));
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "FlowRecord",
+                MakeBoundCallback(+[](Run* run, const RdmaFlowRecord&) {
+                    ++run->completed;
+                    run->last = Simulator::Now();
+                },
+                                  &r));
+            f.AddFlow(h, h, n - 1, 1024 * 1024, Time(0));
+        }
+        Simulator::Stop(MilliSeconds(5));
+        Simulator::Run();
+        r.trims = f.GetSwitch(n)->GetTotalTrims();
+        r.hostMarks = f.GetSwitch(n)->GetTotalEcnMarks();
+        Simulator::Destroy();
+        return r;
+    }
+
+    void DoRun() override
+    {
+        const Run r = Incast("rccc");
+        NS_TEST_ASSERT_MSG_EQ(r.completed, 8u, "every flow completes");
+        NS_TEST_EXPECT_MSG_GT(r.pulls, 8u * 1024 * 1024 / 16384 / 2, "the receiver pulls");
+        // The cap: 1.5 x BDP of the star's base RTT at 400 Gbps.
+        const double cap = 1.5 * StarBaseRtt().GetSeconds() * 400e9 / 8;
+        for (const auto& [sip, sent] : r.sent)
+        {
+            const auto before = r.beforeHeard.count(sip) ? r.beforeHeard.at(sip) : 0;
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(double(before),
+                                        std::ceil(cap / WIRE),
+                                        "speculation: at most the cap before any feedback");
+            const uint64_t granted = r.pullsTo.count(sip) ? r.pullsTo.at(sip) : 0;
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(double(sent) * WIRE,
+                                        cap + 16384.0 * granted + 2 * WIRE,
+                                        "afterwards only on granted credit");
+        }
+        NS_TEST_EXPECT_MSG_GT(r.trims, 0u, "the speculative burst is trimmed at the last hop");
+        NS_TEST_EXPECT_MSG_EQ(r.nacks, 0u, "last-hop trims are no NACK to the load balancer");
+        NS_TEST_EXPECT_MSG_EQ(r.hostMarks, 0u, "no ECN on the port to the host");
+        const uint64_t packets = (1024 * 1024 + PAYLOAD - 1) / PAYLOAD;
+        const Time wire = G400.CalculateBytesTxTime(8 * packets * WIRE);
+        NS_TEST_EXPECT_MSG_GT(r.last, wire, "no faster than the receiver's link");
+        // After the speculative phase, the rest comes at 0.99 x line rate at most.
+        NS_TEST_EXPECT_MSG_LT(r.last.GetSeconds(),
+                              wire.GetSeconds() / 0.99 + 4 * StarBaseRtt().GetSeconds(),
+                              "paced by credit at 0.99 x line rate (plus a few RTTs)");
+
+        const Run s = Incast("nscc");
+        NS_TEST_ASSERT_MSG_EQ(s.completed, 8u, "nscc: every flow completes");
+        NS_TEST_EXPECT_MSG_EQ(s.pulls, 0u, "nscc: no pulls");
+        NS_TEST_EXPECT_MSG_EQ(s.nacks, s.trims, "nscc: one NACK to the load balancer per trim");
+    }
+};
+
 class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
 {
   public:
@@ -1357,6 +1648,8 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new UetDegradedPortTestCase, TestCase::QUICK);
         AddTestCase(new UetHtsimEcmpTestCase, TestCase::QUICK);
+        AddTestCase(new UetRcccRuleTestCase, TestCase::QUICK);
+        AddTestCase(new UetRcccWiringTestCase, TestCase::QUICK);
     }
 };
 

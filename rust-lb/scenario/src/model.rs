@@ -366,6 +366,14 @@ pub struct UetParams {
     /// echo at `uec`.
     #[serde(skip_serializing_if = "UetAckRequest::is_uec")]
     pub ack_request: UetAckRequest,
+    /// RCCC: the receiver's pull pacer grants credit at this fraction of its line rate
+    /// (htsim's `pull_rate_modifier`, 0.99, fixed there). Left out of the config echo at 0.99.
+    #[serde(skip_serializing_if = "UetParams::default_pull_rate")]
+    pub rccc_pull_rate: f64,
+    /// RCCC: bytes of credit per pull, a multiple of 256 (htsim's 4 x 4096 B, fixed there
+    /// whatever the MTU). Left out of the config echo at 16,384.
+    #[serde(skip_serializing_if = "UetParams::default_credit_per_pull")]
+    pub rccc_credit_per_pull_bytes: u32,
 }
 
 /// The AR bit's rule with coalesced ACKs (`[transport.uet] ack_request`).
@@ -393,30 +401,59 @@ impl UetAckRequest {
     }
 }
 
-/// The uet transport's window rule (`[transport.uet] cc`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// The uet transport's congestion control (`[transport.uet] cc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UetCc {
     /// htsim's `mprdma` window, the REPS artifact's (`-sender_cc_algo mprdma`): +1 packet per
     /// window unmarked, -1/4 of the acknowledged bytes per mark.
     Mprdma,
     /// The Ultra Ethernet transport's NSCC as the UEC's htsim runs it (delay and ECN, quick
-    /// adapt; `ns3-module/model/rdma-uet-nscc.h`).
+    /// adapt; `ns3-module/model/rdma-uet-nscc.h`; htsim `-sender_cc_only`, its default).
     Nscc,
+    /// The Ultra Ethernet transport's RCCC alone: receiver credit, no window
+    /// (`ns3-module/model/rdma-uet-rccc.h`; htsim `-receiver_cc_only`).
+    Rccc,
+    /// NSCC and RCCC together: a packet needs both window and credit (htsim
+    /// `-sender_cc -receiver_cc`).
+    NsccRccc,
 }
 
 impl UetCc {
-    /// The name configs and the ns-3 attribute `Cc` use.
+    /// Every congestion control, in the order configs list them.
+    pub const ALL: [UetCc; 4] = [UetCc::Mprdma, UetCc::Nscc, UetCc::Rccc, UetCc::NsccRccc];
+
+    /// The name configs and the ns-3 attribute `Cc` use (the one place they are spelled).
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
             UetCc::Mprdma => "mprdma",
             UetCc::Nscc => "nscc",
+            UetCc::Rccc => "rccc",
+            UetCc::NsccRccc => "nscc+rccc",
         }
+    }
+
+    /// Parses a name from [`UetCc::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        UetCc::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    /// Whether the receiver's credit (RCCC) runs: then the switches do not mark ECN on their
+    /// ports to hosts (htsim turns ToR -> host marking off under `-receiver_cc`).
+    #[must_use]
+    pub const fn uses_rccc(self) -> bool {
+        matches!(self, UetCc::Rccc | UetCc::NsccRccc)
     }
 
     fn is_mprdma(&self) -> bool {
         *self == UetCc::Mprdma
+    }
+}
+
+impl Serialize for UetCc {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
@@ -464,6 +501,14 @@ impl UetParams {
         *v == UetParams::default().nscc_qa_gate
     }
 
+    fn default_pull_rate(v: &f64) -> bool {
+        *v == UetParams::default().rccc_pull_rate
+    }
+
+    fn default_credit_per_pull(v: &u32) -> bool {
+        *v == UetParams::default().rccc_credit_per_pull_bytes
+    }
+
     /// The settings of the uet transport's own ns-3 object (`ns3::RdmaUetRecovery`), for the
     /// scenario program's attribute loop (only under `kind = "uet"`).
     #[must_use]
@@ -474,7 +519,7 @@ impl UetParams {
             value,
             summary_key: None,
         };
-        vec![
+        let mut out = vec![
             set("WaitToDecrease", Ns3Value::real(self.wait_to_decrease)),
             set("WtdAlpha", Ns3Value::real(self.wtd_alpha)),
             set("Cc", Ns3Value::Name(self.cc.name())),
@@ -486,7 +531,22 @@ impl UetParams {
             set("NsccTrimming", Ns3Value::flag(self.trimming)),
             set("AckBytes", Ns3Value::uint(self.ack_bytes)),
             set("AckRequest", Ns3Value::Name(self.ack_request.name())),
-        ]
+        ];
+        if self.cc.uses_rccc() {
+            out.push(set("RcccPullRate", Ns3Value::real(self.rccc_pull_rate)));
+            out.push(set(
+                "RcccCreditPerPull",
+                Ns3Value::uint(self.rccc_credit_per_pull_bytes),
+            ));
+            // htsim: ECN marking on ToR -> host queues off with receiver credit.
+            out.push(Ns3Attribute {
+                object: Ns3Object::Switch,
+                name: "EcnHostPorts",
+                value: Ns3Value::flag(false),
+                summary_key: None,
+            });
+        }
+        out
     }
 }
 
@@ -511,6 +571,8 @@ impl Default for UetParams {
             nscc_qa_gate: 3,
             ack_bytes: 0,
             ack_request: UetAckRequest::Uec,
+            rccc_pull_rate: 0.99,
+            rccc_credit_per_pull_bytes: 16384,
         }
     }
 }

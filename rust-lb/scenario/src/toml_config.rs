@@ -68,6 +68,9 @@
 //!                                  # base_rtt = "8337ns"; rto = "41us";
 //!                                  # switch_hash = "five-tuple" | "htsim" (the REPS
 //!                                  # authors' switches; host algorithms only)
+//! cc = "mprdma"                    # | "nscc" | "rccc" | "nscc+rccc" (model::UetCc);
+//!                                  # nscc_target_delay = "0ns" (derived); nscc_qa_gate = 3;
+//!                                  # rccc_pull_rate = 0.99; rccc_credit_per_pull = 16384
 //!
 //! [lb]
 //! name = "reps"                    # an rdma_lb_core::Algorithm name; default "ecmp"

@@ -100,6 +100,66 @@ fn leaf_spine_permutation_loads() {
 }
 
 #[test]
+fn rccc_names_keys_and_attributes() {
+    use rdma_lb_scenario::model::UetCc;
+    for (name, cc) in [("rccc", UetCc::Rccc), ("nscc+rccc", UetCc::NsccRccc)] {
+        let s = load(
+            "r.toml",
+            &uet_toml(
+                &ft(),
+                &incast(),
+                &format!("[transport.uet]\ncc = \"{name}\"\nrccc_pull_rate = 0.95\n"),
+            ),
+        )
+        .unwrap();
+        let u = &s.transport.uet;
+        assert_eq!(u.cc, cc);
+        assert_eq!(UetCc::from_name(name), Some(cc));
+        assert_eq!(
+            (u.rccc_pull_rate, u.rccc_credit_per_pull_bytes),
+            (0.95, 16384)
+        );
+        // htsim's derived queue, ECN and RTT do not depend on the CC.
+        assert_eq!(
+            (u.queue_packets, u.ecn_kmin_packets, u.ecn_kmax_packets),
+            (43, 9, 35)
+        );
+        let names: Vec<&str> = u.ns3_attributes().iter().map(|a| a.name).collect();
+        for want in ["Cc", "RcccPullRate", "RcccCreditPerPull", "EcnHostPorts"] {
+            assert!(names.contains(&want), "{name}: no {want} in {names:?}");
+        }
+    }
+    // htsim switches its receiver OversubscribedCC on for RCCC alone on an oversubscribed
+    // topology; it is not modelled: refused (NSCC + RCCC there is htsim's plain RCCC).
+    let over = topo("perm1024", "leaf_spine_1024_oversub.topo");
+    let cm = topo("perm1024", "perm_1024n_1024c_0u_2000000b.cm");
+    let e = load(
+        "o.toml",
+        &uet_toml(&over, &cm, "[transport.uet]\ncc = \"rccc\"\n"),
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("transport.uet.cc") && e.contains("OversubscribedCC"),
+        "{e}"
+    );
+    load(
+        "o2.toml",
+        &uet_toml(&over, &cm, "[transport.uet]\ncc = \"nscc+rccc\"\n"),
+    )
+    .unwrap();
+    // NSCC alone sets none of RCCC's attributes (its runs stay as they were).
+    let s = load("n.toml", &uet_toml(&ft(), &incast(), "")).unwrap();
+    let names: Vec<&str> = s
+        .transport
+        .uet
+        .ns3_attributes()
+        .iter()
+        .map(|a| a.name)
+        .collect();
+    assert!(!names.contains(&"EcnHostPorts") && !names.contains(&"RcccPullRate"));
+}
+
+#[test]
 fn explicit_uet_keys_win_and_feed_the_derived_ones() {
     let s = load(
         "k.toml",

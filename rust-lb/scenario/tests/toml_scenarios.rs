@@ -521,6 +521,8 @@ flow_file = "f.txt"
             nscc_qa_gate: 4,
             ack_bytes: 16384,
             ack_request: UetAckRequest::Reps,
+            rccc_pull_rate: 0.99,
+            rccc_credit_per_pull_bytes: 16384,
         }
     );
     // The window's options go to the uet transport's ns-3 object.
@@ -645,8 +647,16 @@ flow_file = "f.txt"
             "bad.toml:9: transport.uet.wait_to_decrease: must be in [0, 1) (0 = off), got 1",
         ),
         (
-            "kind = \"uet\"\n[transport.uet]\ncc = \"rccc\"",
-            "bad.toml:9",
+            "kind = \"uet\"\n[transport.uet]\ncc = \"eqds\"",
+            "bad.toml:9: transport.uet.cc: unknown \"eqds\", expected one of mprdma, nscc, rccc, nscc+rccc",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nrccc_credit_per_pull = 1000",
+            "bad.toml:9: transport.uet.rccc_credit_per_pull: must be a positive multiple of 256 B, got 1000",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nrccc_pull_rate = 0.0",
+            "bad.toml:9: transport.uet.rccc_pull_rate: must be in [0.01, 10], got 0",
         ),
         (
             "kind = \"uet\"\n[transport.uet]\nnscc_qa_gate = 31",

@@ -23,7 +23,7 @@
 //!
 //! | key | htsim's default (`htsim_uec` without flags) | fat_tree_128_1os.topo (100G, 3 tiers) |
 //! |---|---|---|
-//! | `cc` | `"nscc"` (NSCC alone is htsim_uec's default CC) | nscc |
+//! | `cc` | `"nscc"` (NSCC alone is htsim_uec's default CC; `"rccc"` is `-receiver_cc_only`, `"nscc+rccc"` `-sender_cc -receiver_cc`) | nscc |
 //! | `trimming` | `true` (`-disable_trim` turns it off) | true |
 //! | `payload`, `header` | 4086 B + 64 B = the 4150 B MTU | 4086, 64 |
 //! | `queue_packets` | ⌈network BDP / MTU⌉ x 1 with trimming, x 5 without (main_uec.cpp `calculate_bdp_pkt`, `DEFAULT_TRIMMING_QUEUESIZE_FACTOR`) | 43 |
@@ -47,7 +47,8 @@
 //! * As htsim (which asserts it), the ECN thresholds must fit the queue: kmin <= kmax <= queue.
 //! * The other `[transport.uet]` defaults are htsim's already: `max_window_bdp` 1.5,
 //!   `initial_window_packets` 0 (the cap: htsim's initial cwnd = maxwnd), `nscc_target_delay` 0
-//!   (0.75 x the base RTT with trimming, 1 x without), `nscc_qa_gate` 3.
+//!   (0.75 x the base RTT with trimming, 1 x without), `nscc_qa_gate` 3, `rccc_pull_rate` 0.99
+//!   and `rccc_credit_per_pull` 16 KiB (fixed in htsim).
 //! * With `kind = "roce"` an htsim topology gets our RoCE defaults; nothing changes.
 
 pub mod cm;

@@ -69,11 +69,13 @@ pub(super) struct UetSec {
     pub(super) switch_hash: Option<SwitchHashSec>,
     pub(super) wait_to_decrease: Option<Spanned<f64>>,
     pub(super) wtd_alpha: Option<Spanned<f64>>,
-    pub(super) cc: Option<UetCcSec>,
+    pub(super) cc: Option<Spanned<String>>,
     pub(super) nscc_target_delay: Option<Time>,
     pub(super) nscc_qa_gate: Option<Spanned<u32>>,
     pub(super) ack_bytes: Option<u32>,
     pub(super) ack_request: Option<UetAckRequestSec>,
+    pub(super) rccc_pull_rate: Option<Spanned<f64>>,
+    pub(super) rccc_credit_per_pull: Option<Spanned<Bytes>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -81,13 +83,6 @@ pub(super) struct UetSec {
 pub(super) enum UetAckRequestSec {
     Uec,
     Reps,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub(super) enum UetCcSec {
-    Mprdma,
-    Nscc,
 }
 
 #[derive(Debug, Deserialize)]
@@ -155,6 +150,26 @@ fn kind(
     if out.kind == TransportKind::Uet {
         if let Some(h) = htsim {
             htsim_derived(h, &mut out.uet);
+            // htsim get_oversubscription_ratio: the ToRs', times the aggregation's with 3 tiers.
+            let tiers = if h.tiers > 2 { 2 } else { 1 };
+            let oversub: u32 = h
+                .tier
+                .iter()
+                .take(tiers)
+                .map(|t| t.oversubscribed.max(1))
+                .product();
+            if out.uet.cc == UetCc::Rccc && oversub > 1 {
+                // htsim_uec switches its receiver OversubscribedCC on here (main_uec.cpp).
+                return Err(ScenarioError::file(
+                    cx.file,
+                    "transport.uet.cc",
+                    ErrorKind::Value,
+                    format!(
+                        "\"rccc\" on an oversubscribed htsim topology ({oversub}:1): htsim runs \
+                         its receiver OversubscribedCC there, which is not modelled"
+                    ),
+                ));
+            }
         }
         check_uet_queue(cx, t, htsim.is_some(), &out.uet)?;
     }
@@ -356,10 +371,43 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
         p.wtd_alpha = v;
     }
     if let Some(c) = &u.cc {
-        p.cc = match c {
-            UetCcSec::Mprdma => UetCc::Mprdma,
-            UetCcSec::Nscc => UetCc::Nscc,
-        };
+        p.cc = UetCc::from_name(c.get_ref()).ok_or_else(|| {
+            let names: Vec<&str> = UetCc::ALL.iter().map(|c| c.name()).collect();
+            cx.err(
+                c,
+                "transport.uet.cc",
+                ErrorKind::Value,
+                format!(
+                    "unknown {:?}, expected one of {}",
+                    c.get_ref(),
+                    names.join(", ")
+                ),
+            )
+        })?;
+    }
+    if let Some(f) = &u.rccc_pull_rate {
+        let v = *f.get_ref();
+        if !(0.01..=10.0).contains(&v) {
+            return Err(cx.err(
+                f,
+                "transport.uet.rccc_pull_rate",
+                ErrorKind::Value,
+                format!("must be in [0.01, 10], got {v}"),
+            ));
+        }
+        p.rccc_pull_rate = v;
+    }
+    if let Some(b) = &u.rccc_credit_per_pull {
+        let v = b.get_ref().0;
+        if v == 0 || v % 256 != 0 || v > u64::from(u32::MAX) {
+            return Err(cx.err(
+                b,
+                "transport.uet.rccc_credit_per_pull",
+                ErrorKind::Value,
+                format!("must be a positive multiple of 256 B, got {v}"),
+            ));
+        }
+        p.rccc_credit_per_pull_bytes = u32::try_from(v).unwrap_or(u32::MAX);
     }
     if let Some(t) = u.nscc_target_delay {
         p.nscc_target_delay_ns = t.0;
