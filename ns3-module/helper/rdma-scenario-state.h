@@ -348,6 +348,11 @@ struct RdmaScenarioRunner::State
     uint64_t firstStartNs{0};  //!< simulated time of the first flow start (ETA reference)
     double firstStartWall{-1}; //!< wall seconds at the first flow start
     uint32_t previousSeed{1};  //!< RngSeedManager seed before the run (restored after)
+    // Runs over several MPI ranks (spec->run.ranks > 1).
+    std::vector<uint32_t> rankOf; //!< node -> MPI rank (PartitionNodes)
+    uint32_t myRank{0};           //!< this process's rank
+    /// (flow, NACKs its receiver sent) for the flows this rank receives from other ranks
+    std::vector<std::pair<uint32_t, uint64_t>> remoteRx;
     std::vector<Ptr<RateErrorModel>> errorModels; //!< the links' (CreateLinks; their streams fixed after the fabric's)
 
     void StartFlow(uint32_t id)
@@ -488,7 +493,7 @@ struct RdmaScenarioRunner::State
         r.pathSwitches = rec.pathSwitches;
         r.probes = rec.probes;
         DependenciesMet(rec.flowId, rec.finish, true);
-        if (++completed == results.size())
+        if (++completed == results.size() && !spec->run.partitionInvariant)
         {
             Simulator::Stop();
         }

@@ -4,6 +4,8 @@
  */
 #include "rdma-nic.h"
 
+#include "rdma-remote.h"
+
 #include "rdma-header.h"
 #include "rdma-channel.h"
 #include "rdma-net-device.h"
@@ -211,7 +213,16 @@ RdmaNic::DoStartFlow(uint32_t flowId,
     uint32_t dstNode = RdmaHostId(dip);
     if (dstNode < NodeList::GetNNodes())
     {
-        Ptr<RdmaNic> peer = NodeList::GetNode(dstNode)->GetObject<RdmaNic>();
+        Ptr<Node> peerNode = NodeList::GetNode(dstNode);
+        Ptr<RdmaNic> peer = peerNode->GetObject<RdmaNic>();
+#ifdef NS3_MPI
+        if (peer && peer->m_address == dip && peerNode->GetSystemId() != m_dev->GetNode()->GetSystemId())
+        {
+            // A receiver on another rank of a distributed run (rdma-remote.h).
+            RdmaRemoteSendExpectFlow(dstNode, m_address, qp.qpn, flowId, size);
+            peer = nullptr;
+        }
+#endif
         if (peer && peer->m_address == dip)
         {
             peer->ExpectFlow(m_address, qp.qpn, flowId, size);
@@ -242,6 +253,21 @@ RdmaNic::ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size)
     rx.milestone = uint64_t(m_ackInterval) * m_payloadBytes;
     rx.flowId = flowId;
     rx.size = size;
+}
+
+bool
+RdmaNic::GetRxCounters(uint32_t sip, uint32_t flowId, uint64_t* nacksSent, uint64_t* cnpsSent) const
+{
+    for (const auto& [key, rx] : m_rx)
+    {
+        if (key.first == sip && rx.flowId == flowId)
+        {
+            *nacksSent = rx.nacksSent;
+            *cnpsSent = rx.cnpsSent;
+            return true;
+        }
+    }
+    return false;
 }
 
 // ---- Sender: the send opportunity and the components ------------------------------------

@@ -150,6 +150,12 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
      * last byte arrives in order. StartFlow calls it on the destination NIC.
      */
     void ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size);
+    /**
+     * Receiver side: the NACKs and CNP-flagged feedback sent so far for flow \p flowId from
+     * \p sip (what the sender's completion copies into its record on one rank).
+     * \return false if the NIC holds no state for it
+     */
+    bool GetRxCounters(uint32_t sip, uint32_t flowId, uint64_t* nacksSent, uint64_t* cnpsSent) const;
     /// \return this NIC's address
     uint32_t GetAddress() const;
     /**
