@@ -82,6 +82,11 @@ std::string
 RdmaScenarioRunner::ValidateRanks(const RdmaScenarioSpec& spec)
 {
     const RdmaScenarioRun& run = spec.run;
+    if (run.partitionInvariant && spec.transport.quirks.eventOrder)
+    {
+        return "quirks: event-order reproduces the reference's global event order; it cannot be "
+               "combined with the partition-invariant order (--partitionInvariant, --ranks)";
+    }
     if (run.ranks <= 1)
     {
         return "";
@@ -200,7 +205,8 @@ RdmaScenarioRunner::MergeRanks()
     }
 
     const int ranks = static_cast<int>(spec.run.ranks);
-    MPI_Comm comm = MpiInterface::GetCommunicator();
+    // (ns-3's MPI interface is destroyed with the simulator by now; MPI itself is not.)
+    MPI_Comm comm = MPI_COMM_WORLD;
     int size = static_cast<int>(mine.size());
     std::vector<int> sizes(ranks, 0);
     MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, comm);

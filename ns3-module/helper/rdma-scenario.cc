@@ -896,7 +896,25 @@ RdmaScenarioRunner::ScheduleTraffic()
         }
         s.ordinary = own;
     }
-    s.ScheduleNextOrdinary();
+    if (spec.run.partitionInvariant)
+    {
+        // Each start its own event, scheduled now: a chain (each start scheduling the next)
+        // would give a start the key of the flow before it, which on N ranks is another one
+        // (RdmaWheelScheduler::PartitionInvariantTies orders ties by who scheduled them).
+        for (uint32_t id : s.ordinary)
+        {
+            const RdmaScenarioFlow& f = spec.flows[id];
+            Simulator::ScheduleWithContext(f.src,
+                                           NanoSeconds(static_cast<int64_t>(f.startNs)),
+                                           &State::StartFlow,
+                                           &s,
+                                           id);
+        }
+    }
+    else
+    {
+        s.ScheduleNextOrdinary();
+    }
     for (const RdmaScenarioLinkEvent& e : spec.run.linkEvents)
     {
         const Time at = NanoSeconds(static_cast<int64_t>(e.atNs));
