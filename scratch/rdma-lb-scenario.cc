@@ -211,6 +211,7 @@ main(int argc, char* argv[])
     std::string transport;
     std::string progress = "auto";
     std::string ranksText;
+    std::string partitionInvariantText;
     bool partitionInvariant = false;
     uint32_t ranks = 1;
     {
@@ -238,7 +239,6 @@ main(int argc, char* argv[])
                    ": this build has no MPI (ns-3 configured with --enable-mpi: "
                    "scripts/ns3-intree --mpi)");
 #endif
-        partitionInvariant = true;
     }
     // The timing wheel (same event order as every ns-3 scheduler, so identical outputs) runs
     // these fabrics fastest; --SchedulerType=... still overrides it.
@@ -283,10 +283,12 @@ main(int argc, char* argv[])
                   "MPI ranks (mpirun -np N; ns-3 built with MPI): the fabric over N ranks of "
                   "ns3::DistributedSimulatorImpl, rank 0 writes the merged outputs",
                   &ranksText);
-    cmd.AddValue("partitionInvariant",
-                 "partition-invariant event order and no stop at the last completion: the same "
-                 "outputs on 1 rank and on N (implied by --ranks > 1)",
-                 partitionInvariant);
+    AddWholeValue(cmd,
+                  "partitionInvariant",
+                  "true/false: partition-invariant event order and no stop at the last "
+                  "completion: the same outputs on 1 rank and on N (default: true with "
+                  "--ranks > 1, else false; false with --ranks > 1 shows what it buys)",
+                  &partitionInvariantText);
     std::string badOption = CheckOptionNames(argc,
                                              argv,
                                              {"config", "lb", "lbParams", "seed", "out", "stop", "load",
@@ -356,7 +358,22 @@ main(int argc, char* argv[])
     {
         return Bad(error);
     }
-    partitionInvariant = partitionInvariant || ranks > 1;
+    if (partitionInvariantText.empty())
+    {
+        partitionInvariant = ranks > 1;
+    }
+    else if (partitionInvariantText == "true" || partitionInvariantText == "1")
+    {
+        partitionInvariant = true;
+    }
+    else if (partitionInvariantText == "false" || partitionInvariantText == "0")
+    {
+        partitionInvariant = false;
+    }
+    else
+    {
+        return Bad("--partitionInvariant: must be true/false/1/0, got `" + partitionInvariantText + "`");
+    }
     spec.run.ranks = ranks;
     spec.run.partitionInvariant = partitionInvariant;
     if (partitionInvariant)
