@@ -190,12 +190,6 @@ RdmaScenarioRunner::MergeRanks()
     Put(mine, s.counters);
     Put(mine, s.events);
     Put(mine, s.simTimeNs);
-    Put(mine, static_cast<uint64_t>(s.remoteRx.size()));
-    for (const auto& [flow, nacks] : s.remoteRx)
-    {
-        Put(mine, flow);
-        Put(mine, nacks);
-    }
     Put(mine, static_cast<uint64_t>(s.lbCounters.size()));
     for (const auto& [name, value] : s.lbCounters)
     {
@@ -237,7 +231,6 @@ RdmaScenarioRunner::MergeRanks()
     std::map<std::string, uint64_t> lb;
     uint64_t events = 0;
     uint64_t simTimeNs = 0;
-    std::vector<std::pair<uint32_t, uint64_t>> remoteRx;
     static_assert(sizeof(RdmaScenarioCounters) % sizeof(uint64_t) == 0, "counters are uint64_t");
     constexpr size_t nCounters = sizeof(RdmaScenarioCounters) / sizeof(uint64_t);
     for (int r = 0; r < ranks; ++r)
@@ -251,17 +244,22 @@ RdmaScenarioRunner::MergeRanks()
             RdmaScenarioFlowResult& m = merged[i];
             if (s.rankOf[f.src] == static_cast<uint32_t>(r))
             {
-                // Sender side: all but the delivery.
+                // Sender side: all but the delivery and the receiver's NACK count.
                 const bool delivered = m.delivered;
                 const uint64_t deliveredNs = m.deliveredNs;
+                const uint64_t nacks = m.nacks;
                 m = res;
                 m.delivered = delivered;
                 m.deliveredNs = deliveredNs;
+                m.nacks = nacks;
             }
             if (s.rankOf[f.dst] == static_cast<uint32_t>(r))
             {
+                // Receiver side: set by its release (State::OnRxReleased, partition-invariant
+                // mode: the sender's record carries none).
                 m.delivered = res.delivered;
                 m.deliveredNs = res.deliveredNs;
+                m.nacks = res.nacks;
             }
         }
         const auto c = Take<RdmaScenarioCounters>(b, &pos);
@@ -273,14 +271,6 @@ RdmaScenarioRunner::MergeRanks()
         }
         events += Take<uint64_t>(b, &pos);
         simTimeNs = std::max(simTimeNs, Take<uint64_t>(b, &pos));
-        const auto nRx = Take<uint64_t>(b, &pos);
-        for (uint64_t k = 0; k < nRx; ++k)
-        {
-            // Applied after the flows of every rank (the sender's rank may come later).
-            const auto flow = Take<uint32_t>(b, &pos);
-            const auto nacks = Take<uint64_t>(b, &pos);
-            remoteRx.emplace_back(flow, nacks);
-        }
         const auto nLb = Take<uint64_t>(b, &pos);
         for (uint64_t k = 0; k < nLb; ++k)
         {
@@ -291,15 +281,6 @@ RdmaScenarioRunner::MergeRanks()
         }
         NS_ABORT_MSG_IF(pos != static_cast<size_t>(sizes[r]),
                         "MergeRanks: rank " << r << " sent " << sizes[r] << " bytes, read " << pos);
-    }
-    // A completed flow's NACK count is its receiver's at the sender's completion (RdmaNic::
-    // Complete reads it on one rank); across ranks, the receiver's count at the end.
-    for (const auto& [flow, nacks] : remoteRx)
-    {
-        if (merged[flow].completed)
-        {
-            merged[flow].nacks = nacks;
-        }
     }
     s.results = merged;
     s.counters = counters;

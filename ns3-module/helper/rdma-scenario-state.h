@@ -351,8 +351,6 @@ struct RdmaScenarioRunner::State
     // Runs over several MPI ranks (spec->run.ranks > 1).
     std::vector<uint32_t> rankOf; //!< node -> MPI rank (PartitionNodes)
     uint32_t myRank{0};           //!< this process's rank
-    /// (flow, NACKs its receiver sent) for the flows this rank receives from other ranks
-    std::vector<std::pair<uint32_t, uint64_t>> remoteRx;
     std::vector<Ptr<RateErrorModel>> errorModels; //!< the links' (CreateLinks; their streams fixed after the fabric's)
 
     void StartFlow(uint32_t id)
@@ -473,6 +471,16 @@ struct RdmaScenarioRunner::State
                                            &State::StartFlow,
                                            this,
                                            d);
+        }
+    }
+
+    /// Partition-invariant mode: a completed flow's receiver state was deleted (RdmaNic::
+    /// ReceiverReleaseDelay after its completion): its NACK count.
+    void OnRxReleased(uint32_t flowId, uint64_t nacksSent, uint64_t)
+    {
+        if (flowId < results.size())
+        {
+            results[flowId].nacks = nacksSent;
         }
     }
 

@@ -793,6 +793,20 @@ RdmaScenarioRunner::ConnectTraces()
         Ptr<RdmaNic> nic = fabric.GetNic(h);
         nic->TraceConnectWithoutContext("FlowRecord", MakeCallback(&State::OnRecord, &s));
         nic->TraceConnectWithoutContext("FlowDelivered", MakeCallback(&State::OnDelivered, &s));
+        if (spec.run.partitionInvariant)
+        {
+            // The receiver's state goes, and its NACK count is read, one message after the
+            // sender's completion (the longest link delay + 1 ns, more than any lookahead), on
+            // 1 rank as on N: a receiver on another rank cannot be reached at once.
+            uint64_t maxDelayNs = 0;
+            for (const RdmaScenarioLink& l : spec.links)
+            {
+                maxDelayNs = std::max(maxDelayNs, l.delayNs);
+            }
+            nic->SetAttribute("ReceiverReleaseDelay",
+                              TimeValue(NanoSeconds(static_cast<int64_t>(maxDelayNs + 1))));
+            nic->TraceConnectWithoutContext("RxReleased", MakeCallback(&State::OnRxReleased, &s));
+        }
         if (spec.run.failedLinkDrops)
         {
             nic->TraceConnectWithoutContext("DataSent",
@@ -1024,23 +1038,6 @@ RdmaScenarioRunner::Simulate()
                 r.rateCuts = rec.rateCuts;
                 r.pathSwitches = rec.pathSwitches;
                 r.probes = rec.probes;
-            }
-        }
-    }
-    if (spec.run.ranks > 1)
-    {
-        for (size_t i = 0; i < nFlows; ++i)
-        {
-            const RdmaScenarioFlow& f = spec.flows[i];
-            uint64_t nacks = 0;
-            uint64_t cnps = 0;
-            if (s.rankOf[f.dst] == s.myRank && s.rankOf[f.src] != s.myRank &&
-                fabric.GetNic(f.dst)->GetRxCounters(RdmaHostAddress(f.src),
-                                                    static_cast<uint32_t>(i),
-                                                    &nacks,
-                                                    &cnps))
-            {
-                s.remoteRx.emplace_back(static_cast<uint32_t>(i), nacks);
             }
         }
     }

@@ -255,19 +255,15 @@ RdmaNic::ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size)
     rx.size = size;
 }
 
-bool
-RdmaNic::GetRxCounters(uint32_t sip, uint32_t flowId, uint64_t* nacksSent, uint64_t* cnpsSent) const
+void
+RdmaNic::ReleaseRx(uint32_t sip, uint16_t qpn)
 {
-    for (const auto& [key, rx] : m_rx)
+    auto rx = m_rx.find({sip, qpn});
+    if (rx != m_rx.end())
     {
-        if (key.first == sip && rx.flowId == flowId)
-        {
-            *nacksSent = rx.nacksSent;
-            *cnpsSent = rx.cnpsSent;
-            return true;
-        }
+        m_rxReleased(rx->second.flowId, rx->second.nacksSent, rx->second.cnpsSent);
+        m_rx.erase(rx);
     }
-    return false;
 }
 
 // ---- Sender: the send opportunity and the components ------------------------------------
@@ -415,7 +411,31 @@ RdmaNic::Complete(QpIterator it)
     qp.rec.finish = Simulator::Now();
     // The receiver's counters; its RX state is deleted, as the reference's completion does.
     uint32_t dstNode = RdmaHostId(qp.dip);
-    if (dstNode < NodeList::GetNNodes())
+    if (dstNode < NodeList::GetNNodes() && m_rxReleaseDelay.IsStrictlyPositive())
+    {
+        // ... or, later, by a message (ReceiverReleaseDelay).
+        Ptr<Node> peerNode = NodeList::GetNode(dstNode);
+        Ptr<RdmaNic> peer = peerNode->GetObject<RdmaNic>();
+        if (peer && peer->m_address == qp.dip)
+        {
+#ifdef NS3_MPI
+            if (peerNode->GetSystemId() != m_dev->GetNode()->GetSystemId())
+            {
+                RdmaRemoteSendReleaseRx(dstNode, m_address, qp.qpn, m_rxReleaseDelay);
+            }
+            else
+#endif
+            {
+                Simulator::ScheduleWithContext(dstNode,
+                                               m_rxReleaseDelay,
+                                               &RdmaNic::ReleaseRx,
+                                               peer,
+                                               m_address,
+                                               qp.qpn);
+            }
+        }
+    }
+    else if (dstNode < NodeList::GetNNodes())
     {
         Ptr<RdmaNic> peer = NodeList::GetNode(dstNode)->GetObject<RdmaNic>();
         if (peer && peer->m_address == qp.dip)

@@ -8,6 +8,7 @@
 #include "rdma-channel.h"
 #include "rdma-net-device.h"
 #include "rdma-nic.h"
+#include "rdma-wheel-scheduler.h"
 
 #include "ns3/abort.h"
 #include "ns3/mpi-interface.h"
@@ -57,6 +58,27 @@ Dispatch(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
         nic->ExpectFlow(sip, qpn, flowId, size);
         return;
     }
+    case RdmaRemoteKind::RELEASE_RX: {
+        uint8_t b[1 + 4 + 2 + 1 + 8 + 4 + 8];
+        NS_ABORT_MSG_IF(p->GetSize() != sizeof(b), "RdmaRemote: RELEASE_RX of " << p->GetSize() << " B");
+        p->CopyData(b, sizeof(b));
+        uint32_t sip;
+        uint16_t qpn;
+        RdmaWheelScheduler::TieKey key;
+        std::memcpy(&sip, b + 1, 4);
+        std::memcpy(&qpn, b + 5, 2);
+        std::memcpy(&key.schedTs, b + 8, 8);
+        std::memcpy(&key.schedCtx, b + 16, 4);
+        std::memcpy(&key.seq, b + 20, 8);
+        Ptr<RdmaNic> nic = dev->GetNode()->GetObject<RdmaNic>();
+        NS_ABORT_MSG_IF(!nic, "RdmaRemote: RELEASE_RX for a node that is not a host");
+        if (b[7] != 0)
+        {
+            RdmaWheelScheduler::SetNextTieKey(key);
+        }
+        Simulator::ScheduleWithContext(dev->GetNode()->GetId(), Time(0), &RdmaNic::ReleaseRx, nic, sip, qpn);
+        return;
+    }
     }
     NS_ABORT_MSG("RdmaRemote: a message of unknown kind " << unsigned(kind));
 }
@@ -94,6 +116,29 @@ RdmaRemoteSendExpectFlow(uint32_t node, uint32_t sip, uint16_t qpn, uint32_t flo
     Ptr<Node> n = NodeList::GetNode(node);
     MpiInterface::SendPacket(Create<Packet>(b, sizeof(b)),
                              Simulator::Now() + g_minRemoteDelay + NanoSeconds(1),
+                             node,
+                             n->GetDevice(0)->GetIfIndex());
+}
+
+void
+RdmaRemoteSendReleaseRx(uint32_t node, uint32_t sip, uint16_t qpn, Time delay)
+{
+    NS_ABORT_MSG_IF(delay <= g_minRemoteDelay,
+                    "RdmaRemote: ReceiverReleaseDelay " << delay.As(Time::NS) << " must exceed the "
+                    "smallest delay of a link between ranks, " << g_minRemoteDelay.As(Time::NS));
+    RdmaWheelScheduler::TieKey key;
+    const bool hasKey = RdmaWheelScheduler::TakeTieKey(&key);
+    uint8_t b[1 + 4 + 2 + 1 + 8 + 4 + 8];
+    b[0] = static_cast<uint8_t>(RdmaRemoteKind::RELEASE_RX);
+    std::memcpy(b + 1, &sip, 4);
+    std::memcpy(b + 5, &qpn, 2);
+    b[7] = hasKey ? 1 : 0;
+    std::memcpy(b + 8, &key.schedTs, 8);
+    std::memcpy(b + 16, &key.schedCtx, 4);
+    std::memcpy(b + 20, &key.seq, 8);
+    Ptr<Node> n = NodeList::GetNode(node);
+    MpiInterface::SendPacket(Create<Packet>(b, sizeof(b)),
+                             Simulator::Now() + delay,
                              node,
                              n->GetDevice(0)->GetIfIndex());
 }

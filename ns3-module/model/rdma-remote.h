@@ -8,7 +8,9 @@
  *  - EXPECT_FLOW: a sender's StartFlow announcing its flow to a receiver on another rank
  *    (RdmaNic::ExpectFlow, a direct call on one rank). It arrives the smallest remote link delay
  *    + 1 ns after the start: before the flow's first packet, which crosses that link and two
- *    more hops.
+ *    more hops;
+ *  - RELEASE_RX: a sender's completion deleting its receiver's state (RdmaNic::ReleaseRx), its
+ *    ReceiverReleaseDelay later, under the sender's tie key as a local schedule would be.
  * Built only with ns-3's MPI (NS3_MPI); the module compiles without it.
  */
 #ifndef RDMA_REMOTE_H
@@ -29,6 +31,7 @@ enum class RdmaRemoteKind : uint8_t
 {
     FRAME = 0,       //!< a frame on a remote link
     EXPECT_FLOW = 1, //!< RdmaNic::ExpectFlow on the receiver's rank
+    RELEASE_RX = 2,  //!< RdmaNic::ReleaseRx on the receiver's rank
 };
 
 #ifdef NS3_MPI
@@ -43,6 +46,9 @@ void RdmaRemoteSendExpectFlow(uint32_t node,
                               uint16_t qpn,
                               uint32_t flowId,
                               uint64_t size);
+/// Schedules ReleaseRx(\p sip, \p qpn) on the NIC of host \p node, on another rank, \p delay
+/// from now (more than the smallest remote delay).
+void RdmaRemoteSendReleaseRx(uint32_t node, uint32_t sip, uint16_t qpn, Time delay);
 #endif
 
 } // namespace ns3
