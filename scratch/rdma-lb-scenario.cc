@@ -64,12 +64,18 @@ bool g_mpi = false;
 int
 Bad(const std::string& msg)
 {
-    std::cerr << "rdma-lb-scenario: " << msg << std::endl;
 #ifdef NS3_MPI
+    // Every rank finds the same fault: rank 0 says it.
+    if (!g_mpi || MpiInterface::GetSystemId() == 0)
+    {
+        std::cerr << "rdma-lb-scenario: " << msg << std::endl;
+    }
     if (g_mpi)
     {
         MpiInterface::Disable();
     }
+#else
+    std::cerr << "rdma-lb-scenario: " << msg << std::endl;
 #endif
     return 2;
 }

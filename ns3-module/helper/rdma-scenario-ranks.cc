@@ -138,6 +138,13 @@ RdmaScenarioRunner::ValidateRanks(const RdmaScenarioSpec& spec)
                "switch," +
                why;
     }
+    if (spec.transport.uetHtsimSwitches)
+    {
+        // Measured: the REPS Fig. 2 setup diverged between 1 and 2 ranks (ECN marks).
+        return "transport.uet.switch_hash: htsim's switches draw from one random stream shared "
+               "by every switch (htsim's global random())," +
+               why;
+    }
     std::map<uint32_t, uint32_t> perSource;
     for (const RdmaScenarioFlow& f : spec.flows)
     {
