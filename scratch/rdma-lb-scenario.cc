@@ -8,6 +8,7 @@
  *   rdma-lb-scenario --config=PATH [--lb=NAME] [--lbParams=STR] [--seed=N] [--out=DIR]
  *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B] [--queueTrace=B]
  *                    [--quirks=all|none|LIST] [--transport="k = v, ..."] [--progress=auto|on|off]
+ *                    [--partitionInvariant=B] [--ranks=N]
  *   rdma-lb-scenario PATH [options]      (the config positionally, as ConWeave's driver)
  *
  * The file is parsed by the Rust crate rdma-lb-scenario (the same parser as the `rdma-lb` CLI);
@@ -18,12 +19,23 @@
  * timing wheel: ns-3's exact event order, so identical outputs; 21 % less CPU than
  * ns3::PriorityQueueScheduler, which was itself about 20 % faster than ns-3's default map, on
  * ConWeave's 128-host case); --SchedulerType=... overrides it.
+ *
+ * Distributed runs (ns-3 built with MPI; ns3-module/doc/performance.md, "Distributed runs
+ * (MPI)"): `mpirun -np N rdma-lb-scenario ... --ranks=N` spreads the fabric over N ranks under
+ * ns3::DistributedSimulatorImpl; rank 0 writes the merged outputs. --partitionInvariant=true
+ * (implied by --ranks > 1) orders same-time events partition-invariantly and does not stop at
+ * the last completion, so that a 1-rank run with it has the same outputs as an N-rank run.
  */
 #include "ns3/core-module.h"
 #include "ns3/rdma-lb-module.h"
 
+#include <cstdlib>
 #include <iostream>
 #include <set>
+
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#endif
 
 using namespace ns3;
 
@@ -44,11 +56,55 @@ AddWholeValue(CommandLine& cmd, const std::string& name, const std::string& help
                      dst));
 }
 
+#ifdef NS3_MPI
+/// Whether MpiInterface::Enable was called (it must be undone before exiting).
+bool g_mpi = false;
+#endif
+
 int
 Bad(const std::string& msg)
 {
+#ifdef NS3_MPI
+    // Every rank finds the same fault: rank 0 says it.
+    if (!g_mpi || MpiInterface::GetSystemId() == 0)
+    {
+        std::cerr << "rdma-lb-scenario: " << msg << std::endl;
+    }
+    if (g_mpi)
+    {
+        MpiInterface::Disable();
+    }
+#else
     std::cerr << "rdma-lb-scenario: " << msg << std::endl;
+#endif
     return 2;
+}
+
+/**
+ * The value of --ranks in argv (before CommandLine: MPI must be started first), 1 if absent.
+ * \return "" or the message
+ */
+std::string
+PeekRanks(int argc, char* argv[], uint32_t* ranks)
+{
+    *ranks = 1;
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        if (arg.rfind("--ranks=", 0) != 0)
+        {
+            continue;
+        }
+        const std::string v = arg.substr(8);
+        char* end = nullptr;
+        const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || n == 0 || n > 65536)
+        {
+            return "--ranks: must be a whole number in 1..65536, got `" + v + "`";
+        }
+        *ranks = static_cast<uint32_t>(n);
+    }
+    return "";
 }
 
 /**
@@ -160,6 +216,36 @@ main(int argc, char* argv[])
     std::string quirks;
     std::string transport;
     std::string progress = "auto";
+    std::string ranksText;
+    std::string partitionInvariantText;
+    bool partitionInvariant = false;
+    uint32_t ranks = 1;
+    {
+        std::string e = PeekRanks(argc, argv, &ranks);
+        if (!e.empty())
+        {
+            return Bad(e);
+        }
+    }
+    if (ranks > 1)
+    {
+#ifdef NS3_MPI
+        MpiInterface::Enable(&argc, &argv);
+        g_mpi = true;
+        GlobalValue::Bind("SimulatorImplementationType",
+                          StringValue("ns3::DistributedSimulatorImpl"));
+        if (MpiInterface::GetSize() != ranks)
+        {
+            return Bad("--ranks=" + std::to_string(ranks) + ": started on " +
+                       std::to_string(MpiInterface::GetSize()) + " MPI processes (mpirun -np " +
+                       std::to_string(ranks) + ")");
+        }
+#else
+        return Bad("--ranks=" + std::to_string(ranks) +
+                   ": this build has no MPI (ns-3 configured with --enable-mpi: "
+                   "scripts/ns3-intree --mpi)");
+#endif
+    }
     // The timing wheel (same event order as every ns-3 scheduler, so identical outputs) runs
     // these fabrics fastest; --SchedulerType=... still overrides it.
     GlobalValue::Bind("SchedulerType", StringValue("ns3::RdmaWheelScheduler"));
@@ -198,11 +284,22 @@ main(int argc, char* argv[])
                   "`rp_timer = 300us, min_rate = 1Gbps` (override the config's)",
                   &transport);
     AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
+    AddWholeValue(cmd,
+                  "ranks",
+                  "MPI ranks (mpirun -np N; ns-3 built with MPI): the fabric over N ranks of "
+                  "ns3::DistributedSimulatorImpl, rank 0 writes the merged outputs",
+                  &ranksText);
+    AddWholeValue(cmd,
+                  "partitionInvariant",
+                  "true/false: partition-invariant event order and no stop at the last "
+                  "completion: the same outputs on 1 rank and on N (default: true with "
+                  "--ranks > 1, else false; false with --ranks > 1 shows what it buys)",
+                  &partitionInvariantText);
     std::string badOption = CheckOptionNames(argc,
                                              argv,
                                              {"config", "lb", "lbParams", "seed", "out", "stop", "load",
                                               "pfc", "recovery", "pfcTrace", "queueTrace", "quirks", "transport",
-                                              "progress"});
+                                              "progress", "ranks", "partitionInvariant"});
     if (badOption.empty())
     {
         badOption = TakePositionalConfig(&argc, argv, &config);
@@ -267,7 +364,33 @@ main(int argc, char* argv[])
     {
         return Bad(error);
     }
-    for (const std::string& note : spec.notes)
+    if (partitionInvariantText.empty())
+    {
+        partitionInvariant = ranks > 1;
+    }
+    else if (partitionInvariantText == "true" || partitionInvariantText == "1")
+    {
+        partitionInvariant = true;
+    }
+    else if (partitionInvariantText == "false" || partitionInvariantText == "0")
+    {
+        partitionInvariant = false;
+    }
+    else
+    {
+        return Bad("--partitionInvariant: must be true/false/1/0, got `" + partitionInvariantText + "`");
+    }
+    spec.run.ranks = ranks;
+    spec.run.partitionInvariant = partitionInvariant;
+    if (partitionInvariant)
+    {
+        Config::SetDefault("ns3::RdmaWheelScheduler::PartitionInvariantTies", BooleanValue(true));
+    }
+    bool rank0 = true;
+#ifdef NS3_MPI
+    rank0 = !g_mpi || MpiInterface::GetSystemId() == 0;
+#endif
+    for (const std::string& note : rank0 ? spec.notes : std::vector<std::string>{})
     {
         std::cerr << "warning: " << note << "\n";
     }
@@ -288,7 +411,23 @@ main(int argc, char* argv[])
     if (!runner.Run(&error))
     {
         std::cerr << "rdma-lb-scenario: " << error << std::endl;
+#ifdef NS3_MPI
+        if (g_mpi)
+        {
+            MpiInterface::Disable();
+        }
+#endif
         return 1;
+    }
+#ifdef NS3_MPI
+    if (g_mpi)
+    {
+        MpiInterface::Disable();
+    }
+#endif
+    if (!rank0)
+    {
+        return 0;
     }
     const std::map<std::string, uint64_t> lbCounters = runner.GetLbCounters();
     if (lbCounters.count("conweave_reroutes") != 0)

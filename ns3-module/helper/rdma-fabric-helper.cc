@@ -15,6 +15,11 @@
 #include "ns3/rdma-switch.h"
 #include "ns3/simulator.h"
 
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#include "ns3/rdma-remote.h"
+#endif
+
 #include <algorithm>
 #include <functional>
 #include <deque>
@@ -121,8 +126,28 @@ RdmaFabricHelper::GetLoadBalancer() const
 void
 RdmaFabricHelper::CreateNodes(uint32_t n, const std::vector<uint32_t>& switchIds)
 {
+    CreateNodes(n, switchIds, {});
+}
+
+void
+RdmaFabricHelper::CreateNodes(uint32_t n,
+                              const std::vector<uint32_t>& switchIds,
+                              const std::vector<uint32_t>& systemIds)
+{
     NS_ABORT_MSG_IF(m_nodes.GetN() != 0, "RdmaFabricHelper: nodes already created");
-    m_nodes.Create(n);
+    NS_ABORT_MSG_IF(!systemIds.empty() && systemIds.size() != n,
+                    "RdmaFabricHelper: " << systemIds.size() << " system ids for " << n << " nodes");
+    if (systemIds.empty())
+    {
+        m_nodes.Create(n);
+    }
+    else
+    {
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            m_nodes.Create(1, systemIds[i]);
+        }
+    }
     m_isSwitch.assign(n, false);
     for (uint32_t s : switchIds)
     {
@@ -175,6 +200,32 @@ RdmaFabricHelper::Link(uint32_t a, uint32_t b, DataRate rate, Time delay)
     m_links.push_back(rec);
     return ch;
 }
+
+#ifdef NS3_MPI
+uint32_t
+RdmaFabricHelper::EnableRemoteLinks()
+{
+    uint32_t n = 0;
+    for (const LinkRec& l : m_links)
+    {
+        if (l.channel->IsCrossRank())
+        {
+            l.channel->EnableRemote();
+            ++n;
+        }
+    }
+    // Every host of this rank may be told of a flow from another rank (EXPECT_FLOW).
+    for (uint32_t h : m_hosts)
+    {
+        Ptr<Node> node = m_nodes.Get(h);
+        if (node->GetSystemId() == MpiInterface::GetSystemId() && node->GetNDevices() > 0)
+        {
+            RdmaRemoteAttach(DynamicCast<RdmaNetDevice>(node->GetDevice(0)));
+        }
+    }
+    return n;
+}
+#endif
 
 void
 RdmaFabricHelper::Finish()

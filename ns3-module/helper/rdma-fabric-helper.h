@@ -57,6 +57,19 @@ class RdmaFabricHelper
 
     /// Creates \p n nodes; those whose index is in \p switchIds become switches, the rest hosts.
     void CreateNodes(uint32_t n, const std::vector<uint32_t>& switchIds);
+    /**
+     * As CreateNodes(n, switchIds), node i on MPI rank \p systemIds[i] (Node::GetSystemId; empty:
+     * all on rank 0). Under ns-3's distributed simulator every rank creates every node and runs
+     * the events of its own.
+     */
+    void CreateNodes(uint32_t n,
+                     const std::vector<uint32_t>& switchIds,
+                     const std::vector<uint32_t>& systemIds);
+#ifdef NS3_MPI
+    /// Makes every link whose ends are on different ranks remote (RdmaChannel::EnableRemote).
+    /// \return the number of such links
+    uint32_t EnableRemoteLinks();
+#endif
     /// Links nodes \p a and \p b (indices) at \p rate with one-way \p delay; returns the channel.
     Ptr<RdmaChannel> Link(uint32_t a, uint32_t b, DataRate rate, Time delay);
     /// Computes all routing tables and installs the load balancer (call after all links).

@@ -348,6 +348,9 @@ struct RdmaScenarioRunner::State
     uint64_t firstStartNs{0};  //!< simulated time of the first flow start (ETA reference)
     double firstStartWall{-1}; //!< wall seconds at the first flow start
     uint32_t previousSeed{1};  //!< RngSeedManager seed before the run (restored after)
+    // Runs over several MPI ranks (spec->run.ranks > 1).
+    std::vector<uint32_t> rankOf; //!< node -> MPI rank (PartitionNodes)
+    uint32_t myRank{0};           //!< this process's rank
     std::vector<Ptr<RateErrorModel>> errorModels; //!< the links' (CreateLinks; their streams fixed after the fabric's)
 
     void StartFlow(uint32_t id)
@@ -471,6 +474,16 @@ struct RdmaScenarioRunner::State
         }
     }
 
+    /// Partition-invariant mode: a completed flow's receiver state was deleted (RdmaNic::
+    /// ReceiverReleaseDelay after its completion): its NACK count.
+    void OnRxReleased(uint32_t flowId, uint64_t nacksSent, uint64_t)
+    {
+        if (flowId < results.size())
+        {
+            results[flowId].nacks = nacksSent;
+        }
+    }
+
     void OnRecord(const RdmaFlowRecord& rec)
     {
         if (rec.flowId >= results.size() || results[rec.flowId].completed)
@@ -488,7 +501,7 @@ struct RdmaScenarioRunner::State
         r.pathSwitches = rec.pathSwitches;
         r.probes = rec.probes;
         DependenciesMet(rec.flowId, rec.finish, true);
-        if (++completed == results.size())
+        if (++completed == results.size() && !spec->run.partitionInvariant)
         {
             Simulator::Stop();
         }

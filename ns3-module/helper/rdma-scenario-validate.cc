@@ -202,7 +202,7 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
             return Fmt("run.link_events[%zu]: no link between nodes %u and %u", i, e.a, e.b);
         }
     }
-    return "";
+    return ValidateRanks(spec);
 }
 
 } // namespace ns3

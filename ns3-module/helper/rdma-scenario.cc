@@ -28,10 +28,17 @@
 #include "ns3/rdma-recovery-gbn.h"
 #include "ns3/rdma-recovery-nicsr.h"
 #include "ns3/rdma-switch.h"
+#include "ns3/rdma-wheel-scheduler.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+
+#include <mpi.h>
+#endif
 
 #include <iostream>
 #include <algorithm>
@@ -336,7 +343,23 @@ RdmaScenarioRunner::Run(std::string* error)
                             spec.flows[i].dst));
         }
     }
-    std::string e = m_output->Open(m_outDir, spec.run);
+#ifdef NS3_MPI
+    if (spec.run.ranks > 1)
+    {
+        s.myRank = MpiInterface::GetSystemId();
+        s.rankOf = PartitionNodes(spec, spec.run.ranks);
+    }
+#endif
+    // Several ranks: rank 0 writes the merged outputs, the others only send theirs.
+    std::string e = s.myRank == 0 ? m_output->Open(m_outDir, spec.run) : std::string();
+#ifdef NS3_MPI
+    if (!e.empty() && spec.run.ranks > 1)
+    {
+        // The other ranks would wait for rank 0 at the first synchronisation.
+        std::cerr << "rdma-lb-scenario: " << e << std::endl;
+        MPI_Abort(MpiInterface::GetCommunicator(), 1);
+    }
+#endif
     if (e.empty())
     {
         BuildFabric();
@@ -344,8 +367,15 @@ RdmaScenarioRunner::Run(std::string* error)
         s.setupWallS = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart)
                            .count();
         Simulate();
+        if (spec.run.ranks > 1)
+        {
+            MergeRanks();
+        }
         SummarizeCollectives();
-        e = WriteOutputs();
+        if (s.myRank == 0)
+        {
+            e = WriteOutputs();
+        }
     }
     return e.empty() ? true : fail(e);
 }
@@ -443,6 +473,12 @@ RdmaScenarioRunner::BuildFabric()
         ConfigureUet();
     }
     m_state->fabric->Finish();
+#ifdef NS3_MPI
+    if (m_spec.run.ranks > 1)
+    {
+        m_state->fabric->EnableRemoteLinks();
+    }
+#endif
     for (const std::string& note : m_state->fabric->GetNotes())
     {
         std::cerr << "note: " << note << std::endl;
@@ -476,7 +512,7 @@ RdmaScenarioRunner::CreateFabric()
         fabric.UseHtsimSwitches(static_cast<uint32_t>(spec.run.seed),
                                 static_cast<uint32_t>(spec.flows.size()));
     }
-    fabric.CreateNodes(spec.nodeCount, spec.switchIds);
+    fabric.CreateNodes(spec.nodeCount, spec.switchIds, s.rankOf);
 }
 
 /// The NICs' window, base RTT and quirk attributes; the switches' INT and ECN stream.
@@ -757,6 +793,20 @@ RdmaScenarioRunner::ConnectTraces()
         Ptr<RdmaNic> nic = fabric.GetNic(h);
         nic->TraceConnectWithoutContext("FlowRecord", MakeCallback(&State::OnRecord, &s));
         nic->TraceConnectWithoutContext("FlowDelivered", MakeCallback(&State::OnDelivered, &s));
+        if (spec.run.partitionInvariant)
+        {
+            // The receiver's state goes, and its NACK count is read, one message after the
+            // sender's completion (the longest link delay + 1 ns, more than any lookahead), on
+            // 1 rank as on N: a receiver on another rank cannot be reached at once.
+            uint64_t maxDelayNs = 0;
+            for (const RdmaScenarioLink& l : spec.links)
+            {
+                maxDelayNs = std::max(maxDelayNs, l.delayNs);
+            }
+            nic->SetAttribute("ReceiverReleaseDelay",
+                              TimeValue(NanoSeconds(static_cast<int64_t>(maxDelayNs + 1))));
+            nic->TraceConnectWithoutContext("RxReleased", MakeCallback(&State::OnRxReleased, &s));
+        }
         if (spec.run.failedLinkDrops)
         {
             nic->TraceConnectWithoutContext("DataSent",
@@ -846,7 +896,39 @@ RdmaScenarioRunner::ScheduleTraffic()
     std::stable_sort(s.ordinary.begin(), s.ordinary.end(), [&](uint32_t a, uint32_t b) {
         return spec.flows[a].startNs < spec.flows[b].startNs;
     });
-    s.ScheduleNextOrdinary();
+    if (spec.run.ranks > 1)
+    {
+        // Each rank starts the flows of its own hosts (a receiver on another rank learns of its
+        // flow by an EXPECT_FLOW message, model/rdma-remote.h).
+        std::vector<uint32_t> own;
+        for (uint32_t id : s.ordinary)
+        {
+            if (s.rankOf[spec.flows[id].src] == s.myRank)
+            {
+                own.push_back(id);
+            }
+        }
+        s.ordinary = own;
+    }
+    if (spec.run.partitionInvariant)
+    {
+        // Each start its own event, scheduled now: a chain (each start scheduling the next)
+        // would give a start the key of the flow before it, which on N ranks is another one
+        // (RdmaWheelScheduler::PartitionInvariantTies orders ties by who scheduled them).
+        for (uint32_t id : s.ordinary)
+        {
+            const RdmaScenarioFlow& f = spec.flows[id];
+            Simulator::ScheduleWithContext(f.src,
+                                           NanoSeconds(static_cast<int64_t>(f.startNs)),
+                                           &State::StartFlow,
+                                           &s,
+                                           id);
+        }
+    }
+    else
+    {
+        s.ScheduleNextOrdinary();
+    }
     for (const RdmaScenarioLinkEvent& e : spec.run.linkEvents)
     {
         const Time at = NanoSeconds(static_cast<int64_t>(e.atNs));
@@ -920,6 +1002,13 @@ RdmaScenarioRunner::Simulate()
         s.progressPeriod = MicroSeconds(10);
         Simulator::Schedule(s.progressPeriod, &State::ProgressTick, &s);
     }
+    // (Simulator::Now creates the simulator, and with it the scheduler, if not yet done.)
+    NS_ABORT_MSG_IF(spec.run.partitionInvariant &&
+                        (Simulator::Now().IsStrictlyNegative() ||
+                         !RdmaWheelScheduler::InvariantTiesActive()),
+                    "rdma-lb: partition-invariant mode needs ns3::RdmaWheelScheduler with "
+                    "PartitionInvariantTies (was --SchedulerType changed, or the simulator "
+                    "created before the option was set?)");
     Simulator::Stop(NanoSeconds(static_cast<int64_t>(spec.run.hardStopNs)));
     if (nFlows == 0)
     {
@@ -952,12 +1041,21 @@ RdmaScenarioRunner::Simulate()
             }
         }
     }
+    // Several ranks: each counts its own nodes (the others' copies ran no event).
+    auto mine = [&s](uint32_t node) { return s.rankOf.empty() || s.rankOf[node] == s.myRank; };
     for (uint32_t h : fabric.GetHosts())
     {
-        s.counters.cnpsSent += fabric.GetNic(h)->GetCnpsSent();
+        if (mine(h))
+        {
+            s.counters.cnpsSent += fabric.GetNic(h)->GetCnpsSent();
+        }
     }
     for (uint32_t id : spec.switchIds)
     {
+        if (!mine(id))
+        {
+            continue;
+        }
         Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
         s.counters.ecnMarks += sw->GetTotalEcnMarks();
         s.counters.mmuDrops += sw->GetTotalDrops();
@@ -971,6 +1069,10 @@ RdmaScenarioRunner::Simulate()
     }
     for (auto node = NodeList::Begin(); node != NodeList::End(); ++node)
     {
+        if (!mine((*node)->GetId()))
+        {
+            continue;
+        }
         for (uint32_t i = 0; i < (*node)->GetNDevices(); ++i)
         {
             if (Ptr<RdmaNetDevice> d = DynamicCast<RdmaNetDevice>((*node)->GetDevice(i)))

@@ -192,6 +192,14 @@ struct RdmaScenarioRun
     uint64_t rttHistogramNs{0};          //!< rtt_hist.csv bin width (0 = off; uet senders)
     bool portBytes{false};               //!< write port_bytes.csv (every switch-switch port)
     double load{0.0};                    //!< offered load (informational)
+    /// MPI ranks the run is spread over (ns-3's DistributedSimulatorImpl; 1 = none). Set by the
+    /// scenario program's --ranks, not by the config.
+    uint32_t ranks{1};
+    /// Partition-invariant mode (doc/performance.md, "Distributed runs (MPI)"): ties ordered by
+    /// RdmaWheelScheduler::PartitionInvariantTies, and the run does not stop at its last flow's
+    /// completion (it ends when no event is left, or at the hard stop), so that 1 rank and N
+    /// give the same outputs. On whenever ranks > 1.
+    bool partitionInvariant{false};
 };
 
 /// \ingroup rdma-lb
@@ -395,6 +403,15 @@ class RdmaScenarioRunner
     /// \return an error (a path the pair table cannot hold), or empty
     std::string ComputePairs();
 
+    /**
+     * The MPI rank of every node for a run over \p ranks ranks: the ToRs (switches with a host
+     * link) in id order in \p ranks contiguous groups, each host on its ToR's rank, every other
+     * switch (aggregation, spine, core) in id order round-robin.
+     */
+    static std::vector<uint32_t> PartitionNodes(const RdmaScenarioSpec& spec, uint32_t ranks);
+    /// \return "" or what a run over several ranks does not support in \p spec
+    static std::string ValidateRanks(const RdmaScenarioSpec& spec);
+
     struct State; //!< run-time state (trace sinks, counters)
 
   private:
@@ -416,6 +433,9 @@ class RdmaScenarioRunner
     /// Closes the streamed traces and writes fct.txt, flows.csv, collectives.csv and
     /// summary.json (rdma-scenario-output.cc). \return "" or the error
     std::string WriteOutputs();
+    /// Several ranks: sends this rank's flows, counters and receivers' counts to rank 0, which
+    /// merges them (every rank's own flows; a flow's delivery from its receiver's rank).
+    void MergeRanks();
     /// \return transport uet's derived parameters (JSON), else ""
     const std::string& GetUetSummary() const;
 

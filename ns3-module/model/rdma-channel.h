@@ -5,6 +5,15 @@
  * packets that start or are in flight on a down link are lost. One direction alone can be
  * taken down too (SetDirectionDown: a one-way black hole, as the failed aggregation-core
  * pipes of the REPS paper, §4), the other keeps delivering.
+ *
+ * Under ns-3's distributed simulator (an MPI build, NS3_MPI), a link whose ends are on
+ * different ranks (Node::GetSystemId) is remote after EnableRemote: the sending rank hands its
+ * frames (data, ACK/NACK/CNP, PFC, load balancers' control packets: every frame, with its tag)
+ * to MpiInterface::SendPacket, serialised field by field, for arrival txTime + delay later; the
+ * receiving rank's MpiReceiver puts each in this channel's in-flight queue and delivers it at
+ * once, under the sender's tie key when the scheduler orders ties partition-invariantly
+ * (RdmaWheelScheduler). Each rank holds a copy of every link; only the ends it owns are used.
+ * Up/down state is per rank: the scenario refuses link faults on remote links.
  */
 #ifndef RDMA_CHANNEL_H
 #define RDMA_CHANNEL_H
@@ -64,7 +73,26 @@ class RdmaChannel : public Channel
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
 
+    /// \return whether the two ends are on different ranks (Node::GetSystemId differ)
+    bool IsCrossRank() const;
+#ifdef NS3_MPI
+    /**
+     * Makes a cross-rank link remote (no-op otherwise): frames towards the end this rank does
+     * not own go through MPI, and the end it owns receives the other rank's frames (an
+     * MpiReceiver aggregated to its device). Call once both ends are attached.
+     */
+    void EnableRemote();
+#endif
+
+#ifdef NS3_MPI
+    /// A frame from the other rank for end \p dst arrives now (a FRAME message of rdma-remote.h).
+    void ReceiveRemote(Ptr<const RdmaNetDevice> dst, Ptr<Packet> p);
+#endif
+
   private:
+    /// Sends \p f towards end \p dst, owned by another rank, through MPI.
+    bool SendRemote(RdmaFramePtr f, uint32_t dst, Time txTime);
+
     /// The packet at the head of m_inFlight[dstIndex] arrives.
     void Deliver(uint32_t dstIndex);
     /// Deliver(0) and Deliver(1), as the two directions' reusable events call them.
@@ -80,6 +108,7 @@ class RdmaChannel : public Channel
     uint32_t m_context[2]{UINT32_MAX, UINT32_MAX};
     uint32_t m_nDevices{0};
     bool m_down{false};
+    bool m_remote[2]{false, false}; //!< end i is on another rank (EnableRemote)
     uint64_t m_epoch{0}; //!< incremented when the link goes down: in-flight packets are lost
     bool m_dirDown[2]{false, false};  //!< the direction towards end i is down (SetDirectionDown)
     uint64_t m_dirEpoch[2]{0, 0};     //!< incremented when the direction towards end i goes down

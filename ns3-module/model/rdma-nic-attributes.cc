@@ -187,6 +187,17 @@ RdmaNic::GetTypeId()
                           *RdmaTransportDefault("ns3::RdmaNic", "L2AckInterval"),
                           MakeUintegerAccessor(Own(&RdmaNic::m_ackInterval)),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ReceiverReleaseDelay",
+                          "0: a sender's completion reads its receiver's NACK count into the "
+                          "flow record and deletes the receiver's state at once, as the "
+                          "reference does. Otherwise both happen this long after, as a message "
+                          "to the receiver (RxReleased gives the counts): what a distributed run "
+                          "can do when the receiver is on another rank, so the partition-"
+                          "invariant mode uses it on every rank count (doc/performance.md, "
+                          "\"Distributed runs (MPI)\").",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&RdmaNic::m_rxReleaseDelay),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("Window",
                           "Sending window in bytes, 0 = none (HAS_WIN: the reference gives "
                           "every queue pair the largest BDP of the fabric, GLOBAL_T 1); also "
@@ -210,6 +221,11 @@ RdmaNic::GetTypeId()
                             "A flow was completely acknowledged",
                             MakeTraceSourceAccessor(&RdmaNic::m_flowComplete),
                             "ns3::RdmaNic::FlowCompleteTracedCallback")
+            .AddTraceSource("RxReleased",
+                            "Receiver: a flow's state was deleted after its sender's "
+                            "completion (flow id, NACKs and CNP-flagged feedback it sent)",
+                            MakeTraceSourceAccessor(&RdmaNic::m_rxReleased),
+                            "ns3::RdmaNic::RxReleasedTracedCallback")
             .AddTraceSource("FlowRecord",
                             "A flow was completely acknowledged: all its counters",
                             MakeTraceSourceAccessor(&RdmaNic::m_flowRecord),

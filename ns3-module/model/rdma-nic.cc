@@ -4,6 +4,8 @@
  */
 #include "rdma-nic.h"
 
+#include "rdma-remote.h"
+
 #include "rdma-header.h"
 #include "rdma-channel.h"
 #include "rdma-net-device.h"
@@ -211,7 +213,16 @@ RdmaNic::DoStartFlow(uint32_t flowId,
     uint32_t dstNode = RdmaHostId(dip);
     if (dstNode < NodeList::GetNNodes())
     {
-        Ptr<RdmaNic> peer = NodeList::GetNode(dstNode)->GetObject<RdmaNic>();
+        Ptr<Node> peerNode = NodeList::GetNode(dstNode);
+        Ptr<RdmaNic> peer = peerNode->GetObject<RdmaNic>();
+#ifdef NS3_MPI
+        if (peer && peer->m_address == dip && peerNode->GetSystemId() != m_dev->GetNode()->GetSystemId())
+        {
+            // A receiver on another rank of a distributed run (rdma-remote.h).
+            RdmaRemoteSendExpectFlow(dstNode, m_address, qp.qpn, flowId, size);
+            peer = nullptr;
+        }
+#endif
         if (peer && peer->m_address == dip)
         {
             peer->ExpectFlow(m_address, qp.qpn, flowId, size);
@@ -242,6 +253,17 @@ RdmaNic::ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size)
     rx.milestone = uint64_t(m_ackInterval) * m_payloadBytes;
     rx.flowId = flowId;
     rx.size = size;
+}
+
+void
+RdmaNic::ReleaseRx(uint32_t sip, uint16_t qpn)
+{
+    auto rx = m_rx.find({sip, qpn});
+    if (rx != m_rx.end())
+    {
+        m_rxReleased(rx->second.flowId, rx->second.nacksSent, rx->second.cnpsSent);
+        m_rx.erase(rx);
+    }
 }
 
 // ---- Sender: the send opportunity and the components ------------------------------------
@@ -389,7 +411,31 @@ RdmaNic::Complete(QpIterator it)
     qp.rec.finish = Simulator::Now();
     // The receiver's counters; its RX state is deleted, as the reference's completion does.
     uint32_t dstNode = RdmaHostId(qp.dip);
-    if (dstNode < NodeList::GetNNodes())
+    if (dstNode < NodeList::GetNNodes() && m_rxReleaseDelay.IsStrictlyPositive())
+    {
+        // ... or, later, by a message (ReceiverReleaseDelay).
+        Ptr<Node> peerNode = NodeList::GetNode(dstNode);
+        Ptr<RdmaNic> peer = peerNode->GetObject<RdmaNic>();
+        if (peer && peer->m_address == qp.dip)
+        {
+#ifdef NS3_MPI
+            if (peerNode->GetSystemId() != m_dev->GetNode()->GetSystemId())
+            {
+                RdmaRemoteSendReleaseRx(dstNode, m_address, qp.qpn, m_rxReleaseDelay);
+            }
+            else
+#endif
+            {
+                Simulator::ScheduleWithContext(dstNode,
+                                               m_rxReleaseDelay,
+                                               &RdmaNic::ReleaseRx,
+                                               peer,
+                                               m_address,
+                                               qp.qpn);
+            }
+        }
+    }
+    else if (dstNode < NodeList::GetNNodes())
     {
         Ptr<RdmaNic> peer = NodeList::GetNode(dstNode)->GetObject<RdmaNic>();
         if (peer && peer->m_address == qp.dip)

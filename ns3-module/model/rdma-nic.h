@@ -150,6 +150,12 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
      * last byte arrives in order. StartFlow calls it on the destination NIC.
      */
     void ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size);
+    /**
+     * Receiver side: deletes the state of the flow from \p sip on its queue pair \p qpn,
+     * firing RxReleased with its counts (the sender's completion does this after
+     * ReceiverReleaseDelay, when that is not 0).
+     */
+    void ReleaseRx(uint32_t sip, uint16_t qpn);
     /// \return this NIC's address
     uint32_t GetAddress() const;
     /**
@@ -197,6 +203,8 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
                                                uint64_t retxPkts);
     /// Trace signature of FlowRecord: all counters of a completed flow.
     typedef void (*FlowRecordTracedCallback)(const RdmaFlowRecord& record);
+    /// RxReleased: a flow's receiver state was deleted, with the NACKs and CNPs it sent
+    typedef void (*RxReleasedTracedCallback)(uint32_t flowId, uint64_t nacksSent, uint64_t cnpsSent);
     /// Trace signature of FlowDelivered (receiver): flow id, sip, dip, size, delivery time.
     typedef void (*FlowDeliveredTracedCallback)(uint32_t flowId,
                                                 uint32_t sip,
@@ -284,6 +292,9 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
     uint16_t m_nextQpn{1};
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time, Time, uint64_t> m_flowComplete;
     TracedCallback<const RdmaFlowRecord&> m_flowRecord;
+    /// ReceiverReleaseDelay: 0 = the sender's completion deletes the receiver's state at once
+    Time m_rxReleaseDelay;
+    TracedCallback<uint32_t, uint64_t, uint64_t> m_rxReleased; //!< RxReleased
     TracedCallback<uint32_t, uint64_t, uint64_t> m_rateChange;
 };
 

@@ -5,7 +5,9 @@
 
 #include "ns3/abort.h"
 #include "ns3/assert.h"
+#include "ns3/boolean.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -28,6 +30,11 @@ struct EventLater
         return b < a;
     }
 };
+
+/// The scheduler of the running simulation (the last one created), for TakeTieKey.
+RdmaWheelScheduler* g_current = nullptr;
+/// RegisterRemoteArrivalType's type.
+const std::type_info* g_remoteArrivalType = nullptr;
 } // namespace
 
 TypeId
@@ -44,7 +51,16 @@ RdmaWheelScheduler::GetTypeId()
                           "it only changes the speed.",
                           UintegerValue(4096),
                           MakeUintegerAccessor(&RdmaWheelScheduler::m_slotCount),
-                          MakeUintegerChecker<uint32_t>(64, 1U << 24));
+                          MakeUintegerChecker<uint32_t>(64, 1U << 24))
+            .AddAttribute("PartitionInvariantTies",
+                          "Order the events of one timestamp by (time scheduled, scheduling "
+                          "node, that node's count of scheduled events) instead of ns-3's "
+                          "global insertion order, so that a run gives the same outputs on one "
+                          "MPI rank and on several (doc/performance.md, \"Distributed runs "
+                          "(MPI)\"). Slower (one heap); off: ns-3's order.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RdmaWheelScheduler::m_invariantTies),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -55,9 +71,97 @@ RdmaWheelScheduler::RdmaWheelScheduler()
       m_inRing(0),
       m_base(0)
 {
+    g_current = this;
 }
 
-RdmaWheelScheduler::~RdmaWheelScheduler() = default;
+RdmaWheelScheduler::~RdmaWheelScheduler()
+{
+    if (g_current == this)
+    {
+        g_current = nullptr;
+    }
+}
+
+bool
+RdmaWheelScheduler::KeyedLater(const Keyed& a, const Keyed& b)
+{
+    // true when a comes after b
+    if (a.ev.key.m_ts != b.ev.key.m_ts)
+    {
+        return a.ev.key.m_ts > b.ev.key.m_ts;
+    }
+    if (a.remote != b.remote)
+    {
+        return b.remote;
+    }
+    if (a.remote)
+    {
+        return a.ev.key.m_uid > b.ev.key.m_uid;
+    }
+    if (a.key.schedTs != b.key.schedTs)
+    {
+        return a.key.schedTs > b.key.schedTs;
+    }
+    if (a.key.schedCtx != b.key.schedCtx)
+    {
+        return a.key.schedCtx > b.key.schedCtx;
+    }
+    return a.key.seq > b.key.seq;
+}
+
+RdmaWheelScheduler::TieKey
+RdmaWheelScheduler::NewKey()
+{
+    TieKey k;
+    k.schedTs = static_cast<uint64_t>(Simulator::Now().GetTimeStep());
+    k.schedCtx = Simulator::GetContext();
+    if (k.schedCtx == Simulator::NO_CONTEXT)
+    {
+        k.seq = m_seqNoContext++;
+    }
+    else
+    {
+        if (k.schedCtx >= m_seq.size())
+        {
+            m_seq.resize(k.schedCtx + 1, 0);
+        }
+        k.seq = m_seq[k.schedCtx]++;
+    }
+    return k;
+}
+
+bool
+RdmaWheelScheduler::TakeTieKey(TieKey* key)
+{
+    if (g_current == nullptr || !g_current->m_invariantTies)
+    {
+        return false;
+    }
+    *key = g_current->NewKey();
+    return true;
+}
+
+bool
+RdmaWheelScheduler::InvariantTiesActive()
+{
+    return g_current != nullptr && g_current->m_invariantTies;
+}
+
+void
+RdmaWheelScheduler::SetNextTieKey(const TieKey& key)
+{
+    if (g_current != nullptr && g_current->m_invariantTies)
+    {
+        g_current->m_nextKey = key;
+        g_current->m_nextKeySet = true;
+    }
+}
+
+void
+RdmaWheelScheduler::RegisterRemoteArrivalType(const std::type_info* t)
+{
+    g_remoteArrivalType = t;
+}
 
 void
 RdmaWheelScheduler::Init()
@@ -120,6 +224,26 @@ RdmaWheelScheduler::PutInRing(const Event& ev)
 void
 RdmaWheelScheduler::Insert(const Event& ev)
 {
+    if (m_invariantTies)
+    {
+        Keyed k{ev, false, {}};
+        if (m_nextKeySet)
+        {
+            k.key = m_nextKey;
+            m_nextKeySet = false;
+        }
+        else if (g_remoteArrivalType != nullptr && typeid(*ev.impl) == *g_remoteArrivalType)
+        {
+            k.remote = true;
+        }
+        else
+        {
+            k.key = NewKey();
+        }
+        m_keyed.push_back(k);
+        std::push_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
+        return;
+    }
     if (m_slots.empty())
     {
         Init();
@@ -169,12 +293,17 @@ RdmaWheelScheduler::EarliestSlot() const
 bool
 RdmaWheelScheduler::IsEmpty() const
 {
-    return m_inRing == 0 && m_later.empty();
+    return m_inRing == 0 && m_later.empty() && m_keyed.empty();
 }
 
 Scheduler::Event
 RdmaWheelScheduler::PeekNext() const
 {
+    if (m_invariantTies)
+    {
+        NS_ASSERT(!m_keyed.empty());
+        return m_keyed.front().ev;
+    }
     if (m_inRing == 0)
     {
         NS_ASSERT(!m_later.empty());
@@ -187,6 +316,14 @@ Scheduler::Event
 RdmaWheelScheduler::RemoveNext()
 {
     Event ev;
+    if (m_invariantTies)
+    {
+        NS_ASSERT(!m_keyed.empty());
+        std::pop_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
+        ev = m_keyed.back().ev;
+        m_keyed.pop_back();
+        return ev;
+    }
     if (m_inRing == 0)
     {
         NS_ASSERT(!m_later.empty());
@@ -229,6 +366,16 @@ RdmaWheelScheduler::Drained(uint32_t i)
 void
 RdmaWheelScheduler::Remove(const Event& ev)
 {
+    if (m_invariantTies)
+    {
+        auto it = std::find_if(m_keyed.begin(), m_keyed.end(), [&ev](const Keyed& k) {
+            return k.ev.key.m_uid == ev.key.m_uid;
+        });
+        NS_ASSERT_MSG(it != m_keyed.end(), "RdmaWheelScheduler: removing an unknown event");
+        m_keyed.erase(it);
+        std::make_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
+        return;
+    }
     if (ev.key.m_ts - m_base < m_slotCount)
     {
         const uint64_t i = ev.key.m_ts & m_mask;

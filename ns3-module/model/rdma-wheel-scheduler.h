@@ -25,6 +25,22 @@
  *
  * Memory: 8 bytes a slot, and 32 bytes a node for the most events the ring has held at once
  * (the pool keeps its peak: a start-up burst of every host's first packet stays allocated).
+ *
+ * Partition-invariant ties (attribute PartitionInvariantTies, off by default; doc/performance.md,
+ * "Distributed runs (MPI)"). ns-3 orders events of one timestamp by uid, i.e. by the order in
+ * which they were scheduled over the whole simulation. Under ns-3's distributed simulator a
+ * packet from another rank is scheduled when its message is received, at a synchronisation
+ * point, so that order (and with it the order in which a switch takes two packets arriving in
+ * the same nanosecond) depends on the partition. With the option on, events of one timestamp
+ * are ordered by a key that depends only on the node that scheduled them: (time it was
+ * scheduled, that node's id, that node's running count of scheduled events). Each node's event
+ * sequence, and so the run's outputs, is then the same on 1 rank and on N, provided nodes share
+ * no state but packets. Ties are then not ns-3's order: a run with the option differs from one
+ * without (both are deterministic). An event inserted by ns-3's MPI receive path (its
+ * MpiReceiver::Receive, whose type RegisterRemoteArrivalType names) comes first in its
+ * timestamp: it only re-schedules the packet's arrival under the sender's key (TakeTieKey /
+ * SetNextTieKey), before any ordinary event of that time runs. In this mode the events wait in
+ * one binary heap (no ring): it is an identity check's mode, not the fast path.
  */
 #ifndef RDMA_WHEEL_SCHEDULER_H
 #define RDMA_WHEEL_SCHEDULER_H
@@ -32,6 +48,7 @@
 #include "ns3/scheduler.h"
 
 #include <cstdint>
+#include <typeinfo>
 #include <vector>
 
 namespace ns3
@@ -61,7 +78,44 @@ class RdmaWheelScheduler : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
 
+    /// The partition-invariant order of one event among those of its timestamp (see the file
+    /// comment): remote-receive events first, then by (schedTs, schedCtx, seq).
+    struct TieKey
+    {
+        uint64_t schedTs{0};  //!< time step at which it was scheduled
+        uint32_t schedCtx{0}; //!< context (node id) that scheduled it
+        uint64_t seq{0};      //!< that context's count of scheduled events before it
+    };
+    /**
+     * 
+eturn whether the running simulation's scheduler orders ties partition-invariantly; if
+     * so, \p key receives the key an event scheduled now by the current context would get, and
+     * that context's count advances as if it had been scheduled (a packet sent to another rank
+     * instead of being scheduled here)
+     */
+    static bool TakeTieKey(TieKey* key);
+    /// \return whether the running simulation's scheduler orders ties partition-invariantly
+    static bool InvariantTiesActive();
+    /// The next Insert (an event scheduled on behalf of a packet from another rank) gets
+    /// \p key instead of one of its own.
+    static void SetNextTieKey(const TieKey& key);
+    /// Events whose implementation has type \p t (ns-3's MpiReceiver::Receive events) are
+    /// ordered first in their timestamp.
+    static void RegisterRemoteArrivalType(const std::type_info* t);
+
   private:
+    /// An event with its tie key, in the partition-invariant mode's heap.
+    struct Keyed
+    {
+        Event ev;       //!< the event
+        bool remote;    //!< inserted by the MPI receive path: first in its timestamp
+        TieKey key;     //!< its key
+    };
+    /// Heap order of Keyed (earliest on top).
+    static bool KeyedLater(const Keyed& a, const Keyed& b);
+    /// \return the key of an event scheduled now by the current context (whose count advances)
+    TieKey NewKey();
+
     /// No node: the end of a list.
     static constexpr uint32_t NIL = UINT32_MAX;
     /// One event in a slot's FIFO, or (in the free list) a free node.
@@ -101,6 +155,12 @@ class RdmaWheelScheduler : public Scheduler
     uint64_t m_inRing;          //!< events in the ring
     uint64_t m_base;            //!< the last removed timestamp; the ring spans [m_base, m_base + m_slotCount)
     std::vector<Event> m_later; //!< min-heap (std::greater) of events at or after the span
+    bool m_invariantTies{false}; //!< the PartitionInvariantTies attribute
+    std::vector<Keyed> m_keyed;  //!< partition-invariant mode: every event, a min-heap
+    std::vector<uint64_t> m_seq; //!< partition-invariant mode: events scheduled per context
+    uint64_t m_seqNoContext{0};  //!< ... by the set-up (no context)
+    bool m_nextKeySet{false};    //!< SetNextTieKey was called
+    TieKey m_nextKey;            //!< its key
 };
 
 } // namespace ns3

@@ -16,7 +16,14 @@
  * through the later heap); the sequences of (event, time) must be equal. The workload has
  * many events per timestamp (delays on a 10 ns grid), zero-delay events scheduled while their
  * timestamp is being drained, events within and beyond the ring's span, cancels and removes.
+ *
+ * Partition-invariant ties (RdmaWheelScheduler::PartitionInvariantTies): two nodes each schedule
+ * an event for a third at the same time, the later-inserted from the node of smaller id; ns-3's
+ * order runs them in insertion order, the option by (time scheduled, node, count). An event
+ * given a key (SetNextTieKey, as a packet from another rank is) takes that key's place; an event
+ * of the registered remote-arrival type runs first in its timestamp.
  */
+#include "ns3/boolean.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-fifo.h"
 #include "ns3/rdma-frame.h"
@@ -29,6 +36,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -144,6 +152,94 @@ class WheelOrderTestCase : public TestCase
             }
             NS_TEST_ASSERT_MSG_EQ(firstDiff, expected.log.size(), "first different event, slots " << slots);
         }
+    }
+};
+
+/// Logs which event ran; schedules events on other nodes (contexts) as a node would.
+class TieProbe
+{
+  public:
+    std::vector<std::string> log; //!< names, as run
+
+    void Note(std::string name)
+    {
+        log.push_back(name);
+    }
+
+    /// At the current time, on the current node: \p name on node 1 at 30 ns.
+    void SendTo1(std::string name)
+    {
+        Simulator::ScheduleWithContext(1, NanoSeconds(30) - Simulator::Now(), &TieProbe::Note, this, name);
+    }
+
+    /// As SendTo1, but with the key of an event scheduled at 5 ns by node 9 (count 0).
+    void SendTo1Keyed(std::string name)
+    {
+        RdmaWheelScheduler::TieKey k;
+        k.schedTs = 5;
+        k.schedCtx = 9;
+        k.seq = 0;
+        RdmaWheelScheduler::SetNextTieKey(k);
+        SendTo1(name);
+    }
+
+    /// The stand-in for ns-3's MpiReceiver::Receive: its event type (which is what the
+    /// scheduler recognises: the member function's signature and argument types, not which
+    /// member) must differ from Note's.
+    void Remote(std::string name, int)
+    {
+        log.push_back(name);
+    }
+
+    /// Runs the scenario under \p invariant ties, \return the log
+    std::vector<std::string> Run(bool invariant)
+    {
+        ObjectFactory f("ns3::RdmaWheelScheduler");
+        f.Set("PartitionInvariantTies", BooleanValue(invariant));
+        Simulator::SetScheduler(f);
+        // Node 7's event is inserted first, node 2's second; both run at 10 ns.
+        Simulator::ScheduleWithContext(7, NanoSeconds(10), &TieProbe::SendTo1, this, std::string("from7"));
+        Simulator::ScheduleWithContext(2, NanoSeconds(10), &TieProbe::SendTo1, this, std::string("from2"));
+        // At 20 ns node 4 schedules one keyed as if node 9 had at 5 ns: before both.
+        Simulator::ScheduleWithContext(4, NanoSeconds(20), &TieProbe::SendTo1Keyed, this, std::string("keyed"));
+        // Inserted last, at set-up, for 30 ns: a remote-arrival event runs first at 30 ns.
+        Simulator::ScheduleWithContext(1, NanoSeconds(30), &TieProbe::Remote, this, std::string("remote"), 0);
+        Simulator::Run();
+        Simulator::Destroy();
+        std::vector<std::string> out = log;
+        log.clear();
+        return out;
+    }
+};
+
+class TieOrderTestCase : public TestCase
+{
+  public:
+    TieOrderTestCase()
+        : TestCase("timing wheel: partition-invariant tie order")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        TieProbe probe;
+        EventImpl* ev = MakeEvent(&TieProbe::Remote, &probe, std::string(), 0);
+        RdmaWheelScheduler::RegisterRemoteArrivalType(&typeid(*ev));
+        ev->Unref();
+        const std::vector<std::string> ns3Order = probe.Run(false);
+        const std::vector<std::string> invariant = probe.Run(true);
+        RdmaWheelScheduler::RegisterRemoteArrivalType(nullptr);
+        // (the remote-type event was inserted first, at set-up)
+        const std::vector<std::string> insertion{"remote", "from7", "from2", "keyed"};
+        const std::vector<std::string> keyed{"remote", "keyed", "from2", "from7"};
+        NS_TEST_ASSERT_MSG_EQ((ns3Order == insertion), true, "ns-3's order: insertion order");
+        std::string got;
+        for (const std::string& n : invariant)
+        {
+            got += n + " ";
+        }
+        NS_TEST_ASSERT_MSG_EQ((invariant == keyed), true, "invariant order: remote, then by key; got " << got);
     }
 };
 
@@ -342,6 +438,7 @@ class RdmaLbSchedulerTestSuite : public TestSuite
         AddTestCase(new FifoTestCase, TestCase::QUICK);
         AddTestCase(new FrameTestCase, TestCase::QUICK);
         AddTestCase(new WheelOrderTestCase, TestCase::QUICK);
+        AddTestCase(new TieOrderTestCase, TestCase::QUICK);
     }
 };
 
