@@ -285,10 +285,17 @@ impl Workload {
     /// Deviation: the product is taken in `f64` (SimAI's scales are `float`s).
     pub fn scale(&mut self, comm_scale: f64, compute_scale: f64) {
         let mul = |v: u64, s: f64| -> u64 {
-            #[allow(clippy::cast_precision_loss)]
+            #[allow(
+                clippy::cast_precision_loss,
+                reason = "sizes and times beyond 2^53 lose their last digits, as in SimAI"
+            )]
             let x = v as f64 * s;
             // Saturating float-to-int cast: negative / NaN -> 0 (the scales are checked > 0).
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "truncation is SimAI's float-to-integer conversion"
+            )]
             let y = x as u64;
             y
         };
