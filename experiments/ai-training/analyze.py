@@ -23,8 +23,8 @@ HERE = Path(__file__).resolve().parent
 # No-contention estimates from first principles (README.md, "Bound"): the DP reduce-scatter's
 # critical chain of 127 ring steps (6.01 us send latency each; ~32 NIC hops at their ideal FCT,
 # 13.0 us, ~95 NVLink hops at 1.3 us), and the iteration = 3.91 ms of NVLink-only phases + it.
-BOUND_DP_MS = {"llama7b_tp2_256g": 1.30}
-BOUND_ITERATION_MS = {"llama7b_tp2_256g": 5.21}
+BOUND_DP_MS = {"llama7b_tp2_256g": 1.30, "llama7b_tp2_256g_nicsr": 1.30}
+BOUND_ITERATION_MS = {"llama7b_tp2_256g": 5.21, "llama7b_tp2_256g_nicsr": 5.21}
 REPO = HERE.parents[1]
 
 
