@@ -144,14 +144,23 @@ def config_of(run):
 
 
 def bars(ax, algos, rows, key, scale=1.0):
+    """One bar per algorithm (mean, min-max whisker); an axis clipped at 1.6x the median
+    algorithm, the clipped bars' values written at the top."""
+    means = sorted(sum(v) / len(v) for v in (
+        [float(r[key]) * scale for r in rows if r["algorithm"] == a] for a in algos))
+    top = min(means[-1] * 1.05, means[len(means) // 2] * 1.6)
+    ax.set_ylim(top=top)
     for i, a in enumerate(algos):
         vals = [float(r[key]) * scale for r in rows if r["algorithm"] == a]
         mean = sum(vals) / len(vals)
+        if mean > top:
+            ax.text(i, top * 0.97, f"{mean:.3g}", fontsize=5, ha="center", va="top",
+                    rotation=90, color="w")
         color = style_for(a)[0]
         switch = linestyle_for(a) == "--"
         ax.bar(i, mean, color=color, width=0.6, hatch="///" if switch else None,
                edgecolor="w" if switch else None)
-        ax.errorbar(i, mean, yerr=[[mean - min(vals)], [max(vals) - mean]], color="k",
+        ax.errorbar(i, mean, yerr=[[max(0.0, mean - min(vals))], [max(0.0, max(vals) - mean)]], color="k",
                     capsize=2, lw=0.6)
     ax.set_xticks(list(range(len(algos))))
     ax.set_xticklabels(algos, rotation=40, ha="right", fontsize=6)
@@ -200,7 +209,7 @@ def main():
     rows, kind_rows, spine_rows = [], [], []
     cache = {}
     for d in sorted(runs.iterdir()):
-        if not (d / "summary.json").exists():
+        if not all((d / f).exists() for f in ("summary.json", "collectives.csv", "flows.csv")):
             continue
         scenario = config_of(d)
         cfg_path = HERE / f"{scenario}.toml"

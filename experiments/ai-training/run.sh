@@ -5,8 +5,9 @@
 # (cargo build --release -p rdma-lb). Resumable: finished points are skipped. Passes, in the
 # order the README's runs were made: (1) seed 1 of all 17 algorithms on SimAI.conf's Go-Back-N
 # transport; (2) ECMP's seeds 2, 3; (3) NIC-SR: Themis, adaptive routing, spray, ECMP, seed 1;
-# (4) PLTS-Counter's seeds 2, 3; with FULL=1, (5) seeds 2, 3 of every algorithm (not run for
-# the README: CPU). JOBS=N runs N points at once (default 2). About 1 CPU-minute per run.
+# (4) PLTS-Counter's seeds 2, 3; (5) NIC-SR: Themis and adaptive routing, seeds 2, 3; with
+# FULL=1, (6) seeds 2, 3 of every algorithm (not run for the README: CPU). JOBS=N runs N points
+# at once (default 2). About 1 CPU-minute per run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -27,5 +28,6 @@ sweep "$gbn" "$all" 1
 sweep "$gbn" ecmp 2,3
 sweep "$nicsr" themis,adaptive,spray,ecmp 1
 sweep "$gbn" plts-counter 2,3
+sweep "$nicsr" themis,adaptive 2,3
 [ -n "${FULL:-}" ] && sweep "$gbn" "$all" 2,3
 "$py" "$here/analyze.py" "$out" "$here"
