@@ -29,6 +29,10 @@
 //! htsim_cm = "perm.cm"             # the UEC htsim's connection matrix (host i = the i-th host)
 //! simai_file = "microAllReduce.txt" # one iteration of a SimAI workload (crate::simai::iteration;
 //!                                  # needs [topology] simai_file): groups, NCCL rings, compute
+//! simai_send_latency = "6us"       # per-flow send latency (SimAI's AS_SEND_LAT; default 6 ms,
+//!                                  # its value when the variable is unset)
+//! simai_comm_scale = 0.015625      # SimAI's comm_scale / compute_scale: every collective's
+//! simai_compute_scale = 0.015625   # bytes / compute time times this, truncated (default 1)
 //! poisson = { cdf = "AliStorage2019.txt", load = 0.25, duration = "10ms", start = "0ns",
 //!             seed = 7, pg = 3 }   # seed defaults to one derived from [run] seed
 //! [[workload.collective]]

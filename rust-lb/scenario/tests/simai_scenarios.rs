@@ -130,3 +130,62 @@ fn bad_simai_inputs_name_file_line_and_field() {
         "{e}"
     );
 }
+
+#[test]
+fn comm_and_compute_scale_shrink_sizes_and_gaps_as_simai_does() {
+    // The 32-GPU case above at comm_scale 1/4, compute_scale 1/2: every flow a quarter, the
+    // first flows start after half the forward compute (100 -> 50 ns) plus the send latency.
+    let d = scratch("simai-scale");
+    let w = write(
+        &d,
+        "w.txt",
+        "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 ga: 1 \
+         all_gpus: 32 checkpoints: 0 checkpoint_initiates: 0\n1\n\
+         l -1 100 ALLREDUCE 1048576 100 ALLREDUCE 1048576 100 ALLREDUCE 4194304 100\n",
+    );
+    let topo = data("simai/topo/Rail_Opti_SingleToR_32g_8gps_400Gbps_H100");
+    let base = config(&topo.display().to_string(), &w.display().to_string());
+    let full = load_scenario(&write(&d, "a.toml", &base), &Overrides::default()).unwrap();
+    let scaled_cfg = base.replace(
+        "[transport]",
+        "simai_comm_scale = 0.25\nsimai_compute_scale = 0.5\nsimai_send_latency = \"6us\"\n\n[transport]",
+    );
+    let scaled = load_scenario(&write(&d, "b.toml", &scaled_cfg), &Overrides::default()).unwrap();
+    assert_eq!(full.flows.len(), scaled.flows.len());
+    for (a, b) in full.flows.iter().zip(&scaled.flows) {
+        assert_eq!(b.size_bytes, a.size_bytes / 4);
+    }
+    assert_eq!(scaled.flows[0].start_ns, 50 + 6_000 + 10);
+    // Not positive, or without a SimAI workload: one line naming the key.
+    for bad in ["0", "-1.5", "nan"] {
+        let cfg = write(
+            &d,
+            "c.toml",
+            &base.replace(
+                "[transport]",
+                &format!("simai_comm_scale = {bad}\n\n[transport]"),
+            ),
+        );
+        let e = load_scenario(&cfg, &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("c.toml:7: workload.simai_comm_scale:") && e.contains("must be a positive"),
+            "{e}"
+        );
+    }
+    let cfg = write(
+        &d,
+        "c.toml",
+        "[topology]\nleaf_spine = { leaves = 1, hosts_per_leaf = 8, spines = 1, host_rate = \
+         \"400Gbps\", delay = \"1us\" }\n[workload]\nsimai_compute_scale = 2.0\n\
+         [[workload.collective]]\nkind = \"alltoall\"\nranks = 8\nsize = \"1MiB\"\n",
+    );
+    let e = load_scenario(&cfg, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("c.toml:4: workload.simai_compute_scale: needs workload.simai_file"),
+        "{e}"
+    );
+}

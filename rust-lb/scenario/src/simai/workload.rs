@@ -277,6 +277,38 @@ pub struct Workload {
 }
 
 impl Workload {
+    /// Multiplies every collective's size by `comm_scale` and every compute time by
+    /// `compute_scale`, each product truncated to a whole byte / ns, as SimAI's workload reader
+    /// does with its `comm_scale` / `compute_scale` (`Workload::initialize_workload`: both
+    /// applied to the three phases of each layer line; the update time is not scaled; its
+    /// packet-level `SimAI_simulator` passes 1, its `phynet` frontend takes `-s comm_scale`).
+    /// Deviation: the product is taken in `f64` (SimAI's scales are `float`s).
+    pub fn scale(&mut self, comm_scale: f64, compute_scale: f64) {
+        let mul = |v: u64, s: f64| -> u64 {
+            #[allow(
+                clippy::cast_precision_loss,
+                reason = "sizes and times beyond 2^53 lose their last digits, as in SimAI"
+            )]
+            let x = v as f64 * s;
+            // Saturating float-to-int cast: negative / NaN -> 0 (the scales are checked > 0).
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "truncation is SimAI's float-to-integer conversion"
+            )]
+            let y = x as u64;
+            y
+        };
+        for l in &mut self.layers {
+            for p in [&mut l.forward, &mut l.input_grad, &mut l.weight_grad] {
+                p.compute_ns = mul(p.compute_ns, compute_scale);
+                if let Some(c) = &mut p.comm {
+                    c.bytes = mul(c.bytes, comm_scale);
+                }
+            }
+        }
+    }
+
     /// Every (layer index, phase, collective), in file order.
     pub fn comms(&self) -> impl Iterator<Item = (usize, PhaseKind, Comm)> + '_ {
         self.layers.iter().enumerate().flat_map(|(i, l)| {

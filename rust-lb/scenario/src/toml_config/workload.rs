@@ -7,7 +7,7 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::context::Cx;
+use super::context::{line_of, Cx};
 use super::quantity::{Bytes, Time};
 use crate::cdf::parse_cdf_file;
 use crate::error::{ErrorKind, Result, ScenarioError};
@@ -35,6 +35,8 @@ pub(super) struct WorkloadSec {
     pub(super) htsim_cm: Option<Spanned<String>>,
     pub(super) simai_file: Option<Spanned<String>>,
     pub(super) simai_send_latency: Option<Spanned<Time>>,
+    pub(super) simai_comm_scale: Option<Spanned<f64>>,
+    pub(super) simai_compute_scale: Option<Spanned<f64>>,
     pub(super) poisson: Option<Spanned<PoissonSec>>,
     #[serde(default)]
     pub(super) collective: Vec<Spanned<CollectiveSec>>,
@@ -128,14 +130,44 @@ pub(super) fn workload(
             .simai_send_latency
             .as_ref()
             .map_or(SIMAI_SEND_LATENCY_NS, |t| t.get_ref().0);
-        simai_iteration(cx, sf, simai, latency, run_start_ns, &mut out)?;
-    } else if let Some(l) = &w.simai_send_latency {
-        return Err(cx.err(
-            l,
-            "workload.simai_send_latency",
-            ErrorKind::Value,
-            "needs workload.simai_file".to_owned(),
-        ));
+        let scale = |v: &Option<Spanned<f64>>, key: &str| -> Result<f64> {
+            match v {
+                Some(s) if !(s.get_ref().is_finite() && *s.get_ref() > 0.0) => Err(cx.err(
+                    s,
+                    key,
+                    ErrorKind::Value,
+                    format!("{}: must be a positive number", s.get_ref()),
+                )),
+                Some(s) => Ok(*s.get_ref()),
+                None => Ok(1.0),
+            }
+        };
+        let scales = (
+            scale(&w.simai_comm_scale, "workload.simai_comm_scale")?,
+            scale(&w.simai_compute_scale, "workload.simai_compute_scale")?,
+        );
+        simai_iteration(cx, sf, simai, latency, scales, run_start_ns, &mut out)?;
+    } else {
+        let stray = [
+            w.simai_send_latency
+                .as_ref()
+                .map(|l| (l.span(), "simai_send_latency")),
+            w.simai_comm_scale
+                .as_ref()
+                .map(|l| (l.span(), "simai_comm_scale")),
+            w.simai_compute_scale
+                .as_ref()
+                .map(|l| (l.span(), "simai_compute_scale")),
+        ];
+        if let Some((span, key)) = stray.into_iter().flatten().next() {
+            return Err(ScenarioError::at(
+                cx.file,
+                line_of(cx.text, span.start),
+                &format!("workload.{key}"),
+                ErrorKind::Value,
+                "needs workload.simai_file",
+            ));
+        }
     }
     if let Some(ps) = &w.poisson {
         poisson(cx, ps, topology, o, seed, run_start_ns, &mut out)?;
@@ -196,6 +228,7 @@ fn simai_iteration(
     sf: &Spanned<String>,
     fabric: Option<&SimAiFabric>,
     send_latency_ns: u64,
+    (comm_scale, compute_scale): (f64, f64),
     run_start_ns: u64,
     out: &mut Workload,
 ) -> Result<()> {
@@ -208,7 +241,10 @@ fn simai_iteration(
             "a SimAI workload needs a SimAI topology ([topology] simai_file)".to_owned(),
         ));
     };
-    let w = cx.read(sf, key, parse_simai_workload_file)?;
+    let mut w = cx.read(sf, key, parse_simai_workload_file)?;
+    if (comm_scale, compute_scale) != (1.0, 1.0) {
+        w.scale(comm_scale, compute_scale);
+    }
     let h = &w.header;
     let header_err =
         |field: &str, msg: String| ScenarioError::at(&w.file, h.line, field, ErrorKind::Value, msg);

@@ -282,3 +282,31 @@ fn simai_bad_workloads_name_line_and_field() {
         );
     }
 }
+
+#[test]
+fn aicb_llama7b_tp2_and_its_scaled_iteration() {
+    // AICB's Llama-7B Megatron file (TP 2, no world size: SimAI takes it from the topology).
+    let mut w = parse_data("L7B-M1-C04_Llama7B_megatron_tp2_pp1_mbs1_A100.txt");
+    assert_eq!(w.header.tp, Some(2));
+    assert_eq!(w.header.all_gpus, None);
+    assert_eq!(w.layers.len(), 76);
+    // grad_norm: forward ALLGATHER 6,754,926,592 B (TP), weight-gradient REDUCESCATTER
+    // 13,509,853,184 B (DP, the default group of the weight-gradient slot).
+    let gn = w.layers.iter().position(|l| l.name == "grad_norm").unwrap();
+    let wg = w.layers[gn].weight_grad.comm.unwrap();
+    assert_eq!(
+        (wg.kind, wg.group, wg.bytes),
+        (CommKind::ReduceScatter, CommGroup::Dp, 13_509_853_184)
+    );
+    let mlp = w.layers.iter().position(|l| l.name == "mlp_layer").unwrap();
+    assert_eq!(w.layers[mlp].forward.compute_ns, 486_330);
+    let update = w.layers[mlp].update_ns;
+    // SimAI's comm_scale / compute_scale: products truncated; the update time is not scaled.
+    w.scale(1.0 / 64.0, 1.0 / 64.0);
+    let wg = w.layers[gn].weight_grad.comm.unwrap();
+    assert_eq!(wg.bytes, 13_509_853_184 / 64); // exact: 2^-6 is a binary fraction
+    assert_eq!(w.layers[mlp].forward.compute_ns, 7598); // 486,330 / 64 = 7,598.9, truncated
+    assert_eq!(w.layers[mlp].update_ns, update);
+    let ar = w.layers[mlp].forward.comm.unwrap();
+    assert_eq!(ar.bytes, 16_777_216 / 64);
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# AI training on a rail-optimized fabric (README.md): one iteration of AICB's Llama-7B (TP 2)
+# SimAI workload on SimAI's 256-GPU Spectrum-X topology, every load balancer.
+# Builds nothing: needs build/rdma-lb-scenario (scripts/build) and the CLI
+# (cargo build --release -p rdma-lb). Resumable: finished points are skipped. Passes, in the
+# order the README's runs were made: (1) seed 1 of all 17 algorithms on SimAI.conf's Go-Back-N
+# transport; (2) ECMP's seeds 2, 3; (3) NIC-SR: Themis, adaptive routing, spray, ECMP, seed 1;
+# (4) PLTS-Counter's seeds 2, 3; (5) NIC-SR: Themis and adaptive routing, seeds 2, 3; with
+# FULL=1, (6) seeds 2, 3 of every algorithm (not run for the README: CPU). JOBS=N runs N points
+# at once (default 2). About 1 CPU-minute per run.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+cli="${RDMA_LB_CLI:-target/release/rdma-lb}"
+py="${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}"
+out=out/experiments/ai-training/runs
+all=ecmp,spray,reps,flowbender,whack-a-mole,hopper,plb,flowcut,themis,plts-random,plts-counter,plts-rr,adaptive,drill,conga,letflow,conweave
+gbn=experiments/ai-training/llama7b_tp2_256g.toml
+nicsr=experiments/ai-training/llama7b_tp2_256g_nicsr.toml
+mkdir -p "$out"
+sweep() { # CONFIG ALGORITHMS SEEDS
+  # a failed point is listed by the sweep; the others still count
+  nice -n 10 "$cli" sweep --config "$1" --lb "$2" --seed "$3" -j "${JOBS:-2}" --out-root "$out" ||
+    true
+}
+sweep "$gbn" "$all" 1
+sweep "$gbn" ecmp 2,3
+sweep "$nicsr" themis,adaptive,spray,ecmp 1
+sweep "$gbn" plts-counter 2,3
+sweep "$nicsr" themis,adaptive 2,3
+[ -n "${FULL:-}" ] && sweep "$gbn" "$all" 2,3
+"$py" "$here/analyze.py" "$out" "$here"
