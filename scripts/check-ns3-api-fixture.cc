@@ -8,6 +8,17 @@
 #include "ns3/attribute-container.h" // expect: ns3-header
 #include <ns3/internet-module.h> // expect: ns3-header
 #include "ns3/sgi-hashmap.h" // expect: ns3-header
+#ifdef NS3_MPI
+#include "ns3/mpi-interface.h"
+#ifndef RDMA_LB_NOTHING
+#include "ns3/mpi-receiver.h"
+#endif
+#else
+#include "ns3/mpi-interface.h" // expect: ns3-header
+#endif
+#if defined(NS3_MPI)
+#include "ns3/mpi-receiver.h"
+#endif
 
 #include <functional>
 
