@@ -45,6 +45,8 @@ CASES = {
     "incast8to1_ft100_rccc": ("RCCC: the 8 -> 1 x 1 MB incast", [13, 1, 2, 3]),
     "perm128_ft100_both": ("NSCC + RCCC: the 128-host 100 G fat tree's 2 MB permutation",
                            [13, 1, 2, 3]),
+    "perm128_ft100_rccc_oblivious": ("RCCC, oblivious spraying: the same permutation (ours: "
+                                     "spray, cycle = true)", [13, 1, 2, 3, 4, 5, 6, 7]),
 }
 # Our load balancer per case (the run directories' name) and htsim's (its reference files'):
 # REPS everywhere but the oblivious case.

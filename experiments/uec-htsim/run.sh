@@ -22,6 +22,9 @@ py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
 # RCCC's permutation trims vary 120-504 per seed on both sides: 8 more seeds.
 "$cli" sweep --config "$exp/perm128_ft100_rccc.toml" --seed 4,5,6,7,8,9,10,11 -j "${JOBS:-1}" \
   --out-root "$out"
+# RCCC with oblivious spraying (htsim -load_balancing_algo oblivious): RCCC's trims apart from REPS'.
+"$cli" sweep --config "$exp/perm128_ft100_rccc_oblivious.toml" --seed 13,1,2,3,4,5,6,7 \
+  -j "${JOBS:-1}" --out-root "$out"
 # The 8,192-host plan's permutation (about 50 s of CPU and 0.5 GiB per run).
 "$cli" sweep --config "$exp/perm8192_ls400_1MB.toml" --seed 13,1 -j "${JOBS:-1}" --out-root "$out"
 "$py" "$exp/analyze.py" "$out" "$exp"
