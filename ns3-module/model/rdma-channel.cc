@@ -18,8 +18,6 @@
 #include "ns3/mpi-receiver.h"
 #endif
 
-#include <cstring>
-#include <type_traits>
 #include <typeinfo>
 
 namespace ns3
@@ -202,69 +200,6 @@ RdmaChannel::IsCrossRank() const
 
 #ifdef NS3_MPI
 
-namespace
-{
-/// Appends the bytes of \p v to \p out (both ranks run the same binary on the same machine
-/// type, as ns-3's own MPI packet path assumes).
-template <typename T>
-void
-Put(std::vector<uint8_t>& out, const T& v)
-{
-    static_assert(std::is_trivially_copyable<T>::value, "plain fields only");
-    const auto* b = reinterpret_cast<const uint8_t*>(&v);
-    out.insert(out.end(), b, b + sizeof(T));
-}
-
-/// Reads \p v from \p in at \p pos (advanced).
-template <typename T>
-void
-Get(const uint8_t* in, size_t* pos, T* v)
-{
-    std::memcpy(v, in + *pos, sizeof(T));
-    *pos += sizeof(T);
-}
-
-/// The frame and its tie key as bytes: every header field (not only those the wire carries:
-/// the frame is the sender's object, moved), the size, the tag.
-std::vector<uint8_t>
-EncodeFrame(const RdmaFrame& f, bool hasKey, const RdmaWheelScheduler::TieKey& key)
-{
-    std::vector<uint8_t> b;
-    b.reserve(192);
-    const RdmaHeader& h = f.header;
-    Put(b, RdmaRemoteKind::FRAME);
-    Put(b, hasKey);
-    Put(b, key.schedTs);
-    Put(b, key.schedCtx);
-    Put(b, key.seq);
-    Put(b, f.sizeBytes);
-    Put(b, f.lbTag.present);
-    Put(b, f.lbTag.words);
-    Put(b, h.type);
-    Put(b, h.sip);
-    Put(b, h.dip);
-    Put(b, h.sport);
-    Put(b, h.dport);
-    Put(b, h.ecn);
-    Put(b, h.pg);
-    Put(b, h.seq);
-    Put(b, h.tsNs);
-    Put(b, h.echoSeq);
-    Put(b, h.flags);
-    Put(b, h.sackSeq);
-    Put(b, h.sackLen);
-    Put(b, h.sackBitmap);
-    Put(b, h.qpn);
-    Put(b, h.pauseUs);
-    Put(b, h.pfcQlen);
-    Put(b, h.pfcClass);
-    Put(b, h.intMode);
-    Put(b, h.intNHop);
-    Put(b, h.intHop);
-    return b;
-}
-} // namespace
-
 void
 RdmaChannel::EnableRemote()
 {
@@ -302,48 +237,11 @@ void
 RdmaChannel::ReceiveRemote(Ptr<const RdmaNetDevice> dst, Ptr<Packet> p)
 {
     const uint32_t dstIndex = m_dev[0] == dst ? 0 : 1;
-    std::vector<uint8_t> b(p->GetSize());
-    p->CopyData(b.data(), b.size());
-    size_t pos = 1; // the kind
-    bool hasKey = false;
-    RdmaWheelScheduler::TieKey key;
-    Get(b.data(), &pos, &hasKey);
-    Get(b.data(), &pos, &key.schedTs);
-    Get(b.data(), &pos, &key.schedCtx);
-    Get(b.data(), &pos, &key.seq);
-    uint32_t sizeBytes = 0;
-    Get(b.data(), &pos, &sizeBytes);
-    LbTagData tag;
-    Get(b.data(), &pos, &tag.present);
-    Get(b.data(), &pos, &tag.words);
-    RdmaHeader h;
-    Get(b.data(), &pos, &h.type);
-    Get(b.data(), &pos, &h.sip);
-    Get(b.data(), &pos, &h.dip);
-    Get(b.data(), &pos, &h.sport);
-    Get(b.data(), &pos, &h.dport);
-    Get(b.data(), &pos, &h.ecn);
-    Get(b.data(), &pos, &h.pg);
-    Get(b.data(), &pos, &h.seq);
-    Get(b.data(), &pos, &h.tsNs);
-    Get(b.data(), &pos, &h.echoSeq);
-    Get(b.data(), &pos, &h.flags);
-    Get(b.data(), &pos, &h.sackSeq);
-    Get(b.data(), &pos, &h.sackLen);
-    Get(b.data(), &pos, &h.sackBitmap);
-    Get(b.data(), &pos, &h.qpn);
-    Get(b.data(), &pos, &h.pauseUs);
-    Get(b.data(), &pos, &h.pfcQlen);
-    Get(b.data(), &pos, &h.pfcClass);
-    Get(b.data(), &pos, &h.intMode);
-    Get(b.data(), &pos, &h.intNHop);
-    Get(b.data(), &pos, &h.intHop);
-    NS_ABORT_MSG_IF(pos != b.size(), "RdmaChannel: a remote frame of " << b.size() << " bytes, "
-                                     "decoded " << pos);
-    RdmaFramePtr f = RdmaFrame::Make(h, 0);
-    f->header = h; // every field as the sender had it (Make keeps the wire's only)
-    f->sizeBytes = sizeBytes;
-    f->lbTag = tag;
+    const RdmaRemoteFrame m = RdmaRemoteDecodeFrame(p);
+    RdmaFramePtr f = RdmaFrame::Make(m.header, 0);
+    f->header = m.header; // every field as the sender had it (Make keeps the wire's only)
+    f->sizeBytes = m.sizeBytes;
+    f->lbTag = m.lbTag;
     m_inFlight[dstIndex].push_back({std::move(f), Epoch(dstIndex)});
     if (m_context[dstIndex] == UINT32_MAX)
     {
@@ -351,9 +249,9 @@ RdmaChannel::ReceiveRemote(Ptr<const RdmaNetDevice> dst, Ptr<Packet> p)
     }
     // The arrival itself, now, ordered among this time's events as the sender's schedule
     // would have been on one rank.
-    if (hasKey)
+    if (m.hasKey)
     {
-        RdmaWheelScheduler::SetNextTieKey(key);
+        RdmaWheelScheduler::SetNextTieKey(m.key);
     }
     if (dstIndex == 0)
     {
@@ -373,11 +271,12 @@ RdmaChannel::SendRemote(RdmaFramePtr f, uint32_t dst, Time txTime)
     NS_ABORT_MSG_IF(!txTime.IsStrictlyPositive(),
                     "RdmaChannel: a frame of " << f->sizeBytes << " B serialises in 0 time steps "
                     "on a link between ranks (its arrival would be at the lookahead's edge)");
-    RdmaWheelScheduler::TieKey key;
-    const bool hasKey = RdmaWheelScheduler::TakeTieKey(&key);
-    const std::vector<uint8_t> bytes = EncodeFrame(*f, hasKey, key);
-    Ptr<Packet> p = Create<Packet>(bytes.data(), static_cast<uint32_t>(bytes.size()));
-    MpiInterface::SendPacket(p,
+    RdmaRemoteFrame m;
+    m.hasKey = RdmaWheelScheduler::TakeTieKey(&m.key);
+    m.sizeBytes = f->sizeBytes;
+    m.lbTag = f->lbTag;
+    m.header = f->header;
+    MpiInterface::SendPacket(RdmaRemoteEncodeFrame(m),
                              Simulator::Now() + txTime + m_delay,
                              m_dev[dst]->GetNode()->GetId(),
                              m_dev[dst]->GetIfIndex());

@@ -19,6 +19,7 @@
 #include "ns3/simulator.h"
 
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace ns3
@@ -26,6 +27,45 @@ namespace ns3
 
 namespace
 {
+/**
+ * Calls \p visit on every field of a FRAME message, in message order: the one list of them,
+ * read by the encoder (\p m const) and by the decoder. A new RdmaHeader field is one line here.
+ */
+template <typename Frame, typename Visit>
+void
+ForEachFrameField(Frame& m, Visit&& visit)
+{
+    visit(m.hasKey);
+    visit(m.key.schedTs);
+    visit(m.key.schedCtx);
+    visit(m.key.seq);
+    visit(m.sizeBytes);
+    visit(m.lbTag.present);
+    visit(m.lbTag.words);
+    auto& h = m.header;
+    visit(h.type);
+    visit(h.sip);
+    visit(h.dip);
+    visit(h.sport);
+    visit(h.dport);
+    visit(h.ecn);
+    visit(h.pg);
+    visit(h.seq);
+    visit(h.tsNs);
+    visit(h.echoSeq);
+    visit(h.flags);
+    visit(h.sackSeq);
+    visit(h.sackLen);
+    visit(h.sackBitmap);
+    visit(h.qpn);
+    visit(h.pauseUs);
+    visit(h.pfcQlen);
+    visit(h.pfcClass);
+    visit(h.intMode);
+    visit(h.intNHop);
+    visit(h.intHop);
+}
+
 /// The smallest remote link delay (RdmaRemoteNoteDelay).
 Time g_minRemoteDelay = Time::Max();
 
@@ -83,6 +123,41 @@ Dispatch(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
     NS_ABORT_MSG("RdmaRemote: a message of unknown kind " << unsigned(kind));
 }
 } // namespace
+
+Ptr<Packet>
+RdmaRemoteEncodeFrame(const RdmaRemoteFrame& m)
+{
+    // Both ranks run the same binary on the same machine type, as ns-3's own MPI packet path
+    // assumes: fields go as their bytes.
+    std::vector<uint8_t> b;
+    b.reserve(192);
+    b.push_back(static_cast<uint8_t>(RdmaRemoteKind::FRAME));
+    ForEachFrameField(m, [&b](const auto& v) {
+        static_assert(std::is_trivially_copyable<std::decay_t<decltype(v)>>::value,
+                      "plain fields only");
+        const auto* bytes = reinterpret_cast<const uint8_t*>(&v);
+        b.insert(b.end(), bytes, bytes + sizeof(v));
+    });
+    return Create<Packet>(b.data(), static_cast<uint32_t>(b.size()));
+}
+
+RdmaRemoteFrame
+RdmaRemoteDecodeFrame(Ptr<const Packet> p)
+{
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    RdmaRemoteFrame m;
+    size_t pos = 1; // the kind
+    ForEachFrameField(m, [&b, &pos](auto& v) {
+        NS_ABORT_MSG_IF(pos + sizeof(v) > b.size(),
+                        "RdmaRemote: a FRAME message of " << b.size() << " B is too short");
+        std::memcpy(&v, b.data() + pos, sizeof(v));
+        pos += sizeof(v);
+    });
+    NS_ABORT_MSG_IF(pos != b.size(),
+                    "RdmaRemote: a FRAME message of " << b.size() << " B, decoded " << pos);
+    return m;
+}
 
 void
 RdmaRemoteAttach(Ptr<RdmaNetDevice> dev)

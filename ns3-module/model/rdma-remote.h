@@ -4,7 +4,9 @@
  *
  * Two kinds go through ns-3's MpiInterface::SendPacket, each to a device of the receiving
  * rank, whose MpiReceiver (RdmaRemoteAttach) dispatches on the first byte:
- *  - FRAME: a frame crossing a remote link (RdmaChannel::EnableRemote);
+ *  - FRAME: a frame crossing a remote link (RdmaChannel::EnableRemote), every field of the
+ *    sender's frame and its tie key, written and read by one list of the fields
+ *    (RdmaRemoteEncodeFrame / RdmaRemoteDecodeFrame);
  *  - EXPECT_FLOW: a sender's StartFlow announcing its flow to a receiver on another rank
  *    (RdmaNic::ExpectFlow, a direct call on one rank). It arrives the smallest remote link delay
  *    + 1 ns after the start: before the flow's first packet, which crosses that link and two
@@ -21,9 +23,16 @@
 
 #include <cstdint>
 
+#ifdef NS3_MPI
+#include "rdma-header.h"
+#include "rdma-lb-bridge.h"
+#include "rdma-wheel-scheduler.h"
+#endif
+
 namespace ns3
 {
 
+class Packet;
 class RdmaNetDevice;
 
 /// The first byte of a message between ranks.
@@ -35,6 +44,22 @@ enum class RdmaRemoteKind : uint8_t
 };
 
 #ifdef NS3_MPI
+/// What a FRAME message carries: every field of the sender's frame (not only those the wire
+/// carries: the frame is the sender's object, moved) and the sender's tie key.
+struct RdmaRemoteFrame
+{
+    bool hasKey{false};               //!< the sender's schedule had a tie key
+    RdmaWheelScheduler::TieKey key;   //!< that key (partition-invariant ties)
+    uint32_t sizeBytes{0};            //!< RdmaFrame::sizeBytes
+    LbTagData lbTag;                  //!< RdmaFrame::lbTag
+    RdmaHeader header;                //!< RdmaFrame::header
+};
+
+/// \return \p m as a FRAME message.
+Ptr<Packet> RdmaRemoteEncodeFrame(const RdmaRemoteFrame& m);
+/// \return the frame of FRAME message \p p (aborts if its length is not a frame's).
+RdmaRemoteFrame RdmaRemoteDecodeFrame(Ptr<const Packet> p);
+
 /// Gives \p dev an MpiReceiver (once) that dispatches this rank's incoming messages for it.
 void RdmaRemoteAttach(Ptr<RdmaNetDevice> dev);
 /// A remote link of delay \p d exists (the smallest is what EXPECT_FLOW waits).
