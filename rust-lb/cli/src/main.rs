@@ -26,7 +26,7 @@ use rdma_lb_scenario::workload::{poisson_flows, PoissonSpec};
 use rdma_lb_scenario::Scenario;
 
 use failure::Failure;
-use program::{load, sim_args, sim_path, spawn, OverrideArgs};
+use program::{load, sim_args, sim_path, spawn, OverrideArgs, RankArgs};
 
 /// Datacenter load balancing for RDMA fabrics: check, run and sweep scenarios.
 #[derive(Debug, Parser)]
@@ -75,6 +75,8 @@ struct RunArgs {
     /// Progress display of the simulation: auto, on or off.
     #[arg(long, value_name = "MODE", default_value = "auto", value_parser = ["auto", "on", "off"])]
     progress: String,
+    #[command(flatten)]
+    ranks: RankArgs,
     /// Extra arguments passed to the program unchanged (after `--`), e.g.
     /// `-- --ns3::RdmaIrn::IrnRtoWithPfc=true`.
     #[arg(last = true, value_name = "NS3_ARGS")]
@@ -265,7 +267,7 @@ fn run(a: &RunArgs) -> Result<ExitCode, Failure> {
     let sim = sim_path(a.sim.as_deref());
     let mut args = sim_args(&a.config, &a.overrides, a.out.as_deref(), &a.progress);
     args.extend(a.extra.iter().cloned());
-    spawn(&sim, &args)
+    spawn(&sim, &args, &a.ranks)
 }
 
 fn flowgen(a: &FlowgenArgs) -> Result<(), Failure> {

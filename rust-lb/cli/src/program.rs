@@ -136,16 +136,58 @@ pub(crate) fn sim_args(
     args
 }
 
-/// Runs the program; its exit status becomes ours (a signal → 1).
-pub(crate) fn spawn(sim: &Path, args: &[String]) -> Result<ExitCode, Failure> {
+/// How many MPI ranks a run is spread over, and the launcher that starts them (ns-3's
+/// distributed simulator; `ns3-module/doc/performance.md`, "Distributed runs (MPI)").
+#[derive(Debug, Args, Clone)]
+pub(crate) struct RankArgs {
+    /// MPI ranks of each run: the scenario program is started by the launcher (`--mpirun`)
+    /// with `-np N` and gets `--ranks=N`; it needs ns-3 built with MPI
+    /// (`scripts/ns3-intree --mpi`). Runs on more than one rank order same-time events
+    /// partition-invariantly, so their outputs are those of every rank count > 1, not of the
+    /// default one-rank order.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub(crate) ranks: u32,
+    /// The MPI launcher of local runs with `--ranks` > 1, split at spaces, e.g.
+    /// `"mpirun --oversubscribe"` (a Slurm script uses `srun` instead).
+    #[arg(long, value_name = "CMD", default_value = "mpirun")]
+    pub(crate) mpirun: String,
+}
+
+impl RankArgs {
+    /// The command starting `sim` with `args`: the program itself on one rank, else the
+    /// launcher with `-np N` and the program with `--ranks=N` appended.
+    pub(crate) fn command(&self, sim: &Path, args: &[String]) -> Result<Command, Failure> {
+        if self.ranks == 1 {
+            let mut c = Command::new(sim);
+            c.args(args);
+            return Ok(c);
+        }
+        let mut words = self.mpirun.split_whitespace();
+        let launcher = words
+            .next()
+            .ok_or_else(|| Failure("--mpirun: empty launcher".to_owned()))?;
+        let mut c = Command::new(launcher);
+        c.args(words)
+            .arg("-np")
+            .arg(self.ranks.to_string())
+            .arg(sim)
+            .args(args)
+            .arg(format!("--ranks={}", self.ranks));
+        Ok(c)
+    }
+}
+
+/// Runs the program (under the MPI launcher with more than one rank); its exit status becomes
+/// ours (a signal → 1).
+pub(crate) fn spawn(sim: &Path, args: &[String], ranks: &RankArgs) -> Result<ExitCode, Failure> {
     if !sim.exists() {
         return Err(Failure(format!(
             "scenario program {} not found (build it with scripts/build, or pass --sim / set RDMA_LB_SIM)",
             sim.display()
         )));
     }
-    let status = Command::new(sim)
-        .args(args)
+    let status = ranks
+        .command(sim, args)?
         .status()
         .map_err(|e| Failure(format!("cannot start {}: {e}", sim.display())))?;
     Ok(match status.code() {

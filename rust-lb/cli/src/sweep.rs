@@ -21,11 +21,18 @@
 //! local sweep lays them out, and a local sweep over the same root skips what the cluster
 //! finished), skipping a point that already has its `summary.json`. Paths in the script are
 //! absolute; the cluster must see the same files (a shared file system).
+//!
+//! `--ranks N` (N > 1) spreads each run over N MPI ranks (ns-3's distributed simulator; the
+//! program needs ns-3 built with MPI): locally under the launcher `--mpirun` (`mpirun -np N`),
+//! in a Slurm script as `srun --ntasks=N` with `#SBATCH --ntasks=N`. A run over ranks orders
+//! same-time events partition-invariantly, which gives other (equally valid) outputs than the
+//! default one-rank order, identical for every N > 1: its directory hash covers that order, not
+//! N, so a sweep over 2 ranks resumes one over 4 and never one of the default order.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -33,7 +40,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use crate::failure::Failure;
-use crate::program::{load, sim_args, sim_path, OverrideArgs};
+use crate::program::{load, sim_args, sim_path, OverrideArgs, RankArgs};
 
 #[derive(Debug, Args)]
 pub(crate) struct SweepArgs {
@@ -72,7 +79,13 @@ pub(crate) struct SweepArgs {
     /// Write the grid as a Slurm job array script (`sbatch FILE`) instead of running it.
     #[arg(long, value_name = "FILE", conflicts_with = "dry_run")]
     slurm: Option<PathBuf>,
+    #[command(flatten)]
+    ranks: RankArgs,
 }
+
+/// What the directory hash adds to the effective configuration of a run over ranks: its
+/// same-time order (`--partitionInvariant`, implied by `--ranks` > 1), which changes outputs.
+const PARTITION_INVARIANT_MARK: &str = "\n# same-time order: partition-invariant (--ranks > 1)\n";
 
 /// FNV-1a, 64 bits: a stable hash (no per-process random keys).
 #[must_use]
@@ -114,8 +127,9 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// The Slurm job array script running `points` with `sim`, one array task per point.
-fn slurm_script(points: &[Point], sim: &Path, out_root: &Path) -> String {
+/// The Slurm job array script running `points` with `sim`, one array task per point, each on
+/// `ranks` MPI ranks (`srun`) when more than one.
+fn slurm_script(points: &[Point], sim: &Path, out_root: &Path, ranks: u32) -> String {
     let mut s = String::new();
     s.push_str("#!/usr/bin/env bash\n");
     s.push_str(
@@ -127,7 +141,9 @@ fn slurm_script(points: &[Point], sim: &Path, out_root: &Path) -> String {
         "#SBATCH --array=0-{}\n",
         points.len().saturating_sub(1)
     ));
-    s.push_str("#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=1\n");
+    s.push_str(&format!(
+        "#SBATCH --ntasks={ranks}\n#SBATCH --cpus-per-task=1\n"
+    ));
     s.push_str(&format!(
         "#SBATCH --output={}/slurm-%A_%a.out\n",
         out_root.display()
@@ -157,11 +173,21 @@ fn slurm_script(points: &[Point], sim: &Path, out_root: &Path) -> String {
         "if [ -f \"$dir/summary.json\" ]; then echo \"$label: finished already\"; exit 0; fi\n",
     );
     s.push_str("mkdir -p \"$dir\"\n");
-    s.push_str("exec \"$sim\" \"${args[@]}\"\n");
+    if ranks > 1 {
+        s.push_str(&format!(
+            "exec srun --ntasks={ranks} \"$sim\" \"${{args[@]}}\" --ranks={ranks}\n"
+        ));
+    } else {
+        s.push_str("exec \"$sim\" \"${args[@]}\"\n");
+    }
     s
 }
 
 pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
+    if a.ranks.ranks > 1 && a.slurm.is_none() && a.ranks.mpirun.split_whitespace().next().is_none()
+    {
+        return Err(Failure("--mpirun: empty launcher".to_owned()));
+    }
     let mut points = Vec::new();
     for config in &a.configs {
         for lb in options(&a.lbs) {
@@ -181,7 +207,11 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
                             "{m} (sweep point lb={lb:?} load={load_v:?} seed={seed:?})"
                         ))
                     })?;
-                    let hash = fnv1a64(s.effective_config().as_bytes());
+                    let mut effective = s.effective_config();
+                    if a.ranks.ranks > 1 {
+                        effective.push_str(PARTITION_INVARIANT_MARK);
+                    }
+                    let hash = fnv1a64(effective.as_bytes());
                     let load_part = load_v.as_ref().map_or(String::new(), |l| format!("-l{l}"));
                     let label = format!("{}-{}{}-s{}", s.name, s.lb.name, load_part, s.run.seed);
                     let mut dir = a.out_root.join(format!("{label}-{hash:016x}"));
@@ -205,7 +235,7 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
         // Slurm opens each task's log in out_root before the task starts.
         std::fs::create_dir_all(&out_root)
             .map_err(|e| Failure(format!("{}: cannot create: {e}", out_root.display())))?;
-        std::fs::write(file, slurm_script(&points, &sim, &out_root))
+        std::fs::write(file, slurm_script(&points, &sim, &out_root, a.ranks.ranks))
             .map_err(|e| Failure(format!("{}: cannot write: {e}", file.display())))?;
         eprintln!(
             "sweep: {total} points written as a Slurm job array to {} (sbatch {0}); results \
@@ -254,13 +284,14 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
     let finished = Arc::new(Mutex::new(0usize));
     let workers: Vec<_> = (0..jobs.min(n_todo.max(1)))
         .map(|_| {
-            let (queue, failed, stopped, finished, sim, stop) = (
+            let (queue, failed, stopped, finished, sim, stop, ranks) = (
                 queue.clone(),
                 failed.clone(),
                 stopped.clone(),
                 finished.clone(),
                 sim.clone(),
                 stop.clone(),
+                a.ranks.clone(),
             );
             std::thread::spawn(move || loop {
                 if stop.load(Ordering::SeqCst) != 0 {
@@ -269,7 +300,7 @@ pub(crate) fn sweep(a: &SweepArgs) -> Result<ExitCode, Failure> {
                 let next = queue.lock().ok().and_then(|mut q| q.pop_front());
                 let Some(p) = next else { break };
                 let t0 = Instant::now();
-                let outcome = run_point(&sim, &p, &stop);
+                let outcome = run_point(&sim, &p, &ranks, &stop);
                 let (word, list) = match outcome {
                     Outcome::Done => ("done", None),
                     Outcome::Failed => ("FAILED", Some(&failed)),
@@ -336,12 +367,15 @@ enum Outcome {
     Stopped,
 }
 
-/// Runs one point's scenario program, polling for a stop signal every 20 ms.
-fn run_point(sim: &Path, p: &Point, stop: &AtomicUsize) -> Outcome {
+/// Runs one point's scenario program (on its ranks), polling for a stop signal every 20 ms.
+fn run_point(sim: &Path, p: &Point, ranks: &RankArgs, stop: &AtomicUsize) -> Outcome {
     if std::fs::create_dir_all(&p.dir).is_err() {
         return Outcome::Failed;
     }
-    let Ok(mut child) = Command::new(sim).args(&p.args).stdin(Stdio::null()).spawn() else {
+    let Ok(mut command) = ranks.command(sim, &p.args) else {
+        return Outcome::Failed;
+    };
+    let Ok(mut child) = command.stdin(Stdio::null()).spawn() else {
         return Outcome::Failed;
     };
     let status = loop {

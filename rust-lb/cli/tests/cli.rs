@@ -422,6 +422,124 @@ fn sweep_writes_a_slurm_job_array_that_runs_and_resumes_like_a_local_sweep() {
     );
 }
 
+/// A fake MPI launcher: appends its arguments to `log`, drops `-np N` and runs the rest.
+fn fake_mpirun(dir: &Path) -> (PathBuf, PathBuf) {
+    let log = dir.join("mpirun.log");
+    let launcher = dir.join("fake-mpirun.sh");
+    std::fs::write(
+        &launcher,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\n[ \"$1\" = -np ] || exit 9\nshift 2\nexec \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (launcher, log)
+}
+
+#[test]
+fn ranks_run_under_the_mpi_launcher_in_directories_of_their_own_order() {
+    let d = scratch("ranks");
+    let (sim, sim_log) = fake_sim(&d, 0);
+    let (launcher, launch_log) = fake_mpirun(&d);
+    let root = d.join("results");
+    let cfg = repo("configs/leaf_spine_demo.toml");
+    let grid = [
+        "sweep",
+        "--config",
+        cfg.to_str().unwrap(),
+        "--lb",
+        "ecmp",
+        "--seed",
+        "1",
+        "--out-root",
+        root.to_str().unwrap(),
+        "--sim",
+        sim.to_str().unwrap(),
+    ];
+    let listed = |extra: &[&str]| {
+        let o = rdma_lb(&[&grid[..], extra, &["--dry-run"]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        String::from_utf8_lossy(&o.stdout).trim().to_owned()
+    };
+    let one = listed(&[]);
+    let two = listed(&["--ranks", "2"]);
+    // Same label, another hash: the order of same-time events differs from one rank's default
+    // (outputs differ), and is the same for every rank count > 1.
+    assert_eq!(one.split('\t').next(), two.split('\t').next());
+    assert_ne!(one, two);
+    assert_eq!(two, listed(&["--ranks", "4"]));
+    let o = rdma_lb(
+        &[
+            &grid[..],
+            &["--ranks", "2", "--mpirun", launcher.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let launched = std::fs::read_to_string(&launch_log).unwrap();
+    assert!(
+        launched.starts_with(&format!("-np 2 {} --config=", sim.display())),
+        "{launched}"
+    );
+    let ran = std::fs::read_to_string(&sim_log).unwrap();
+    assert!(ran.trim_end().ends_with("--ranks=2"), "{ran}");
+    let dir = two.split('\t').nth(1).unwrap();
+    assert!(ran.contains(&format!("--out={dir}")), "{ran} vs {dir}");
+    // `run` takes the same options.
+    let out = d.join("run-out");
+    let o = rdma_lb(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--sim",
+        sim.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--ranks",
+        "3",
+        "--mpirun",
+        launcher.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let launched = std::fs::read_to_string(&launch_log).unwrap();
+    assert!(
+        launched.lines().nth(1).unwrap().starts_with("-np 3 "),
+        "{launched}"
+    );
+    assert!(launched.trim_end().ends_with("--ranks=3"), "{launched}");
+    // A Slurm array task asks for the ranks and starts them with srun.
+    let script = d.join("ranks.sbatch");
+    let o = rdma_lb(
+        &[
+            &grid[..],
+            &["--ranks", "2", "--slurm", script.to_str().unwrap()],
+        ]
+        .concat(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&script).unwrap();
+    assert!(text.contains("#SBATCH --ntasks=2\n"), "{text}");
+    assert!(
+        text.contains("exec srun --ntasks=2 \"$sim\" \"${args[@]}\" --ranks=2\n"),
+        "{text}"
+    );
+    // Bad values: status 2, the first line names the option, nothing run.
+    for bad in [
+        &["--ranks", "0"][..],
+        &["--ranks", "2", "--mpirun", " "][..],
+    ] {
+        let o = rdma_lb(&[&grid[..], bad].concat());
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+        let first = stderr(&o).lines().next().unwrap_or_default().to_owned();
+        assert!(first.contains(bad[bad.len() - 2]), "{first}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&sim_log).unwrap().lines().count(),
+        2
+    );
+}
+
 #[test]
 fn help_explains_every_option() {
     for (sub, words) in [
@@ -463,6 +581,8 @@ fn help_explains_every_option() {
                 "--jobs",
                 "--out-root",
                 "--dry-run",
+                "--ranks",
+                "--mpirun",
             ][..],
         ),
     ] {
