@@ -63,16 +63,49 @@ RdmaScenarioRunner::PartitionNodes(const RdmaScenarioSpec& spec, uint32_t ranks)
     {
         rank[torList[k]] = static_cast<uint32_t>(k * ranks / torList.size());
     }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (!isSwitch[i] && torOf[i] != UINT32_MAX)
+        {
+            rank[i] = rank[torOf[i]];
+        }
+    }
+    // A switch above the ToRs goes with its ToRs when more than half of them are on one rank
+    // (a fat tree's aggregation switch with its pod: none of the pod's ToR links then crosses
+    // ranks, and every packet leaving a ToR would cross one); every other such switch (a
+    // leaf-spine's spines, a fat tree's cores: no majority) round-robin in id order.
+    std::vector<std::map<uint32_t, uint32_t>> torRanks(n); // switch -> rank -> its ToR links
+    std::vector<uint32_t> torLinks(n, 0);
+    for (const RdmaScenarioLink& l : spec.links)
+    {
+        for (const auto& [up, down] : {std::make_pair(l.a, l.b), std::make_pair(l.b, l.a)})
+        {
+            if (isSwitch[up] && tors.count(up) == 0 && tors.count(down) != 0)
+            {
+                ++torRanks[up][rank[down]];
+                ++torLinks[up];
+            }
+        }
+    }
     uint32_t other = 0;
     for (uint32_t i = 0; i < n; ++i)
     {
-        if (isSwitch[i] && tors.count(i) == 0)
+        if (!isSwitch[i] || tors.count(i) != 0)
+        {
+            continue;
+        }
+        bool placed = false;
+        for (const auto& [r, links] : torRanks[i])
+        {
+            if (2 * links > torLinks[i])
+            {
+                rank[i] = r;
+                placed = true;
+            }
+        }
+        if (!placed)
         {
             rank[i] = other++ % ranks;
-        }
-        else if (!isSwitch[i] && torOf[i] != UINT32_MAX)
-        {
-            rank[i] = rank[torOf[i]];
         }
     }
     return rank;

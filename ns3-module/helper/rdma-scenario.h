@@ -405,8 +405,9 @@ class RdmaScenarioRunner
 
     /**
      * The MPI rank of every node for a run over \p ranks ranks: the ToRs (switches with a host
-     * link) in id order in \p ranks contiguous groups, each host on its ToR's rank, every other
-     * switch (aggregation, spine, core) in id order round-robin.
+     * link) in id order in \p ranks contiguous groups, each host on its ToR's rank, a switch
+     * with more than half of its ToR links to one rank on that rank (a fat tree's aggregation
+     * switch with its pod), every other switch (spine, core) in id order round-robin.
      */
     static std::vector<uint32_t> PartitionNodes(const RdmaScenarioSpec& spec, uint32_t ranks);
     /// \return "" or what a run over several ranks does not support in \p spec

@@ -844,6 +844,86 @@ class ScenarioBadSpecTestCase : public TestCase
 };
 
 /// \ingroup rdma-lb
+/// The partition of a run over MPI ranks (RdmaScenarioRunner::PartitionNodes): ToRs in
+/// contiguous groups, hosts with their ToR, a fat tree's aggregation switches with their pod
+/// (no ToR link crosses ranks), spines and cores round-robin. Counted on a k = 4 fat tree and a
+/// leaf-spine, 2 ranks.
+class ScenarioPartitionTestCase : public TestCase
+{
+  public:
+    ScenarioPartitionTestCase()
+        : TestCase("scenario: MPI partition keeps a fat tree's pods whole")
+    {
+    }
+
+  private:
+    static uint32_t CrossLinks(const RdmaScenarioSpec& s, const std::vector<uint32_t>& rank)
+    {
+        uint32_t n = 0;
+        for (const RdmaScenarioLink& l : s.links)
+        {
+            n += rank[l.a] != rank[l.b] ? 1 : 0;
+        }
+        return n;
+    }
+
+    void DoRun() override
+    {
+        // k = 4: hosts 0..15, ToRs 16..23 (two per pod), aggregation 24..31 (two per pod),
+        // cores 32..35; aggregation switch j of a pod links to cores 32 + 2j and 33 + 2j.
+        RdmaScenarioSpec ft;
+        ft.nodeCount = 36;
+        for (uint32_t i = 16; i < 36; ++i)
+        {
+            ft.switchIds.push_back(i);
+        }
+        for (uint32_t h = 0; h < 16; ++h)
+        {
+            ft.links.push_back({h, 16 + h / 2, 100000000000ULL, 1000, 0.0});
+        }
+        for (uint32_t p = 0; p < 4; ++p)
+        {
+            for (uint32_t t = 0; t < 2; ++t)
+            {
+                for (uint32_t j = 0; j < 2; ++j)
+                {
+                    ft.links.push_back({16 + 2 * p + t, 24 + 2 * p + j, 100000000000ULL, 1000, 0.0});
+                }
+            }
+            for (uint32_t j = 0; j < 2; ++j)
+            {
+                for (uint32_t c = 0; c < 2; ++c)
+                {
+                    ft.links.push_back({24 + 2 * p + j, 32 + 2 * j + c, 100000000000ULL, 1000, 0.0});
+                }
+            }
+        }
+        const std::vector<uint32_t> r = RdmaScenarioRunner::PartitionNodes(ft, 2);
+        for (uint32_t i = 0; i < 32; ++i)
+        {
+            // Hosts 0..7, ToRs 16..19 and aggregation 24..27 are pods 0-1.
+            const uint32_t pod = i < 16 ? i / 4 : (i < 24 ? (i - 16) / 2 : (i - 24) / 2);
+            NS_TEST_ASSERT_MSG_EQ(r[i], pod / 2, "node " << i << " with its pod");
+        }
+        for (uint32_t c = 0; c < 4; ++c)
+        {
+            NS_TEST_ASSERT_MSG_EQ(r[32 + c], c % 2, "core " << c << " round-robin");
+        }
+        // Only aggregation-core links cross: each core reaches 2 pods per rank.
+        NS_TEST_ASSERT_MSG_EQ(CrossLinks(ft, r), 8u, "8 of 16 aggregation-core links, no ToR link");
+        // Leaf-spine (4 leaves, 4 spines): spines have no majority, round-robin as before.
+        const RdmaScenarioSpec ls = rdmalbtest::LeafSpineSpec(4, 2, 4, 100000000000ULL, 1000);
+        const std::vector<uint32_t> q = RdmaScenarioRunner::PartitionNodes(ls, 2);
+        for (uint32_t l = 0; l < 4; ++l)
+        {
+            NS_TEST_ASSERT_MSG_EQ(q[8 + l], l / 2, "leaf " << l);
+            NS_TEST_ASSERT_MSG_EQ(q[12 + l], l % 2, "spine " << l);
+        }
+        NS_TEST_ASSERT_MSG_EQ(CrossLinks(ls, q), 8u, "half of the 16 leaf-spine links");
+    }
+};
+
+/// \ingroup rdma-lb
 /// The rdma-lb-scenario suite.
 class RdmaLbScenarioTestSuite : public TestSuite
 {
@@ -861,6 +941,7 @@ class RdmaLbScenarioTestSuite : public TestSuite
         AddTestCase(new ScenarioBadSpecTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioRingAllReduceTestCase, TestCase::QUICK);
         AddTestCase(new ScenarioTransportTableTestCase, TestCase::QUICK);
+        AddTestCase(new ScenarioPartitionTestCase, TestCase::QUICK);
     }
 };
 
