@@ -231,6 +231,7 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
             lb,
             run,
             notes: workload.notes,
+            simai_report: workload.simai_report,
         },
         lb_line,
     ))
