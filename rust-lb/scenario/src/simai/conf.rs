@@ -35,6 +35,12 @@
 //!
 //! Totals: 35 keys honoured, 21 noted, the ConWeave-only keys refused (and the values above).
 //!
+//! A TOML scenario reads it with `[transport] simai_conf = "SimAI.conf"`
+//! (`crate::toml_config`): [`SimAiConf::transport`] is the base of `[transport]` (its other keys
+//! override it), the link events, error rate and PFC trace apply to the run, the notes are the
+//! run's, and each NVLink rate the ECN maps lack gets thresholds at the buffer size (SimAI's
+//! NVSwitch ports mark nothing).
+//!
 //! SimAI-specific settings that are *not* `SimAI.conf` keys: NVLink and NVSwitch bandwidths,
 //! latencies and the GPU type come from the topology file ([`super::topology`]); NVLS/PXN and
 //! the send latency from environment variables (`AS_NVLS_ENABLE`, `AS_PXN_ENABLE`,

@@ -123,6 +123,26 @@ impl SimAiFabric {
         })
     }
 
+    /// The rates of the NVLink links (a GPU's NVLink side to its NVSwitch), each once, ascending.
+    #[must_use]
+    pub fn nvlink_rates(&self) -> Vec<u64> {
+        let mut rates: Vec<u64> = self
+            .topology
+            .links
+            .iter()
+            .filter(|l| {
+                self.nvlink_host
+                    .iter()
+                    .flatten()
+                    .any(|&h| h == l.a || h == l.b)
+            })
+            .map(|l| l.rate_bps)
+            .collect();
+        rates.sort_unstable();
+        rates.dedup();
+        rates
+    }
+
     /// The (sender, receiver) hosts of a transfer from rank `src` to rank `dst`: their NVLink
     /// sides if both are in one server and have NVLink, else their NIC sides (the rank ids).
     #[must_use]
