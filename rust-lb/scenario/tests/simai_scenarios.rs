@@ -273,8 +273,8 @@ fn simai_conf_is_the_transport_s_base() {
         .to_string();
     assert!(
         e.ends_with(
-            "c.toml:6: transport.simai_conf: SimAI's transport is RoCE: not with kind = \"uet\""
-        ) || e.contains("u.toml:6: transport.simai_conf: SimAI's transport is RoCE"),
+            "u.toml:6: transport.simai_conf: SimAI's transport is RoCE: not with kind = \"uet\""
+        ),
         "{e}"
     );
     let cfg = write(
@@ -287,4 +287,38 @@ fn simai_conf_is_the_transport_s_base() {
         .to_string();
     assert!(e.contains("m.toml:6: transport.simai_conf:"), "{e}");
     assert!(!e.contains('\n'));
+    // LINK_DOWN must name a link of the topology; ERROR_RATE_PER_LINK reaches the links.
+    let bad = write(&d, "bad.conf", "CC_MODE 1\nLINK_DOWN 5 0 99\n");
+    let cfg = write(
+        &d,
+        "l.toml",
+        &base.replace(&conf.display().to_string(), &bad.display().to_string()),
+    );
+    let e = load_scenario(&cfg, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bad.conf:2: LINK_DOWN: no link 0-99"), "{e}");
+    let lossy = write(
+        &d,
+        "lossy.conf",
+        "CC_MODE 1\nERROR_RATE_PER_LINK 0.001\nLINK_DOWN 5 0 8\n",
+    );
+    let cfg = write(
+        &d,
+        "e.toml",
+        &base.replace(&conf.display().to_string(), &lossy.display().to_string()),
+    );
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert!(s
+        .topology
+        .links
+        .iter()
+        .all(|l| (l.error_rate - 0.001).abs() < 1e-12));
+    let ev = &s.run.link_events;
+    assert_eq!(ev.len(), 1);
+    assert_eq!(
+        (ev[0].at_ns, ev[0].a, ev[0].b),
+        (2_000_005_000, 18, 8),
+        "SimAI's 2 s + t us; GPU 0's NVLink link starts at its NVLink side, host 18 + 0"
+    );
 }

@@ -71,6 +71,8 @@ pub struct SimAiConf {
     pub transport: Transport,
     /// `LINK_DOWN`, if not `0 0 0`: the link going down at 2 s + t µs.
     pub link_events: Vec<LinkEvent>,
+    /// The line of `LINK_DOWN` (0 if absent), for messages about its link.
+    pub link_down_line: usize,
     /// `PFC_OUTPUT_FILE` given: write the PFC trace.
     pub pfc_trace: bool,
     /// `ERROR_RATE_PER_LINK` if > 0 (for links whose own error rate is 0).
@@ -203,6 +205,7 @@ pub fn parse_conf_str(name: &str, text: &str) -> Result<SimAiConf> {
     debug_assert_eq!(s.run.flowgen_start_ns, 2_000_000_000);
     Ok(SimAiConf {
         file: name.to_owned(),
+        link_down_line: s.link_down.first().map_or(0, |&(ln, ..)| ln),
         transport: s.t,
         link_events: s.run.link_events,
         pfc_trace: s.run.pfc_trace,

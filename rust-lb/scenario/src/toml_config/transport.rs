@@ -217,8 +217,8 @@ fn kind(
     Ok(())
 }
 
-/// What a `simai_conf` sets beyond the transport: `LINK_DOWN` (a link of the topology, at
-/// SimAI's 2 s + t), `ERROR_RATE_PER_LINK` (links whose own rate is 0), and, unless
+/// What a `simai_conf` sets beyond the transport: `LINK_DOWN` (a link of the topology in
+/// SimAI's ids, a GPU's NVLink link at its NVLink side, at SimAI's 2 s + t), `ERROR_RATE_PER_LINK` (links whose own rate is 0), and, unless
 /// `ecn_thresholds` is given, a never-marking ECN entry (thresholds at the buffer size) for
 /// each NVLink rate the file's maps lack: SimAI's NVSwitch ports mark nothing and its maps
 /// need not cover them (`common.h`).
@@ -232,21 +232,26 @@ pub(super) fn apply_simai_conf(
     link_events: &mut Vec<LinkEvent>,
 ) -> Result<()> {
     for e in &c.link_events {
+        let mut e = e.clone();
+        (e.a, e.b) = simai.map_or((e.a, e.b), |f| f.link_ends(e.a, e.b));
         if !topology
             .links
             .iter()
             .any(|l| (l.a == e.a && l.b == e.b) || (l.a == e.b && l.b == e.a))
         {
-            return Err(ScenarioError::file(
+            return Err(ScenarioError::at(
                 &c.file,
+                c.link_down_line,
                 "LINK_DOWN",
                 ErrorKind::Node,
                 format!("no link {}-{} in the topology of {}", e.a, e.b, cx.file),
             ));
         }
-        link_events.push(e.clone());
+        link_events.push(e);
     }
-    link_events.sort_by_key(|e| e.at_ns);
+    if !c.link_events.is_empty() {
+        link_events.sort_by_key(|e| e.at_ns);
+    }
     if let Some(r) = c.error_rate_per_link {
         for l in topology.links.iter_mut().filter(|l| l.error_rate <= 0.0) {
             l.error_rate = r;
