@@ -47,8 +47,9 @@
 //!   waits by group; `Expose TP comm` / `Expose_EP_comm`: forward + input-gradient waits, by
 //!   the *forward* collective's group (SimAI's rule); `Expose_PP_comm`: 0 (SimAI's formula
 //!   multiplies by 1 - `pp_overlap_ratio`, 1 by default and not settable in its ns-3 main);
-//!   `bubble time`: the forward, compute and input-gradient time of every layer not named
-//!   `embedding_layer` x (PP - 1) / (GA x VPP); then total comp, total exposed comm, total time.
+//!   `bubble time`: the forward and input-gradient waits plus the three compute times of every
+//!   layer not named `embedding_layer`, x (PP - 1) / (GA x VPP) (SimAI's estimate; 0 for
+//!   PP = 1); then total comp, total exposed comm, total time.
 //!
 //! Values filled differently from SimAI (all from our simulation, by construction):
 //! * the times are ours: SimAI's loop also waits 1 ns between phases (its `register_event(..., 1)`),
