@@ -224,6 +224,7 @@ LoadRdmaScenario(const std::string& path,
             rdmalb::bridge::load_scenario(rust::Str(path), rust::Str(overrides));
         Convert(s.scenario, *spec);
         spec->lb = LbConfig::TakeFrom(s);
+        spec->simaiReport = SimAiEndToEndReport::TakeFrom(s);
         return true;
     }
     catch (const std::exception& e)

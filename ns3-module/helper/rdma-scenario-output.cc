@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <sys/resource.h>
 #include <tuple>
@@ -28,17 +29,23 @@ namespace ns3
 // ---- The directory and the streamed traces ----------------------------------------------------
 
 std::string
-RdmaScenarioOutput::Open(const std::string& dir, const RdmaScenarioRun& run)
+RdmaScenarioOutput::Open(const std::string& dir,
+                         const RdmaScenarioRun& run,
+                         const std::string& simaiReportFile)
 {
     m_dir = dir;
     if (!m_dir.empty())
     {
         // summary.json first: it marks a finished run.
-        std::string e = m_files.Open(m_dir,
-                                     {"summary.json", "fct.txt", "flows.csv", "collectives.csv",
-                                      "pfc.txt", "queue.txt", "uplink.txt", "rate.txt",
-                                      "retx.txt", "failed_drops.csv", "rtt_hist.csv",
-                                      "port_bytes.csv"});
+        std::vector<std::string> stale = {"summary.json", "fct.txt", "flows.csv",
+                                          "collectives.csv", "pfc.txt", "queue.txt",
+                                          "uplink.txt", "rate.txt", "retx.txt",
+                                          "failed_drops.csv", "rtt_hist.csv", "port_bytes.csv"};
+        if (!simaiReportFile.empty())
+        {
+            stale.push_back(simaiReportFile);
+        }
+        std::string e = m_files.Open(m_dir, stale);
         if (!e.empty())
         {
             return e;
@@ -302,6 +309,20 @@ RdmaScenarioRunner::WriteOutputs()
         {
             files.emplace_back("collectives.csv", CollectivesCsv());
         }
+        if (spec.simaiReport)
+        {
+            std::string csv;
+            std::string why = spec.simaiReport->Write(FlowEnds(), &csv);
+            if (why.empty())
+            {
+                files.emplace_back(spec.simaiReport->GetFileName(), csv);
+            }
+            else
+            {
+                std::cerr << "warning: " << why << std::endl;
+                m_spec.notes.push_back(why);
+            }
+        }
         if (spec.run.failedLinkDrops)
         {
             files.emplace_back("failed_drops.csv", FailedDropsCsv());
@@ -367,6 +388,17 @@ RdmaScenarioRunner::FlowsCsv() const
                    r.retxPkts, r.nacks, r.pathSwitches, m_spec.lb->GetAlgorithmName().c_str());
     }
     return out;
+}
+
+std::vector<uint64_t>
+RdmaScenarioRunner::FlowEnds() const
+{
+    std::vector<uint64_t> ends;
+    for (const RdmaScenarioFlowResult& r : GetFlowResults())
+    {
+        ends.push_back(r.completed ? r.startNs + r.fctNs : std::numeric_limits<uint64_t>::max());
+    }
+    return ends;
 }
 
 std::string

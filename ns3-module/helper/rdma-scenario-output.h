@@ -36,10 +36,13 @@ class RdmaScenarioOutput
     /**
      * Creates \p dir (unless empty) and opens the traces \p run asks for: pfc.txt (pfcTrace),
      * queue.txt and uplink.txt (queueTrace), rate.txt and retx.txt with their header lines
-     * (rateTraceNs != 0); each to its file, or to memory when \p dir is empty.
+     * (rateTraceNs != 0); each to its file, or to memory when \p dir is empty. A previous
+     * run's files are removed, \p simaiReportFile (if not empty) among them.
      * \return "" or the error
      */
-    std::string Open(const std::string& dir, const RdmaScenarioRun& run);
+    std::string Open(const std::string& dir,
+                     const RdmaScenarioRun& run,
+                     const std::string& simaiReportFile);
     /// Closes the traces' files. \return "" or the error (a write failed)
     std::string CloseTraces();
     /**

@@ -351,7 +351,12 @@ RdmaScenarioRunner::Run(std::string* error)
     }
 #endif
     // Several ranks: rank 0 writes the merged outputs, the others only send theirs.
-    std::string e = s.myRank == 0 ? m_output->Open(m_outDir, spec.run) : std::string();
+    std::string e =
+        s.myRank == 0
+            ? m_output->Open(m_outDir,
+                             spec.run,
+                             spec.simaiReport ? spec.simaiReport->GetFileName() : std::string())
+            : std::string();
 #ifdef NS3_MPI
     if (!e.empty() && spec.run.ranks > 1)
     {

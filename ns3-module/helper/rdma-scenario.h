@@ -218,6 +218,9 @@ struct RdmaScenarioSpec
     /// The load balancing (its algorithm and parameters): the one LoadRdmaScenario's
     /// validation parsed, or LbConfig::ParseOrAbort(name, params) for a spec made by hand
     Ptr<LbConfig> lb;
+    /// With a SimAI workload file: SimAI's per-layer report, written after the run; else
+    /// nullptr
+    Ptr<SimAiEndToEndReport> simaiReport;
     RdmaScenarioRun run;                          //!< run control
     std::vector<std::string> notes;               //!< accepted-but-not-modelled warnings
     std::string configEcho;                       //!< effective config text (summary.json)
@@ -359,6 +362,9 @@ class RdmaScenarioRunner
     std::string SummaryJson() const;
     /// \return collectives.csv text (header + one row per complete group)
     std::string CollectivesCsv() const;
+    /// \return per flow id, its completion at its sender (start + FCT), ns; UINT64_MAX for a
+    /// flow that did not complete (SimAiEndToEndReport::Write)
+    std::vector<uint64_t> FlowEnds() const;
     /**
      * \return failed_drops.csv text (run.failedLinkDrops): header + one row per flow that lost
      * data packets on a down link, in flow-id order -- flow_id, src, dst, drops, first_drop_ns,

@@ -49,6 +49,11 @@ struct LbConfig::Impl
     rust::Box<rb::LbConfig> cfg;
 };
 
+struct SimAiEndToEndReport::Impl
+{
+    rust::Box<rb::SimAiReport> report;
+};
+
 struct HostLbGroup::Impl
 {
     rust::Box<rb::HostLbGroup> group;
@@ -114,6 +119,46 @@ Ptr<LbConfig>
 LbConfig::TakeFrom(rb::LoadedScenario& loaded)
 {
     return Ptr<LbConfig>(new LbConfig(std::make_unique<Impl>(Impl{std::move(loaded.lb)})), false);
+}
+
+SimAiEndToEndReport::SimAiEndToEndReport(std::unique_ptr<Impl> impl)
+    : m_impl(std::move(impl))
+{
+}
+
+SimAiEndToEndReport::~SimAiEndToEndReport() = default;
+
+Ptr<SimAiEndToEndReport>
+SimAiEndToEndReport::TakeFrom(rb::LoadedScenario& loaded)
+{
+    if (!loaded.simai->has_report())
+    {
+        return nullptr;
+    }
+    return Ptr<SimAiEndToEndReport>(
+        new SimAiEndToEndReport(std::make_unique<Impl>(Impl{std::move(loaded.simai)})),
+        false);
+}
+
+std::string
+SimAiEndToEndReport::GetFileName() const
+{
+    return std::string(m_impl->report->file_name());
+}
+
+std::string
+SimAiEndToEndReport::Write(const std::vector<uint64_t>& flowEndNs, std::string* csv) const
+{
+    try
+    {
+        *csv = std::string(m_impl->report->end_to_end_csv(
+            rust::Slice<const uint64_t>(flowEndNs.data(), flowEndNs.size())));
+        return "";
+    }
+    catch (const rust::Error& e)
+    {
+        return e.what();
+    }
 }
 
 std::vector<std::string>

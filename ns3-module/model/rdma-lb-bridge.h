@@ -315,6 +315,38 @@ class LbConfig : public SimpleRefCount<LbConfig>
 
 /**
  * \ingroup rdma-lb
+ * SimAI's per-layer result file (ncclFlowModel_EndToEnd.csv) of a scenario whose workload is
+ * a SimAI workload file: the columns and their rules are rust-lb/scenario/src/simai/report.rs;
+ * the scenario program writes it after the run from every flow's completion.
+ */
+class SimAiEndToEndReport : public SimpleRefCount<SimAiEndToEndReport>
+{
+  public:
+    /// Takes the report out of a scenario the Rust side loaded (for rdma-scenario-load.cc);
+    /// nullptr if the scenario has no SimAI iteration.
+    static Ptr<SimAiEndToEndReport> TakeFrom(rdmalb::bridge::LoadedScenario& loaded);
+
+    ~SimAiEndToEndReport();
+    /// \return the file's name
+    std::string GetFileName() const;
+    /**
+     * The file's text.
+     * \param flowEndNs per flow id, its completion at its sender in ns (UINT64_MAX: it did not
+     *        complete)
+     * \param[out] csv the text
+     * \return "" or, in one line, why there is no file (a collective of rank 0 did not complete)
+     */
+    std::string Write(const std::vector<uint64_t>& flowEndNs, std::string* csv) const;
+
+    struct Impl;
+
+  private:
+    explicit SimAiEndToEndReport(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> m_impl;
+};
+
+/**
+ * \ingroup rdma-lb
  * One sender NIC's load-balancing state across its queue pairs (Rust object): Whack-a-Mole's
  * per-destination profiles when `profile_scope = "destination"`, nothing otherwise.
  */

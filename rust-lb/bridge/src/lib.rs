@@ -41,6 +41,7 @@ mod types;
 
 use config::{algorithm_names, new_lb_config, LbConfig};
 use host::{HostLb, HostLbGroup};
+use scenario::SimAiReport;
 use switch::SwitchLb;
 
 #[cxx::bridge(namespace = "rdmalb::bridge")]
@@ -76,6 +77,8 @@ mod ffi {
         scenario: Scenario,
         /// The algorithm configuration the validation parsed (`scenario.lb` of the Rust model).
         lb: Box<LbConfig>,
+        /// With a SimAI workload: its per-layer report, to write after the run.
+        simai: Box<SimAiReport>,
     }
 
     // ---- Rust types and functions exposed to C++ ---------------------------------------
@@ -91,6 +94,18 @@ mod ffi {
         fn load_scenario(path: &str, overrides: &str) -> Result<LoadedScenario>;
         /// Every algorithm name, in table order.
         fn algorithm_names() -> Vec<String>;
+
+        /// SimAI's per-layer result file of a scenario's SimAI iteration
+        /// (`rdma_lb_scenario::simai::report`).
+        type SimAiReport;
+        /// Whether the scenario has a SimAI iteration (else nothing to write).
+        fn has_report(self: &SimAiReport) -> bool;
+        /// The file's name (SimAI's: `ncclFlowModel_EndToEnd.csv`).
+        fn file_name(self: &SimAiReport) -> &'static str;
+        /// The file's text from every flow's completion at its sender, ns (index = flow id;
+        /// `u64::MAX` = not completed). Error (one line): rank 0 has a collective that did
+        /// not complete; the caller writes no file and prints it.
+        fn end_to_end_csv(self: &SimAiReport, flow_end_ns: &[u64]) -> Result<String>;
         /// The configured algorithm's name.
         fn algorithm_name(self: &LbConfig) -> &'static str;
         /// The parameter text the configuration was parsed from.
@@ -228,6 +243,14 @@ mod ffi {
 /// See `ffi::load_scenario`: the scenario module loads, this root wraps the result in the
 /// bridge's struct (so that no module below the root imports the root's bridge).
 fn load_scenario(path: &str, overrides: &str) -> Result<ffi::LoadedScenario, String> {
-    let scenario::Loaded { scenario, lb } = scenario::load_scenario(path, overrides)?;
-    Ok(ffi::LoadedScenario { scenario, lb })
+    let scenario::Loaded {
+        scenario,
+        lb,
+        simai,
+    } = scenario::load_scenario(path, overrides)?;
+    Ok(ffi::LoadedScenario {
+        scenario,
+        lb,
+        simai,
+    })
 }

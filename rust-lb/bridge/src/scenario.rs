@@ -202,6 +202,41 @@ pub mod ffi {
 pub(crate) struct Loaded {
     pub(crate) scenario: ffi::Scenario,
     pub(crate) lb: Box<LbConfig>,
+    pub(crate) simai: Box<SimAiReport>,
+}
+
+/// A scenario's SimAI per-layer report plan (`rdma_lb_scenario::simai::report`), if any.
+#[derive(Debug)]
+pub(crate) struct SimAiReport(Option<sc::simai::EndToEndPlan>);
+
+impl SimAiReport {
+    pub(crate) fn has_report(&self) -> bool {
+        self.0.is_some()
+    }
+
+    #[allow(
+        clippy::unused_self,
+        reason = "a method, so that C++ reaches it through the object it has"
+    )]
+    pub(crate) fn file_name(&self) -> &'static str {
+        sc::simai::END_TO_END_CSV
+    }
+
+    pub(crate) fn end_to_end_csv(&self, flow_end_ns: &[u64]) -> Result<String, String> {
+        crate::guard::guard(|| {
+            self.0.as_ref().map_or_else(
+                || Err("the scenario has no SimAI workload".to_owned()),
+                |p| {
+                    p.csv(&|id| {
+                        flow_end_ns
+                            .get(id as usize)
+                            .copied()
+                            .filter(|&e| e != u64::MAX)
+                    })
+                },
+            )
+        })?
+    }
 }
 
 /// See `rdmalb::bridge::load_scenario` (`crate::ffi`).
@@ -227,10 +262,11 @@ fn override_keys() -> Vec<String> {
 
 fn load(path: &str, overrides: &str) -> Result<Loaded, String> {
     let o = sc::Overrides::parse(overrides).map_err(|e| e.to_string())?;
-    let (s, lb) = sc::load_scenario_and_lb(Path::new(path), &o).map_err(|e| e.to_string())?;
+    let (mut s, lb) = sc::load_scenario_and_lb(Path::new(path), &o).map_err(|e| e.to_string())?;
     Ok(Loaded {
         scenario: convert(&s),
         lb: Box::new(LbConfig::validated(lb, &s.lb.params)?),
+        simai: Box::new(SimAiReport(s.simai_report.take())),
     })
 }
 
@@ -475,6 +511,32 @@ mod tests {
             vec![15],
             "step 1 of rank 0 waits for rank 15's step-0 flow"
         );
+    }
+
+    #[test]
+    fn a_simai_workload_carries_its_per_layer_report() {
+        let l = load_scenario(&repo("configs/simai_micro_allreduce.toml"), "").unwrap();
+        assert!(l.simai.has_report());
+        assert_eq!(l.simai.file_name(), "ncclFlowModel_EndToEnd.csv");
+        let n = l.scenario.flows.len();
+        // Every flow done at 100 ms: two layers' rows, SUM and the totals under the summary.
+        let csv = l.simai.end_to_end_csv(&vec![100_000_000; n]).unwrap();
+        assert_eq!(csv.lines().count(), 7, "{csv}");
+        assert!(csv
+            .lines()
+            .nth(3)
+            .unwrap()
+            .starts_with("embedding_layer,test1,556.000000,"));
+        // A flow of rank 0 that did not complete: no file, one line saying which.
+        let e = l.simai.end_to_end_csv(&vec![u64::MAX; n]).unwrap_err();
+        assert!(
+            e.starts_with(
+                "ncclFlowModel_EndToEnd.csv not written: rank 0's fwd collective of layer 0"
+            ),
+            "{e}"
+        );
+        let plain = load_scenario(&repo("configs/leaf_spine_demo.toml"), "").unwrap();
+        assert!(!plain.simai.has_report());
     }
 
     #[test]

@@ -147,6 +147,7 @@ fn load_conweave(
         lb: c.lb,
         run: c.run,
         notes: c.notes,
+        simai_report: None,
     };
     Ok((scenario, c.lb_line))
 }

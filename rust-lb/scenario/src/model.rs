@@ -1004,6 +1004,10 @@ pub struct Scenario {
     /// Things accepted but not modelled (e.g. ConWeave monitor files); one line each, with
     /// file:line. Printed as warnings by the CLI and the scenario program.
     pub notes: Vec<String>,
+    /// With a SimAI workload: what its per-layer report (`ncclFlowModel_EndToEnd.csv`) needs
+    /// besides the flows' completions (`crate::simai::report`).
+    #[serde(skip)]
+    pub simai_report: Option<crate::simai::report::EndToEndPlan>,
 }
 
 impl Scenario {

@@ -45,6 +45,10 @@
 //! start = "0ns"
 //!
 //! [transport]                      # every key optional; defaults = ConWeave run.py values
+//! simai_conf = "SimAI.conf"        # SimAI's config file as the base (crate::simai::conf: every
+//!                                  # key honoured, noted or refused); the keys below override
+//!                                  # it; also its LINK_DOWN, ERROR_RATE_PER_LINK, PFC trace, and
+//!                                  # a never-marking ECN entry per NVLink rate its maps lack
 //! kind = "roce"                    # | "uet": REPS's Ultra-Ethernet-style transport (4 KiB
 //!                                  # packets, ECN-driven window, SACK, trimming); PFC off
 //! recovery = "gbn"                 # | "irn" | "nic-sr"
@@ -186,12 +190,23 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
     let f = parse_sections(&file, text)?;
     let seed = o.seed.or(f.run.seed).unwrap_or(1);
     let topology::Built {
-        topology,
+        mut topology,
         htsim,
         simai,
     } = topology::topology(&cx, &f.topology)?;
-    let link_events = link_faults::link_events(&cx, &topology, &f.topology.link_faults)?;
-    let transport = transport::transport(&cx, &f.transport, htsim.as_ref())?;
+    let mut link_events = link_faults::link_events(&cx, &topology, &f.topology.link_faults)?;
+    let (mut transport, simai_conf) = transport::transport(&cx, &f.transport, htsim.as_ref())?;
+    if let Some(c) = &simai_conf {
+        transport::apply_simai_conf(
+            &cx,
+            &f.transport,
+            c,
+            simai.as_ref(),
+            &mut topology,
+            &mut transport,
+            &mut link_events,
+        )?;
+    }
     topology::check_queue_scaling(&cx, &f.topology, &transport)?;
     let run_start_ns = run::start_ns(&f.run);
     let quirks = o.quirks.unwrap_or(transport.quirks);
@@ -216,6 +231,12 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
         link_events,
     )?;
     run::check_rtt_histogram(&cx, &f.run, !transport.kind.is_roce())?;
+    let mut run = run;
+    let mut notes = workload.notes;
+    if let Some(c) = simai_conf {
+        run.pfc_trace |= c.pfc_trace;
+        notes.extend(c.notes);
+    }
     let name = path.file_stem().map_or_else(
         || "scenario".to_owned(),
         |s| s.to_string_lossy().into_owned(),
@@ -230,7 +251,8 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
             transport,
             lb,
             run,
-            notes: workload.notes,
+            notes,
+            simai_report: workload.simai_report,
         },
         lb_line,
     ))

@@ -739,6 +739,9 @@ macro_rules! define_toml_keys {
                     pub(super) $field: Option<Spanned<$unit>>,
                 )?
             )*
+            /// `simai_conf`: a SimAI.conf whose settings are the base of the section's (the
+            /// one key outside the table: it sets many of the table's parameters at once).
+            pub(super) simai_conf: Option<Spanned<String>>,
         }
 
         /// Sets every table key given in `t` on `out`, in table order, after its row's check

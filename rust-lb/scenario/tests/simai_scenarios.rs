@@ -189,3 +189,136 @@ fn comm_and_compute_scale_shrink_sizes_and_gaps_as_simai_does() {
         "{e}"
     );
 }
+
+#[test]
+fn simai_conf_is_the_transport_s_base() {
+    // SimAI's example SimAI.conf, read directly, against the shipped config's [transport],
+    // which repeats its values by hand.
+    let d = scratch("simai-conf");
+    let topo = data("simai/topo/Spectrum-X_8g_8gps_400Gbps_H100");
+    let micro = data("simai/workload/microAllReduce.txt");
+    let conf = data("simai/config/SimAI.conf");
+    let base = format!(
+        "[topology]\nsimai_file = \"{}\"\n[workload]\nsimai_file = \"{}\"\n[transport]\n\
+         simai_conf = \"{}\"\n",
+        topo.display(),
+        micro.display(),
+        conf.display()
+    );
+    let cfg = write(&d, "c.toml", &base);
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    let by_hand = load_scenario(
+        &repo("configs/simai_micro_allreduce.toml"),
+        &Overrides::default(),
+    )
+    .unwrap();
+    let (t, h) = (&s.transport, &by_hand.transport);
+    assert_eq!(
+        (t.cc, t.recovery, t.pfc_enabled, t.has_win, t.var_win),
+        (h.cc, h.recovery, h.pfc_enabled, h.has_win, h.var_win)
+    );
+    assert_eq!(
+        (
+            t.payload_bytes,
+            t.buffer_bytes,
+            t.rate_ai_bps,
+            t.rate_hai_bps,
+            t.min_rate_bps
+        ),
+        (
+            h.payload_bytes,
+            h.buffer_bytes,
+            h.rate_ai_bps,
+            h.rate_hai_bps,
+            h.min_rate_bps
+        )
+    );
+    assert_eq!((t.payload_bytes, t.buffer_bytes), (9000, 32 << 20));
+    assert_eq!(t.ack_high_prio, h.ack_high_prio);
+    // ECN: the file's six rates, then the NVLink rate the maps lack, never marking.
+    assert_eq!(t.ecn.len(), 7);
+    let at400 = t
+        .ecn
+        .iter()
+        .find(|e| e.rate_bps == 400_000_000_000)
+        .unwrap();
+    assert_eq!((at400.kmin_bytes, at400.kmax_bytes), (800_000, 3_200_000));
+    let nvlink = t.ecn.last().unwrap();
+    assert_eq!(
+        (nvlink.rate_bps, nvlink.kmin_bytes, nvlink.kmax_bytes),
+        (2_880_000_000_000, 32 << 20, 32 << 20)
+    );
+    // PFC_OUTPUT_FILE: the PFC trace; the file's notes (FLOW_FILE, TRACE_FILE, ...) are the run's.
+    assert!(s.run.pfc_trace);
+    assert!(
+        s.notes.iter().any(|n| n.contains("FLOW_FILE")),
+        "{:?}",
+        s.notes
+    );
+    // A key beside it overrides the file's value.
+    let cfg = write(
+        &d,
+        "o.toml",
+        &format!("{base}payload = \"4000B\"\ncc = \"hpcc\"\n"),
+    );
+    let o = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert_eq!(
+        (o.transport.payload_bytes, o.transport.cc),
+        (4000, rdma_lb_scenario::Cc::Hpcc)
+    );
+    // Not with uet; a missing file is named at the key's line.
+    let cfg = write(&d, "u.toml", &format!("{base}kind = \"uet\"\n"));
+    let e = load_scenario(&cfg, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with(
+            "u.toml:6: transport.simai_conf: SimAI's transport is RoCE: not with kind = \"uet\""
+        ),
+        "{e}"
+    );
+    let cfg = write(
+        &d,
+        "m.toml",
+        &base.replace(&conf.display().to_string(), "/nonexistent/SimAI.conf"),
+    );
+    let e = load_scenario(&cfg, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("m.toml:6: transport.simai_conf:"), "{e}");
+    assert!(!e.contains('\n'));
+    // LINK_DOWN must name a link of the topology; ERROR_RATE_PER_LINK reaches the links.
+    let bad = write(&d, "bad.conf", "CC_MODE 1\nLINK_DOWN 5 0 99\n");
+    let cfg = write(
+        &d,
+        "l.toml",
+        &base.replace(&conf.display().to_string(), &bad.display().to_string()),
+    );
+    let e = load_scenario(&cfg, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bad.conf:2: LINK_DOWN: no link 0-99"), "{e}");
+    let lossy = write(
+        &d,
+        "lossy.conf",
+        "CC_MODE 1\nERROR_RATE_PER_LINK 0.001\nLINK_DOWN 5 0 8\n",
+    );
+    let cfg = write(
+        &d,
+        "e.toml",
+        &base.replace(&conf.display().to_string(), &lossy.display().to_string()),
+    );
+    let s = load_scenario(&cfg, &Overrides::default()).unwrap();
+    assert!(s
+        .topology
+        .links
+        .iter()
+        .all(|l| (l.error_rate - 0.001).abs() < 1e-12));
+    let ev = &s.run.link_events;
+    assert_eq!(ev.len(), 1);
+    assert_eq!(
+        (ev[0].at_ns, ev[0].a, ev[0].b),
+        (2_000_005_000, 18, 8),
+        "SimAI's 2 s + t us; GPU 0's NVLink link starts at its NVLink side, host 18 + 0"
+    );
+}

@@ -35,6 +35,12 @@
 //!
 //! Totals: 35 keys honoured, 21 noted, the ConWeave-only keys refused (and the values above).
 //!
+//! A TOML scenario reads it with `[transport] simai_conf = "SimAI.conf"`
+//! (`crate::toml_config`): [`SimAiConf::transport`] is the base of `[transport]` (its other keys
+//! override it), the link events, error rate and PFC trace apply to the run, the notes are the
+//! run's, and each NVLink rate the ECN maps lack gets thresholds at the buffer size (SimAI's
+//! NVSwitch ports mark nothing).
+//!
 //! SimAI-specific settings that are *not* `SimAI.conf` keys: NVLink and NVSwitch bandwidths,
 //! latencies and the GPU type come from the topology file ([`super::topology`]); NVLS/PXN and
 //! the send latency from environment variables (`AS_NVLS_ENABLE`, `AS_PXN_ENABLE`,
@@ -65,6 +71,8 @@ pub struct SimAiConf {
     pub transport: Transport,
     /// `LINK_DOWN`, if not `0 0 0`: the link going down at 2 s + t µs.
     pub link_events: Vec<LinkEvent>,
+    /// The line of `LINK_DOWN` (0 if absent), for messages about its link.
+    pub link_down_line: usize,
     /// `PFC_OUTPUT_FILE` given: write the PFC trace.
     pub pfc_trace: bool,
     /// `ERROR_RATE_PER_LINK` if > 0 (for links whose own error rate is 0).
@@ -197,6 +205,7 @@ pub fn parse_conf_str(name: &str, text: &str) -> Result<SimAiConf> {
     debug_assert_eq!(s.run.flowgen_start_ns, 2_000_000_000);
     Ok(SimAiConf {
         file: name.to_owned(),
+        link_down_line: s.link_down.first().map_or(0, |&(ln, ..)| ln),
         transport: s.t,
         link_events: s.run.link_events,
         pfc_trace: s.run.pfc_trace,

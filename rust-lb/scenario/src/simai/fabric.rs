@@ -123,6 +123,44 @@ impl SimAiFabric {
         })
     }
 
+    /// The rates of the NVLink links (a GPU's NVLink side to its NVSwitch), each once, ascending.
+    #[must_use]
+    pub fn nvlink_rates(&self) -> Vec<u64> {
+        let mut rates: Vec<u64> = self
+            .topology
+            .links
+            .iter()
+            .filter(|l| {
+                self.nvlink_host
+                    .iter()
+                    .flatten()
+                    .any(|&h| h == l.a || h == l.b)
+            })
+            .map(|l| l.rate_bps)
+            .collect();
+        rates.sort_unstable();
+        rates.dedup();
+        rates
+    }
+
+    /// The ends, in this fabric, of SimAI's link `a`-`b`: a GPU's NVLink link starts at its
+    /// NVLink side here; any other link keeps SimAI's ids.
+    #[must_use]
+    pub fn link_ends(&self, a: u32, b: u32) -> (u32, u32) {
+        let side = |g: u32| self.nvlink_host.get(g as usize).copied().flatten();
+        let linked = |x: u32, y: u32| {
+            self.topology
+                .links
+                .iter()
+                .any(|l| (l.a == x && l.b == y) || (l.a == y && l.b == x))
+        };
+        match (side(a), side(b)) {
+            (Some(s), _) if linked(s, b) => (s, b),
+            (_, Some(s)) if linked(a, s) => (a, s),
+            _ => (a, b),
+        }
+    }
+
     /// The (sender, receiver) hosts of a transfer from rank `src` to rank `dst`: their NVLink
     /// sides if both are in one server and have NVLink, else their NIC sides (the rank ids).
     #[must_use]

@@ -40,7 +40,8 @@ use std::collections::HashMap;
 use super::fabric::SimAiFabric;
 use super::groups::Groups;
 use super::nccl::{self, NcclFlow};
-use super::workload::{CommGroup, CommKind, PhaseKind, Workload};
+use super::report::{EndToEndPlan, LayerReport, PhaseReport, ReportSizes, REPORTED_RANK};
+use super::workload::{CommGroup, CommKind, Phase, PhaseKind, Workload};
 use crate::model::{Collective, CollectiveKind, Flow};
 
 /// SimAI's smallest forward collective, bytes.
@@ -80,6 +81,9 @@ pub struct Iteration {
     /// Compute of the busiest rank after its last collective was issued, ns: what the iteration
     /// takes beyond its last flow at most.
     pub trailing_compute_ns: u64,
+    /// What SimAI's per-layer report needs (`super::report`; `start_ns` 0: the caller sets the
+    /// run's start).
+    pub report: EndToEndPlan,
 }
 
 /// A rank's readiness: the flows it waits for, then its compute since.
@@ -117,6 +121,7 @@ pub fn expand(
         collectives: Vec::new(),
         labels: Vec::new(),
         trailing_compute_ns: 0,
+        report: report_plan(w, groups),
     };
     let mut ready = vec![Ready::default(); groups.sizes.world as usize];
     let mut cx = Cx {
@@ -140,11 +145,7 @@ pub fn expand(
             r.compute_ns = r.compute_ns.saturating_add(phase.compute_ns);
         }
         if let Some(c) = phase.comm {
-            let bytes = if kind == PhaseKind::Forward && c.bytes > 0 {
-                c.bytes.max(MIN_FORWARD_BYTES)
-            } else {
-                c.bytes
-            };
+            let bytes = issued_bytes(kind, c.bytes);
             let label = CollectiveLabel {
                 layer: i,
                 phase: kind,
@@ -157,6 +158,51 @@ pub fn expand(
     }
     it.trailing_compute_ns = ready.iter().map(|r| r.compute_ns).max().unwrap_or(0);
     Ok(it)
+}
+
+/// The bytes SimAI issues for a collective of `bytes` in phase `kind`.
+fn issued_bytes(kind: PhaseKind, bytes: u64) -> u64 {
+    if kind == PhaseKind::Forward && bytes > 0 {
+        bytes.max(MIN_FORWARD_BYTES)
+    } else {
+        bytes
+    }
+}
+
+/// The report's plan before any flow exists: names, compute, collectives as issued, the
+/// header values SimAI's report reads (`super::report`: substitutes for absent ones).
+fn report_plan(w: &Workload, groups: &Groups) -> EndToEndPlan {
+    let h = &w.header;
+    let phase = |p: &Phase, kind: PhaseKind| PhaseReport {
+        compute_ns: p.compute_ns,
+        comm: p.comm.map(|mut c| {
+            c.bytes = issued_bytes(kind, c.bytes);
+            c
+        }),
+        done_flows: Vec::new(),
+    };
+    EndToEndPlan {
+        start_ns: 0,
+        sizes: ReportSizes {
+            tp: groups.sizes.tp,
+            pp: h.pp.unwrap_or(1),
+            ep: h.ep.unwrap_or(1),
+            all_gpus: h.all_gpus.unwrap_or(groups.sizes.world),
+            vpp: h.vpp.unwrap_or(1),
+            ga: h.ga.unwrap_or(1),
+        },
+        layers: w
+            .layers
+            .iter()
+            .map(|l| LayerReport {
+                name: l.name.clone(),
+                update_ns: l.update_ns,
+                fwd: phase(&l.forward, PhaseKind::Forward),
+                ig: phase(&l.input_grad, PhaseKind::InputGrad),
+                wg: phase(&l.weight_grad, PhaseKind::WeightGrad),
+            })
+            .collect(),
+    }
 }
 
 /// The expansion's state.
@@ -207,18 +253,24 @@ impl Cx<'_> {
                 flow_ids: ids.clone(),
             });
             self.it.labels.push(label.clone());
-            if blocking {
-                // Each rank's last-step flows, from and to it, in one pass over the flows.
-                let last = flows.iter().map(|f| f.step).max().unwrap_or(0);
-                let mut deps: HashMap<u32, Vec<u32>> =
-                    group.ranks.iter().map(|&r| (r, Vec::new())).collect();
-                for (f, &id) in flows.iter().zip(&ids).filter(|(f, _)| f.step == last) {
-                    for end in [f.src, f.dst] {
-                        if let Some(d) = deps.get_mut(&end) {
-                            d.push(id);
-                        }
+            // Each rank's last-step flows, from and to it, in one pass over the flows.
+            let last = flows.iter().map(|f| f.step).max().unwrap_or(0);
+            let mut deps: HashMap<u32, Vec<u32>> =
+                group.ranks.iter().map(|&r| (r, Vec::new())).collect();
+            for (f, &id) in flows.iter().zip(&ids).filter(|(f, _)| f.step == last) {
+                for end in [f.src, f.dst] {
+                    if let Some(d) = deps.get_mut(&end) {
+                        d.push(id);
                     }
                 }
+            }
+            if let (Some(d), Some(layer)) = (
+                deps.get(&REPORTED_RANK),
+                self.it.report.layers.get_mut(label.layer),
+            ) {
+                layer.phase_mut(label.phase).done_flows.clone_from(d);
+            }
+            if blocking {
                 done.extend(deps);
             }
         }

@@ -16,6 +16,8 @@
 //! * [`fabric`]: a topology as this simulator's fabric (a GPU's NVLink and NIC ports as two
 //!   hosts) and the hosts a transfer between two ranks uses;
 //! * [`iteration`]: one training iteration as flows with their dependencies and compute;
+//! * [`report`]: SimAI's per-layer result file (`ncclFlowModel_EndToEnd.csv`) from an
+//!   iteration's flow completions;
 //! * [`conf`]: `SimAI.conf`, `ReadConf` in the same `common.h` (HPCC-style `KEY value` lines;
 //!   the keys shared with ConWeave's configs are read by [`crate::conweave`]'s code).
 //!
@@ -80,6 +82,7 @@ pub mod fabric;
 pub mod groups;
 pub mod iteration;
 pub mod nccl;
+pub mod report;
 pub mod topology;
 pub mod workload;
 
@@ -88,6 +91,7 @@ pub use fabric::SimAiFabric;
 pub use groups::{Group, GroupSizes, Groups};
 pub use iteration::{CollectiveLabel, Iteration};
 pub use nccl::{decompose, rings, NcclFlow};
+pub use report::{EndToEndPlan, END_TO_END_CSV};
 
 pub use topology::{
     parse_topology_file, parse_topology_str, GpuType, LinkClass, NodeKind, SimAiLink, SimAiTopology,

@@ -13,9 +13,10 @@ use super::quantity::{Bytes, Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::htsim::{uet_defaults, HtsimTopo};
 use crate::model::{
-    Cc, EcnEntry, QuirkSet, Recovery, SwitchHash, Transport, TransportKind, UetAckRequest, UetCc,
-    UetParams,
+    Cc, EcnEntry, LinkEvent, QuirkSet, Recovery, SwitchHash, Topology, Transport, TransportKind,
+    UetAckRequest, UetCc, UetParams,
 };
+use crate::simai::{parse_conf_file, SimAiConf, SimAiFabric};
 use crate::transport_params::{define_toml_keys, IntoField};
 
 #[derive(Debug, Deserialize)]
@@ -104,19 +105,37 @@ pub(super) enum QuirksSec {
 }
 
 /// The transport `[transport]` describes; `htsim` is the topology's htsim file, if it came from
-/// one (its defaults for the uet keys left out).
+/// one (its defaults for the uet keys left out). With `simai_conf`, the file's settings are the
+/// base and the section's other keys apply on top; the parsed file is returned too (its link
+/// events, PFC trace, error rate and notes are the caller's to apply).
 pub(super) fn transport(
     cx: &Cx<'_>,
     t: &TransportSec,
     htsim: Option<&HtsimTopo>,
-) -> Result<Transport> {
-    let mut out = Transport::default();
+) -> Result<(Transport, Option<SimAiConf>)> {
+    let conf = match &t.simai_conf {
+        Some(p) => {
+            if matches!(t.kind, Some(KindSec::Uet)) {
+                return Err(cx.err(
+                    p,
+                    "transport.simai_conf",
+                    ErrorKind::Value,
+                    "SimAI's transport is RoCE: not with kind = \"uet\"".to_owned(),
+                ));
+            }
+            Some(cx.read(p, "transport.simai_conf", parse_conf_file)?)
+        }
+        None => None,
+    };
+    let mut out = conf
+        .as_ref()
+        .map_or_else(Transport::default, |c| c.transport.clone());
     kind(cx, t, htsim, &mut out)?;
-    congestion_control(t, &mut out);
+    congestion_control(t, conf.is_some(), &mut out);
     apply_table_keys(cx, t, &mut out)?;
     quirks(cx, t, &mut out)?;
     ecn(cx, t, &mut out)?;
-    Ok(out)
+    Ok((out, conf))
 }
 
 /// `kind` and `[transport.uet]` (kind UET: lossy, PFC off, the window is the CC; with an htsim
@@ -198,9 +217,65 @@ fn kind(
     Ok(())
 }
 
+/// What a `simai_conf` sets beyond the transport: `LINK_DOWN` (a link of the topology in
+/// SimAI's ids, a GPU's NVLink link at its NVLink side, at SimAI's 2 s + t), `ERROR_RATE_PER_LINK` (links whose own rate is 0), and, unless
+/// `ecn_thresholds` is given, a never-marking ECN entry (thresholds at the buffer size) for
+/// each NVLink rate the file's maps lack: SimAI's NVSwitch ports mark nothing and its maps
+/// need not cover them (`common.h`).
+pub(super) fn apply_simai_conf(
+    cx: &Cx<'_>,
+    t: &TransportSec,
+    c: &SimAiConf,
+    simai: Option<&SimAiFabric>,
+    topology: &mut Topology,
+    out: &mut Transport,
+    link_events: &mut Vec<LinkEvent>,
+) -> Result<()> {
+    for e in &c.link_events {
+        let mut e = e.clone();
+        (e.a, e.b) = simai.map_or((e.a, e.b), |f| f.link_ends(e.a, e.b));
+        if !topology
+            .links
+            .iter()
+            .any(|l| (l.a == e.a && l.b == e.b) || (l.a == e.b && l.b == e.a))
+        {
+            return Err(ScenarioError::at(
+                &c.file,
+                c.link_down_line,
+                "LINK_DOWN",
+                ErrorKind::Node,
+                format!("no link {}-{} in the topology of {}", e.a, e.b, cx.file),
+            ));
+        }
+        link_events.push(e);
+    }
+    if !c.link_events.is_empty() {
+        link_events.sort_by_key(|e| e.at_ns);
+    }
+    if let Some(r) = c.error_rate_per_link {
+        for l in topology.links.iter_mut().filter(|l| l.error_rate <= 0.0) {
+            l.error_rate = r;
+        }
+    }
+    if t.ecn_thresholds.is_none() && !out.ecn.is_empty() {
+        for rate in simai.map(SimAiFabric::nvlink_rates).unwrap_or_default() {
+            if !out.ecn.iter().any(|e| e.rate_bps == rate) {
+                out.ecn.push(EcnEntry {
+                    rate_bps: rate,
+                    kmin_bytes: out.buffer_bytes,
+                    kmax_bytes: out.buffer_bytes,
+                    pmax: 0.2,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// `recovery`, `cc`, the window (`window`, `var_win`; by default on for HPCC and DCTCP, as
-/// `run.py`) and the CC parameters.
-fn congestion_control(t: &TransportSec, out: &mut Transport) {
+/// `run.py`; with a SimAI.conf, its `HAS_WIN` / `VAR_WIN` unless `cc` is given) and the CC
+/// parameters.
+fn congestion_control(t: &TransportSec, from_simai_conf: bool, out: &mut Transport) {
     if let Some(r) = &t.recovery {
         out.recovery = match r {
             RecoverySec::Gbn => Recovery::Gbn,
@@ -217,8 +292,10 @@ fn congestion_control(t: &TransportSec, out: &mut Transport) {
             CcSec::None => Cc::None,
         };
     }
-    out.has_win = Transport::run_py_window(out.cc);
-    out.var_win = out.has_win;
+    if !from_simai_conf || t.cc.is_some() {
+        out.has_win = Transport::run_py_window(out.cc);
+        out.var_win = out.has_win;
+    }
     if let Some(v) = t.window {
         out.has_win = v;
     }

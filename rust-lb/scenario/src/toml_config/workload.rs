@@ -18,6 +18,7 @@ use crate::overrides::{Overrides, OVERRIDES};
 use crate::simai::iteration::{
     expand as simai_expand, Options as SimAiOptions, SIMAI_SEND_LATENCY_NS,
 };
+use crate::simai::report::EndToEndPlan;
 use crate::simai::{
     parse_workload_file as parse_simai_workload_file, GroupSizes, Groups, SimAiFabric,
 };
@@ -80,6 +81,8 @@ pub(super) struct Workload {
     pub(super) load: f64,
     /// One note per host the Poisson workload leaves out (no link).
     pub(super) notes: Vec<String>,
+    /// The SimAI iteration's per-layer report plan (`crate::simai::report`).
+    pub(super) simai_report: Option<EndToEndPlan>,
 }
 
 /// The flows of `[workload]`; `quirks` are the run's (a flow file's start times are truncated
@@ -118,6 +121,7 @@ pub(super) fn workload(
         gen_end_ns: run_start_ns,
         load: 0.0,
         notes: Vec::new(),
+        simai_report: None,
     };
     if let Some(ff) = &w.flow_file {
         out.flows = flow_file(cx, ff, topology, quirks)?;
@@ -298,6 +302,8 @@ fn simai_iteration(
     ));
     out.flows.append(&mut it.flows);
     out.collectives.append(&mut it.collectives);
+    it.report.start_ns = run_start_ns;
+    out.simai_report = Some(it.report);
     Ok(())
 }
 
