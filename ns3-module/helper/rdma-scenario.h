@@ -119,8 +119,9 @@ struct RdmaScenarioQuirks
 /// NIC, switch and congestion-control settings. Defaults: rdma_lb_scenario::Transport::default()
 /// (ConWeave's run.py values at 100G), read through the bridge by the constructor -- the one
 /// definition of each default; the quirks stay off. Every parameter of the table of transport
-/// parameters (rust-lb/scenario/src/transport_params.rs) is one entry of \p attributes, which
-/// the runner applies in one loop; the fields are what the runner derives other settings from.
+/// parameters (rust-lb/scenario/src/transport_params.rs) is one entry of \p attributes, and of
+/// its uet sub-table (transport_params/uet.rs) one of \p uetAttributes, which the runner applies
+/// in one loop; the fields are what the runner derives other settings from.
 struct RdmaScenarioTransport
 {
     RdmaScenarioTransport();
