@@ -27,16 +27,6 @@ Ids(const rust::Vec<uint32_t>& v)
 void
 CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
 {
-    o.uetPayloadBytes = t.uet_payload_bytes;
-    o.uetHeaderBytes = t.uet_header_bytes;
-    o.uetTrimming = t.uet_trimming;
-    o.uetQueuePackets = t.uet_queue_packets;
-    o.uetEcnKminPackets = t.uet_ecn_kmin_packets;
-    o.uetEcnKmaxPackets = t.uet_ecn_kmax_packets;
-    o.uetInitialWindowPackets = t.uet_initial_window_packets;
-    o.uetMaxWindowBdp = t.uet_max_window_bdp;
-    o.uetBaseRttNs = t.uet_base_rtt_ns;
-    o.uetRtoNs = t.uet_rto_ns;
     o.uetHtsimSwitches = t.uet_switch_hash == rdmalb::bridge::SwitchHash::Htsim;
     o.hasWin = t.has_win;
     o.ecn.clear();
@@ -48,6 +38,11 @@ CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
     for (const auto& a : t.attributes)
     {
         o.attributes.push_back(RdmaTransportSetting::FromBridge(a));
+    }
+    o.uetAttributes.clear();
+    for (const auto& a : t.uet_attributes)
+    {
+        o.uetAttributes.push_back(RdmaTransportSetting::FromBridge(a));
     }
     o.quirks.flowPorts = t.quirk_flow_ports;
     o.quirks.timeTruncation = t.quirk_time_truncation;
@@ -139,11 +134,14 @@ RdmaScenarioTransport::RdmaScenarioTransport()
 const RdmaTransportSetting&
 RdmaScenarioTransport::Get(const std::string& typeId, const std::string& name) const
 {
-    for (const RdmaTransportSetting& a : attributes)
+    for (const auto* list : {&attributes, &uetAttributes})
     {
-        if (a.typeId == typeId && a.name == name)
+        for (const RdmaTransportSetting& a : *list)
         {
-            return a;
+            if (a.typeId == typeId && a.name == name)
+            {
+                return a;
+            }
         }
     }
     NS_FATAL_ERROR("transport: no setting of attribute " << name << " of " << typeId);
@@ -204,6 +202,12 @@ bool
 RdmaScenarioTransport::EcnEnabled() const
 {
     return Get("ns3::RdmaSwitch", "EcnEnabled").uint != 0;
+}
+
+uint32_t
+RdmaScenarioTransport::UetHeaderBytes() const
+{
+    return static_cast<uint32_t>(Get("ns3::RdmaNic", "UetHeaderSize").uint);
 }
 
 std::vector<RdmaScenarioEcnEntry>

@@ -17,6 +17,7 @@
 #include "ns3/rdma-net-device.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-switch.h"
+#include "ns3/rdma-uet-fabric.h"
 #include "ns3/error-model.h"
 #include "ns3/simulator.h"
 
@@ -300,6 +301,8 @@ struct RdmaScenarioRunner::State
     PairTable pairs;                               //!< [dst host idx][src host idx]
     std::string uetSummary; //!< transport uet: its derived parameters (JSON), else empty
     UetPairRtt uetPairRtt;  //!< transport uet: what the NICs' per-pair base RTT reads
+    /// transport uet: its fabric-wide settings (the table's RdmaUetFabric attributes)
+    Ptr<RdmaUetFabric> uetFabric;
     std::vector<RdmaScenarioFlowResult> results;
     std::vector<RdmaScenarioCollectiveResult> collectives;
     std::vector<std::vector<uint32_t>> dependents; //!< flow -> flows waiting for it

@@ -299,7 +299,7 @@ RdmaScenarioRunner::GetIdealFctNs(uint32_t src, uint32_t dst, uint64_t size) con
     const uint64_t payload = m_spec.transport.PayloadBytes();
     const uint64_t packets = (size + payload - 1) / payload;
     const uint64_t header =
-        m_spec.transport.Uet() ? m_spec.transport.uetHeaderBytes : IDEAL_HEADER_BYTES;
+        m_spec.transport.Uet() ? m_spec.transport.UetHeaderBytes() : IDEAL_HEADER_BYTES;
     const unsigned __int128 wireBits =
         static_cast<unsigned __int128>(size + packets * header) * 8000000000ULL;
     return GetPairRttNs(src, dst) + static_cast<uint64_t>(wireBits / bw);
@@ -385,50 +385,32 @@ RdmaScenarioRunner::Run(std::string* error)
     return e.empty() ? true : fail(e);
 }
 
-/// The uet transport (rdma-uet.h): derives what the config leaves at 0 from the fabric, as the
-/// REPS artifact's scripts do (htsim run_symmetric.py getBDP, main_uec.cpp), and sets the
-/// NICs' and switches' attributes. Base RTT of a pair: 2 x its propagation + the fabric's
-/// diameter (hops) x one data and one ACK packet's serialization at the host rate (htsim
-/// base_rtt_bw_two_points; the window cap of each queue pair); the fabric's: the largest
-/// (htsim network_max_unloaded_rtt). Queue: one BDP at the fabric's RTT in packets; ECN from
-/// queue / 4 to 3 queue / 4 packets with probability rising to 1 (htsim
-/// CompositeQueue::decide_ECN); RTO: the fabric's RTT + 4 queue drain times. An explicit
-/// base_rtt replaces both the fabric's and every pair's.
+/// The uet transport (rdma-uet.h): the settings the config leaves at 0 derived from the fabric
+/// (RdmaUetFabric::Derive, rdma-uet-fabric.h, the one place of the rules) and set on the NICs
+/// and switches. The fabric's shape: the largest one-way propagation, hop count and bottleneck
+/// rate over the host pairs. With a derived base RTT each NIC's window cap reads its pair's
+/// own (2 x its propagation + the fabric's serialization part; htsim base_rtt_bw_two_points).
 void
 RdmaScenarioRunner::ConfigureUet()
 {
     State& s = *m_state;
     RdmaFabricHelper& fabric = *s.fabric;
     const RdmaScenarioTransport& t = m_spec.transport;
-    const uint64_t wire = uint64_t(t.PayloadBytes()) + t.uetHeaderBytes;
-    const uint64_t ackWire = std::max<uint64_t>(RdmaHeader::ACK_BYTES, t.uetHeaderBytes);
-    uint64_t maxDelayNs = 0;
-    uint64_t maxHops = 0;
-    uint64_t hostBps = 0;
+    RdmaUetFabricShape shape;
+    shape.payloadBytes = t.PayloadBytes();
+    shape.headerBytes = t.UetHeaderBytes();
     s.pairs.ForEachPairValue([&](const PairInfo& p) {
-        maxDelayNs = std::max(maxDelayNs, p.delayNs);
-        maxHops = std::max<uint64_t>(maxHops, p.hops);
-        hostBps = std::max(hostBps, p.bwBps);
+        shape.maxDelayNs = std::max(shape.maxDelayNs, p.delayNs);
+        shape.maxHops = std::max<uint64_t>(shape.maxHops, p.hops);
+        shape.hostBps = std::max(shape.hostBps, p.bwBps);
     });
-    const uint64_t txNs = hostBps == 0 ? 0 : maxHops * (wire + ackWire) * 8000000000ULL / hostBps;
-    const uint64_t rttNs = t.uetBaseRttNs != 0 ? t.uetBaseRttNs : 2 * maxDelayNs + txNs;
-    s.uetPairRtt = UetPairRtt{&s.pairs, &s.hostIndex, txNs};
-    const auto bdpBytes = static_cast<uint64_t>(static_cast<unsigned __int128>(rttNs) * hostBps /
-                                                8000000000ULL);
-    const uint64_t queue = t.uetQueuePackets != 0 ? t.uetQueuePackets : std::max<uint64_t>(1, bdpBytes / wire);
-    const uint64_t kmin = t.uetEcnKminPackets != 0 ? t.uetEcnKminPackets : queue / 4;
-    const uint64_t kmax = t.uetEcnKmaxPackets != 0 ? t.uetEcnKmaxPackets : queue * 3 / 4;
-    const uint64_t rtoNs = t.uetRtoNs != 0 ? t.uetRtoNs
-                                           : rttNs + (hostBps == 0 ? 0 : 4 * queue * wire * 8000000000ULL / hostBps);
+    const RdmaUetDerived d = s.uetFabric->Derive(shape);
+    s.uetPairRtt = UetPairRtt{&s.pairs, &s.hostIndex, d.txNs};
     for (uint32_t h : fabric.GetHosts())
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);
-        nic->SetAttribute("UetHeaderSize", UintegerValue(t.uetHeaderBytes));
-        nic->SetAttribute("UetBaseRtt", TimeValue(NanoSeconds(static_cast<int64_t>(rttNs))));
-        nic->SetAttribute("UetMaxWindowBdp", DoubleValue(t.uetMaxWindowBdp));
-        nic->SetAttribute("UetInitialWindow", UintegerValue(t.uetInitialWindowPackets * wire));
-        nic->SetAttribute("UetRto", TimeValue(NanoSeconds(static_cast<int64_t>(rtoNs))));
-        if (t.uetBaseRttNs == 0)
+        RdmaUetFabric::ConfigureNic(nic, d);
+        if (d.baseRttPerPair)
         {
             // (The bound types must be the function's exactly: ns-3 casts the callback to them.)
             const UetPairRtt* table = &s.uetPairRtt;
@@ -438,27 +420,17 @@ RdmaScenarioRunner::ConfigureUet()
     }
     for (uint32_t id : m_spec.switchIds)
     {
-        Ptr<RdmaSwitch> sw = fabric.GetSwitch(id);
-        sw->SetAttribute("PayloadSize", UintegerValue(t.PayloadBytes()));
-        sw->SetAttribute("DataQueueLimit", UintegerValue(queue * wire));
-        sw->SetAttribute("TrimEnabled", BooleanValue(t.uetTrimming));
-        sw->SetAttribute("TrimmedSize", UintegerValue(t.uetHeaderBytes));
-        sw->SetAttribute("EcnKmin", UintegerValue(kmin * wire));
-        sw->SetAttribute("EcnKmax", UintegerValue(kmax * wire));
-        sw->SetAttribute("EcnPmax", DoubleValue(1.0));
-        // htsim's queues are per port; the shared buffer must never refuse first: no egress
-        // dynamic threshold, and room for every port's full queue (plus headroom).
-        const uint64_t room = sw->GetNPorts() * (queue * wire + (1u << 20));
-        sw->GetMmu()->SetAttribute("EgressDynamicThreshold", BooleanValue(false));
-        sw->GetMmu()->SetAttribute("BufferSize", UintegerValue(std::max(t.BufferBytes(), room)));
+        RdmaUetFabric::ConfigureSwitch(fabric.GetSwitch(id), d, t.PayloadBytes(), t.BufferBytes());
     }
+    const bool trimming = t.Get("ns3::RdmaSwitch", "TrimEnabled").uint != 0;
     std::ostringstream o;
-    o << "{\"payload_bytes\": " << t.PayloadBytes() << ", \"header_bytes\": " << t.uetHeaderBytes
-      << ", \"trimming\": " << (t.uetTrimming ? "true" : "false") << ", \"base_rtt_ns\": " << rttNs
-      << ", \"base_rtt_per_pair\": " << (t.uetBaseRttNs == 0 ? "true" : "false")
-      << ", \"queue_packets\": " << queue << ", \"ecn_kmin_packets\": " << kmin
-      << ", \"ecn_kmax_packets\": " << kmax << ", \"max_window_bdp\": " << t.uetMaxWindowBdp
-      << ", \"initial_window_packets\": " << t.uetInitialWindowPackets << ", \"rto_ns\": " << rtoNs
+    o << "{\"payload_bytes\": " << t.PayloadBytes() << ", \"header_bytes\": " << shape.headerBytes
+      << ", \"trimming\": " << (trimming ? "true" : "false") << ", \"base_rtt_ns\": " << d.baseRttNs
+      << ", \"base_rtt_per_pair\": " << (d.baseRttPerPair ? "true" : "false")
+      << ", \"queue_packets\": " << d.queuePackets << ", \"ecn_kmin_packets\": " << d.ecnKminPackets
+      << ", \"ecn_kmax_packets\": " << d.ecnKmaxPackets << ", \"max_window_bdp\": "
+      << t.Get("ns3::RdmaUetRecovery", "MaxWindowBdp").real << ", \"initial_window_packets\": "
+      << t.Get("ns3::RdmaUetRecovery", "InitialWindowPackets").uint << ", \"rto_ns\": " << d.rtoNs
       << ", \"switch_hash\": \"" << (t.uetHtsimSwitches ? "htsim" : "five-tuple") << "\"}";
     s.uetSummary = o.str();
 }
@@ -597,13 +569,35 @@ RdmaScenarioRunner::ApplyTransportTable()
             components[a.name].SetTypeId(t.Component(a.name));
         }
     }
+    // The uet table's settings follow the table's when the NICs run the uet transport; those
+    // of ns3::RdmaUetFabric go to the run's one such object (ConfigureUet derives from it).
+    std::vector<const RdmaTransportSetting*> settings;
     for (const RdmaTransportSetting& a : t.attributes)
     {
+        settings.push_back(&a);
+    }
+    if (t.Uet())
+    {
+        s.uetFabric = CreateObject<RdmaUetFabric>();
+        for (const RdmaTransportSetting& a : t.uetAttributes)
+        {
+            settings.push_back(&a);
+        }
+    }
+    const std::string uetFabricType = RdmaUetFabric::GetTypeId().GetName();
+    for (const RdmaTransportSetting* setting : settings)
+    {
+        const RdmaTransportSetting& a = *setting;
         if (a.kind == RdmaTransportSetting::COMPONENT)
         {
             continue;
         }
         const Ptr<AttributeValue> v = a.Value();
+        if (a.typeId == uetFabricType)
+        {
+            s.uetFabric->SetAttribute(a.name, *v);
+            continue;
+        }
         if (a.typeId == switchType || a.typeId == mmuType)
         {
             for (uint32_t id : spec.switchIds)

@@ -119,29 +119,26 @@ struct RdmaScenarioQuirks
 /// NIC, switch and congestion-control settings. Defaults: rdma_lb_scenario::Transport::default()
 /// (ConWeave's run.py values at 100G), read through the bridge by the constructor -- the one
 /// definition of each default; the quirks stay off. Every parameter of the table of transport
-/// parameters (rust-lb/scenario/src/transport_params.rs) is one entry of \p attributes, which
-/// the runner applies in one loop; the fields are what the runner derives other settings from.
+/// parameters (rust-lb/scenario/src/transport_params.rs) is one entry of \p attributes, and of
+/// its uet sub-table (transport_params/uet.rs) one of \p uetAttributes, which the runner applies
+/// in one loop; the fields are what the runner derives other settings from.
 struct RdmaScenarioTransport
 {
     RdmaScenarioTransport();
-    uint32_t uetPayloadBytes{};      //!< uet: RdmaNic::PayloadSize
-    uint32_t uetHeaderBytes{};       //!< uet: RdmaNic::UetHeaderSize, RdmaSwitch::TrimmedSize
-    bool uetTrimming{};              //!< uet: RdmaSwitch::TrimEnabled
-    uint32_t uetQueuePackets{};      //!< uet: RdmaSwitch::DataQueueLimit in packets (0 = 1 BDP)
-    uint32_t uetEcnKminPackets{};    //!< uet: ECN kmin in packets (0 = queue / 4)
-    uint32_t uetEcnKmaxPackets{};    //!< uet: ECN kmax in packets (0 = 3 queue / 4)
-    uint32_t uetInitialWindowPackets{}; //!< uet: RdmaNic::UetInitialWindow in packets (0 = cap)
-    double uetMaxWindowBdp{};        //!< uet: RdmaNic::UetMaxWindow in base BDPs
-    uint64_t uetBaseRttNs{};         //!< uet: base RTT (0 = the fabric's largest)
-    bool uetHtsimSwitches{};         //!< uet: RdmaFabricHelper::UseHtsimSwitches (switch_hash)
-    uint64_t uetRtoNs{};             //!< uet: RdmaNic::UetRto (0 = base RTT + 4 queue drains)
+    /// uet: RdmaFabricHelper::UseHtsimSwitches (switch_hash: how the switches are built, not an
+    /// attribute)
+    bool uetHtsimSwitches{};
     bool hasWin{};                 //!< HAS_WIN: RdmaNic::Window = the largest BDP of the fabric
     std::vector<RdmaScenarioEcnEntry> ecn;    //!< per port rate; empty = ConWeave's 6 entries
     RdmaScenarioQuirks quirks;                //!< reference behaviours reproduced
     std::vector<RdmaTransportSetting> attributes; //!< the table's settings, in table order
+    /// The uet table's settings (transport_params/uet.rs), whatever the kind; applied after
+    /// \p attributes when the NICs run the uet transport (Uet())
+    std::vector<RdmaTransportSetting> uetAttributes;
 
     /// \return the setting of attribute \p name of the objects of TypeId \p typeId, e.g.
-    /// ("ns3::RdmaGoBackN", "L2ChunkSize") (fatal error if there is none)
+    /// ("ns3::RdmaGoBackN", "L2ChunkSize"), in \p attributes or else in \p uetAttributes
+    /// (fatal error if there is none)
     const RdmaTransportSetting& Get(const std::string& typeId, const std::string& name) const;
     /// \return the setting of attribute \p name of \p typeId, to change (fatal error if none)
     RdmaTransportSetting& Get(const std::string& typeId, const std::string& name);
@@ -158,6 +155,7 @@ struct RdmaScenarioTransport
     uint32_t PayloadBytes() const;          //!< \return RdmaNic::PayloadSize
     uint64_t BufferBytes() const;           //!< \return SwitchMmu::BufferSize
     bool EcnEnabled() const;                //!< \return RdmaSwitch::EcnEnabled
+    uint32_t UetHeaderBytes() const;        //!< \return RdmaNic::UetHeaderSize (uet)
 };
 
 /// \ingroup rdma-lb

@@ -86,27 +86,18 @@ RdmaNic::GetTypeId()
             .AddConstructor<RdmaNic>()
             .AddAttribute("UetHeaderSize",
                           "uet: wire bytes of a data packet beyond its payload (htsim 64)",
-                          UintegerValue(64),
+                          *RdmaTransportDefault("ns3::RdmaNic", "UetHeaderSize"),
                           MakeUintegerAccessor(Own(&RdmaNic::m_uetHeaderBytes)),
                           MakeUintegerChecker<uint32_t>(RdmaHeader::DATA_HEADER_BYTES, 512))
             .AddAttribute("UetBaseRtt",
-                          "uet: base RTT of the queue pairs (window cap; must be set)",
+                          "uet: base RTT of the queue pairs (window cap; must be set; the "
+                          "scenario program: RdmaUetFabric::BaseRtt or derived)",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(Own(&RdmaNic::m_uetBaseRtt)),
                           MakeTimeChecker())
-            .AddAttribute("UetMaxWindowBdp",
-                          "uet: window cap in base BDPs (UetBaseRtt x line rate; htsim 1.5)",
-                          DoubleValue(1.5),
-                          MakeDoubleAccessor(Own(&RdmaNic::m_uetMaxWindowBdp)),
-                          MakeDoubleChecker<double>(0))
-            .AddAttribute("UetInitialWindow",
-                          "uet: initial window in wire bytes (0 = the cap; clamped to it)",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(Own(&RdmaNic::m_uetInitialWindow)),
-                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("UetRto",
                           "uet: retransmission timeout of the oldest outstanding packet (must "
-                          "be set; the scenario program: base RTT + 4 queue drain times)",
+                          "be set; the scenario program: RdmaUetFabric::Rto or derived)",
                           TimeValue(Time(0)),
                           MakeTimeAccessor(Own(&RdmaNic::m_uetRto)),
                           MakeTimeChecker())

@@ -164,8 +164,6 @@ struct RdmaNicSettings
     Time m_uetBaseRtt;              //!< UetBaseRtt: uet's base RTT (window cap)
     /// uet's base RTT per destination (RdmaNic::SetUetBaseRttOf; null = UetBaseRtt)
     Callback<Time, uint32_t> m_uetBaseRttOf;
-    double m_uetMaxWindowBdp{};     //!< UetMaxWindowBdp: uet's window cap in base BDPs
-    uint64_t m_uetInitialWindow{};  //!< UetInitialWindow: uet's initial window (0 = the cap)
     Time m_uetRto;                  //!< UetRto: uet's retransmission timeout
 };
 

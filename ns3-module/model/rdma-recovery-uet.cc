@@ -11,6 +11,7 @@
 #include "rdma-recovery-uet.h"
 
 #include "rdma-header.h"
+#include "rdma-lb-bridge.h"
 #include "rdma-net-device.h"
 #include "rdma-time.h"
 
@@ -35,22 +36,36 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaUetRecovery);
 TypeId
 RdmaUetRecovery::GetTypeId()
 {
-    // Defaults: [transport.uet]'s (UetParams::default in the scenario crate).
+    // Defaults: the uet table of transport parameters' (RdmaTransportDefault;
+    // rust-lb/scenario/src/transport_params/uet.rs).
     static TypeId tid =
         TypeId("ns3::RdmaUetRecovery")
             .SetParent<RdmaLossRecovery>()
             .SetGroupName("RdmaLb")
             .AddConstructor<RdmaUetRecovery>()
+            .AddAttribute("MaxWindowBdp",
+                          "The window's cap in base BDPs (RdmaNic::UetBaseRtt, or the pair's, x "
+                          "the line rate; htsim 1.5)",
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "MaxWindowBdp"),
+                          MakeDoubleAccessor(&RdmaUetRecovery::m_maxWindowBdp),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("InitialWindowPackets",
+                          "Initial window in packets of PayloadSize + UetHeaderSize wire bytes "
+                          "(htsim -cwnd); 0 = the cap; clamped to [1 packet, the cap] (NSCC "
+                          "takes it unclamped, as htsim)",
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "InitialWindowPackets"),
+                          MakeUintegerAccessor(&RdmaUetRecovery::m_initialWindowPackets),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("WaitToDecrease",
                           "SMaRTT's wait-to-decrease (REPS paper, section 3.0.1): an ECN-marked "
                           "ACK cuts the window only while the moving average of the ACKs' ECN "
                           "echoes is at least this (the paper's 0.25); 0 = off, every mark cuts",
-                          DoubleValue(0.0),
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "WaitToDecrease"),
                           MakeDoubleAccessor(&RdmaUetRecovery::m_waitToDecrease),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("WtdAlpha",
                           "Gain of the ECN moving average per ACK (the REPS artifact's 0.05)",
-                          DoubleValue(0.05),
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "WtdAlpha"),
                           MakeDoubleAccessor(&RdmaUetRecovery::m_wtdAlpha),
                           MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("AckBytes",
@@ -58,7 +73,7 @@ RdmaUetRecovery::GetTypeId()
                           "at once for a mark, a duplicate, the first packet and an AR packet, "
                           "with a 64-packet SACK bitmap (htsim -sack_threshold, the UEC htsim's "
                           "16384); 0 = answer every packet with its own ACK (the REPS artifact's)",
-                          UintegerValue(0),
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "AckBytes"),
                           MakeUintegerAccessor(&RdmaUetRecovery::m_ackBytes),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("AckRequest",
@@ -99,30 +114,30 @@ RdmaUetRecovery::GetTypeId()
             .AddAttribute("RcccPullRate",
                           "RCCC: the receiver's pull pacer grants credit at this fraction of "
                           "its line rate (htsim's pull_rate_modifier 0.99)",
-                          DoubleValue(0.99),
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "RcccPullRate"),
                           MakeDoubleAccessor(&RdmaUetRecovery::m_rcccPullRate),
                           MakeDoubleChecker<double>(0.01, 10.0))
             .AddAttribute("RcccCreditPerPull",
                           "RCCC: bytes of credit per pull, a multiple of 256 (htsim's 4 x 4096 "
                           "B, whatever the MTU)",
-                          UintegerValue(16384),
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "RcccCreditPerPull"),
                           MakeUintegerAccessor(&RdmaUetRecovery::m_rcccCreditPerPull),
                           MakeUintegerChecker<uint32_t>(256))
             .AddAttribute("NsccTargetDelay",
                           "NSCC's target queuing delay (htsim -target_q_delay); 0 = 0.75 x "
                           "the network's RTT (UetBaseRtt) with NsccTrimming, else 1 x",
-                          TimeValue(Time(0)),
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "NsccTargetDelay"),
                           MakeTimeAccessor(&RdmaUetRecovery::m_nsccTarget),
                           MakeTimeChecker(Time(0)))
             .AddAttribute("NsccQaGate",
                           "NSCC's quick adapt acts when the bytes delivered in a window are "
                           "below the window's cap / 2^NsccQaGate (htsim -qa_gate)",
-                          UintegerValue(3),
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "NsccQaGate"),
                           MakeUintegerAccessor(&RdmaUetRecovery::m_nsccQaGate),
                           MakeUintegerChecker<uint32_t>(0, 30))
             .AddAttribute("NsccTrimming",
                           "Whether the fabric trims (NSCC's derived target delay)",
-                          BooleanValue(false),
+                          *RdmaTransportDefault("ns3::RdmaUetRecovery", "NsccTrimming"),
                           MakeBooleanAccessor(&RdmaUetRecovery::m_nsccTrimming),
                           MakeBooleanChecker());
     return tid;
@@ -212,17 +227,15 @@ RdmaUetRecovery::Sender(RdmaQueuePair& qp)
         static_cast<uint64_t>(static_cast<unsigned __int128>(baseRtt.GetPicoSeconds()) *
                               m_host->Device()->GetDataRate().GetBitRate() / 8000000000000ULL);
     u.capBytes = std::max<uint64_t>(
-        static_cast<uint64_t>(Settings().m_uetMaxWindowBdp * static_cast<double>(bdp)),
-        u.mtuBytes);
-    u.windowBytes = Settings().m_uetInitialWindow == 0
-                        ? u.capBytes
-                        : std::clamp(Settings().m_uetInitialWindow, u.mtuBytes, u.capBytes);
+        static_cast<uint64_t>(m_maxWindowBdp * static_cast<double>(bdp)), u.mtuBytes);
+    const uint64_t initialWindow = uint64_t(m_initialWindowPackets) * u.mtuBytes;
+    u.windowBytes = initialWindow == 0 ? u.capBytes
+                                       : std::clamp(initialWindow, u.mtuBytes, u.capBytes);
     if (UsesNscc())
     {
         // NSCC's own base RTT (the network's, lowered by samples), cap and initial window
         // (htsim's -cwnd is not clamped to the cap before the first ACK).
-        u.nscc = std::make_unique<RdmaUetNscc>(Nscc(),
-                                               static_cast<int64_t>(Settings().m_uetInitialWindow));
+        u.nscc = std::make_unique<RdmaUetNscc>(Nscc(), static_cast<int64_t>(initialWindow));
         MirrorNscc(u);
     }
     if (UsesRccc())
@@ -247,7 +260,7 @@ RdmaUetRecovery::Rccc()
             rate,
             m_rcccPullRate,
             m_rcccCreditPerPull,
-            static_cast<int64_t>(Settings().m_uetMaxWindowBdp * bdp),
+            static_cast<int64_t>(m_maxWindowBdp * bdp),
             int64_t(Settings().m_payloadBytes) + Settings().m_uetHeaderBytes);
         m_rcccDerived = true;
     }

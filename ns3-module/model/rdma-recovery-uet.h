@@ -46,8 +46,8 @@ class RdmaUetRecovery final : public RdmaLossRecovery
         ACK_REQUEST_REPS, //!< the REPS artifact's rule
     };
 
-    /// \return the TypeId: the window rule's options (the transport's other settings, Uet*,
-    /// are the NIC's)
+    /// \return the TypeId: the window and its rule's options (the settings the NIC reads too,
+    /// Uet*, are the NIC's; the fabric-derived ones RdmaUetFabric's)
     static TypeId GetTypeId();
 
     RdmaFramePtr NextPacket(Time now) override;
@@ -141,6 +141,8 @@ class RdmaUetRecovery final : public RdmaLossRecovery
         RdmaHeader reply;     //!< a reply to its latest packet (addresses, ports, qpn)
     };
 
+    double m_maxWindowBdp{1.5};         //!< MaxWindowBdp: the window's cap in base BDPs
+    uint32_t m_initialWindowPackets{0}; //!< InitialWindowPackets (0 = the cap)
     uint32_t m_ackBytes{0};     //!< AckBytes: ACK coalescing (0 = every packet)
     AckRequest m_ackRequest{ACK_REQUEST_UEC}; //!< AckRequest: the AR bit's rule
     Cc m_cc{MPRDMA};            //!< Cc: the window rule

@@ -165,12 +165,12 @@ RdmaSwitch::GetTypeId()
                           "the MMU loses its payload and its header (TrimmedSize bytes, "
                           "FLAG_TRIMMED) goes on in the highest-priority queue, so that the "
                           "receiver NACKs it at once (htsim CompositeQueue)",
-                          BooleanValue(false),
+                          *RdmaTransportDefault("ns3::RdmaSwitch", "TrimEnabled"),
                           MakeBooleanAccessor(&RdmaSwitch::m_trimEnabled),
                           MakeBooleanChecker())
             .AddAttribute("TrimmedSize",
                           "Wire bytes of a trimmed packet (htsim 64)",
-                          UintegerValue(64),
+                          *RdmaTransportDefault("ns3::RdmaSwitch", "TrimmedSize"),
                           MakeUintegerAccessor(&RdmaSwitch::m_trimmedBytes),
                           MakeUintegerChecker<uint32_t>(RdmaHeader::DATA_HEADER_BYTES, 512))
             .AddTraceSource("Trim",

@@ -29,8 +29,9 @@
  *        unmarked ACK:  cwnd += A * MTU / cwnd   (about one packet per window), at most cap
  *        ECN-marked:    cwnd -= A / 4, at least MTU
  *        NACK/timeout:  cwnd -= the lost packet's bytes, at least MTU
- *    cap = UetMaxWindowBdp (1.5) x base RTT x line rate (UecSrc::initNscc: _maxwnd =
- *    1.5 * _bdp); initial window UetInitialWindow (htsim -cwnd, in packets);
+ *    cap = RdmaUetRecovery::MaxWindowBdp (1.5) x base RTT x line rate (UecSrc::initNscc:
+ *    _maxwnd = 1.5 * _bdp); initial window RdmaUetRecovery::InitialWindowPackets (htsim
+ *    -cwnd, in packets);
  *  - a NACKed or timed-out packet leaves the in-flight count and is queued for
  *    retransmission ahead of new data (UecSrc::processNack, queueForRtx);
  *  - one retransmission timer on the oldest outstanding packet, firing at its send time +

@@ -31,6 +31,7 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 #include "ns3/rdma-lb-module.h"
+#include "ns3/rdma-uet-fabric.h"
 
 #include "rdma-lb-test-util.h"
 
@@ -1177,7 +1178,7 @@ class UetScenarioDeterminismTestCase : public TestCase
         rdmalbtest::UseUet(s);
         s.transport.Get("ns3::RdmaSwitch", "PfcEnabled").uint = 0;
         s.transport.Get("ns3::RdmaNic", "PayloadSize").uint = PAYLOAD;
-        s.transport.uetTrimming = true;
+        s.transport.Get("ns3::RdmaSwitch", "TrimEnabled").uint = 1;
         for (uint32_t h = 0; h < 8; ++h)
         {
             rdmalbtest::AddSpecFlow(s, h, (h + 4) % 8, 512 * 1024, 0);
@@ -1625,6 +1626,88 @@ class UetRcccWiringTestCase : public TestCase
     }
 };
 
+/**
+ * RdmaUetFabric::Derive, the one place of the "0 = derived" rules (rdma-uet-fabric.h), by
+ * hand on a k = 8 fat tree's shape: 4086 + 64 B packets (ACK wire 64 B), 6 hops, 6 us of
+ * one-way propagation, 100 Gbps hosts. tx = 6 x (4150 + 64) x 8 / 100 G = 2,022.72 ns -> 2,022;
+ * base RTT = 2 x 6,000 + 2,022 = 14,022 ns; BDP = 14,022 ns x 100 G / 8 = 175,275 B; queue =
+ * 175,275 / 4,150 = 42 packets (htsim's 42 for this fabric); ECN 42 / 4 = 10 and
+ * 3 x 42 / 4 = 31; RTO = 14,022 + 4 x 42 x 4,150 x 8 / 100 G = 14,022 + 55,776 = 69,798 ns.
+ * Given values win, and feed the rest: base RTT 8,337 ns gives a 104,212 B BDP, 25 packets,
+ * ECN 6 / 18; a given RTO and queue are kept. The defaults are the uet table's (all 0), and
+ * the window's settings are the uet transport's attributes with the table's defaults.
+ */
+class UetFabricDeriveTestCase : public TestCase
+{
+  public:
+    UetFabricDeriveTestCase()
+        : TestCase("uet: the derived queue, ECN thresholds, base RTT and RTO, by hand")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RdmaUetFabricShape shape;
+        shape.payloadBytes = 4086;
+        shape.headerBytes = 64;
+        shape.maxDelayNs = 6000;
+        shape.maxHops = 6;
+        shape.hostBps = 100000000000ULL;
+        Ptr<RdmaUetFabric> f = CreateObject<RdmaUetFabric>();
+        RdmaUetDerived d = f->Derive(shape);
+        NS_TEST_EXPECT_MSG_EQ(d.wireBytes, 4150u, "wire");
+        NS_TEST_EXPECT_MSG_EQ(d.txNs, 2022u, "serialization part of the RTT");
+        NS_TEST_EXPECT_MSG_EQ(d.baseRttNs, 14022u, "derived base RTT");
+        NS_TEST_EXPECT_MSG_EQ(d.baseRttPerPair, true, "each pair's own for its cap");
+        NS_TEST_EXPECT_MSG_EQ(d.queuePackets, 42u, "one BDP of packets");
+        NS_TEST_EXPECT_MSG_EQ(d.ecnKminPackets, 10u, "queue / 4");
+        NS_TEST_EXPECT_MSG_EQ(d.ecnKmaxPackets, 31u, "3 queue / 4");
+        NS_TEST_EXPECT_MSG_EQ(d.rtoNs, 69798u, "base RTT + 4 queue drains");
+
+        f->SetAttribute("BaseRtt", TimeValue(NanoSeconds(8337)));
+        d = f->Derive(shape);
+        NS_TEST_EXPECT_MSG_EQ(d.baseRttNs, 8337u, "given base RTT");
+        NS_TEST_EXPECT_MSG_EQ(d.baseRttPerPair, false, "one base RTT for every pair");
+        NS_TEST_EXPECT_MSG_EQ(d.queuePackets, 25u, "104,212 B / 4,150 B");
+        NS_TEST_EXPECT_MSG_EQ(d.ecnKminPackets, 6u, "25 / 4");
+        NS_TEST_EXPECT_MSG_EQ(d.ecnKmaxPackets, 18u, "75 / 4");
+        NS_TEST_EXPECT_MSG_EQ(d.rtoNs, 8337u + 4 * 25 * 4150 * 8 / 100, "RTO from the given RTT");
+
+        f->SetAttribute("QueuePackets", UintegerValue(101));
+        f->SetAttribute("EcnKmaxPackets", UintegerValue(76));
+        f->SetAttribute("Rto", TimeValue(MicroSeconds(42)));
+        d = f->Derive(shape);
+        NS_TEST_EXPECT_MSG_EQ(d.queuePackets, 101u, "given queue");
+        NS_TEST_EXPECT_MSG_EQ(d.ecnKminPackets, 25u, "derived from the given queue");
+        NS_TEST_EXPECT_MSG_EQ(d.ecnKmaxPackets, 76u, "given kmax");
+        NS_TEST_EXPECT_MSG_EQ(d.rtoNs, 42000u, "given RTO");
+
+        // A header below an ACK's 60 B: the ACK's wire is its own.
+        shape.headerBytes = 48;
+        f = CreateObject<RdmaUetFabric>();
+        NS_TEST_EXPECT_MSG_EQ(f->Derive(shape).txNs,
+                              6 * (4134 + RdmaHeader::ACK_BYTES) * 8 / 100,
+                              "ACK wire = max(ACK_BYTES, header)");
+
+        // The defaults come from the uet table (transport_params/uet.rs).
+        UintegerValue u;
+        TimeValue t;
+        f->GetAttribute("QueuePackets", u);
+        f->GetAttribute("Rto", t);
+        NS_TEST_EXPECT_MSG_EQ(u.Get() + static_cast<uint64_t>(t.Get().GetNanoSeconds()), 0u,
+                              "0 = derived by default");
+        ObjectFactory uet;
+        uet.SetTypeId("ns3::RdmaUetRecovery");
+        Ptr<Object> r = uet.Create();
+        DoubleValue bdp;
+        r->GetAttribute("MaxWindowBdp", bdp);
+        NS_TEST_EXPECT_MSG_EQ(bdp.Get(), 1.5, "htsim's 1.5 BDP cap, the table's default");
+        r->GetAttribute("InitialWindowPackets", u);
+        NS_TEST_EXPECT_MSG_EQ(u.Get(), 0u, "initial window: the cap");
+    }
+};
+
 class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
 {
   public:
@@ -1645,6 +1728,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetWaitToDecreaseWiringTestCase, TestCase::QUICK);
         AddTestCase(new UetPerPairBaseRttTestCase, TestCase::QUICK);
         AddTestCase(new UetRttHistogramTestCase, TestCase::QUICK);
+        AddTestCase(new UetFabricDeriveTestCase, TestCase::QUICK);
         AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new UetDegradedPortTestCase, TestCase::QUICK);
         AddTestCase(new UetHtsimEcmpTestCase, TestCase::QUICK);

@@ -103,22 +103,8 @@ pub mod ffi {
     /// NIC, switch and congestion-control settings (ns-3 attribute names in comments).
     #[derive(Debug, Clone)]
     struct Transport {
-        /// UET: payload and header bytes per data packet (RdmaNic::PayloadSize, UetHeaderSize)
-        uet_payload_bytes: u32,
-        uet_header_bytes: u32,
-        /// UET: switches trim instead of dropping (RdmaSwitch::TrimEnabled)
-        uet_trimming: bool,
-        /// UET: queue and ECN thresholds in packets, initial window (0 = derived)
-        uet_queue_packets: u32,
-        uet_ecn_kmin_packets: u32,
-        uet_ecn_kmax_packets: u32,
-        uet_initial_window_packets: u32,
-        /// UET: window cap in base BDPs
-        uet_max_window_bdp: f64,
-        /// UET: base RTT and retransmission timeout (0 = derived)
-        uet_base_rtt_ns: u64,
-        uet_rto_ns: u64,
-        /// UET: RdmaFabricHelper::UseHtsimSwitches when `Htsim`
+        /// UET: RdmaFabricHelper::UseHtsimSwitches when `Htsim` (a choice of how the switches
+        /// are built, not an attribute: `rdma_lb_scenario::transport_params::uet`)
         uet_switch_hash: SwitchHash,
         /// HAS_WIN: RdmaNic::Window = the fabric's largest BDP (derived by the program)
         has_win: bool,
@@ -126,9 +112,12 @@ pub mod ffi {
         ecn: Vec<EcnEntry>,
         /// Every other parameter: the attribute settings of the table of transport
         /// parameters (`rdma_lb_scenario::transport_params`), in table order; under uet the
-        /// NICs' loss recovery is the uet transport's, and its own settings follow
-        /// (`Transport::ns3_settings`).
+        /// NICs' loss recovery is the uet transport's (`Transport::ns3_settings`).
         attributes: Vec<Ns3Setting>,
+        /// The uet transport's settings, the rows of its table
+        /// (`rdma_lb_scenario::transport_params::uet`, `UetParams::ns3_settings`), whatever
+        /// the kind: applied after `attributes` when the NICs run the uet transport.
+        uet_attributes: Vec<Ns3Setting>,
         /// The reference quirks reproduced (`rdma_lb_scenario::Quirk`, one flag each).
         quirk_flow_ports: bool,
         quirk_time_truncation: bool,
@@ -362,16 +351,6 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
 
 fn transport(t: &sc::Transport) -> ffi::Transport {
     ffi::Transport {
-        uet_payload_bytes: t.uet.payload_bytes,
-        uet_header_bytes: t.uet.header_bytes,
-        uet_trimming: t.uet.trimming,
-        uet_queue_packets: t.uet.queue_packets,
-        uet_ecn_kmin_packets: t.uet.ecn_kmin_packets,
-        uet_ecn_kmax_packets: t.uet.ecn_kmax_packets,
-        uet_initial_window_packets: t.uet.initial_window_packets,
-        uet_max_window_bdp: t.uet.max_window_bdp,
-        uet_base_rtt_ns: t.uet.base_rtt_ns,
-        uet_rto_ns: t.uet.rto_ns,
         uet_switch_hash: t.uet.switch_hash.into(),
         has_win: t.has_win,
         ecn: t
@@ -385,6 +364,7 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
             })
             .collect(),
         attributes: t.ns3_settings().iter().map(ns3_setting).collect(),
+        uet_attributes: t.uet.ns3_settings().iter().map(ns3_setting).collect(),
         quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
         quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
         quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),

@@ -119,9 +119,11 @@ pub(crate) fn ns3_setting(a: &Ns3Attribute) -> ffi::Ns3Setting {
 }
 
 pub(crate) fn default_ns3_setting(type_id: &str, name: &str) -> Result<ffi::Ns3Setting, String> {
-    rdma_lb_scenario::Transport::default()
-        .ns3_attributes()
+    let table = rdma_lb_scenario::Transport::default().ns3_attributes();
+    let uet = rdma_lb_scenario::UetParams::default().ns3_attributes();
+    table
         .iter()
+        .chain(&uet)
         .find(|a| a.object.type_id() == type_id && a.name == name)
         .map(ns3_setting)
         .ok_or_else(|| format!("no transport parameter sets the {type_id} attribute {name}"))

@@ -344,8 +344,8 @@ pub fn validate(
 /// row's range check of the table of transport parameters ([`Transport::check_ranges`],
 /// written once in `transport_params.rs`), then the checks that relate several fields, which
 /// stay here: the uet transport is lossy (`kind` and `pfc`), its payload is its own (`kind` and
-/// an override of `payload`); its header and window bound
-/// (`kind` and `uet`, a by-hand row checked only when the kind uses it); each ECN entry's
+/// an override of `payload`); the uet table's checks ([`UetParams::check_ranges`], written
+/// once in `transport_params/uet.rs`) run only when the kind uses them; each ECN entry's
 /// kmin <= kmax and pmax (the entries of a by-hand row).
 fn validate_transport(t: &Transport, file: &str, overrides: &Overrides) -> Result<()> {
     let bad = |key: &str, msg: String| Err(ScenarioError::file(file, key, ErrorKind::Value, msg));
@@ -385,18 +385,10 @@ fn validate_transport(t: &Transport, file: &str, overrides: &Overrides) -> Resul
                 ScenarioError::file(file, "transport.pfc", ErrorKind::Value, msg)
             });
         }
-        // The model's data header is 48 B (Ethernet, IPv4, UDP, BTH).
-        if !(48..=512).contains(&t.uet.header_bytes) {
-            return bad(
-                "transport.uet.header",
-                format!("must be in 48..512 bytes, got {}", t.uet.header_bytes),
-            );
-        }
-        if !(t.uet.max_window_bdp > 0.0 && t.uet.max_window_bdp <= 100.0) {
-            return bad(
-                "transport.uet.max_window_bdp",
-                "must be in (0, 100]".to_owned(),
-            );
+        // The uet table's rows' checks (`transport_params/uet.rs`), run only when the kind
+        // uses them.
+        if let Err(e) = t.uet.check_ranges() {
+            return bad(e.toml_key, e.message);
         }
     }
     for (i, e) in t.ecn.iter().enumerate() {

@@ -5,7 +5,10 @@
 
 use serde::Serialize;
 
-use crate::transport_params::{define_transport, Ns3Attribute, Ns3Component, Ns3Object, Ns3Value};
+use crate::transport_params::uet::define_uet;
+use crate::transport_params::{
+    define_transport, Ns3Attribute, Ns3Component, Ns3Name, Ns3Object, Ns3Value,
+};
 
 /// One link of the topology, in file order (port numbers per node follow this order).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -306,75 +309,8 @@ impl TransportKind {
     }
 }
 
-/// Parameters of [`TransportKind::Uet`]. A zero means "derived from the fabric" by the
-/// scenario program (see `ns3-module/doc/rdma-lb.rst`, "The UET transport").
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UetParams {
-    /// Payload bytes per data packet (htsim's MSS: 4150 B packets minus the 64 B header).
-    pub payload_bytes: u32,
-    /// Header bytes on the wire of a data packet, and the size of a trimmed packet.
-    pub header_bytes: u32,
-    /// Switches trim data they cannot queue (header forwarded at the highest priority).
-    pub trimming: bool,
-    /// Data queue of a switch egress port, in packets (0 = one BDP of the longest path).
-    pub queue_packets: u32,
-    /// ECN marking starts above this many queued packets (0 = queue / 4).
-    pub ecn_kmin_packets: u32,
-    /// Every packet is marked above this many (0 = 3 x queue / 4).
-    pub ecn_kmax_packets: u32,
-    /// Initial window in packets (0 = the cap).
-    pub initial_window_packets: u32,
-    /// Window cap as a multiple of the base BDP (htsim: 1.5).
-    pub max_window_bdp: f64,
-    /// Base RTT of every queue pair (0 = the fabric's largest unloaded RTT).
-    pub base_rtt_ns: u64,
-    /// Retransmission timeout (0 = base RTT + 4 x the drain time of one queue).
-    pub rto_ns: u64,
-    /// How the switches hash flows onto equal-cost ports.
-    pub switch_hash: SwitchHash,
-    /// SMaRTT's wait-to-decrease (the REPS paper, §3.0.1): an ECN-marked ACK cuts the window
-    /// only while the moving average of the ACKs' ECN echoes is at least this (the paper's
-    /// 0.25; 0 = off, every mark cuts: htsim's `mprdma` window, the default). Left out of the
-    /// config echo when off, so that earlier runs keep their sweep directories.
-    #[serde(skip_serializing_if = "UetParams::wtd_off")]
-    pub wait_to_decrease: f64,
-    /// Gain of that moving average per ACK (the REPS artifact's 0.05; the paper gives none).
-    #[serde(skip_serializing_if = "UetParams::default_wtd_alpha")]
-    pub wtd_alpha: f64,
-    /// The sender's window rule. Left out of the config echo at its default.
-    #[serde(skip_serializing_if = "UetCc::is_mprdma")]
-    pub cc: UetCc,
-    /// NSCC's target queuing delay in ns (htsim `-target_q_delay`; 0 = 0.75 x the network's
-    /// RTT with trimming, 1 x without). Left out of the config echo at 0.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub nscc_target_delay_ns: u64,
-    /// NSCC's quick-adapt gate (htsim `-qa_gate`): it acts when the bytes delivered in a
-    /// window are below the cap / 2^gate. Left out of the config echo at 3.
-    #[serde(skip_serializing_if = "UetParams::default_qa_gate")]
-    pub nscc_qa_gate: u32,
-    /// The receiver coalesces ACKs: one per this many wire bytes accepted, and one at once for
-    /// an ECN mark, a duplicate, the first packet and a packet asking for one, each with a
-    /// 64-packet SACK bitmap (htsim `-sack_threshold`; the UEC htsim's 16,384, its default
-    /// under htsim inputs). 0 = an ACK per packet (the REPS artifact's). Left out of the
-    /// config echo at 0.
-    #[serde(skip_serializing_if = "is_zero_u32")]
-    pub ack_bytes: u32,
-    /// With `ack_bytes` > 0, which new packets carry the AR bit (their ACK leaves at once with
-    /// its bitmap from the packet itself): `uec`, one after which the window has no room for
-    /// another packet (the UEC htsim's, the default); `reps`, one that fills the window (the
-    /// REPS artifact's; with `ack_bytes = 4000`, the artifact's ACKs). Left out of the config
-    /// echo at `uec`.
-    #[serde(skip_serializing_if = "UetAckRequest::is_uec")]
-    pub ack_request: UetAckRequest,
-    /// RCCC: the receiver's pull pacer grants credit at this fraction of its line rate
-    /// (htsim's `pull_rate_modifier`, 0.99, fixed there). Left out of the config echo at 0.99.
-    #[serde(skip_serializing_if = "UetParams::default_pull_rate")]
-    pub rccc_pull_rate: f64,
-    /// RCCC: bytes of credit per pull, a multiple of 256 (htsim's 4 x 4096 B, fixed there
-    /// whatever the MTU). Left out of the config echo at 16,384.
-    #[serde(skip_serializing_if = "UetParams::default_credit_per_pull")]
-    pub rccc_credit_per_pull_bytes: u32,
-}
+// `UetParams`: the rows of the uet table (`transport_params/uet.rs`).
+crate::transport_params::uet::uet_params!(define_uet);
 
 /// The AR bit's rule with coalesced ACKs (`[transport.uet] ack_request`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -451,6 +387,18 @@ impl UetCc {
     }
 }
 
+impl Ns3Name for UetCc {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
+}
+
+impl Ns3Name for UetAckRequest {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
+}
+
 impl Serialize for UetCc {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.name())
@@ -509,36 +457,14 @@ impl UetParams {
         *v == UetParams::default().rccc_credit_per_pull_bytes
     }
 
-    /// The settings of the uet transport's own ns-3 object (`ns3::RdmaUetRecovery`), for the
-    /// scenario program's attribute loop (only under `kind = "uet"`).
+    /// The uet rows' attribute settings ([`UetParams::ns3_attributes`]) and what the window
+    /// rule implies: with RCCC the switches do not mark ECN on their ports to hosts (htsim
+    /// turns ToR -> host marking off under `-receiver_cc`). The scenario program applies them
+    /// only when the NICs run the uet transport.
     #[must_use]
-    pub fn ns3_attributes(&self) -> Vec<Ns3Attribute> {
-        let set = |name, value| Ns3Attribute {
-            object: Ns3Object::UetRecovery,
-            name,
-            value,
-            summary_key: None,
-        };
-        let mut out = vec![
-            set("WaitToDecrease", Ns3Value::real(self.wait_to_decrease)),
-            set("WtdAlpha", Ns3Value::real(self.wtd_alpha)),
-            set("Cc", Ns3Value::Name(self.cc.name())),
-            set(
-                "NsccTargetDelay",
-                Ns3Value::time_ns(self.nscc_target_delay_ns),
-            ),
-            set("NsccQaGate", Ns3Value::uint(self.nscc_qa_gate)),
-            set("NsccTrimming", Ns3Value::flag(self.trimming)),
-            set("AckBytes", Ns3Value::uint(self.ack_bytes)),
-            set("AckRequest", Ns3Value::Name(self.ack_request.name())),
-        ];
+    pub fn ns3_settings(&self) -> Vec<Ns3Attribute> {
+        let mut out = self.ns3_attributes();
         if self.cc.uses_rccc() {
-            out.push(set("RcccPullRate", Ns3Value::real(self.rccc_pull_rate)));
-            out.push(set(
-                "RcccCreditPerPull",
-                Ns3Value::uint(self.rccc_credit_per_pull_bytes),
-            ));
-            // htsim: ECN marking on ToR -> host queues off with receiver credit.
             out.push(Ns3Attribute {
                 object: Ns3Object::Switch,
                 name: "EcnHostPorts",
@@ -547,33 +473,6 @@ impl UetParams {
             });
         }
         out
-    }
-}
-
-impl Default for UetParams {
-    fn default() -> Self {
-        UetParams {
-            payload_bytes: 4086,
-            header_bytes: 64,
-            trimming: false,
-            queue_packets: 0,
-            ecn_kmin_packets: 0,
-            ecn_kmax_packets: 0,
-            initial_window_packets: 0,
-            max_window_bdp: 1.5,
-            base_rtt_ns: 0,
-            rto_ns: 0,
-            switch_hash: SwitchHash::FiveTuple,
-            wait_to_decrease: 0.0,
-            wtd_alpha: 0.05,
-            cc: UetCc::Mprdma,
-            nscc_target_delay_ns: 0,
-            nscc_qa_gate: 3,
-            ack_bytes: 0,
-            ack_request: UetAckRequest::Uec,
-            rccc_pull_rate: 0.99,
-            rccc_credit_per_pull_bytes: 16384,
-        }
     }
 }
 
@@ -757,11 +656,12 @@ impl EcnEntry {
 crate::transport_params::transport_params!(define_transport);
 
 impl Transport {
-    /// Every ns-3 attribute setting of this transport, in the order the scenario program
-    /// applies them: the table's ([`Transport::ns3_attributes`]), where under uet the NICs'
-    /// loss recovery is the uet transport ([`TransportKind::UET_RECOVERY_TYPE_ID`]; the
-    /// summary keeps the `recovery` key's name), then the uet transport's own
-    /// ([`UetParams::ns3_attributes`]).
+    /// The ns-3 attribute settings of the table ([`Transport::ns3_attributes`]), where under
+    /// uet the NICs' loss recovery is the uet transport
+    /// ([`TransportKind::UET_RECOVERY_TYPE_ID`]; the summary keeps the `recovery` key's
+    /// name). The uet transport's own settings are the uet table's
+    /// ([`UetParams::ns3_settings`]), a list of their own that the scenario program applies
+    /// after these when the NICs run the uet transport.
     #[must_use]
     pub fn ns3_settings(&self) -> Vec<Ns3Attribute> {
         let mut list = self.ns3_attributes();
@@ -774,7 +674,6 @@ impl Transport {
                     };
                 }
             }
-            list.extend(self.uet.ns3_attributes());
         }
         list
     }

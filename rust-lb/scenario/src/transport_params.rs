@@ -33,6 +33,16 @@
 //! by hand only the checks that relate several fields). So a knob with a range check is still
 //! the three files above.
 //!
+//! The uet transport's settings (`[transport.uet]`, [`crate::UetParams`]) are a sub-table
+//! written and consumed the same way, [`uet`]: a new uet knob is three files too -- its row in
+//! `transport_params/uet.rs` (`ns3 UetRecovery "Name" as kind`), `rdma-recovery-uet.h` (the
+//! member) and `rdma-recovery-uet.cc` (the `AddAttribute` with the default
+//! `RdmaTransportDefault("ns3::RdmaUetRecovery", "Name")`, and its use); one whose 0 means
+//! "derived from the fabric" is the row and `rdma-uet-fabric.h`/`.cc` (member; attribute and
+//! its rule in `RdmaUetFabric::Derive`). Measured on `max_window_bdp`: 10 source files
+//! spelled it before (TOML schema and parser, struct, validation, bridge struct and copy, C++
+//! struct and copy, the scenario runner, the NIC's attribute, member and use), 3 now.
+//!
 //! Row grammar (`;`-terminated, in `Transport` field order):
 //! `#[doc] #[serde] field: Type = default`
 //! `[, toml "key" as UnitType [check fn]]` -- `fn(&Type) -> Result<(), String>` on the
@@ -40,9 +50,10 @@
 //! `[, conweave "KEY" => parser(args)]` -- a `conweave::Line` method;
 //! `[, ns3 Object "Attribute" as kind]*` -- `Object` an [`Ns3Object`], `kind` an
 //! [`Ns3Value`] constructor.
-//! Fields without a `toml` clause (kind, uet, recovery, cc, the window, the ECN map, the
-//! quirks) are parsed by hand; fields without `ns3` are applied by the scenario program from
-//! other inputs (the window, the ECN map) or not modelled (`l2_back_to_zero`).
+//! Fields without a `toml` clause (kind, recovery, cc, the window, the ECN map, the quirks)
+//! are parsed by hand, and `uet` by its own table ([`uet`]); fields without `ns3` are applied
+//! by the scenario program from other inputs (the window, the ECN map) or not modelled
+//! (`l2_back_to_zero`).
 //! Defaults are ConWeave's `run.py` values for 100 Gbps and the ns-3 attribute defaults.
 
 use serde::Serialize;
@@ -78,8 +89,12 @@ pub enum Ns3Object {
     Hpcc,
     /// `ns3::RdmaDctcp` of every host.
     Dctcp,
-    /// `ns3::RdmaUetRecovery`: the uet transport of every host (its window rule).
+    /// `ns3::RdmaUetRecovery`: the uet transport of every host (its window and its rule).
     UetRecovery,
+    /// `ns3::RdmaUetFabric`: the uet transport's fabric-wide settings whose 0 means "derived
+    /// from the fabric" (queue, ECN thresholds, base RTT, RTO); the scenario program derives
+    /// them there and sets the result on the switches and NICs.
+    UetFabric,
 }
 
 impl Ns3Object {
@@ -98,6 +113,7 @@ impl Ns3Object {
             Ns3Object::Hpcc => "ns3::RdmaHpcc",
             Ns3Object::Dctcp => "ns3::RdmaDctcp",
             Ns3Object::UetRecovery => "ns3::RdmaUetRecovery",
+            Ns3Object::UetFabric => "ns3::RdmaUetFabric",
         }
     }
 }
@@ -158,6 +174,11 @@ impl Ns3Value {
         Ns3Value::Double(v)
     }
 
+    /// A value of an enum attribute, by its name ([`Ns3Name`]).
+    pub fn named(v: impl Ns3Name) -> Self {
+        Ns3Value::Name(v.ns3_name())
+    }
+
     /// A component of the NIC, by its TypeId name.
     pub fn component(v: impl Ns3Component) -> Self {
         Ns3Value::Component {
@@ -165,6 +186,13 @@ impl Ns3Value {
             name: v.name(),
         }
     }
+}
+
+/// An enum a value of an ns-3 enum attribute: its name is the attribute's name of the value
+/// (defined once, in Rust).
+pub trait Ns3Name: Copy {
+    /// The name (`nscc+rccc`).
+    fn ns3_name(self) -> &'static str;
 }
 
 /// An enum whose variants are components of the NIC (loss recoveries, congestion controls):
@@ -844,6 +872,8 @@ macro_rules! summary_key {
     };
 }
 pub(crate) use summary_key;
+
+pub mod uet;
 
 #[cfg(test)]
 mod tests;

@@ -124,7 +124,7 @@ fn rccc_names_keys_and_attributes() {
             (u.queue_packets, u.ecn_kmin_packets, u.ecn_kmax_packets),
             (43, 9, 35)
         );
-        let names: Vec<&str> = u.ns3_attributes().iter().map(|a| a.name).collect();
+        let names: Vec<&str> = u.ns3_settings().iter().map(|a| a.name).collect();
         for want in ["Cc", "RcccPullRate", "RcccCreditPerPull", "EcnHostPorts"] {
             assert!(names.contains(&want), "{name}: no {want} in {names:?}");
         }
@@ -147,16 +147,20 @@ fn rccc_names_keys_and_attributes() {
         &uet_toml(&over, &cm, "[transport.uet]\ncc = \"nscc+rccc\"\n"),
     )
     .unwrap();
-    // NSCC alone sets none of RCCC's attributes (its runs stay as they were).
+    // NSCC alone keeps ECN on the ports to hosts, and RCCC's attributes (which only RCCC
+    // reads) at their defaults: its runs stay as they were.
     let s = load("n.toml", &uet_toml(&ft(), &incast(), "")).unwrap();
-    let names: Vec<&str> = s
-        .transport
-        .uet
-        .ns3_attributes()
-        .iter()
-        .map(|a| a.name)
-        .collect();
-    assert!(!names.contains(&"EcnHostPorts") && !names.contains(&"RcccPullRate"));
+    let settings = s.transport.uet.ns3_settings();
+    assert!(!settings.iter().any(|a| a.name == "EcnHostPorts"));
+    let defaults = rdma_lb_scenario::UetParams::default().ns3_attributes();
+    for name in ["RcccPullRate", "RcccCreditPerPull"] {
+        let value = |list: &[rdma_lb_scenario::transport_params::Ns3Attribute]| {
+            list.iter()
+                .find(|a| a.name == name)
+                .map(|a| a.value.clone())
+        };
+        assert_eq!(value(&settings), value(&defaults), "{name}");
+    }
 }
 
 #[test]

@@ -525,25 +525,40 @@ flow_file = "f.txt"
             rccc_credit_per_pull_bytes: 16384,
         }
     );
-    // The window's options go to the uet transport's ns-3 object.
+    // Each uet key reaches the attributes of the objects that read it (the rows of
+    // transport_params/uet.rs, in table order): the NICs and switches, the uet transport's
+    // window, and the fabric-wide settings the scenario program derives from.
     let names: Vec<_> = t
         .uet
         .ns3_attributes()
         .iter()
         .map(|a| (a.object.type_id(), a.name))
         .collect();
-    let uet = "ns3::RdmaUetRecovery";
+    let (uet, fabric) = ("ns3::RdmaUetRecovery", "ns3::RdmaUetFabric");
+    let (nic, switch) = ("ns3::RdmaNic", "ns3::RdmaSwitch");
     assert_eq!(
         names,
         [
+            (nic, "UetHeaderSize"),
+            (switch, "TrimmedSize"),
+            (switch, "TrimEnabled"),
+            (uet, "NsccTrimming"),
+            (fabric, "QueuePackets"),
+            (fabric, "EcnKminPackets"),
+            (fabric, "EcnKmaxPackets"),
+            (uet, "InitialWindowPackets"),
+            (uet, "MaxWindowBdp"),
+            (fabric, "BaseRtt"),
+            (fabric, "Rto"),
             (uet, "WaitToDecrease"),
             (uet, "WtdAlpha"),
             (uet, "Cc"),
             (uet, "NsccTargetDelay"),
             (uet, "NsccQaGate"),
-            (uet, "NsccTrimming"),
             (uet, "AckBytes"),
-            (uet, "AckRequest")
+            (uet, "AckRequest"),
+            (uet, "RcccPullRate"),
+            (uet, "RcccCreditPerPull"),
         ]
     );
     // link_rates: one direction set apart, its queue scaled with its rate (htsim's -failed).
@@ -640,8 +655,29 @@ flow_file = "f.txt"
         ),
         (
             "kind = \"uet\"\n[transport.uet]\nmax_window_bdp = 0.0",
-            "bad.toml:9: transport.uet.max_window_bdp: must be in (0, 100]",
+            "bad.toml:9: transport.uet.max_window_bdp: must be in (0, 100], got 0",
         ),
+        (
+            "kind = \"uet\"\n[transport.uet]\ntrimming = true\nmax_window_bdp = 101.5",
+            "bad.toml:10: transport.uet.max_window_bdp: must be in (0, 100], got 101.5",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nheader = \"1KiB\"",
+            "bad.toml:9: transport.uet.header: must be in 48..=512 bytes, got 1024",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\npayload = 0",
+            "bad.toml:9: transport.uet.payload: must be in 1..=9000 bytes, got 0",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nnscc_qa_gate = 31",
+            "bad.toml:9: transport.uet.nscc_qa_gate: must be in 0..=30, got 31",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\nwtd_alpha = 0.0",
+            "bad.toml:9: transport.uet.wtd_alpha: must be in (0, 1], got 0",
+        ),
+
         (
             "kind = \"uet\"\n[transport.uet]\nwait_to_decrease = 1.0",
             "bad.toml:9: transport.uet.wait_to_decrease: must be in [0, 1) (0 = off), got 1",

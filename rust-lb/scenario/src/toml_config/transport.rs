@@ -17,6 +17,7 @@ use crate::model::{
     UetAckRequest, UetCc, UetParams,
 };
 use crate::simai::{parse_conf_file, SimAiConf, SimAiFabric};
+use crate::transport_params::uet::define_uet_toml_keys;
 use crate::transport_params::{define_toml_keys, IntoField};
 
 #[derive(Debug, Deserialize)]
@@ -53,45 +54,56 @@ pub(super) enum KindSec {
     Uet,
 }
 
-/// `[transport.uet]`: the UET transport's parameters (model::UetParams; 0 = derived).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct UetSec {
-    pub(super) payload: Option<Spanned<Bytes>>,
-    pub(super) header: Option<Spanned<Bytes>>,
-    pub(super) trimming: Option<bool>,
-    pub(super) queue_packets: Option<u32>,
-    pub(super) ecn_kmin_packets: Option<u32>,
-    pub(super) ecn_kmax_packets: Option<u32>,
-    pub(super) initial_window_packets: Option<u32>,
-    pub(super) max_window_bdp: Option<Spanned<f64>>,
-    pub(super) base_rtt: Option<Time>,
-    pub(super) rto: Option<Time>,
-    pub(super) switch_hash: Option<SwitchHashSec>,
-    pub(super) wait_to_decrease: Option<Spanned<f64>>,
-    pub(super) wtd_alpha: Option<Spanned<f64>>,
-    pub(super) cc: Option<Spanned<String>>,
-    pub(super) nscc_target_delay: Option<Time>,
-    pub(super) nscc_qa_gate: Option<Spanned<u32>>,
-    pub(super) ack_bytes: Option<u32>,
-    pub(super) ack_request: Option<UetAckRequestSec>,
-    pub(super) rccc_pull_rate: Option<Spanned<f64>>,
-    pub(super) rccc_credit_per_pull: Option<Spanned<Bytes>>,
-}
-
-#[derive(Debug, Deserialize)]
+/// `[transport.uet] ack_request`.
+#[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(super) enum UetAckRequestSec {
     Uec,
     Reps,
 }
 
-#[derive(Debug, Deserialize)]
+impl IntoField<UetAckRequest> for UetAckRequestSec {
+    fn into_field(self) -> std::result::Result<UetAckRequest, String> {
+        Ok(match self {
+            UetAckRequestSec::Uec => UetAckRequest::Uec,
+            UetAckRequestSec::Reps => UetAckRequest::Reps,
+        })
+    }
+}
+
+/// `[transport.uet] switch_hash`.
+#[derive(Debug, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub(super) enum SwitchHashSec {
     FiveTuple,
     Htsim,
 }
+
+impl IntoField<SwitchHash> for SwitchHashSec {
+    fn into_field(self) -> std::result::Result<SwitchHash, String> {
+        Ok(match self {
+            SwitchHashSec::FiveTuple => SwitchHash::FiveTuple,
+            SwitchHashSec::Htsim => SwitchHash::Htsim,
+        })
+    }
+}
+
+/// `[transport.uet] cc`: a name of [`UetCc::name`].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(transparent)]
+pub(super) struct UetCcName(String);
+
+impl IntoField<UetCc> for UetCcName {
+    fn into_field(self) -> std::result::Result<UetCc, String> {
+        UetCc::from_name(&self.0).ok_or_else(|| {
+            let names: Vec<&str> = UetCc::ALL.iter().map(|c| c.name()).collect();
+            format!("unknown {:?}, expected one of {}", self.0, names.join(", "))
+        })
+    }
+}
+
+// `UetSec` and `apply_uet_keys`: the keys of the uet table (`transport_params/uet.rs`).
+crate::transport_params::uet::uet_params!(define_uet_toml_keys);
 
 // `TransportSec` and `apply_table_keys`: the keys of the table of transport parameters.
 crate::transport_params::transport_params!(define_toml_keys);
@@ -357,160 +369,7 @@ fn ecn(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
 
 /// The `[transport.uet]` table into `out` (kind UET: PFC off, the window is the CC).
 fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result<()> {
-    let u = sec.get_ref();
-    let p = &mut out.uet;
-    if let Some(b) = &u.payload {
-        let v = b.get_ref().0;
-        if v == 0 || v > 9000 {
-            return Err(cx.err(
-                b,
-                "transport.uet.payload",
-                ErrorKind::Value,
-                format!("must be in 1..=9000 bytes, got {v}"),
-            ));
-        }
-        p.payload_bytes = u32::try_from(v).unwrap_or(4086);
-    }
-    if let Some(b) = &u.header {
-        let v = b.get_ref().0;
-        // The model's data header is 48 B (Ethernet, IPv4, UDP, BTH); the rest is padding.
-        if !(48..=512).contains(&v) {
-            return Err(cx.err(
-                b,
-                "transport.uet.header",
-                ErrorKind::Value,
-                format!("must be in 48..=512 bytes, got {v}"),
-            ));
-        }
-        p.header_bytes = u32::try_from(v).unwrap_or(64);
-    }
-    if let Some(v) = u.trimming {
-        p.trimming = v;
-    }
-    if let Some(v) = u.queue_packets {
-        p.queue_packets = v;
-    }
-    if let Some(v) = u.ecn_kmin_packets {
-        p.ecn_kmin_packets = v;
-    }
-    if let Some(v) = u.ecn_kmax_packets {
-        p.ecn_kmax_packets = v;
-    }
-    if let Some(v) = u.initial_window_packets {
-        p.initial_window_packets = v;
-    }
-    if let Some(f) = &u.max_window_bdp {
-        let v = *f.get_ref();
-        if !(v > 0.0 && v <= 100.0) {
-            return Err(cx.err(
-                f,
-                "transport.uet.max_window_bdp",
-                ErrorKind::Value,
-                format!("must be in (0, 100], got {v}"),
-            ));
-        }
-        p.max_window_bdp = v;
-    }
-    if let Some(t) = u.base_rtt {
-        p.base_rtt_ns = t.0;
-    }
-    if let Some(t) = u.rto {
-        p.rto_ns = t.0;
-    }
-    if let Some(h) = &u.switch_hash {
-        p.switch_hash = match h {
-            SwitchHashSec::FiveTuple => SwitchHash::FiveTuple,
-            SwitchHashSec::Htsim => SwitchHash::Htsim,
-        };
-    }
-    if let Some(f) = &u.wait_to_decrease {
-        let v = *f.get_ref();
-        if !(0.0..1.0).contains(&v) {
-            return Err(cx.err(
-                f,
-                "transport.uet.wait_to_decrease",
-                ErrorKind::Value,
-                format!("must be in [0, 1) (0 = off), got {v}"),
-            ));
-        }
-        p.wait_to_decrease = v;
-    }
-    if let Some(f) = &u.wtd_alpha {
-        let v = *f.get_ref();
-        if !(v > 0.0 && v <= 1.0) {
-            return Err(cx.err(
-                f,
-                "transport.uet.wtd_alpha",
-                ErrorKind::Value,
-                format!("must be in (0, 1], got {v}"),
-            ));
-        }
-        p.wtd_alpha = v;
-    }
-    if let Some(c) = &u.cc {
-        p.cc = UetCc::from_name(c.get_ref()).ok_or_else(|| {
-            let names: Vec<&str> = UetCc::ALL.iter().map(|c| c.name()).collect();
-            cx.err(
-                c,
-                "transport.uet.cc",
-                ErrorKind::Value,
-                format!(
-                    "unknown {:?}, expected one of {}",
-                    c.get_ref(),
-                    names.join(", ")
-                ),
-            )
-        })?;
-    }
-    if let Some(f) = &u.rccc_pull_rate {
-        let v = *f.get_ref();
-        if !(0.01..=10.0).contains(&v) {
-            return Err(cx.err(
-                f,
-                "transport.uet.rccc_pull_rate",
-                ErrorKind::Value,
-                format!("must be in [0.01, 10], got {v}"),
-            ));
-        }
-        p.rccc_pull_rate = v;
-    }
-    if let Some(b) = &u.rccc_credit_per_pull {
-        let v = b.get_ref().0;
-        if v == 0 || v % 256 != 0 || v > u64::from(u32::MAX) {
-            return Err(cx.err(
-                b,
-                "transport.uet.rccc_credit_per_pull",
-                ErrorKind::Value,
-                format!("must be a positive multiple of 256 B, got {v}"),
-            ));
-        }
-        p.rccc_credit_per_pull_bytes = u32::try_from(v).unwrap_or(u32::MAX);
-    }
-    if let Some(t) = u.nscc_target_delay {
-        p.nscc_target_delay_ns = t.0;
-    }
-    if let Some(g) = &u.nscc_qa_gate {
-        let v = *g.get_ref();
-        if v > 30 {
-            return Err(cx.err(
-                g,
-                "transport.uet.nscc_qa_gate",
-                ErrorKind::Value,
-                format!("must be in 0..=30, got {v}"),
-            ));
-        }
-        p.nscc_qa_gate = v;
-    }
-    if let Some(v) = u.ack_bytes {
-        p.ack_bytes = v;
-    }
-    if let Some(r) = &u.ack_request {
-        p.ack_request = match r {
-            UetAckRequestSec::Uec => UetAckRequest::Uec,
-            UetAckRequestSec::Reps => UetAckRequest::Reps,
-        };
-    }
-    Ok(())
+    apply_uet_keys(cx, sec.get_ref(), &mut out.uet)
 }
 
 /// htsim's uet settings that do not depend on the topology (htsim_uec without flags): NSCC,

@@ -225,7 +225,7 @@ fn components_cross_as_their_type_ids_with_the_config_names() {
         "RoCE: the table alone"
     );
     // Under uet the NICs' loss recovery is the uet transport (set once), the summary keeps the
-    // recovery's name, and the uet transport's own settings follow the table's.
+    // recovery's name; the uet transport's own settings are the uet table's list.
     t.kind = crate::TransportKind::Uet;
     let list = t.ns3_settings();
     let recoveries: Vec<_> = list
@@ -240,9 +240,122 @@ fn components_cross_as_their_type_ids_with_the_config_names() {
             name: "nic-sr"
         }
     );
+    assert_eq!(list.len(), t.ns3_attributes().len());
+}
+
+/// The uet table: each row's value reaches its attributes (the objects that read it), with
+/// the value the field holds; the rows without one are the two the module doc names.
+#[test]
+fn uet_rows_set_their_attributes() {
+    let u = crate::UetParams {
+        header_bytes: 80,
+        trimming: true,
+        queue_packets: 33,
+        max_window_bdp: 2.5,
+        initial_window_packets: 7,
+        base_rtt_ns: 8_337,
+        rto_ns: 42_000,
+        cc: crate::UetCc::NsccRccc,
+        ..crate::UetParams::default()
+    };
+    let list = u.ns3_attributes();
+    let get = |object: Ns3Object, name: &str| {
+        list.iter()
+            .find(|a| a.object == object && a.name == name)
+            .map(|a| a.value.clone())
+    };
     assert_eq!(
-        list.len(),
-        t.ns3_attributes().len() + t.uet.ns3_attributes().len()
+        get(Ns3Object::Nic, "UetHeaderSize"),
+        Some(Ns3Value::Uint(80))
     );
-    assert_eq!(list.last().map(|a| a.object), Some(Ns3Object::UetRecovery));
+    assert_eq!(
+        get(Ns3Object::Switch, "TrimmedSize"),
+        Some(Ns3Value::Uint(80))
+    );
+    assert_eq!(
+        get(Ns3Object::Switch, "TrimEnabled"),
+        Some(Ns3Value::Bool(true))
+    );
+    assert_eq!(
+        get(Ns3Object::UetRecovery, "NsccTrimming"),
+        Some(Ns3Value::Bool(true))
+    );
+    assert_eq!(
+        get(Ns3Object::UetFabric, "QueuePackets"),
+        Some(Ns3Value::Uint(33))
+    );
+    assert_eq!(
+        get(Ns3Object::UetFabric, "EcnKminPackets"),
+        Some(Ns3Value::Uint(0)),
+        "0 = derived crosses as 0"
+    );
+    assert_eq!(
+        get(Ns3Object::UetRecovery, "MaxWindowBdp"),
+        Some(Ns3Value::Double(2.5))
+    );
+    assert_eq!(
+        get(Ns3Object::UetRecovery, "InitialWindowPackets"),
+        Some(Ns3Value::Uint(7))
+    );
+    assert_eq!(
+        get(Ns3Object::UetFabric, "BaseRtt"),
+        Some(Ns3Value::TimeNs(8_337))
+    );
+    assert_eq!(
+        get(Ns3Object::UetFabric, "Rto"),
+        Some(Ns3Value::TimeNs(42_000))
+    );
+    assert_eq!(
+        get(Ns3Object::UetRecovery, "Cc"),
+        Some(Ns3Value::Name("nscc+rccc"))
+    );
+    // 20 fields: 18 rows with attributes, two of them (header, trimming) with two each.
+    assert_eq!(crate::UetParams::TOML_KEYS.len(), 20);
+    assert_eq!(list.len(), 20);
+    assert!(list.iter().all(|a| a.summary_key.is_none()));
+    // RCCC also turns ECN off on the switches' ports to hosts (the settings' last).
+    let settings = u.ns3_settings();
+    assert_eq!(settings.len(), 21);
+    assert_eq!(
+        settings.last().map(|a| (a.object, a.name, a.value.clone())),
+        Some((Ns3Object::Switch, "EcnHostPorts", Ns3Value::Bool(false)))
+    );
+    assert_eq!(crate::UetParams::default().ns3_settings().len(), 20);
+}
+
+/// The uet rows' range checks run on the merged values, naming the row's TOML key.
+#[test]
+fn uet_rows_check_their_ranges() {
+    assert_eq!(crate::UetParams::default().check_ranges(), Ok(()));
+    let bad = |u: crate::UetParams| u.check_ranges().map_err(|e| (e.toml_key, e.message));
+    assert_eq!(
+        bad(crate::UetParams {
+            header_bytes: 40,
+            ..crate::UetParams::default()
+        }),
+        Err((
+            "transport.uet.header",
+            "must be in 48..=512 bytes, got 40".to_owned()
+        ))
+    );
+    assert_eq!(
+        bad(crate::UetParams {
+            max_window_bdp: 0.0,
+            ..crate::UetParams::default()
+        }),
+        Err((
+            "transport.uet.max_window_bdp",
+            "must be in (0, 100], got 0".to_owned()
+        ))
+    );
+    assert_eq!(
+        bad(crate::UetParams {
+            rccc_credit_per_pull_bytes: 1000,
+            ..crate::UetParams::default()
+        }),
+        Err((
+            "transport.uet.rccc_credit_per_pull",
+            "must be a positive multiple of 256 B, got 1000".to_owned()
+        ))
+    );
 }
