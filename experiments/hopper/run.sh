@@ -56,7 +56,11 @@ sweep hopper_asym ecmp,flowbender,conga,conweave,letflow "" 1,2,3
 # Hopper's thresholds are multiples of the base RTT: 8 x 1 us + 2 x 320 ns (25 G) + 2 x 800 ns
 # (10 G) of serialization on the asymmetric fabric (the leaf-spine default is 8,320 ns).
 sweep hopper_asym hopper "" 1,2,3 --lb-params "base_rtt_ns = 10240"
+# The ML-training workload (section 4.1, Fig. 4) as a stand-in from AICB's traces (gen_ml_cdf.py,
+# README "ML training"): 50 % load, 3 seeds (80 % not run yet).
+sweep hopper_ml "$six" 0.25 1,2,3
 [ -n "${SLURM:-}" ] && exit 0
 [ -n "${NO_ANALYSIS:-}" ] && exit 0
 "$py" $exp/analyze.py "$out" $exp
 "$py" $exp/noise_floor.py "$out" $exp   # buckets.csv: per-bucket, per-seed slowdowns
+"$py" $exp/analyze_ml.py "$out" $exp    # results_ml.csv, slowdown_ml.png
