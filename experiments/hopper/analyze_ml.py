@@ -12,6 +12,9 @@ each baseline is paired by seed (same flow file). The paper's numbers: "up to 20
 lost them), and at moderate load ahead of CONGA.
 
 Writes results_ml.csv (one row per run and bin) and slowdown_ml.png; prints the README tables.
+Rows of the committed results_ml.csv whose run (load, scheme, seed) has no directory under
+OUT_ROOT are kept and enter the tables (raw outputs are not committed, so a re-run on another
+machine adds only what it runs).
 
 Usage (from the repository root): python experiments/hopper/analyze_ml.py OUT_ROOT EXP_DIR
 """
@@ -53,6 +56,14 @@ def run_bins(d):
     return run.seed, out, run.summary
 
 
+def kept_rows(path, fresh):
+    """Committed rows of results_ml.csv for runs (load, scheme, seed) not in ``fresh``."""
+    if not path.exists():
+        return []
+    with open(path) as f:
+        return [r for r in csv.DictReader(f) if (r["load"], r["algorithm"], int(r["seed"])) not in fresh]
+
+
 def main():
     out_root, exp = Path(sys.argv[1]), Path(sys.argv[2])
     cells = {}
@@ -68,6 +79,18 @@ def main():
                                  "flows_completed": summary["flows_completed"],
                                  "flows_total": summary["flows_total"],
                                  "cpu_time_s": summary.get("cpu_time_s")})
+    fresh = {(r["load"], r["algorithm"], r["seed"]) for r in rows}
+    for r in kept_rows(exp / "results_ml.csv", fresh):
+        bins = cells.setdefault(r["load"], {}).setdefault(r["algorithm"], {}).setdefault(int(r["seed"]), {})
+        bins[r["bin"]] = (int(r["flows"]), float(r["avg_slowdown"]), float(r["p99_slowdown"]))
+        rows.append(r)
+    order = {label: i for i, (_, label) in enumerate(LOADS)}
+    rows.sort(key=lambda r: (order[r["load"]], SIX.index(r["algorithm"]), int(r["seed"])))
+    for algos in cells.values():
+        for algo in algos:
+            algos[algo] = dict(sorted(algos[algo].items()))
+    cells = {label: {a: cells[label][a] for a in SIX if a in cells[label]}
+             for _, label in LOADS if label in cells}
     with open(exp / "results_ml.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]) if rows else ["load"])
         w.writeheader()

@@ -6,7 +6,8 @@ Usage: python analyze.py OUT_ROOT OUT_DIR
 
 OUT_ROOT holds the ablation's run directories (``<config stem>-<lb>-s<seed>-<hash>``); the
 baseline cell (the main grid's AlltoAll at 300 MB per rank, T_I 900 us / T_D 4 us) is read from
-``../results.csv``. Writes OUT_DIR/results.csv (one row per run, baseline rows included, the
+``../results.csv``. Rows of OUT_DIR/results.csv whose run is not under OUT_ROOT are kept (a
+resumed ablation on another machine re-runs only what is missing). Writes OUT_DIR/results.csv (one row per run, baseline rows included, the
 same counters as the main grid's) and prints the README table. A cell whose runs are not all
 finished prints what it has; a missing cell prints "pending".
 """
@@ -81,6 +82,16 @@ def run_rows(out_root):
     return rows
 
 
+def kept_rows(out_dir, fresh):
+    """Committed non-baseline rows of OUT_DIR/results.csv for runs OUT_ROOT does not hold."""
+    path = out_dir / "results.csv"
+    if not path.exists():
+        return []
+    have = {r["run"] for r in fresh}
+    with open(path) as f:
+        return [r for r in csv.DictReader(f) if r["cell"] != "baseline" and r["run"] not in have]
+
+
 def by_seed(rows, cell, algo):
     return {int(r["seed"]): float(r["slowest_cct_us"]) for r in rows if r["cell"] == cell and r["algorithm"] == algo}
 
@@ -122,7 +133,8 @@ def fmt_counts(rows, cell, algo):
 
 def main():
     out_root, out_dir = Path(sys.argv[1]), Path(sys.argv[2])
-    rows = baseline_rows() + run_rows(out_root)
+    fresh = run_rows(out_root)
+    rows = baseline_rows() + fresh + kept_rows(out_dir, fresh)
     order = {label: i for i, (label, _, _) in enumerate(CELLS)}
     rows.sort(key=lambda r: (order[r["cell"]], ALGOS.index(r["algorithm"]), int(r["seed"])))
     with open(out_dir / "results.csv", "w", newline="") as f:
