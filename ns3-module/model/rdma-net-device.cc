@@ -112,6 +112,8 @@ RdmaNetDevice::DoDispose()
     m_dataSource = MakeNullCallback<RdmaFramePtr, Ptr<RdmaNetDevice>>();
     m_dequeueHandler =
         MakeNullCallback<void, Ptr<RdmaNetDevice>, RdmaFrame&, uint32_t, uint32_t>();
+    m_transmitEndHandler =
+        MakeNullCallback<void, Ptr<RdmaNetDevice>, RdmaFrame*, uint32_t, uint32_t, uint32_t>();
     NetDevice::DoDispose();
 }
 
@@ -189,6 +191,8 @@ RdmaNetDevice::Dequeue()
     }
     m_queueBytes[q] -= f->sizeBytes;
     m_queueLengthTrace(q, m_queueBytes[q]);
+    m_lastQueue = q;
+    m_lastMeta = meta;
     if (!m_dequeueHandler.IsNull())
     {
         m_dequeueHandler(this, *f, q, meta);
@@ -200,6 +204,7 @@ void
 RdmaNetDevice::TransmitNext()
 {
     RdmaFramePtr f = Dequeue();
+    const bool queued = f != nullptr;
     if (!f && !m_dataSource.IsNull())
     {
         f = m_dataSource(this);
@@ -215,6 +220,19 @@ RdmaNetDevice::TransmitNext()
     Time txTime = TxTime(f->sizeBytes);
     // Transmit-complete first, then the arrival at the peer (the reference's event order).
     m_txComplete->Schedule(txTime);
+    if (queued && !m_transmitEndHandler.IsNull())
+    {
+        // The channel keeps the frame until it arrives, after TransmitComplete (scheduled
+        // first); a link between ranks sends it away now, so it cannot be reported later.
+        NS_ABORT_MSG_IF(m_channel->IsCrossRank(),
+                        "RdmaNetDevice: a transmit-end handler (RdmaSwitch::QueueRelease end) "
+                        "on a link between ranks is not supported");
+        RdmaFrame* onLink = f.get();
+        const uint32_t size = f->sizeBytes;
+        const bool sent = m_channel->TransmitStart(std::move(f), this, txTime);
+        m_inService = {sent ? onLink : nullptr, size, m_lastQueue, m_lastMeta, true};
+        return;
+    }
     m_channel->TransmitStart(std::move(f), this, txTime);
 }
 
@@ -241,6 +259,15 @@ void
 RdmaNetDevice::TransmitComplete()
 {
     m_busy = false;
+    if (m_inService.pending)
+    {
+        const InService done = m_inService;
+        m_inService = {};
+        if (!m_transmitEndHandler.IsNull())
+        {
+            m_transmitEndHandler(this, done.frame, done.sizeBytes, done.queue, done.meta);
+        }
+    }
     TransmitNext();
 }
 
@@ -379,6 +406,12 @@ void
 RdmaNetDevice::SetDequeueHandler(DequeueHandler h)
 {
     m_dequeueHandler = h;
+}
+
+void
+RdmaNetDevice::SetTransmitEndHandler(TransmitEndHandler h)
+{
+    m_transmitEndHandler = h;
 }
 
 DataRate

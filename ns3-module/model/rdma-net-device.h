@@ -62,6 +62,12 @@ class RdmaNetDevice : public NetDevice
     /// Called when a frame leaves queue `q` (before transmission), with the word it was
     /// queued with (Enqueue's \p meta); the handler may change the frame's header.
     using DequeueHandler = Callback<void, Ptr<RdmaNetDevice>, RdmaFrame&, uint32_t, uint32_t>;
+    /// Called when the last bit of a frame taken from queue `q` has left (the end of its
+    /// transmission), with the word it was queued with and its size in bytes. The frame is
+    /// the one on the link, whose header the handler may still change before it arrives; null
+    /// when the link lost it at the start (down). See SetTransmitEndHandler.
+    using TransmitEndHandler =
+        Callback<void, Ptr<RdmaNetDevice>, RdmaFrame*, uint32_t, uint32_t, uint32_t>;
     /// Enqueue's \p meta when the enqueuer gives none.
     static constexpr uint32_t NO_META = UINT32_MAX;
 
@@ -95,6 +101,13 @@ class RdmaNetDevice : public NetDevice
     void SetDataSource(DataSource s);
     /// Sets the dequeue hook (switch MMU, ECN marking).
     void SetDequeueHandler(DequeueHandler h);
+    /**
+     * Sets the transmit-end hook (a switch that releases and marks a packet when its last bit
+     * has left: RdmaSwitch::QueueRelease "end"); a null callback removes it. While set, every
+     * frame taken from the queues is reported again when its transmission ends (not those of
+     * the DataSource). Links between ranks are not supported (the frame has left the rank).
+     */
+    void SetTransmitEndHandler(TransmitEndHandler h);
 
     /// \return the link rate
     DataRate GetDataRate() const;
@@ -224,6 +237,19 @@ class RdmaNetDevice : public NetDevice
     FrameReceiveHandler m_frameReceiveHandler;
     DataSource m_dataSource;
     DequeueHandler m_dequeueHandler;
+    TransmitEndHandler m_transmitEndHandler;
+    /// The frame in transmission, for the TransmitEndHandler (set only while one is).
+    struct InService
+    {
+        RdmaFrame* frame{nullptr}; //!< on the link (the channel holds it); null if lost
+        uint32_t sizeBytes{0};     //!< its size
+        uint32_t queue{0};         //!< the queue it came from
+        uint32_t meta{NO_META};    //!< its enqueuer's word
+        bool pending{false};       //!< a queued frame is in transmission
+    };
+    InService m_inService;
+    uint32_t m_lastQueue{0};      //!< Dequeue: the queue of the frame it returned
+    uint32_t m_lastMeta{NO_META}; //!< Dequeue: that frame's meta
     Ptr<ErrorModel> m_receiveErrorModel; //!< loss injection on arrival (optional)
     RdmaFrameTrace<> m_rxDropTrace;
     RdmaFrameTrace<> m_txTrace;

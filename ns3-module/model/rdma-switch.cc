@@ -15,6 +15,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -152,6 +153,20 @@ RdmaSwitch::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RdmaSwitch::m_dataQueueLimit),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("QueueRelease",
+                          "When a port lets go of a data packet it sends: start, when its "
+                          "transmission starts (it leaves the MMU's and DataQueueLimit's "
+                          "occupancy and is ECN-marked then, from the packets behind it); end, "
+                          "when its last bit has left (it counts in the occupancy that trims, "
+                          "drops and marks until then, and is marked then from the packets "
+                          "waiting behind it: the UEC htsim's CompositeQueue)",
+                          EnumValue(RdmaSwitch::RELEASE_AT_START),
+                          MakeEnumAccessor(&RdmaSwitch::SetQueueRelease,
+                                           &RdmaSwitch::GetQueueRelease),
+                          MakeEnumChecker(RdmaSwitch::RELEASE_AT_START,
+                                          "start",
+                                          RdmaSwitch::RELEASE_AT_END,
+                                          "end"))
             .AddAttribute("AckHighPriority",
                           "ACKs and NACKs in the highest-priority queue, outside the MMU (the "
                           "reference; SimAI's ACK_HIGH_PRIO 1); false: in their flow's data "
@@ -252,7 +267,31 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     m_hostPort.push_back(false);
     dev->SetFrameReceiveHandler(MakeCallback(&RdmaSwitch::Receive, this));
     dev->SetDequeueHandler(MakeCallback(&RdmaSwitch::Dequeued, this));
+    if (m_queueRelease == RELEASE_AT_END)
+    {
+        dev->SetTransmitEndHandler(MakeCallback(&RdmaSwitch::TransmitEnded, this));
+    }
     return i;
+}
+
+uint32_t
+RdmaSwitch::GetQueueRelease() const
+{
+    return m_queueRelease;
+}
+
+void
+RdmaSwitch::SetQueueRelease(uint32_t release)
+{
+    m_queueRelease = release;
+    for (const auto& dev : m_ports)
+    {
+        dev->SetTransmitEndHandler(
+            release == RELEASE_AT_END
+                ? MakeCallback(&RdmaSwitch::TransmitEnded, this)
+                : MakeNullCallback<void, Ptr<RdmaNetDevice>, RdmaFrame*, uint32_t, uint32_t,
+                                   uint32_t>());
+    }
 }
 
 Ptr<RdmaNetDevice>
@@ -626,8 +665,12 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t 
     }
     const uint32_t out = m_portOfIf[dev->GetIfIndex()];
     const uint32_t size = f.sizeBytes;
-    m_mmu->RemoveFromIngressAdmission(in, q, size);
-    m_mmu->RemoveFromEgressAdmission(out, q, size);
+    const bool atEnd = m_queueRelease == RELEASE_AT_END;
+    if (!atEnd)
+    {
+        m_mmu->RemoveFromIngressAdmission(in, q, size);
+        m_mmu->RemoveFromEgressAdmission(out, q, size);
+    }
     if (m_agentEgress)
     {
         const RdmaHeader& h = f.header;
@@ -637,36 +680,69 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t 
             ServeAgent(true); // inside the port's transmit path: control goes out as events
         }
     }
-    if (m_ecnEnabled && (m_ecnHostPorts || !FacesHost(out)))
+    if (!atEnd)
     {
-        const uint64_t shared = m_mmu->GetEgressSharedBytes(out, q);
-        const uint64_t kmin = ScaledForPort(out, m_kmin);
-        const uint64_t kmax = ScaledForPort(out, m_kmax);
-        bool mark = false;
-        if (shared > kmax)
+        MarkEcn(out, &f, q);
+        if (m_pfcEnabled)
         {
-            mark = true;
+            CheckResume(in, q);
         }
-        else if (shared > kmin && kmin != kmax)
-        {
-            const double prob = static_cast<double>(shared - kmin) /
-                                static_cast<double>(kmax - kmin) * m_pmax;
-            mark = m_ecnRng->GetValue() < prob;
-        }
-        if (mark && f.header.type == RdmaHeader::DATA)
-        {
-            f.header.ecn = 3;
-            ++m_ecnMarks[out];
-            m_ecnMarkTrace(out, q, shared);
-        }
-    }
-    if (m_pfcEnabled)
-    {
-        CheckResume(in, q);
     }
     if (m_intEnabled)
     {
         PushInt(dev, f.header); // after ECN marking and the resume check, as the reference
+    }
+}
+
+void
+RdmaSwitch::TransmitEnded(Ptr<RdmaNetDevice> dev,
+                          RdmaFrame* f,
+                          uint32_t sizeBytes,
+                          uint32_t q,
+                          uint32_t in)
+{
+    if (q == 0 || in == RdmaNetDevice::NO_META)
+    {
+        return; // control traffic and packets this MMU did not admit: done at the start
+    }
+    const uint32_t out = m_portOfIf[dev->GetIfIndex()];
+    NS_LOG_LOGIC("switch " << m_switchId << ": port " << out << " queue " << q << " sent "
+                           << sizeBytes << " B" << (f ? "" : " (lost on the link)"));
+    m_mmu->RemoveFromIngressAdmission(in, q, sizeBytes);
+    m_mmu->RemoveFromEgressAdmission(out, q, sizeBytes);
+    MarkEcn(out, f, q);
+    if (m_pfcEnabled)
+    {
+        CheckResume(in, q);
+    }
+}
+
+void
+RdmaSwitch::MarkEcn(uint32_t out, RdmaFrame* f, uint32_t q)
+{
+    if (!m_ecnEnabled || (!m_ecnHostPorts && FacesHost(out)))
+    {
+        return;
+    }
+    const uint64_t shared = m_mmu->GetEgressSharedBytes(out, q);
+    const uint64_t kmin = ScaledForPort(out, m_kmin);
+    const uint64_t kmax = ScaledForPort(out, m_kmax);
+    bool mark = false;
+    if (shared > kmax)
+    {
+        mark = true;
+    }
+    else if (shared > kmin && kmin != kmax)
+    {
+        const double prob =
+            static_cast<double>(shared - kmin) / static_cast<double>(kmax - kmin) * m_pmax;
+        mark = m_ecnRng->GetValue() < prob;
+    }
+    if (mark && f != nullptr && f->header.type == RdmaHeader::DATA)
+    {
+        f->header.ecn = 3;
+        ++m_ecnMarks[out];
+        m_ecnMarkTrace(out, q, shared);
     }
 }
 

@@ -24,6 +24,14 @@
  * the egress shared bytes of (j, q) after its removal, mark CE (RdmaHeader::ecn = 3) if S >
  * EcnKmax, else with probability (S - Kmin) / (Kmax - Kmin) x Pmax if S > EcnKmin.
  *
+ * QueueRelease (uet transport; doc/rdma-lb.rst, "The UET transport"): "start" (default) does the
+ * above when a packet's transmission starts -- it leaves the MMU's accounting (so also the
+ * DataQueueLimit's occupancy) and is marked then. "end" keeps an MMU-admitted packet of queues
+ * 1-7 charged while it is sent and does both when its last bit has left
+ * (RdmaNetDevice::SetTransmitEndHandler): its own mark is decided from the packets waiting
+ * behind it then, and until then it counts against DataQueueLimit (one packet less room for
+ * those arriving meanwhile), as the UEC htsim's CompositeQueue (receivePacket, completeService).
+ *
  * Link faults: NotifyLinkState (called by RdmaFabricHelper::ScheduleLinkState) lets the switch
  * withdraw a failed port from its candidate lists WithdrawDelay after the failure (and restore
  * it the same delay after repair) when WithdrawFailedPorts is set; by default routing does not
@@ -90,6 +98,13 @@ class Packet;
 class RdmaSwitch : public Object
 {
   public:
+    /// When a port lets go of a data packet it sends (attribute QueueRelease).
+    enum QueueRelease : uint32_t
+    {
+        RELEASE_AT_START = 0, //!< "start": when its transmission starts (MMU, ECN)
+        RELEASE_AT_END = 1,   //!< "end": when its last bit has left (the UEC htsim's)
+    };
+
     /// \return the TypeId
     static TypeId GetTypeId();
     RdmaSwitch();
@@ -257,6 +272,20 @@ class RdmaSwitch : public Object
     /// \p p left queue \p q of port \p dev; \p in is its ingress port if this switch's MMU
     /// admitted it (RdmaNetDevice::NO_META if not).
     void Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t in);
+    /// QueueRelease "end": the last bit of a packet of \p sizeBytes from queue \p q left port
+    /// \p dev (\p f the frame on the link, null if the link lost it; \p in as in Dequeued):
+    /// releases its MMU charge, marks it and checks PFC resume.
+    void TransmitEnded(Ptr<RdmaNetDevice> dev,
+                       RdmaFrame* f,
+                       uint32_t sizeBytes,
+                       uint32_t q,
+                       uint32_t in);
+    /// The ECN decision for a packet leaving queue \p q of port \p out now (EcnEnabled).
+    void MarkEcn(uint32_t out, RdmaFrame* f, uint32_t q);
+    /// Sets QueueRelease and (un)registers TransmitEnded on every port.
+    void SetQueueRelease(uint32_t release);
+    /// \return QueueRelease
+    uint32_t GetQueueRelease() const;
     /// Appends this egress port's INT record to a data packet that carries HPCC INT.
     void PushInt(Ptr<RdmaNetDevice> dev, RdmaHeader& h);
     void CheckPfc(uint32_t in, uint32_t arrivingCls);
@@ -321,6 +350,8 @@ class RdmaSwitch : public Object
     bool m_pathIndexRouting{false};
     uint32_t m_pathIndexDivisor{1};
     uint64_t m_dataQueueLimit{0}; //!< DataQueueLimit (bytes, 0 = off)
+    /// QueueRelease: when a port lets go of a data packet it sends (RELEASE_AT_START or _END).
+    uint32_t m_queueRelease{RELEASE_AT_START};
     std::vector<double> m_portQueueScale; //!< SetPortQueueScale, by port (empty = all 1)
     /// \return \p bytes scaled for port \p port (SetPortQueueScale; unchanged when none set)
     uint64_t ScaledForPort(uint32_t port, uint64_t bytes) const;

@@ -11,6 +11,8 @@
  *  - trimming turns a drop into a NACK at the sender within one base RTT of the trim, one
  *    NACK per trimmed packet, and nothing is lost or timed out;
  *  - a trimmed header keeps the highest priority at later busy hops;
+ *  - QueueRelease: "end" (the UEC htsim's queue) trims one packet earlier than "start" and
+ *    decides a packet's ECN mark when its last bit leaves, from the packets behind it;
  *  - the window never exceeds its cap (UetWindow trace, every ACK/NACK/timeout) and moves;
  *  - wait-to-decrease set on the NIC holds windows an incast would cut;
  *  - a per-destination base RTT sets that queue pair's cap;
@@ -940,6 +942,155 @@ class UetTrimPriorityTestCase : public TestCase
 };
 
 /**
+ * QueueRelease (RdmaSwitch; the UEC htsim's CompositeQueue) on one switch port, from first
+ * principles. A source sends a burst of K = 20 data packets of 4150 B at 400 Gbps (83 ns
+ * each, 1.66 us in all) through a switch whose port to the sink runs at 10 Gbps (3.32 us per
+ * packet), its data queue N = 8 packets, trimming on: the whole burst arrives while the first
+ * packet is being sent. "start" releases that packet when its transmission starts, so N more
+ * fit behind it: N + 1 = 9 packets go on, K - N - 1 = 11 are trimmed. "end" keeps it in the
+ * occupancy until its last bit has left: N = 8 go on, 12 are trimmed (the trim one packet
+ * earlier). ECN with EcnKmin = EcnKmax = 2 x 4150 B (a mark when the bytes beyond the MMU's
+ * 1049 B queue reservation exceed it: 3 or more packets waiting): "start" decides when a
+ * packet starts, from the packets behind it then -- packet 0 starts on an empty queue (no
+ * mark), packet i >= 1 starts with N - i behind it: packets 1-5 marked; "end" decides when it
+ * has left -- packet i leaves N - 1 - i behind it: packets 0-4 marked, the first mark at
+ * packet 0's end, 83 ns + 1 us + 3.32 us = 4.403 us. Both release every byte in the end.
+ */
+class UetQueueReleaseTestCase : public TestCase
+{
+  public:
+    UetQueueReleaseTestCase()
+        : TestCase("uet: queue release at the end of transmission trims one packet earlier and "
+                   "marks ECN at completion")
+    {
+    }
+
+  private:
+    struct Result
+    {
+        std::vector<uint32_t> delivered; //!< data packets at the sink, by index, in order
+        std::vector<uint32_t> marked;    //!< those carrying CE
+        uint64_t trims{0};
+        uint64_t headersDelivered{0}; //!< trimmed headers at the sink
+        Time firstMark{Time::Max()};  //!< the switch's first EcnMark
+        uint64_t bytesLeft{1};        //!< MMU egress bytes of the port at the end
+    };
+
+    static Result Run(const std::string& release)
+    {
+        const uint32_t nPackets = 20;
+        const uint64_t queuePkts = 8;
+        Result r;
+        NodeContainer nodes;
+        nodes.Create(3); // 0 source, 1 switch, 2 sink
+        Ptr<RdmaSwitch> sw = CreateObject<RdmaSwitch>();
+        nodes.Get(1)->AggregateObject(sw);
+        sw->SetAttribute("QueueRelease", StringValue(release));
+        sw->SetAttribute("PfcEnabled", BooleanValue(false));
+        sw->SetAttribute("EcnEnabled", BooleanValue(true));
+        sw->SetAttribute("DataQueueLimit", UintegerValue(queuePkts * WIRE));
+        sw->SetAttribute("TrimEnabled", BooleanValue(true));
+        sw->SetAttribute("TrimmedSize", UintegerValue(HEADER));
+        sw->SetAttribute("EcnKmin", UintegerValue(2 * WIRE));
+        sw->SetAttribute("EcnKmax", UintegerValue(2 * WIRE));
+        sw->SetAttribute("EcnPmax", DoubleValue(1.0));
+        std::vector<Ptr<RdmaNetDevice>> hostDev;
+        uint32_t sinkPort = 0;
+        for (uint32_t host : {0u, 2u})
+        {
+            Ptr<RdmaChannel> ch = CreateObject<RdmaChannel>();
+            ch->SetAttribute("Delay", TimeValue(MicroSeconds(1)));
+            const DataRate rate(host == 0 ? "400Gbps" : "10Gbps");
+            Ptr<RdmaNetDevice> h = CreateObject<RdmaNetDevice>();
+            Ptr<RdmaNetDevice> p = CreateObject<RdmaNetDevice>();
+            h->SetAttribute("DataRate", DataRateValue(rate));
+            p->SetAttribute("DataRate", DataRateValue(rate));
+            nodes.Get(host)->AddDevice(h);
+            nodes.Get(1)->AddDevice(p);
+            h->Attach(ch);
+            p->Attach(ch);
+            const uint32_t port = sw->AddPort(p);
+            if (host == 2)
+            {
+                sinkPort = port;
+            }
+            hostDev.push_back(h);
+        }
+        sw->AddRoute(RdmaHostAddress(2), sinkPort);
+        hostDev[1]->SetFrameReceiveHandler(MakeBoundCallback(
+            +[](Result* res, Ptr<RdmaNetDevice>, RdmaFramePtr& f) {
+                const RdmaHeader& h = f->header;
+                if ((h.flags & RdmaHeader::FLAG_TRIMMED) != 0)
+                {
+                    ++res->headersDelivered;
+                    return;
+                }
+                res->delivered.push_back(h.seq / PAYLOAD);
+                if (h.ecn == 3)
+                {
+                    res->marked.push_back(h.seq / PAYLOAD);
+                }
+            },
+            &r));
+        sw->TraceConnectWithoutContext(
+            "EcnMark",
+            MakeBoundCallback(
+                +[](Result* res, uint32_t, uint32_t, uint64_t) {
+                    res->firstMark = std::min(res->firstMark, Simulator::Now());
+                },
+                &r));
+        for (uint32_t k = 0; k < nPackets; ++k)
+        {
+            RdmaHeader h;
+            h.type = RdmaHeader::DATA;
+            h.sip = RdmaHostAddress(0);
+            h.dip = RdmaHostAddress(2);
+            h.pg = 1;
+            h.seq = k * PAYLOAD;
+            hostDev[0]->Enqueue(RdmaFrame::Make(h, WIRE - RdmaHeader::DATA_HEADER_BYTES), 1);
+        }
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        r.trims = sw->GetTotalTrims();
+        r.bytesLeft = sw->GetMmu()->GetEgressBytes(sinkPort, 1) + sw->GetMmu()->GetTotalBytes();
+        Simulator::Destroy();
+        return r;
+    }
+
+    static std::vector<uint32_t> Range(uint32_t from, uint32_t to)
+    {
+        std::vector<uint32_t> v;
+        for (uint32_t i = from; i <= to; ++i)
+        {
+            v.push_back(i);
+        }
+        return v;
+    }
+
+    void DoRun() override
+    {
+        const Result start = Run("start");
+        NS_TEST_EXPECT_MSG_EQ(start.trims, 11u, "start: N + 1 = 9 of 20 go on");
+        NS_TEST_EXPECT_MSG_EQ(start.headersDelivered, 11u, "start: every trimmed header arrives");
+        NS_TEST_EXPECT_MSG_EQ((start.delivered == Range(0, 8)), true, "start: packets 0-8");
+        NS_TEST_EXPECT_MSG_EQ((start.marked == Range(1, 5)), true,
+                              "start: packet 0 starts on an empty queue, 1-5 marked");
+        NS_TEST_EXPECT_MSG_EQ(start.bytesLeft, 0u, "start: all released");
+
+        const Result end = Run("end");
+        NS_TEST_EXPECT_MSG_EQ(end.trims, 12u, "end: the packet in service counts, N = 8 go on");
+        NS_TEST_EXPECT_MSG_EQ(end.headersDelivered, 12u, "end: every trimmed header arrives");
+        NS_TEST_EXPECT_MSG_EQ((end.delivered == Range(0, 7)), true, "end: packets 0-7");
+        NS_TEST_EXPECT_MSG_EQ((end.marked == Range(0, 4)), true,
+                              "end: marked from the packets behind each at its end: 0-4");
+        NS_TEST_EXPECT_MSG_EQ(end.firstMark,
+                              NanoSeconds(83 + 1000 + 3320),
+                              "end: packet 0's mark is decided when its last bit leaves");
+        NS_TEST_EXPECT_MSG_EQ(end.bytesLeft, 0u, "end: all released");
+    }
+};
+
+/**
  * The window never exceeds its cap: 8 senders x 1 MiB into one receiver (ECN marks,
  * trimming on), the UetWindow trace checked at every ACK, NACK and timeout. The cap is
  * 1.5 x base RTT x 400 Gbps; the window also falls below it (the rule acts) and never below
@@ -1724,6 +1875,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetRepsAcksBlackHoleTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimNackTestCase, TestCase::QUICK);
         AddTestCase(new UetTrimPriorityTestCase, TestCase::QUICK);
+        AddTestCase(new UetQueueReleaseTestCase, TestCase::QUICK);
         AddTestCase(new UetWindowCapTestCase, TestCase::QUICK);
         AddTestCase(new UetWaitToDecreaseWiringTestCase, TestCase::QUICK);
         AddTestCase(new UetPerPairBaseRttTestCase, TestCase::QUICK);

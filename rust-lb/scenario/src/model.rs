@@ -337,6 +337,41 @@ impl UetAckRequest {
     }
 }
 
+/// When a uet switch port lets go of the data packet it sends (`[transport.uet]
+/// queue_release`; attribute `ns3::RdmaSwitch::QueueRelease`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UetQueueRelease {
+    /// When its transmission starts: it leaves the queue's occupancy then and is ECN-marked
+    /// from the packets left behind it (the model's switch, the reference's).
+    Start,
+    /// When its last bit has left: it counts in the occupancy that trims, drops and marks until
+    /// then, and its own mark is decided then from the packets waiting behind it (the UEC
+    /// htsim's `CompositeQueue::completeService`).
+    End,
+}
+
+impl UetQueueRelease {
+    /// The name configs and the ns-3 attribute `QueueRelease` use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            UetQueueRelease::Start => "start",
+            UetQueueRelease::End => "end",
+        }
+    }
+
+    fn is_start(&self) -> bool {
+        *self == UetQueueRelease::Start
+    }
+}
+
+impl Ns3Name for UetQueueRelease {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
+}
+
 /// The uet transport's congestion control (`[transport.uet] cc`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UetCc {

@@ -11,7 +11,7 @@ mod common;
 use common::{data, repo, scratch, write};
 use rdma_lb_scenario::{
     load_scenario, Cc, CollectiveKind, Overrides, PortRate, Quirk, QuirkSet, Recovery, SwitchHash,
-    TransportKind, UetAckRequest, UetCc, UetParams,
+    TransportKind, UetAckRequest, UetCc, UetParams, UetQueueRelease,
 };
 
 #[test]
@@ -490,7 +490,7 @@ flow_file = "f.txt"
              max_window_bdp = 2.0\nbase_rtt = \"8337ns\"\nrto = \"42us\"\npayload = 2000\n\
              switch_hash = \"htsim\"\nwait_to_decrease = 0.25\nwtd_alpha = 0.1\n\
              cc = \"nscc\"\nnscc_target_delay = \"9us\"\nnscc_qa_gate = 4\nack_bytes = 16384\n\
-             ack_request = \"reps\"\n"
+             ack_request = \"reps\"\nqueue_release = \"end\"\n"
         ),
     );
     let t = load_scenario(&cfg, &Overrides::default())
@@ -523,6 +523,7 @@ flow_file = "f.txt"
             ack_request: UetAckRequest::Reps,
             rccc_pull_rate: 0.99,
             rccc_credit_per_pull_bytes: 16384,
+            queue_release: UetQueueRelease::End,
         }
     );
     // Each uet key reaches the attributes of the objects that read it (the rows of
@@ -559,6 +560,7 @@ flow_file = "f.txt"
             (uet, "AckRequest"),
             (uet, "RcccPullRate"),
             (uet, "RcccCreditPerPull"),
+            (switch, "QueueRelease"),
         ]
     );
     // link_rates: one direction set apart, its queue scaled with its rate (htsim's -failed).

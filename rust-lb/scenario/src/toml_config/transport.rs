@@ -14,7 +14,7 @@ use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::htsim::{uet_defaults, HtsimTopo};
 use crate::model::{
     Cc, EcnEntry, LinkEvent, QuirkSet, Recovery, SwitchHash, Topology, Transport, TransportKind,
-    UetAckRequest, UetCc, UetParams,
+    UetAckRequest, UetCc, UetParams, UetQueueRelease,
 };
 use crate::simai::{parse_conf_file, SimAiConf, SimAiFabric};
 use crate::transport_params::uet::define_uet_toml_keys;
@@ -67,6 +67,23 @@ impl IntoField<UetAckRequest> for UetAckRequestSec {
         Ok(match self {
             UetAckRequestSec::Uec => UetAckRequest::Uec,
             UetAckRequestSec::Reps => UetAckRequest::Reps,
+        })
+    }
+}
+
+/// `[transport.uet] queue_release`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) enum UetQueueReleaseSec {
+    Start,
+    End,
+}
+
+impl IntoField<UetQueueRelease> for UetQueueReleaseSec {
+    fn into_field(self) -> std::result::Result<UetQueueRelease, String> {
+        Ok(match self {
+            UetQueueReleaseSec::Start => UetQueueRelease::Start,
+            UetQueueReleaseSec::End => UetQueueRelease::End,
         })
     }
 }

@@ -156,6 +156,16 @@ macro_rules! uet_params {
             rccc_credit_per_pull_bytes: u32 = 16384,
                 toml "rccc_credit_per_pull" as Bytes check credit_per_pull_range,
                 ns3 UetRecovery "RcccCreditPerPull" as uint;
+            /// When a switch port lets go of the data packet it sends: `start`, when its
+            /// transmission starts (it leaves the queue's occupancy and is ECN-marked then, from
+            /// the packets behind it; the model's switch, the default); `end`, when its last bit
+            /// has left (it counts in the occupancy that trims and marks until then, and is
+            /// marked then from the packets waiting behind it: the UEC htsim's
+            /// `CompositeQueue`). Left out of the config echo at `start`.
+            #[serde(skip_serializing_if = "UetQueueRelease::is_start")]
+            queue_release: UetQueueRelease = UetQueueRelease::Start,
+                toml "queue_release" as UetQueueReleaseSec,
+                ns3 Switch "QueueRelease" as named;
         }
     };
 }
