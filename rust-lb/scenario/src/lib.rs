@@ -204,8 +204,8 @@ pub fn validate(
     {
         let msg = format!(
             "algorithm `{}` decides at the switches; transport.uet.switch_hash = \"htsim\" \
-             models the REPS authors' plain ECMP switches (use a host algorithm or \
-             switch_hash = \"five-tuple\")",
+             (the default under htsim_topo) models htsim's plain ECMP switches (use a host \
+             algorithm or switch_hash = \"five-tuple\")",
             s.lb.name.trim()
         );
         return Err(lb_error(file, lb_line, "lb", overrides.lb.is_some(), msg));

@@ -13,6 +13,7 @@ mod common;
 use common::{data, scratch, write};
 use rdma_lb_scenario::{
     load_scenario, Overrides, PortRate, Scenario, SwitchHash, TransportKind, UetCc, UetParams,
+    UetQueueRelease,
 };
 
 fn topo(case: &str, file: &str) -> String {
@@ -68,8 +69,9 @@ fn fat_tree_incast_loads_with_htsim_defaults() {
             ecn_kmax_packets: 35,
             base_rtt_ns: 14_023,
             rto_ns: 100_656,
-            switch_hash: SwitchHash::FiveTuple,
+            switch_hash: SwitchHash::Htsim,
             ack_bytes: 16_384,
+            queue_release: UetQueueRelease::End,
             ..UetParams::default()
         }
     );

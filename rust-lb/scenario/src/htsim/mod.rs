@@ -31,7 +31,8 @@
 //! | `ecn_kmax_packets` | ⌈0.8 x BDP packets⌉ | 35 |
 //! | `base_rtt` | `network_max_unloaded_rtt` = 2 x diameter latency + diameter x (MTU + 64 B ACK) x 8 / host rate, diameter = 2 x tiers links (main_uec.cpp `calculate_rtt`), to the nearest ns; it applies to every pair, as htsim's (no `-enable_accurate_base_rtt`) | 14,022.72 ns → 14,023 ns |
 //! | `rto` | 15 us + 6 x queue bytes x 8 / host rate (main_uec.cpp `_min_rto`) | 100,656 ns |
-//! | `switch_hash` | ours (`"five-tuple"`) | five-tuple |
+//! | `switch_hash` | `"htsim"`: ECMP salts drawn from the run's seed (ours: `"five-tuple"`) | htsim |
+//! | `queue_release` | `"end"`: the packet being sent counts in its queue until it has left, ECN decided then (`CompositeQueue`; ours: `"start"`) | end |
 //!
 //! * The network BDP is the network RTT x host rate; the MTU is `payload + header` (as htsim's
 //!   `-mtu`); the ACK is htsim's 64 B (`UecBasePacket::ACKSIZE`).

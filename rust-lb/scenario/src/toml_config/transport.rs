@@ -390,7 +390,10 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
 }
 
 /// htsim's uet settings that do not depend on the topology (htsim_uec without flags): NSCC,
-/// trimming, 4086 B + 64 B packets, an ACK per 16 KiB (`-sack_threshold`); the rest as ours.
+/// trimming, 4086 B + 64 B packets, an ACK per 16 KiB (`-sack_threshold`), switches whose ECMP
+/// salts are drawn from the run's seed (`switch_hash = "htsim"`) and queues that count the
+/// packet being sent until it has left (`queue_release = "end"`, its `CompositeQueue`); the
+/// rest as ours.
 fn htsim_base() -> UetParams {
     UetParams {
         cc: UetCc::Nscc,
@@ -398,6 +401,8 @@ fn htsim_base() -> UetParams {
         payload_bytes: 4086,
         header_bytes: 64,
         ack_bytes: 16384,
+        switch_hash: SwitchHash::Htsim,
+        queue_release: UetQueueRelease::End,
         ..UetParams::default()
     }
 }
