@@ -178,6 +178,16 @@ RdmaScenarioRunner::ValidateRanks(const RdmaScenarioSpec& spec)
                "by every switch (htsim's global random())," +
                why;
     }
+    if (spec.transport.Uet() &&
+        spec.transport.Get("ns3::RdmaSwitch", "QueueRelease").text == "end")
+    {
+        // RdmaNetDevice's transmit-end handler marks the frame on the link, which a link
+        // between ranks has already sent to the other rank.
+        return "transport.uet.queue_release: \"end\" (the default under htsim inputs; "
+               "\"start\" runs) marks a packet when its last bit has left, which a link between "
+               "ranks has already sent on," +
+               why;
+    }
     std::map<uint32_t, uint32_t> perSource;
     for (const RdmaScenarioFlow& f : spec.flows)
     {
