@@ -20,17 +20,27 @@ fn data(rel: &str) -> std::path::PathBuf {
 /// The plan of `workload` on `topo` (TP 8, as both reference cases), with its iteration.
 fn plan(workload: &str, topo: &str, gpus: u32) -> (EndToEndPlan, crate::simai::Iteration) {
     let w = parse_workload_file(&data(workload)).unwrap();
+    let it = iteration(&w, topo, gpus, 6_000_000);
+    (it.report.clone(), it)
+}
+
+/// The iteration of the parsed workload `w` on `topo` with TP 8 and the given send latency.
+fn iteration(
+    w: &crate::simai::workload::Workload,
+    topo: &str,
+    gpus: u32,
+    send_latency_ns: u64,
+) -> crate::simai::Iteration {
     let f =
         SimAiFabric::build(&parse_topology_file(&data(&format!("topo/{topo}"))).unwrap()).unwrap();
     let g = Groups::build(GroupSizes::new(gpus, 8, 8, Some(1)).unwrap());
     let o = Options {
         pg: 3,
-        send_latency_ns: 6_000_000,
+        send_latency_ns,
         first_id: 0,
         first_group: 0,
     };
-    let it = expand(&w, &f, &g, o).unwrap();
-    (it.report.clone(), it)
+    expand(w, &f, &g, o).unwrap()
 }
 
 /// A µs cell of SimAI's file (3 decimals are significant: whole ns) as ns.
@@ -176,18 +186,7 @@ fn only_layer_0_s_weight_gradient_wait_counts() {
     .unwrap();
     let w = parse_workload_file(&path).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
-    let f = SimAiFabric::build(
-        &parse_topology_file(&data("topo/DCN+SingleToR_16g_8gps_400Gbps_H100")).unwrap(),
-    )
-    .unwrap();
-    let g = Groups::build(GroupSizes::new(16, 8, 8, Some(1)).unwrap());
-    let o = Options {
-        pg: 3,
-        send_latency_ns: 0,
-        first_id: 0,
-        first_group: 0,
-    };
-    let it = expand(&w, &f, &g, o).unwrap();
+    let it = iteration(&w, "DCN+SingleToR_16g_8gps_400Gbps_H100", 16, 0);
     let mut p = it.report.clone();
     p.start_ns = 1_000;
     // Order: b.ig, b.wg, a.ig, a.wg. Every flow of a collective ends at its given time.
