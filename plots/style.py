@@ -21,6 +21,8 @@ ALGORITHM_STYLE = {
     "hopper": ("#cc79a7", "P"),
     "plb": ("#6a3d9a", "x"),
     "flowcut": ("#b15928", "+"),
+    "uec-bitmap": ("#1f78b4", "1"),
+    "uec-mixed": ("#fb9a99", "2"),
     "themis": ("#56b4e9", "X"),
     "plts-random": ("#8c564b", "<"),
     "plts-counter": ("#7f7f7f", ">"),

@@ -400,7 +400,8 @@ QpPathSelector::OnFeedback(const LbFeedback& fb)
                         fb.psn,
                         ToNs(fb.rtt),
                         fb.hasRtt,
-                        fb.ecn};
+                        fb.ecn,
+                        fb.lastHop};
     if (!m_impl->lb->on_feedback(e))
     {
         NS_FATAL_ERROR("rdma-lb: " << GetLastError());

@@ -122,6 +122,7 @@ struct LbFeedback
     Time rtt;                                 //!< round-trip time of that packet, if hasRtt
     bool hasRtt{false};                       //!< whether rtt is meaningful
     bool ecn{false};                          //!< whether the answered packet was ECN-marked
+    bool lastHop{false}; //!< a NACK of a packet trimmed at its last hop (the port facing the host)
 };
 
 /// What a packet at a switch is.

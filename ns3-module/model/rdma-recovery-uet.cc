@@ -740,6 +740,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     fb.rtt = now - NanoSeconds(static_cast<int64_t>(h.tsNs));
     fb.hasRtt = true;
     fb.ecn = ecn;
+    fb.lastHop = lastHop;
     m_host->LbFeedbackAndProbes(qp, fb);
     if (ecn)
     {

@@ -46,6 +46,8 @@ pub mod ffi {
         rtt_ns: u64,
         has_rtt: bool,
         ecn: bool,
+        /// A NACK of a packet trimmed at its last hop (the port facing the receiver).
+        last_hop: bool,
     }
 
     /// The entropy to stamp on the next data packet.
@@ -143,6 +145,7 @@ impl HostLb {
             psn: Psn(fb.psn),
             rtt: fb.has_rtt.then_some(SimDuration::from_ns(fb.rtt_ns)),
             ecn: fb.ecn,
+            last_hop: fb.last_hop,
         };
         self.call((), |lb| lb.on_feedback(&fb)).1
     }

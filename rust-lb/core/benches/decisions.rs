@@ -74,6 +74,7 @@ fn host(c: &mut Criterion) {
                     psn: Psn(psn),
                     rtt: Some(SimDuration::from_ns(8_320)),
                     ecn: psn % 16 == 0,
+                    last_hop: false,
                 };
                 lb.on_feedback(black_box(&fb));
             });

@@ -20,7 +20,9 @@
 use crate::error::ConfigError;
 use crate::host::ecmp::FixedEntropy;
 use crate::host::selector::{Feedback, PathSelector, SendCx};
-use crate::host::{flowbender, flowcut, hopper, plb, reps, spray, whack_a_mole};
+use crate::host::{
+    flowbender, flowcut, hopper, plb, reps, spray, uec_bitmap, uec_mixed, whack_a_mole,
+};
 use crate::params::{decode, Table};
 use crate::rng::{SharedGlibcRand, SimRng};
 use crate::scheme::{HostRole, NoParams, Scheme, Side, SwitchRole};
@@ -404,6 +406,14 @@ registry! {
         /// Flowcut switching, NIC-only: a new path only when the flow has no packet in flight,
         /// after draining a congested path (Bonato et al., "Flowcut Switching", 2025).
         Flowcut = "flowcut" => flowcut::Flowcut,
+        /// The UEC htsim's bitmap: XOR-permuted rounds over the entropies, skipping those
+        /// penalised by ECN, NACKs and timeouts (Ultra Ethernet Consortium htsim, uec_mp.cpp,
+        /// UecMpBitmap, commit 40ccb05).
+        UecBitmap = "uec-bitmap" => uec_bitmap::UecBitmap,
+        /// The UEC htsim's default, "mixed": recycle every good entropy first (REPS-legacy),
+        /// else the bitmap's pick (Ultra Ethernet Consortium htsim, uec_mp.cpp, UecMpMixed,
+        /// commit 40ccb05).
+        UecMixed = "uec-mixed" => uec_mixed::UecMixed,
     ]
     switch: [
         /// Themis: PSN-based spraying at the source ToR, invalid-NACK blocking and NACK

@@ -76,6 +76,7 @@ fn drive(lb: &mut HostLb, start: u32, n: u32) {
             psn: Psn(psn),
             rtt: Some(SimDuration::from_ns(8_000 + u64::from(psn % 7) * 3_000)),
             ecn: psn % 5 == 0,
+            last_hop: false,
         };
         lb.on_feedback(&fb);
         if let Some(t) = lb.poll_at() {

@@ -239,6 +239,7 @@ mod tests {
             psn: Psn(psn),
             rtt: None,
             ecn,
+            last_hop: false,
         }
     }
 

@@ -362,6 +362,7 @@ mod tests {
                 psn: Psn(psn),
                 rtt: Some(SimDuration::from_ns(rtt_ns)),
                 ecn,
+                last_hop: false,
             };
             self.fc.on_feedback(&fb, &mut self.rng);
         }
@@ -378,6 +379,7 @@ mod tests {
                 psn: Psn(psn),
                 rtt: None,
                 ecn: false,
+                last_hop: false,
             };
             self.fc.on_feedback(&fb, &mut self.rng);
             self.resend = self.inflight.iter().map(|x| x.0).collect();
@@ -391,6 +393,7 @@ mod tests {
                 psn: Psn(psn),
                 rtt: Some(SimDuration::from_ns(rtt_ns)),
                 ecn: true,
+                last_hop: false,
             };
             self.fc.on_feedback(&fb, &mut self.rng);
         }
@@ -486,6 +489,7 @@ mod tests {
             psn: Psn(0),
             rtt: None,
             ecn: true,
+            last_hop: false,
         };
         q.fc.on_feedback(&fb, &mut q.rng);
         assert!(q.fc.congested());
@@ -603,6 +607,7 @@ mod tests {
             psn: Psn(0),
             rtt: None,
             ecn: false,
+            last_hop: false,
         };
         q.fc.on_feedback(&fb, &mut q.rng);
         assert!(q.fc.congested());

@@ -541,6 +541,7 @@ mod tests {
             psn: Psn(0),
             rtt: Some(SimDuration::from_ns(rtt)),
             ecn: false,
+            last_hop: false,
         }
     }
 
@@ -552,6 +553,7 @@ mod tests {
             psn: Psn(0),
             rtt: Some(SimDuration::from_ns(rtt)),
             ecn: false,
+            last_hop: false,
         }
     }
 
@@ -707,6 +709,7 @@ mod tests {
             psn: Psn(0),
             rtt: None,
             ecn: false,
+            last_hop: false,
         }
     }
 
@@ -868,6 +871,7 @@ mod tests {
             psn: Psn(0),
             rtt: None,
             ecn: false,
+            last_hop: false,
         };
         h.on_feedback(&timeout, &mut rng);
         assert_eq!(h.current(), a);

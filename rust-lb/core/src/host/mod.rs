@@ -18,6 +18,8 @@ pub mod plb;
 pub mod reps;
 pub(crate) mod selector;
 pub mod spray;
+pub mod uec_bitmap;
+pub mod uec_mixed;
 pub mod whack_a_mole;
 
 pub use crate::registry::HostSelector;
@@ -172,6 +174,7 @@ mod tests {
             psn: Psn(0),
             rtt: None,
             ecn,
+            last_hop: false,
         });
     }
 
@@ -270,6 +273,7 @@ mod tests {
                 psn: Psn(psn),
                 rtt: Some(SimDuration::from_ns(at - sent)),
                 ecn: false,
+                last_hop: false,
             });
         };
         let mut sent: Vec<(u64, Entropy)> = Vec::new(); // per PSN: send time, entropy
@@ -308,6 +312,7 @@ mod tests {
             psn: Psn(u32::try_from(oldest).unwrap()),
             rtt: None,
             ecn: false,
+            last_hop: false,
         });
         let mut resends = Vec::new();
         for psn in (0..sent.len()).filter(|&p| !answered[p]) {

@@ -383,6 +383,7 @@ mod tests {
                 psn: Psn(psn),
                 rtt: Some(SimDuration::from_ns(8_320)),
                 ecn,
+                last_hop: false,
             };
             self.plb.on_feedback(&fb, &mut self.rng);
         }
@@ -395,6 +396,7 @@ mod tests {
                 psn: Psn(self.acked),
                 rtt: None,
                 ecn: false,
+                last_hop: false,
             };
             self.plb.on_feedback(&fb, &mut self.rng);
         }
@@ -581,6 +583,7 @@ mod tests {
                 psn: Psn(psn),
                 rtt: None,
                 ecn: false,
+                last_hop: false,
             };
             f.plb.on_feedback(&fb, &mut f.rng);
         }
@@ -681,6 +684,7 @@ mod tests {
             psn: Psn(psn),
             rtt: None,
             ecn,
+            last_hop: false,
         };
         f.plb.on_feedback(&fb, &mut f.rng);
     }
@@ -717,6 +721,7 @@ mod tests {
             psn: Psn(psn),
             rtt: None,
             ecn,
+            last_hop: false,
         };
         for psn in [u32::MAX - 1, u32::MAX] {
             p.next_entropy(&cx(psn), &mut rng);
@@ -874,6 +879,7 @@ mod tests {
                     psn: Psn(psn),
                     rtt: None,
                     ecn,
+                    last_hop: false,
                 };
                 match kind {
                     0 | 1 => {

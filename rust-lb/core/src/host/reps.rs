@@ -478,6 +478,7 @@ mod tests {
             psn: Psn(0),
             rtt: None,
             ecn,
+            last_hop: false,
         }
     }
 

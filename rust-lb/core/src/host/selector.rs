@@ -54,6 +54,9 @@ pub struct Feedback {
     pub rtt: Option<SimDuration>,
     /// Whether the answered packet arrived ECN-marked.
     pub ecn: bool,
+    /// A NACK of a packet trimmed at its last hop, the switch port facing the receiver (the
+    /// uet transport's trims; the UEC htsim's `last_hop`): the path up to there delivered it.
+    pub last_hop: bool,
 }
 
 /// One queue pair's path selector. Implementations are pure: time and randomness are arguments.

@@ -229,6 +229,7 @@ fn feedback(
         psn: Psn(0),
         rtt: rtt_ns.map(SimDuration::from_ns),
         ecn,
+        last_hop: false,
     }
 }
 
@@ -266,6 +267,7 @@ fn answer(sent: (u32, u64, u16), rtt: u64) -> Feedback {
         psn: Psn(sent.0),
         rtt: Some(SimDuration::from_ns(rtt)),
         ecn: false,
+        last_hop: false,
     }
 }
 

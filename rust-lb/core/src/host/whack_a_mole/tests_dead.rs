@@ -95,6 +95,7 @@ fn run(
                 psn: Psn(p),
                 rtt: Some(SimDuration::from_ns(at - sent)),
                 ecn: path != 3 && !probe && answer_count % 4 == 0,
+                last_hop: false,
             });
         }
         if t >= next_timeout {
@@ -107,6 +108,7 @@ fn run(
                     psn: Psn(p),
                     rtt: None,
                     ecn: false,
+                    last_hop: false,
                 });
             }
         }
