@@ -23,6 +23,8 @@
  *    with either switch hash);
  *  - a degraded port (SetPortRate, htsim's -failed): one direction at half speed, its queue
  *    limit halved with it;
+ *  - uec-bitmap and uec-mixed (the UEC htsim's load balancers) send less into a degraded
+ *    spine than oblivious rounds: the feedback reaches them;
  *  - htsim's switches (UseHtsimSwitches) put ECMP flows on the uplinks the REPS artifact's
  *    hash and shuffles give (expected counts from its rules, checked against its own run);
  *  - RCCC: pacer rate, credit, pull targets, grants and RTS from single signals; and wired end
@@ -113,7 +115,8 @@ BuildUetStar(RdmaFabricHelper& f,
 }
 
 /// Leaf-spine (RdmaFabricHelper::BuildLeafSpine) at 400 Gbps, 1 us links, on the uet transport
-/// (ConfigureUetFabric); with \p htsim = (seed, flows), htsim's switches (UseHtsimSwitches).
+/// (ConfigureUetFabric); with \p htsim = (seed, flows), htsim's switches (UseHtsimSwitches);
+/// \p lbParams the load balancer's parameters.
 void
 BuildUetLeafSpine(RdmaFabricHelper& f,
                   const std::string& lb,
@@ -124,11 +127,12 @@ BuildUetLeafSpine(RdmaFabricHelper& f,
                   Time rto,
                   uint64_t queuePkts,
                   bool trim,
-                  std::optional<std::pair<uint32_t, uint32_t>> htsim = std::nullopt)
+                  std::optional<std::pair<uint32_t, uint32_t>> htsim = std::nullopt,
+                  const std::string& lbParams = "")
 {
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
-    f.SetLoadBalancer(lb);
+    f.SetLoadBalancer(lb, lbParams);
     f.BuildLeafSpine(leaves, hostsPerLeaf, spines, G400, G400, MicroSeconds(1));
     ConfigureUetFabric(f, baseRtt, rto, queuePkts, trim);
     if (htsim)
@@ -1433,6 +1437,88 @@ class UetDegradedPortTestCase : public TestCase
 };
 
 /**
+ * The UEC htsim's bitmap and mixed load balancers hear the fabric (htsim's -failed, on a
+ * small leaf-spine): 2 leaves x 8 hosts, 4 spines, 400 Gbps, 1 us links, 32-packet queues
+ * with trimming; leaf 0's links to spine 0 run at 100 Gbps both ways with a quarter of the
+ * queue. Each host of leaf 0 sends 2 MiB to its peer on leaf 1 and back. Oblivious spraying
+ * over 128 entropies in rounds (spray, cycle = true) puts its share on spine 0 whatever
+ * happens there (the switches hash 128 entropies onto 4 spines: about a quarter); the bitmap
+ * penalises the entropies that come back ECN-marked or trimmed before their last hop and
+ * skips them, so less of its data enters leaf 0's slow uplink; mixed recycles the entropies
+ * that came back clean, which are rarely spine 0's. Without the feedback wired the bitmap is
+ * the spray's walk: the same share.
+ */
+class UetBitmapFeedbackTestCase : public TestCase
+{
+  public:
+    UetBitmapFeedbackTestCase()
+        : TestCase("uet: uec-bitmap and uec-mixed move data off a degraded spine")
+    {
+    }
+
+  private:
+    /// Share of leaf 0's uplink bytes sent to spine 0, and the flows completed.
+    static std::pair<double, uint32_t> Run(const std::string& lb, const std::string& params)
+    {
+        RdmaFabricHelper f;
+        const uint32_t leaves = 2;
+        const uint32_t perLeaf = 8;
+        const uint32_t spines = 4;
+        const uint32_t hosts = leaves * perLeaf;
+        BuildUetLeafSpine(f,
+                          lb,
+                          leaves,
+                          perLeaf,
+                          spines,
+                          MicroSeconds(9),
+                          MicroSeconds(100),
+                          32,
+                          true,
+                          std::nullopt,
+                          params);
+        const uint32_t leaf0 = hosts;
+        const uint32_t spine0 = hosts + leaves;
+        f.SetPortRate(leaf0, spine0, DataRate("100Gbps"), 0.25);
+        f.SetPortRate(spine0, leaf0, DataRate("100Gbps"), 0.25);
+        uint32_t completed = 0;
+        for (uint32_t h = 0; h < hosts; ++h)
+        {
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "FlowRecord",
+                MakeBoundCallback(+[](uint32_t* n, const RdmaFlowRecord&) { ++*n; }, &completed));
+            f.AddFlow(h, h, (h + perLeaf) % hosts, 2 * 1024 * 1024, Time(0));
+        }
+        Simulator::Stop(MilliSeconds(5));
+        Simulator::Run();
+        uint64_t total = 0;
+        uint64_t slow = 0;
+        for (uint32_t s = 0; s < spines; ++s)
+        {
+            const uint64_t b = f.GetSwitch(leaf0)->GetPort(perLeaf + s)->GetTxBytes();
+            total += b;
+            slow += s == 0 ? b : 0;
+        }
+        Simulator::Destroy();
+        return {total ? double(slow) / double(total) : 1.0, completed};
+    }
+
+    void DoRun() override
+    {
+        const auto [spray, sprayDone] = Run("spray", "num_entropies = 128, cycle = true");
+        const auto [bitmap, bitmapDone] = Run("uec-bitmap", "num_entropies = 128");
+        const auto [mixed, mixedDone] = Run("uec-mixed", "num_entropies = 128");
+        std::cout << "share of leaf 0's uplink bytes on the slow spine: spray (cycle) " << spray
+                  << ", uec-bitmap " << bitmap << ", uec-mixed " << mixed << std::endl;
+        NS_TEST_ASSERT_MSG_EQ(sprayDone, 16u, "spray: every flow completes");
+        NS_TEST_ASSERT_MSG_EQ(bitmapDone, 16u, "uec-bitmap: every flow completes");
+        NS_TEST_ASSERT_MSG_EQ(mixedDone, 16u, "uec-mixed: every flow completes");
+        NS_TEST_EXPECT_MSG_GT(spray, 0.15, "oblivious rounds keep sending into the slow spine");
+        NS_TEST_EXPECT_MSG_LT(bitmap, 0.8 * spray, "the bitmap skips the penalised entropies");
+        NS_TEST_EXPECT_MSG_LT(mixed, 0.8 * spray, "mixed recycles the clean ones");
+    }
+};
+
+/**
  * htsim's switches: 4 leaves x 4 hosts, 4 spines at 400 Gbps, the permutation h -> h + 4
  * (mod 16) of 64 KiB ECMP flows, flow i on entropy i, stream seed 42. The artifact's rules
  * (rust-lb switch/htsim_ecmp.rs; their Python transcription reproduces the artifact's own
@@ -1883,6 +1969,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetFabricDeriveTestCase, TestCase::QUICK);
         AddTestCase(new UetScenarioDeterminismTestCase, TestCase::QUICK);
         AddTestCase(new UetDegradedPortTestCase, TestCase::QUICK);
+        AddTestCase(new UetBitmapFeedbackTestCase, TestCase::QUICK);
         AddTestCase(new UetHtsimEcmpTestCase, TestCase::QUICK);
         AddTestCase(new UetRcccRuleTestCase, TestCase::QUICK);
         AddTestCase(new UetRcccWiringTestCase, TestCase::QUICK);

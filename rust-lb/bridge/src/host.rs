@@ -215,4 +215,28 @@ mod tests {
         );
         assert!(lb.next_entropy(&cx(2)).failed, "stays poisoned");
     }
+
+    #[test]
+    fn a_last_hop_nack_reaches_the_selector_as_such() {
+        // uec-mixed recycles an unmarked NACK's entropy only when the trim was at the last
+        // hop: the flag must cross the bridge. Entropy 77 is recycled next; a NACK without the
+        // flag is not (the bitmap's pick over 128 entropies with upper bits is then another).
+        let cfg = new_lb_config("uec-mixed", "num_entropies = 128").unwrap();
+        let nack = |last_hop| ffi::FeedbackEvent {
+            kind: ffi::FeedbackKind::Nack,
+            now_ns: 1,
+            entropy: 77,
+            psn: 0,
+            rtt_ns: 0,
+            has_rtt: false,
+            ecn: false,
+            last_hop,
+        };
+        let mut lb = cfg.new_host_lb(3).unwrap();
+        assert!(lb.on_feedback(&nack(true)));
+        assert_eq!(lb.next_entropy(&cx(0)).entropy, 77);
+        let mut lb = cfg.new_host_lb(3).unwrap();
+        assert!(lb.on_feedback(&nack(false)));
+        assert_ne!(lb.next_entropy(&cx(0)).entropy, 77);
+    }
 }
