@@ -3,7 +3,8 @@
 For each case (the same .topo and .cm files, unchanged, under data/uec-htsim/), reads our runs
 (<case>-reps-s<seed>-<hash>: flows.csv, summary.json) and htsim's (data/uec-htsim/reps/
 <case>_reps_s<seed>.txt: the `finished at` lines, every flow starting at 0, and the `New:`
-counter line) for seeds 13, 1, 2, 3 (13, 1, 2 at 1,024 hosts), and compares the mean over seeds of the mean FCT, the
+counter line; for the cases of htsim's own load balancers, mixed and bitmap, ours uec-mixed and
+uec-bitmap: data/uec-htsim/mixed/<case>_s<seed>.txt) for seeds 13, 1, 2, 3 (13, 1, 2 at 1,024 hosts), and compares the mean over seeds of the mean FCT, the
 largest FCT (the plans' tail FCT) and the trims (every loss here is a trim answered by a
 NACK) with the issue's bars: FCT within 2 %, counts within 5 % (or, where the trims are that
 few, within 1 in 10,000 of the packets sent). Deterministic:
@@ -22,6 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 REF = ROOT / "data" / "uec-htsim" / "reps"
+MIXED = ROOT / "data" / "uec-htsim" / "mixed"
+SEEDS4 = [13, 1, 2, 3]
 # case -> (label, seeds)
 CASES = {
     "perm128_ft100_nscc": ("128-host 3-tier fat tree, 100 G, 2 MB permutation",
@@ -48,11 +51,27 @@ CASES = {
                            [13, 1, 2, 3]),
     "perm128_ft100_rccc_oblivious": ("RCCC, oblivious spraying: the same permutation (ours: "
                                      "spray, cycle = true)", [13, 1, 2, 3, 4, 5, 6, 7]),
+    "perm128_ft100_nscc_mixed": ("htsim's default load balancer, mixed (ours: uec-mixed): the "
+                                 "128-host 100 G fat tree's 2 MB permutation", SEEDS4),
+    "perm128_ls400_nscc_mixed": ("mixed: the 400 G leaf-spine permutation", SEEDS4),
+    "perm128_ls400_nscc_failed1_mixed": ("mixed: the 400 G leaf-spine, -failed 1", SEEDS4),
+    "perm128_ft100_nscc_bitmap": ("htsim's bitmap (ours: uec-bitmap): the 100 G fat tree's "
+                                  "permutation", SEEDS4),
+    "perm128_ls400_nscc_bitmap": ("bitmap: the 400 G leaf-spine permutation", SEEDS4),
+    "perm128_ls400_nscc_failed1_bitmap": ("bitmap: the 400 G leaf-spine, -failed 1", SEEDS4),
 }
 # Our load balancer per case (the run directories' name) and htsim's (its reference files'):
-# REPS everywhere but the oblivious case.
-OURS = {case: "spray" if case.endswith("_oblivious") else "reps" for case in CASES}
+# REPS everywhere but the oblivious cases and htsim's own mixed and bitmap.
+OURS = {case: {"oblivious": "spray", "mixed": "uec-mixed", "bitmap": "uec-bitmap"}.get(
+            case.rsplit("_", 1)[-1], "reps") for case in CASES}
 REF_LB = {case: "" if case.endswith("_oblivious") else "reps" for case in CASES}
+
+
+def ref_path(case, seed):
+    """htsim's kept output of `case` with `seed`."""
+    if OURS[case].startswith("uec-"):
+        return MIXED / f"{case}_s{seed}.txt"
+    return REF / (f"{case}_s{seed}.txt" if not REF_LB[case] else f"{case}_{REF_LB[case]}_s{seed}.txt")
 FIELDS = ["case", "simulator", "seed", "flows", "mean_fct_us", "max_fct_us", "retx_pkts", "trims"]
 
 
@@ -70,7 +89,7 @@ def ours(out_root, case, seed):
 
 
 def htsim(case, seed):
-    path = REF / (f"{case}_s{seed}.txt" if not REF_LB[case] else f"{case}_{REF_LB[case]}_s{seed}.txt")
+    path = ref_path(case, seed)
     if path.exists():
         text = path.read_text()
     elif path.with_suffix(".txt.gz").exists():

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # NSCC, RCCC and NSCC + RCCC on the uet transport against the UEC's htsim (README.md): each case's htsim input files
-# unchanged, REPS, seeds 13 (htsim's default), 1, 2, 3 (13, 1, 2 for the 1,024-host plan's
+# unchanged, REPS (and htsim's mixed and bitmap on three cases), seeds 13 (htsim's default), 1, 2, 3 (13, 1, 2 for the 1,024-host plan's
 # permutation on its fat tree and 4:1 / 8:1 leaf-spines); then analyze.py (results.csv, the
 # README table) against htsim's runs of the same cases and seeds (data/uec-htsim/reps/).
 # Resumable `rdma-lb sweep` into out/experiments/uec-htsim; builds nothing (scripts/build,
@@ -30,4 +30,7 @@ py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
   -j "${JOBS:-1}" --out-root "$out"
 # The 8,192-host plan's permutation (about 50 s of CPU and 0.5 GiB per run).
 "$cli" sweep --config "$exp/perm8192_ls400_1MB.toml" --seed 13,1 -j "${JOBS:-1}" --out-root "$out"
+# htsim's own load balancers: its default, mixed (ours uec-mixed), and its bitmap (uec-bitmap).
+"$cli" sweep --config "$exp/perm128_ft100_nscc_mixed.toml,$exp/perm128_ls400_nscc_mixed.toml,$exp/perm128_ls400_nscc_failed1_mixed.toml,$exp/perm128_ft100_nscc_bitmap.toml,$exp/perm128_ls400_nscc_bitmap.toml,$exp/perm128_ls400_nscc_failed1_bitmap.toml" \
+  --seed 13,1,2,3 -j "${JOBS:-1}" --out-root "$out"
 "$py" "$exp/analyze.py" "$out" "$exp"
