@@ -61,12 +61,57 @@ impl SprayConfig {
     }
 }
 
+/// The walk over `num_entropies` (a power of two) in XOR-permuted rounds, with the constant
+/// upper bits (htsim's oblivious spraying; also the UEC bitmap's walk).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct XorRounds {
+    pub(crate) mask: u32,
+    index: u32,
+    xor: u32,
+    pub(crate) upper: u32,
+}
+
+impl XorRounds {
+    /// Draws the upper bits, then the first round's XOR, from `rng` (htsim's order).
+    pub(crate) fn new(num_entropies: u32, rng: &mut SimRng) -> Self {
+        let mask = num_entropies - 1;
+        let upper = rng.below(1 << 16) & !mask & 0xffff;
+        let xor = rng.below(num_entropies);
+        XorRounds {
+            mask,
+            index: 0,
+            xor,
+            upper,
+        }
+    }
+
+    /// The entropy index the walk stands on.
+    pub(crate) fn current(&self) -> usize {
+        usize::try_from((self.index ^ self.xor) & self.mask).unwrap_or(0)
+    }
+
+    /// One step on; a new XOR when a round ends.
+    pub(crate) fn advance(&mut self, rng: &mut SimRng) {
+        self.index += 1;
+        if self.index > self.mask {
+            self.index = 0;
+            self.xor = rng.below(self.mask + 1);
+        }
+    }
+
+    /// Index `i` with the upper bits: the entropy on the wire.
+    pub(crate) fn entropy(&self, i: usize) -> Entropy {
+        let low = u32::try_from(i).unwrap_or(0) & self.mask;
+        Entropy(u16::try_from(low | self.upper).unwrap_or(u16::MAX))
+    }
+}
+
 /// Draws a fresh entropy for every packet, or walks them in rounds (`cycle`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Spray {
     num_entropies: u32,
-    /// `cycle`: (position in the round, the round's XOR, the constant upper bits)
-    cycle: Option<(u32, u32, u32)>,
+    /// With `cycle`, the walk.
+    cycle: Option<XorRounds>,
 }
 
 impl Spray {
@@ -74,10 +119,9 @@ impl Spray {
     /// the upper bits are drawn from `rng` here (htsim draws them at construction).
     #[must_use]
     pub fn new(config: &SprayConfig, rng: &mut SimRng) -> Self {
-        let cycle = config.cycle.then(|| {
-            let upper = rng.below(1 << 16) & !(config.num_entropies - 1) & 0xffff;
-            (0, rng.below(config.num_entropies), upper)
-        });
+        let cycle = config
+            .cycle
+            .then(|| XorRounds::new(config.num_entropies, rng));
         Spray {
             num_entropies: config.num_entropies,
             cycle,
@@ -87,18 +131,13 @@ impl Spray {
 
 impl PathSelector for Spray {
     fn next_entropy(&mut self, _cx: &SendCx, rng: &mut SimRng) -> Entropy {
-        let Some((index, xor, upper)) = self.cycle.as_mut() else {
+        let Some(walk) = self.cycle.as_mut() else {
             // `below` returns < num_entropies <= 65536, so the value fits in 16 bits.
             return Entropy(u16::try_from(rng.below(self.num_entropies)).unwrap_or(u16::MAX));
         };
-        let mask = self.num_entropies - 1;
-        let e = ((*index ^ *xor) & mask) | *upper;
-        *index += 1;
-        if *index == self.num_entropies {
-            *index = 0;
-            *xor = rng.below(self.num_entropies);
-        }
-        Entropy(u16::try_from(e).unwrap_or(u16::MAX))
+        let e = walk.entropy(walk.current());
+        walk.advance(rng);
+        e
     }
 }
 

@@ -32,6 +32,7 @@
 use serde::Deserialize;
 
 use super::selector::{Feedback, FeedbackKind, PathSelector, SendCx};
+use super::spray::XorRounds;
 use crate::error::{check_int, ParamError};
 use crate::rng::SimRng;
 use crate::scheme::{HostRole, Scheme};
@@ -127,50 +128,6 @@ impl PathFeedback {
             FeedbackKind::Timeout => Some(PathFeedback::Timeout),
             FeedbackKind::Cnp | FeedbackKind::ProbeAck => None,
         }
-    }
-}
-
-/// The walk over the entropies in XOR-permuted rounds, with the constant upper bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct XorRounds {
-    mask: u32,
-    index: u32,
-    xor: u32,
-    upper: u32,
-}
-
-impl XorRounds {
-    /// Draws the upper bits, then the first round's XOR, from `rng` (htsim's order).
-    fn new(num_entropies: u32, rng: &mut SimRng) -> Self {
-        let mask = num_entropies - 1;
-        let upper = rng.below(1 << 16) & !mask & 0xffff;
-        let xor = rng.below(num_entropies);
-        XorRounds {
-            mask,
-            index: 0,
-            xor,
-            upper,
-        }
-    }
-
-    /// The entropy index the walk stands on.
-    fn current(&self) -> usize {
-        usize::try_from((self.index ^ self.xor) & self.mask).unwrap_or(0)
-    }
-
-    /// One step on; a new XOR when a round ends.
-    fn advance(&mut self, rng: &mut SimRng) {
-        self.index += 1;
-        if self.index > self.mask {
-            self.index = 0;
-            self.xor = rng.below(self.mask + 1);
-        }
-    }
-
-    /// Index `i` with the upper bits: the entropy on the wire.
-    fn entropy(&self, i: usize) -> Entropy {
-        let low = u32::try_from(i).unwrap_or(0) & self.mask;
-        Entropy(u16::try_from(low | self.upper).unwrap_or(u16::MAX))
     }
 }
 
