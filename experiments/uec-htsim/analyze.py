@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 REF = ROOT / "data" / "uec-htsim" / "reps"
 MIXED = ROOT / "data" / "uec-htsim" / "mixed"
 SEEDS4 = [13, 1, 2, 3]
+SEEDS12 = SEEDS4 + list(range(4, 12))
 # case -> (label, seeds)
 CASES = {
     "perm128_ft100_nscc": ("128-host 3-tier fat tree, 100 G, 2 MB permutation",
@@ -54,11 +55,11 @@ CASES = {
     "perm128_ft100_nscc_mixed": ("htsim's default load balancer, mixed (ours: uec-mixed): the "
                                  "128-host 100 G fat tree's 2 MB permutation", SEEDS4),
     "perm128_ls400_nscc_mixed": ("mixed: the 400 G leaf-spine permutation", SEEDS4),
-    "perm128_ls400_nscc_failed1_mixed": ("mixed: the 400 G leaf-spine, -failed 1", SEEDS4),
+    "perm128_ls400_nscc_failed1_mixed": ("mixed: the 400 G leaf-spine, -failed 1", SEEDS12),
     "perm128_ft100_nscc_bitmap": ("htsim's bitmap (ours: uec-bitmap): the 100 G fat tree's "
                                   "permutation", SEEDS4),
     "perm128_ls400_nscc_bitmap": ("bitmap: the 400 G leaf-spine permutation", SEEDS4),
-    "perm128_ls400_nscc_failed1_bitmap": ("bitmap: the 400 G leaf-spine, -failed 1", SEEDS4),
+    "perm128_ls400_nscc_failed1_bitmap": ("bitmap: the 400 G leaf-spine, -failed 1", SEEDS12),
 }
 # Our load balancer per case (the run directories' name) and htsim's (its reference files'):
 # REPS everywhere but the oblivious cases and htsim's own mixed and bitmap.
