@@ -1445,8 +1445,9 @@ class UetDegradedPortTestCase : public TestCase
  * happens there (the switches hash 128 entropies onto 4 spines: about a quarter); the bitmap
  * penalises the entropies that come back ECN-marked or trimmed before their last hop and
  * skips them, so less of its data enters leaf 0's slow uplink; mixed recycles the entropies
- * that came back clean, which are rarely spine 0's. Without the feedback wired the bitmap is
- * the spray's walk: the same share.
+ * that came back clean, which are rarely spine 0's. Measured: 0.176 / 0.121 / 0.070 (spray /
+ * bitmap / mixed). Without the feedback (both selectors' on_feedback made a no-op) the bitmap
+ * and mixed walk as the spray does, draw for draw: 0.176 all three, and the test fails.
  */
 class UetBitmapFeedbackTestCase : public TestCase
 {
