@@ -25,7 +25,10 @@
 //! Deviation, as an option: htsim's sender keeps no per-packet entropy, so its timeout names
 //! entropy 0 (`UNKNOWN_EV`) and penalises that entry whatever was lost
 //! (`timeout_entropy = "zero"`, the default); our NIC knows the lost packet's entropy and
-//! `timeout_entropy = "lost"` penalises that one instead. Randomness is the queue pair's
+//! `timeout_entropy = "lost"` penalises that one instead. htsim's count of penalised entries
+//! (`_ev_skip_count`) is only checked by an assertion there and is not kept here; htsim's
+//! arguments of `nextEntropy` (sequence number, window) are unused by the bitmap, and so here.
+//! Randomness is the queue pair's
 //! [`SimRng`] (htsim uses the process-wide `rand()`), so runs match htsim in distribution, not
 //! draw for draw.
 
