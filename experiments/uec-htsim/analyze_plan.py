@@ -1,0 +1,132 @@
+"""The UEC htsim's shipped 8,192-host plan results against ours (README.md, "The shipped 8,192-host
+plan"): results_plan.csv and the README table.
+
+For each point of the plan (message size, -paths, congestion control) this puts side by side:
+
+* the tail FCT (the largest FCT, as htsim's validate.py computes it) the UEC shipped in its
+  repository's results/ files (data/uec-htsim/shipped/: 400g_nscc.txt and 400g_nscc_2.txt, two
+  NSCC runs of the plan by htsim builds of July / August 2024, and 400g_rccc.txt, RCCC: that
+  htsim's default with no CC flag);
+* htsim at commit 40ccb05 (the build our other rows compare with) on the same command, seed 13,
+  where run (data/uec-htsim/mixed/perm8192_ls400_<size>_<cc>_p<paths>_s13.txt.gz: the
+  `finished at` lines and the `New:` line);
+* ours: uec-mixed (htsim's default load balancer) on the plan's files and flags
+  (perm8192_ls400_<size>_mixed[_rccc].toml, num_entropies = the plan's -paths), seed 13.
+
+Rows of the committed results_plan.csv whose run is not under OUT_ROOT are kept (raw outputs
+are not committed). Deterministic: same inputs, same bytes.
+
+Usage (from the repository root): python experiments/uec-htsim/analyze_plan.py OUT_ROOT EXP_DIR
+"""
+import csv
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SHIPPED = ROOT / "data" / "uec-htsim" / "shipped"
+MIXED = ROOT / "data" / "uec-htsim" / "mixed"
+# (size, cc) -> our config stem
+CONFIGS = {("1MB", "nscc"): "perm8192_ls400_1MB_mixed", ("2MB", "nscc"): "perm8192_ls400_2MB_mixed",
+           ("1MB", "rccc"): "perm8192_ls400_1MB_mixed_rccc"}
+SHIPPED_FILES = {"nscc": ["400g_nscc.txt", "400g_nscc_2.txt"], "rccc": ["400g_rccc.txt"]}
+PATHS = [32, 64, 128]
+SEED = 13
+FIELDS = ["size", "cc", "paths", "shipped_tail_us", "shipped2_tail_us", "htsim_mean_us",
+          "htsim_tail_us", "ours_mean_us", "ours_tail_us", "ours_trims", "ours_cpu_s"]
+
+
+def shipped(name):
+    """{(paths, size): tail FCT in us} of one shipped results file."""
+    out = {}
+    text = (SHIPPED / name).read_text()
+    for block in text.split("Experiment:")[1:]:
+        m = re.match(r".*?, (\d+) paths, (\d+MB) messages", block)
+        t = re.search(r"Tail FCT (\S+) us", block)
+        if m and t:
+            out[(int(m[1]), m[2])] = float(t[1])
+    return out
+
+
+def htsim(size, cc, paths):
+    path = MIXED / f"perm8192_ls400_{size}_{cc}_p{paths}_s{SEED}.txt.gz"
+    if not path.exists():
+        return None
+    fct = [float(t) for t in re.findall(r"finished at (\S+)", gzip.decompress(
+        path.read_bytes()).decode())]
+    return sum(fct) / len(fct), max(fct)
+
+
+def ours(out_root, stem, paths):
+    for s in sorted(Path(out_root).glob(f"{stem}-uec-mixed-s{SEED}-*/summary.json")):
+        j = json.loads(s.read_text())
+        if j["lb_params"].strip() != f"num_entropies = {paths}":
+            continue
+        with open(s.parent / "flows.csv") as f:
+            fct = [int(r["fct_ns"]) / 1e3 for r in csv.DictReader(f) if r["fct_ns"]]
+        if len(fct) != j["flows_total"]:
+            return None
+        return (sum(fct) / len(fct), max(fct), j["counters"].get("trims", 0),
+                round(j["cpu_time_s"]))
+    return None
+
+
+def kept(exp):
+    path = exp / "results_plan.csv"
+    if not path.exists():
+        return {}
+    with open(path) as f:
+        return {(r["size"], r["cc"], int(r["paths"])): r for r in csv.DictReader(f)}
+
+
+def fmt(v, nd=2):
+    return "" if v is None or v == "" else f"{float(v):.{nd}f}"
+
+
+def main(out_root, exp):
+    exp = Path(exp)
+    old = kept(exp)
+    ship = {cc: [shipped(n) for n in names] for cc, names in SHIPPED_FILES.items()}
+    rows = []
+    for (size, cc), stem in CONFIGS.items():
+        for p in PATHS:
+            s = [d.get((p, size)) for d in ship[cc]] + [None]
+            h = htsim(size, cc, p)
+            o = ours(out_root, stem, p)
+            row = {"size": size, "cc": cc, "paths": p, "shipped_tail_us": fmt(s[0]),
+                   "shipped2_tail_us": fmt(s[1]),
+                   "htsim_mean_us": fmt(h and h[0]), "htsim_tail_us": fmt(h and h[1])}
+            if o:
+                row.update(ours_mean_us=fmt(o[0]), ours_tail_us=fmt(o[1]), ours_trims=o[2],
+                           ours_cpu_s=o[3])
+            elif (size, cc, p) in old:
+                r = old[(size, cc, p)]
+                row.update({k: r[k] for k in ("ours_mean_us", "ours_tail_us", "ours_trims",
+                                              "ours_cpu_s")})
+            else:
+                continue
+            rows.append(row)
+    with open(exp / "results_plan.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    print("| size | CC | paths | tail FCT, us: shipped (2024) | htsim 40ccb05 | ours | ours / "
+          "htsim 40ccb05 | mean FCT, us: htsim 40ccb05 / ours | ours: trims |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        ship_s = " / ".join(v for v in (r["shipped_tail_us"], r["shipped2_tail_us"]) if v)
+        ratio = ""
+        if r["htsim_tail_us"] and r["ours_tail_us"]:
+            ratio = f"{100 * (float(r['ours_tail_us']) / float(r['htsim_tail_us']) - 1):+.1f} %"
+        means = " / ".join(v for v in (r["htsim_mean_us"], r["ours_mean_us"]) if v)
+        print(f"| {r['size']} | {r['cc'].upper()} | {r['paths']} | {ship_s} | "
+              f"{r['htsim_tail_us']} | {r['ours_tail_us']} | {ratio} | {means} | "
+              f"{r['ours_trims']} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit("usage: analyze_plan.py OUT_ROOT EXP_DIR")
+    main(sys.argv[1], sys.argv[2])
