@@ -1,17 +1,19 @@
 """The UEC htsim's shipped 8,192-host plan results against ours (README.md, "The shipped 8,192-host
 plan"): results_plan.csv and the README table.
 
-For each point of the plan (message size, -paths, congestion control) this puts side by side:
+For each point of the plans (fabric: the full-bisection leaf-spine, the same with -failed 1, or
+its 4:1 / 8:1 oversubscribed variants; message size; -paths; congestion control) this puts side
+by side:
 
 * the tail FCT (the largest FCT, as htsim's validate.py computes it) the UEC shipped in its
-  repository's results/ files (data/uec-htsim/shipped/: 400g_nscc.txt and 400g_nscc_2.txt, two
-  NSCC runs of the plan by htsim builds of July / August 2024, and 400g_rccc.txt, RCCC: that
-  htsim's default with no CC flag);
+  repository's results/ files (data/uec-htsim/shipped/: for NSCC two runs of each plan by htsim
+  builds of July / August 2024, 400g_nscc*.txt and 400g_nscc*_2.txt; for RCCC 400g_rccc.txt,
+  that htsim's default with no CC flag);
 * htsim at commit 40ccb05 (the build our other rows compare with) on the same command, seed 13,
-  where run (data/uec-htsim/mixed/perm8192_ls400_<size>_<cc>_p<paths>_s13.txt.gz: the
-  `finished at` lines and the `New:` line);
+  where run (data/uec-htsim/mixed/perm8192_ls400_*_p<paths>_s13.txt.gz: the `finished at`
+  lines and the `New:` line);
 * ours: uec-mixed (htsim's default load balancer) on the plan's files and flags
-  (perm8192_ls400_<size>_mixed[_rccc].toml, num_entropies = the plan's -paths), seed 13.
+  (perm8192_ls400_*_mixed*.toml, num_entropies = the plan's -paths), seed 13.
 
 Rows of the committed results_plan.csv whose run is not under OUT_ROOT are kept (raw outputs
 are not committed). Deterministic: same inputs, same bytes.
@@ -28,13 +30,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "data" / "uec-htsim" / "shipped"
 MIXED = ROOT / "data" / "uec-htsim" / "mixed"
-# (size, cc) -> our config stem
-CONFIGS = {("1MB", "nscc"): "perm8192_ls400_1MB_mixed", ("2MB", "nscc"): "perm8192_ls400_2MB_mixed",
-           ("1MB", "rccc"): "perm8192_ls400_1MB_mixed_rccc"}
-SHIPPED_FILES = {"nscc": ["400g_nscc.txt", "400g_nscc_2.txt"], "rccc": ["400g_rccc.txt"]}
-PATHS = [32, 64, 128]
+# The plan's points: (fabric, size, cc, -paths values) -> our config stem, the shipped results
+# files (data/uec-htsim/shipped/) and the stem of htsim 40ccb05's kept runs (data/uec-htsim/mixed/).
+POINTS = [
+    (("full", "1MB", "nscc"), [32, 64, 128], "perm8192_ls400_1MB_mixed",
+     ["400g_nscc.txt", "400g_nscc_2.txt"], "perm8192_ls400_1MB_nscc"),
+    (("full", "2MB", "nscc"), [32, 64, 128], "perm8192_ls400_2MB_mixed",
+     ["400g_nscc.txt", "400g_nscc_2.txt"], "perm8192_ls400_2MB_nscc"),
+    (("full", "1MB", "rccc"), [32, 64, 128], "perm8192_ls400_1MB_mixed_rccc",
+     ["400g_rccc.txt"], "perm8192_ls400_1MB_rccc"),
+    (("-failed 1", "1MB", "nscc"), [128], "perm8192_ls400_failed1_1MB_mixed",
+     ["400g_nscc_fail1.txt", "400g_nscc_fail1_2.txt"], "perm8192_ls400_failed1_1MB_nscc"),
+    (("4:1", "1MB", "nscc"), [128], "perm8192_ls400_4to1_1MB_mixed",
+     ["400g_nscc_4_to_1.txt", "400g_nscc_4_to_1_2.txt"], "perm8192_ls400_4to1_1MB_nscc"),
+    (("8:1", "1MB", "nscc"), [128], "perm8192_ls400_8to1_1MB_mixed",
+     ["400g_nscc_8_to_1.txt", "400g_nscc_8_to_1_2.txt"], "perm8192_ls400_8to1_1MB_nscc"),
+]
 SEED = 13
-FIELDS = ["size", "cc", "paths", "shipped_tail_us", "shipped2_tail_us", "htsim_mean_us",
+FIELDS = ["fabric", "size", "cc", "paths", "shipped_tail_us", "shipped2_tail_us", "htsim_mean_us",
           "htsim_tail_us", "ours_mean_us", "ours_tail_us", "ours_trims", "ours_cpu_s"]
 
 
@@ -50,8 +63,8 @@ def shipped(name):
     return out
 
 
-def htsim(size, cc, paths):
-    path = MIXED / f"perm8192_ls400_{size}_{cc}_p{paths}_s{SEED}.txt.gz"
+def htsim(stem, paths):
+    path = MIXED / f"{stem}_p{paths}_s{SEED}.txt.gz"
     if not path.exists():
         return None
     fct = [float(t) for t in re.findall(r"finished at (\S+)", gzip.decompress(
@@ -78,7 +91,8 @@ def kept(exp):
     if not path.exists():
         return {}
     with open(path) as f:
-        return {(r["size"], r["cc"], int(r["paths"])): r for r in csv.DictReader(f)}
+        return {(r["fabric"], r["size"], r["cc"], int(r["paths"])): r
+                for r in csv.DictReader(f)}
 
 
 def fmt(v, nd=2):
@@ -88,21 +102,21 @@ def fmt(v, nd=2):
 def main(out_root, exp):
     exp = Path(exp)
     old = kept(exp)
-    ship = {cc: [shipped(n) for n in names] for cc, names in SHIPPED_FILES.items()}
     rows = []
-    for (size, cc), stem in CONFIGS.items():
-        for p in PATHS:
-            s = [d.get((p, size)) for d in ship[cc]] + [None]
-            h = htsim(size, cc, p)
+    for (fabric, size, cc), paths, stem, files, ref in POINTS:
+        ship = [shipped(n) for n in files] + [{}]
+        for p in paths:
+            s = [d.get((p, size)) for d in ship]
+            h = htsim(ref, p)
             o = ours(out_root, stem, p)
-            row = {"size": size, "cc": cc, "paths": p, "shipped_tail_us": fmt(s[0]),
-                   "shipped2_tail_us": fmt(s[1]),
+            row = {"fabric": fabric, "size": size, "cc": cc, "paths": p,
+                   "shipped_tail_us": fmt(s[0]), "shipped2_tail_us": fmt(s[1]),
                    "htsim_mean_us": fmt(h and h[0]), "htsim_tail_us": fmt(h and h[1])}
             if o:
                 row.update(ours_mean_us=fmt(o[0]), ours_tail_us=fmt(o[1]), ours_trims=o[2],
                            ours_cpu_s=o[3])
-            elif (size, cc, p) in old:
-                r = old[(size, cc, p)]
+            elif (fabric, size, cc, p) in old:
+                r = old[(fabric, size, cc, p)]
                 row.update({k: r[k] for k in ("ours_mean_us", "ours_tail_us", "ours_trims",
                                               "ours_cpu_s")})
             else:
@@ -112,16 +126,16 @@ def main(out_root, exp):
         w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
-    print("| size | CC | paths | tail FCT, us: shipped (2024) | htsim 40ccb05 | ours | ours / "
+    print("| fabric | size | CC | paths | tail FCT, us: shipped (2024) | htsim 40ccb05 | ours | ours / "
           "htsim 40ccb05 | mean FCT, us: htsim 40ccb05 / ours | ours: trims |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         ship_s = " / ".join(v for v in (r["shipped_tail_us"], r["shipped2_tail_us"]) if v)
         ratio = ""
         if r["htsim_tail_us"] and r["ours_tail_us"]:
             ratio = f"{100 * (float(r['ours_tail_us']) / float(r['htsim_tail_us']) - 1):+.1f} %"
         means = " / ".join(v for v in (r["htsim_mean_us"], r["ours_mean_us"]) if v)
-        print(f"| {r['size']} | {r['cc'].upper()} | {r['paths']} | {ship_s} | "
+        print(f"| {r['fabric']} | {r['size']} | {r['cc'].upper()} | {r['paths']} | {ship_s} | "
               f"{r['htsim_tail_us']} | {r['ours_tail_us']} | {ratio} | {means} | "
               f"{r['ours_trims']} |")
 
