@@ -7,7 +7,10 @@ collectives.csv (per run and collective kind) and the figures; prints the table.
 
 usage: analyze.py RUNS_DIR OUT_DIR
 RUNS_DIR holds the sweep's <config>-<lb>-s<seed>-<hash>/ directories (summary.json, flows.csv,
-collectives.csv, port_bytes.csv)."""
+collectives.csv, port_bytes.csv). Rows of the committed results.csv, collectives.csv and spines.csv
+whose run (scenario, algorithm, seed) is not under RUNS_DIR are kept (raw outputs are not
+committed, so a run on another machine adds rows instead of dropping them); the tables and
+figures are redrawn only for the scenarios with runs under RUNS_DIR."""
 
 import collections
 import csv
@@ -202,6 +205,15 @@ def timeline(runs, scenario, rows, labels, png):
     save(fig, png)
 
 
+def kept(path, fresh):
+    """The rows of a committed CSV whose run (scenario, algorithm, seed) is not in ``fresh``."""
+    if not path.exists():
+        return []
+    with open(path) as f:
+        return [r for r in csv.DictReader(f)
+                if (r["scenario"], r["algorithm"], r["seed"]) not in fresh]
+
+
 def main():
     runs, out = Path(sys.argv[1]), Path(sys.argv[2])
     import tomllib  # noqa: PLC0415
@@ -241,13 +253,18 @@ def main():
             r[k] = f"{r[k]:.2f}"
         for k in ("spine_max_over_mean", "spine_min_over_mean"):
             r[k] = f"{r[k]:.3f}"
+    fresh = {(r["scenario"], r["algorithm"], str(r["seed"])) for r in rows}
+    fresh_scenarios = {r["scenario"] for r in rows}
+    rows += kept(out / "results.csv", fresh)
+    kind_rows += kept(out / "collectives.csv", fresh)
+    spine_rows += kept(out / "spines.csv", fresh)
     rank = {a: i for i, a in enumerate(ordered(sorted({r["algorithm"] for r in rows})))}
     rows.sort(key=lambda r: (r["scenario"], rank[r["algorithm"]], int(r["seed"])))
     write_csv(rows, out / "results.csv")
     write_csv(kind_rows, out / "collectives.csv")
     if spine_rows:
         write_csv(spine_rows, out / "spines.csv")
-    for scenario in sorted({r["scenario"] for r in rows}):
+    for scenario in sorted(fresh_scenarios):
         rs = [r for r in rows if r["scenario"] == scenario]
         algos = ordered(sorted({r["algorithm"] for r in rs}))
         ecmp = [float(r["iteration_ms"]) for r in rs if r["algorithm"] == "ecmp"]
