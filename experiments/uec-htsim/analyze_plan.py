@@ -47,8 +47,9 @@ POINTS = [
      ["400g_nscc_8_to_1.txt", "400g_nscc_8_to_1_2.txt"], "perm8192_ls400_8to1_1MB_nscc"),
 ]
 SEED = 13
-FIELDS = ["fabric", "size", "cc", "paths", "shipped_tail_us", "shipped2_tail_us", "htsim_mean_us",
-          "htsim_tail_us", "ours_mean_us", "ours_tail_us", "ours_trims", "ours_cpu_s"]
+FIELDS = ["fabric", "size", "cc", "paths", "shipped_tail_us", "shipped2_tail_us",
+          "htsim_mean_us", "htsim_tail_us", "htsim_trims", "ours_mean_us", "ours_tail_us",
+          "ours_trims", "ours_cpu_s"]
 
 
 def shipped(name):
@@ -67,9 +68,10 @@ def htsim(stem, paths):
     path = MIXED / f"{stem}_p{paths}_s{SEED}.txt.gz"
     if not path.exists():
         return None
-    fct = [float(t) for t in re.findall(r"finished at (\S+)", gzip.decompress(
-        path.read_bytes()).decode())]
-    return sum(fct) / len(fct), max(fct)
+    text = gzip.decompress(path.read_bytes()).decode()
+    fct = [float(t) for t in re.findall(r"finished at (\S+)", text)]
+    m = re.search(r"NACKs: (\d+)", text)
+    return sum(fct) / len(fct), max(fct), int(m[1]) if m else ""
 
 
 def ours(out_root, stem, paths):
@@ -111,7 +113,8 @@ def main(out_root, exp):
             o = ours(out_root, stem, p)
             row = {"fabric": fabric, "size": size, "cc": cc, "paths": p,
                    "shipped_tail_us": fmt(s[0]), "shipped2_tail_us": fmt(s[1]),
-                   "htsim_mean_us": fmt(h and h[0]), "htsim_tail_us": fmt(h and h[1])}
+                   "htsim_mean_us": fmt(h and h[0]), "htsim_tail_us": fmt(h and h[1]),
+                   "htsim_trims": h[2] if h else ""}
             if o:
                 row.update(ours_mean_us=fmt(o[0]), ours_tail_us=fmt(o[1]), ours_trims=o[2],
                            ours_cpu_s=o[3])
@@ -126,8 +129,9 @@ def main(out_root, exp):
         w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
-    print("| fabric | size | CC | paths | tail FCT, us: shipped (2024) | htsim 40ccb05 | ours | ours / "
-          "htsim 40ccb05 | mean FCT, us: htsim 40ccb05 / ours | ours: trims |")
+    print("| fabric | size | CC | paths | tail FCT, us: shipped (2024) | htsim 40ccb05 | ours | "
+          "ours / htsim 40ccb05 | mean FCT, us: htsim 40ccb05 / ours | "
+          "trims: htsim 40ccb05 / ours |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         ship_s = " / ".join(v for v in (r["shipped_tail_us"], r["shipped2_tail_us"]) if v)
@@ -135,9 +139,10 @@ def main(out_root, exp):
         if r["htsim_tail_us"] and r["ours_tail_us"]:
             ratio = f"{100 * (float(r['ours_tail_us']) / float(r['htsim_tail_us']) - 1):+.1f} %"
         means = " / ".join(v for v in (r["htsim_mean_us"], r["ours_mean_us"]) if v)
+        trims = " / ".join(str(v) for v in (r["htsim_trims"], r["ours_trims"]) if v != "")
         print(f"| {r['fabric']} | {r['size']} | {r['cc'].upper()} | {r['paths']} | {ship_s} | "
               f"{r['htsim_tail_us']} | {r['ours_tail_us']} | {ratio} | {means} | "
-              f"{r['ours_trims']} |")
+              f"{trims} |")
 
 
 if __name__ == "__main__":
