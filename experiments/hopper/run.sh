@@ -57,8 +57,9 @@ sweep hopper_asym ecmp,flowbender,conga,conweave,letflow "" 1,2,3
 # (10 G) of serialization on the asymmetric fabric (the leaf-spine default is 8,320 ns).
 sweep hopper_asym hopper "" 1,2,3 --lb-params "base_rtt_ns = 10240"
 # The ML-training workload (section 4.1, Fig. 4) as a stand-in from AICB's traces (gen_ml_cdf.py,
-# README "ML training"): 50 % load, 3 seeds (80 % not run yet).
+# README "ML training"): 50 % load, 3 seeds; 80 % load, seed 1 (15-20 CPU-minutes per run).
 sweep hopper_ml "$six" 0.25 1,2,3
+sweep hopper_ml "$six" 0.4 1
 [ -n "${SLURM:-}" ] && exit 0
 [ -n "${NO_ANALYSIS:-}" ] && exit 0
 "$py" $exp/analyze.py "$out" $exp
