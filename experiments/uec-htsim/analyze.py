@@ -76,11 +76,8 @@ def ref_path(case, seed):
 FIELDS = ["case", "simulator", "seed", "flows", "mean_fct_us", "max_fct_us", "retx_pkts", "trims"]
 
 
-def ours(out_root, case, seed):
-    runs = sorted(Path(out_root).glob(f"{case}-{OURS[case]}-s{seed}-*/summary.json"))
-    if not runs:
-        return None
-    d = runs[-1].parent
+def our_run(d):
+    """Mean / largest FCT (us), flows, resends and trims of our run directory `d`."""
     s = json.loads((d / "summary.json").read_text())
     with open(d / "flows.csv") as f:
         fct = [int(r["fct_ns"]) / 1e3 for r in csv.DictReader(f) if r["fct_ns"]]
@@ -89,8 +86,13 @@ def ours(out_root, case, seed):
             "retx_pkts": c.get("retx_pkts", 0), "trims": c.get("trims", 0)}
 
 
-def htsim(case, seed):
-    path = ref_path(case, seed)
+def ours(out_root, case, seed):
+    runs = sorted(Path(out_root).glob(f"{case}-{OURS[case]}-s{seed}-*/summary.json"))
+    return our_run(runs[-1].parent) if runs else None
+
+
+def htsim_file(path):
+    """Mean / largest FCT (us) and counters of htsim's kept output `path` (or its .gz)."""
     if path.exists():
         text = path.read_text()
     elif path.with_suffix(".txt.gz").exists():
@@ -101,6 +103,10 @@ def htsim(case, seed):
     m = re.search(r"New: (\d+) Rtx: (\d+) .* NACKs: (\d+)", text)
     return {"flows": len(fct), "mean_fct_us": sum(fct) / len(fct), "max_fct_us": max(fct),
             "new_pkts": int(m[1]), "retx_pkts": int(m[2]), "trims": int(m[3])}
+
+
+def htsim(case, seed):
+    return htsim_file(ref_path(case, seed))
 
 
 def mean(rows, key):

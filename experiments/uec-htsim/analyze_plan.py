@@ -21,13 +21,15 @@ are not committed). Deterministic: same inputs, same bytes.
 Usage (from the repository root): python experiments/uec-htsim/analyze_plan.py OUT_ROOT EXP_DIR
 """
 import csv
-import gzip
 import json
 import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from analyze import htsim_file, our_run  # noqa: E402
+
 SHIPPED = ROOT / "data" / "uec-htsim" / "shipped"
 MIXED = ROOT / "data" / "uec-htsim" / "mixed"
 # The plan's points: (fabric, size, cc, -paths values) -> our config stem, the shipped results
@@ -65,13 +67,7 @@ def shipped(name):
 
 
 def htsim(stem, paths):
-    path = MIXED / f"{stem}_p{paths}_s{SEED}.txt.gz"
-    if not path.exists():
-        return None
-    text = gzip.decompress(path.read_bytes()).decode()
-    fct = [float(t) for t in re.findall(r"finished at (\S+)", text)]
-    m = re.search(r"NACKs: (\d+)", text)
-    return sum(fct) / len(fct), max(fct), int(m[1]) if m else ""
+    return htsim_file(MIXED / f"{stem}_p{paths}_s{SEED}.txt")
 
 
 def ours(out_root, stem, paths):
@@ -79,12 +75,10 @@ def ours(out_root, stem, paths):
         j = json.loads(s.read_text())
         if j["lb_params"].strip() != f"num_entropies = {paths}":
             continue
-        with open(s.parent / "flows.csv") as f:
-            fct = [int(r["fct_ns"]) / 1e3 for r in csv.DictReader(f) if r["fct_ns"]]
-        if len(fct) != j["flows_total"]:
+        r = our_run(s.parent)
+        if r["flows"] != j["flows_total"]:
             return None
-        return (sum(fct) / len(fct), max(fct), j["counters"].get("trims", 0),
-                round(j["cpu_time_s"]))
+        return r["mean_fct_us"], r["max_fct_us"], r["trims"], round(j["cpu_time_s"])
     return None
 
 
@@ -113,8 +107,9 @@ def main(out_root, exp):
             o = ours(out_root, stem, p)
             row = {"fabric": fabric, "size": size, "cc": cc, "paths": p,
                    "shipped_tail_us": fmt(s[0]), "shipped2_tail_us": fmt(s[1]),
-                   "htsim_mean_us": fmt(h and h[0]), "htsim_tail_us": fmt(h and h[1]),
-                   "htsim_trims": h[2] if h else ""}
+                   "htsim_mean_us": fmt(h and h["mean_fct_us"]),
+                   "htsim_tail_us": fmt(h and h["max_fct_us"]),
+                   "htsim_trims": h["trims"] if h else ""}
             if o:
                 row.update(ours_mean_us=fmt(o[0]), ours_tail_us=fmt(o[1]), ours_trims=o[2],
                            ours_cpu_s=o[3])
