@@ -39,14 +39,18 @@ def simai_topology(path):
     return nodes, nodes - nvs - sws, set(ids[:nvs]), set(ids[nvs:])
 
 
-def simai_labels(workload, world, tp, comm_scale):
+def simai_labels(workload, world, tp, ep, comm_scale):
     """One (layer name, phase, group, kind, bytes as sent) per collective record, in expansion
-    order; sizes scaled by SimAI's comm_scale (truncated), then forward ones raised to 4,096."""
+    order; sizes scaled by SimAI's comm_scale (truncated), then forward ones raised to 4,096.
+    A comm type's suffix names its group (`_EP`, `_DP_EP`); without one, forward and input-
+    gradient collectives are TP's and weight-gradient ones DP's (rdma_lb_scenario::simai)."""
     lines = workload.read_text().split("\n")
     count = int(lines[1].split()[0])
     toks = " ".join(lines[2:]).split()
     layers = [toks[i * 12:(i + 1) * 12] for i in range(count)]
-    groups = {"TP": world // tp, "DP": tp}  # TP groups of tp ranks; DP groups of world / tp
+    dp = world // tp
+    # Records per issue = groups of the kind: TP blocks, DP strides, EP and DP_EP slices of DP.
+    groups = {"TP": world // tp, "DP": tp, "EP": world // ep, "DP_EP": world // (dp // ep)}
     out = []
 
     def issue(layer, phase, slot_type, size, default):
@@ -54,11 +58,12 @@ def simai_labels(workload, world, tp, comm_scale):
                      if slot_type.startswith(k)), None)
         if kind is None:
             return
-        assert slot_type == kind, f"{slot_type}: only plain TP / DP groups in this workload"
+        suffix = slot_type[len(kind):]
+        group = {"": default, "_EP": "EP", "_DP_EP": "DP_EP"}[suffix]
         size = int(int(size) * comm_scale)
         if phase == "fwd" and size > 0:
             size = max(size, 4096)
-        out.extend([(layer, phase, default, kind, size)] * groups[default])
+        out.extend([(layer, phase, group, kind, size)] * groups[group])
 
     for i, l in enumerate(layers):
         issue(i, "fwd", l[3], l[4], "TP")
@@ -178,7 +183,10 @@ def timeline(runs, scenario, rows, labels, png):
         return
     best = min(s1, key=lambda r: float(r["iteration_ms"]))["algorithm"]
     algos = ["ecmp", best] if best != "ecmp" else ["ecmp"]
-    lanes = ["fwd TP", "ig TP", "wg DP"]
+    lanes = []
+    for lab in labels:
+        if f"{lab[1]} {lab[2]}" not in lanes:
+            lanes.append(f"{lab[1]} {lab[2]}")
     fig, axes = figure_grid(0.9 * len(algos), len(algos), 1, sharex=True, width_in=6.6)
     for (ax,), a in zip(axes, algos):
         d = next(runs.glob(f"{scenario}-{a}-s1-*"))
@@ -195,7 +203,7 @@ def timeline(runs, scenario, rows, labels, png):
         for key, t0, t1 in issues:
             lane = lanes.index(f"{key[1]} {key[2]}")
             ax.barh(lane, (t1 - t0) / 1e6, left=t0 / 1e6, height=0.6,
-                    color=style_for(a)[0] if key[2] == "DP" else "0.6")
+                    color=style_for(a)[0] if key[2] != "TP" else "0.6")
         ax.set_yticks(range(len(lanes)))
         ax.set_yticklabels(lanes, fontsize=6)
         ax.set_title(f"{a}, seed 1", fontsize=6)
@@ -229,9 +237,11 @@ def main():
             cfg = tomllib.loads(cfg_path.read_text())
             topo = simai_topology((cfg_path.parent / cfg["topology"]["simai_file"]).resolve())
             wl = (cfg_path.parent / cfg["workload"]["simai_file"]).resolve()
-            tp = int(wl.read_text().split("model_parallel_NPU_group:")[1].split()[0])
+            header = wl.read_text().split("\n")[0].split()
+            tp = int(header[header.index("model_parallel_NPU_group:") + 1])
+            ep = int(header[header.index("ep:") + 1]) if "ep:" in header else 1
             scale = cfg["workload"].get("simai_comm_scale", 1.0)
-            cache[scenario] = (topo, simai_labels(wl, topo[1], tp, scale), scale)
+            cache[scenario] = (topo, simai_labels(wl, topo[1], tp, ep, scale), scale)
         topo, labels, comm_scale = cache[scenario]
         row, kinds, spines = run_row(d, labels, topo, comm_scale)
         row = {"scenario": scenario, **row}
