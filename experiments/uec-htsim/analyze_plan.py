@@ -49,6 +49,13 @@ POINTS = [
      ["400g_nscc_8_to_1.txt", "400g_nscc_8_to_1_2.txt"], "perm8192_ls400_8to1_1MB_nscc"),
 ]
 SEED = 13
+# The oversubscribed fabrics' points again over more seeds (both sides): their mean FCT differs
+# by more than the full-bisection points', so the seed-to-seed spread is measured there.
+SEED_POINTS = [("4:1", "perm8192_ls400_4to1_1MB_mixed", "perm8192_ls400_4to1_1MB_nscc"),
+               ("8:1", "perm8192_ls400_8to1_1MB_mixed", "perm8192_ls400_8to1_1MB_nscc")]
+SEEDS = [13, 1, 2]
+SEED_FIELDS = ["fabric", "seed", "htsim_mean_us", "htsim_tail_us", "htsim_trims",
+               "ours_mean_us", "ours_tail_us", "ours_trims", "ours_cpu_s"]
 FIELDS = ["fabric", "size", "cc", "paths", "shipped_tail_us", "shipped2_tail_us",
           "htsim_mean_us", "htsim_tail_us", "htsim_trims", "ours_mean_us", "ours_tail_us",
           "ours_trims", "ours_cpu_s"]
@@ -66,12 +73,12 @@ def shipped(name):
     return out
 
 
-def htsim(stem, paths):
-    return htsim_file(MIXED / f"{stem}_p{paths}_s{SEED}.txt")
+def htsim(stem, paths, seed=SEED):
+    return htsim_file(MIXED / f"{stem}_p{paths}_s{seed}.txt")
 
 
-def ours(out_root, stem, paths):
-    for s in sorted(Path(out_root).glob(f"{stem}-uec-mixed-s{SEED}-*/summary.json")):
+def ours(out_root, stem, paths, seed=SEED):
+    for s in sorted(Path(out_root).glob(f"{stem}-uec-mixed-s{seed}-*/summary.json")):
         j = json.loads(s.read_text())
         if j["lb_params"].strip() != f"num_entropies = {paths}":
             continue
@@ -82,13 +89,12 @@ def ours(out_root, stem, paths):
     return None
 
 
-def kept(exp):
-    path = exp / "results_plan.csv"
+def kept(exp, name="results_plan.csv", key=("fabric", "size", "cc", "paths")):
+    path = exp / name
     if not path.exists():
         return {}
     with open(path) as f:
-        return {(r["fabric"], r["size"], r["cc"], int(r["paths"])): r
-                for r in csv.DictReader(f)}
+        return {tuple(r[k] for k in key): r for r in csv.DictReader(f)}
 
 
 def fmt(v, nd=2):
@@ -113,8 +119,8 @@ def main(out_root, exp):
             if o:
                 row.update(ours_mean_us=fmt(o[0]), ours_tail_us=fmt(o[1]), ours_trims=o[2],
                            ours_cpu_s=o[3])
-            elif (fabric, size, cc, p) in old:
-                r = old[(fabric, size, cc, p)]
+            elif (fabric, size, cc, str(p)) in old:
+                r = old[(fabric, size, cc, str(p))]
                 row.update({k: r[k] for k in ("ours_mean_us", "ours_tail_us", "ours_trims",
                                               "ours_cpu_s")})
             else:
@@ -138,6 +144,54 @@ def main(out_root, exp):
         print(f"| {r['fabric']} | {r['size']} | {r['cc'].upper()} | {r['paths']} | {ship_s} | "
               f"{r['htsim_tail_us']} | {r['ours_tail_us']} | {ratio} | {means} | "
               f"{trims} |")
+    seeds_table(out_root, exp)
+
+
+def seeds_table(out_root, exp):
+    """results_plan_seeds.csv: the oversubscribed points per seed, and their means."""
+    old = kept(exp, "results_plan_seeds.csv", ("fabric", "seed"))
+    rows = []
+    for fabric, stem, ref in SEED_POINTS:
+        for seed in SEEDS:
+            h = htsim(ref, 128, seed)
+            o = ours(out_root, stem, 128, seed)
+            row = {"fabric": fabric, "seed": seed,
+                   "htsim_mean_us": fmt(h and h["mean_fct_us"]),
+                   "htsim_tail_us": fmt(h and h["max_fct_us"]),
+                   "htsim_trims": h["trims"] if h else ""}
+            if o:
+                row.update(ours_mean_us=fmt(o[0]), ours_tail_us=fmt(o[1]), ours_trims=o[2],
+                           ours_cpu_s=o[3])
+            elif (fabric, str(seed)) in old:
+                r = old[(fabric, str(seed))]
+                row.update({k: r[k] for k in ("ours_mean_us", "ours_tail_us", "ours_trims",
+                                              "ours_cpu_s")})
+            if not h or "ours_mean_us" not in row:
+                continue
+            rows.append(row)
+    with open(exp / "results_plan_seeds.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=SEED_FIELDS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    print()
+    print("| fabric | seeds | mean FCT, us: htsim 40ccb05 / ours | diff | tail FCT, us: htsim / "
+          "ours | diff | trims: htsim / ours | diff |")
+    print("|---|---|---|---|---|---|---|---|")
+    for fabric, _, _ in SEED_POINTS:
+        rs = [r for r in rows if r["fabric"] == fabric]
+        if not rs:
+            continue
+        cells = []
+        for h_key, o_key, nd in (("htsim_mean_us", "ours_mean_us", 2),
+                                 ("htsim_tail_us", "ours_tail_us", 2),
+                                 ("htsim_trims", "ours_trims", 0)):
+            hv = [float(r[h_key]) for r in rs]
+            ov = [float(r[o_key]) for r in rs]
+            hm, om = sum(hv) / len(hv), sum(ov) / len(ov)
+            cells.append(f"{hm:.{nd}f} [{min(hv):.{nd}f}, {max(hv):.{nd}f}] / "
+                         f"{om:.{nd}f} [{min(ov):.{nd}f}, {max(ov):.{nd}f}]")
+            cells.append(f"{100 * (om / hm - 1):+.1f} %")
+        print(f"| {fabric} | {len(rs)} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
