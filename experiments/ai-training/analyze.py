@@ -187,7 +187,8 @@ def timeline(runs, scenario, rows, labels, png):
     for lab in labels:
         if f"{lab[1]} {lab[2]}" not in lanes:
             lanes.append(f"{lab[1]} {lab[2]}")
-    fig, axes = figure_grid(0.9 * len(algos), len(algos), 1, sharex=True, width_in=6.6)
+    fig, axes = figure_grid(len(lanes) * 3 / 10 * len(algos), len(algos), 1, sharex=True,
+                            width_in=6.6)
     for (ax,), a in zip(axes, algos):
         d = next(runs.glob(f"{scenario}-{a}-s1-*"))
         with open(d / "collectives.csv") as f:
