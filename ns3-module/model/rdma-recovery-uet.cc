@@ -731,9 +731,10 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     const bool nack = h.type == RdmaHeader::NACK;
     const bool lastHop = nack && (h.flags & RdmaHeader::FLAG_LAST_HOP) != 0;
     LbFeedback fb;
-    // With RCCC, a trim at the last hop says nothing against the path: the load balancer
-    // hears an ACK (htsim processNack: PATH_GOOD or PATH_ECN for a last-hop NACK).
-    fb.kind = nack && !(u.rccc && lastHop) ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
+    // What happened, under every congestion control: a NACK says whether the trim was at the
+    // last hop, and each load balancer decides what that means (htsim's own -- uec-bitmap,
+    // uec-mixed, reps under htsim inputs -- count it as good or ECN, htsim processNack).
+    fb.kind = nack ? LbFeedbackKind::NACK : LbFeedbackKind::ACK;
     fb.now = now;
     fb.entropy = h.dport;
     fb.psn = h.echoSeq / Settings().m_payloadBytes;

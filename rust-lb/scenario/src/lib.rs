@@ -77,8 +77,34 @@ pub fn load_scenario_and_lb(path: &Path, overrides: &Overrides) -> Result<(Scena
         load_conweave(path, &file, &text, overrides)?
     };
     overrides.apply(&mut scenario)?;
+    htsim_lb_defaults(&mut scenario);
     let lb = validate(&scenario, &file, lb_line, overrides)?;
     Ok((scenario, lb))
+}
+
+/// Under the UEC htsim's inputs ([`Scenario::htsim_inputs`]), the parameters of the load
+/// balancer (after the overrides) that take htsim's behaviour when left out: `reps` hears a
+/// NACK of a packet trimmed at its last hop as an ACK (`last_hop_trim = "ack"`; htsim
+/// `uec.cpp` `UecSrc::processNack` reports it to `UecMpReps` as `PATH_GOOD` / `PATH_ECN`;
+/// `rdma_lb_core::host::reps`). Appended to the parameter text, so `summary.json`'s config
+/// echo shows it. Unreadable parameter text is left for validation to report.
+pub fn htsim_lb_defaults(s: &mut Scenario) {
+    use rdma_lb_core::Algorithm;
+    if !s.htsim_inputs || s.lb.name.trim() != Algorithm::Reps.name() {
+        return;
+    }
+    let Ok(given) = LbConfig::parameter_names(Algorithm::Reps, &s.lb.params) else {
+        return;
+    };
+    if given.iter().any(|k| k == "last_hop_trim") {
+        return;
+    }
+    let default = "last_hop_trim = \"ack\"";
+    s.lb.params = if s.lb.params.trim().is_empty() {
+        default.to_owned()
+    } else {
+        format!("{}, {default}", s.lb.params)
+    };
 }
 
 /// The stem of a config path (`configs/demo.toml` → `demo`).
@@ -148,6 +174,7 @@ fn load_conweave(
         run: c.run,
         notes: c.notes,
         simai_report: None,
+        htsim_inputs: false,
     };
     Ok((scenario, c.lb_line))
 }

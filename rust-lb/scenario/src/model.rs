@@ -942,6 +942,11 @@ pub struct Scenario {
     /// besides the flows' completions (`crate::simai::report`).
     #[serde(skip)]
     pub simai_report: Option<crate::simai::report::EndToEndPlan>,
+    /// The UEC htsim's inputs: an htsim topology (`htsim_topo`) on the uet transport, where
+    /// the load balancers' parameters left out take htsim's behaviour
+    /// ([`crate::htsim_lb_defaults`]).
+    #[serde(skip)]
+    pub htsim_inputs: bool,
 }
 
 impl Scenario {

@@ -240,6 +240,7 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
         run.pfc_trace |= c.pfc_trace;
         notes.extend(c.notes);
     }
+    let htsim_inputs = htsim.is_some() && transport.kind == crate::model::TransportKind::Uet;
     let name = path.file_stem().map_or_else(
         || "scenario".to_owned(),
         |s| s.to_string_lossy().into_owned(),
@@ -256,6 +257,7 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
             run,
             notes,
             simai_report: workload.simai_report,
+            htsim_inputs,
         },
         lb_line,
     ))

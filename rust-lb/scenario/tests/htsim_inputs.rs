@@ -453,3 +453,35 @@ fn htsim_failed_errors_name_the_key() {
         "{e}"
     );
 }
+
+#[test]
+fn reps_takes_htsims_last_hop_rule_under_htsim_inputs_unless_given() {
+    // htsim's REPS hears a last-hop trim as PATH_GOOD / PATH_ECN (uec.cpp processNack): under
+    // htsim inputs `reps` defaults to last_hop_trim = "ack"; elsewhere the paper's "nack".
+    let params = |uet: &str, lb: &str, over: &str| {
+        let text = uet_toml(&ft(), &incast(), uet)
+            .replace("name = \"reps\"\n", &format!("name = \"reps\"\n{lb}"));
+        let path = write(&scratch("htsim-lasthop"), "lh.toml", &text);
+        load_scenario(&path, &Overrides::parse(over).unwrap())
+            .unwrap()
+            .lb
+            .params
+    };
+    assert_eq!(params("", "", ""), "last_hop_trim = \"ack\"");
+    assert_eq!(
+        params("", "params = \"num_entropies = 128\"\n", ""),
+        "num_entropies = 128, last_hop_trim = \"ack\""
+    );
+    let given = "params = \"last_hop_trim = \\\"nack\\\"\"\n";
+    assert_eq!(params("", given, ""), "last_hop_trim = \"nack\"");
+    // Overrides first: their parameters get the default too, unless they name it.
+    assert_eq!(
+        params("", given, "lb_params=buffer_size = 8"),
+        "buffer_size = 8, last_hop_trim = \"ack\""
+    );
+    // Another algorithm, and RoCE on an htsim topology: nothing added.
+    assert_eq!(params("", "", "lb=uec-mixed"), "");
+    let roce = uet_toml(&ft(), &incast(), "").replace("kind = \"uet\"", "kind = \"roce\"");
+    let s = load("roce.toml", &roce).unwrap();
+    assert_eq!(s.lb.params, "");
+}

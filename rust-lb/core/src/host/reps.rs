@@ -7,7 +7,8 @@
 //! that is **not** ECN-marked says that EV's path is good, and the EV is written into a
 //! circular buffer of `buffer_size` entries (default 8). Sending reuses the **oldest** fresh
 //! cached EV, once; when none is fresh it draws a random EV from `num_entropies` (default 256).
-//! ECN-marked ACKs, NACKs and CNPs are never cached: REPS learns only from good news.
+//! ECN-marked ACKs, NACKs and CNPs are never cached: REPS learns only from good news (a NACK
+//! of a packet trimmed at its last hop is good news as an option: below).
 //!
 //! Modes ([`RepsMode`], one transition function [`RepsMode::on`]):
 //! * **Exploring** for the first `explore_pkts` packets (the paper's "first bdp of packets";
@@ -30,8 +31,18 @@
 //!   window is tumbling, as in the artifact: the first sample after it ends starts a new one
 //!   of `rtt_guard_window_ns` (the artifact uses 2 × RTO; default 640 µs = 2 × the IRN
 //!   RtoHigh of 320 µs). With `trimming = true` every timeout while recycling freezes (the UEC
-//!   code). The UEC rule that a NACK for a packet trimmed at the last hop counts as good is
-//!   not modelled: the feedback does not say where a packet was trimmed.
+//!   code).
+//! * A NACK of a packet trimmed at its **last hop** (the switch port facing the receiver;
+//!   [`Feedback::last_hop`], set by the uet transport's trims): Algorithm 1 caches only unmarked
+//!   ACKs, and the artifact's sender reports every NACK as a NACK (`UecSrc::processNack`,
+//!   `PATH_NACK`), so by default such a NACK is never cached (`last_hop_trim = "nack"`). The
+//!   UEC htsim (`ultraethernet/uet-htsim` 40ccb05, `uec.cpp` `UecSrc::processNack`) reports it
+//!   to its REPS (`uec_mp.cpp` `UecMpReps::processEv`) as `PATH_GOOD` or `PATH_ECN` by the
+//!   NACK's ECN echo, under every congestion control: the path delivered the packet up to the
+//!   receiver's downlink, where the congestion is. `last_hop_trim = "ack"` does the same: an
+//!   unmarked last-hop NACK is cached like an unmarked ACK (a marked one is not). It is the
+//!   default of a scenario on htsim's inputs (`rdma_lb_scenario`, `htsim_topo` with the uet
+//!   transport); a NACK trimmed before the last hop is never cached either way.
 //! * A timeout while exploring or already freezing changes nothing (artifact).
 //! * The "compressed ACK" reuse lifetime of the artifact is not modelled (lifetime 1).
 
@@ -66,6 +77,19 @@ pub struct RepsConfig {
     pub rtt_guard_factor: f64,
     /// Length of the RTT guard's tumbling window in ns (artifact: 2 × RTO).
     pub rtt_guard_window_ns: u64,
+    /// What a NACK of a packet trimmed at its last hop is (paper and artifact: a NACK).
+    pub last_hop_trim: LastHopTrim,
+}
+
+/// What REPS makes of a NACK of a packet trimmed at its last hop ([`Feedback::last_hop`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LastHopTrim {
+    /// A NACK like any other: never cached (the paper's Algorithm 1, the REPS artifact).
+    Nack,
+    /// An ACK with the NACK's ECN echo: cached when unmarked (the UEC htsim's
+    /// `UecMpReps`, which hears it as `PATH_GOOD` / `PATH_ECN`).
+    Ack,
 }
 
 impl Default for RepsConfig {
@@ -80,6 +104,7 @@ impl Default for RepsConfig {
             base_rtt_ns: 8_320,
             rtt_guard_factor: 1.65,
             rtt_guard_window_ns: 640_000,
+            last_hop_trim: LastHopTrim::Nack,
         }
     }
 }
@@ -345,6 +370,8 @@ pub struct Reps {
     explore_pkts: u32,
     freezing: bool,
     trimming: bool,
+    /// Whether an unmarked last-hop NACK is cached ([`LastHopTrim::Ack`]).
+    last_hop_is_ack: bool,
     freeze: SimDuration,
     /// A timeout freezes (without trimming) only if the window's max RTT is below this.
     rtt_guard: SimDuration,
@@ -370,6 +397,7 @@ impl Reps {
             explore_pkts: config.explore_pkts,
             freezing: config.freezing,
             trimming: config.trimming,
+            last_hop_is_ack: config.last_hop_trim == LastHopTrim::Ack,
             freeze: SimDuration::from_ns(config.freeze_ns),
             rtt_guard: SimDuration::from_ns(guard_ns),
             mode: RepsMode::explore(config.explore_pkts),
@@ -432,7 +460,12 @@ impl PathSelector for Reps {
             });
         }
         self.step(RepsEvent::FeedbackAt(fb.now));
-        if fb.kind == FeedbackKind::Ack && !fb.ecn {
+        let delivered = match fb.kind {
+            FeedbackKind::Ack => true,
+            FeedbackKind::Nack => fb.last_hop && self.last_hop_is_ack,
+            FeedbackKind::Cnp | FeedbackKind::Timeout | FeedbackKind::ProbeAck => false,
+        };
+        if delivered && !fb.ecn {
             self.ring.add(fb.entropy);
         }
     }
@@ -549,6 +582,88 @@ mod tests {
         assert_eq!(r.ring.written, 0);
         r.on_feedback(&fb(FeedbackKind::Timeout, 4, 45, false), &mut rng);
         assert_eq!(r.ring.written, 0);
+    }
+
+    /// What the uet NIC hands the load balancer for a trimmed packet
+    /// (`RdmaUetRecovery::ReceiveAck`): a NACK naming the packet's entropy and ECN echo, with
+    /// `last_hop` when the trim was at the port facing the receiver, under NSCC, RCCC and both
+    /// alike (the congestion control changes the window, not what the NIC reports).
+    fn uet_nack(now_ns: u64, entropy: u16, ecn: bool, last_hop: bool) -> Feedback {
+        Feedback {
+            last_hop,
+            rtt: Some(SimDuration::from_ns(20_000)),
+            ..fb(FeedbackKind::Nack, now_ns, entropy, ecn)
+        }
+    }
+
+    #[test]
+    fn a_last_hop_nack_is_cached_as_htsim_does_under_every_cc() {
+        // The UEC htsim's rule (uec.cpp UecSrc::processNack -> uec_mp.cpp
+        // UecMpReps::processEv): a last-hop trim is PATH_GOOD (cached) or PATH_ECN (not) by the
+        // NACK's ECN echo; any other trim is PATH_NACK (not cached); the same under every CC.
+        for cc in ["nscc", "rccc", "nscc+rccc"] {
+            let mut r = Reps::new(&RepsConfig {
+                explore_pkts: 0,
+                trimming: true,
+                last_hop_trim: LastHopTrim::Ack,
+                ..RepsConfig::default()
+            });
+            let mut rng = SimRng::new(21);
+            r.on_feedback(&uet_nack(1, 31, false, true), &mut rng); // cached
+            r.on_feedback(&uet_nack(2, 32, true, true), &mut rng); // marked: PATH_ECN
+            r.on_feedback(&uet_nack(3, 33, false, false), &mut rng); // before the last hop
+            r.on_feedback(&uet_nack(4, 34, true, false), &mut rng);
+            assert_eq!((r.ring.fresh, r.ring.written), (1, 1), "{cc}");
+            assert_eq!(send(&mut r, &mut rng, 1), vec![31], "{cc}");
+        }
+    }
+
+    #[test]
+    fn by_default_a_last_hop_nack_is_a_nack_as_in_the_paper() {
+        // Algorithm 1 and the REPS artifact (every NACK is PATH_NACK): never cached.
+        let mut r = Reps::new(&RepsConfig {
+            explore_pkts: 0,
+            trimming: true,
+            ..RepsConfig::default()
+        });
+        let mut rng = SimRng::new(22);
+        r.on_feedback(&uet_nack(1, 31, false, true), &mut rng);
+        r.on_feedback(&uet_nack(2, 32, false, false), &mut rng);
+        assert_eq!((r.ring.fresh, r.ring.written), (0, 0));
+        // An unmarked ACK that says last_hop (no NIC sends one) is an ACK either way.
+        r.on_feedback(
+            &Feedback {
+                last_hop: true,
+                ..ack(3, 35)
+            },
+            &mut rng,
+        );
+        assert_eq!(send(&mut r, &mut rng, 1), vec![35]);
+    }
+
+    #[test]
+    fn last_hop_nacks_while_freezing_join_the_rotation_with_ack() {
+        // htsim caches PATH_GOOD while frozen too, and a last-hop NACK is PATH_GOOD there.
+        let mut r = Reps::new(&RepsConfig {
+            explore_pkts: 0,
+            trimming: true,
+            last_hop_trim: LastHopTrim::Ack,
+            ..RepsConfig::default()
+        });
+        let mut rng = SimRng::new(23);
+        r.on_feedback(&ack(1, 40), &mut rng);
+        r.on_feedback(&fb(FeedbackKind::Timeout, 2, 0, false), &mut rng);
+        assert!(matches!(r.mode(), RepsMode::Freezing { .. }));
+        r.on_feedback(&uet_nack(3, 41, false, true), &mut rng);
+        assert_eq!(send(&mut r, &mut rng, 3), vec![40, 41, 40]);
+    }
+
+    #[test]
+    fn last_hop_trim_is_a_parameter() {
+        let parse = |p: &str| crate::config::LbConfig::parse("reps", p);
+        assert!(parse("last_hop_trim = \"ack\"").is_ok());
+        assert!(parse("last_hop_trim = \"nack\"").is_ok());
+        assert!(parse("last_hop_trim = \"good\"").is_err());
     }
 
     #[test]
