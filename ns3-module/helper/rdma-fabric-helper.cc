@@ -189,11 +189,17 @@ RdmaFabricHelper::Link(uint32_t a, uint32_t b, DataRate rate, Time delay)
         {
             port = node->GetObject<RdmaSwitch>()->AddPort(dev);
         }
+        else if (node->GetNDevices() == 1)
+        {
+            node->GetObject<RdmaNic>()->Setup(dev, RdmaHostAddress(n));
+        }
         else
         {
-            NS_ABORT_MSG_IF(node->GetNDevices() > 1,
-                            "RdmaFabricHelper: host node " << n << " has more than one link");
-            node->GetObject<RdmaNic>()->Setup(dev, RdmaHostAddress(n));
+            // A host of several links (SimAI's multi-homed GPU): one NIC of several ports.
+            NS_ABORT_MSG_IF(!m_isSwitch[end == 0 ? b : a],
+                            "RdmaFabricHelper: host node " << n
+                                                           << " has a second link, not to a switch");
+            port = node->GetObject<RdmaNic>()->AddPort(dev);
         }
         (end == 0 ? rec.portA : rec.portB) = port;
     }
@@ -341,6 +347,7 @@ RdmaFabricHelper::Finish()
             }
         }
     }
+    SetHostPortRoutes(adj);
     if (m_lb->GetPathIndexRouting() != LbPathIndexRouting::NOT_USED)
     {
         WireWhackAMole(adj);
@@ -368,6 +375,101 @@ RdmaFabricHelper::Finish()
         {
             m_nodes.Get(i)->GetObject<RdmaNic>()->SetLoadBalancer(m_lb);
         }
+    }
+}
+
+void
+RdmaFabricHelper::SetHostPortRoutes(
+    const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj)
+{
+    std::vector<uint32_t> multi; // the hosts of several links
+    for (uint32_t h : m_hosts)
+    {
+        if (adj[h].size() > 1)
+        {
+            multi.push_back(h);
+        }
+    }
+    if (multi.empty())
+    {
+        return;
+    }
+    // SimAI's CalculateRoute: one BFS per destination host, expanding through switches only;
+    // a host's routes to the destination are its neighbours one step closer, in the order the
+    // BFS dequeues them. SimAI visits a node's neighbours in the order of its map keyed by
+    // Ptr<Node>, i.e. by the nodes' heap addresses; ascending node id (the nodes' creation
+    // order) is read here as that order.
+    const uint32_t n = m_nodes.GetN();
+    std::vector<std::vector<uint32_t>> sorted(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        for (const auto& [nb, port] : adj[i])
+        {
+            (void)port;
+            sorted[i].push_back(nb);
+        }
+        std::sort(sorted[i].begin(), sorted[i].end());
+        sorted[i].erase(std::unique(sorted[i].begin(), sorted[i].end()), sorted[i].end());
+    }
+    constexpr uint32_t FAR = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> dist(n);
+    std::vector<uint32_t> rank(n); // BFS dequeue order
+    std::vector<std::vector<std::vector<uint8_t>>> routes(
+        multi.size(),
+        std::vector<std::vector<uint8_t>>(n));
+    std::vector<std::pair<uint32_t, uint8_t>> cand;
+    for (uint32_t d : m_hosts)
+    {
+        std::fill(dist.begin(), dist.end(), FAR);
+        std::deque<uint32_t> q;
+        dist[d] = 0;
+        q.push_back(d);
+        uint32_t next = 0;
+        while (!q.empty())
+        {
+            uint32_t m = q.front();
+            q.pop_front();
+            rank[m] = next++;
+            if (m != d && !m_isSwitch[m])
+            {
+                continue; // hosts are never transit
+            }
+            for (uint32_t nb : sorted[m])
+            {
+                if (dist[nb] == FAR)
+                {
+                    dist[nb] = dist[m] + 1;
+                    q.push_back(nb);
+                }
+            }
+        }
+        for (std::size_t k = 0; k < multi.size(); ++k)
+        {
+            const uint32_t h = multi[k];
+            if (h == d || dist[h] == FAR)
+            {
+                continue;
+            }
+            cand.clear();
+            for (std::size_t p = 0; p < adj[h].size(); ++p)
+            {
+                const auto& [nb, port] = adj[h][p];
+                if (m_isSwitch[nb] && dist[nb] + 1 == dist[h])
+                {
+                    cand.emplace_back(rank[nb], static_cast<uint8_t>(port));
+                }
+            }
+            std::sort(cand.begin(), cand.end());
+            for (const auto& [r, p] : cand)
+            {
+                (void)r;
+                routes[k][d].push_back(p);
+            }
+        }
+    }
+    for (std::size_t k = 0; k < multi.size(); ++k)
+    {
+        m_nodes.Get(multi[k])->GetObject<RdmaNic>()->SetPortRoutes(std::move(routes[k]));
     }
 }
 

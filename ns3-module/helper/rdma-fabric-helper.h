@@ -184,6 +184,9 @@ class RdmaFabricHelper
     /// Whack-a-Mole's default wiring (Finish): path-index routing and num_paths = the
     /// equal-cost paths, on fabrics with one multipath stage.
     void WireWhackAMole(const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj);
+    /// Gives every host of several links (a NIC of several ports) its ports' routes to each
+    /// host, in SimAI's order (RdmaNic::SetPortRoutes). \param adj per node: (neighbour, port)
+    void SetHostPortRoutes(const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj);
     /// UseHtsimSwitches' part of Finish: orders the switches by tier and hands them over.
     void InstallHtsimSwitches(const std::vector<std::vector<std::pair<uint32_t, uint32_t>>>& adj);
     bool m_notifyRemoteLinkState{true};

@@ -42,6 +42,8 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
         isSwitch[s] = true;
     }
     std::vector<uint32_t> degree(n, 0);
+    std::vector<uint64_t> hostRate(n, 0);  // a host's first link's rate
+    std::vector<bool> hostToHost(n, false); // a host's first link is to a host
     std::set<std::pair<uint32_t, uint32_t>> linked;
     for (size_t i = 0; i < spec.links.size(); ++i)
     {
@@ -71,9 +73,34 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
         linked.insert({std::min(l.a, l.b), std::max(l.a, l.b)});
         for (uint32_t end : {l.a, l.b})
         {
-            if (!isSwitch[end] && degree[end] > 1)
+            // A host of several links is one NIC of several ports (SimAI's multi-homed GPU):
+            // every link to a switch, all of one rate (RdmaNic::AddPort).
+            const uint32_t other = end == l.a ? l.b : l.a;
+            if (isSwitch[end])
             {
-                return Fmt("topology.links[%zu]: host %u has more than one link", i, end);
+                continue;
+            }
+            if (degree[end] == 1)
+            {
+                hostRate[end] = l.rateBps;
+                hostToHost[end] = !isSwitch[other];
+                continue;
+            }
+            if (hostToHost[end] || !isSwitch[other])
+            {
+                return Fmt("topology.links[%zu]: host %u has more than one link and not all to "
+                           "switches",
+                           i,
+                           end);
+            }
+            if (l.rateBps != hostRate[end])
+            {
+                return Fmt("topology.links[%zu]: host %u has links of different rates (%" PRIu64
+                           " and %" PRIu64 " bps): the ports of a NIC have one rate",
+                           i,
+                           end,
+                           hostRate[end],
+                           l.rateBps);
             }
         }
     }

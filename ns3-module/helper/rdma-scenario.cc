@@ -1090,7 +1090,12 @@ RdmaScenarioRunner::Simulate()
             {
                 Ptr<RdmaNetDevice> dev = sw->GetPort(p);
                 Ptr<RdmaNetDevice> peer = dev->GetRdmaChannel()->GetPeer(dev);
-                if (peer && s.isSwitch[peer->GetNode()->GetId()])
+                const uint32_t peerId = peer ? peer->GetNode()->GetId() : 0;
+                // ... and every port towards a host of several NIC ports (SimAI's multi-homed
+                // GPUs): what the host receives on each of its ports.
+                Ptr<RdmaNic> peerNic =
+                    peer && !s.isSwitch[peerId] ? peer->GetNode()->GetObject<RdmaNic>() : nullptr;
+                if (peer && (s.isSwitch[peerId] || (peerNic && peerNic->GetNPorts() > 1)))
                 {
                     s.portBytes += Fmt("%u,%u,%u,%" PRIu64 "\n", id, p + 1,
                                        peer->GetNode()->GetId(), dev->GetTxBytes());

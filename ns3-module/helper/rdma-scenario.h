@@ -377,8 +377,9 @@ class RdmaScenarioRunner
     std::string RttHistCsv() const;
     /**
      * \return port_bytes.csv text (run.portBytes): header + one row per switch port whose peer
-     * is a switch, by switch id and port -- switch, port (1-based, as uplink.txt), peer, tx_bytes
-     * (bytes sent on the port over the whole run, every packet kind)
+     * is a switch or a host of several NIC ports (SimAI's multi-homed GPU), by switch id and
+     * port -- switch, port (1-based, as uplink.txt), peer, tx_bytes (bytes sent on the port over
+     * the whole run, every packet kind)
      */
     std::string PortBytesCsv() const;
     /// \return pfc.txt text when the PFC trace was on and no output directory was set

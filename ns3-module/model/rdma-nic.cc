@@ -55,6 +55,12 @@ RdmaNic::DoDispose()
         qp.lbEvent.Cancel();
     }
     m_wakeEvent.Cancel();
+    for (PortState& p : m_portState)
+    {
+        p.wakeEvent.Cancel();
+    }
+    m_portState.clear();
+    m_ports.clear();
     m_qps.clear();
     m_cc = nullptr;
     m_rx.clear();
@@ -71,6 +77,52 @@ RdmaNic::Setup(Ptr<RdmaNetDevice> dev, uint32_t address)
     m_address = address;
     dev->SetFrameReceiveHandler(MakeCallback(&RdmaNic::Receive, this));
     dev->SetDataSource(MakeCallback(&RdmaNic::NextPacket, this));
+}
+
+uint8_t
+RdmaNic::AddPort(Ptr<RdmaNetDevice> dev)
+{
+    NS_ABORT_MSG_IF(!m_dev, "RdmaNic: AddPort before Setup");
+    NS_ABORT_MSG_IF(dev->GetDataRate() != m_dev->GetDataRate(),
+                    "RdmaNic: a port of rate " << dev->GetDataRate() << " beside one of "
+                                               << m_dev->GetDataRate()
+                                               << ": the ports of a NIC have one rate");
+    NS_ABORT_MSG_IF(m_ports.size() >= 255, "RdmaNic: more than 255 ports");
+    if (m_ports.empty())
+    {
+        m_ports.push_back(m_dev);
+    }
+    m_ports.push_back(dev);
+    m_portState.emplace_back();
+    dev->SetFrameReceiveHandler(MakeCallback(&RdmaNic::Receive, this));
+    dev->SetDataSource(MakeCallback(&RdmaNic::NextPacket, this));
+    return static_cast<uint8_t>(m_ports.size() - 1);
+}
+
+void
+RdmaNic::SetPortRoutes(std::vector<std::vector<uint8_t>> routes)
+{
+    m_portRoutes = std::move(routes);
+}
+
+uint32_t
+RdmaNic::GetNPorts() const
+{
+    return m_ports.empty() ? 1 : static_cast<uint32_t>(m_ports.size());
+}
+
+uint8_t
+RdmaNic::GetFlowPort(uint32_t flowId) const
+{
+    for (const auto& [qpn, qp] : m_qps)
+    {
+        (void)qpn;
+        if (qp.flowId == flowId)
+        {
+            return qp.port;
+        }
+    }
+    return 0;
 }
 
 void
@@ -200,7 +252,34 @@ RdmaNic::DoStartFlow(uint32_t flowId,
     qp.start = Simulator::Now();
     qp.pg = pg;
     qp.nextAvail = Simulator::Now();
-    qp.rate = m_dev->GetDataRate().GetBitRate();
+    uint32_t dstNode = RdmaHostId(dip);
+    Ptr<RdmaNic> peer;
+    Ptr<Node> peerNode;
+    if (dstNode < NodeList::GetNNodes())
+    {
+        peerNode = NodeList::GetNode(dstNode);
+        peer = peerNode->GetObject<RdmaNic>();
+        if (peer && peer->m_address != dip)
+        {
+            peer = nullptr;
+        }
+    }
+    // A NIC of several ports (either end): SimAI's GetNicIdxOfQp hashes the queue pair's (sip,
+    // dip, sport, dport) over the sender's ports on a shortest path to dip, where sport is
+    // SimAI's per-pair port (portNumber[src][dst]++ from 10000, in start order: entry.h
+    // SendFlow) and dport its 100; the receiver's ACKs take the port its receive queue pair
+    // hashes to (ExpectFlow). These are the hash's inputs whatever the packets carry (their
+    // entropy is the load balancer's, within the port).
+#ifndef NS3_MPI
+    (void)peerNode;
+#endif
+    std::optional<uint16_t> pairSport;
+    if (m_ports.size() > 1 || (peer && peer->m_ports.size() > 1))
+    {
+        pairSport = m_pairSport.emplace(dip, SIMAI_FIRST_SPORT).first->second++;
+        qp.port = PortByHash(dip, *pairSport, SIMAI_DPORT);
+    }
+    qp.rate = Device(qp)->GetDataRate().GetBitRate();
     Cc().Start(qp);
     qp.rtoDeadline = Time::Max();
     qp.rec.flowId = flowId;
@@ -210,27 +289,25 @@ RdmaNic::DoStartFlow(uint32_t flowId,
     qp.rec.start = qp.start;
     qp.lb = m_lbGroup->CreateQpSelector(dip, DrawLbSeed(m_rng), sport);
     m_lossless = PortIsLossless();
-    uint32_t dstNode = RdmaHostId(dip);
-    if (dstNode < NodeList::GetNNodes())
+    if (peer)
     {
-        Ptr<Node> peerNode = NodeList::GetNode(dstNode);
-        Ptr<RdmaNic> peer = peerNode->GetObject<RdmaNic>();
 #ifdef NS3_MPI
-        if (peer && peer->m_address == dip && peerNode->GetSystemId() != m_dev->GetNode()->GetSystemId())
+        if (peerNode->GetSystemId() != m_dev->GetNode()->GetSystemId())
         {
-            // A receiver on another rank of a distributed run (rdma-remote.h).
+            // A receiver on another rank of a distributed run (rdma-remote.h; its ACK port, on
+            // a NIC of several ports, hashes the ACK's own fields).
             RdmaRemoteSendExpectFlow(dstNode, m_address, qp.qpn, flowId, size);
             peer = nullptr;
         }
 #endif
-        if (peer && peer->m_address == dip)
+        if (peer)
         {
-            peer->ExpectFlow(m_address, qp.qpn, flowId, size);
+            peer->ExpectFlow(m_address, qp.qpn, flowId, size, pairSport);
         }
     }
     NS_LOG_INFO("flow " << flowId << " qpn " << qp.qpn << " to " << dip << " size " << size);
     ArmLbTimer(qp);
-    m_dev->TriggerTransmit();
+    Device(qp)->TriggerTransmit();
 }
 
 bool
@@ -246,13 +323,23 @@ RdmaNic::PortIsLossless() const
 }
 
 void
-RdmaNic::ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size)
+RdmaNic::ExpectFlow(uint32_t sip,
+                    uint16_t qpn,
+                    uint32_t flowId,
+                    uint64_t size,
+                    std::optional<uint16_t> pairSport)
 {
     RdmaRxState& rx = m_rx[{sip, qpn}];
     rx = RdmaRxState{};
     rx.milestone = uint64_t(m_ackInterval) * m_payloadBytes;
     rx.flowId = flowId;
     rx.size = size;
+    if (pairSport && m_ports.size() > 1)
+    {
+        // SimAI's receive queue pair (GetNicIdxOfRxQp): sip = this NIC, dip = the sender,
+        // sport = the data's dport (100), dport = the data's sport.
+        rx.feedbackPort = PortByHash(sip, SIMAI_DPORT, *pairSport);
+    }
 }
 
 void
@@ -269,11 +356,17 @@ RdmaNic::ReleaseRx(uint32_t sip, uint16_t qpn)
 // ---- Sender: the send opportunity and the components ------------------------------------
 
 RdmaFramePtr
-RdmaNic::NextPacket(Ptr<RdmaNetDevice> /*dev*/)
+RdmaNic::NextPacket(Ptr<RdmaNetDevice> dev)
 {
     if (m_qps.empty())
     {
         return nullptr;
+    }
+    if (!m_ports.empty())
+    {
+        // A NIC of several ports: the asking port serves its own queue pairs.
+        m_servingPort = static_cast<uint8_t>(
+            std::find(m_ports.begin(), m_ports.end(), dev) - m_ports.begin());
     }
     return Recovery().NextPacket(Simulator::Now());
 }
@@ -336,7 +429,7 @@ RdmaNic::AnswerProbe(const RdmaHeader& h)
     a.pg = h.pg;
     a.tsNs = h.tsNs;
     a.flags = RdmaHeader::FLAG_PROBE;
-    m_dev->Enqueue(RdmaFrame::Make(a, 0), 0);
+    FeedbackDevice(a)->Enqueue(RdmaFrame::Make(a, 0), 0);
 }
 
 void
@@ -519,7 +612,7 @@ RdmaNic::CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing)
         const Time before = RdmaTxTime(DataRate(qp.rate), qp.lastPktSize, m_timeTruncation);
         const Time after = RdmaTxTime(DataRate(bps), qp.lastPktSize, m_timeTruncation);
         qp.nextAvail = qp.nextAvail + after - before;
-        AdvancePendingWake(qp.nextAvail);
+        AdvancePendingWake(qp.nextAvail, qp.port);
     }
     SetRate(qp, bps);
 }

@@ -117,6 +117,24 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
 
     /// Binds the NIC to its port and gives it its address.
     void Setup(Ptr<RdmaNetDevice> dev, uint32_t address);
+    /**
+     * Adds a port after Setup's (SimAI's multi-homed GPU: one RdmaHw over several NIC
+     * devices; doc/rdma-lb.rst, "SimAI inputs"). Every port has the rate of the first (else a
+     * fatal error). Each port serves its own queue pairs round-robin with its own pacing
+     * wake-up; a queue pair's port is chosen at its start and kept (ChoosePort), an ACK/NACK's
+     * by the receiver's hash (RdmaRecoveryHost::FeedbackDevice). \return the port's index
+     */
+    uint8_t AddPort(Ptr<RdmaNetDevice> dev);
+    /**
+     * A NIC of several ports: per destination host id, the indices of its ports on a shortest
+     * path to that host, in SimAI's route order (RdmaFabricHelper::Finish). A destination
+     * without an entry is reached through port 0.
+     */
+    void SetPortRoutes(std::vector<std::vector<uint8_t>> routes);
+    /// \return the number of ports (1 unless AddPort was called)
+    uint32_t GetNPorts() const;
+    /// \return the port index of active flow \p flowId (0 if unknown)
+    uint8_t GetFlowPort(uint32_t flowId) const;
     /// Installs the run's load balancer: the NIC keeps one HostLbGroup, from which every new
     /// queue pair gets its selector.
     void SetLoadBalancer(Ptr<LbConfig> cfg);
@@ -147,9 +165,16 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
     /**
      * Receiver side: announces the flow \p flowId of \p size bytes that the NIC at \p sip
      * sends on its queue pair \p qpn, so that this NIC fires FlowDelivered when the flow's
-     * last byte arrives in order. StartFlow calls it on the destination NIC.
+     * last byte arrives in order. StartFlow calls it on the destination NIC. On a NIC of
+     * several ports, \p pairSport (SimAI's per-pair source port of the flow, given when either
+     * end has several ports) chooses the port of its ACKs/NACKs as SimAI's receive queue pair
+     * does; without it they take the port their own fields hash to.
      */
-    void ExpectFlow(uint32_t sip, uint16_t qpn, uint32_t flowId, uint64_t size);
+    void ExpectFlow(uint32_t sip,
+                    uint16_t qpn,
+                    uint32_t flowId,
+                    uint64_t size,
+                    std::optional<uint16_t> pairSport = std::nullopt);
     /**
      * Receiver side: deletes the state of the flow from \p sip on its queue pair \p qpn,
      * firing RxReleased with its counts (the sender's completion does this after
@@ -288,6 +313,13 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
 
     Ptr<LbConfig> m_lbConfig;
     Ptr<HostLbGroup> m_lbGroup; //!< state shared by the queue pairs (per-destination profiles)
+    /// SimAI's first per-pair source port (common.h: portNumber[i][j] = 10000)
+    static constexpr uint16_t SIMAI_FIRST_SPORT = 10000;
+    /// SimAI's destination port (entry.h SendFlow: dport = 100)
+    static constexpr uint16_t SIMAI_DPORT = 100;
+    /// Per destination address: SimAI's next per-pair source port (kept only when this NIC or
+    /// the destination's has several ports; the port-choice hash's input)
+    std::map<uint32_t, uint16_t> m_pairSport;
     Ptr<UniformRandomVariable> m_rng;
     uint16_t m_nextQpn{1};
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time, Time, uint64_t> m_flowComplete;

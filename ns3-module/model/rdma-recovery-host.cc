@@ -9,6 +9,7 @@
 #include "rdma-header.h"
 #include "rdma-net-device.h"
 
+#include "ns3/hash.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -46,22 +47,24 @@ RdmaRecoveryHost::Window(const RdmaQueuePair& qp) const
     {
         return m_window;
     }
-    return RdmaVarWindow(m_window, qp.rate, m_dev->GetDataRate().GetBitRate());
+    return RdmaVarWindow(m_window, qp.rate, Device(qp)->GetDataRate().GetBitRate());
 }
 
 void
 RdmaRecoveryHost::ScheduleWake(Time now, Time wake)
 {
+    const uint8_t port = m_servingPort;
+    EventId& wakeEvent = WakeEvent(port);
     if (m_pacingWakeupQuirk)
     {
         ScheduleWakeAsReference(now);
     }
     else if (wake != Time::Max() &&
-             (!m_wakeEvent.IsRunning() ||
-              m_wakeEvent.GetTs() > static_cast<uint64_t>(wake.GetTimeStep())))
+             (!wakeEvent.IsRunning() ||
+              wakeEvent.GetTs() > static_cast<uint64_t>(wake.GetTimeStep())))
     {
-        m_wakeEvent.Cancel();
-        m_wakeEvent = Simulator::Schedule(wake - now, &RdmaRecoveryHost::Wake, this);
+        wakeEvent.Cancel();
+        wakeEvent = Simulator::Schedule(wake - now, &RdmaRecoveryHost::Wake, this, port);
     }
 }
 
@@ -72,41 +75,93 @@ RdmaRecoveryHost::ScheduleWakeAsReference(Time now)
     // every queue pair with bytes left -- paused ones included -- and only if no wake-up is pending
     // (a pending one is never moved earlier). A stalled queue pair then waits for the pending
     // wake-up or the next feedback.
+    const uint8_t port = m_servingPort;
     Time t = Time::Max();
     for (const auto& [qpn, qp] : m_qps)
     {
         (void)qpn;
+        if (qp.port != port)
+        {
+            continue; // another port's (a NIC of several ports)
+        }
         const Time ready = std::max(qp.nextAvail, qp.lb->GetSendAfter());
         if ((qp.sndNxt < qp.size || !qp.srRetx.empty()) && ready > now)
         {
             t = std::min(t, ready);
         }
     }
-    if (!m_wakeEvent.IsRunning() && t != Time::Max())
+    EventId& wakeEvent = WakeEvent(port);
+    if (!wakeEvent.IsRunning() && t != Time::Max())
     {
-        m_wakeEvent = Simulator::Schedule(t - now, &RdmaRecoveryHost::Wake, this);
+        wakeEvent = Simulator::Schedule(t - now, &RdmaRecoveryHost::Wake, this, port);
     }
 }
 
 void
-RdmaRecoveryHost::AdvancePendingWake(Time at)
+RdmaRecoveryHost::AdvancePendingWake(Time at, uint8_t port)
 {
-    if (m_wakeEvent.IsRunning() && static_cast<uint64_t>(at.GetTimeStep()) < m_wakeEvent.GetTs())
+    EventId& wakeEvent = WakeEvent(port);
+    if (wakeEvent.IsRunning() && static_cast<uint64_t>(at.GetTimeStep()) < wakeEvent.GetTs())
     {
         const Time now = Simulator::Now();
-        m_wakeEvent.Cancel();
-        m_wakeEvent =
-            Simulator::Schedule(at > now ? at - now : Time(0), &RdmaRecoveryHost::Wake, this);
+        wakeEvent.Cancel();
+        wakeEvent = Simulator::Schedule(at > now ? at - now : Time(0),
+                                        &RdmaRecoveryHost::Wake,
+                                        this,
+                                        port);
     }
 }
 
 void
-RdmaRecoveryHost::Wake()
+RdmaRecoveryHost::Wake(uint8_t port)
 {
-    if (m_dev)
+    const Ptr<RdmaNetDevice>& dev = port == 0 ? m_dev : m_ports[port];
+    if (dev)
     {
-        m_dev->TriggerTransmit();
+        dev->TriggerTransmit();
     }
+}
+
+// ---- A NIC of several ports (SimAI's multi-homed GPU) ---------------------------------------
+
+uint8_t
+RdmaRecoveryHost::PortByHash(uint32_t dip, uint16_t sport, uint16_t dport) const
+{
+    const uint32_t dst = RdmaHostId(dip);
+    if (m_ports.size() < 2 || dst >= m_portRoutes.size() || m_portRoutes[dst].empty())
+    {
+        return 0;
+    }
+    // SimAI's RdmaQueuePair::GetHash / RdmaRxQueuePair::GetHash: Hash32 over the bytes of
+    // {uint32 sip, uint32 dip, uint16 sport, uint16 dport} as laid out in memory on x86
+    // (little-endian; 12 bytes, no padding), written out byte by byte here.
+    char key[12];
+    const uint32_t words[2] = {m_address, dip};
+    for (int w = 0; w < 2; ++w)
+    {
+        for (int b = 0; b < 4; ++b)
+        {
+            key[4 * w + b] = static_cast<char>((words[w] >> (8 * b)) & 0xff);
+        }
+    }
+    key[8] = static_cast<char>(sport & 0xff);
+    key[9] = static_cast<char>(sport >> 8);
+    key[10] = static_cast<char>(dport & 0xff);
+    key[11] = static_cast<char>(dport >> 8);
+    const std::vector<uint8_t>& routes = m_portRoutes[dst];
+    return routes[Hash32(key, sizeof(key)) % routes.size()];
+}
+
+const Ptr<RdmaNetDevice>&
+RdmaRecoveryHost::FeedbackDevice(const RdmaHeader& reply) const
+{
+    if (m_ports.size() < 2)
+    {
+        return m_dev;
+    }
+    // SimAI's receive queue pair: sip = this NIC, dip = the data's sender, sport = the data's
+    // dport, dport = the data's sport -- the reply's own fields.
+    return m_ports[PortByHash(reply.dip, reply.sport, reply.dport)];
 }
 
 // ---- Sender: data packets -------------------------------------------------------------------
@@ -182,7 +237,7 @@ RdmaRecoveryHost::LbFeedbackAndProbes(RdmaQueuePair& qp, const LbFeedback& fb)
         h.pg = static_cast<uint16_t>(qp.pg);
         h.tsNs = static_cast<uint64_t>(now.GetNanoSeconds());
         ++qp.rec.probes;
-        m_dev->Enqueue(RdmaFrame::Make(h, 64 - RdmaHeader::DATA_HEADER_BYTES), qp.pg);
+        Device(qp)->Enqueue(RdmaFrame::Make(h, 64 - RdmaHeader::DATA_HEADER_BYTES), qp.pg);
     }
 }
 
@@ -214,7 +269,7 @@ RdmaRecoveryHost::LbTimer(uint16_t qpn)
     }
     it->second.lb->OnTimer(Simulator::Now());
     ArmLbTimer(it->second);
-    m_dev->TriggerTransmit();
+    Device(it->second)->TriggerTransmit();
 }
 
 // ---- Receiver -------------------------------------------------------------------------------
@@ -261,7 +316,8 @@ RdmaRecoveryHost::SendFeedback(const RdmaHeader& h,
         ++rx.cnpsSent;
         ++m_cnpsSent;
     }
-    m_dev->Enqueue(RdmaFrame::Make(a, 0), 0);
+    (rx.feedbackPort >= 0 ? m_ports[rx.feedbackPort] : FeedbackDevice(a))
+        ->Enqueue(RdmaFrame::Make(a, 0), 0);
 }
 
 void

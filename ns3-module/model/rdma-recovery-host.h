@@ -86,6 +86,9 @@ struct RdmaQueuePair
     uint32_t pg{3};        //!< priority group
     Time nextAvail;        //!< pacing: earliest time of the next data packet
     uint16_t lastEntropy{0}; //!< entropy of the last data packet sent
+    /// The NIC port that sends its data (index into the NIC's ports; 0 on a single-port NIC),
+    /// chosen once at its start (RdmaNic::ChoosePort, SimAI's GetNicIdxOfQp)
+    uint8_t port{0};
     /**
      * Entropy of the last transmission of each outstanding packet, indexed by PSN modulo
      * ENTROPY_WINDOW (a fixed array: no allocation per packet). The entry of PSN p is valid
@@ -141,6 +144,9 @@ struct RdmaRxState
     bool delivered{false};     //!< FlowDelivered has fired
     uint32_t uetAccepted{0};   //!< UET coalesced ACKs: wire bytes accepted since the last ACK
     bool uetAckRequest{false}; //!< UET: an AR packet arrived; ACK again once in order
+    /// A NIC of several ports: the port of this flow's ACKs/NACKs (RdmaNic::ExpectFlow), -1 =
+    /// the port the reply's own fields hash to (RdmaRecoveryHost::FeedbackDevice)
+    int16_t feedbackPort{-1};
 };
 
 /**
@@ -205,11 +211,30 @@ class RdmaRecoveryHost : protected RdmaNicSettings
     {
         return m_address;
     }
-    /// \return the NIC's port
+    /// \return the NIC's (first) port
     const Ptr<RdmaNetDevice>& Device() const
     {
         return m_dev;
     }
+    /// \return the port that sends the data of \p qp (RdmaQueuePair::port)
+    const Ptr<RdmaNetDevice>& Device(const RdmaQueuePair& qp) const
+    {
+        return qp.port == 0 ? m_dev : m_ports[qp.port];
+    }
+    /**
+     * \return the port that sends the ACK/NACK \p reply: on a NIC of several ports, SimAI's
+     * receive queue pair's choice (GetNicIdxOfRxQp: its hash over the routes back to the
+     * sender; RdmaRecoveryHost::PortByHash), else the NIC's port
+     */
+    const Ptr<RdmaNetDevice>& FeedbackDevice(const RdmaHeader& reply) const;
+    /**
+     * \return the index of the port a packet from this NIC to \p dip with the UDP ports
+     * \p sport, \p dport takes on a NIC of several ports (SimAI's RdmaHw::GetNicIdxOfQp):
+     * ns-3's Hash32 (Murmur3) of the 12 bytes (sip, dip, sport, dport) modulo the number of
+     * this NIC's ports on a shortest path to \p dip, indexing them in SimAI's route order
+     * (RdmaNic::SetPortRoutes); 0 on a single-port NIC or without routes to \p dip
+     */
+    uint8_t PortByHash(uint32_t dip, uint16_t sport, uint16_t dport) const;
     /// \return the active queue pairs
     QpMap& QueuePairs()
     {
@@ -327,10 +352,21 @@ class RdmaRecoveryHost : protected RdmaNicSettings
     void ScheduleWake(Time now, Time wake);
     /// Quirk pacing-wakeup: the reference's wake-up rule when nothing may send.
     void ScheduleWakeAsReference(Time now);
-    /// Moves a pending wake-up of the port to \p at if that is earlier (HPCC's rate change).
-    void AdvancePendingWake(Time at);
-    /// The port's wake-up: kicks it.
-    void Wake();
+    /// Moves a pending wake-up of port \p port to \p at if that is earlier (HPCC's rate
+    /// change).
+    void AdvancePendingWake(Time at, uint8_t port = 0);
+    /// The wake-up of port \p port: kicks it.
+    void Wake(uint8_t port);
+    /// \return the queue pair served last on port \p port (round-robin)
+    uint16_t& LastServed(uint8_t port)
+    {
+        return port == 0 ? m_lastServed : m_portState[port - 1].lastServed;
+    }
+    /// \return the pacing wake-up of port \p port
+    EventId& WakeEvent(uint8_t port)
+    {
+        return port == 0 ? m_wakeEvent : m_portState[port - 1].wakeEvent;
+    }
     /// The selector's timer of queue pair \p qpn.
     void LbTimer(uint16_t qpn);
 
@@ -343,6 +379,23 @@ class RdmaRecoveryHost : protected RdmaNicSettings
     QpMap m_qps;                     //!< active queue pairs by number
     uint16_t m_lastServed{0};        //!< the queue pair served last (round-robin)
     EventId m_wakeEvent;             //!< pacing wake-up of the port (at most one)
+    /**
+     * A NIC of several ports (SimAI's multi-homed GPU: one RdmaHw over several NIC devices,
+     * each serving its own queue pairs round-robin): every port, m_dev first; empty on a
+     * single-port NIC (RdmaNic::AddPort).
+     */
+    std::vector<Ptr<RdmaNetDevice>> m_ports;
+    /// The round-robin and wake-up of ports 1, 2, ... (port 0's are m_lastServed, m_wakeEvent).
+    struct PortState
+    {
+        uint16_t lastServed{0}; //!< the queue pair served last
+        EventId wakeEvent;      //!< pacing wake-up
+    };
+    std::vector<PortState> m_portState;
+    /// Per destination host id: this NIC's ports on a shortest path to it, in SimAI's route
+    /// order (RdmaNic::SetPortRoutes; only on a NIC of several ports).
+    std::vector<std::vector<uint8_t>> m_portRoutes;
+    uint8_t m_servingPort{0}; //!< the port asking for a packet (RdmaNic::NextPacket)
     RxMap m_rx;                      //!< receiver states
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_flowDelivered; //!< FlowDelivered
     TracedCallback<uint32_t, uint32_t, uint16_t> m_dataSent;       //!< DataSent
@@ -357,8 +410,12 @@ RdmaFramePtr
 RdmaRecoveryHost::ServeQueuePairs(Scheme& scheme, Time now)
 {
     Time wake = Time::Max();
-    // Round-robin: the first eligible queue pair after the last one served.
-    auto it = m_qps.upper_bound(m_lastServed);
+    // Round-robin: the first eligible queue pair after the last one served, among those of the
+    // port asking (a NIC of several ports: each port serves its own, as SimAI's per-device
+    // queue-pair groups).
+    const uint8_t port = m_servingPort;
+    uint16_t& lastServed = LastServed(port);
+    auto it = m_qps.upper_bound(lastServed);
     for (std::size_t k = 0; k < m_qps.size(); ++k, ++it)
     {
         if (it == m_qps.end())
@@ -366,11 +423,11 @@ RdmaRecoveryHost::ServeQueuePairs(Scheme& scheme, Time now)
             it = m_qps.begin();
         }
         RdmaQueuePair& qp = it->second;
-        if (!scheme.Eligible(qp, now, &wake))
+        if (qp.port != port || !scheme.Eligible(qp, now, &wake))
         {
             continue;
         }
-        m_lastServed = qp.qpn;
+        lastServed = qp.qpn;
         return scheme.Send(qp, now);
     }
     ScheduleWake(now, wake);

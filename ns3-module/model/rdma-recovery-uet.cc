@@ -420,7 +420,7 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     u.inflightBytes += wire;
     m_host->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
     qp.nextAvail =
-        now + RdmaTxTime(m_host->Device()->GetDataRate(), wire, Settings().m_timeTruncation);
+        now + RdmaTxTime(m_host->Device(qp)->GetDataRate(), wire, Settings().m_timeTruncation);
     ArmRto(qp);
     m_host->ArmLbTimer(qp);
     return f;
@@ -474,7 +474,7 @@ RdmaUetRecovery::SendHeader(const RdmaHeader& a)
 {
     const uint32_t size = a.GetSerializedSize();
     const uint32_t header = Settings().m_uetHeaderBytes;
-    m_host->Device()->Enqueue(RdmaFrame::Make(a, header > size ? header - size : 0), 0);
+    m_host->FeedbackDevice(a)->Enqueue(RdmaFrame::Make(a, header > size ? header - size : 0), 0);
 }
 
 void
@@ -723,7 +723,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
             // A pull: credit up to its number (htsim processPull).
             u.rccc->StopSpeculating();
             u.rccc->OnPull(Rccc(), h.sackSeq);
-            m_host->Device()->TriggerTransmit();
+            m_host->Device(qp)->TriggerTransmit();
         }
         return;
     }
@@ -835,7 +835,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     }
     ArmRto(qp);
     m_host->ArmLbTimer(qp);
-    m_host->Device()->TriggerTransmit();
+    m_host->Device(qp)->TriggerTransmit();
 }
 
 void
@@ -900,7 +900,7 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
     }
     ArmRto(qp);
     m_host->ArmLbTimer(qp);
-    m_host->Device()->TriggerTransmit();
+    m_host->Device(qp)->TriggerTransmit();
 }
 
 } // namespace ns3

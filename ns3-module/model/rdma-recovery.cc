@@ -81,7 +81,7 @@ RdmaRoceRecovery::HasDataAndRoom(const RdmaQueuePair& qp) const
     {
         return false;
     }
-    if (m_host->Device()->IsPaused(qp.pg))
+    if (m_host->Device(qp)->IsPaused(qp.pg))
     {
         return false; // a paused priority group is not scheduled; the resume kicks the port
     }
@@ -120,7 +120,7 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
         qp.sndNxt += payload;
     }
     m_host->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
-    DataRate pace = Settings().m_rateBound ? DataRate(qp.rate) : m_host->Device()->GetDataRate();
+    DataRate pace = Settings().m_rateBound ? DataRate(qp.rate) : m_host->Device(qp)->GetDataRate();
     qp.nextAvail = now + RdmaTxTime(pace, f->sizeBytes, Settings().m_timeTruncation);
     return f;
 }
@@ -174,7 +174,7 @@ RdmaRoceRecovery::RtoCheck(uint16_t qpn)
     qp.srRetx.clear();
     qp.sndNxt = qp.sndUna;
     m_host->ArmLbTimer(qp);
-    m_host->Device()->TriggerTransmit();
+    m_host->Device(qp)->TriggerTransmit();
 }
 
 void
@@ -235,10 +235,11 @@ RdmaRoceRecovery::AckCompletes(QpIterator it, const RdmaHeader& h, bool congesti
             // completes a flow; HPCC's rate change then moves the port's pending wake-up.
             m_host->CongestionControl().OnAck(qp, h);
         }
+        const Ptr<RdmaNetDevice> dev = m_host->Device(qp); // qp is gone after Complete
         m_host->Complete(it);
         if (Settings().m_eventOrderQuirk)
         {
-            m_host->Device()->TriggerTransmit(); // the reference kicks the port after every ACK
+            dev->TriggerTransmit(); // the reference kicks the port after every ACK
         }
         return true;
     }
@@ -261,7 +262,7 @@ RdmaRoceRecovery::FinishAck(QpIterator it, const RdmaHeader& h, bool congestion,
         ArmRto(qp);
     }
     m_host->ArmLbTimer(qp);
-    m_host->Device()->TriggerTransmit();
+    m_host->Device(qp)->TriggerTransmit();
 }
 
 // ---- Receiver -------------------------------------------------------------------------------

@@ -17,7 +17,9 @@
  *  6. PFC at the NIC: a paused priority group is not scheduled while another keeps the link;
  *     IRN's two RTOs, and IRN timeouts ignored with PFC on (as the reference);
  *  7. host load balancers on a leaf-spine with one slow (25 Gbps) spine: mean and p99 FCT
- *     slowdown per algorithm for one fixed flow set (printed as a table).
+ *     slowdown per algorithm for one fixed flow set (printed as a table);
+ *  8. a NIC of two ports (SimAI's dual-ToR GPU): SimAI's per-queue-pair port hash, the bytes of
+ *     each port and the last flow's end.
  * RDMA_LB_FABRIC_CASES=text in the environment keeps only the cases whose name contains text.
  * All runs use fixed seeds (RngSeedManager seed 1, run 1, AssignStreams(0)) and are
  * deterministic.
@@ -785,6 +787,103 @@ class EcmpChiSquareTestCase : public TestCase
     const uint32_t m_flows{1000};
 };
 
+// ==== 8. A NIC of several ports (SimAI's multi-homed GPU) ======================================
+
+/**
+ * Two hosts, each linked to two ToRs (nodes 2 and 3; 100 Gbps, 1 us): SimAI's dual-ToR GPU.
+ * Host 0 starts 8 flows of 200 packets (1000 B) to host 1 at once. SimAI's GetNicIdxOfQp: flow
+ * i's port is Hash32 (ns-3's Murmur3) of the 12 bytes {sip, dip, sport = 10000 + i, dport = 100},
+ * little-endian, modulo 2, indexing host 0's routes to host 1 in SimAI's BFS order (ToR 2 first:
+ * port 0, the link to it, then port 1); host 1 sends flow i's ACKs on the port the same hash of
+ * {dip, sip, 100, 10000 + i} picks. So: host 0's port p sends exactly n_p x 200 x 1048 B (its
+ * flows' data, nothing else); host 1's ports split its ACK bytes m_0 : m_1 by flows; both ports
+ * carry data; and the last flow ends when the busier port has sent its n_p flows back to back
+ * (round-robin at line rate), plus one packet's store-and-forward at the ToR, 2 us of
+ * propagation and the last ACK's 2 us back: within 1 %.
+ */
+class DualHomedNicTestCase : public TestCase
+{
+  public:
+    DualHomedNicTestCase()
+        : TestCase("NIC of two ports: SimAI's per-queue-pair port hash, per-port bytes and time")
+    {
+    }
+
+  private:
+    static uint32_t SimAiPort(uint32_t sipNode, uint32_t dipNode, uint16_t sport, uint16_t dport)
+    {
+        uint8_t key[12];
+        const uint32_t w[2] = {RdmaHostAddress(sipNode), RdmaHostAddress(dipNode)};
+        for (int i = 0; i < 8; ++i)
+        {
+            key[i] = static_cast<uint8_t>(w[i / 4] >> (8 * (i % 4)));
+        }
+        key[8] = static_cast<uint8_t>(sport);
+        key[9] = static_cast<uint8_t>(sport >> 8);
+        key[10] = static_cast<uint8_t>(dport);
+        key[11] = static_cast<uint8_t>(dport >> 8);
+        return Hash32(reinterpret_cast<const char*>(key), sizeof(key)) % 2;
+    }
+
+    void DoRun() override
+    {
+        RdmaFabricHelper f;
+        FixSeed();
+        f.SetLoadBalancer("ecmp");
+        f.CreateNodes(4, {2, 3});
+        f.Link(0, 2, G100, MicroSeconds(1));
+        f.Link(0, 3, G100, MicroSeconds(1));
+        f.Link(1, 2, G100, MicroSeconds(1));
+        f.Link(1, 3, G100, MicroSeconds(1));
+        f.Finish();
+        f.AssignStreams(0);
+        NS_TEST_ASSERT_MSG_EQ(f.GetNic(0)->GetNPorts(), 2u, "two ports");
+        std::map<uint32_t, RdmaFlowRecord> rec;
+        CollectRecords(f, &rec);
+        const uint32_t flows = 8;
+        const uint64_t pkts = 200;
+        uint32_t n[2] = {0, 0};
+        uint32_t m[2] = {0, 0};
+        for (uint32_t i = 0; i < flows; ++i)
+        {
+            f.AddFlow(i, 0, 1, pkts * 1000, Time(0));
+            ++n[SimAiPort(0, 1, static_cast<uint16_t>(10000 + i), 100)];
+            ++m[SimAiPort(1, 0, 100, static_cast<uint16_t>(10000 + i))];
+        }
+        Simulator::Stop(MilliSeconds(10));
+        Simulator::Run();
+        uint64_t tx0[2];
+        uint64_t tx1[2];
+        for (uint32_t p = 0; p < 2; ++p)
+        {
+            tx0[p] = DynamicCast<RdmaNetDevice>(f.GetNode(0)->GetDevice(p))->GetTxBytes();
+            tx1[p] = DynamicCast<RdmaNetDevice>(f.GetNode(1)->GetDevice(p))->GetTxBytes();
+        }
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(rec.size(), flows, "every flow completes");
+        NS_TEST_EXPECT_MSG_GT(n[0], 0u, "flows on port 0");
+        NS_TEST_EXPECT_MSG_GT(n[1], 0u, "flows on port 1");
+        for (uint32_t p = 0; p < 2; ++p)
+        {
+            NS_TEST_EXPECT_MSG_EQ(tx0[p], n[p] * pkts * PKT_BYTES, "sender port " << p);
+        }
+        // The ACKs: equal per flow, so the receiver's ports hold m_0 : m_1 of them.
+        NS_TEST_EXPECT_MSG_EQ(tx1[0] * m[1], tx1[1] * m[0], "ACK bytes split by the rx hash");
+        NS_TEST_EXPECT_MSG_GT(tx1[0] + tx1[1], 0u, "ACKs sent");
+        Time last;
+        for (const auto& [id, r] : rec)
+        {
+            (void)id;
+            last = std::max(last, r.finish);
+        }
+        const double expectNs = std::max(n[0], n[1]) * pkts * PKT_BYTES * 8 / LINE_BPS * 1e9 +
+                                PKT_BYTES * 8 / LINE_BPS * 1e9 + 2000 + 2000;
+        const double lastNs = static_cast<double>(last.GetNanoSeconds());
+        NS_TEST_EXPECT_MSG_LT(std::abs(lastNs / expectNs - 1), 0.01,
+                              "last flow at " << lastNs << " ns, expected " << expectNs);
+    }
+};
+
 // ==== 6. PFC at the NIC; IRN timeouts =========================================================
 
 /// As the reference: a queue pair whose priority group is paused is not scheduled; others are.
@@ -1242,6 +1341,7 @@ class RdmaLbFabricTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new PausedPgNotScheduledTestCase, TestCase::QUICK);
         AddTestCase(new IrnTimeoutTestCase, TestCase::QUICK);
         AddTestCase(new HostLbSlowSpineTestCase, TestCase::QUICK);
+        AddTestCase(new DualHomedNicTestCase, TestCase::QUICK);
     }
 };
 

@@ -805,8 +805,13 @@ class ScenarioBadSpecTestCase : public TestCase
         }
         {
             RdmaScenarioSpec s = base;
-            s.links.push_back({0, 5, 100000000000ULL, 1000, 0.0});
-            Expect(s, "host 0 has more than one link");
+            s.links.push_back({0, 5, 25000000000ULL, 1000, 0.0});
+            Expect(s, "host 0 has links of different rates (100000000000 and 25000000000 bps)");
+        }
+        {
+            RdmaScenarioSpec s = base;
+            s.links.push_back({0, 1, 100000000000ULL, 1000, 0.0});
+            Expect(s, "host 0 has more than one link and not all to switches");
         }
         {
             RdmaScenarioSpec s = base;

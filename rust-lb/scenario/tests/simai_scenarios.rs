@@ -101,14 +101,19 @@ fn bad_simai_inputs_name_file_line_and_field() {
     );
     let e = run(&header(8, 8).replace("ALLREDUCE", "ALLSCATTER"), &t);
     assert!(e.contains("w.txt:3:"), "{e}");
-    let e = run(
-        &header(8, 8),
-        &data("simai/topo/AlibabaHPN_64g_8gps_DualToR_DualPlane_200Gbps_H100")
-            .display()
-            .to_string(),
-    );
+    // A dual-plane GPU whose two NIC links differ in rate (line 5: GPU 0's second NIC link).
+    let hpn = std::fs::read_to_string(data(
+        "simai/topo/AlibabaHPN_64g_8gps_DualToR_DualPlane_200Gbps_H100",
+    ))
+    .unwrap()
+    .replacen("0 80 200Gbps", "0 80 100Gbps", 1);
+    let bad = write(&d, "hpn", &hpn);
+    let e = run(&header(8, 64), &bad.display().to_string());
     assert!(
-        e.contains("link: GPU") && e.contains("second NIC link"),
+        e.contains(&format!(
+            "{}:5: link: GPU 0 has NIC links of different rates",
+            bad.display()
+        )),
         "{e}"
     );
     // A SimAI workload needs a SimAI topology.

@@ -14,10 +14,25 @@
 //! SimAI's rule. A GPU with no NVLink link has no NVLink side (its same-server peers are reached
 //! through the NIC, as SimAI would route them).
 //!
-//! Not modelled (refused with the line of the link): GPUs with two NIC links (dual-ToR /
-//! dual-plane topologies such as AlibabaHPN's), two NVLink links, and GPU-to-GPU links. SimAI's
-//! NVSwitches generate no ECN and no PFC; our switches mark by their port rate's ECN thresholds
-//! (give the NVLink rate a threshold pair that is never reached to keep them silent).
+//! **Multi-homed GPUs** (SimAI's dual-ToR and dual-plane fabrics, `gen_Topo_Template.py
+//! -topo AlibabaHPN [--dp]`: NIC port 0 of a GPU goes to ASW `asw_1[segment·g + rail]`, port 1
+//! to `asw_2[…]`; single-plane, both ASW sets reach every PSW; dual-plane, `asw_1` reaches only
+//! the first half of the PSWs and `asw_2` the second). SimAI's ns-3 frontend gives such a GPU one
+//! RDMA NIC (`RdmaHw`) over one device per NIC link and one address; a queue pair's device is
+//! chosen once, at its creation, by `RdmaHw::GetNicIdxOfQp` (ns-3's `Hash32` of the queue
+//! pair's (sip, dip, sport, dport) modulo the number of the GPU's routes to the destination,
+//! indexing them in route order); the receiver sends its ACKs on the device its receive queue
+//! pair hashes to the same way (`GetNicIdxOfRxQp`), and the switches route to the GPU's one
+//! address over every ToR it is linked to. Here the GPU's NIC side is one host with one link
+//! per NIC link, in file order (its NIC's ports; `RdmaNic::AddPort` and
+//! `RdmaFabricHelper::SetHostPortRoutes` in the ns-3 module, doc/rdma-lb.rst "SimAI inputs").
+//! Refused: NIC links of one GPU with different rates (SimAI paces each queue pair at its
+//! device's rate; our NIC has one line rate) and two NIC links of one GPU to the same switch
+//! (SimAI keeps only the last in its neighbour map).
+//!
+//! Not modelled (refused with the line of the link): two NVLink links and GPU-to-GPU links.
+//! SimAI's NVSwitches generate no ECN and no PFC; our switches mark by their port rate's ECN
+//! thresholds (give the NVLink rate a threshold pair that is never reached to keep them silent).
 
 use super::topology::{LinkClass, SimAiTopology};
 use crate::model::{Link, Topology};
@@ -33,6 +48,8 @@ pub struct SimAiFabric {
     pub gpus_per_server: u32,
     /// Per rank: its NVLink-side host, if it has an NVLink link.
     nvlink_host: Vec<Option<u32>>,
+    /// Per rank: its number of NIC links (its NIC's ports).
+    nic_ports: Vec<u32>,
 }
 
 impl SimAiFabric {
@@ -42,7 +59,8 @@ impl SimAiFabric {
     /// `line N: message` for a link this model cannot build (module docs).
     pub fn build(t: &SimAiTopology) -> Result<SimAiFabric, (usize, String)> {
         let gpus = t.gpu_count();
-        let mut nic = vec![0u32; gpus as usize];
+        // Per GPU: its first NIC link's rate and the switches its NIC links reach.
+        let mut nic: Vec<(u64, Vec<u32>)> = vec![(0, Vec::new()); gpus as usize];
         let mut nvlink_host = vec![None; gpus as usize];
         let mut links = Vec::with_capacity(t.links.len());
         for l in &t.links {
@@ -76,17 +94,28 @@ impl SimAiFabric {
                     }
                 }
                 (LinkClass::Nic, Some(g)) => {
-                    let count = nic.get_mut(g as usize).ok_or((l.line, String::new()))?;
-                    *count += 1;
-                    if *count > 1 {
+                    let (rate, switches) =
+                        nic.get_mut(g as usize).ok_or((l.line, String::new()))?;
+                    let sw = if l.a == g { l.b } else { l.a };
+                    if switches.is_empty() {
+                        *rate = l.rate_bps;
+                    } else if l.rate_bps != *rate {
                         return Err((
                             l.line,
                             format!(
-                                "GPU {g} has a second NIC link (dual ToR or dual plane): \
-                                 multi-homed GPUs are not modelled"
+                                "GPU {g} has NIC links of different rates ({} and {} bit/s): \
+                                 the NIC ports of a GPU must have one rate",
+                                *rate, l.rate_bps
                             ),
                         ));
                     }
+                    if switches.contains(&sw) {
+                        return Err((
+                            l.line,
+                            format!("GPU {g} has a second NIC link to switch {sw}"),
+                        ));
+                    }
+                    switches.push(sw);
                 }
                 _ => {}
             }
@@ -120,7 +149,18 @@ impl SimAiFabric {
             gpus,
             gpus_per_server: t.gpus_per_server,
             nvlink_host,
+            nic_ports: nic
+                .iter()
+                .map(|(_, s)| u32::try_from(s.len()).unwrap_or(u32::MAX))
+                .collect(),
         })
+    }
+
+    /// The number of NIC ports of rank `r` (its NIC links; 2 on SimAI's dual-ToR and dual-plane
+    /// fabrics), 0 for an unknown rank.
+    #[must_use]
+    pub fn nic_ports(&self, r: u32) -> u32 {
+        self.nic_ports.get(r as usize).copied().unwrap_or(0)
     }
 
     /// The rates of the NVLink links (a GPU's NVLink side to its NVSwitch), each once, ascending.

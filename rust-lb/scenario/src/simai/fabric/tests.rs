@@ -59,10 +59,72 @@ fn rail_optimized_servers_talk_over_their_nics() {
     );
 }
 
+/// `gen_Topo_Template.py -topo AlibabaHPN --dp -g 64 -asn 16 -psn 16`: 64 GPUs (0..64),
+/// NVSwitches 64..72, plane-1 ASWs 72..80, plane-2 ASWs 80..88, plane-1 PSWs 88..96, plane-2
+/// PSWs 96..104; GPU `g` of rail `g % 8` has NIC port 0 on ASW `72 + g % 8`, port 1 on
+/// ASW `80 + g % 8`.
 #[test]
-fn dual_tor_gpus_are_refused_at_their_second_nic_link() {
+fn dual_plane_gpus_are_hosts_of_two_nic_ports() {
     let t = topo("AlibabaHPN_64g_8gps_DualToR_DualPlane_200Gbps_H100");
-    let (line, msg) = SimAiFabric::build(&t).unwrap_err();
-    assert!(line > 2, "a link line");
-    assert!(msg.contains("second NIC link"), "{msg}");
+    let f = SimAiFabric::build(&t).unwrap();
+    assert_eq!((t.node_count, f.gpus), (104, 64));
+    assert_eq!(f.topology.node_count, 104 + 64);
+    for g in 0..64 {
+        assert_eq!(f.nic_ports(g), 2, "GPU {g}");
+        let mut tors: Vec<u32> = f
+            .topology
+            .links
+            .iter()
+            .filter(|l| l.a == g || l.b == g)
+            .map(|l| if l.a == g { l.b } else { l.a })
+            .collect();
+        tors.sort_unstable();
+        assert_eq!(tors, vec![72 + g % 8, 80 + g % 8], "GPU {g}");
+    }
+    assert_eq!(f.nic_ports(64), 0);
+    // The hosts: NIC sides 0..64 (two links each), NVLink sides 104..168.
+    assert_eq!(
+        f.topology.hosts(),
+        (0..64).chain(104..168).collect::<Vec<u32>>()
+    );
+    assert_eq!(f.endpoints(0, 8), (0, 8));
+}
+
+/// A copy of the AlibabaHPN file with one line changed.
+fn alibaba_with(line: usize, text: &str) -> Result<SimAiFabric, (usize, String)> {
+    let path = format!(
+        "{}/../../data/simai/topo/AlibabaHPN_64g_8gps_DualToR_DualPlane_200Gbps_H100",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut lines: Vec<String> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines[line - 1] = text.to_string();
+    let dir = std::env::temp_dir().join(format!("simai-fabric-{}-{line}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("topo");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let t = parse_topology_file(&file).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    SimAiFabric::build(&t)
+}
+
+#[test]
+fn multi_homed_gpus_with_unequal_or_parallel_nic_links_are_refused() {
+    // Line 5 is GPU 0's second NIC link, "0 80 200Gbps 0.0005ms 0".
+    assert!(alibaba_with(5, "0 80 200Gbps 0.0005ms 0").is_ok());
+    let (line, msg) = alibaba_with(5, "0 80 100Gbps 0.0005ms 0").unwrap_err();
+    assert_eq!(line, 5);
+    assert_eq!(
+        msg,
+        "GPU 0 has NIC links of different rates (200000000000 and 100000000000 bit/s): the \
+         NIC ports of a GPU must have one rate"
+    );
+    let (line, msg) = alibaba_with(5, "0 72 200Gbps 0.0005ms 0").unwrap_err();
+    assert_eq!(
+        (line, msg.as_str()),
+        (5, "GPU 0 has a second NIC link to switch 72")
+    );
 }
