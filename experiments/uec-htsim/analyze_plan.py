@@ -97,6 +97,21 @@ def kept(exp, name="results_plan.csv", key=("fabric", "size", "cc", "paths")):
         return {tuple(r[k] for k in key): r for r in csv.DictReader(f)}
 
 
+OURS = ("ours_mean_us", "ours_tail_us", "ours_trims", "ours_cpu_s")
+
+
+def both_sides(h, o, old_row):
+    """One point's htsim columns and ours: from this run, else from the committed row."""
+    row = {"htsim_mean_us": fmt(h and h["mean_fct_us"]),
+           "htsim_tail_us": fmt(h and h["max_fct_us"]),
+           "htsim_trims": h["trims"] if h else ""}
+    if o:
+        row.update(zip(OURS, (fmt(o[0]), fmt(o[1]), o[2], o[3])))
+    elif old_row:
+        row.update({k: old_row[k] for k in OURS})
+    return row
+
+
 def fmt(v, nd=2):
     return "" if v is None or v == "" else f"{float(v):.{nd}f}"
 
@@ -113,17 +128,8 @@ def main(out_root, exp):
             o = ours(out_root, stem, p)
             row = {"fabric": fabric, "size": size, "cc": cc, "paths": p,
                    "shipped_tail_us": fmt(s[0]), "shipped2_tail_us": fmt(s[1]),
-                   "htsim_mean_us": fmt(h and h["mean_fct_us"]),
-                   "htsim_tail_us": fmt(h and h["max_fct_us"]),
-                   "htsim_trims": h["trims"] if h else ""}
-            if o:
-                row.update(ours_mean_us=fmt(o[0]), ours_tail_us=fmt(o[1]), ours_trims=o[2],
-                           ours_cpu_s=o[3])
-            elif (fabric, size, cc, str(p)) in old:
-                r = old[(fabric, size, cc, str(p))]
-                row.update({k: r[k] for k in ("ours_mean_us", "ours_tail_us", "ours_trims",
-                                              "ours_cpu_s")})
-            else:
+                   **both_sides(h, o, old.get((fabric, size, cc, str(p))))}
+            if "ours_mean_us" not in row:
                 continue
             rows.append(row)
     with open(exp / "results_plan.csv", "w", newline="") as f:
@@ -156,16 +162,7 @@ def seeds_table(out_root, exp):
             h = htsim(ref, 128, seed)
             o = ours(out_root, stem, 128, seed)
             row = {"fabric": fabric, "seed": seed,
-                   "htsim_mean_us": fmt(h and h["mean_fct_us"]),
-                   "htsim_tail_us": fmt(h and h["max_fct_us"]),
-                   "htsim_trims": h["trims"] if h else ""}
-            if o:
-                row.update(ours_mean_us=fmt(o[0]), ours_tail_us=fmt(o[1]), ours_trims=o[2],
-                           ours_cpu_s=o[3])
-            elif (fabric, str(seed)) in old:
-                r = old[(fabric, str(seed))]
-                row.update({k: r[k] for k in ("ours_mean_us", "ours_tail_us", "ours_trims",
-                                              "ours_cpu_s")})
+                   **both_sides(h, o, old.get((fabric, str(seed))))}
             if not h or "ours_mean_us" not in row:
                 continue
             rows.append(row)
