@@ -60,6 +60,12 @@ CASES = {
                                   "permutation", SEEDS4),
     "perm128_ls400_nscc_bitmap": ("bitmap: the 400 G leaf-spine permutation", SEEDS4),
     "perm128_ls400_nscc_failed1_bitmap": ("bitmap: the 400 G leaf-spine, -failed 1", SEEDS12),
+    "incast8to1_ft100_nscc_mixed": ("mixed: the 8 -> 1 incast", SEEDS4),
+    "incast8to1_ft100_nscc_bitmap": ("bitmap: the 8 -> 1 incast", SEEDS4),
+    "incast8to1_ft100_rccc_mixed": ("mixed, RCCC: the 8 -> 1 incast", SEEDS4),
+    "incast8to1_ft100_rccc_bitmap": ("bitmap, RCCC: the 8 -> 1 incast", SEEDS4),
+    "perm128_ft100_rccc_mixed": ("mixed, RCCC: the 100 G fat tree's permutation", SEEDS12),
+    "perm128_ft100_rccc_bitmap": ("bitmap, RCCC: the 100 G fat tree's permutation", SEEDS12),
 }
 # Our load balancer per case (the run directories' name) and htsim's (its reference files'):
 # REPS everywhere but the oblivious cases and htsim's own mixed and bitmap.

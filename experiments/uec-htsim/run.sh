@@ -33,6 +33,12 @@ py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
 # htsim's own load balancers: its default, mixed (ours uec-mixed), and its bitmap (uec-bitmap).
 "$cli" sweep --config "$exp/perm128_ft100_nscc_mixed.toml,$exp/perm128_ls400_nscc_mixed.toml,$exp/perm128_ls400_nscc_failed1_mixed.toml,$exp/perm128_ft100_nscc_bitmap.toml,$exp/perm128_ls400_nscc_bitmap.toml,$exp/perm128_ls400_nscc_failed1_bitmap.toml" \
   --seed 13,1,2,3 -j "${JOBS:-1}" --out-root "$out"
+# mixed and bitmap on the incasts (NSCC, RCCC) and the RCCC permutation (trims 0-33 per run on
+# both sides: 12 seeds).
+"$cli" sweep --config "$exp/incast8to1_ft100_nscc_mixed.toml,$exp/incast8to1_ft100_nscc_bitmap.toml,$exp/incast8to1_ft100_rccc_mixed.toml,$exp/incast8to1_ft100_rccc_bitmap.toml" \
+  --seed 13,1,2,3 -j "${JOBS:-1}" --out-root "$out"
+"$cli" sweep --config "$exp/perm128_ft100_rccc_mixed.toml,$exp/perm128_ft100_rccc_bitmap.toml" \
+  --seed 13,1,2,3,4,5,6,7,8,9,10,11 -j "${JOBS:-1}" --out-root "$out"
 # Their -failed 1 runs' trims spread by +-80 per seed on both sides: 8 more seeds.
 "$cli" sweep --config "$exp/perm128_ls400_nscc_failed1_mixed.toml,$exp/perm128_ls400_nscc_failed1_bitmap.toml" \
   --seed 4,5,6,7,8,9,10,11 -j "${JOBS:-1}" --out-root "$out"
