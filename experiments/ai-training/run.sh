@@ -8,7 +8,7 @@
 # (4) PLTS-Counter's seeds 2, 3; (5) NIC-SR: Themis and adaptive routing, seeds 2, 3; with
 # FULL=1, (6) seeds 2, 3 of every algorithm (not run for the README: CPU); then the other
 # cases, seed 1 unless said: (7) the slow spine and (8) the failed link, five schemes each; (9)
-# the MoE iteration, nine schemes, seeds 2-3 of five; (10) the dual-plane fabric, ECMP; (11)
+# the MoE iteration, nine schemes, seeds 2-3 of six; (10) the dual-plane fabric, ECMP; (11)
 # 1,024 GPUs, four schemes (~14 CPU-minutes each). JOBS=N runs N points at once (default 2).
 # About 1 CPU-minute per 256-GPU run (2-3 for the MoE iteration).
 set -euo pipefail
