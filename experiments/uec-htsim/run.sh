@@ -51,7 +51,7 @@ done
 # The plan's -failed 1 and 4:1 / 8:1 oversubscribed fabrics, 1 MB, NSCC, -paths 128.
 "$cli" sweep --config "$exp/perm8192_ls400_failed1_1MB_mixed.toml,$exp/perm8192_ls400_4to1_1MB_mixed.toml,$exp/perm8192_ls400_8to1_1MB_mixed.toml" \
   --seed 13 --lb-params "num_entropies = 128" -j "${JOBS:-1}" --out-root "$out"
-# The 4:1 / 8:1 points' seed-to-seed spread (htsim's seeds 1 and 2 are kept in data/ too).
+# The 4:1 / 8:1 points' seed-to-seed spread (htsim's seed 1 is kept in data/ too).
 "$cli" sweep --config "$exp/perm8192_ls400_4to1_1MB_mixed.toml,$exp/perm8192_ls400_8to1_1MB_mixed.toml" \
   --seed 1,2 --lb-params "num_entropies = 128" -j "${JOBS:-1}" --out-root "$out"
 "$py" "$exp/analyze.py" "$out" "$exp"
