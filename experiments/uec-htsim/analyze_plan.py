@@ -112,6 +112,14 @@ def both_sides(h, o, old_row):
     return row
 
 
+def write_csv(rows, fields, path):
+    """`rows` under the header `fields` (written even when there are no rows)."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
 def fmt(v, nd=2):
     return "" if v is None or v == "" else f"{float(v):.{nd}f}"
 
@@ -132,10 +140,7 @@ def main(out_root, exp):
             if "ours_mean_us" not in row:
                 continue
             rows.append(row)
-    with open(exp / "results_plan.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=FIELDS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(rows, FIELDS, exp / "results_plan.csv")
     print("| fabric | size | CC | paths | tail FCT, us: shipped (2024) | htsim 40ccb05 | ours | "
           "ours / htsim 40ccb05 | mean FCT, us: htsim 40ccb05 / ours | "
           "trims: htsim 40ccb05 / ours |")
@@ -166,10 +171,7 @@ def seeds_table(out_root, exp):
             if not h or "ours_mean_us" not in row:
                 continue
             rows.append(row)
-    with open(exp / "results_plan_seeds.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=SEED_FIELDS, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(rows, SEED_FIELDS, exp / "results_plan_seeds.csv")
     print()
     print("| fabric | seeds | mean FCT, us: htsim 40ccb05 / ours | diff | tail FCT, us: htsim / "
           "ours | diff | trims: htsim / ours | diff |")
