@@ -111,18 +111,25 @@ RdmaNic::GetNPorts() const
     return m_ports.empty() ? 1 : static_cast<uint32_t>(m_ports.size());
 }
 
-uint8_t
-RdmaNic::GetFlowPort(uint32_t flowId) const
+const RdmaQueuePair*
+RdmaNic::FindQpOfFlow(uint32_t flowId) const
 {
     for (const auto& [qpn, qp] : m_qps)
     {
         (void)qpn;
         if (qp.flowId == flowId)
         {
-            return qp.port;
+            return &qp;
         }
     }
-    return 0;
+    return nullptr;
+}
+
+uint8_t
+RdmaNic::GetFlowPort(uint32_t flowId) const
+{
+    const RdmaQueuePair* qp = FindQpOfFlow(flowId);
+    return qp ? qp->port : 0;
 }
 
 void
@@ -153,27 +160,16 @@ RdmaNic::GetActiveFlows() const
 DataRate
 RdmaNic::GetFlowRate(uint32_t flowId) const
 {
-    for (const auto& [qpn, qp] : m_qps)
-    {
-        (void)qpn;
-        if (qp.flowId == flowId)
-        {
-            return DataRate(qp.rate);
-        }
-    }
-    return DataRate(0);
+    const RdmaQueuePair* qp = FindQpOfFlow(flowId);
+    return DataRate(qp ? qp->rate : 0);
 }
 
 RdmaFlowRecord
 RdmaNic::GetFlowRecord(uint32_t flowId) const
 {
-    for (const auto& [qpn, qp] : m_qps)
+    if (const RdmaQueuePair* qp = FindQpOfFlow(flowId))
     {
-        (void)qpn;
-        if (qp.flowId == flowId)
-        {
-            return qp.rec;
-        }
+        return qp->rec;
     }
     RdmaFlowRecord none;
     none.flowId = 0xffffffff;

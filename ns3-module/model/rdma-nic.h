@@ -293,6 +293,8 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
     uint64_t CcLineRate() const override;
     void CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing) override;
     RdmaQueuePair* CcFindQp(uint16_t qpn) override;
+    /// \return the active queue pair of flow \p flowId, or nullptr
+    const RdmaQueuePair* FindQpOfFlow(uint32_t flowId) const;
     /**
      * \return \p member of a private base (RdmaNicSettings, RdmaRecoveryHost: the state the
      * NIC shares with its loss recovery) as a member of RdmaNic, for the attribute and trace

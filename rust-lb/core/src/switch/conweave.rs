@@ -32,7 +32,10 @@
 //!   the reference hard-codes it (4 µs in a leaf-spine).
 //! * A flow whose first packet comes before `tx_expiry` (the reference asserts) is treated as
 //!   stabilized: its first packet is an INIT.
-//! * A path hop that is not a live candidate (a withdrawn port) falls back to ECMP (counted).
+//! * Failed links (the reference never fails one): the source ToR draws only among live paths
+//!   (first hop still a route to the destination, [`Fabric::live_paths`]), and a flow whose path
+//!   died moves at its next packet, keeping its epoch and phase (counted). A later hop that is
+//!   not a live candidate (the routing reaction still under way) falls back to ECMP (counted).
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
@@ -285,6 +288,8 @@ pub struct ConWeaveStats {
     pub voq_flushes_by_tail: u64,
     /// Path hops that were not live candidates (ECMP taken instead).
     pub path_fallbacks: u64,
+    /// Flows moved because routing withdrew their path's first hop (a failed link).
+    pub dead_path_moves: u64,
 }
 
 /// One switch's ConWeave.
@@ -404,7 +409,8 @@ impl ConWeave {
     ) -> Verdict {
         // Two random paths; the good one is the first not paused by a NOTIFY. With the
         // reference's stream, its unused initial-path draw comes first.
-        let set = self.fabric.paths(dst);
+        // Only live paths are drawn (all of them on a healthy fabric, as the reference).
+        let set = self.fabric.live_paths(dst, candidates);
         let shared = self.reference_rand.as_ref();
         let drawn = u32::try_from(set.len())
             .ok()
@@ -412,7 +418,7 @@ impl ConWeave {
             .and_then(|n| {
                 let mut pick = || {
                     let i = below_or_shared(shared, rng, n);
-                    set.get(usize::try_from(i).unwrap_or(0)).copied()
+                    set.get(usize::try_from(i).unwrap_or(0))
                 };
                 if shared.is_some() {
                     pick()?; // initPath: drawn and never used
@@ -457,10 +463,16 @@ impl ConWeave {
         } else {
             e.phase
         };
+        let mut moved = false;
+        if e.path.is_some_and(|p| !set.contains(p)) {
+            // Its path lost a link: the flow moves now, within its epoch and phase.
+            e.path = None;
+            moved = true;
+            self.stats.dead_path_moves += 1;
+        }
         if e.path.is_none() {
             e.path = Some(good.unwrap_or(p1));
         }
-        let mut moved = false;
         let current = if expired {
             if let Some(g) = good {
                 moved = !is_new;
@@ -794,6 +806,7 @@ impl SwitchAgent for ConWeave {
         out("conweave_voq_flushes", s.voq_flushes);
         out("conweave_voq_flushes_by_tail", s.voq_flushes_by_tail);
         out("conweave_path_fallbacks", s.path_fallbacks);
+        out("conweave_dead_path_moves", s.dead_path_moves);
     }
 }
 

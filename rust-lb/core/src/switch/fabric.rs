@@ -4,11 +4,14 @@
 //! share, keyed as the reference simulator keys it.
 //!
 //! Everything is filled before the first packet; per-packet lookups allocate nothing.
+//!
+//! Not in the reference (its fabrics never fail a link): [`Fabric::live_paths`] drops the paths
+//! whose first hop routing has withdrawn, so a scheme drawing paths never draws a dead one.
 
 use std::collections::HashMap;
 
-use super::agent::{PathId, PortInfo};
-use super::packet::PacketMeta;
+use super::agent::{candidate_index, PathId, PortInfo};
+use super::packet::{EgressCandidate, PacketMeta};
 use super::plts_rr::TableHasher;
 use crate::time::SimTime;
 
@@ -27,6 +30,8 @@ pub struct Fabric {
     tor_slot: HashMap<u32, usize, TableHasher>,
     /// Per remote ToR slot: its node id and the paths to it, sorted by id, no duplicates.
     paths: Vec<(u32, Vec<PathId>)>,
+    /// Per remote ToR slot: the distinct first-hop ports of its paths.
+    first_hops: Vec<Vec<u32>>,
 }
 
 impl Fabric {
@@ -63,16 +68,18 @@ impl Fabric {
     pub fn add_path(&mut self, dst_tor: u32, path: PathId) -> Option<(usize, usize)> {
         let slot = *self.tor_slot.entry(dst_tor).or_insert_with(|| {
             self.paths.push((dst_tor, Vec::new()));
+            self.first_hops.push(Vec::new());
             self.paths.len() - 1
         });
         let (_, list) = self.paths.get_mut(slot)?;
-        match list.binary_search(&path) {
-            Ok(_) => None,
-            Err(i) => {
-                list.insert(i, path);
-                Some((slot, i))
+        let i = list.binary_search(&path).err()?;
+        list.insert(i, path);
+        if let (Some(hops), Some(port)) = (self.first_hops.get_mut(slot), path.port_at(0)) {
+            if !hops.contains(&port) {
+                hops.push(port);
             }
         }
+        Some((slot, i))
     }
 
     /// This switch's node id.
@@ -113,6 +120,35 @@ impl Fabric {
         self.paths.get(slot).map_or(&[], |(_, v)| v.as_slice())
     }
 
+    /// The paths to the ToR in `slot` that are alive: those whose first hop is among
+    /// `candidates`, the switch's routes to the packet's destination. Routing withdraws a failed
+    /// link's port and every route that lost its way to the destination
+    /// (`RdmaSwitch::WithdrawFailedPorts`), so a path through a failed link has left them. With
+    /// every first hop a candidate (a healthy fabric) this is [`Fabric::paths`] itself, in the
+    /// same order: draws over it are the draws over all paths.
+    #[must_use]
+    pub fn live_paths<'a>(
+        &'a self,
+        slot: usize,
+        candidates: &'a [EgressCandidate],
+    ) -> LivePaths<'a> {
+        let paths = self.paths(slot);
+        let first_hops = self.first_hops.get(slot).map_or(0, Vec::len);
+        if candidates.len() >= first_hops {
+            return LivePaths {
+                paths,
+                candidates: None,
+                len: paths.len(),
+            };
+        }
+        let len = paths.iter().filter(|p| is_live(**p, candidates)).count();
+        LivePaths {
+            paths,
+            candidates: Some(candidates),
+            len,
+        }
+    }
+
     /// Line rate of `port` (0 if unknown).
     #[must_use]
     pub fn port_rate_bps(&self, port: u32) -> u64 {
@@ -127,6 +163,54 @@ impl Fabric {
     #[must_use]
     pub fn num_ports(&self) -> usize {
         self.port_rate_bps.len()
+    }
+}
+
+/// Whether `path`'s first hop is among `candidates`.
+fn is_live(path: PathId, candidates: &[EgressCandidate]) -> bool {
+    path.port_at(0)
+        .and_then(|p| candidate_index(candidates, p))
+        .is_some()
+}
+
+/// The live paths to one ToR ([`Fabric::live_paths`]), read without allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct LivePaths<'a> {
+    paths: &'a [PathId],
+    /// `None` when every path is live.
+    candidates: Option<&'a [EgressCandidate]>,
+    len: usize,
+}
+
+impl LivePaths<'_> {
+    /// How many paths are live.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no path is live.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The `i`-th live path, in the sorted order of [`Fabric::paths`].
+    #[must_use]
+    pub fn get(&self, i: usize) -> Option<PathId> {
+        match self.candidates {
+            None => self.paths.get(i).copied(),
+            Some(c) => self.paths.iter().copied().filter(|p| is_live(*p, c)).nth(i),
+        }
+    }
+
+    /// Whether `path` is live (a path to another ToR is not).
+    #[must_use]
+    pub fn contains(&self, path: PathId) -> bool {
+        match self.candidates {
+            None => self.paths.binary_search(&path).is_ok(),
+            Some(c) => self.paths.binary_search(&path).is_ok() && is_live(path, c),
+        }
     }
 }
 

@@ -20,10 +20,13 @@
 //! Deviations from the reference (`letflow-routing.cc`):
 //! * Roles come from the host→ToR map (source ToR = the source host's ToR) rather than from
 //!   whether the packet carries a tag; on shortest-path fabrics these are the same.
-//! * If the path's port at this hop is not among the live candidates (a failed link), or a
-//!   transit switch sees an untagged data packet, the packet takes the ECMP hash and leaves
-//!   untagged (the reference would send on the dead port or abort); counted as
-//!   `letflow_fallbacks`.
+//! * Failed links (the reference never fails one): a new flowlet is drawn among the live paths
+//!   only (first hop still a route to the destination, [`Fabric::live_paths`]), and an active
+//!   flowlet whose path died is drawn again at once (counted as `letflow_dead_path_draws`), as
+//!   a switch picks among its working ports. If the path's port at a later hop is
+//!   not among the live candidates (the routing reaction still under way), or a transit switch
+//!   sees an untagged data packet, the packet takes the ECMP hash and leaves untagged (the
+//!   reference would send on the dead port or abort); counted as `letflow_fallbacks`.
 //! * "Uniformly random" uses the switch's [`SimRng`], not C `rand()`, unless
 //!   [`LetFlow::share_reference_rand`] gave the agent a glibc `rand()` stream shared by every
 //!   switch of the run (quirk `glibc-rand`): then the draw is `rand() % n` in the order the
@@ -96,6 +99,8 @@ pub struct LetFlowStats {
     pub untagged_pkts: u64,
     /// Data packets sent by ECMP because their path was not usable here.
     pub fallbacks: u64,
+    /// Active flowlets drawn again because routing withdrew their path's first hop.
+    pub dead_path_draws: u64,
     /// Flowlets erased by aging.
     pub aged_flowlets: u64,
 }
@@ -156,32 +161,39 @@ impl LetFlow {
         now: SimTime,
         pkt: &PacketMeta,
         dst: usize,
+        candidates: &[EgressCandidate],
         rng: &mut SimRng,
     ) -> PathId {
         let key = flowlet_key(pkt);
+        let paths = self.fabric.live_paths(dst, candidates);
+        let mut dead = false;
         let previous = match self
             .flowlets
             .lookup(key, now, self.config.flowlet_timeout_ns)
         {
-            FlowletState::Active(p) => return p,
+            FlowletState::Active(p) if paths.contains(p) => return p,
+            FlowletState::Active(p) => {
+                self.stats.dead_path_draws += 1;
+                dead = true;
+                Some(p)
+            }
             FlowletState::Expired(p) => Some(p),
             FlowletState::New => None,
         };
-        let paths = self.fabric.paths(dst);
         let n = u32::try_from(paths.len()).unwrap_or(u32::MAX);
         let draw = match &self.reference_rand {
             Some(shared) => shared.lock().map_or(0, |mut g| g.below(n)),
             None => rng.below(n),
         };
         let i = usize::try_from(draw).unwrap_or(0);
-        let Some(&path) = paths.get(i) else {
+        let Some(path) = paths.get(i) else {
             // `Role::SourceTor` guarantees paths; keep the old path if that ever changes.
             return previous.unwrap_or(PathId { id: 0, hops: 0 });
         };
         self.flowlets.start(key, path, now);
         self.stats.flowlets += 1;
         if let Some(p) = previous {
-            self.stats.flowlet_timeouts += 1;
+            self.stats.flowlet_timeouts += u64::from(!dead);
             if p != path {
                 self.stats.path_changes += 1;
             }
@@ -260,7 +272,7 @@ impl SwitchAgent for LetFlow {
         }
         let routed = match role {
             Role::SourceTor { dst } => {
-                let path = self.source_path(now, pkt, dst, rng);
+                let path = self.source_path(now, pkt, dst, candidates, rng);
                 let v = Self::follow(tag, candidates, path, 0);
                 if v.is_some() {
                     self.stats.tagged_pkts += 1;
@@ -315,6 +327,7 @@ impl SwitchAgent for LetFlow {
         out("letflow_transit_pkts", s.transit_pkts);
         out("letflow_untagged_pkts", s.untagged_pkts);
         out("letflow_fallbacks", s.fallbacks);
+        out("letflow_dead_path_draws", s.dead_path_draws);
         out("letflow_aged_flowlets", s.aged_flowlets);
         out("letflow_flowlet_entries", self.flowlets.len() as u64);
     }
@@ -522,17 +535,43 @@ mod tests {
     }
 
     #[test]
-    fn a_path_whose_port_is_down_falls_back_to_ecmp_untagged() {
+    fn a_flowlet_whose_uplink_is_withdrawn_is_drawn_again_among_the_live_paths() {
         let mut lf = leaf(0);
         let mut rng = SimRng::new(6);
         let pkt = data((0, 0), (1, 0), 11);
-        let (port, _) = send(&mut lf, us(0), &pkt, &mut rng);
-        let live: Vec<EgressCandidate> = uplinks().into_iter().filter(|c| c.port != port).collect();
-        let mut tag = LbTag::NONE;
-        let v = lf.on_ingress(us(1), &pkt, &mut tag, &live, &mut rng);
-        assert_eq!(v, Verdict::at(EcmpHash::new(0).index(&pkt, live.len())));
+        let (dead, _) = send(&mut lf, us(0), &pkt, &mut rng);
+        let live: Vec<EgressCandidate> = uplinks().into_iter().filter(|c| c.port != dead).collect();
+        // Within the flowlet timeout: the active flowlet moves; then new flows never draw it.
+        for (k, sport) in (11..75).enumerate() {
+            let pkt = data((0, 0), (1, 0), sport);
+            let mut tag = LbTag::NONE;
+            let Verdict::Forward { index, .. } =
+                lf.on_ingress(us(1 + k as u64), &pkt, &mut tag, &live, &mut rng)
+            else {
+                unreachable!("LetFlow never holds or drops")
+            };
+            let path = word_path(tag.words[W_PATH]);
+            assert_eq!(path.port_at(0), Some(live[index].port));
+            assert_ne!(live[index].port, dead);
+        }
+        assert_eq!((lf.stats().dead_path_draws, lf.stats().fallbacks), (1, 0));
+    }
+
+    #[test]
+    fn a_transit_hop_whose_port_is_down_falls_back_to_ecmp_untagged() {
+        let mut lf = leaf(0);
+        let mut rng = SimRng::new(6);
+        let pkt = data((0, 0), (1, 0), 11);
+        let (_, mut tag) = send(&mut lf, us(0), &pkt, &mut rng);
+        let mut spine = LetFlow::new(&LetFlowConfig::default(), 100, EcmpHash::new(100));
+        setup_spine(&mut spine);
+        // The path's port at hop 1 is not among the spine's candidates.
+        let hop1 = word_path(tag.words[W_PATH]).port_at(1).unwrap();
+        let others = single(hop1 + 1);
+        let v = spine.on_ingress(us(1), &pkt, &mut tag, &others, &mut rng);
+        assert_eq!(v, Verdict::at(EcmpHash::new(100).index(&pkt, others.len())));
         assert_eq!(tag, LbTag::NONE);
-        assert_eq!(lf.stats().fallbacks, 1);
+        assert_eq!(spine.stats().fallbacks, 1);
     }
 
     #[test]

@@ -349,3 +349,57 @@ fn shared_reference_rand_draws_three_paths_per_packet_across_switches() {
         Some(1_189_641_421)
     );
 }
+
+/// Sends packet `psn` of flow `sport` from the source ToR with only `live` uplinks routed;
+/// returns its tag and the uplink taken.
+fn send_over(
+    cw: &mut ConWeave,
+    rng: &mut SimRng,
+    now: SimTime,
+    sport: u16,
+    psn: u32,
+    live: &[u32],
+) -> (DataTag, u32) {
+    let c: Vec<EgressCandidate> = uplinks()
+        .into_iter()
+        .filter(|c| live.contains(&c.port))
+        .collect();
+    let mut pkt = data(psn);
+    pkt.sport = Entropy(sport);
+    let mut tag = LbTag::NONE;
+    let Verdict::Forward { index, .. } = cw.on_ingress(now, &pkt, &mut tag, &c, rng) else {
+        panic!("data is forwarded at the source ToR")
+    };
+    (DataTag::decode(&tag).unwrap(), c[index].port)
+}
+
+#[test]
+fn a_withdrawn_uplink_is_never_drawn_and_its_flows_move_at_their_next_packet() {
+    let (mut cw, mut rng) = tor(SRC_TOR);
+    // Healthy: 64 flows spread over both uplinks, each tagged with the path it takes.
+    let mut on_3 = Vec::new();
+    for sport in 0..64u16 {
+        let (t, up) = send_over(&mut cw, &mut rng, at_us(0), sport, 0, &[2, 3]);
+        assert_eq!(t.path.port_at(0), Some(up));
+        if up == 3 {
+            on_3.push(sport);
+        }
+    }
+    assert!(
+        (16..=48).contains(&on_3.len()),
+        "{} of 64 on uplink 3",
+        on_3.len()
+    );
+    // Uplink 3 withdrawn: every packet, new flow or old, leaves on uplink 2 with a path via 2.
+    for (k, sport) in (0..128u16).enumerate() {
+        let (t, up) = send_over(&mut cw, &mut rng, at_us(1 + k as u64), sport, 1, &[2]);
+        assert_eq!((up, t.path.port_at(0)), (2, Some(2)), "flow {sport}");
+    }
+    let s = cw.stats();
+    assert_eq!(s.path_fallbacks, 0);
+    assert_eq!(s.dead_path_moves, on_3.len() as u64);
+    // A moved flow stays in its epoch: no new INIT.
+    let (t, _) = send_over(&mut cw, &mut rng, at_us(130), on_3[0], 2, &[2]);
+    assert_eq!(t.epoch, 1);
+    assert_ne!(t.flag, DataFlag::Init);
+}
