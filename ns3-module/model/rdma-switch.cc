@@ -827,6 +827,20 @@ RdmaSwitch::Route(RdmaFramePtr f, uint32_t in, bool local, bool useAgent)
         {
             f->lbTag = tag.present ? tag : LbTagData(); // a removed tag leaves no words
         }
+        if (v.kind == LbVerdictKind::FORWARD)
+        {
+            // Resolved before the agent is served: its control packets are routed at once
+            // (SendControl -> Route), which refills m_liveRoutes when routes are withdrawn.
+            out = routes[v.index];
+            if (v.rewriteEntropy && h.type == RdmaHeader::DATA)
+            {
+                h.sport = v.entropy;
+            }
+            if (multi && m_pathIndexRouting)
+            {
+                out = routes[(h.sport / m_pathIndexDivisor) % routes.size()];
+            }
+        }
         if (m_agentAll)
         {
             ServeAgent(false);
@@ -847,15 +861,10 @@ RdmaSwitch::Route(RdmaFramePtr f, uint32_t in, bool local, bool useAgent)
             ++m_heldPackets;
             return;
         case LbVerdictKind::FORWARD:
-            out = routes[v.index];
-            if (v.rewriteEntropy && h.type == RdmaHeader::DATA)
-            {
-                h.sport = v.entropy;
-            }
             break;
         }
     }
-    if (multi && m_pathIndexRouting)
+    else if (multi && m_pathIndexRouting)
     {
         out = routes[(h.sport / m_pathIndexDivisor) % routes.size()];
     }

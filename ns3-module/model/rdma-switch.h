@@ -345,7 +345,7 @@ class RdmaSwitch : public Object
     std::set<std::pair<uint32_t, uint32_t>> m_deadRoutes; //!< withdrawn (dip, port) routes
     /// Replaces the withdrawn routes (NotifyDeadRoutes, WithdrawDelay later).
     void SetDeadRoutes(std::vector<std::pair<uint32_t, uint32_t>> dead);
-    std::vector<uint32_t> m_liveRoutes;               //!< reused per packet
+    std::vector<uint32_t> m_liveRoutes;               //!< per packet; a nested Route refills it
     uint32_t m_payloadBytes{1000};                    //!< bytes per PSN
     bool m_pathIndexRouting{false};
     uint32_t m_pathIndexDivisor{1};

@@ -8,6 +8,9 @@
  *  - ECMP, routes withdrawn (WithdrawFailedPorts; the switch port form of the fault): nothing
  *    enters the dead link after the WithdrawDelay, no flow waits for the return, and a second
  *    wave of flows after the return uses the link again;
+ *  - ConWeave and LetFlow, routes withdrawn: the source leaf draws live paths only and moves the
+ *    flows whose path died; only packets already past it at the withdrawal take the per-hop
+ *    ECMP fallback; no flow waits for the return, and the path is drawn again after it;
  *  - Themis sprays over 4 uplinks, falls back to ECMP on one live uplink while the link is
  *    down, and sprays over 4 again once it is back (the Themis paper, §6);
  *  - the scenario runner lists every flow of the workload exactly once -- fct.txt the
@@ -33,6 +36,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -56,6 +60,7 @@ struct FlapObservation
     std::set<uint32_t> blackholed;    //!< flow ids (data or ACK forwarded into the dead link)
     uint64_t intoDeadLinkAfterReact{0}; //!< packets forwarded into it after DOWN + REACT
     uint64_t onLinkAfterReturn{0};      //!< data packets on leaf 16 -> spine 18 after UP + REACT
+    std::map<std::string, uint64_t> lbCounters; //!< the load balancers', summed over switches
 };
 
 /// \return \p text cut at every \p sep (no empty last part for a trailing separator)
@@ -114,18 +119,18 @@ OnForward(FlapObservation* o, Ptr<const Packet> p, uint32_t, uint32_t out, uint3
 }
 
 /**
- * ECMP on the leaf-spine, 16 flows of 3 MB between the leaves (host h <-> h + 8) starting at
- * 0.9 ms, so that all are sending when the link fails; with \p withdraw, routes are withdrawn
- * and the fault is given as leaf 16's port 8, and 8 more flows start at 3.5 ms.
+ * Load balancer \p lb on the leaf-spine, 16 flows of 3 MB between the leaves (host h <-> h + 8)
+ * starting at 0.9 ms, so that all are sending when the link fails; with \p withdraw, routes are
+ * withdrawn and the fault is given as leaf 16's port 8, and 8 more flows start at 3.5 ms.
  */
 FlapObservation
-RunEcmpFlap(bool withdraw)
+RunFlap(const std::string& lb, bool withdraw)
 {
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(1);
     Config::SetDefault("ns3::RdmaSwitch::WithdrawFailedPorts", BooleanValue(withdraw));
     RdmaFabricHelper f;
-    f.SetLoadBalancer("ecmp");
+    f.SetLoadBalancer(lb);
     f.BuildLeafSpine(2, 8, 4, G100, G100, MicroSeconds(1));
     f.Finish();
     f.AssignStreams(0);
@@ -172,6 +177,13 @@ RunEcmpFlap(bool withdraw)
     }
     Simulator::Stop(MilliSeconds(40));
     Simulator::Run();
+    for (uint32_t sw = LEAF; sw < LEAF + 6; ++sw)
+    {
+        for (const auto& [name, value] : f.GetSwitch(sw)->GetLbCounters())
+        {
+            o.lbCounters[name] += value;
+        }
+    }
     Simulator::Destroy();
     Config::Reset();
     return o;
@@ -190,7 +202,7 @@ class EcmpFlapTestCase : public TestCase
   private:
     void DoRun() override
     {
-        const FlapObservation o = RunEcmpFlap(false);
+        const FlapObservation o = RunFlap("ecmp", false);
         uint32_t late = 0;
         double lastOthers = 0;
         double firstBlackholed = 1e9;
@@ -231,7 +243,7 @@ class EcmpFlapWithdrawnTestCase : public TestCase
   private:
     void DoRun() override
     {
-        const FlapObservation o = RunEcmpFlap(true);
+        const FlapObservation o = RunFlap("ecmp", true);
         Time last;
         for (uint32_t flow = 0; flow < 16; ++flow)
         {
@@ -251,6 +263,60 @@ class EcmpFlapWithdrawnTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(o.intoDeadLinkAfterReact, 0u, "withdrawn at both ends and upstream");
         NS_TEST_EXPECT_MSG_GT(o.onLinkAfterReturn, 0u, "routes restored after the return");
     }
+};
+
+/**
+ * The path-drawing schemes (ConWeave, LetFlow) under the withdrawn flap: the source leaf draws
+ * only live paths and moves the flows whose path died, so hardly a packet needs the per-hop ECMP
+ * fallback (only those already past the source leaf when routes were withdrawn), and none stall.
+ */
+class PathSchemeFlapTestCase : public TestCase
+{
+  public:
+    /// \param lb "conweave" or "letflow"; \param prefix its counters' prefix
+    PathSchemeFlapTestCase(std::string lb, std::string prefix)
+        : TestCase(lb + ", port down 1-3 ms, routes withdrawn: live paths only, flows moved, "
+                        "none stalls"),
+          m_lb(std::move(lb)),
+          m_prefix(std::move(prefix))
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const FlapObservation o = RunFlap(m_lb, true);
+        Time last;
+        for (uint32_t flow = 0; flow < 16; ++flow)
+        {
+            auto it = o.finish.find(flow);
+            NS_TEST_ASSERT_MSG_EQ((it != o.finish.end()), true, "flow " << flow << " completes");
+            last = Max(last, it->second);
+        }
+        auto counter = [&o](const std::string& name) {
+            auto it = o.lbCounters.find(name);
+            return it == o.lbCounters.end() ? uint64_t{0} : it->second;
+        };
+        const bool cw = m_lb == "conweave";
+        const uint64_t fallbacks = counter(m_prefix + (cw ? "path_fallbacks" : "fallbacks"));
+        const uint64_t moved = counter(m_prefix + (cw ? "dead_path_moves" : "dead_path_draws"));
+        std::printf("\nrdma-lb-faults: %s, routes withdrawn: %zu/24 flows complete, the 16 "
+                    "crossing the outage by %.3f ms; %" PRIu64 " moved off the dead path, %" PRIu64
+                    " packets on the ECMP fallback, %" PRIu64 " into the dead link after the "
+                    "withdrawal\n",
+                    m_lb.c_str(), o.finish.size(), last.GetMicroSeconds() / 1e3, moved, fallbacks,
+                    o.intoDeadLinkAfterReact);
+        NS_TEST_EXPECT_MSG_EQ(o.finish.size(), 24u, "every flow completes");
+        NS_TEST_EXPECT_MSG_LT(last, UP, "no flow waits for the link's return");
+        NS_TEST_EXPECT_MSG_GT(moved, 0u, "flows on the dead path were moved");
+        // Drawing dead paths would send every packet of those flows on the fallback for 2 ms.
+        NS_TEST_EXPECT_MSG_LT(fallbacks, 100u, "only packets in flight at the withdrawal");
+        NS_TEST_EXPECT_MSG_EQ(o.intoDeadLinkAfterReact, 0u, "withdrawn at both ends and upstream");
+        NS_TEST_EXPECT_MSG_GT(o.onLinkAfterReturn, 0u, "the path is drawn again after the return");
+    }
+
+    std::string m_lb;     //!< the load balancer
+    std::string m_prefix; //!< its counters' prefix
 };
 
 /// Themis: sprays, falls back to ECMP while the link is down, sprays again after the return.
@@ -532,6 +598,8 @@ class RdmaLbFaultsTestSuite : public TestSuite
     {
         AddTestCase(new EcmpFlapTestCase, TestCase::QUICK);
         AddTestCase(new EcmpFlapWithdrawnTestCase, TestCase::QUICK);
+        AddTestCase(new PathSchemeFlapTestCase("conweave", "conweave_"), TestCase::QUICK);
+        AddTestCase(new PathSchemeFlapTestCase("letflow", "letflow_"), TestCase::QUICK);
         AddTestCase(new ThemisFlapTestCase, TestCase::QUICK);
         AddTestCase(new FlowAccountingTestCase, TestCase::QUICK);
         AddTestCase(new OneWayFaultTestCase, TestCase::QUICK);
