@@ -376,8 +376,11 @@ struct RdmaScenarioRunner::State
             {
                 // SimAI's ports (entry.h SendFlow): sport = portNumber[src][dst]++ from 10000,
                 // counted per (source, destination) pair in start order; dport 100.
-                r.sport = simaiSport.emplace(std::make_pair(f.src, f.dst), RdmaNic::SIMAI_FIRST_SPORT)
-                              .first->second++;
+                uint16_t& next = simaiSport
+                                     .emplace(std::make_pair(f.src, f.dst),
+                                              RdmaNic::SIMAI_FIRST_SPORT)
+                                     .first->second;
+                r.sport = next++;
                 r.dport = RdmaNic::SIMAI_DPORT;
             }
             nic->StartFlowOnPorts(id, RdmaHostAddress(f.dst), f.sizeBytes, f.pg, r.sport, r.dport);
