@@ -107,6 +107,7 @@ struct RdmaScenarioEcnEntry
 struct RdmaScenarioQuirks
 {
     bool flowPorts{false};       //!< data carries the reference's ports; ECMP's entropy = the sport
+    bool simaiPorts{false};      //!< with flowPorts, a SimAI workload: SimAI's ports (per pair)
     bool timeTruncation{false};  //!< RdmaNetDevice/RdmaNic::TimeTruncation (ns-3.19 times)
     bool pacingWakeup{false};    //!< RdmaNic::PacingWakeupQuirk
     bool irnSender{false};       //!< RdmaNic::IrnReferenceSender

@@ -106,6 +106,10 @@ class RdmaLossRecovery;
 class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
 {
   public:
+    /// SimAI's first per-pair source port (common.h: portNumber[i][j] = 10000)
+    static constexpr uint16_t SIMAI_FIRST_SPORT = 10000;
+    /// SimAI's destination port (entry.h SendFlow: dport = 100)
+    static constexpr uint16_t SIMAI_DPORT = 100;
     /// ACK/NACK flag set by the receiver when the answered data packet arrived CE-marked
     /// (RdmaRecoveryHost::FLAG_ECN_ECHO)
     static constexpr uint16_t FLAG_ECN_ECHO = RdmaRecoveryHost::FLAG_ECN_ECHO;
@@ -315,10 +319,6 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
 
     Ptr<LbConfig> m_lbConfig;
     Ptr<HostLbGroup> m_lbGroup; //!< state shared by the queue pairs (per-destination profiles)
-    /// SimAI's first per-pair source port (common.h: portNumber[i][j] = 10000)
-    static constexpr uint16_t SIMAI_FIRST_SPORT = 10000;
-    /// SimAI's destination port (entry.h SendFlow: dport = 100)
-    static constexpr uint16_t SIMAI_DPORT = 100;
     /// Per destination address: SimAI's next per-pair source port (kept only when this NIC or
     /// the destination's has several ports; the port-choice hash's input)
     std::map<uint32_t, uint16_t> m_pairSport;

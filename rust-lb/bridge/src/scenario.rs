@@ -120,6 +120,9 @@ pub mod ffi {
         uet_attributes: Vec<Ns3Setting>,
         /// The reference quirks reproduced (`rdma_lb_scenario::Quirk`, one flag each).
         quirk_flow_ports: bool,
+        /// With `quirk_flow_ports` on a SimAI workload: SimAI's ports (its reference), not
+        /// ConWeave's (`RdmaScenarioQuirks::simaiPorts`).
+        quirk_flow_ports_simai: bool,
         quirk_time_truncation: bool,
         quirk_pacing_wakeup: bool,
         quirk_irn_sender: bool,
@@ -314,7 +317,12 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                 flow_ids: c.flow_ids.clone(),
             })
             .collect(),
-        transport: transport(&s.transport),
+        transport: {
+            let mut t = transport(&s.transport);
+            // The reference of a SimAI workload is SimAI: flow-ports means its ports.
+            t.quirk_flow_ports_simai = t.quirk_flow_ports && s.simai_report.is_some();
+            t
+        },
         run: ffi::RunSpec {
             seed: s.run.seed,
             flowgen_start_ns: s.run.flowgen_start_ns,
@@ -366,6 +374,7 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
         attributes: t.ns3_settings().iter().map(ns3_setting).collect(),
         uet_attributes: t.uet.ns3_settings().iter().map(ns3_setting).collect(),
         quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
+        quirk_flow_ports_simai: false,
         quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
         quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),
         quirk_irn_sender: t.quirks.contains(sc::Quirk::IrnSender),

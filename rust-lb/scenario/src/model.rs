@@ -522,8 +522,10 @@ pub enum Quirk {
     /// Data packets carry the reference's ports (sport 10000, 10001, ...
     /// per source host, dport 100, 101, ... per destination host, in flow order), and a
     /// host side that keeps one entropy per flow (`ecmp`, the switch-side schemes) uses
-    /// that sport, so ECMP hashes exactly the reference's inputs. Fix: a random entropy per
-    /// flow and the sender's queue-pair number as dport.
+    /// that sport, so ECMP hashes exactly the reference's inputs. Under a SimAI workload the
+    /// reference is SimAI: sport 10000, 10001, ... per (source, destination) pair in start
+    /// order, dport 100 (its ns-3 frontend's `portNumber[src][dst]++` and `dport = 100`).
+    /// Fix: a random entropy per flow and the sender's queue-pair number as dport.
     FlowPorts,
     /// ns-3.19 converts a time given in seconds (a double) to whole nanoseconds by
     /// truncation: serialization (1048 B at 100 Gbps: 83 ns, not 84), pacing intervals and

@@ -26,14 +26,15 @@
 //! by 1,000 into ns-3's ns), plus [`SIMAI_START_DELAY_NS`]. What a flow waits for counts when it
 //! *completes* at its sender ([`Flow::after_completion`]), as SimAI's next ring step follows a
 //! flow's completion. With these, a ring step of SimAI's micro example takes 6 ms + the flow's
-//! FCT, and its 16 MiB AllReduce 84 ms, as SimAI's own run (`data/simai/reference/`).
+//! FCT, and its 16 MiB AllReduce 84 ms, as SimAI's own run (`data/simai/reference/`). After a
+//! blocking collective's update time the rank's next compute starts [`SIMAI_PHASE_WAIT_NS`]
+//! later, as SimAI's loop schedules it.
 //!
 //! Deviations from SimAI: one iteration (its first pass); SimAI's per-rank stream scheduling
 //! (collectives of a rank queued one behind the other per dimension) is not modelled:
 //! collectives that overlap (a non-blocking one and what follows) share the network; a flow
-//! counts as done when it completes at its sender; SimAI schedules the compute after an update
-//! 1 ns later (1 ns per blocking collective); the fwd-in-backward recomputation of checkpointed layers is not run (AICB's files
-//! have no checkpoints); pipeline traffic is not simulated (as in SimAI's ns-3 backend).
+//! counts as done when it completes at its sender; the fwd-in-backward recomputation of
+//! checkpointed layers is not run (AICB's files have no checkpoints); pipeline traffic is not simulated (as in SimAI's ns-3 backend).
 
 use std::collections::HashMap;
 
@@ -53,6 +54,13 @@ pub const SIMAI_SEND_LATENCY_NS: u64 = 6_000_000;
 /// What SimAI's flows wait beyond the send latency, ns: in its runs a collective's first flows
 /// start 10 ns after issue + latency (`data/simai/reference/`, both cases, both latencies).
 pub const SIMAI_START_DELAY_NS: u64 = 10;
+
+/// What SimAI's loop waits after a blocking collective's end (and its update time) before the
+/// rank's next compute, ns: its workload loop steps by `register_event(this, General, NULL, 1)`
+/// (`Workload::iterate_hybrid_parallel_Transformer_fwd_in_bckwd`), one tick = 1 ns; measured on
+/// `data/simai/reference/case3_w64_tp4_64g*`: the input-gradient collective's flows start 1 ns
+/// and the weight-gradient ones 2 ns after the sums of compute, update and latency.
+pub const SIMAI_PHASE_WAIT_NS: u64 = 1;
 
 /// Which layer phase a collective of the iteration came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -278,7 +286,7 @@ impl Cx<'_> {
             if let Some(slot) = self.ready.get_mut(r as usize) {
                 *slot = Ready {
                     deps,
-                    compute_ns: update_ns,
+                    compute_ns: update_ns.saturating_add(SIMAI_PHASE_WAIT_NS),
                 };
             }
         }

@@ -52,9 +52,9 @@
 //!   PP = 1); then total comp, total exposed comm, total time.
 //!
 //! Values filled differently from SimAI (all from our simulation, by construction):
-//! * the times are ours: SimAI's loop also waits 1 ns between phases (its `register_event(..., 1)`),
-//!   which our iteration does not model, so `workload finished at` is earlier by up to
-//!   one ns per phase; rank 0's collectives end when our flows do;
+//! * the times are ours: rank 0's collectives end when our flows do; SimAI's loop waits 1 ns
+//!   after each blocking collective (its `register_event(..., 1)`), which the iteration models
+//!   (`super::iteration::SIMAI_PHASE_WAIT_NS`) and the report follows;
 //! * header values SimAI leaves uninitialised when the file omits them (AICB's older files
 //!   give only TP): `all_gpus` is the topology's GPU count, `pp`, `ep`, `vpp` and `ga` are 1;
 //! * a collective whose group has one rank sends nothing here (0 comm time, SimAI's "all dims
@@ -295,7 +295,9 @@ impl EndToEndPlan {
                 if let Some(x) = out.exposed.get_mut(k) {
                     *x = total;
                 }
-                t = end;
+                // The rank's loop goes on 1 ns after the collective's end (the iteration's
+                // SIMAI_PHASE_WAIT_NS).
+                t = end.saturating_add(super::iteration::SIMAI_PHASE_WAIT_NS);
             }
         }
         // SimAI's loop ends 1 ns after its last phase; only layer 0's weight-gradient wait is

@@ -51,17 +51,18 @@ fn simai_micro_all_reduce_on_one_spectrum_x_server() {
         assert!(x.compute_after.is_empty());
     }
     // The second waits for the rank's last-step flows of the first (2 per ring), then the
-    // layer's update time (1 ns) and 556 us.
+    // layer's update time (1 ns), SimAI's 1 ns wait and 556 us.
     for x in second {
-        assert_eq!((x.start_ns, x.compute_ns), (0, 556_001));
+        assert_eq!((x.start_ns, x.compute_ns), (0, 556_002));
         assert_eq!(x.compute_after.len(), 16);
         assert!(x.compute_after.iter().all(|&d| {
             let p = &it.flows[d as usize];
             d < 896 && (p.src == x.src || p.dst == x.src)
         }));
     }
-    // Backward: update 1 ns, compute 1 ns per phase, no collective: 5 ns after the last flow.
-    assert_eq!(it.trailing_compute_ns, 5);
+    // Backward: update 1 ns, SimAI's 1 ns wait, compute 1 ns per phase, no collective: 6 ns
+    // after the last flow.
+    assert_eq!(it.trailing_compute_ns, 6);
     assert_eq!(it.labels[1].bytes, 67_108_864);
     assert_eq!(it.labels[1].phase, PhaseKind::Forward);
 }
@@ -92,19 +93,19 @@ fn weight_gradient_collectives_do_not_block_the_backward_pass() {
     let b_ig = &it.flows[it.collectives[0].flow_ids[0] as usize - 100];
     assert_eq!((b_ig.start_ns, b_ig.compute_ns), (50, 0));
     // b.wg (DP, across servers: the NICs) waits for b.ig's flows of its rank, then the update
-    // time (100 ns) and 30 ns.
+    // time (100 ns), SimAI's 1 ns wait and 30 ns.
     let b_wg = &it.flows[it.collectives[2].flow_ids[0] as usize - 100];
     assert!(b_wg.src < 16 && b_wg.dst < 16, "across servers: NIC sides");
-    assert_eq!(b_wg.compute_ns, 130);
+    assert_eq!(b_wg.compute_ns, 131);
     let in_b_ig = |d: u32| it.collectives[..2].iter().any(|c| c.flow_ids.contains(&d));
     assert!(b_wg.compute_after.iter().all(|&d| in_b_ig(d)));
-    // a.ig waits for b.ig (blocking), not for b.wg (non-blocking): 100 + 30 (b.wg) + 20.
+    // a.ig waits for b.ig (blocking), not for b.wg (non-blocking): 100 + 1 + 30 (b.wg) + 20.
     let a_ig = &it.flows[it.collectives[10].flow_ids[0] as usize - 100];
-    assert_eq!(a_ig.compute_ns, 150);
+    assert_eq!(a_ig.compute_ns, 151);
     assert!(a_ig.compute_after.iter().all(|&d| in_b_ig(d)));
     // Dependencies point backwards.
     for x in &it.flows {
         assert!(x.after.iter().chain(&x.compute_after).all(|&d| d < x.id));
     }
-    assert_eq!(it.trailing_compute_ns, 130);
+    assert_eq!(it.trailing_compute_ns, 131);
 }

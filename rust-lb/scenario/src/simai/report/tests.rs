@@ -147,13 +147,14 @@ fn rank_0_timeline_from_flow_completions() {
         "{}",
         rows[3]
     );
-    // Layer 1: issued at 10,000,501 + 556,000; ends 30,000,001: 19,443,500 ns.
-    assert!(rows[4].contains(",19443.500000,0.000000,0.000000,19443.500000,"));
-    // Rank 0 finishes 4 ns of compute + 1 ns after its last collective: 30,000,006 ns.
-    assert!(rows[4].ends_with(",30000.006000"), "{}", rows[4]);
+    // Layer 1: issued at 10,000,501 + 1 (SimAI's wait) + 556,000; ends 30,000,001: 19,443,499 ns.
+    assert!(rows[4].contains(",19443.499000,0.000000,0.000000,19443.499000,"));
+    // Rank 0 finishes 1 ns (wait) + 4 ns of compute + 1 ns after its last collective:
+    // 30,000,007 ns.
+    assert!(rows[4].ends_with(",30000.007000"), "{}", rows[4]);
     assert_eq!(
         rows[6],
-        "total exposed comm,28888.002000,total comp,1112.004000,total time,30000.006000"
+        "total exposed comm,28888.003000,total comp,1112.004000,total time,30000.007000"
     );
     // algbw of 16 MiB in 9,444.501 us: 16 MiB / 9.444501 ms = 1.654... GiB/s; busbw x 14 / 8.
     let cells: Vec<&str> = rows[3].split(',').collect();
@@ -209,27 +210,27 @@ fn only_layer_0_s_weight_gradient_wait_counts() {
     let csv = p.csv(&phase_of).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
     // Forward: 10 + 10 ns of compute (from 1,000). b.ig issued at 1,040, ends 2,000 + 100.
-    // b.wg issued at 2,100 + 30 = 2,130, ends 50,100: total 47,970, not exposed.
-    // a.ig issued at 2,130 + 20 = 2,150, ends 60,100: 57,950.
-    // a.wg issued at 60,130; ends 90,100: total 29,970; the loop ends at 60,131: 29,969 exposed.
+    // b.wg issued at 2,100 + 1 (SimAI's wait) + 30 = 2,131, ends 50,100: total 47,969, not
+    // exposed. a.ig issued at 2,131 + 20 = 2,151, ends 60,100: 57,949.
+    // a.wg issued at 60,131; ends 90,100: total 29,969; the loop ends at 60,132: 29,968 exposed.
     // Its busbw is SimAI's with n = DP = all_gpus / (TP x PP) = 16 / (8 x 2) = 1 (the header's
     // pp: 2, though the groups are built with PP = 1): 0.
     assert_eq!(
         rows[3],
         format!(
-            "embedding_layer,test1,0.010000,0.030000,0.020000,0.000000,29.969000,57.950000,\
-             0.000000,-nan,0.000000,29.970000,{},{},57.950000,{},{},89.100000",
+            "embedding_layer,test1,0.010000,0.030000,0.020000,0.000000,29.968000,57.949000,\
+             0.000000,-nan,0.000000,29.969000,{},{},57.949000,{},{},89.100000",
             f6(f64::from(
-                busbw(p.layers[0].wg.comm, 1, 2_097_152, 29_970).0
+                busbw(p.layers[0].wg.comm, 1, 2_097_152, 29_969).0
             )),
             f6(f64::from(
-                busbw(p.layers[0].wg.comm, 1, 2_097_152, 29_970).1
+                busbw(p.layers[0].wg.comm, 1, 2_097_152, 29_969).1
             )),
             f6(f64::from(
-                busbw(p.layers[0].ig.comm, 8, 1_048_576, 57_950).0
+                busbw(p.layers[0].ig.comm, 8, 1_048_576, 57_949).0
             )),
             f6(f64::from(
-                busbw(p.layers[0].ig.comm, 8, 1_048_576, 57_950).1
+                busbw(p.layers[0].ig.comm, 8, 1_048_576, 57_949).1
             )),
         )
     );
@@ -238,11 +239,11 @@ fn only_layer_0_s_weight_gradient_wait_counts() {
         "{}",
         rows[4]
     );
-    // Summary: DP 29.969, TP 57.95 + 1.06; bubble = b's fwd + compute + ig (0 + 60 + 1,060 ns)
+    // Summary: DP 29.968, TP 57.949 + 1.06; bubble = b's fwd + compute + ig (0 + 60 + 1,060 ns)
     // x (PP - 1) / (GA x VPP) = 1.12 us / 4 = 0.28 us -> "0"; total 89.1 us.
     assert_eq!(
         rows[1],
-        "test1, 30 (33.64%), 0 (0.00%), 59 (66.23%), 0 (0.00%), 0 (0.00%), 0 (0.31%), \
+        "test1, 30 (33.63%), 0 (0.00%), 59 (66.23%), 0 (0.00%), 0 (0.00%), 0 (0.31%), \
          0 (0.13%), 89 (99.87%), 89"
     );
 }
