@@ -35,6 +35,8 @@
 
 #ifdef NS3_MPI
 #include "ns3/mpi-interface.h"
+#include "ns3/rdma-mpi-simulator-impl.h"
+#include "ns3/rdma-remote.h"
 #endif
 
 using namespace ns3;
@@ -105,6 +107,24 @@ PeekRanks(int argc, char* argv[], uint32_t* ranks)
         *ranks = static_cast<uint32_t>(n);
     }
     return "";
+}
+
+/// The value of option \p name (`--NAME=VALUE`) in argv, \p dflt if absent (read before
+/// CommandLine, as --ranks: the engine is chosen when MPI starts).
+std::string
+PeekOption(int argc, char* argv[], const std::string& name, const std::string& dflt)
+{
+    std::string v = dflt;
+    const std::string prefix = "--" + name + "=";
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        if (arg.rfind(prefix, 0) == 0)
+        {
+            v = arg.substr(prefix.size());
+        }
+    }
+    return v;
 }
 
 /**
@@ -218,6 +238,8 @@ main(int argc, char* argv[])
     std::string progress = "auto";
     std::string ranksText;
     std::string partitionInvariantText;
+    std::string mpiEngineText;
+    std::string mpiStats;
     bool partitionInvariant = false;
     uint32_t ranks = 1;
     {
@@ -227,13 +249,26 @@ main(int argc, char* argv[])
             return Bad(e);
         }
     }
+    const std::string mpiEngine = PeekOption(argc, argv, "mpiEngine", "batched");
+    if (mpiEngine != "batched" && mpiEngine != "ns3")
+    {
+        return Bad("--mpiEngine: must be batched or ns3, got `" + mpiEngine + "`");
+    }
     if (ranks > 1)
     {
 #ifdef NS3_MPI
-        MpiInterface::Enable(&argc, &argv);
-        g_mpi = true;
         GlobalValue::Bind("SimulatorImplementationType",
                           StringValue("ns3::DistributedSimulatorImpl"));
+        MpiInterface::Enable(&argc, &argv);
+        g_mpi = true;
+        if (mpiEngine == "batched")
+        {
+            // rdma-lb's engine: one message per pair of ranks and window (MpiInterface still
+            // gives the ranks; ns-3's engine is selected by Enable, replaced here before the
+            // simulator is created).
+            GlobalValue::Bind("SimulatorImplementationType",
+                              StringValue("ns3::RdmaMpiSimulatorImpl"));
+        }
         if (MpiInterface::GetSize() != ranks)
         {
             return Bad("--ranks=" + std::to_string(ranks) + ": started on " +
@@ -295,11 +330,22 @@ main(int argc, char* argv[])
                   "completion: the same outputs on 1 rank and on N (default: true with "
                   "--ranks > 1, else false; false with --ranks > 1 shows what it buys)",
                   &partitionInvariantText);
+    AddWholeValue(cmd,
+                  "mpiEngine",
+                  "with --ranks > 1: batched (rdma-lb's ns3::RdmaMpiSimulatorImpl, one message per "
+                  "pair of ranks and window; default) or ns3 (ns-3's DistributedSimulatorImpl, one "
+                  "message per frame); the outputs are the same",
+                  &mpiEngineText);
+    AddWholeValue(cmd,
+                  "mpiStats",
+                  "true/false: with --ranks > 1, each rank prints one line of its traffic to other "
+                  "ranks (records, messages, windows) on stderr",
+                  &mpiStats);
     std::string badOption = CheckOptionNames(argc,
                                              argv,
                                              {"config", "lb", "lbParams", "seed", "out", "stop", "load",
                                               "pfc", "recovery", "pfcTrace", "queueTrace", "quirks", "transport",
-                                              "progress", "ranks", "partitionInvariant"});
+                                              "progress", "ranks", "partitionInvariant", "mpiEngine", "mpiStats"});
     if (badOption.empty())
     {
         badOption = TakePositionalConfig(&argc, argv, &config);
@@ -408,7 +454,30 @@ main(int argc, char* argv[])
     RdmaScenarioRunner runner(spec);
     runner.SetOutputDirectory(dir);
     runner.SetProgress(mode);
-    if (!runner.Run(&error))
+    const bool runOk = runner.Run(&error);
+#ifdef NS3_MPI
+    if (g_mpi && (mpiStats == "true" || mpiStats == "1"))
+    {
+        const RdmaRemoteCounts c = RdmaRemoteGetCounts();
+        std::cerr << "rdma-lb-scenario: rank " << MpiInterface::GetSystemId() << " (" << mpiEngine
+                  << "): sent " << c.frames << " frames, " << c.expectFlows << " flow starts, "
+                  << c.releases << " receiver releases to other ranks";
+        if (mpiEngine == "batched")
+        {
+            const RdmaMpiSimulatorImpl::Statistics st = RdmaMpiSimulatorImpl::GetStatistics();
+            std::cerr << " in " << st.messagesSent << " messages (" << st.bytesSent << " B), "
+                      << st.messagesReceived << " received; " << st.windows << " windows of "
+                      << st.lookaheadTs << " time steps' lookahead; " << st.syncSeconds
+                      << " s synchronising";
+        }
+        else
+        {
+            std::cerr << ", one MPI message each";
+        }
+        std::cerr << std::endl;
+    }
+#endif
+    if (!runOk)
     {
         std::cerr << "rdma-lb-scenario: " << error << std::endl;
 #ifdef NS3_MPI
