@@ -467,8 +467,9 @@ main(int argc, char* argv[])
             const RdmaMpiSimulatorImpl::Statistics st = RdmaMpiSimulatorImpl::GetStatistics();
             std::cerr << " in " << st.messagesSent << " messages (" << st.bytesSent << " B), "
                       << st.messagesReceived << " received; " << st.windows << " windows of "
-                      << st.lookaheadTs << " time steps' lookahead; " << st.syncSeconds
-                      << " s synchronising";
+                      << st.lookaheadTs << " time steps' lookahead; run " << st.runCpuSeconds
+                      << " s CPU, of which synchronising " << st.syncCpuSeconds << " s CPU ("
+                      << st.syncSeconds << " s wall)";
         }
         else
         {

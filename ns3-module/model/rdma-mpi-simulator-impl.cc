@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <limits>
 
 namespace ns3
@@ -36,6 +37,15 @@ int64_t g_lookaheadBound = std::numeric_limits<int64_t>::max();
 RdmaMpiSimulatorImpl::Statistics g_stats;
 /// The tag of a batch on the engine's communicator.
 constexpr int BATCH_TAG = 41;
+/// \return this process's CPU time in seconds
+double
+CpuSeconds()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 /// "Never": no event, or nothing in flight.
 constexpr int64_t NEVER = std::numeric_limits<int64_t>::max();
 
@@ -206,6 +216,7 @@ void
 RdmaMpiSimulatorImpl::Synchronise()
 {
     const auto t0 = std::chrono::steady_clock::now();
+    const double cpu0 = CpuSeconds();
     ++g_stats.windows;
     // 1. This window's batches, one message per destination rank.
     std::fill(m_reduce.begin(), m_reduce.end(), 0);
@@ -286,6 +297,7 @@ RdmaMpiSimulatorImpl::Synchronise()
     }
     g_stats.syncSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    g_stats.syncCpuSeconds += CpuSeconds() - cpu0;
 }
 
 void
@@ -302,6 +314,7 @@ RdmaMpiSimulatorImpl::Run()
     m_stop = false;
     m_globalFinished = false;
     m_granted = -1; // synchronise first: batches written during the set-up go out
+    const double cpu0 = CpuSeconds();
     while (!m_globalFinished)
     {
         if (!IsLocalFinished() &&
@@ -312,6 +325,7 @@ RdmaMpiSimulatorImpl::Run()
         }
         Synchronise();
     }
+    g_stats.runCpuSeconds = CpuSeconds() - cpu0;
 }
 
 bool

@@ -105,6 +105,9 @@ class RdmaMpiSimulatorImpl : public SimulatorImpl
         uint64_t bytesSent{0};        //!< their bytes
         uint64_t messagesReceived{0}; //!< batches received
         double syncSeconds{0};        //!< wall time spent synchronising (send, reduce, receive)
+        double syncCpuSeconds{0};     //!< CPU time of this process spent synchronising (MPI
+                                      //!< waits by polling: mostly waiting for the other ranks)
+        double runCpuSeconds{0};      //!< CPU time of this process in Run, synchronising included
         int64_t lookaheadTs{0};       //!< the lookahead (time steps)
     };
     /// \return the statistics of the last run on this rank
