@@ -8,7 +8,7 @@
  *   rdma-lb-scenario --config=PATH [--lb=NAME] [--lbParams=STR] [--seed=N] [--out=DIR]
  *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B] [--queueTrace=B]
  *                    [--quirks=all|none|LIST] [--transport="k = v, ..."] [--progress=auto|on|off]
- *                    [--partitionInvariant=B] [--ranks=N]
+ *                    [--partitionInvariant=B] [--ranks=N] [--mpiEngine=batched|ns3] [--mpiStats=B]
  *   rdma-lb-scenario PATH [options]      (the config positionally, as ConWeave's driver)
  *
  * The file is parsed by the Rust crate rdma-lb-scenario (the same parser as the `rdma-lb` CLI);
@@ -22,7 +22,10 @@
  *
  * Distributed runs (ns-3 built with MPI; ns3-module/doc/performance.md, "Distributed runs
  * (MPI)"): `mpirun -np N rdma-lb-scenario ... --ranks=N` spreads the fabric over N ranks under
- * ns3::DistributedSimulatorImpl; rank 0 writes the merged outputs. --partitionInvariant=true
+ * rdma-lb's ns3::RdmaMpiSimulatorImpl (one MPI message per pair of ranks and window;
+ * --mpiEngine=ns3: ns-3's ns3::DistributedSimulatorImpl, one message per frame; the same
+ * outputs); rank 0 writes the merged outputs. --mpiStats=true: each rank's traffic to the
+ * others on stderr. --partitionInvariant=true
  * (implied by --ranks > 1) orders same-time events partition-invariantly and does not stop at
  * the last completion, so that a 1-rank run with it has the same outputs as an N-rank run.
  */
@@ -321,8 +324,8 @@ main(int argc, char* argv[])
     AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
     AddWholeValue(cmd,
                   "ranks",
-                  "MPI ranks (mpirun -np N; ns-3 built with MPI): the fabric over N ranks of "
-                  "ns3::DistributedSimulatorImpl, rank 0 writes the merged outputs",
+                  "MPI ranks (mpirun -np N; ns-3 built with MPI): the fabric over N ranks "
+                  "(--mpiEngine), rank 0 writes the merged outputs",
                   &ranksText);
     AddWholeValue(cmd,
                   "partitionInvariant",
