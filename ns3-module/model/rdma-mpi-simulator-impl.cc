@@ -35,7 +35,13 @@ Callback<void, uint32_t, const uint8_t*, size_t> g_receiver;
 int64_t g_lookaheadBound = std::numeric_limits<int64_t>::max();
 /// The statistics of the last run.
 RdmaMpiSimulatorImpl::Statistics g_stats;
-/// The tag of a batch on the engine's communicator.
+/**
+ * The tag of a batch of window w on the engine's communicator: BATCH_TAG + w % 2. A rank may
+ * send its batches of window w + 1 while another still receives those of window w (it left
+ * window w's Allreduce first), never those of w + 2 (that needs window w + 1's Allreduce,
+ * which the other joins only after receiving): two tags keep the windows apart, so that a
+ * receive of window w never takes a batch of w + 1 from a faster rank.
+ */
 constexpr int BATCH_TAG = 41;
 /// \return this process's CPU time in seconds
 double
@@ -217,6 +223,7 @@ RdmaMpiSimulatorImpl::Synchronise()
 {
     const auto t0 = std::chrono::steady_clock::now();
     const double cpu0 = CpuSeconds();
+    const int tag = BATCH_TAG + static_cast<int>(g_stats.windows % 2);
     ++g_stats.windows;
     // 1. This window's batches, one message per destination rank.
     std::fill(m_reduce.begin(), m_reduce.end(), 0);
@@ -232,7 +239,7 @@ RdmaMpiSimulatorImpl::Synchronise()
                   static_cast<int>(m_sending[r].size()),
                   MPI_BYTE,
                   static_cast<int>(r),
-                  BATCH_TAG,
+                  tag,
                   m_comm,
                   &m_requests[r]);
         m_reduce[2 + r] = 1;
@@ -266,14 +273,14 @@ RdmaMpiSimulatorImpl::Synchronise()
     for (int64_t i = 0; i < expected; ++i)
     {
         MPI_Status st;
-        MPI_Probe(MPI_ANY_SOURCE, BATCH_TAG, m_comm, &st);
+        MPI_Probe(MPI_ANY_SOURCE, tag, m_comm, &st);
         int n = 0;
         MPI_Get_count(&st, MPI_BYTE, &n);
         const auto src = static_cast<uint32_t>(st.MPI_SOURCE);
         NS_ABORT_MSG_IF(got[src], "RdmaMpiSimulatorImpl: two batches from rank " << src);
         got[src] = true;
         m_in[src].resize(static_cast<size_t>(n));
-        MPI_Recv(m_in[src].data(), n, MPI_BYTE, st.MPI_SOURCE, BATCH_TAG, m_comm, MPI_STATUS_IGNORE);
+        MPI_Recv(m_in[src].data(), n, MPI_BYTE, st.MPI_SOURCE, tag, m_comm, MPI_STATUS_IGNORE);
         ++g_stats.messagesReceived;
     }
     for (uint32_t r = 0; r < m_size; ++r)
