@@ -8,7 +8,7 @@
  *   rdma-lb-scenario --config=PATH [--lb=NAME] [--lbParams=STR] [--seed=N] [--out=DIR]
  *                    [--stop=TIME] [--load=X] [--pfc=B] [--recovery=R] [--pfcTrace=B] [--queueTrace=B]
  *                    [--quirks=all|none|LIST] [--transport="k = v, ..."] [--progress=auto|on|off]
- *                    [--partitionInvariant=B] [--ranks=N]
+ *                    [--partitionInvariant=B] [--ranks=N] [--mpiEngine=batched|ns3] [--mpiStats=B]
  *   rdma-lb-scenario PATH [options]      (the config positionally, as ConWeave's driver)
  *
  * The file is parsed by the Rust crate rdma-lb-scenario (the same parser as the `rdma-lb` CLI);
@@ -22,7 +22,10 @@
  *
  * Distributed runs (ns-3 built with MPI; ns3-module/doc/performance.md, "Distributed runs
  * (MPI)"): `mpirun -np N rdma-lb-scenario ... --ranks=N` spreads the fabric over N ranks under
- * ns3::DistributedSimulatorImpl; rank 0 writes the merged outputs. --partitionInvariant=true
+ * rdma-lb's ns3::RdmaMpiSimulatorImpl (one MPI message per pair of ranks and window;
+ * --mpiEngine=ns3: ns-3's ns3::DistributedSimulatorImpl, one message per frame; the same
+ * outputs); rank 0 writes the merged outputs. --mpiStats=true: each rank's traffic to the
+ * others on stderr. --partitionInvariant=true
  * (implied by --ranks > 1) orders same-time events partition-invariantly and does not stop at
  * the last completion, so that a 1-rank run with it has the same outputs as an N-rank run.
  */
@@ -35,6 +38,8 @@
 
 #ifdef NS3_MPI
 #include "ns3/mpi-interface.h"
+#include "ns3/rdma-mpi-simulator-impl.h"
+#include "ns3/rdma-remote.h"
 #endif
 
 using namespace ns3;
@@ -105,6 +110,24 @@ PeekRanks(int argc, char* argv[], uint32_t* ranks)
         *ranks = static_cast<uint32_t>(n);
     }
     return "";
+}
+
+/// The value of option \p name (`--NAME=VALUE`) in argv, \p dflt if absent (read before
+/// CommandLine, as --ranks: the engine is chosen when MPI starts).
+std::string
+PeekOption(int argc, char* argv[], const std::string& name, const std::string& dflt)
+{
+    std::string v = dflt;
+    const std::string prefix = "--" + name + "=";
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        if (arg.rfind(prefix, 0) == 0)
+        {
+            v = arg.substr(prefix.size());
+        }
+    }
+    return v;
 }
 
 /**
@@ -218,6 +241,8 @@ main(int argc, char* argv[])
     std::string progress = "auto";
     std::string ranksText;
     std::string partitionInvariantText;
+    std::string mpiEngineText;
+    std::string mpiStats;
     bool partitionInvariant = false;
     uint32_t ranks = 1;
     {
@@ -227,13 +252,26 @@ main(int argc, char* argv[])
             return Bad(e);
         }
     }
+    const std::string mpiEngine = PeekOption(argc, argv, "mpiEngine", "batched");
+    if (mpiEngine != "batched" && mpiEngine != "ns3")
+    {
+        return Bad("--mpiEngine: must be batched or ns3, got `" + mpiEngine + "`");
+    }
     if (ranks > 1)
     {
 #ifdef NS3_MPI
-        MpiInterface::Enable(&argc, &argv);
-        g_mpi = true;
         GlobalValue::Bind("SimulatorImplementationType",
                           StringValue("ns3::DistributedSimulatorImpl"));
+        MpiInterface::Enable(&argc, &argv);
+        g_mpi = true;
+        if (mpiEngine == "batched")
+        {
+            // rdma-lb's engine: one message per pair of ranks and window (MpiInterface still
+            // gives the ranks; ns-3's engine is selected by Enable, replaced here before the
+            // simulator is created).
+            GlobalValue::Bind("SimulatorImplementationType",
+                              StringValue("ns3::RdmaMpiSimulatorImpl"));
+        }
         if (MpiInterface::GetSize() != ranks)
         {
             return Bad("--ranks=" + std::to_string(ranks) + ": started on " +
@@ -286,8 +324,8 @@ main(int argc, char* argv[])
     AddWholeValue(cmd, "progress", "progress on stderr: auto (when a terminal), on, off", &progress);
     AddWholeValue(cmd,
                   "ranks",
-                  "MPI ranks (mpirun -np N; ns-3 built with MPI): the fabric over N ranks of "
-                  "ns3::DistributedSimulatorImpl, rank 0 writes the merged outputs",
+                  "MPI ranks (mpirun -np N; ns-3 built with MPI): the fabric over N ranks "
+                  "(--mpiEngine), rank 0 writes the merged outputs",
                   &ranksText);
     AddWholeValue(cmd,
                   "partitionInvariant",
@@ -295,11 +333,22 @@ main(int argc, char* argv[])
                   "completion: the same outputs on 1 rank and on N (default: true with "
                   "--ranks > 1, else false; false with --ranks > 1 shows what it buys)",
                   &partitionInvariantText);
+    AddWholeValue(cmd,
+                  "mpiEngine",
+                  "with --ranks > 1: batched (rdma-lb's ns3::RdmaMpiSimulatorImpl, one message per "
+                  "pair of ranks and window; default) or ns3 (ns-3's DistributedSimulatorImpl, one "
+                  "message per frame); the outputs are the same",
+                  &mpiEngineText);
+    AddWholeValue(cmd,
+                  "mpiStats",
+                  "true/false: with --ranks > 1, each rank prints one line of its traffic to other "
+                  "ranks (records, messages, windows) on stderr",
+                  &mpiStats);
     std::string badOption = CheckOptionNames(argc,
                                              argv,
                                              {"config", "lb", "lbParams", "seed", "out", "stop", "load",
                                               "pfc", "recovery", "pfcTrace", "queueTrace", "quirks", "transport",
-                                              "progress", "ranks", "partitionInvariant"});
+                                              "progress", "ranks", "partitionInvariant", "mpiEngine", "mpiStats"});
     if (badOption.empty())
     {
         badOption = TakePositionalConfig(&argc, argv, &config);
@@ -408,7 +457,31 @@ main(int argc, char* argv[])
     RdmaScenarioRunner runner(spec);
     runner.SetOutputDirectory(dir);
     runner.SetProgress(mode);
-    if (!runner.Run(&error))
+    const bool runOk = runner.Run(&error);
+#ifdef NS3_MPI
+    if (g_mpi && (mpiStats == "true" || mpiStats == "1"))
+    {
+        const RdmaRemoteCounts c = RdmaRemoteGetCounts();
+        std::cerr << "rdma-lb-scenario: rank " << MpiInterface::GetSystemId() << " (" << mpiEngine
+                  << "): sent " << c.frames << " frames, " << c.expectFlows << " flow starts, "
+                  << c.releases << " receiver releases to other ranks";
+        if (mpiEngine == "batched")
+        {
+            const RdmaMpiSimulatorImpl::Statistics st = RdmaMpiSimulatorImpl::GetStatistics();
+            std::cerr << " in " << st.messagesSent << " messages (" << st.bytesSent << " B), "
+                      << st.messagesReceived << " received; " << st.windows << " windows of "
+                      << st.lookaheadTs << " time steps' lookahead; run " << st.runCpuSeconds
+                      << " s CPU, of which synchronising " << st.syncCpuSeconds << " s CPU ("
+                      << st.syncSeconds << " s wall)";
+        }
+        else
+        {
+            std::cerr << ", one MPI message each";
+        }
+        std::cerr << std::endl;
+    }
+#endif
+    if (!runOk)
     {
         std::cerr << "rdma-lb-scenario: " << error << std::endl;
 #ifdef NS3_MPI

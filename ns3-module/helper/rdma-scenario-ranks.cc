@@ -1,7 +1,7 @@
 /*
- * rdma-lb: a scenario over several MPI ranks under ns-3's distributed simulator
- * (DistributedSimulatorImpl: conservative, lookahead = the smallest delay of a link between
- * ranks). ns3-module/doc/performance.md, "Distributed runs (MPI)", gives the design and what
+ * rdma-lb: a scenario over several MPI ranks under a conservative distributed simulator
+ * (rdma-lb's RdmaMpiSimulatorImpl or ns-3's DistributedSimulatorImpl; lookahead = the smallest
+ * delay of a link between ranks). ns3-module/doc/performance.md, "Distributed runs (MPI)", gives the design and what
  * was measured. Here: the partition (PartitionNodes), what such a run refuses (ValidateRanks)
  * and the merge of the ranks' results on rank 0 (MergeRanks).
  *

@@ -236,30 +236,37 @@ RdmaChannel::EnableRemote()
 void
 RdmaChannel::ReceiveRemote(Ptr<const RdmaNetDevice> dst, Ptr<Packet> p)
 {
+    ReceiveRemoteFrame(dst, RdmaRemoteDecodeFrame(p), Simulator::Now());
+}
+
+void
+RdmaChannel::ReceiveRemoteFrame(Ptr<const RdmaNetDevice> dst, const RdmaRemoteFrame& m, Time arrival)
+{
     const uint32_t dstIndex = m_dev[0] == dst ? 0 : 1;
-    const RdmaRemoteFrame m = RdmaRemoteDecodeFrame(p);
     RdmaFramePtr f = RdmaFrame::Make(m.header, 0);
     f->header = m.header; // every field as the sender had it (Make keeps the wire's only)
     f->sizeBytes = m.sizeBytes;
     f->lbTag = m.lbTag;
+    // In arrival order: one direction's frames come in their sending order, and arrive in it.
     m_inFlight[dstIndex].push_back({std::move(f), Epoch(dstIndex)});
     if (m_context[dstIndex] == UINT32_MAX)
     {
         m_context[dstIndex] = m_dev[dstIndex]->GetNode()->GetId();
     }
-    // The arrival itself, now, ordered among this time's events as the sender's schedule
-    // would have been on one rank.
+    // The arrival itself, ordered among its time's events as the sender's schedule would have
+    // been on one rank.
     if (m.hasKey)
     {
         RdmaWheelScheduler::SetNextTieKey(m.key);
     }
+    const Time delay = arrival - Simulator::Now();
     if (dstIndex == 0)
     {
-        m_deliverTo0->ScheduleWithContext(m_context[0], Time(0));
+        m_deliverTo0->ScheduleWithContext(m_context[0], delay);
     }
     else
     {
-        m_deliverTo1->ScheduleWithContext(m_context[1], Time(0));
+        m_deliverTo1->ScheduleWithContext(m_context[1], delay);
     }
 }
 
@@ -276,10 +283,7 @@ RdmaChannel::SendRemote(RdmaFramePtr f, uint32_t dst, Time txTime)
     m.sizeBytes = f->sizeBytes;
     m.lbTag = f->lbTag;
     m.header = f->header;
-    MpiInterface::SendPacket(RdmaRemoteEncodeFrame(m),
-                             Simulator::Now() + txTime + m_delay,
-                             m_dev[dst]->GetNode()->GetId(),
-                             m_dev[dst]->GetIfIndex());
+    RdmaRemoteSendFrame(m_dev[dst], m, Simulator::Now() + txTime + m_delay);
     return true;
 }
 

@@ -33,6 +33,7 @@ namespace ns3
 
 class RdmaNetDevice;
 class Packet;
+struct RdmaRemoteFrame;
 
 /**
  * \ingroup rdma-lb
@@ -87,6 +88,8 @@ class RdmaChannel : public Channel
 #ifdef NS3_MPI
     /// A frame from the other rank for end \p dst arrives now (a FRAME message of rdma-remote.h).
     void ReceiveRemote(Ptr<const RdmaNetDevice> dst, Ptr<Packet> p);
+    /// Frame \p m from the other rank for end \p dst arrives at \p arrival (not before now).
+    void ReceiveRemoteFrame(Ptr<const RdmaNetDevice> dst, const RdmaRemoteFrame& m, Time arrival);
 #endif
 
   private:

@@ -6,6 +6,7 @@
 #ifdef NS3_MPI
 
 #include "rdma-channel.h"
+#include "rdma-mpi-simulator-impl.h"
 #include "rdma-net-device.h"
 #include "rdma-nic.h"
 #include "rdma-wheel-scheduler.h"
@@ -27,45 +28,6 @@ namespace ns3
 
 namespace
 {
-/**
- * Calls \p visit on every field of a FRAME message, in message order: the one list of them,
- * read by the encoder (\p m const) and by the decoder. A new RdmaHeader field is one line here.
- */
-template <typename Frame, typename Visit>
-void
-ForEachFrameField(Frame& m, Visit&& visit)
-{
-    visit(m.hasKey);
-    visit(m.key.schedTs);
-    visit(m.key.schedCtx);
-    visit(m.key.seq);
-    visit(m.sizeBytes);
-    visit(m.lbTag.present);
-    visit(m.lbTag.words);
-    auto& h = m.header;
-    visit(h.type);
-    visit(h.sip);
-    visit(h.dip);
-    visit(h.sport);
-    visit(h.dport);
-    visit(h.ecn);
-    visit(h.pg);
-    visit(h.seq);
-    visit(h.tsNs);
-    visit(h.echoSeq);
-    visit(h.flags);
-    visit(h.sackSeq);
-    visit(h.sackLen);
-    visit(h.sackBitmap);
-    visit(h.qpn);
-    visit(h.pauseUs);
-    visit(h.pfcQlen);
-    visit(h.pfcClass);
-    visit(h.intMode);
-    visit(h.intNHop);
-    visit(h.intHop);
-}
-
 /// The smallest remote link delay (RdmaRemoteNoteDelay).
 Time g_minRemoteDelay = Time::Max();
 
@@ -122,22 +84,69 @@ Dispatch(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
     }
     NS_ABORT_MSG("RdmaRemote: a message of unknown kind " << unsigned(kind));
 }
+
+/// What this rank sent (RdmaRemoteGetCounts).
+RdmaRemoteCounts g_counts;
+
+/**
+ * A batch from rank \p src (RdmaMpiSimulatorImpl, at the end of a window): each record takes
+ * effect at its arrival time, scheduled here under its sender's tie key as ns-3's receive path
+ * would have re-scheduled it, without a receive event of its own.
+ */
+void
+ReceiveBatch(uint32_t src, const uint8_t* data, size_t n)
+{
+    (void)src;
+    RdmaRemoteBatchReader reader(data, n);
+    RdmaRemoteRecord r;
+    while (reader.Next(&r))
+    {
+        const Time arrival = TimeStep(r.arrivalTs);
+        Ptr<Node> node = NodeList::GetNode(r.node);
+        switch (r.kind)
+        {
+        case RdmaRemoteKind::FRAME: {
+            Ptr<RdmaNetDevice> dev = DynamicCast<RdmaNetDevice>(node->GetDevice(r.ifIndex));
+            NS_ABORT_MSG_IF(!dev, "RdmaRemote: a frame for node " << r.node << " device "
+                                                                   << r.ifIndex);
+            dev->GetRdmaChannel()->ReceiveRemoteFrame(dev, r.frame, arrival);
+            break;
+        }
+        case RdmaRemoteKind::EXPECT_FLOW: {
+            // Only state for the flow's first packet, which comes later (in a later batch or
+            // after this record in this one, delivered at its own arrival): set at once.
+            Ptr<RdmaNic> nic = node->GetObject<RdmaNic>();
+            NS_ABORT_MSG_IF(!nic, "RdmaRemote: EXPECT_FLOW for node " << r.node << ", not a host");
+            nic->ExpectFlow(r.sip, r.qpn, r.flowId, r.size);
+            break;
+        }
+        case RdmaRemoteKind::RELEASE_RX: {
+            Ptr<RdmaNic> nic = node->GetObject<RdmaNic>();
+            NS_ABORT_MSG_IF(!nic, "RdmaRemote: RELEASE_RX for a node that is not a host");
+            if (r.hasKey)
+            {
+                RdmaWheelScheduler::SetNextTieKey(r.key);
+            }
+            Simulator::ScheduleWithContext(r.node,
+                                           arrival - Simulator::Now(),
+                                           &RdmaNic::ReleaseRx,
+                                           nic,
+                                           r.sip,
+                                           r.qpn);
+            break;
+        }
+        }
+    }
+}
 } // namespace
 
 Ptr<Packet>
 RdmaRemoteEncodeFrame(const RdmaRemoteFrame& m)
 {
-    // Both ranks run the same binary on the same machine type, as ns-3's own MPI packet path
-    // assumes: fields go as their bytes.
     std::vector<uint8_t> b;
     b.reserve(192);
     b.push_back(static_cast<uint8_t>(RdmaRemoteKind::FRAME));
-    ForEachFrameField(m, [&b](const auto& v) {
-        static_assert(std::is_trivially_copyable<std::decay_t<decltype(v)>>::value,
-                      "plain fields only");
-        const auto* bytes = reinterpret_cast<const uint8_t*>(&v);
-        b.insert(b.end(), bytes, bytes + sizeof(v));
-    });
+    RdmaRemoteBatchWriter::AppendFrame(&b, m);
     return Create<Packet>(b.data(), static_cast<uint32_t>(b.size()));
 }
 
@@ -146,17 +155,9 @@ RdmaRemoteDecodeFrame(Ptr<const Packet> p)
 {
     std::vector<uint8_t> b(p->GetSize());
     p->CopyData(b.data(), b.size());
-    RdmaRemoteFrame m;
-    size_t pos = 1; // the kind
-    ForEachFrameField(m, [&b, &pos](auto& v) {
-        NS_ABORT_MSG_IF(pos + sizeof(v) > b.size(),
-                        "RdmaRemote: a FRAME message of " << b.size() << " B is too short");
-        std::memcpy(&v, b.data() + pos, sizeof(v));
-        pos += sizeof(v);
-    });
-    NS_ABORT_MSG_IF(pos != b.size(),
-                    "RdmaRemote: a FRAME message of " << b.size() << " B, decoded " << pos);
-    return m;
+    NS_ABORT_MSG_IF(b.empty(), "RdmaRemote: an empty FRAME message");
+    RdmaRemoteBatchReader reader(b.data() + 1, b.size() - 1); // after the kind
+    return reader.ReadWholeFrame();
 }
 
 void
@@ -175,6 +176,32 @@ void
 RdmaRemoteNoteDelay(Time d)
 {
     g_minRemoteDelay = Min(g_minRemoteDelay, d);
+    RdmaMpiSimulatorImpl::BoundLookahead(d);
+    static bool registered = false;
+    if (!registered)
+    {
+        registered = true;
+        RdmaMpiSimulatorImpl::SetBatchReceiver(MakeCallback(&ReceiveBatch));
+    }
+}
+
+void
+RdmaRemoteSendFrame(Ptr<RdmaNetDevice> dst, const RdmaRemoteFrame& m, Time arrival)
+{
+    ++g_counts.frames;
+    Ptr<Node> node = dst->GetNode();
+    if (RdmaMpiSimulatorImpl* engine = RdmaMpiSimulatorImpl::Get())
+    {
+        RdmaRemoteRecord r;
+        r.kind = RdmaRemoteKind::FRAME;
+        r.arrivalTs = arrival.GetTimeStep();
+        r.node = node->GetId();
+        r.ifIndex = dst->GetIfIndex();
+        r.frame = m;
+        RdmaRemoteBatchWriter::Append(&engine->Batch(node->GetSystemId(), arrival), r);
+        return;
+    }
+    MpiInterface::SendPacket(RdmaRemoteEncodeFrame(m), arrival, node->GetId(), dst->GetIfIndex());
 }
 
 void
@@ -182,15 +209,30 @@ RdmaRemoteSendExpectFlow(uint32_t node, uint32_t sip, uint16_t qpn, uint32_t flo
 {
     NS_ABORT_MSG_IF(g_minRemoteDelay == Time::Max(),
                     "RdmaRemote: a flow to another rank but no remote link");
+    ++g_counts.expectFlows;
+    const Time arrival = Simulator::Now() + g_minRemoteDelay + NanoSeconds(1);
+    Ptr<Node> n = NodeList::GetNode(node);
+    if (RdmaMpiSimulatorImpl* engine = RdmaMpiSimulatorImpl::Get())
+    {
+        RdmaRemoteRecord r;
+        r.kind = RdmaRemoteKind::EXPECT_FLOW;
+        r.arrivalTs = arrival.GetTimeStep();
+        r.node = node;
+        r.sip = sip;
+        r.qpn = qpn;
+        r.flowId = flowId;
+        r.size = size;
+        RdmaRemoteBatchWriter::Append(&engine->Batch(n->GetSystemId(), arrival), r);
+        return;
+    }
     uint8_t b[1 + 4 + 2 + 4 + 8];
     b[0] = static_cast<uint8_t>(RdmaRemoteKind::EXPECT_FLOW);
     std::memcpy(b + 1, &sip, 4);
     std::memcpy(b + 5, &qpn, 2);
     std::memcpy(b + 7, &flowId, 4);
     std::memcpy(b + 11, &size, 8);
-    Ptr<Node> n = NodeList::GetNode(node);
     MpiInterface::SendPacket(Create<Packet>(b, sizeof(b)),
-                             Simulator::Now() + g_minRemoteDelay + NanoSeconds(1),
+                             arrival,
                              node,
                              n->GetDevice(0)->GetIfIndex());
 }
@@ -201,8 +243,24 @@ RdmaRemoteSendReleaseRx(uint32_t node, uint32_t sip, uint16_t qpn, Time delay)
     NS_ABORT_MSG_IF(delay <= g_minRemoteDelay,
                     "RdmaRemote: ReceiverReleaseDelay " << delay.As(Time::NS) << " must exceed the "
                     "smallest delay of a link between ranks, " << g_minRemoteDelay.As(Time::NS));
+    ++g_counts.releases;
     RdmaWheelScheduler::TieKey key;
     const bool hasKey = RdmaWheelScheduler::TakeTieKey(&key);
+    const Time arrival = Simulator::Now() + delay;
+    Ptr<Node> n = NodeList::GetNode(node);
+    if (RdmaMpiSimulatorImpl* engine = RdmaMpiSimulatorImpl::Get())
+    {
+        RdmaRemoteRecord r;
+        r.kind = RdmaRemoteKind::RELEASE_RX;
+        r.arrivalTs = arrival.GetTimeStep();
+        r.node = node;
+        r.sip = sip;
+        r.qpn = qpn;
+        r.hasKey = hasKey;
+        r.key = key;
+        RdmaRemoteBatchWriter::Append(&engine->Batch(n->GetSystemId(), arrival), r);
+        return;
+    }
     uint8_t b[1 + 4 + 2 + 1 + 8 + 4 + 8];
     b[0] = static_cast<uint8_t>(RdmaRemoteKind::RELEASE_RX);
     std::memcpy(b + 1, &sip, 4);
@@ -211,11 +269,16 @@ RdmaRemoteSendReleaseRx(uint32_t node, uint32_t sip, uint16_t qpn, Time delay)
     std::memcpy(b + 8, &key.schedTs, 8);
     std::memcpy(b + 16, &key.schedCtx, 4);
     std::memcpy(b + 20, &key.seq, 8);
-    Ptr<Node> n = NodeList::GetNode(node);
     MpiInterface::SendPacket(Create<Packet>(b, sizeof(b)),
-                             Simulator::Now() + delay,
+                             arrival,
                              node,
                              n->GetDevice(0)->GetIfIndex());
+}
+
+RdmaRemoteCounts
+RdmaRemoteGetCounts()
+{
+    return g_counts;
 }
 
 } // namespace ns3

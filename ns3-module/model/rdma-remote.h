@@ -1,16 +1,17 @@
 /*
- * rdma-lb: the messages between MPI ranks of a distributed run (ns-3's DistributedSimulatorImpl;
- * ns3-module/doc/performance.md, "Distributed runs (MPI)").
- *
- * Two kinds go through ns-3's MpiInterface::SendPacket, each to a device of the receiving
- * rank, whose MpiReceiver (RdmaRemoteAttach) dispatches on the first byte:
+ * rdma-lb: the messages between MPI ranks of a distributed run (ns3-module/doc/performance.md,
+ * "Distributed runs (MPI)"), under either engine: ns-3's DistributedSimulatorImpl (one
+ * MpiInterface::SendPacket per record, to a device of the receiving rank, whose MpiReceiver
+ * (RdmaRemoteAttach) dispatches on the first byte) or rdma-lb's RdmaMpiSimulatorImpl (records
+ * appended to the destination rank's batch of the window, rdma-remote-codec.h; the receiver
+ * schedules each record's effect at its arrival time itself). Three kinds of records:
  *  - FRAME: a frame crossing a remote link (RdmaChannel::EnableRemote), every field of the
  *    sender's frame and its tie key, written and read by one list of the fields
- *    (RdmaRemoteEncodeFrame / RdmaRemoteDecodeFrame);
+ *    (rdma-remote-codec.h);
  *  - EXPECT_FLOW: a sender's StartFlow announcing its flow to a receiver on another rank
  *    (RdmaNic::ExpectFlow, a direct call on one rank). It arrives the smallest remote link delay
- *    + 1 ns after the start: before the flow's first packet, which crosses that link and two
- *    more hops;
+ *    + 1 ns after the start (ns-3's engine) or at the window's end (the batching engine):
+ *    before the flow's first packet, which crosses a link between ranks and two more hops;
  *  - RELEASE_RX: a sender's completion deleting its receiver's state (RdmaNic::ReleaseRx), its
  *    ReceiverReleaseDelay later, under the sender's tie key as a local schedule would be.
  * Built only with ns-3's MPI (NS3_MPI); the module compiles without it.
@@ -24,9 +25,7 @@
 #include <cstdint>
 
 #ifdef NS3_MPI
-#include "rdma-header.h"
-#include "rdma-lb-bridge.h"
-#include "rdma-wheel-scheduler.h"
+#include "rdma-remote-codec.h"
 #endif
 
 namespace ns3
@@ -35,26 +34,7 @@ namespace ns3
 class Packet;
 class RdmaNetDevice;
 
-/// The first byte of a message between ranks.
-enum class RdmaRemoteKind : uint8_t
-{
-    FRAME = 0,       //!< a frame on a remote link
-    EXPECT_FLOW = 1, //!< RdmaNic::ExpectFlow on the receiver's rank
-    RELEASE_RX = 2,  //!< RdmaNic::ReleaseRx on the receiver's rank
-};
-
 #ifdef NS3_MPI
-/// What a FRAME message carries: every field of the sender's frame (not only those the wire
-/// carries: the frame is the sender's object, moved) and the sender's tie key.
-struct RdmaRemoteFrame
-{
-    bool hasKey{false};               //!< the sender's schedule had a tie key
-    RdmaWheelScheduler::TieKey key;   //!< that key (partition-invariant ties)
-    uint32_t sizeBytes{0};            //!< RdmaFrame::sizeBytes
-    LbTagData lbTag;                  //!< RdmaFrame::lbTag
-    RdmaHeader header;                //!< RdmaFrame::header
-};
-
 /// \return \p m as a FRAME message.
 Ptr<Packet> RdmaRemoteEncodeFrame(const RdmaRemoteFrame& m);
 /// \return the frame of FRAME message \p p (aborts if its length is not a frame's).
@@ -74,6 +54,19 @@ void RdmaRemoteSendExpectFlow(uint32_t node,
 /// Schedules ReleaseRx(\p sip, \p qpn) on the NIC of host \p node, on another rank, \p delay
 /// from now (more than the smallest remote delay).
 void RdmaRemoteSendReleaseRx(uint32_t node, uint32_t sip, uint16_t qpn, Time delay);
+/// Sends frame \p m to device \p dst (on another rank), arriving at \p arrival.
+void RdmaRemoteSendFrame(Ptr<RdmaNetDevice> dst, const RdmaRemoteFrame& m, Time arrival);
+
+/// What this rank sent to others in this process: records of each kind (under ns-3's engine
+/// each is one MPI message; under RdmaMpiSimulatorImpl they go in one batch per rank and window).
+struct RdmaRemoteCounts
+{
+    uint64_t frames{0};      //!< FRAME records
+    uint64_t expectFlows{0}; //!< EXPECT_FLOW records
+    uint64_t releases{0};    //!< RELEASE_RX records
+};
+/// \return the records this rank sent so far
+RdmaRemoteCounts RdmaRemoteGetCounts();
 #endif
 
 } // namespace ns3

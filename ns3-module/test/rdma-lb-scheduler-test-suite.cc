@@ -22,11 +22,16 @@
  * order runs them in insertion order, the option by (time scheduled, node, count). An event
  * given a key (SetNextTieKey, as a packet from another rank is) takes that key's place; an event
  * of the registered remote-arrival type runs first in its timestamp.
+ *
+ * The records between MPI ranks (model/rdma-remote-codec.h): random records of every kind, many
+ * to one buffer as one batch, read back field for field in their order, and nothing after the
+ * last; a frame alone (ns-3's per-frame message body) likewise.
  */
 #include "ns3/boolean.h"
 #include "ns3/packet.h"
 #include "ns3/rdma-fifo.h"
 #include "ns3/rdma-frame.h"
+#include "ns3/rdma-remote-codec.h"
 #include "ns3/rdma-wheel-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/test.h"
@@ -429,6 +434,151 @@ class FrameTestCase : public TestCase
     }
 };
 
+
+/// \return whether the two frames of records are equal field for field
+bool
+SameRemoteFrame(const RdmaRemoteFrame& a, const RdmaRemoteFrame& b)
+{
+    return a.hasKey == b.hasKey && a.key.schedTs == b.key.schedTs &&
+           a.key.schedCtx == b.key.schedCtx && a.key.seq == b.key.seq &&
+           a.sizeBytes == b.sizeBytes && a.lbTag.present == b.lbTag.present &&
+           a.lbTag.words == b.lbTag.words && SameHeader(a.header, b.header) &&
+           a.header.sackBitmap == b.header.sackBitmap;
+}
+
+class RemoteCodecTestCase : public TestCase
+{
+  public:
+    RemoteCodecTestCase()
+        : TestCase("remote records: a batch of every kind reads back field for field, in order")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        uint64_t x = 41;
+        auto next = [&x]() {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            return x >> 11;
+        };
+        auto randomFrame = [&next]() {
+            RdmaRemoteFrame f;
+            f.hasKey = next() % 2 == 0;
+            f.key.schedTs = next();
+            f.key.schedCtx = next();
+            f.key.seq = next();
+            f.sizeBytes = next();
+            f.lbTag.present = next() % 2 == 0;
+            for (uint64_t& w : f.lbTag.words)
+            {
+                w = next();
+            }
+            RdmaHeader& h = f.header;
+            h.type = RdmaHeader::Type(next() % 4 == 0 ? RdmaHeader::PFC : RdmaHeader::DATA);
+            h.intMode = RdmaHeader::IntMode(next() % 3);
+            h.sip = next();
+            h.dip = next();
+            h.sport = next();
+            h.dport = next();
+            h.ecn = next() % 4;
+            h.pg = next() % 8;
+            h.seq = next();
+            h.tsNs = next();
+            h.echoSeq = next();
+            h.flags = next();
+            h.sackSeq = next();
+            h.sackLen = next();
+            h.sackBitmap = next();
+            h.qpn = next();
+            h.pauseUs = next();
+            h.pfcQlen = next();
+            h.pfcClass = next();
+            h.intNHop = next();
+            for (uint64_t& hop : h.intHop)
+            {
+                hop = next();
+            }
+            return f;
+        };
+        std::vector<RdmaRemoteRecord> sent;
+        std::vector<uint8_t> batch;
+        for (int i = 0; i < 300; ++i)
+        {
+            RdmaRemoteRecord r;
+            r.kind = RdmaRemoteKind(next() % 3);
+            r.arrivalTs = static_cast<int64_t>(next());
+            r.node = next();
+            switch (r.kind)
+            {
+            case RdmaRemoteKind::FRAME:
+                r.ifIndex = next();
+                r.frame = randomFrame();
+                break;
+            case RdmaRemoteKind::EXPECT_FLOW:
+                r.sip = next();
+                r.qpn = next();
+                r.flowId = next();
+                r.size = next();
+                break;
+            case RdmaRemoteKind::RELEASE_RX:
+                r.sip = next();
+                r.qpn = next();
+                r.hasKey = next() % 2 == 0;
+                r.key.schedTs = next();
+                r.key.schedCtx = next();
+                r.key.seq = next();
+                break;
+            }
+            RdmaRemoteBatchWriter::Append(&batch, r);
+            sent.push_back(r);
+        }
+        RdmaRemoteBatchReader reader(batch.data(), batch.size());
+        RdmaRemoteRecord r;
+        size_t i = 0;
+        while (reader.Next(&r))
+        {
+            NS_TEST_ASSERT_MSG_LT(i, sent.size(), "more records read than written");
+            const RdmaRemoteRecord& s = sent[i];
+            NS_TEST_ASSERT_MSG_EQ(uint32_t(r.kind), uint32_t(s.kind), "record " << i << ": kind");
+            NS_TEST_ASSERT_MSG_EQ(r.arrivalTs, s.arrivalTs, "record " << i << ": arrival");
+            NS_TEST_ASSERT_MSG_EQ(r.node, s.node, "record " << i << ": node");
+            switch (s.kind)
+            {
+            case RdmaRemoteKind::FRAME:
+                NS_TEST_ASSERT_MSG_EQ(r.ifIndex, s.ifIndex, "record " << i << ": device");
+                NS_TEST_ASSERT_MSG_EQ(SameRemoteFrame(r.frame, s.frame),
+                                      true,
+                                      "record " << i << ": the frame, field for field");
+                break;
+            case RdmaRemoteKind::EXPECT_FLOW:
+                NS_TEST_ASSERT_MSG_EQ(r.sip, s.sip, "record " << i << ": sip");
+                NS_TEST_ASSERT_MSG_EQ(r.qpn, s.qpn, "record " << i << ": qpn");
+                NS_TEST_ASSERT_MSG_EQ(r.flowId, s.flowId, "record " << i << ": flow");
+                NS_TEST_ASSERT_MSG_EQ(r.size, s.size, "record " << i << ": size");
+                break;
+            case RdmaRemoteKind::RELEASE_RX:
+                NS_TEST_ASSERT_MSG_EQ(r.sip, s.sip, "record " << i << ": sip");
+                NS_TEST_ASSERT_MSG_EQ(r.qpn, s.qpn, "record " << i << ": qpn");
+                NS_TEST_ASSERT_MSG_EQ(r.hasKey, s.hasKey, "record " << i << ": has key");
+                NS_TEST_ASSERT_MSG_EQ(r.key.schedTs, s.key.schedTs, "record " << i << ": key ts");
+                NS_TEST_ASSERT_MSG_EQ(r.key.schedCtx, s.key.schedCtx, "record " << i << ": key node");
+                NS_TEST_ASSERT_MSG_EQ(r.key.seq, s.key.seq, "record " << i << ": key count");
+                break;
+            }
+            ++i;
+        }
+        NS_TEST_ASSERT_MSG_EQ(i, sent.size(), "every record read back, none after the last");
+
+        // A frame alone, as ns-3's per-frame message carries it after its kind byte.
+        const RdmaRemoteFrame f = randomFrame();
+        std::vector<uint8_t> one;
+        RdmaRemoteBatchWriter::AppendFrame(&one, f);
+        RdmaRemoteBatchReader whole(one.data(), one.size());
+        NS_TEST_ASSERT_MSG_EQ(SameRemoteFrame(whole.ReadWholeFrame(), f), true, "a frame alone");
+    }
+};
+
 class RdmaLbSchedulerTestSuite : public TestSuite
 {
   public:
@@ -439,6 +589,7 @@ class RdmaLbSchedulerTestSuite : public TestSuite
         AddTestCase(new FrameTestCase, TestCase::QUICK);
         AddTestCase(new WheelOrderTestCase, TestCase::QUICK);
         AddTestCase(new TieOrderTestCase, TestCase::QUICK);
+        AddTestCase(new RemoteCodecTestCase, TestCase::QUICK);
     }
 };
 
