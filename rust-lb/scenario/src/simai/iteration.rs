@@ -42,7 +42,7 @@ use super::fabric::SimAiFabric;
 use super::groups::Groups;
 use super::nccl::{self, NcclFlow};
 use super::report::{EndToEndPlan, LayerReport, PhaseReport, ReportSizes, REPORTED_RANK};
-use super::workload::{CommGroup, CommKind, Phase, PhaseKind, Workload};
+use super::workload::{CommGroup, CommKind, Phase, PhaseKind, Workload, SIMAI_PHASE_WAIT_NS};
 use crate::model::{Collective, CollectiveKind, Flow};
 
 /// SimAI's smallest forward collective, bytes.
@@ -54,13 +54,6 @@ pub const SIMAI_SEND_LATENCY_NS: u64 = 6_000_000;
 /// What SimAI's flows wait beyond the send latency, ns: in its runs a collective's first flows
 /// start 10 ns after issue + latency (`data/simai/reference/`, both cases, both latencies).
 pub const SIMAI_START_DELAY_NS: u64 = 10;
-
-/// What SimAI's loop waits after a blocking collective's end (and its update time) before the
-/// rank's next compute, ns: its workload loop steps by `register_event(this, General, NULL, 1)`
-/// (`Workload::iterate_hybrid_parallel_Transformer_fwd_in_bckwd`), one tick = 1 ns; measured on
-/// `data/simai/reference/case3_w64_tp4_64g*`: the input-gradient collective's flows start 1 ns
-/// and the weight-gradient ones 2 ns after the sums of compute, update and latency.
-pub const SIMAI_PHASE_WAIT_NS: u64 = 1;
 
 /// Which layer phase a collective of the iteration came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

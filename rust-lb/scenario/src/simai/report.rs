@@ -54,7 +54,7 @@
 //! Values filled differently from SimAI (all from our simulation, by construction):
 //! * the times are ours: rank 0's collectives end when our flows do; SimAI's loop waits 1 ns
 //!   after each blocking collective (its `register_event(..., 1)`), which the iteration models
-//!   (`super::iteration::SIMAI_PHASE_WAIT_NS`) and the report follows;
+//!   (`super::workload::SIMAI_PHASE_WAIT_NS`) and the report follows;
 //! * header values SimAI leaves uninitialised when the file omits them (AICB's older files
 //!   give only TP): `all_gpus` is the topology's GPU count, `pp`, `ep`, `vpp` and `ga` are 1;
 //! * a collective whose group has one rank sends nothing here (0 comm time, SimAI's "all dims
@@ -65,7 +65,7 @@
 
 use std::fmt::Write as _;
 
-use super::workload::{Comm, CommGroup, CommKind, PhaseKind};
+use super::workload::{Comm, CommGroup, CommKind, PhaseKind, SIMAI_PHASE_WAIT_NS};
 
 /// The file's name (SimAI's result prefix `ncclFlowModel_` + `EndToEnd.csv`).
 pub const END_TO_END_CSV: &str = "ncclFlowModel_EndToEnd.csv";
@@ -295,9 +295,8 @@ impl EndToEndPlan {
                 if let Some(x) = out.exposed.get_mut(k) {
                     *x = total;
                 }
-                // The rank's loop goes on 1 ns after the collective's end (the iteration's
-                // SIMAI_PHASE_WAIT_NS).
-                t = end.saturating_add(super::iteration::SIMAI_PHASE_WAIT_NS);
+                // The rank's loop goes on 1 ns after the collective's end.
+                t = end.saturating_add(SIMAI_PHASE_WAIT_NS);
             }
         }
         // SimAI's loop ends 1 ns after its last phase; only layer 0's weight-gradient wait is

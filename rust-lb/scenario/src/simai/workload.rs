@@ -49,6 +49,13 @@ use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::text::{numbered_lines, read_file, uint};
 use crate::units::{parse_decimal, scale_exact};
 
+/// What SimAI's loop waits after a blocking collective's end (and its update time) before the
+/// rank's next compute, ns: its workload loop steps by `register_event(this, General, NULL, 1)`
+/// (`Workload::iterate_hybrid_parallel_Transformer_fwd_in_bckwd`), one tick = 1 ns; measured on
+/// `data/simai/reference/case3_w64_tp4_64g*`: the input-gradient collective's flows start 1 ns
+/// and the weight-gradient ones 2 ns after the sums of compute, update and latency.
+pub const SIMAI_PHASE_WAIT_NS: u64 = 1;
+
 /// Largest layer count accepted (guards allocation; SimAI's largest example has 1789).
 pub const MAX_LAYERS: u32 = 1 << 22;
 
