@@ -38,9 +38,11 @@ fn the_shipped_micro_example_loads_as_two_nvlink_all_reduces() {
     assert!(s.flows.iter().all(|f| f.src >= 18 && f.dst >= 18));
     // SimAI's send latency when AS_SEND_LAT is unset: 6 ms (+ 10 ns) after 556 us of compute.
     assert_eq!(s.flows[0].start_ns, 6_556_010);
+    // The second AllReduce's first step waits for the first's end, then its update time (1 ns)
+    // and SimAI's 1 ns loop step after a blocking collective (SIMAI_PHASE_WAIT_NS).
     assert_eq!(
         (s.flows[896].compute_ns, s.flows[896].latency_ns),
-        (556_001, 6_000_010)
+        (556_002, 6_000_010)
     );
 }
 
