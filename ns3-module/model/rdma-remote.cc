@@ -31,58 +31,59 @@ namespace
 /// The smallest remote link delay (RdmaRemoteNoteDelay).
 Time g_minRemoteDelay = Time::Max();
 
-/// An incoming message for \p dev: dispatched on its first byte.
+/**
+ * A host record (EXPECT_FLOW or RELEASE_RX) for node \p r.node, taking effect at its arrival:
+ * applied alike whether it came alone (ns-3's engine, delivered at its arrival) or in a batch
+ * (RdmaMpiSimulatorImpl, delivered at the end of the window before it).
+ */
+void
+ApplyHostRecord(const RdmaRemoteRecord& r)
+{
+    Ptr<RdmaNic> nic = NodeList::GetNode(r.node)->GetObject<RdmaNic>();
+    NS_ABORT_MSG_IF(!nic, "RdmaRemote: a host record for node " << r.node << ", not a host");
+    switch (r.kind)
+    {
+    case RdmaRemoteKind::EXPECT_FLOW:
+        // Only state for the flow's first packet, which comes later (in a later batch or
+        // after this record in this one, delivered at its own arrival): set at once.
+        nic->ExpectFlow(r.sip, r.qpn, r.flowId, r.size);
+        return;
+    case RdmaRemoteKind::RELEASE_RX:
+        if (r.hasKey)
+        {
+            RdmaWheelScheduler::SetNextTieKey(r.key);
+        }
+        Simulator::ScheduleWithContext(r.node,
+                                       TimeStep(r.arrivalTs) - Simulator::Now(),
+                                       &RdmaNic::ReleaseRx,
+                                       nic,
+                                       r.sip,
+                                       r.qpn);
+        return;
+    case RdmaRemoteKind::FRAME:
+        break;
+    }
+    NS_ABORT_MSG("RdmaRemote: not a host record, kind " << unsigned(r.kind));
+}
+
+/// An incoming message for \p dev under ns-3's engine: dispatched on its first byte.
 void
 Dispatch(Ptr<RdmaNetDevice> dev, Ptr<Packet> p)
 {
     uint8_t kind = 0xff;
     p->CopyData(&kind, 1);
-    switch (static_cast<RdmaRemoteKind>(kind))
+    if (static_cast<RdmaRemoteKind>(kind) == RdmaRemoteKind::FRAME)
     {
-    case RdmaRemoteKind::FRAME:
         dev->GetRdmaChannel()->ReceiveRemote(dev, p);
         return;
-    case RdmaRemoteKind::EXPECT_FLOW: {
-        uint8_t b[1 + 4 + 2 + 4 + 8];
-        NS_ABORT_MSG_IF(p->GetSize() != sizeof(b), "RdmaRemote: EXPECT_FLOW of " << p->GetSize() << " B");
-        p->CopyData(b, sizeof(b));
-        uint32_t sip;
-        uint16_t qpn;
-        uint32_t flowId;
-        uint64_t size;
-        std::memcpy(&sip, b + 1, 4);
-        std::memcpy(&qpn, b + 5, 2);
-        std::memcpy(&flowId, b + 7, 4);
-        std::memcpy(&size, b + 11, 8);
-        Ptr<RdmaNic> nic = dev->GetNode()->GetObject<RdmaNic>();
-        NS_ABORT_MSG_IF(!nic, "RdmaRemote: EXPECT_FLOW for node " << dev->GetNode()->GetId()
-                                                                   << ", not a host");
-        nic->ExpectFlow(sip, qpn, flowId, size);
-        return;
     }
-    case RdmaRemoteKind::RELEASE_RX: {
-        uint8_t b[1 + 4 + 2 + 1 + 8 + 4 + 8];
-        NS_ABORT_MSG_IF(p->GetSize() != sizeof(b), "RdmaRemote: RELEASE_RX of " << p->GetSize() << " B");
-        p->CopyData(b, sizeof(b));
-        uint32_t sip;
-        uint16_t qpn;
-        RdmaWheelScheduler::TieKey key;
-        std::memcpy(&sip, b + 1, 4);
-        std::memcpy(&qpn, b + 5, 2);
-        std::memcpy(&key.schedTs, b + 8, 8);
-        std::memcpy(&key.schedCtx, b + 16, 4);
-        std::memcpy(&key.seq, b + 20, 8);
-        Ptr<RdmaNic> nic = dev->GetNode()->GetObject<RdmaNic>();
-        NS_ABORT_MSG_IF(!nic, "RdmaRemote: RELEASE_RX for a node that is not a host");
-        if (b[7] != 0)
-        {
-            RdmaWheelScheduler::SetNextTieKey(key);
-        }
-        Simulator::ScheduleWithContext(dev->GetNode()->GetId(), Time(0), &RdmaNic::ReleaseRx, nic, sip, qpn);
-        return;
-    }
-    }
-    NS_ABORT_MSG("RdmaRemote: a message of unknown kind " << unsigned(kind));
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    RdmaRemoteBatchReader reader(b.data(), b.size());
+    RdmaRemoteRecord r;
+    NS_ABORT_MSG_IF(!reader.Next(&r), "RdmaRemote: an empty message");
+    NS_ABORT_MSG_IF(reader.Next(&r), "RdmaRemote: a message of more than one record");
+    ApplyHostRecord(r);
 }
 
 /// What this rank sent (RdmaRemoteGetCounts).
@@ -112,31 +113,34 @@ ReceiveBatch(uint32_t src, const uint8_t* data, size_t n)
             dev->GetRdmaChannel()->ReceiveRemoteFrame(dev, r.frame, arrival);
             break;
         }
-        case RdmaRemoteKind::EXPECT_FLOW: {
-            // Only state for the flow's first packet, which comes later (in a later batch or
-            // after this record in this one, delivered at its own arrival): set at once.
-            Ptr<RdmaNic> nic = node->GetObject<RdmaNic>();
-            NS_ABORT_MSG_IF(!nic, "RdmaRemote: EXPECT_FLOW for node " << r.node << ", not a host");
-            nic->ExpectFlow(r.sip, r.qpn, r.flowId, r.size);
+        case RdmaRemoteKind::EXPECT_FLOW:
+        case RdmaRemoteKind::RELEASE_RX:
+            ApplyHostRecord(r);
             break;
-        }
-        case RdmaRemoteKind::RELEASE_RX: {
-            Ptr<RdmaNic> nic = node->GetObject<RdmaNic>();
-            NS_ABORT_MSG_IF(!nic, "RdmaRemote: RELEASE_RX for a node that is not a host");
-            if (r.hasKey)
-            {
-                RdmaWheelScheduler::SetNextTieKey(r.key);
-            }
-            Simulator::ScheduleWithContext(r.node,
-                                           arrival - Simulator::Now(),
-                                           &RdmaNic::ReleaseRx,
-                                           nic,
-                                           r.sip,
-                                           r.qpn);
-            break;
-        }
         }
     }
+}
+
+/**
+ * Sends host record \p r to its node's rank: into the window's batch under
+ * RdmaMpiSimulatorImpl, else as one ns-3 MPI message delivered at its arrival.
+ */
+void
+SendHostRecord(const RdmaRemoteRecord& r)
+{
+    Ptr<Node> n = NodeList::GetNode(r.node);
+    const Time arrival = TimeStep(r.arrivalTs);
+    if (RdmaMpiSimulatorImpl* engine = RdmaMpiSimulatorImpl::Get())
+    {
+        RdmaRemoteBatchWriter::Append(&engine->Batch(n->GetSystemId(), arrival), r);
+        return;
+    }
+    std::vector<uint8_t> b;
+    RdmaRemoteBatchWriter::Append(&b, r);
+    MpiInterface::SendPacket(Create<Packet>(b.data(), static_cast<uint32_t>(b.size())),
+                             arrival,
+                             r.node,
+                             n->GetDevice(0)->GetIfIndex());
 }
 } // namespace
 
@@ -210,31 +214,15 @@ RdmaRemoteSendExpectFlow(uint32_t node, uint32_t sip, uint16_t qpn, uint32_t flo
     NS_ABORT_MSG_IF(g_minRemoteDelay == Time::Max(),
                     "RdmaRemote: a flow to another rank but no remote link");
     ++g_counts.expectFlows;
-    const Time arrival = Simulator::Now() + g_minRemoteDelay + NanoSeconds(1);
-    Ptr<Node> n = NodeList::GetNode(node);
-    if (RdmaMpiSimulatorImpl* engine = RdmaMpiSimulatorImpl::Get())
-    {
-        RdmaRemoteRecord r;
-        r.kind = RdmaRemoteKind::EXPECT_FLOW;
-        r.arrivalTs = arrival.GetTimeStep();
-        r.node = node;
-        r.sip = sip;
-        r.qpn = qpn;
-        r.flowId = flowId;
-        r.size = size;
-        RdmaRemoteBatchWriter::Append(&engine->Batch(n->GetSystemId(), arrival), r);
-        return;
-    }
-    uint8_t b[1 + 4 + 2 + 4 + 8];
-    b[0] = static_cast<uint8_t>(RdmaRemoteKind::EXPECT_FLOW);
-    std::memcpy(b + 1, &sip, 4);
-    std::memcpy(b + 5, &qpn, 2);
-    std::memcpy(b + 7, &flowId, 4);
-    std::memcpy(b + 11, &size, 8);
-    MpiInterface::SendPacket(Create<Packet>(b, sizeof(b)),
-                             arrival,
-                             node,
-                             n->GetDevice(0)->GetIfIndex());
+    RdmaRemoteRecord r;
+    r.kind = RdmaRemoteKind::EXPECT_FLOW;
+    r.arrivalTs = (Simulator::Now() + g_minRemoteDelay + NanoSeconds(1)).GetTimeStep();
+    r.node = node;
+    r.sip = sip;
+    r.qpn = qpn;
+    r.flowId = flowId;
+    r.size = size;
+    SendHostRecord(r);
 }
 
 void
@@ -244,35 +232,14 @@ RdmaRemoteSendReleaseRx(uint32_t node, uint32_t sip, uint16_t qpn, Time delay)
                     "RdmaRemote: ReceiverReleaseDelay " << delay.As(Time::NS) << " must exceed the "
                     "smallest delay of a link between ranks, " << g_minRemoteDelay.As(Time::NS));
     ++g_counts.releases;
-    RdmaWheelScheduler::TieKey key;
-    const bool hasKey = RdmaWheelScheduler::TakeTieKey(&key);
-    const Time arrival = Simulator::Now() + delay;
-    Ptr<Node> n = NodeList::GetNode(node);
-    if (RdmaMpiSimulatorImpl* engine = RdmaMpiSimulatorImpl::Get())
-    {
-        RdmaRemoteRecord r;
-        r.kind = RdmaRemoteKind::RELEASE_RX;
-        r.arrivalTs = arrival.GetTimeStep();
-        r.node = node;
-        r.sip = sip;
-        r.qpn = qpn;
-        r.hasKey = hasKey;
-        r.key = key;
-        RdmaRemoteBatchWriter::Append(&engine->Batch(n->GetSystemId(), arrival), r);
-        return;
-    }
-    uint8_t b[1 + 4 + 2 + 1 + 8 + 4 + 8];
-    b[0] = static_cast<uint8_t>(RdmaRemoteKind::RELEASE_RX);
-    std::memcpy(b + 1, &sip, 4);
-    std::memcpy(b + 5, &qpn, 2);
-    b[7] = hasKey ? 1 : 0;
-    std::memcpy(b + 8, &key.schedTs, 8);
-    std::memcpy(b + 16, &key.schedCtx, 4);
-    std::memcpy(b + 20, &key.seq, 8);
-    MpiInterface::SendPacket(Create<Packet>(b, sizeof(b)),
-                             arrival,
-                             node,
-                             n->GetDevice(0)->GetIfIndex());
+    RdmaRemoteRecord r;
+    r.kind = RdmaRemoteKind::RELEASE_RX;
+    r.arrivalTs = (Simulator::Now() + delay).GetTimeStep();
+    r.node = node;
+    r.sip = sip;
+    r.qpn = qpn;
+    r.hasKey = RdmaWheelScheduler::TakeTieKey(&r.key);
+    SendHostRecord(r);
 }
 
 RdmaRemoteCounts

@@ -273,12 +273,15 @@ class EcmpFlapWithdrawnTestCase : public TestCase
 class PathSchemeFlapTestCase : public TestCase
 {
   public:
-    /// \param lb "conweave" or "letflow"; \param prefix its counters' prefix
-    PathSchemeFlapTestCase(std::string lb, std::string prefix)
+    /// \param lb "conweave" or "letflow"
+    /// \param fallbackCounter its counter of packets sent on the per-hop ECMP fallback
+    /// \param movedCounter its counter of flows (or flowlets) moved off a dead path
+    PathSchemeFlapTestCase(std::string lb, std::string fallbackCounter, std::string movedCounter)
         : TestCase(lb + ", port down 1-3 ms, routes withdrawn: live paths only, flows moved, "
                         "none stalls"),
           m_lb(std::move(lb)),
-          m_prefix(std::move(prefix))
+          m_fallbackCounter(std::move(fallbackCounter)),
+          m_movedCounter(std::move(movedCounter))
     {
     }
 
@@ -297,9 +300,8 @@ class PathSchemeFlapTestCase : public TestCase
             auto it = o.lbCounters.find(name);
             return it == o.lbCounters.end() ? uint64_t{0} : it->second;
         };
-        const bool cw = m_lb == "conweave";
-        const uint64_t fallbacks = counter(m_prefix + (cw ? "path_fallbacks" : "fallbacks"));
-        const uint64_t moved = counter(m_prefix + (cw ? "dead_path_moves" : "dead_path_draws"));
+        const uint64_t fallbacks = counter(m_fallbackCounter);
+        const uint64_t moved = counter(m_movedCounter);
         std::printf("\nrdma-lb-faults: %s, routes withdrawn: %zu/24 flows complete, the 16 "
                     "crossing the outage by %.3f ms; %" PRIu64 " moved off the dead path, %" PRIu64
                     " packets on the ECMP fallback, %" PRIu64 " into the dead link after the "
@@ -315,8 +317,9 @@ class PathSchemeFlapTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT(o.onLinkAfterReturn, 0u, "the path is drawn again after the return");
     }
 
-    std::string m_lb;     //!< the load balancer
-    std::string m_prefix; //!< its counters' prefix
+    std::string m_lb;              //!< the load balancer
+    std::string m_fallbackCounter; //!< its ECMP-fallback counter
+    std::string m_movedCounter;    //!< its dead-path-move counter
 };
 
 /// Themis: sprays, falls back to ECMP while the link is down, sprays again after the return.
@@ -598,8 +601,12 @@ class RdmaLbFaultsTestSuite : public TestSuite
     {
         AddTestCase(new EcmpFlapTestCase, TestCase::QUICK);
         AddTestCase(new EcmpFlapWithdrawnTestCase, TestCase::QUICK);
-        AddTestCase(new PathSchemeFlapTestCase("conweave", "conweave_"), TestCase::QUICK);
-        AddTestCase(new PathSchemeFlapTestCase("letflow", "letflow_"), TestCase::QUICK);
+        AddTestCase(new PathSchemeFlapTestCase("conweave",
+                                               "conweave_path_fallbacks",
+                                               "conweave_dead_path_moves"), TestCase::QUICK);
+        AddTestCase(new PathSchemeFlapTestCase("letflow",
+                                               "letflow_fallbacks",
+                                               "letflow_dead_path_draws"), TestCase::QUICK);
         AddTestCase(new ThemisFlapTestCase, TestCase::QUICK);
         AddTestCase(new FlowAccountingTestCase, TestCase::QUICK);
         AddTestCase(new OneWayFaultTestCase, TestCase::QUICK);

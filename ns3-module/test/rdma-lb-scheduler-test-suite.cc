@@ -312,6 +312,35 @@ SameHeader(const RdmaHeader& a, const RdmaHeader& b)
            std::equal(std::begin(a.intHop), std::end(a.intHop), std::begin(b.intHop));
 }
 
+/// Fills every field of \p h but its type and INT mode with draws of \p next.
+template <typename Next>
+void
+FillRandomFields(RdmaHeader* h, Next& next)
+{
+    h->sip = next();
+    h->dip = next();
+    h->sport = next();
+    h->dport = next();
+    h->ecn = next() % 4;
+    h->pg = next() % 8;
+    h->seq = next();
+    h->tsNs = next();
+    h->echoSeq = next();
+    h->flags = next();
+    h->sackSeq = next();
+    h->sackLen = next();
+    h->sackBitmap = next();
+    h->qpn = next();
+    h->pauseUs = next();
+    h->pfcQlen = next();
+    h->pfcClass = next();
+    h->intNHop = next();
+    for (uint64_t& hop : h->intHop)
+    {
+        hop = next();
+    }
+}
+
 class FrameTestCase : public TestCase
 {
   public:
@@ -346,27 +375,7 @@ class FrameTestCase : public TestCase
                     RdmaHeader h;
                     h.type = type;
                     h.intMode = type == RdmaHeader::PFC ? RdmaHeader::INT_NONE : mode;
-                    h.sip = next();
-                    h.dip = next();
-                    h.sport = next();
-                    h.dport = next();
-                    h.ecn = next() % 4;
-                    h.pg = next() % 8;
-                    h.seq = next();
-                    h.tsNs = next();
-                    h.echoSeq = next();
-                    h.flags = next();
-                    h.sackSeq = next();
-                    h.sackLen = next();
-                    h.qpn = next();
-                    h.pauseUs = next();
-                    h.pfcQlen = next();
-                    h.pfcClass = next();
-                    h.intNHop = next();
-                    for (uint64_t& hop : h.intHop)
-                    {
-                        hop = next();
-                    }
+                    FillRandomFields(&h, next);
                     const uint32_t payload = next() % 4096;
                     Ptr<Packet> p = Create<Packet>(payload);
                     p->AddHeader(h);
@@ -477,28 +486,7 @@ class RemoteCodecTestCase : public TestCase
             RdmaHeader& h = f.header;
             h.type = RdmaHeader::Type(next() % 4 == 0 ? RdmaHeader::PFC : RdmaHeader::DATA);
             h.intMode = RdmaHeader::IntMode(next() % 3);
-            h.sip = next();
-            h.dip = next();
-            h.sport = next();
-            h.dport = next();
-            h.ecn = next() % 4;
-            h.pg = next() % 8;
-            h.seq = next();
-            h.tsNs = next();
-            h.echoSeq = next();
-            h.flags = next();
-            h.sackSeq = next();
-            h.sackLen = next();
-            h.sackBitmap = next();
-            h.qpn = next();
-            h.pauseUs = next();
-            h.pfcQlen = next();
-            h.pfcClass = next();
-            h.intNHop = next();
-            for (uint64_t& hop : h.intHop)
-            {
-                hop = next();
-            }
+            FillRandomFields(&h, next);
             return f;
         };
         std::vector<RdmaRemoteRecord> sent;
