@@ -191,7 +191,8 @@ struct RdmaScenarioRun
     uint64_t rttHistogramNs{0};          //!< rtt_hist.csv bin width (0 = off; uet senders)
     bool portBytes{false};               //!< write port_bytes.csv (every switch-switch port)
     double load{0.0};                    //!< offered load (informational)
-    /// MPI ranks the run is spread over (ns-3's DistributedSimulatorImpl; 1 = none). Set by the
+    /// MPI ranks the run is spread over (1 = none), under the engine the scenario program's
+    /// --mpiEngine picks (RdmaMpiSimulatorImpl or ns-3's DistributedSimulatorImpl). Set by the
     /// scenario program's --ranks, not by the config.
     uint32_t ranks{1};
     /// Partition-invariant mode (doc/performance.md, "Distributed runs (MPI)"): ties ordered by
