@@ -526,6 +526,8 @@ pub enum Quirk {
     /// reference is SimAI: sport 10000, 10001, ... per (source, destination) pair in start
     /// order, dport 100 (its ns-3 frontend's `portNumber[src][dst]++` and `dport = 100`).
     /// Fix: a random entropy per flow and the sender's queue-pair number as dport.
+    /// Default where the reference's own configuration is read: ConWeave's config file, and a
+    /// TOML `[transport]` with `simai_conf` (SimAI's `SimAI.conf`).
     FlowPorts,
     /// ns-3.19 converts a time given in seconds (a double) to whole nanoseconds by
     /// truncation: serialization (1048 B at 100 Gbps: 83 ns, not 84), pacing intervals and

@@ -65,7 +65,8 @@
 //! quirks = []                      # reference behaviours to reproduce: "all", "none" or a
 //!                                  # list of flow-ports, time-truncation, pacing-wakeup,
 //!                                  # irn-sender, ecn-shared-stream, event-order,
-//!                                  # glibc-rand (ConWeave configs: all)
+//!                                  # glibc-rand (ConWeave configs: all; with
+//!                                  # simai_conf: flow-ports, SimAI's ports)
 //!
 //! [transport.uet]                  # only with kind = "uet"; 0 = derived from the fabric
 //!                                  # (with htsim_topo: keys left out take htsim's defaults,

@@ -262,6 +262,19 @@ fn simai_conf_is_the_transport_s_base() {
         "{:?}",
         s.notes
     );
+    // SimAI's file is SimAI's behaviour: its ports (quirk flow-ports) unless the section says
+    // otherwise; the hand-written transport is ours (no quirk).
+    assert_eq!(
+        t.quirks
+            .iter()
+            .map(rdma_lb_scenario::Quirk::name)
+            .collect::<Vec<_>>(),
+        vec!["flow-ports"]
+    );
+    assert_eq!(h.quirks, rdma_lb_scenario::QuirkSet::NONE);
+    let none = write(&d, "n.toml", &format!("{base}quirks = \"none\"\n"));
+    let n = load_scenario(&none, &Overrides::default()).unwrap();
+    assert_eq!(n.transport.quirks, rdma_lb_scenario::QuirkSet::NONE);
     // A key beside it overrides the file's value.
     let cfg = write(
         &d,

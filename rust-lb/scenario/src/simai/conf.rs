@@ -38,8 +38,9 @@
 //! A TOML scenario reads it with `[transport] simai_conf = "SimAI.conf"`
 //! (`crate::toml_config`): [`SimAiConf::transport`] is the base of `[transport]` (its other keys
 //! override it), the link events, error rate and PFC trace apply to the run, the notes are the
-//! run's, and each NVLink rate the ECN maps lack gets thresholds at the buffer size (SimAI's
-//! NVSwitch ports mark nothing).
+//! run's, each NVLink rate the ECN maps lack gets thresholds at the buffer size (SimAI's
+//! NVSwitch ports mark nothing), and the quirks default to SimAI's behaviour, `flow-ports`
+//! (its UDP ports; `quirks = "none"` for random entropy).
 //!
 //! SimAI-specific settings that are *not* `SimAI.conf` keys: NVLink and NVSwitch bandwidths,
 //! latencies and the GPU type come from the topology file ([`super::topology`]); NVLS/PXN and

@@ -13,8 +13,8 @@ use super::quantity::{Bytes, Rate, Time};
 use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::htsim::{uet_defaults, HtsimTopo};
 use crate::model::{
-    Cc, EcnEntry, LinkEvent, QuirkSet, Recovery, SwitchHash, Topology, Transport, TransportKind,
-    UetAckRequest, UetCc, UetParams, UetQueueRelease,
+    Cc, EcnEntry, LinkEvent, Quirk, QuirkSet, Recovery, SwitchHash, Topology, Transport,
+    TransportKind, UetAckRequest, UetCc, UetParams, UetQueueRelease,
 };
 use crate::simai::{parse_conf_file, SimAiConf, SimAiFabric};
 use crate::transport_params::uet::define_uet_toml_keys;
@@ -162,7 +162,7 @@ pub(super) fn transport(
     kind(cx, t, htsim, &mut out)?;
     congestion_control(t, conf.is_some(), &mut out);
     apply_table_keys(cx, t, &mut out)?;
-    quirks(cx, t, &mut out)?;
+    quirks(cx, t, conf.is_some(), &mut out)?;
     ecn(cx, t, &mut out)?;
     Ok((out, conf))
 }
@@ -333,10 +333,13 @@ fn congestion_control(t: &TransportSec, from_simai_conf: bool, out: &mut Transpo
     }
 }
 
-/// `quirks`.
-fn quirks(cx: &Cx<'_>, t: &TransportSec, out: &mut Transport) -> Result<()> {
-    // Our scenarios model the fabric as it should behave; the reference's quirks are opt-in.
+/// `quirks`. Our scenarios model the fabric as it should behave: the reference's quirks are
+/// opt-in. With `simai_conf` (SimAI's own configuration, read unchanged) the reference is SimAI
+/// and the default is SimAI's behaviour: quirk `flow-ports` (its UDP ports, which ECMP hashes;
+/// data/simai/reference/README.md); `quirks = "none"` gives the fix.
+fn quirks(cx: &Cx<'_>, t: &TransportSec, from_simai_conf: bool, out: &mut Transport) -> Result<()> {
     out.quirks = match &t.quirks {
+        None if from_simai_conf => QuirkSet::NONE.with(Quirk::FlowPorts),
         None => QuirkSet::NONE,
         Some(q) => {
             let text = match q.get_ref() {
