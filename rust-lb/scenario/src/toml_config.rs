@@ -33,6 +33,11 @@
 //!                                  # its value when the variable is unset)
 //! simai_comm_scale = 0.015625      # SimAI's comm_scale / compute_scale: every collective's
 //! simai_compute_scale = 0.015625   # bytes / compute time times this, truncated (default 1)
+//! simai_pxn = true                 # SimAI's AS_PXN_ENABLE=1: all-reduce / reduce-scatter ring
+//!                                  # hops between servers relayed through the sender's peer on
+//!                                  # the destination's rail (crate::simai::pxn; default false)
+//! simai_nvls = false               # SimAI's AS_NVLS_ENABLE; true is refused (not modelled:
+//!                                  # crate::simai::nccl); default false
 //! poisson = { cdf = "AliStorage2019.txt", load = 0.25, duration = "10ms", start = "0ns",
 //!             seed = 7, pg = 3 }   # seed defaults to one derived from [run] seed
 //! [[workload.collective]]

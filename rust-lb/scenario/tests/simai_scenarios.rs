@@ -198,6 +198,99 @@ fn comm_and_compute_scale_shrink_sizes_and_gaps_as_simai_does() {
 }
 
 #[test]
+fn simai_pxn_relays_case_3_s_cross_server_hops_and_simai_nvls_is_refused() {
+    // Case 3 (data/simai/reference/case3_w64_tp4_64g_pxn): TP 4, DP 16 over 8 servers, two DP
+    // ranks per server. SimAI with AS_PXN_ENABLE=1 sends 5,760 DP flows instead of 3,840 (8 of
+    // each ring step's 16 hops relayed), the 3,072 TP flows unchanged.
+    let d = scratch("simai-pxn");
+    let w = data("simai/reference/case3_w64_tp4_64g/w64_tp4.txt");
+    let topo = data("simai/topo/Spectrum-X_64g_8gps_400Gbps_H100");
+    let base = config(&topo.display().to_string(), &w.display().to_string());
+    let plain = load_scenario(&write(&d, "a.toml", &base), &Overrides::default()).unwrap();
+    let off = load_scenario(
+        &write(
+            &d,
+            "b.toml",
+            &base.replace(
+                "[transport]",
+                "simai_pxn = false\nsimai_nvls = false\n[transport]",
+            ),
+        ),
+        &Overrides::default(),
+    )
+    .unwrap();
+    assert_eq!(plain.flows, off.flows, "false is SimAI's default");
+    assert_eq!(plain.flows.len(), 3072 + 3840);
+    let pxn = load_scenario(
+        &write(
+            &d,
+            "c.toml",
+            &base.replace("[transport]", "simai_pxn = true\n[transport]"),
+        ),
+        &Overrides::default(),
+    )
+    .unwrap();
+    assert_eq!(pxn.flows.len(), 3072 + 5760);
+    // NIC flows (both ends below the 64 GPUs + switches, i.e. NIC sides) keep their rail: no
+    // flow between two GPUs of different local index crosses servers.
+    let gpu = |host: u32| (host < 64).then_some(host);
+    let cross_rail = |flows: &[rdma_lb_scenario::Flow]| {
+        flows
+            .iter()
+            .filter_map(|f| Some((gpu(f.src)?, gpu(f.dst)?)))
+            .filter(|(a, b)| a % 8 != b % 8)
+            .count()
+    };
+    assert_eq!(
+        cross_rail(&plain.flows),
+        1920,
+        "half the DP hops change rail without PXN"
+    );
+    assert_eq!(cross_rail(&pxn.flows), 0);
+    // NVLS is SimAI's and not modelled: refused where asked for; bad values and the keys
+    // without a SimAI workload are named by file, line and field.
+    let e = load_scenario(
+        &write(
+            &d,
+            "d.toml",
+            &base.replace("[transport]", "simai_nvls = true\n[transport]"),
+        ),
+        &Overrides::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("d.toml:7: workload.simai_nvls:") && e.contains("not modelled"),
+        "{e}"
+    );
+    let e = load_scenario(
+        &write(
+            &d,
+            "e.toml",
+            &base.replace("[transport]", "simai_pxn = \"yes\"\n[transport]"),
+        ),
+        &Overrides::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("e.toml:7") && e.contains("simai_pxn"), "{e}");
+    let cfg = write(
+        &d,
+        "f.toml",
+        "[topology]\nleaf_spine = { leaves = 1, hosts_per_leaf = 8, spines = 1, host_rate = \
+         \"400Gbps\", delay = \"1us\" }\n[workload]\nsimai_pxn = true\n\
+         [[workload.collective]]\nkind = \"alltoall\"\nranks = 8\nsize = \"1MiB\"\n",
+    );
+    let e = load_scenario(&cfg, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("f.toml:4: workload.simai_pxn: needs workload.simai_file"),
+        "{e}"
+    );
+}
+
+#[test]
 fn simai_conf_is_the_transport_s_base() {
     // SimAI's example SimAI.conf, read directly, against the shipped config's [transport],
     // which repeats its values by hand.

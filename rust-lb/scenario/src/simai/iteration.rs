@@ -40,7 +40,7 @@ use std::collections::HashMap;
 
 use super::fabric::SimAiFabric;
 use super::groups::Groups;
-use super::nccl::{self, NcclFlow};
+use super::nccl::{self, NcclFlow, NcclOptions};
 use super::report::{EndToEndPlan, LayerReport, PhaseReport, ReportSizes, REPORTED_RANK};
 use super::workload::{CommGroup, CommKind, Phase, PhaseKind, Workload, SIMAI_PHASE_WAIT_NS};
 use crate::model::{Collective, CollectiveKind, Flow};
@@ -105,6 +105,8 @@ pub struct Options {
     pub first_id: u32,
     /// Number of the first collective record.
     pub first_group: u32,
+    /// SimAI's optional NCCL behaviours (`[workload] simai_pxn`).
+    pub nccl: NcclOptions,
 }
 
 /// Expands one iteration of `w` on `fabric` with `groups`.
@@ -233,7 +235,7 @@ impl Cx<'_> {
         };
         let mut done: Vec<(u32, Vec<u32>)> = Vec::new();
         for group in self.groups.of_kind(label.group) {
-            let flows = nccl::decompose(label.kind, group, label.bytes);
+            let flows = nccl::decompose_with(label.kind, group, label.bytes, self.o.nccl);
             if flows.is_empty() {
                 continue;
             }

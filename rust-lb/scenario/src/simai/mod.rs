@@ -13,6 +13,8 @@
 //! * [`groups`]: the parallel groups (TP, DP, EP, DP_EP) its NCCL model builds from the
 //!   workload header and the topology (`MockNcclGroup`);
 //! * [`nccl`]: a collective in a group as the point-to-point flows of its NCCL model (rings);
+//! * [`pxn`]: its PXN option (`AS_PXN_ENABLE=1`), cross-server ring hops relayed on the
+//!   destination's rail;
 //! * [`fabric`]: a topology as this simulator's fabric (a GPU's NVLink and NIC ports as two
 //!   hosts) and the hosts a transfer between two ranks uses;
 //! * [`iteration`]: one training iteration as flows with their dependencies and compute;
@@ -82,6 +84,7 @@ pub mod fabric;
 pub mod groups;
 pub mod iteration;
 pub mod nccl;
+pub mod pxn;
 pub mod report;
 pub mod topology;
 pub mod workload;
@@ -90,7 +93,7 @@ pub use conf::{parse_conf_file, parse_conf_str, SimAiConf};
 pub use fabric::SimAiFabric;
 pub use groups::{Group, GroupSizes, Groups};
 pub use iteration::{CollectiveLabel, Iteration};
-pub use nccl::{decompose, rings, NcclFlow};
+pub use nccl::{decompose, decompose_with, rings, Hop, NcclFlow, NcclOptions};
 pub use report::{EndToEndPlan, END_TO_END_CSV};
 
 pub use topology::{

@@ -16,12 +16,42 @@
 //! * **All-to-all**: every rank sends `size / n` to every other rank of the group, all at once.
 //! * **Broadcast**: SimAI's reader sends nothing for it ([`CommKind::simai_sends`]).
 //!
-//! Not modelled here (yet): PXN (`AS_PXN_ENABLE=1`: a cross-server hop relayed through the
-//! peer GPU on the destination's rail), NVLS (`AS_NVLS_ENABLE=1` on H100/H800 TP groups of 8
-//! or more), the tree algorithms, and SimAI's splitting of each flow over several queue pairs.
+//! * **PXN** (`AS_PXN_ENABLE=1`; off by default, as in SimAI): with [`NcclOptions::pxn`], the
+//!   cross-server hop of an all-reduce or reduce-scatter ring is relayed through the sender's
+//!   same-server peer on the destination's rail ([`super::pxn`]).
+//!
+//! Not modelled here (yet): NVLS (`AS_NVLS_ENABLE=1` on H100/H800 TP groups of 8 or more in
+//! one server: every rank sends each of 4 chunks to the NVSwitch, which sends the reduced chunk
+//! back to every rank, `MockNcclGroup::genAllreduceNVLSFlowModels`; the NVSwitch is a flow
+//! endpoint there, which this simulator's fabric has no host for; its reference run is stored
+//! in `data/simai/reference/case1_microAllReduce_8g_nvls`), the tree algorithms, and SimAI's
+//! splitting of each flow over several queue pairs.
 
 use super::groups::Group;
+use super::pxn;
 use super::workload::CommKind;
+
+/// Which of SimAI's optional NCCL behaviours apply (SimAI's environment variables; every one
+/// off by default, as in SimAI when the variable is unset).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NcclOptions {
+    /// `AS_PXN_ENABLE=1`: cross-server ring hops relayed through the peer on the destination's
+    /// rail ([`super::pxn`]).
+    pub pxn: bool,
+}
+
+/// What a flow is in its ring step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hop {
+    /// A ring step's transfer from a rank to its successor (or an all-to-all transfer).
+    Direct,
+    /// PXN's first half: the sender to its relay, the same-server peer on the successor's rail
+    /// (SimAI's connection type `RING`, to the sender's `node_recv` rank).
+    PxnToRelay,
+    /// PXN's second half: the relay to the successor, after the first half (SimAI's connection
+    /// type `PXN_INIT`).
+    PxnFromRelay,
+}
 
 /// One point-to-point transfer of a decomposed collective.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +68,8 @@ pub struct NcclFlow {
     pub step: u32,
     /// Index (in the decomposition) of the flow it waits for, if any.
     pub after: Option<usize>,
+    /// What it is in its ring step.
+    pub hop: Hop,
 }
 
 /// The group's rings, each as its ranks in ring order (module docs).
@@ -70,10 +102,23 @@ pub fn rings(group: &Group) -> Vec<Vec<u32>> {
         .collect()
 }
 
-/// `kind` of `bytes` (per rank, as the workload file gives it) in `group`, as flows in an
-/// order where every flow comes after the one it waits for.
+/// `kind` of `bytes` (per rank, as the workload file gives it) in `group` by SimAI's default
+/// model ([`NcclOptions::default`]).
 #[must_use]
 pub fn decompose(kind: CommKind, group: &Group, bytes: u64) -> Vec<NcclFlow> {
+    decompose_with(kind, group, bytes, NcclOptions::default())
+}
+
+/// `kind` of `bytes` (per rank, as the workload file gives it) in `group` with `options`, as
+/// flows in an order where every flow comes after the one it waits for: ring by ring, step by
+/// step, position by position (a relayed hop's two flows one after the other).
+#[must_use]
+pub fn decompose_with(
+    kind: CommKind,
+    group: &Group,
+    bytes: u64,
+    options: NcclOptions,
+) -> Vec<NcclFlow> {
     let n = group.ranks.len();
     if n < 2 || !kind.simai_sends() {
         return Vec::new();
@@ -95,6 +140,7 @@ pub fn decompose(kind: CommKind, group: &Group, bytes: u64) -> Vec<NcclFlow> {
                         ring: 0,
                         step: 0,
                         after: None,
+                        hop: Hop::Direct,
                     })
             })
             .collect(),
@@ -106,24 +152,46 @@ pub fn decompose(kind: CommKind, group: &Group, bytes: u64) -> Vec<NcclFlow> {
             };
             let rings = rings(group);
             let chunk = bytes / n64 / rings.len() as u64;
-            let mut flows = Vec::with_capacity(rings.len() * steps * n);
+            let servers = group.servers.len().max(1);
+            let relayed = options.pxn && pxn::relays(kind);
+            let mut flows = Vec::with_capacity(rings.len() * steps * n * 2);
             for (ring_id, ring) in (0u32..).zip(&rings) {
-                // Position p sends to p + 1; its step-k flow waits for the step-(k-1) flow of
-                // position p - 1, which was pushed `n` flows earlier, one position back.
-                let base = flows.len();
+                // Per position, the flow of the previous step that delivered to it: its flow of
+                // this step waits for that one.
+                let mut delivered: Vec<Option<usize>> = vec![None; n];
                 for step in 0..steps {
+                    let step_no = u32::try_from(step).unwrap_or(u32::MAX);
+                    let mut delivers: Vec<Option<usize>> = vec![None; n];
                     for (p, &src) in ring.iter().enumerate() {
-                        let dst = ring.get((p + 1) % n).copied().unwrap_or(src);
-                        let after = (step > 0).then(|| base + (step - 1) * n + (p + n - 1) % n);
-                        flows.push(NcclFlow {
+                        let next = (p + 1) % n;
+                        let dst = ring.get(next).copied().unwrap_or(src);
+                        let flow = |src, dst, after, hop| NcclFlow {
                             src,
                             dst,
                             bytes: chunk,
                             ring: ring_id,
-                            step: u32::try_from(step).unwrap_or(u32::MAX),
+                            step: step_no,
                             after,
-                        });
+                            hop,
+                        };
+                        let after = delivered.get(p).copied().flatten();
+                        let relay = if relayed {
+                            pxn::relay(ring, servers, p)
+                        } else {
+                            None
+                        };
+                        if let Some(relay) = relay {
+                            flows.push(flow(src, relay, after, Hop::PxnToRelay));
+                            let first = flows.len() - 1;
+                            flows.push(flow(relay, dst, Some(first), Hop::PxnFromRelay));
+                        } else {
+                            flows.push(flow(src, dst, after, Hop::Direct));
+                        }
+                        if let Some(d) = delivers.get_mut(next) {
+                            *d = Some(flows.len() - 1);
+                        }
                     }
+                    delivered = delivers;
                 }
             }
             flows

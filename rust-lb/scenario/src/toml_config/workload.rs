@@ -20,7 +20,7 @@ use crate::simai::iteration::{
 };
 use crate::simai::report::EndToEndPlan;
 use crate::simai::{
-    parse_workload_file as parse_simai_workload_file, GroupSizes, Groups, SimAiFabric,
+    parse_workload_file as parse_simai_workload_file, GroupSizes, Groups, NcclOptions, SimAiFabric,
 };
 use crate::workload::{
     derive_seed, expand_collective, place_ranks, poisson_flows, CollectiveSpec, Placement,
@@ -38,6 +38,8 @@ pub(super) struct WorkloadSec {
     pub(super) simai_send_latency: Option<Spanned<Time>>,
     pub(super) simai_comm_scale: Option<Spanned<f64>>,
     pub(super) simai_compute_scale: Option<Spanned<f64>>,
+    pub(super) simai_pxn: Option<Spanned<bool>>,
+    pub(super) simai_nvls: Option<Spanned<bool>>,
     pub(super) poisson: Option<Spanned<PoissonSec>>,
     #[serde(default)]
     pub(super) collective: Vec<Spanned<CollectiveSec>>,
@@ -150,7 +152,20 @@ pub(super) fn workload(
             scale(&w.simai_comm_scale, "workload.simai_comm_scale")?,
             scale(&w.simai_compute_scale, "workload.simai_compute_scale")?,
         );
-        simai_iteration(cx, sf, simai, latency, scales, run_start_ns, &mut out)?;
+        if let Some(nvls) = w.simai_nvls.as_ref().filter(|v| *v.get_ref()) {
+            return Err(cx.err(
+                nvls,
+                "workload.simai_nvls",
+                ErrorKind::Unsupported,
+                "SimAI's NVLS all-reduce (AS_NVLS_ENABLE=1) is not modelled: its flows end at \
+                 the NVSwitch, which this fabric has no host for (crate::simai::nccl)"
+                    .to_owned(),
+            ));
+        }
+        let nccl = NcclOptions {
+            pxn: w.simai_pxn.as_ref().is_some_and(|v| *v.get_ref()),
+        };
+        simai_iteration(cx, sf, simai, latency, scales, nccl, run_start_ns, &mut out)?;
     } else {
         let stray = [
             w.simai_send_latency
@@ -162,6 +177,8 @@ pub(super) fn workload(
             w.simai_compute_scale
                 .as_ref()
                 .map(|l| (l.span(), "simai_compute_scale")),
+            w.simai_pxn.as_ref().map(|l| (l.span(), "simai_pxn")),
+            w.simai_nvls.as_ref().map(|l| (l.span(), "simai_nvls")),
         ];
         if let Some((span, key)) = stray.into_iter().flatten().next() {
             return Err(ScenarioError::at(
@@ -233,6 +250,7 @@ fn simai_iteration(
     fabric: Option<&SimAiFabric>,
     send_latency_ns: u64,
     (comm_scale, compute_scale): (f64, f64),
+    nccl: NcclOptions,
     run_start_ns: u64,
     out: &mut Workload,
 ) -> Result<()> {
@@ -275,6 +293,7 @@ fn simai_iteration(
         send_latency_ns,
         first_id,
         first_group,
+        nccl,
     };
     let mut it = simai_expand(&w, fabric, &Groups::build(sizes), options)
         .map_err(|msg| cx.err(sf, key, ErrorKind::Count, msg))?;

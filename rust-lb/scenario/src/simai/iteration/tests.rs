@@ -19,6 +19,7 @@ fn opts(send_latency_ns: u64, first_id: u32, first_group: u32) -> Options {
         send_latency_ns,
         first_id,
         first_group,
+        nccl: NcclOptions::default(),
     }
 }
 

@@ -39,6 +39,7 @@ fn iteration(
         send_latency_ns,
         first_id: 0,
         first_group: 0,
+        nccl: crate::simai::NcclOptions::default(),
     };
     expand(w, &f, &g, o).unwrap()
 }
