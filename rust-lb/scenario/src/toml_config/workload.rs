@@ -165,7 +165,13 @@ pub(super) fn workload(
         let nccl = NcclOptions {
             pxn: w.simai_pxn.as_ref().is_some_and(|v| *v.get_ref()),
         };
-        simai_iteration(cx, sf, simai, latency, scales, nccl, run_start_ns, &mut out)?;
+        let keys = SimAiKeys {
+            send_latency_ns: latency,
+            comm_scale: scales.0,
+            compute_scale: scales.1,
+            nccl,
+        };
+        simai_iteration(cx, sf, simai, keys, run_start_ns, &mut out)?;
     } else {
         let stray = [
             w.simai_send_latency
@@ -241,6 +247,18 @@ fn htsim_cm(cx: &Cx<'_>, cm: &Spanned<String>, topology: &Topology) -> Result<Ve
     })
 }
 
+/// The `[workload] simai_*` keys besides the file, read.
+struct SimAiKeys {
+    /// `simai_send_latency` (SimAI's `AS_SEND_LAT`), ns.
+    send_latency_ns: u64,
+    /// `simai_comm_scale`.
+    comm_scale: f64,
+    /// `simai_compute_scale`.
+    compute_scale: f64,
+    /// `simai_pxn` (SimAI's `AS_PXN_ENABLE`).
+    nccl: NcclOptions,
+}
+
 /// `simai_file`: one iteration of a SimAI workload on the SimAI topology of `[topology]
 /// simai_file` (`crate::simai::iteration`), its flows and collectives appended to `out`, starting
 /// at the run's start.
@@ -248,12 +266,16 @@ fn simai_iteration(
     cx: &Cx<'_>,
     sf: &Spanned<String>,
     fabric: Option<&SimAiFabric>,
-    send_latency_ns: u64,
-    (comm_scale, compute_scale): (f64, f64),
-    nccl: NcclOptions,
+    keys: SimAiKeys,
     run_start_ns: u64,
     out: &mut Workload,
 ) -> Result<()> {
+    let SimAiKeys {
+        send_latency_ns,
+        comm_scale,
+        compute_scale,
+        nccl,
+    } = keys;
     let key = "workload.simai_file";
     let Some(fabric) = fabric else {
         return Err(cx.err(
