@@ -28,7 +28,7 @@
 //! Timing is [`super::iteration`]'s: each relayed half waits the send latency like any flow, as
 //! SimAI's run shows (its DP all-reduce takes 45 rather than 30 send latencies, 1.5 per step).
 //!
-//! Deviations: none known in the flows. In SimAI's runs, from the all-reduce's 11th ring step on,
+//! Deviations: none known in the flows. In SimAI's runs, from the all-reduce's 10th ring step on,
 //! some flows of the ranks that relay start 30 ns later than here (our reading: SimAI's
 //! per-packet reduction delay, which `NcclTreeFlowModel::insert_packets` requests on alternate
 //! rounds of packets per channel, rounds that a relay's extra flows shift; not modelled):
