@@ -124,8 +124,9 @@ def run_row(run, labels, topo, comm_scale):
            "nic_fct_mean_us": sum(nic_fct) / len(nic_fct) / 1e3,
            "nic_fct_p99_us": nic_fct[int(0.99 * (len(nic_fct) - 1))] / 1e3,
            "nvlink_bytes": nvlink, "nic_bytes": nic,
-           "spine_bytes": sum(up), "spine_max_over_mean": up[-1] / (sum(up) / len(up)) if up else 0,
-           "spine_min_over_mean": up[0] / (sum(up) / len(up)) if up else 0,
+           # (no spine bytes at all: PXN keeps every NIC flow on its rail switch)
+           "spine_bytes": sum(up), "spine_max_over_mean": up[-1] / (sum(up) / len(up)) if sum(up) else 0,
+           "spine_min_over_mean": up[0] / (sum(up) / len(up)) if sum(up) else 0,
            "retx_pkts": c.get("retx_pkts", 0), "pfc_pauses": c["pfc_pauses_sent"], "packet_hops": c["packet_hops"],
            "flows_completed": f"{s['flows_completed']}/{s['flows_total']}",
            "cpu_s": s["cpu_time_s"], "peak_mib": s["peak_rss_mib"],
