@@ -961,7 +961,8 @@ RdmaSwitch::TrimNewest(uint32_t out, uint32_t q)
         return false;
     }
     const RdmaHeader& h = f->header;
-    if (h.type != RdmaHeader::DATA || (h.flags & (RdmaHeader::FLAG_TRIMMED | RdmaHeader::FLAG_PROBE)) != 0)
+    const uint32_t notData = RdmaHeader::FLAG_TRIMMED | RdmaHeader::FLAG_PROBE;
+    if (h.type != RdmaHeader::DATA || (h.flags & notData) != 0)
     {
         m_ports[out]->Enqueue(std::move(f), q, in); // not data to trim: back where it was
         return false;
