@@ -64,6 +64,19 @@ class RdmaFifo
         --m_size;
     }
 
+    /// \return the newest element (the FIFO must not be empty)
+    T& back()
+    {
+        return m_ring[(m_head + m_size - 1) & (m_ring.size() - 1)];
+    }
+
+    /// Removes the newest element (the FIFO must not be empty).
+    void pop_back()
+    {
+        back() = T{};
+        --m_size;
+    }
+
     /// Removes every element and frees the ring.
     void clear()
     {

@@ -141,6 +141,27 @@ RdmaNetDevice::Enqueue(RdmaFramePtr f, uint32_t q, uint32_t meta)
     TriggerTransmit();
 }
 
+RdmaFramePtr
+RdmaNetDevice::PopNewest(uint32_t q, uint32_t& meta)
+{
+    NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
+    if (m_queues[q].empty())
+    {
+        return nullptr;
+    }
+    Queued& tail = m_queues[q].back();
+    RdmaFramePtr f = std::move(tail.frame);
+    meta = tail.meta;
+    m_queues[q].pop_back();
+    if (m_queues[q].empty())
+    {
+        m_nonEmpty &= ~(1U << q);
+    }
+    m_queueBytes[q] -= f->sizeBytes;
+    m_queueLengthTrace(q, m_queueBytes[q]);
+    return f;
+}
+
 void
 RdmaNetDevice::TriggerTransmit()
 {

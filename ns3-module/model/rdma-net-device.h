@@ -86,6 +86,13 @@ class RdmaNetDevice : public NetDevice
     void Enqueue(RdmaFramePtr f, uint32_t q, uint32_t meta = NO_META);
     /// Queues an ns-3 packet that starts with an RdmaHeader (RdmaFrame::FromPacket).
     void Enqueue(Ptr<Packet> p, uint32_t q, uint32_t meta = NO_META);
+    /**
+     * Removes the newest frame waiting in queue \p q (not the one in transmission).
+     * \param q the queue
+     * \param[out] meta the word its enqueuer gave
+     * \return the frame, null if queue \p q holds none
+     */
+    RdmaFramePtr PopNewest(uint32_t q, uint32_t& meta);
     /// Starts sending if idle (a host NIC calls this when data becomes eligible).
     void TriggerTransmit();
     /// Called by the channel when a frame arrives.

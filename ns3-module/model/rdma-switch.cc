@@ -183,6 +183,14 @@ RdmaSwitch::GetTypeId()
                           *RdmaTransportDefault("ns3::RdmaSwitch", "TrimEnabled"),
                           MakeBooleanAccessor(&RdmaSwitch::m_trimEnabled),
                           MakeBooleanChecker())
+            .AddAttribute("TrimNewestProbability",
+                          "When DataQueueLimit refuses an arriving data packet (trimming on), "
+                          "the probability that the newest data packet waiting in that queue "
+                          "is trimmed instead and the arrival is queued (the UEC htsim's "
+                          "CompositeQueue::receivePacket: 0.5); 0: the arrival is trimmed",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&RdmaSwitch::m_trimNewestProb),
+                          MakeDoubleChecker<double>(0.0, 1.0))
             .AddAttribute("TrimmedSize",
                           "Wire bytes of a trimmed packet (htsim 64)",
                           *RdmaTransportDefault("ns3::RdmaSwitch", "TrimmedSize"),
@@ -466,6 +474,9 @@ RdmaSwitch::AssignStreams(int64_t stream)
         // Re-seed the agent from the newly assigned stream.
         InstallAgent(DrawLbSeed(m_rng));
     }
+    // The trim coin (TrimNewestProbability) is seeded last, so that the draws above, and the
+    // streams of every other object, are those of a run without it.
+    m_trimCoinState = m_rng->GetInteger();
     return 2;
 }
 
@@ -891,8 +902,18 @@ RdmaSwitch::Forward(RdmaFramePtr f, uint32_t in, uint32_t out)
         const uint32_t size = f->sizeBytes;
         const uint64_t limit = ScaledForPort(out, m_dataQueueLimit);
         const bool overLimit = limit != 0 && m_mmu->GetEgressBytes(out, queue) + size > limit;
-        if (overLimit || !m_mmu->CheckEgressAdmission(out, queue, size) ||
-            !m_mmu->CheckIngressAdmission(in, queue, size))
+        bool refused = overLimit || !m_mmu->CheckEgressAdmission(out, queue, size) ||
+                       !m_mmu->CheckIngressAdmission(in, queue, size);
+        // htsim's CompositeQueue: a full queue trims the arrival or, on its coin, the newest
+        // packet queued, and then takes the arrival.
+        if (refused && overLimit && m_trimNewestProb > 0 && m_trimEnabled && data &&
+            (h.flags & RdmaHeader::FLAG_PROBE) == 0 && TrimCoin() < m_trimNewestProb &&
+            TrimNewest(out, queue))
+        {
+            refused = !m_mmu->CheckEgressAdmission(out, queue, size) ||
+                      !m_mmu->CheckIngressAdmission(in, queue, size);
+        }
+        if (refused)
         {
             if (m_trimEnabled && data && (h.flags & RdmaHeader::FLAG_PROBE) == 0)
             {
@@ -917,6 +938,46 @@ RdmaSwitch::Forward(RdmaFramePtr f, uint32_t in, uint32_t out)
     // An admitted packet's ingress port travels beside it in the port queue (the reference
     // keeps it in a packet tag); Dequeued releases its MMU charge with it.
     m_ports[out]->Enqueue(std::move(f), queue, queue != 0 ? in : RdmaNetDevice::NO_META);
+}
+
+double
+RdmaSwitch::TrimCoin()
+{
+    // splitmix64
+    uint64_t z = (m_trimCoinState += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+bool
+RdmaSwitch::TrimNewest(uint32_t out, uint32_t q)
+{
+    uint32_t in = RdmaNetDevice::NO_META;
+    RdmaFramePtr f = m_ports[out]->PopNewest(q, in);
+    if (!f)
+    {
+        return false;
+    }
+    const RdmaHeader& h = f->header;
+    const uint32_t notData = RdmaHeader::FLAG_TRIMMED | RdmaHeader::FLAG_PROBE;
+    if (h.type != RdmaHeader::DATA || (h.flags & notData) != 0)
+    {
+        m_ports[out]->Enqueue(std::move(f), q, in); // not data to trim: back where it was
+        return false;
+    }
+    if (in != RdmaNetDevice::NO_META)
+    {
+        m_mmu->RemoveFromIngressAdmission(in, q, f->sizeBytes);
+        m_mmu->RemoveFromEgressAdmission(out, q, f->sizeBytes);
+        if (m_pfcEnabled)
+        {
+            CheckResume(in, q);
+        }
+    }
+    Trim(out, h);
+    return true;
 }
 
 bool

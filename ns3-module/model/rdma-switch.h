@@ -361,6 +361,16 @@ class RdmaSwitch : public Object
     bool m_ackHighPriority{true}; //!< AckHighPriority
     uint32_t m_trimmedBytes{64};  //!< TrimmedSize
     uint64_t m_trims{0};          //!< packets trimmed
+    double m_trimNewestProb{0};   //!< TrimNewestProbability
+    uint64_t m_trimCoinState{0x9e3779b97f4a7c15ULL}; //!< the coin's splitmix64 state
+    /// \return a uniform draw in [0, 1) of the trim coin (TrimNewestProbability)
+    double TrimCoin();
+    /**
+     * Trims the newest data packet waiting in queue \p q of port \p out (htsim's
+     * CompositeQueue, when its coin spares the arrival) and releases its MMU charge.
+     * \return whether there was one
+     */
+    bool TrimNewest(uint32_t out, uint32_t q);
     RdmaFrameTrace<uint32_t> m_trimTrace; //!< Trim
     std::vector<bool> m_hostPort;                     //!< per port: faces a host
     RdmaFrameTrace<uint32_t> m_nackBlockedTrace;

@@ -13,6 +13,8 @@
  *  - a trimmed header keeps the highest priority at later busy hops;
  *  - QueueRelease: "end" (the UEC htsim's queue) trims one packet earlier than "start" and
  *    decides a packet's ECN mark when its last bit leaves, from the packets behind it;
+ *  - TrimNewestProbability (the UEC htsim's queue: 0.5): a full queue trims its newest
+ *    packet, not the arrival;
  *  - the window never exceeds its cap (UetWindow trace, every ACK/NACK/timeout) and moves;
  *  - wait-to-decrease set on the NIC holds windows an incast would cut;
  *  - a per-destination base RTT sets that queue pair's cap;
@@ -980,7 +982,7 @@ class UetQueueReleaseTestCase : public TestCase
         uint64_t bytesLeft{1};        //!< MMU egress bytes of the port at the end
     };
 
-    static Result Run(const std::string& release)
+    static Result Run(const std::string& release, double trimNewest = 0.0)
     {
         const uint32_t nPackets = 20;
         const uint64_t queuePkts = 8;
@@ -990,6 +992,7 @@ class UetQueueReleaseTestCase : public TestCase
         Ptr<RdmaSwitch> sw = CreateObject<RdmaSwitch>();
         nodes.Get(1)->AggregateObject(sw);
         sw->SetAttribute("QueueRelease", StringValue(release));
+        sw->SetAttribute("TrimNewestProbability", DoubleValue(trimNewest));
         sw->SetAttribute("PfcEnabled", BooleanValue(false));
         sw->SetAttribute("EcnEnabled", BooleanValue(true));
         sw->SetAttribute("DataQueueLimit", UintegerValue(queuePkts * WIRE));
@@ -1091,6 +1094,25 @@ class UetQueueReleaseTestCase : public TestCase
                               NanoSeconds(83 + 1000 + 3320),
                               "end: packet 0's mark is decided when its last bit leaves");
         NS_TEST_EXPECT_MSG_EQ(end.bytesLeft, 0u, "end: all released");
+
+        // TrimNewestProbability (htsim's CompositeQueue: 0.5): a full queue trims its newest
+        // packet instead of the arrival and queues the arrival. At 1 every arrival 8-19 takes
+        // the place of the one before it: packets 0-6 and 19 go on, 7-18 are trimmed.
+        const Result newest = Run("end", 1.0);
+        NS_TEST_EXPECT_MSG_EQ(newest.trims, 12u, "newest: as many trims, N = 8 go on");
+        NS_TEST_EXPECT_MSG_EQ(newest.headersDelivered, 12u, "newest: every header arrives");
+        std::vector<uint32_t> want = Range(0, 6);
+        want.push_back(19);
+        NS_TEST_EXPECT_MSG_EQ((newest.delivered == want), true, "newest: packets 0-6 and 19");
+        NS_TEST_EXPECT_MSG_EQ(newest.bytesLeft, 0u, "newest: the trimmed ones' charge released");
+        // At 0.5 (a fixed coin: no streams assigned) the same counts, and some arrival after
+        // the queue filled goes on where 0 trims them all.
+        const Result half = Run("end", 0.5);
+        NS_TEST_EXPECT_MSG_EQ(half.trims, 12u, "half: as many trims");
+        NS_TEST_EXPECT_MSG_EQ(half.delivered.size(), 8u, "half: N = 8 go on");
+        NS_TEST_EXPECT_MSG_EQ((!half.delivered.empty() && half.delivered.back() >= 8), true,
+                              "half: a later arrival took a queued packet's place");
+        NS_TEST_EXPECT_MSG_EQ(half.bytesLeft, 0u, "half: all released");
     }
 };
 

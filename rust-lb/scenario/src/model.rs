@@ -488,6 +488,10 @@ impl UetParams {
         *v == UetParams::default().rccc_pull_rate
     }
 
+    fn default_trim_newest(v: &f64) -> bool {
+        *v == UetParams::default().trim_newest_probability
+    }
+
     fn default_credit_per_pull(v: &u32) -> bool {
         *v == UetParams::default().rccc_credit_per_pull_bytes
     }

@@ -76,7 +76,8 @@
 //! [transport.uet]                  # only with kind = "uet"; 0 = derived from the fabric
 //!                                  # (with htsim_topo: keys left out take htsim's defaults,
 //!                                  # crate::htsim: nscc, trimming, queue, ECN, base_rtt, rto,
-//!                                  # switch_hash = "htsim", queue_release = "end")
+//!                                  # switch_hash = "htsim", queue_release = "end",
+//!                                  # trim_newest_probability = 0.5)
 //! payload = 4086                   # header = 64; trimming = false; queue_packets = 101;
 //!                                  # ecn_kmin_packets = 25; ecn_kmax_packets = 76;
 //!                                  # initial_window_packets = 151; max_window_bdp = 1.5;
@@ -84,7 +85,9 @@
 //!                                  # switch_hash = "five-tuple" | "htsim" (the REPS
 //!                                  # authors' switches; host algorithms only);
 //!                                  # queue_release = "start" | "end" (htsim's queue:
-//!                                  # the packet in service counts, ECN at its end)
+//!                                  # the packet in service counts, ECN at its end);
+//!                                  # trim_newest_probability = 0.5 (htsim's queue:
+//!                                  # full, it trims its newest packet on that coin)
 //! cc = "mprdma"                    # | "nscc" | "rccc" | "nscc+rccc" (model::UetCc);
 //!                                  # nscc_target_delay = "0ns" (derived); nscc_qa_gate = 3;
 //!                                  # rccc_pull_rate = 0.99; rccc_credit_per_pull = 16384

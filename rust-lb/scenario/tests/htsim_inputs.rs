@@ -72,6 +72,7 @@ fn fat_tree_incast_loads_with_htsim_defaults() {
             switch_hash: SwitchHash::Htsim,
             ack_bytes: 16_384,
             queue_release: UetQueueRelease::End,
+            trim_newest_probability: 0.5,
             ..UetParams::default()
         }
     );

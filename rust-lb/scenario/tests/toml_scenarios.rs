@@ -490,7 +490,8 @@ flow_file = "f.txt"
              max_window_bdp = 2.0\nbase_rtt = \"8337ns\"\nrto = \"42us\"\npayload = 2000\n\
              switch_hash = \"htsim\"\nwait_to_decrease = 0.25\nwtd_alpha = 0.1\n\
              cc = \"nscc\"\nnscc_target_delay = \"9us\"\nnscc_qa_gate = 4\nack_bytes = 16384\n\
-             ack_request = \"reps\"\nqueue_release = \"end\"\n"
+             ack_request = \"reps\"\nqueue_release = \"end\"\n\
+             trim_newest_probability = 0.25\n"
         ),
     );
     let t = load_scenario(&cfg, &Overrides::default())
@@ -524,6 +525,7 @@ flow_file = "f.txt"
             rccc_pull_rate: 0.99,
             rccc_credit_per_pull_bytes: 16384,
             queue_release: UetQueueRelease::End,
+            trim_newest_probability: 0.25,
         }
     );
     // Each uet key reaches the attributes of the objects that read it (the rows of
@@ -561,6 +563,7 @@ flow_file = "f.txt"
             (uet, "RcccPullRate"),
             (uet, "RcccCreditPerPull"),
             (switch, "QueueRelease"),
+            (switch, "TrimNewestProbability"),
         ]
     );
     // link_rates: one direction set apart, its queue scaled with its rate (htsim's -failed).
@@ -695,6 +698,10 @@ flow_file = "f.txt"
         (
             "kind = \"uet\"\n[transport.uet]\nrccc_pull_rate = 0.0",
             "bad.toml:9: transport.uet.rccc_pull_rate: must be in [0.01, 10], got 0",
+        ),
+        (
+            "kind = \"uet\"\n[transport.uet]\ntrim_newest_probability = 1.5",
+            "bad.toml:9: transport.uet.trim_newest_probability: must be in [0, 1], got 1.5",
         ),
         (
             "kind = \"uet\"\n[transport.uet]\nnscc_qa_gate = 31",

@@ -33,6 +33,7 @@
 //! | `rto` | 15 us + 6 x queue bytes x 8 / host rate (main_uec.cpp `_min_rto`) | 100,656 ns |
 //! | `switch_hash` | `"htsim"`: ECMP salts drawn from the run's seed (ours: `"five-tuple"`) | htsim |
 //! | `queue_release` | `"end"`: the packet being sent counts in its queue until it has left, ECN decided then (`CompositeQueue`; ours: `"start"`) | end |
+//! | `trim_newest_probability` | 0.5: a full queue trims its newest packet instead of the arrival on a coin of 0.5, and queues the arrival (`CompositeQueue::receivePacket`; ours: 0, the arrival) | 0.5 |
 //!
 //! * The network BDP is the network RTT x host rate; the MTU is `payload + header` (as htsim's
 //!   `-mtu`); the ACK is htsim's 64 B (`UecBasePacket::ACKSIZE`).

@@ -395,8 +395,9 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
 /// htsim's uet settings that do not depend on the topology (htsim_uec without flags): NSCC,
 /// trimming, 4086 B + 64 B packets, an ACK per 16 KiB (`-sack_threshold`), switches whose ECMP
 /// salts are drawn from the run's seed (`switch_hash = "htsim"`) and queues that count the
-/// packet being sent until it has left (`queue_release = "end"`, its `CompositeQueue`); the
-/// rest as ours.
+/// packet being sent until it has left (`queue_release = "end"`, its `CompositeQueue`) and,
+/// full, trim their newest packet instead of the arrival on a coin of 0.5
+/// (`trim_newest_probability`, `CompositeQueue::receivePacket`); the rest as ours.
 fn htsim_base() -> UetParams {
     UetParams {
         cc: UetCc::Nscc,
@@ -406,6 +407,7 @@ fn htsim_base() -> UetParams {
         ack_bytes: 16384,
         switch_hash: SwitchHash::Htsim,
         queue_release: UetQueueRelease::End,
+        trim_newest_probability: 0.5,
         ..UetParams::default()
     }
 }

@@ -314,18 +314,23 @@ fn uet_rows_set_their_attributes() {
         Some(Ns3Value::Name("start")),
         "the switches' queue release, ours by default"
     );
-    // 21 fields: 19 rows with attributes, two of them (header, trimming) with two each.
-    assert_eq!(crate::UetParams::TOML_KEYS.len(), 21);
-    assert_eq!(list.len(), 21);
+    assert_eq!(
+        get(Ns3Object::Switch, "TrimNewestProbability"),
+        Some(Ns3Value::Double(0.0)),
+        "a full queue trims the arrival, ours by default"
+    );
+    // 22 fields: 20 rows with attributes, two of them (header, trimming) with two each.
+    assert_eq!(crate::UetParams::TOML_KEYS.len(), 22);
+    assert_eq!(list.len(), 22);
     assert!(list.iter().all(|a| a.summary_key.is_none()));
     // RCCC also turns ECN off on the switches' ports to hosts (the settings' last).
     let settings = u.ns3_settings();
-    assert_eq!(settings.len(), 22);
+    assert_eq!(settings.len(), 23);
     assert_eq!(
         settings.last().map(|a| (a.object, a.name, a.value.clone())),
         Some((Ns3Object::Switch, "EcnHostPorts", Ns3Value::Bool(false)))
     );
-    assert_eq!(crate::UetParams::default().ns3_settings().len(), 21);
+    assert_eq!(crate::UetParams::default().ns3_settings().len(), 22);
 }
 
 /// The uet rows' range checks run on the merged values, naming the row's TOML key.

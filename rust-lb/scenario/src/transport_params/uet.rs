@@ -166,6 +166,16 @@ macro_rules! uet_params {
             queue_release: UetQueueRelease = UetQueueRelease::Start,
                 toml "queue_release" as UetQueueReleaseSec,
                 ns3 Switch "QueueRelease" as named;
+            /// When a switch's full data queue refuses an arriving data packet (trimming on),
+            /// the probability that the newest packet waiting in that queue is trimmed instead
+            /// and the arrival is queued: 0, the arrival is always trimmed (the model's switch,
+            /// the default); 0.5, the UEC htsim's `CompositeQueue::receivePacket`
+            /// (`drand() < 0.5`: it trims its newest packet, `_enqueued_low.pop_front()`).
+            /// Left out of the config echo at 0.
+            #[serde(skip_serializing_if = "UetParams::default_trim_newest")]
+            trim_newest_probability: f64 = 0.0,
+                toml "trim_newest_probability" as f64 check probability_range,
+                ns3 Switch "TrimNewestProbability" as real;
         }
     };
 }
@@ -221,6 +231,15 @@ pub(crate) fn pull_rate_range(v: &f64) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!("must be in [0.01, 10], got {v}"))
+    }
+}
+
+/// A probability: in [0, 1].
+pub(crate) fn probability_range(v: &f64) -> Result<(), String> {
+    if (0.0..=1.0).contains(v) {
+        Ok(())
+    } else {
+        Err(format!("must be in [0, 1], got {v}"))
     }
 }
 
