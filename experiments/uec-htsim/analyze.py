@@ -30,7 +30,7 @@ SEEDS12 = SEEDS4 + list(range(4, 12))
 CASES = {
     "perm128_ft100_nscc": ("128-host 3-tier fat tree, 100 G, 2 MB permutation",
                            [13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15]),
-    "incast8to1_ft100_nscc": ("same fabric, 8 -> 1 x 1 MB incast", [13, 1, 2, 3]),
+    "incast8to1_ft100_nscc": ("same fabric, 8 -> 1 x 1 MB incast", SEEDS12),
     "perm128_ls400_nscc": ("128-host leaf-spine (8 x 16, 16 spines), 400 G, 2 MB permutation",
                            [13, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15]),
     "perm128_ls400_nscc_failed1": ("same leaf-spine, -failed 1: every leaf <-> spine 0 link at "
