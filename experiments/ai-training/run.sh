@@ -7,7 +7,7 @@
 # transport; (2) ECMP's seeds 2, 3; (3) NIC-SR: Themis, adaptive routing, spray, ECMP, seed 1;
 # (4) PLTS-Counter's seeds 2, 3; (5) NIC-SR: Themis and adaptive routing, seeds 2, 3; with
 # FULL=1, (6) seeds 2, 3 of every algorithm (not run for the README: CPU); then the other
-# cases, seed 1 unless said: (7) the slow spine and (8) the failed link, all 17 schemes; (9)
+# cases, seed 1 unless said: (7) the slow spine and (8) the failed link, all 17 schemes; PXN, five; (9)
 # the MoE iteration, nine schemes, seeds 2-3 of six; (10) the dual-plane fabric, ECMP; (11)
 # 1,024 GPUs, four schemes (~14 CPU-minutes each). JOBS=N runs N points at once (default 2).
 # About 1 CPU-minute per 256-GPU run (2-3 for the MoE iteration).
@@ -36,6 +36,8 @@ sweep "$nicsr" themis,adaptive 2,3
 five=ecmp,plts-counter,adaptive,drill,conweave
 sweep experiments/ai-training/llama7b_tp2_256g_slowpsw.toml "$all" 1
 sweep experiments/ai-training/llama7b_tp2_256g_faillink.toml "$all" 1
+# SimAI's PXN (simai_pxn = true): every NIC flow on its rail, five schemes.
+sweep experiments/ai-training/llama7b_tp2_256g_pxn.toml "$five" 1
 moe=experiments/ai-training/mixtral8x7b_tp4_ep8_256g.toml
 sweep "$moe" "$five,spray,flowbender,conga,letflow" 1
 sweep "$moe" ecmp,adaptive,plts-counter,drill,conweave,spray 2,3
