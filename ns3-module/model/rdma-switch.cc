@@ -902,20 +902,23 @@ RdmaSwitch::Forward(RdmaFramePtr f, uint32_t in, uint32_t out)
         const uint32_t size = f->sizeBytes;
         const uint64_t limit = ScaledForPort(out, m_dataQueueLimit);
         const bool overLimit = limit != 0 && m_mmu->GetEgressBytes(out, queue) + size > limit;
-        bool refused = overLimit || !m_mmu->CheckEgressAdmission(out, queue, size) ||
-                       !m_mmu->CheckIngressAdmission(in, queue, size);
+        auto admitted = [&]() {
+            return m_mmu->CheckEgressAdmission(out, queue, size) &&
+                   m_mmu->CheckIngressAdmission(in, queue, size);
+        };
+        bool refused = overLimit || !admitted();
+        const bool trimmable =
+            refused && m_trimEnabled && data && (h.flags & RdmaHeader::FLAG_PROBE) == 0;
         // htsim's CompositeQueue: a full queue trims the arrival or, on its coin, the newest
         // packet queued, and then takes the arrival.
-        if (refused && overLimit && m_trimNewestProb > 0 && m_trimEnabled && data &&
-            (h.flags & RdmaHeader::FLAG_PROBE) == 0 && TrimCoin() < m_trimNewestProb &&
+        if (trimmable && overLimit && m_trimNewestProb > 0 && TrimCoin() < m_trimNewestProb &&
             TrimNewest(out, queue))
         {
-            refused = !m_mmu->CheckEgressAdmission(out, queue, size) ||
-                      !m_mmu->CheckIngressAdmission(in, queue, size);
+            refused = !admitted();
         }
         if (refused)
         {
-            if (m_trimEnabled && data && (h.flags & RdmaHeader::FLAG_PROBE) == 0)
+            if (trimmable)
             {
                 Trim(out, h); // the payload is dropped; its header goes on
                 return;
