@@ -57,7 +57,7 @@ RdmaWheelScheduler::GetTypeId()
                           "node, that node's count of scheduled events) instead of ns-3's "
                           "global insertion order, so that a run gives the same outputs on one "
                           "MPI rank and on several (doc/performance.md, \"Distributed runs "
-                          "(MPI)\"). Slower (one heap); off: ns-3's order.",
+                          "(MPI)\"). Costs a heap per time step; off: ns-3's order.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaWheelScheduler::m_invariantTies),
                           MakeBooleanChecker());
@@ -226,22 +226,7 @@ RdmaWheelScheduler::Insert(const Event& ev)
 {
     if (m_invariantTies)
     {
-        Keyed k{ev, false, {}};
-        if (m_nextKeySet)
-        {
-            k.key = m_nextKey;
-            m_nextKeySet = false;
-        }
-        else if (g_remoteArrivalType != nullptr && typeid(*ev.impl) == *g_remoteArrivalType)
-        {
-            k.remote = true;
-        }
-        else
-        {
-            k.key = NewKey();
-        }
-        m_keyed.push_back(k);
-        std::push_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
+        InsertKeyed(ev);
         return;
     }
     if (m_slots.empty())
@@ -272,6 +257,165 @@ RdmaWheelScheduler::MoveInLater()
     }
 }
 
+// ---- Partition-invariant mode ---------------------------------------------------------------
+
+void
+RdmaWheelScheduler::InsertKeyed(const Event& ev)
+{
+    Keyed k{ev, false, {}};
+    if (m_nextKeySet)
+    {
+        k.key = m_nextKey;
+        m_nextKeySet = false;
+    }
+    else if (g_remoteArrivalType != nullptr && typeid(*ev.impl) == *g_remoteArrivalType)
+    {
+        k.remote = true;
+    }
+    else
+    {
+        k.key = NewKey();
+    }
+    if (!m_current.empty())
+    {
+        if (ev.key.m_ts == m_currentTs)
+        {
+            // Scheduled for the time step being drained: ordered among its events by key.
+            m_current.push_back(k);
+            std::push_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
+            return;
+        }
+        if (ev.key.m_ts < m_currentTs)
+        {
+            // Earlier than the step PeekNext moved into the current heap (under MPI, a packet
+            // from another rank arriving before this rank's next event): that step waits again.
+            for (const Keyed& c : m_current)
+            {
+                Place(c);
+            }
+            m_current.clear();
+        }
+    }
+    Place(k);
+}
+
+void
+RdmaWheelScheduler::Place(const Keyed& k)
+{
+    if (m_slots.empty())
+    {
+        Init();
+    }
+    NS_ASSERT_MSG(k.ev.key.m_ts >= m_base, "RdmaWheelScheduler: an event in the past");
+    if (k.ev.key.m_ts - m_base < m_slotCount)
+    {
+        PutKeyedInRing(k);
+        return;
+    }
+    m_keyed.push_back(k);
+    std::push_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
+}
+
+void
+RdmaWheelScheduler::PutKeyedInRing(const Keyed& k)
+{
+    PutInRing(k.ev);
+    // PutInRing's node is its slot's tail.
+    const uint32_t n = m_slots[k.ev.key.m_ts & m_mask].tail;
+    if (n >= m_nodeKeys.size())
+    {
+        m_nodeKeys.resize(m_nodes.size());
+    }
+    m_nodeKeys[n] = k;
+}
+
+void
+RdmaWheelScheduler::MoveInLaterKeyed()
+{
+    while (!m_keyed.empty() && m_keyed.front().ev.key.m_ts - m_base < m_slotCount)
+    {
+        std::pop_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
+        PutKeyedInRing(m_keyed.back());
+        m_keyed.pop_back();
+    }
+}
+
+void
+RdmaWheelScheduler::Activate()
+{
+    if (!m_current.empty())
+    {
+        return;
+    }
+    if (m_inRing == 0)
+    {
+        // Nothing within the span: the earliest later events, in key order. (m_base stays:
+        // an event may still be scheduled before them, see InsertKeyed.)
+        NS_ASSERT(!m_keyed.empty());
+        m_currentTs = m_keyed.front().ev.key.m_ts;
+        while (!m_keyed.empty() && m_keyed.front().ev.key.m_ts == m_currentTs)
+        {
+            std::pop_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
+            m_current.push_back(m_keyed.back());
+            m_keyed.pop_back();
+        }
+        std::make_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
+        return;
+    }
+    // Every later event lies at or beyond m_base + m_slotCount (MoveInLaterKeyed after every
+    // change of m_base), so the earliest slot holds every pending event of its time step.
+    const uint32_t i = EarliestSlot();
+    Slot& s = m_slots[i];
+    m_currentTs = m_nodes[s.head].ev.key.m_ts;
+    for (uint32_t n = s.head; n != NIL;)
+    {
+        const uint32_t next = m_nodes[n].next;
+        m_current.push_back(m_nodeKeys[n]);
+        FreeNode(n);
+        --m_inRing;
+        n = next;
+    }
+    s.head = NIL;
+    Drained(i);
+    std::make_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
+}
+
+Scheduler::Event
+RdmaWheelScheduler::RemoveNextKeyed()
+{
+    Activate();
+    std::pop_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
+    const Event ev = m_current.back().ev;
+    m_current.pop_back();
+    m_base = ev.key.m_ts;
+    MoveInLaterKeyed();
+    return ev;
+}
+
+void
+RdmaWheelScheduler::RemoveKeyed(const Event& ev)
+{
+    auto same = [&ev](const Keyed& k) { return k.ev.key.m_uid == ev.key.m_uid; };
+    auto it = std::find_if(m_current.begin(), m_current.end(), same);
+    if (it != m_current.end())
+    {
+        m_current.erase(it);
+        std::make_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
+        return;
+    }
+    if (ev.key.m_ts - m_base < m_slotCount)
+    {
+        RemoveFromRing(ev);
+        return;
+    }
+    it = std::find_if(m_keyed.begin(), m_keyed.end(), same);
+    NS_ASSERT_MSG(it != m_keyed.end(), "RdmaWheelScheduler: removing an unknown event");
+    m_keyed.erase(it);
+    std::make_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
+}
+
+// ---- Both modes ----------------------------------------------------------------------------
+
 uint32_t
 RdmaWheelScheduler::EarliestSlot() const
 {
@@ -293,7 +437,7 @@ RdmaWheelScheduler::EarliestSlot() const
 bool
 RdmaWheelScheduler::IsEmpty() const
 {
-    return m_inRing == 0 && m_later.empty() && m_keyed.empty();
+    return m_inRing == 0 && m_later.empty() && m_keyed.empty() && m_current.empty();
 }
 
 Scheduler::Event
@@ -301,8 +445,10 @@ RdmaWheelScheduler::PeekNext() const
 {
     if (m_invariantTies)
     {
-        NS_ASSERT(!m_keyed.empty());
-        return m_keyed.front().ev;
+        // Moving the earliest time step's events into the current heap changes no event's
+        // order or presence (see Activate).
+        const_cast<RdmaWheelScheduler*>(this)->Activate();
+        return m_current.front().ev;
     }
     if (m_inRing == 0)
     {
@@ -318,11 +464,7 @@ RdmaWheelScheduler::RemoveNext()
     Event ev;
     if (m_invariantTies)
     {
-        NS_ASSERT(!m_keyed.empty());
-        std::pop_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
-        ev = m_keyed.back().ev;
-        m_keyed.pop_back();
-        return ev;
+        return RemoveNextKeyed();
     }
     if (m_inRing == 0)
     {
@@ -368,38 +510,12 @@ RdmaWheelScheduler::Remove(const Event& ev)
 {
     if (m_invariantTies)
     {
-        auto it = std::find_if(m_keyed.begin(), m_keyed.end(), [&ev](const Keyed& k) {
-            return k.ev.key.m_uid == ev.key.m_uid;
-        });
-        NS_ASSERT_MSG(it != m_keyed.end(), "RdmaWheelScheduler: removing an unknown event");
-        m_keyed.erase(it);
-        std::make_heap(m_keyed.begin(), m_keyed.end(), &RdmaWheelScheduler::KeyedLater);
+        RemoveKeyed(ev);
         return;
     }
     if (ev.key.m_ts - m_base < m_slotCount)
     {
-        const uint64_t i = ev.key.m_ts & m_mask;
-        Slot& s = m_slots[i];
-        uint32_t prev = NIL;
-        uint32_t n = s.head;
-        while (n != NIL && m_nodes[n].ev.key.m_uid != ev.key.m_uid)
-        {
-            prev = n;
-            n = m_nodes[n].next;
-        }
-        NS_ASSERT_MSG(n != NIL, "RdmaWheelScheduler: removing an unknown event");
-        const uint32_t next = m_nodes[n].next;
-        (prev == NIL ? s.head : m_nodes[prev].next) = next;
-        if (s.tail == n)
-        {
-            s.tail = prev;
-        }
-        FreeNode(n);
-        --m_inRing;
-        if (s.head == NIL)
-        {
-            Drained(static_cast<uint32_t>(i));
-        }
+        RemoveFromRing(ev);
         return;
     }
     auto same = [&ev](const Event& e) { return e.key.m_uid == ev.key.m_uid; };
@@ -407,6 +523,33 @@ RdmaWheelScheduler::Remove(const Event& ev)
     NS_ASSERT_MSG(it != m_later.end(), "RdmaWheelScheduler: removing an unknown event");
     m_later.erase(it);
     std::make_heap(m_later.begin(), m_later.end(), EventLater());
+}
+
+void
+RdmaWheelScheduler::RemoveFromRing(const Event& ev)
+{
+    const uint64_t i = ev.key.m_ts & m_mask;
+    Slot& s = m_slots[i];
+    uint32_t prev = NIL;
+    uint32_t n = s.head;
+    while (n != NIL && m_nodes[n].ev.key.m_uid != ev.key.m_uid)
+    {
+        prev = n;
+        n = m_nodes[n].next;
+    }
+    NS_ASSERT_MSG(n != NIL, "RdmaWheelScheduler: removing an unknown event");
+    const uint32_t next = m_nodes[n].next;
+    (prev == NIL ? s.head : m_nodes[prev].next) = next;
+    if (s.tail == n)
+    {
+        s.tail = prev;
+    }
+    FreeNode(n);
+    --m_inRing;
+    if (s.head == NIL)
+    {
+        Drained(static_cast<uint32_t>(i));
+    }
 }
 
 } // namespace ns3

@@ -21,7 +21,10 @@
  * an event for a third at the same time, the later-inserted from the node of smaller id; ns-3's
  * order runs them in insertion order, the option by (time scheduled, node, count). An event
  * given a key (SetNextTieKey, as a packet from another rank is) takes that key's place; an event
- * of the registered remote-arrival type runs first in its timestamp.
+ * of the registered remote-arrival type runs first in its timestamp. On a random workload over 8
+ * nodes (zero-delay events while their time step drains, events in and beyond the ring's span,
+ * cancels and removes) each event that runs is, of those pending, the first in (time, key), and
+ * each live one runs exactly once; an earlier event inserted after PeekNext still comes first.
  *
  * The records between MPI ranks (model/rdma-remote-codec.h): random records of every kind, many
  * to one buffer as one batch, read back field for field in their order, and nothing after the
@@ -40,7 +43,10 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <typeinfo>
 #include <utility>
 #include <vector>
@@ -49,6 +55,41 @@ namespace ns3
 {
 namespace
 {
+
+/// Knuth's MMIX LCG: the workloads' random source.
+struct Lcg
+{
+    uint64_t state;
+
+    uint64_t Next()
+    {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return state >> 33;
+    }
+};
+
+/// How many events a workload event schedules: 0-3, 1 and 2 the likeliest.
+uint32_t
+Children(Lcg& rng)
+{
+    const uint64_t r = rng.Next() % 100;
+    return r < 45 ? 1 : (r < 75 ? 2 : (r < 90 ? 0 : 3));
+}
+
+/// A scheduled event's delay: zero (its time step, still draining) in \p zeroTenths tenths of
+/// the draws, else within 2 us, around the ring's 4,096 ns span, or far (beyond it).
+Time
+ChildDelay(Lcg& rng, uint64_t zeroTenths)
+{
+    const uint64_t kind = rng.Next() % 10;
+    if (kind < zeroTenths)
+    {
+        return Time(0);
+    }
+    return kind < 7 ? NanoSeconds(10 * (rng.Next() % 200))
+           : kind < 9 ? NanoSeconds(10 * (rng.Next() % 1000))
+                      : MicroSeconds(10 * (1 + rng.Next() % 400));
+}
 
 /// A deterministic workload: every event logs itself and schedules, cancels or removes others.
 class Workload
@@ -76,8 +117,7 @@ class Workload
   private:
     uint64_t Next()
     {
-        m_rng = m_rng * 6364136223846793005ULL + 1442695040888963407ULL;
-        return m_rng >> 33;
+        return m_rng.Next();
     }
 
     void Spawn(Time delay)
@@ -92,16 +132,9 @@ class Workload
     void Fire(uint32_t id)
     {
         log.emplace_back(id, Simulator::Now().GetNanoSeconds());
-        const uint64_t r = Next() % 100;
-        const uint32_t children = r < 45 ? 1 : (r < 75 ? 2 : (r < 90 ? 0 : 3));
-        for (uint32_t c = 0; c < children; ++c)
+        for (uint32_t c = Children(m_rng); c > 0; --c)
         {
-            const uint64_t kind = Next() % 10;
-            Time delay = kind < 2   ? Time(0)                                  // drained now
-                         : kind < 7 ? NanoSeconds(10 * (Next() % 200))         // within 2 us
-                         : kind < 9 ? NanoSeconds(10 * (Next() % 1000))        // around 4,096 ns
-                                    : MicroSeconds(10 * (1 + Next() % 400));   // far
-            Spawn(delay);
+            Spawn(ChildDelay(m_rng, 2));
         }
         if (!m_pending.empty() && Next() % 20 == 0)
         {
@@ -113,7 +146,7 @@ class Workload
         }
     }
 
-    uint64_t m_rng = 42;
+    Lcg m_rng{42};
     uint32_t m_nextId = 0;
     uint64_t m_events = 0;
     std::vector<EventId> m_pending;
@@ -157,6 +190,214 @@ class WheelOrderTestCase : public TestCase
             }
             NS_TEST_ASSERT_MSG_EQ(firstDiff, expected.log.size(), "first different event, slots " << slots);
         }
+    }
+};
+
+/**
+ * A random workload over 8 nodes (contexts) for the partition-invariant order. Each event's key
+ * is noted as the order defines it, (time scheduled, scheduling node, that node's count), and
+ * kept with its time in a model of the pending events (an ordered set); an event that runs must
+ * be the model's first: of the events pending at its time, the one of smallest key (an event
+ * scheduled while its time step drains may have a smaller key than one already run: causality
+ * first). Events schedule others on random nodes with zero, short, ring-span and far delays,
+ * cancel and remove pending ones.
+ */
+class KeyedWorkload
+{
+  public:
+    uint32_t ran = 0;          //!< events run
+    uint32_t outOfOrder = 0;   //!< events run that were not the model's first (must stay 0)
+    uint32_t firstBad = 0;     //!< the run index of the first of them
+    uint32_t sameTime = 0;     //!< events run at the time of the event before
+    uint32_t spawned = 0;      //!< events scheduled
+    uint32_t dropped = 0;      //!< cancelled or removed before they ran
+
+    void Run(uint32_t slots)
+    {
+        ObjectFactory f("ns3::RdmaWheelScheduler");
+        f.Set("Slots", UintegerValue(slots));
+        f.Set("PartitionInvariantTies", BooleanValue(true));
+        Simulator::SetScheduler(f);
+        for (uint32_t i = 0; i < 200; ++i)
+        {
+            Spawn(NanoSeconds(10 * (Next() % 300)));
+        }
+        Simulator::Run();
+        Simulator::Destroy();
+    }
+
+    /// \return whether the model holds no event (everything scheduled ran or was dropped)
+    bool Drained() const
+    {
+        return m_model.empty();
+    }
+
+  private:
+    /// (time, time scheduled, scheduling context, its count, event number)
+    using Entry = std::tuple<int64_t, uint64_t, uint32_t, uint64_t, uint32_t>;
+
+    struct Pending
+    {
+        EventId id;
+        uint32_t n; //!< event number
+    };
+
+    uint64_t Next()
+    {
+        return m_rng.Next();
+    }
+
+    void Spawn(Time delay)
+    {
+        if (spawned >= 40000)
+        {
+            return;
+        }
+        const uint32_t ctx = Simulator::GetContext();
+        const uint32_t n = spawned++;
+        m_entries.emplace_back((Simulator::Now() + delay).GetTimeStep(),
+                               static_cast<uint64_t>(Simulator::Now().GetTimeStep()),
+                               ctx,
+                               m_count[ctx]++,
+                               n);
+        m_model.insert(m_entries.back());
+        if (ctx == Simulator::NO_CONTEXT || Next() % 2 == 0)
+        {
+            // On a random node; ns-3 gives no EventId for these, so they are never cancelled.
+            Simulator::ScheduleWithContext(Next() % 8, delay, &KeyedWorkload::Fire, this, n);
+            return;
+        }
+        // On this node, cancellable.
+        m_pending.push_back(Pending{Simulator::Schedule(delay, &KeyedWorkload::Fire, this, n), n});
+    }
+
+    void Fire(uint32_t n)
+    {
+        if (*m_model.begin() != m_entries[n] && outOfOrder++ == 0)
+        {
+            firstBad = ran;
+        }
+        m_model.erase(m_entries[n]);
+        sameTime += ran > 0 && Simulator::Now().GetTimeStep() == m_lastTs;
+        m_lastTs = Simulator::Now().GetTimeStep();
+        ++ran;
+        for (uint32_t c = Children(m_rng); c > 0; --c)
+        {
+            Spawn(ChildDelay(m_rng, 3));
+        }
+        if (!m_pending.empty() && Next() % 20 == 0)
+        {
+            Pending& p = m_pending[Next() % m_pending.size()];
+            dropped += m_model.erase(m_entries[p.n]);
+            p.id.Cancel();
+        }
+        if (!m_pending.empty() && Next() % 50 == 0)
+        {
+            Pending& p = m_pending[Next() % m_pending.size()];
+            if (m_model.erase(m_entries[p.n]) == 1)
+            {
+                ++dropped;
+                Simulator::Remove(p.id);
+            }
+        }
+    }
+
+    Lcg m_rng{7};
+    int64_t m_lastTs = 0;
+    std::map<uint32_t, uint64_t> m_count; //!< events scheduled per context (NO_CONTEXT too)
+    std::vector<Entry> m_entries;         //!< by event number
+    std::set<Entry> m_model;              //!< the pending events, in the order's order
+    std::vector<Pending> m_pending;
+};
+
+class InvariantOrderTestCase : public TestCase
+{
+  public:
+    InvariantOrderTestCase()
+        : TestCase("timing wheel: partition-invariant order on a random workload (ring, later "
+                   "heap, the current step's heap)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (uint32_t slots : {4096U, 64U})
+        {
+            KeyedWorkload w;
+            w.Run(slots);
+            NS_TEST_ASSERT_MSG_GT(w.ran, 30000U, "workload too small, slots " << slots);
+            NS_TEST_ASSERT_MSG_GT(w.sameTime, w.ran / 4, "too few same-time events");
+            NS_TEST_ASSERT_MSG_EQ(w.outOfOrder, 0U, "events run out of key order, the first the "
+                                                        << w.firstBad << "th; slots " << slots);
+            NS_TEST_ASSERT_MSG_EQ(w.ran + w.dropped, w.spawned, "events run + dropped, slots " << slots);
+            NS_TEST_ASSERT_MSG_EQ(w.Drained(), true, "an event never ran, slots " << slots);
+        }
+    }
+};
+
+/// Does nothing (the events of PeekThenEarlierTestCase are never run).
+void
+Nothing()
+{
+}
+
+/**
+ * The scheduler alone, in the partition-invariant mode: PeekNext moves the earliest time step's
+ * events aside (into its heap of one step); an event inserted afterwards for an earlier time (as
+ * a packet from another MPI rank may be, between this rank's peek at its next event and that
+ * event) must still come out first: from within the ring's span and after a jump beyond it.
+ */
+class PeekThenEarlierTestCase : public TestCase
+{
+  public:
+    PeekThenEarlierTestCase()
+        : TestCase("timing wheel: an earlier event inserted after PeekNext comes out first "
+                   "(partition-invariant mode)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        EventImpl* impl = MakeEvent(&Nothing);
+        uint32_t uid = 0;
+        auto event = [&](uint64_t ts) {
+            Scheduler::Event e;
+            e.impl = impl;
+            e.key.m_ts = ts;
+            e.key.m_uid = uid++;
+            e.key.m_context = 0;
+            return e;
+        };
+        // (inserted timestamps, the one inserted after the peek)
+        const std::vector<std::pair<std::vector<uint64_t>, uint64_t>> cases{
+            {{100, 100, 300}, 50},          // within the span: the step at 100 waits again
+            {{1000000, 1000000, 2000000}, 70}, // beyond it: the jump to 1 ms is undone
+            {{100, 100}, 100},              // the same step: joins it
+        };
+        for (const auto& c : cases)
+        {
+            ObjectFactory f("ns3::RdmaWheelScheduler");
+            f.Set("PartitionInvariantTies", BooleanValue(true));
+            Ptr<Scheduler> s = f.Create<Scheduler>();
+            for (uint64_t ts : c.first)
+            {
+                s->Insert(event(ts));
+            }
+            NS_TEST_ASSERT_MSG_EQ(s->PeekNext().key.m_ts, c.first.front(), "peek");
+            s->Insert(event(c.second));
+            std::vector<uint64_t> expected = c.first;
+            expected.push_back(c.second);
+            std::sort(expected.begin(), expected.end());
+            for (uint64_t ts : expected)
+            {
+                NS_TEST_ASSERT_MSG_EQ(s->PeekNext().key.m_ts, ts, "peek in order, late " << c.second);
+                NS_TEST_ASSERT_MSG_EQ(s->RemoveNext().key.m_ts, ts, "removed in order, late " << c.second);
+            }
+            NS_TEST_ASSERT_MSG_EQ(s->IsEmpty(), true, "empty");
+        }
+        impl->Unref();
     }
 };
 
@@ -577,6 +818,8 @@ class RdmaLbSchedulerTestSuite : public TestSuite
         AddTestCase(new FrameTestCase, TestCase::QUICK);
         AddTestCase(new WheelOrderTestCase, TestCase::QUICK);
         AddTestCase(new TieOrderTestCase, TestCase::QUICK);
+        AddTestCase(new InvariantOrderTestCase, TestCase::QUICK);
+        AddTestCase(new PeekThenEarlierTestCase, TestCase::QUICK);
         AddTestCase(new RemoteCodecTestCase, TestCase::QUICK);
     }
 };
