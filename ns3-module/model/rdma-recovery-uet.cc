@@ -87,6 +87,19 @@ RdmaUetRecovery::GetTypeId()
                                           "uec",
                                           RdmaUetRecovery::ACK_REQUEST_REPS,
                                           "reps"))
+            .AddAttribute("NsccFeedback",
+                          "What NSCC learns from an ACK: every-ack, every ACK's echoed send "
+                          "time is an RTT sample and a NACK's cumulative ACK credits nothing "
+                          "(ours); htsim, an RTT sample only for a still-outstanding packet's "
+                          "first or (resent once) second transmission, else the delay average, "
+                          "and a NACK's cumulatively acknowledged bytes credited at the next "
+                          "ACK (the UEC htsim's UecSrc::processAck)",
+                          EnumValue(RdmaUetRecovery::NSCC_FEEDBACK_EVERY_ACK),
+                          MakeEnumAccessor(&RdmaUetRecovery::m_nsccFeedback),
+                          MakeEnumChecker(RdmaUetRecovery::NSCC_FEEDBACK_EVERY_ACK,
+                                          "every-ack",
+                                          RdmaUetRecovery::NSCC_FEEDBACK_HTSIM,
+                                          "htsim"))
             .AddAttribute("Cc",
                           "The congestion control: mprdma (htsim's window, the REPS "
                           "artifact's; rdma-uet.h), nscc (the Ultra Ethernet transport's NSCC "
@@ -178,6 +191,12 @@ RdmaUetWindowOnAckWtd(uint64_t windowBytes,
         return windowBytes; // a mark below the threshold: neither cut nor grown
     }
     return RdmaUetWindowOnAck(windowBytes, capBytes, mtuBytes, ackedBytes, ecnMarked);
+}
+
+bool
+RdmaUetHtsimRttSample(bool outstanding, uint32_t resends, uint64_t lastSentNs, uint64_t echoTsNs)
+{
+    return outstanding && (resends == 0 || (resends == 1 && lastSentNs == echoTsNs));
 }
 
 bool
@@ -417,6 +436,10 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
         u.inflightBytes -= again->wireBytes;
     }
     u.outstanding.Insert(seq, RdmaUetSent{now, wire, h.sport});
+    if (cx.retransmission && m_nsccFeedback == NSCC_FEEDBACK_HTSIM)
+    {
+        ++u.resends[seq];
+    }
     u.inflightBytes += wire;
     m_host->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
     qp.nextAvail =
@@ -747,6 +770,18 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     {
         ++qp.rec.cnpsRx;
     }
+    // NsccFeedback htsim: an RTT sample only as htsim's validateSendTs allows one.
+    bool rttSample = true;
+    if (m_nsccFeedback == NSCC_FEEDBACK_HTSIM)
+    {
+        const RdmaUetSent* sent = u.outstanding.Find(h.echoSeq);
+        const auto r = u.resends.find(h.echoSeq);
+        rttSample = RdmaUetHtsimRttSample(
+            sent != nullptr,
+            r == u.resends.end() ? 0 : r->second,
+            sent != nullptr ? static_cast<uint64_t>(sent->sent.GetNanoSeconds()) : 0,
+            h.tsNs);
+    }
     // Acknowledged: everything below the cumulative ACK, and the packet it SACKs.
     uint64_t acked = 0;
     auto ack = [&](uint64_t seq) {
@@ -763,6 +798,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     {
         u.rtx.erase(u.rtx.begin());
     }
+    u.resends.erase(u.resends.begin(), u.resends.lower_bound(h.seq));
     if ((h.flags & RdmaHeader::FLAG_ACK_REQUEST) != 0)
     {
         // A coalesced ACK: the packets its bitmap names.
@@ -787,6 +823,19 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     }
     qp.sndUna = std::max<uint64_t>(qp.sndUna, h.seq);
     qp.highestAck = qp.sndUna;
+    if (m_nsccFeedback == NSCC_FEEDBACK_HTSIM)
+    {
+        // A NACK's cumulatively acknowledged bytes reach NSCC with the next ACK.
+        if (nack)
+        {
+            u.nackAckedBytes += acked;
+        }
+        else
+        {
+            acked += u.nackAckedBytes;
+            u.nackAckedBytes = 0;
+        }
+    }
     if (nack)
     {
         ++qp.rec.nacksRx;
@@ -803,7 +852,8 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
             u.nscc->OnAck(Nscc(),
                           static_cast<uint64_t>(now.GetPicoSeconds()),
                           static_cast<int64_t>(acked),
-                          static_cast<uint64_t>(std::max(fb.rtt, Time(0)).GetPicoSeconds()),
+                          rttSample ? static_cast<uint64_t>(std::max(fb.rtt, Time(0)).GetPicoSeconds())
+                                    : 0, // 0: the delay average, nothing updated
                           ecn,
                           static_cast<int64_t>(u.inflightBytes));
             MirrorNscc(u);

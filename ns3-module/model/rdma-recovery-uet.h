@@ -46,6 +46,21 @@ class RdmaUetRecovery final : public RdmaLossRecovery
         ACK_REQUEST_REPS, //!< the REPS artifact's rule
     };
 
+    /// What NSCC learns from an ACK or NACK (attribute NsccFeedback).
+    enum NsccFeedback
+    {
+        /// "every-ack": every ACK's echoed send time is an RTT sample, an ACK credits NSCC with
+        /// the packets it names, and a NACK's cumulative ACK credits nothing (ours, the
+        /// default)
+        NSCC_FEEDBACK_EVERY_ACK,
+        /// "htsim": the UEC htsim's UecSrc::processAck: an RTT sample only for a packet still
+        /// outstanding whose first transmission, or (resent once) second, this ACK answers
+        /// (validateSendTs; else the delay average, neither it nor the base RTT updated); the
+        /// bytes a NACK's cumulative ACK covers are credited at the next ACK (htsim counts
+        /// them from the receiver's byte total, which only ACKs carry)
+        NSCC_FEEDBACK_HTSIM,
+    };
+
     /// \return the TypeId: the window and its rule's options (the settings the NIC reads too,
     /// Uet*, are the NIC's; the fabric-derived ones RdmaUetFabric's)
     static TypeId GetTypeId();
@@ -145,6 +160,7 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     uint32_t m_initialWindowPackets{0}; //!< InitialWindowPackets (0 = the cap)
     uint32_t m_ackBytes{0};     //!< AckBytes: ACK coalescing (0 = every packet)
     AckRequest m_ackRequest{ACK_REQUEST_UEC}; //!< AckRequest: the AR bit's rule
+    NsccFeedback m_nsccFeedback{NSCC_FEEDBACK_EVERY_ACK}; //!< NsccFeedback
     Cc m_cc{MPRDMA};            //!< Cc: the window rule
     double m_waitToDecrease{0}; //!< WaitToDecrease: threshold of the ECN average (0 = off)
     double m_wtdAlpha{0.05};    //!< WtdAlpha: gain of the ECN average per ACK

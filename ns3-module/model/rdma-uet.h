@@ -63,6 +63,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <utility>
@@ -210,6 +211,9 @@ struct RdmaUetSender
     uint64_t inflightBytes{0}; //!< wire bytes of the outstanding packets
     RdmaUetOutstanding outstanding; //!< by byte offset, and in send-time order for the timer
     std::set<uint64_t> rtx;   //!< offsets to send again (NACKed or timed out), lowest first
+    /// NsccFeedback htsim: times each offset above the cumulative ACK was sent again
+    std::map<uint64_t, uint32_t> resends;
+    uint64_t nackAckedBytes{0}; //!< NsccFeedback htsim: NACK-acknowledged bytes for the next ACK
     double ecnAverage{0};     //!< wait-to-decrease: moving average of the ACKs' ECN echoes
     std::unique_ptr<RdmaUetNscc> nscc; //!< NSCC's state (Cc nscc, nscc+rccc), else null
     std::unique_ptr<RdmaUetRcccSender> rccc; //!< RCCC's credit (Cc rccc, nscc+rccc), else null
@@ -253,6 +257,21 @@ bool RdmaUetAckRequest(uint64_t inflightBytes,
                        bool resend,
                        bool last,
                        bool repsRule);
+
+/**
+ * \ingroup rdma-lb
+ * Whether an ACK gives NSCC an RTT sample under RdmaUetRecovery::NsccFeedback "htsim" (the UEC
+ * htsim's UecSrc::validateSendTs, as processAck calls it): the packet it answers is still
+ * outstanding (\p outstanding), and it was sent once, or it was resent once (\p resends = 1)
+ * and this ACK answers the resend (its echoed send time \p echoTsNs is the packet's last,
+ * \p lastSentNs). Otherwise NSCC takes its delay average, and neither that average nor the
+ * base RTT is updated. (htsim knows which transmission an ACK answers from its rtx_echo flag;
+ * ours from the echoed send time.)
+ */
+bool RdmaUetHtsimRttSample(bool outstanding,
+                           uint32_t resends,
+                           uint64_t lastSentNs,
+                           uint64_t echoTsNs);
 
 /**
  * \ingroup rdma-lb

@@ -311,6 +311,88 @@ class UetNsccTestCase : public TestCase
 };
 
 /**
+ * NSCC fed as the UEC htsim feeds it (RdmaUetRecovery::NsccFeedback "htsim"):
+ *  - the RTT-sample rule of its validateSendTs, cell by cell: a packet sent once gives a sample
+ *    while outstanding; resent once, only its resend's ACK does (the original's late ACK echoes
+ *    an older send time); resent twice, none; nor does a packet a cumulative ACK already took;
+ *  - NSCC without a sample (RTT 0) keeps its delay average, where a sample moves it;
+ *  - wired: a trimming 3-to-1 incast under NSCC (16-packet queue) completes under both rules and
+ *    ends differently (resends are answered there, so the rule decides samples).
+ */
+class UetHtsimFeedbackTestCase : public TestCase
+{
+  public:
+    UetHtsimFeedbackTestCase()
+        : TestCase("uet nscc feedback: htsim's RTT-sample rule, cell by cell, and wired")
+    {
+    }
+
+  private:
+    struct Run
+    {
+        uint64_t trimmed{0};
+        uint32_t completed{0};
+        std::vector<int64_t> fctNs;
+    };
+
+    static Run Incast(const std::string& feedback)
+    {
+        Run r;
+        RdmaFabricHelper f;
+        const uint32_t n = 4;
+        BuildUetStar(f, n, StarBaseRtt(), MicroSeconds(40), 16, true);
+        f.GetSwitch(n)->TraceConnectWithoutContext(
+            "Trim",
+            MakeBoundCallback(+[](Run* run, Ptr<const Packet>, uint32_t) { ++run->trimmed; }, &r));
+        for (uint32_t h = 0; h < n - 1; ++h)
+        {
+            rdmalbtest::SetComponent(f.GetNic(h), "ns3::RdmaUetRecovery", "Cc", StringValue("nscc"));
+            rdmalbtest::SetComponent(f.GetNic(h),
+                                     "ns3::RdmaUetRecovery",
+                                     "NsccFeedback",
+                                     StringValue(feedback));
+            f.GetNic(h)->TraceConnectWithoutContext(
+                "FlowRecord",
+                MakeBoundCallback(+[](Run* run, const RdmaFlowRecord& rec) {
+                    ++run->completed;
+                    run->fctNs.push_back((rec.finish - rec.start).GetNanoSeconds());
+                },
+                                  &r));
+            f.AddFlow(h, h, n - 1, 2 * 1024 * 1024, Time(0));
+        }
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+        Simulator::Destroy();
+        return r;
+    }
+
+    void DoRun() override
+    {
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetHtsimRttSample(true, 0, 500, 500), true, "sent once");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetHtsimRttSample(false, 0, 500, 500), false, "already acknowledged");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetHtsimRttSample(true, 1, 900, 900), true, "resent once: the resend's ACK");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetHtsimRttSample(true, 1, 900, 500), false, "resent once: the original's late ACK");
+        NS_TEST_EXPECT_MSG_EQ(RdmaUetHtsimRttSample(true, 2, 900, 900), false, "resent twice");
+
+        const uint64_t rtt = 14022720;
+        const auto p = RdmaUetNsccParams::Derive(rtt, 100000000000ULL, 4150, 4086, 0, true, 3);
+        RdmaUetNscc sampled(p, 100000);
+        RdmaUetNscc unsampled(p, 100000);
+        sampled.OnAck(p, 20000000, 4150, rtt + 10 * p.targetPs, false, 0);
+        unsampled.OnAck(p, 20000000, 4150, 0, false, 0);
+        NS_TEST_EXPECT_MSG_GT(sampled.AvgDelayPs(), 0u, "a sample moves the delay average");
+        NS_TEST_EXPECT_MSG_EQ(unsampled.AvgDelayPs(), 0u, "no sample: the average stays");
+
+        const Run ours = Incast("every-ack");
+        const Run htsim = Incast("htsim");
+        NS_TEST_ASSERT_MSG_EQ(ours.completed, 3u, "every-ack: every flow completes");
+        NS_TEST_ASSERT_MSG_EQ(htsim.completed, 3u, "htsim: every flow completes");
+        NS_TEST_EXPECT_MSG_GT(ours.trimmed, 10u, "the incast trims (resends happen)");
+        NS_TEST_EXPECT_MSG_EQ((ours.fctNs != htsim.fctNs), true, "the attribute reaches the sender");
+    }
+};
+
+/**
  * The sender's outstanding packets (RdmaUetOutstanding: a ring by offset and a FIFO of send
  * times) against the ordered map and set they replaced, on a random life of sends, resends,
  * cumulative and selective ACKs and losses: the same size, lowest offset, lookups and oldest
@@ -1990,6 +2072,7 @@ class RdmaLbUetTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new UetWindowRuleTestCase, TestCase::QUICK);
         AddTestCase(new UetWaitToDecreaseRuleTestCase, TestCase::QUICK);
         AddTestCase(new UetNsccTestCase, TestCase::QUICK);
+        AddTestCase(new UetHtsimFeedbackTestCase, TestCase::QUICK);
         AddTestCase(new UetOutstandingTestCase, TestCase::QUICK);
         AddTestCase(new UetLineRateTestCase, TestCase::QUICK);
         AddTestCase(new UetNsccWiringTestCase, TestCase::QUICK);

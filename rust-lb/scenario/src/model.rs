@@ -337,6 +337,34 @@ impl UetAckRequest {
     }
 }
 
+/// What NSCC learns from an ACK or NACK (`[transport.uet] nscc_feedback`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UetNsccFeedback {
+    /// Every ACK's echoed send time is an RTT sample, an ACK credits the packets it names, a
+    /// NACK's cumulative ACK credits nothing (ours).
+    EveryAck,
+    /// The UEC htsim's `UecSrc::processAck`: an RTT sample only for a still-outstanding
+    /// packet's first or (resent once) second transmission (`validateSendTs`), and a NACK's
+    /// cumulatively acknowledged bytes credited at the next ACK.
+    Htsim,
+}
+
+impl UetNsccFeedback {
+    /// The name configs and the ns-3 attribute `NsccFeedback` use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            UetNsccFeedback::EveryAck => "every-ack",
+            UetNsccFeedback::Htsim => "htsim",
+        }
+    }
+
+    fn is_every_ack(&self) -> bool {
+        *self == UetNsccFeedback::EveryAck
+    }
+}
+
 /// When a uet switch port lets go of the data packet it sends (`[transport.uet]
 /// queue_release`; attribute `ns3::RdmaSwitch::QueueRelease`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -429,6 +457,12 @@ impl Ns3Name for UetCc {
 }
 
 impl Ns3Name for UetAckRequest {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
+}
+
+impl Ns3Name for UetNsccFeedback {
     fn ns3_name(self) -> &'static str {
         self.name()
     }

@@ -12,8 +12,8 @@ mod common;
 
 use common::{data, scratch, write};
 use rdma_lb_scenario::{
-    load_scenario, Overrides, PortRate, Scenario, SwitchHash, TransportKind, UetCc, UetParams,
-    UetQueueRelease,
+    load_scenario, Overrides, PortRate, Scenario, SwitchHash, TransportKind, UetCc,
+    UetNsccFeedback, UetParams, UetQueueRelease,
 };
 
 fn topo(case: &str, file: &str) -> String {
@@ -73,6 +73,7 @@ fn fat_tree_incast_loads_with_htsim_defaults() {
             ack_bytes: 16_384,
             queue_release: UetQueueRelease::End,
             trim_newest_probability: 0.5,
+            nscc_feedback: UetNsccFeedback::Htsim,
             ..UetParams::default()
         }
     );

@@ -34,6 +34,7 @@
 //! | `switch_hash` | `"htsim"`: ECMP salts drawn from the run's seed (ours: `"five-tuple"`) | htsim |
 //! | `queue_release` | `"end"`: the packet being sent counts in its queue until it has left, ECN decided then (`CompositeQueue`; ours: `"start"`) | end |
 //! | `trim_newest_probability` | 0.5: a full queue trims its newest packet instead of the arrival on a coin of 0.5, and queues the arrival (`CompositeQueue::receivePacket`; ours: 0, the arrival) | 0.5 |
+//! | `nscc_feedback` | `"htsim"`: an ACK gives NSCC an RTT sample only for a still-outstanding packet's first or (resent once) second transmission, else the delay average with nothing updated (`UecSrc::validateSendTs`); a NACK's cumulatively acknowledged bytes reach NSCC with the next ACK (`processAck` counts the receiver's byte total, which NACKs do not carry) (ours: `"every-ack"`) | htsim |
 //!
 //! * The network BDP is the network RTT x host rate; the MTU is `payload + header` (as htsim's
 //!   `-mtu`); the ACK is htsim's 64 B (`UecBasePacket::ACKSIZE`).

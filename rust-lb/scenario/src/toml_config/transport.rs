@@ -14,7 +14,7 @@ use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::htsim::{uet_defaults, HtsimTopo};
 use crate::model::{
     Cc, EcnEntry, LinkEvent, Quirk, QuirkSet, Recovery, SwitchHash, Topology, Transport,
-    TransportKind, UetAckRequest, UetCc, UetParams, UetQueueRelease,
+    TransportKind, UetAckRequest, UetCc, UetNsccFeedback, UetParams, UetQueueRelease,
 };
 use crate::simai::{parse_conf_file, SimAiConf, SimAiFabric};
 use crate::transport_params::uet::define_uet_toml_keys;
@@ -67,6 +67,23 @@ impl IntoField<UetAckRequest> for UetAckRequestSec {
         Ok(match self {
             UetAckRequestSec::Uec => UetAckRequest::Uec,
             UetAckRequestSec::Reps => UetAckRequest::Reps,
+        })
+    }
+}
+
+/// `[transport.uet] nscc_feedback`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) enum UetNsccFeedbackSec {
+    EveryAck,
+    Htsim,
+}
+
+impl IntoField<UetNsccFeedback> for UetNsccFeedbackSec {
+    fn into_field(self) -> std::result::Result<UetNsccFeedback, String> {
+        Ok(match self {
+            UetNsccFeedbackSec::EveryAck => UetNsccFeedback::EveryAck,
+            UetNsccFeedbackSec::Htsim => UetNsccFeedback::Htsim,
         })
     }
 }
@@ -397,7 +414,8 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
 /// salts are drawn from the run's seed (`switch_hash = "htsim"`) and queues that count the
 /// packet being sent until it has left (`queue_release = "end"`, its `CompositeQueue`) and,
 /// full, trim their newest packet instead of the arrival on a coin of 0.5
-/// (`trim_newest_probability`, `CompositeQueue::receivePacket`); the rest as ours.
+/// (`trim_newest_probability`, `CompositeQueue::receivePacket`), and NSCC fed as its
+/// `UecSrc::processAck` feeds it (`nscc_feedback = "htsim"`); the rest as ours.
 fn htsim_base() -> UetParams {
     UetParams {
         cc: UetCc::Nscc,
@@ -408,6 +426,7 @@ fn htsim_base() -> UetParams {
         switch_hash: SwitchHash::Htsim,
         queue_release: UetQueueRelease::End,
         trim_newest_probability: 0.5,
+        nscc_feedback: UetNsccFeedback::Htsim,
         ..UetParams::default()
     }
 }

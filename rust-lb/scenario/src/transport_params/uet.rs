@@ -156,6 +156,17 @@ macro_rules! uet_params {
             rccc_credit_per_pull_bytes: u32 = 16384,
                 toml "rccc_credit_per_pull" as Bytes check credit_per_pull_range,
                 ns3 UetRecovery "RcccCreditPerPull" as uint;
+            /// What NSCC learns from an ACK or NACK: `every-ack`, every ACK's echoed send time
+            /// is an RTT sample and a NACK's cumulative ACK credits nothing (ours, the
+            /// default); `htsim`, the UEC htsim's `UecSrc::processAck`: an RTT sample only for
+            /// a packet still outstanding whose first or (resent once) second transmission the
+            /// ACK answers (`validateSendTs`; else the delay average, nothing updated), and a
+            /// NACK's cumulatively acknowledged bytes credited at the next ACK. Left out of the
+            /// config echo at `every-ack`.
+            #[serde(skip_serializing_if = "UetNsccFeedback::is_every_ack")]
+            nscc_feedback: UetNsccFeedback = UetNsccFeedback::EveryAck,
+                toml "nscc_feedback" as UetNsccFeedbackSec,
+                ns3 UetRecovery "NsccFeedback" as named;
             /// When a switch port lets go of the data packet it sends: `start`, when its
             /// transmission starts (it leaves the queue's occupancy and is ECN-marked then, from
             /// the packets behind it; the model's switch, the default); `end`, when its last bit
