@@ -116,6 +116,22 @@ BuildUetStar(RdmaFabricHelper& f,
     f.AssignStreams(0);
 }
 
+/// The star's (n-1)-to-1 incast: \p setup(h) for each sender h < n - 1 (its traces and
+/// attributes), then its flow of \p bytes to host n - 1 at t = 0; runs until \p stop. The
+/// caller reads the fabric, then calls Simulator::Destroy.
+template <typename Setup>
+void
+RunStarIncast(RdmaFabricHelper& f, uint32_t nHosts, uint64_t bytes, Time stop, Setup setup)
+{
+    for (uint32_t h = 0; h + 1 < nHosts; ++h)
+    {
+        setup(h);
+        f.AddFlow(h, h, nHosts - 1, bytes, Time(0));
+    }
+    Simulator::Stop(stop);
+    Simulator::Run();
+}
+
 /// Leaf-spine (RdmaFabricHelper::BuildLeafSpine) at 400 Gbps, 1 us links, on the uet transport
 /// (ConfigureUetFabric); with \p htsim = (seed, flows), htsim's switches (UseHtsimSwitches);
 /// \p lbParams the load balancer's parameters.
@@ -344,8 +360,7 @@ class UetHtsimFeedbackTestCase : public TestCase
         f.GetSwitch(n)->TraceConnectWithoutContext(
             "Trim",
             MakeBoundCallback(+[](Run* run, Ptr<const Packet>, uint32_t) { ++run->trimmed; }, &r));
-        for (uint32_t h = 0; h < n - 1; ++h)
-        {
+        RunStarIncast(f, n, 2 * 1024 * 1024, MilliSeconds(20), [&](uint32_t h) {
             rdmalbtest::SetComponent(f.GetNic(h), "ns3::RdmaUetRecovery", "Cc", StringValue("nscc"));
             rdmalbtest::SetComponent(f.GetNic(h),
                                      "ns3::RdmaUetRecovery",
@@ -358,10 +373,7 @@ class UetHtsimFeedbackTestCase : public TestCase
                     run->fctNs.push_back((rec.finish - rec.start).GetNanoSeconds());
                 },
                                   &r));
-            f.AddFlow(h, h, n - 1, 2 * 1024 * 1024, Time(0));
-        }
-        Simulator::Stop(MilliSeconds(20));
-        Simulator::Run();
+        });
         Simulator::Destroy();
         return r;
     }
@@ -882,8 +894,7 @@ class UetTrimNackTestCase : public TestCase
                 ++run->trimmed;
             },
                               &r));
-        for (uint32_t h = 0; h < n - 1; ++h)
-        {
+        RunStarIncast(f, n, 2 * 1024 * 1024, MilliSeconds(20), [&](uint32_t h) {
             const uint32_t sip = RdmaHostAddress(h);
             f.GetNic(h)->TraceConnectWithoutContext(
                 "LbFeedback",
@@ -917,10 +928,7 @@ class UetTrimNackTestCase : public TestCase
                     run->timeouts += rec.timeouts;
                 },
                                   &r));
-            f.AddFlow(h, h, n - 1, 2 * 1024 * 1024, Time(0));
-        }
-        Simulator::Stop(MilliSeconds(20));
-        Simulator::Run();
+        });
         r.drops = f.GetSwitch(n)->GetTotalDrops();
         Simulator::Destroy();
         return r;
@@ -1230,8 +1238,7 @@ class UetWindowCapTestCase : public TestCase
         RdmaFabricHelper f;
         const uint32_t n = 9;
         BuildUetStar(f, n, StarBaseRtt(), MicroSeconds(40), 32, true);
-        for (uint32_t h = 0; h < n - 1; ++h)
-        {
+        RunStarIncast(f, n, 1024 * 1024, MilliSeconds(20), [&](uint32_t h) {
             f.GetNic(h)->TraceConnectWithoutContext(
                 "UetWindow",
                 MakeBoundCallback(+[](Seen* s, uint32_t, uint64_t w, uint64_t cap) {
@@ -1244,10 +1251,7 @@ class UetWindowCapTestCase : public TestCase
                     s->cap = cap;
                 },
                                   &s));
-            f.AddFlow(h, h, n - 1, 1024 * 1024, Time(0));
-        }
-        Simulator::Stop(MilliSeconds(20));
-        Simulator::Run();
+        });
         Simulator::Destroy();
         // cap = 1.5 x (4168.56 ns x 400 Gbps / 8 = 208428 B) = 312642 B.
         const uint64_t expectedCap = 3 * (StarBaseRtt().GetPicoSeconds() * 400 / 8000) / 2;
@@ -1292,8 +1296,7 @@ class UetWaitToDecreaseWiringTestCase : public TestCase
         RdmaFabricHelper f;
         const uint32_t n = 9;
         BuildUetStar(f, n, StarBaseRtt(), MicroSeconds(40), 32, true);
-        for (uint32_t h = 0; h < n - 1; ++h)
-        {
+        RunStarIncast(f, n, 1024 * 1024, MilliSeconds(20), [&](uint32_t h) {
             rdmalbtest::SetComponent(f.GetNic(h), "ns3::RdmaUetRecovery",
                                                "WaitToDecrease",
                                                DoubleValue(wtd));
@@ -1310,10 +1313,7 @@ class UetWaitToDecreaseWiringTestCase : public TestCase
                     s->sum += static_cast<double>(w);
                 },
                                   &s));
-            f.AddFlow(h, h, n - 1, 1024 * 1024, Time(0));
-        }
-        Simulator::Stop(MilliSeconds(20));
-        Simulator::Run();
+        });
         Simulator::Destroy();
         return s;
     }
@@ -1906,8 +1906,7 @@ class UetRcccWiringTestCase : public TestCase
                 run->heard[sip] = true;
             },
                               &r));
-        for (uint32_t h = 0; h < n - 1; ++h)
-        {
+        RunStarIncast(f, n, 1024 * 1024, MilliSeconds(5), [&](uint32_t h) {
             const uint32_t sip = RdmaHostAddress(h);
             f.GetNic(h)->TraceConnectWithoutContext(
                 "LbFeedback",
@@ -1932,10 +1931,7 @@ class UetRcccWiringTestCase : public TestCase
                     run->last = Simulator::Now();
                 },
                                   &r));
-            f.AddFlow(h, h, n - 1, 1024 * 1024, Time(0));
-        }
-        Simulator::Stop(MilliSeconds(5));
-        Simulator::Run();
+        });
         r.trims = f.GetSwitch(n)->GetTotalTrims();
         r.hostMarks = f.GetSwitch(n)->GetTotalEcnMarks();
         Simulator::Destroy();
