@@ -82,31 +82,38 @@ RdmaWheelScheduler::~RdmaWheelScheduler()
     }
 }
 
+RdmaWheelScheduler::TieOrder
+RdmaWheelScheduler::OrderOf(const TieKey& key)
+{
+    constexpr uint32_t ctxBits = 24;
+    constexpr uint64_t lastCtx = (uint64_t{1} << ctxBits) - 1; // the set-up's context
+    constexpr uint64_t seqBits = 40;
+    const uint64_t ctx = key.schedCtx == Simulator::NO_CONTEXT ? lastCtx : key.schedCtx;
+    NS_ABORT_MSG_IF(ctx > lastCtx || (ctx == lastCtx && key.schedCtx != Simulator::NO_CONTEXT),
+                    "RdmaWheelScheduler: more than 2^24 - 2 nodes in the partition-invariant order");
+    NS_ABORT_MSG_IF(key.seq >> seqBits != 0,
+                    "RdmaWheelScheduler: more than 2^40 events scheduled by one node");
+    return TieOrder{key.schedTs + 1, ctx << seqBits | key.seq};
+}
+
 bool
 RdmaWheelScheduler::KeyedLater(const Keyed& a, const Keyed& b)
 {
-    // true when a comes after b
     if (a.ev.key.m_ts != b.ev.key.m_ts)
     {
         return a.ev.key.m_ts > b.ev.key.m_ts;
     }
-    if (a.remote != b.remote)
+    if (a.order.hi != b.order.hi)
     {
-        return b.remote;
+        return a.order.hi > b.order.hi;
     }
-    if (a.remote)
-    {
-        return a.ev.key.m_uid > b.ev.key.m_uid;
-    }
-    if (a.key.schedTs != b.key.schedTs)
-    {
-        return a.key.schedTs > b.key.schedTs;
-    }
-    if (a.key.schedCtx != b.key.schedCtx)
-    {
-        return a.key.schedCtx > b.key.schedCtx;
-    }
-    return a.key.seq > b.key.seq;
+    return a.order.lo > b.order.lo;
+}
+
+bool
+RdmaWheelScheduler::KeyedBefore(const Keyed& a, const Keyed& b)
+{
+    return KeyedLater(b, a);
 }
 
 RdmaWheelScheduler::TieKey
@@ -262,38 +269,39 @@ RdmaWheelScheduler::MoveInLater()
 void
 RdmaWheelScheduler::InsertKeyed(const Event& ev)
 {
-    Keyed k{ev, false, {}};
+    Keyed k{ev, {}};
     if (m_nextKeySet)
     {
-        k.key = m_nextKey;
+        k.order = OrderOf(m_nextKey);
         m_nextKeySet = false;
     }
     else if (g_remoteArrivalType != nullptr && typeid(*ev.impl) == *g_remoteArrivalType)
     {
-        k.remote = true;
+        k.order = TieOrder{0, ev.key.m_uid};
     }
     else
     {
-        k.key = NewKey();
+        k.order = OrderOf(NewKey());
     }
-    if (!m_current.empty())
+    if (m_currentNext < m_current.size())
     {
         if (ev.key.m_ts == m_currentTs)
         {
-            // Scheduled for the time step being drained: ordered among its events by key.
-            m_current.push_back(k);
-            std::push_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
+            // Scheduled for the time step being drained: at its place among the pending ones.
+            const auto from = m_current.begin() + static_cast<std::ptrdiff_t>(m_currentNext);
+            m_current.insert(std::upper_bound(from, m_current.end(), k, &KeyedBefore), k);
             return;
         }
         if (ev.key.m_ts < m_currentTs)
         {
-            // Earlier than the step PeekNext moved into the current heap (under MPI, a packet
+            // Earlier than the step PeekNext moved into the current step (under MPI, a packet
             // from another rank arriving before this rank's next event): that step waits again.
-            for (const Keyed& c : m_current)
+            for (size_t i = m_currentNext; i < m_current.size(); ++i)
             {
-                Place(c);
+                Place(m_current[i]);
             }
             m_current.clear();
+            m_currentNext = 0;
         }
     }
     Place(k);
@@ -322,11 +330,11 @@ RdmaWheelScheduler::PutKeyedInRing(const Keyed& k)
     PutInRing(k.ev);
     // PutInRing's node is its slot's tail.
     const uint32_t n = m_slots[k.ev.key.m_ts & m_mask].tail;
-    if (n >= m_nodeKeys.size())
+    if (n >= m_nodeOrders.size())
     {
-        m_nodeKeys.resize(m_nodes.size());
+        m_nodeOrders.resize(m_nodes.size());
     }
-    m_nodeKeys[n] = k;
+    m_nodeOrders[n] = k.order;
 }
 
 void
@@ -343,14 +351,16 @@ RdmaWheelScheduler::MoveInLaterKeyed()
 void
 RdmaWheelScheduler::Activate()
 {
-    if (!m_current.empty())
+    if (m_currentNext < m_current.size())
     {
         return;
     }
+    m_current.clear();
+    m_currentNext = 0;
     if (m_inRing == 0)
     {
-        // Nothing within the span: the earliest later events, in key order. (m_base stays:
-        // an event may still be scheduled before them, see InsertKeyed.)
+        // Nothing within the span: the earliest later events, in key order (the heap's). (m_base
+        // stays: an event may still be scheduled before them, see InsertKeyed.)
         NS_ASSERT(!m_keyed.empty());
         m_currentTs = m_keyed.front().ev.key.m_ts;
         while (!m_keyed.empty() && m_keyed.front().ev.key.m_ts == m_currentTs)
@@ -359,7 +369,6 @@ RdmaWheelScheduler::Activate()
             m_current.push_back(m_keyed.back());
             m_keyed.pop_back();
         }
-        std::make_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
         return;
     }
     // Every later event lies at or beyond m_base + m_slotCount (MoveInLaterKeyed after every
@@ -370,23 +379,24 @@ RdmaWheelScheduler::Activate()
     for (uint32_t n = s.head; n != NIL;)
     {
         const uint32_t next = m_nodes[n].next;
-        m_current.push_back(m_nodeKeys[n]);
+        m_current.push_back(Keyed{m_nodes[n].ev, m_nodeOrders[n]});
         FreeNode(n);
         --m_inRing;
         n = next;
     }
     s.head = NIL;
     Drained(i);
-    std::make_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
+    if (!std::is_sorted(m_current.begin(), m_current.end(), &KeyedBefore))
+    {
+        std::sort(m_current.begin(), m_current.end(), &KeyedBefore);
+    }
 }
 
 Scheduler::Event
 RdmaWheelScheduler::RemoveNextKeyed()
 {
     Activate();
-    std::pop_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
-    const Event ev = m_current.back().ev;
-    m_current.pop_back();
+    const Event ev = m_current[m_currentNext++].ev;
     m_base = ev.key.m_ts;
     MoveInLaterKeyed();
     return ev;
@@ -396,11 +406,11 @@ void
 RdmaWheelScheduler::RemoveKeyed(const Event& ev)
 {
     auto same = [&ev](const Keyed& k) { return k.ev.key.m_uid == ev.key.m_uid; };
-    auto it = std::find_if(m_current.begin(), m_current.end(), same);
+    const auto from = m_current.begin() + static_cast<std::ptrdiff_t>(m_currentNext);
+    auto it = std::find_if(from, m_current.end(), same);
     if (it != m_current.end())
     {
-        m_current.erase(it);
-        std::make_heap(m_current.begin(), m_current.end(), &RdmaWheelScheduler::KeyedLater);
+        m_current.erase(it); // keeps the order
         return;
     }
     if (ev.key.m_ts - m_base < m_slotCount)
@@ -437,7 +447,8 @@ RdmaWheelScheduler::EarliestSlot() const
 bool
 RdmaWheelScheduler::IsEmpty() const
 {
-    return m_inRing == 0 && m_later.empty() && m_keyed.empty() && m_current.empty();
+    return m_inRing == 0 && m_later.empty() && m_keyed.empty() &&
+           m_currentNext == m_current.size();
 }
 
 Scheduler::Event
@@ -445,10 +456,10 @@ RdmaWheelScheduler::PeekNext() const
 {
     if (m_invariantTies)
     {
-        // Moving the earliest time step's events into the current heap changes no event's
+        // Moving the earliest time step's events into the current step changes no event's
         // order or presence (see Activate).
         const_cast<RdmaWheelScheduler*>(this)->Activate();
-        return m_current.front().ev;
+        return m_current[m_currentNext].ev;
     }
     if (m_inRing == 0)
     {

@@ -40,13 +40,15 @@
  * MpiReceiver::Receive, whose type RegisterRemoteArrivalType names) comes first in its
  * timestamp: it only re-schedules the packet's arrival under the sender's key (TakeTieKey /
  * SetNextTieKey), before any ordinary event of that time runs. In this mode the ring keeps each
- * event's key beside its node, and the later events wait in a heap ordered by key; when the
- * earliest slot's time step is reached, its events move into a small binary heap ordered by key
- * (the "current" heap: the events of one time step, a few hundred on the largest fabrics),
- * which also takes the events scheduled for that same step while it drains. A slot's FIFO is
- * therefore only a bag here; the order is the heap's. A heap of one time step is far smaller
- * than one of every pending event (what this mode used before: 20 % over the ring's run on a
- * 4,096-host permutation), and it is what a run over MPI ranks uses on every rank.
+ * event's order (its key packed in two words) beside its node, and the later events wait in a
+ * heap ordered by key; when the earliest slot's time step is reached, its events (a few hundred
+ * on the largest fabrics) move into the "current" step, an array sorted by key and drained front
+ * to back. A slot's FIFO is only a bag here, but close to sorted: its events enter it in the
+ * order of their scheduling time, the key's first part (the sort is skipped when it finds them
+ * in order). An event scheduled for the current step while it drains is inserted at its place,
+ * near the end (its scheduling time is the latest). The array replaced a binary heap of the
+ * step, and that heap one heap of every pending event (doc/performance.md, "Distributed runs
+ * (MPI)").
  */
 #ifndef RDMA_WHEEL_SCHEDULER_H
 #define RDMA_WHEEL_SCHEDULER_H
@@ -110,15 +112,27 @@ eturn whether the running simulation's scheduler orders ties partition-invariant
     static void RegisterRemoteArrivalType(const std::type_info* t);
 
   private:
-    /// An event with its tie key, in the partition-invariant mode's heap.
+    /// TieKey's order as two words compared in turn (the order KeyedLater needs, without its
+    /// branches): remote-receive events {0, uid}; any other {schedTs + 1, schedCtx << 40 | seq},
+    /// the set-up's context (NO_CONTEXT) last as in TieKey's order. Holds for fewer than
+    /// 2^24 - 1 nodes and 2^40 events scheduled per node (checked).
+    struct TieOrder
+    {
+        uint64_t hi; //!< 0 for a remote-receive event, else its schedTs + 1
+        uint64_t lo; //!< its uid, else schedCtx << 40 | seq
+    };
+    /// \return the order of an event with key \p key
+    static TieOrder OrderOf(const TieKey& key);
+    /// An event with its tie order, in the partition-invariant mode's heap and current step.
     struct Keyed
     {
         Event ev;       //!< the event
-        bool remote;    //!< inserted by the MPI receive path: first in its timestamp
-        TieKey key;     //!< its key
+        TieOrder order; //!< its order among the events of its timestamp
     };
-    /// Heap order of Keyed (earliest on top).
+    /// Heap order of Keyed (earliest on top): true when \p a comes after \p b.
     static bool KeyedLater(const Keyed& a, const Keyed& b);
+    /// Sort order of Keyed: true when \p a comes before \p b.
+    static bool KeyedBefore(const Keyed& a, const Keyed& b);
     /// \return the key of an event scheduled now by the current context (whose count advances)
     TieKey NewKey();
 
@@ -155,8 +169,8 @@ eturn whether the running simulation's scheduler orders ties partition-invariant
     void PutKeyedInRing(const Keyed& k);
     /// Partition-invariant mode: the later events that the span now covers into the ring.
     void MoveInLaterKeyed();
-    /// Partition-invariant mode: if the current heap is empty, moves the earliest time step's
-    /// events (from the ring, or from the later heap) into it. Changes where events are kept,
+    /// Partition-invariant mode: if the current step is drained, moves the earliest time step's
+    /// events (from the ring, or from the later heap) into it, sorted. Changes where events are kept,
     /// not which are pending: PeekNext calls it too, and an event scheduled before that step
     /// afterwards (InsertKeyed) puts them back.
     void Activate();
@@ -181,11 +195,13 @@ eturn whether the running simulation's scheduler orders ties partition-invariant
     bool m_invariantTies{false}; //!< the PartitionInvariantTies attribute
     /// Partition-invariant mode: the events at or after the ring's span, a min-heap by key.
     std::vector<Keyed> m_keyed;
-    /// Partition-invariant mode: the key of the event in m_nodes[i] (same index).
-    std::vector<Keyed> m_nodeKeys;
-    /// Partition-invariant mode: the events of time step m_currentTs, a min-heap by key.
+    /// Partition-invariant mode: the order of the event in m_nodes[i] (same index).
+    std::vector<TieOrder> m_nodeOrders;
+    /// Partition-invariant mode: the events of time step m_currentTs in order (KeyedBefore);
+    /// those before m_currentNext have been removed.
     std::vector<Keyed> m_current;
-    uint64_t m_currentTs{0}; //!< the time step of m_current's events (while it is not empty)
+    size_t m_currentNext{0}; //!< index in m_current of the next event of the current step
+    uint64_t m_currentTs{0}; //!< the time step of m_current's events (while any is pending)
     std::vector<uint64_t> m_seq; //!< partition-invariant mode: events scheduled per context
     uint64_t m_seqNoContext{0};  //!< ... by the set-up (no context)
     bool m_nextKeySet{false};    //!< SetNextTieKey was called
