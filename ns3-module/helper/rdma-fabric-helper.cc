@@ -166,6 +166,30 @@ RdmaFabricHelper::CreateNodes(uint32_t n,
             m_nodes.Get(i)->AggregateObject(CreateObject<RdmaNic>());
         }
     }
+    m_nicNodes = m_hosts;
+}
+
+void
+RdmaFabricHelper::SetEndpointSwitches(const std::vector<uint32_t>& ids)
+{
+    for (uint32_t s : ids)
+    {
+        NS_ABORT_MSG_IF(s >= m_nodes.GetN() || !m_isSwitch[s],
+                        "RdmaFabricHelper: endpoint switch " << s << " is not a switch");
+    }
+    m_endpointSwitches = ids;
+    m_nicNodes = m_hosts;
+    m_nicNodes.insert(m_nicNodes.end(), ids.begin(), ids.end());
+    for (uint32_t s : ids)
+    {
+        m_nodes.Get(s)->AggregateObject(CreateObject<RdmaNic>()); // set up by Finish
+    }
+}
+
+const std::vector<uint32_t>&
+RdmaFabricHelper::GetNicNodes() const
+{
+    return m_nicNodes;
 }
 
 Ptr<RdmaChannel>
@@ -365,6 +389,27 @@ RdmaFabricHelper::Finish()
     {
         InstallHtsimSwitches(adj);
     }
+    for (uint32_t s : m_endpointSwitches)
+    {
+        // Its NIC sends on every port; to a host it is linked to, on that link's port.
+        Ptr<RdmaSwitch> sw = m_nodes.Get(s)->GetObject<RdmaSwitch>();
+        std::vector<Ptr<RdmaNetDevice>> ports;
+        for (uint32_t p = 0; p < sw->GetNPorts(); ++p)
+        {
+            ports.push_back(sw->GetPort(p));
+        }
+        std::vector<std::vector<uint8_t>> routes(n);
+        for (const auto& [nb, port] : adj[s])
+        {
+            if (!m_isSwitch[nb])
+            {
+                routes[nb] = {static_cast<uint8_t>(port)};
+            }
+        }
+        Ptr<RdmaNic> nic = m_nodes.Get(s)->GetObject<RdmaNic>();
+        nic->SetupOnSwitch(sw, ports, RdmaHostAddress(s));
+        nic->SetPortRoutes(std::move(routes));
+    }
     for (uint32_t i = 0; i < n; ++i)
     {
         if (m_isSwitch[i])
@@ -375,6 +420,10 @@ RdmaFabricHelper::Finish()
         {
             m_nodes.Get(i)->GetObject<RdmaNic>()->SetLoadBalancer(m_lb);
         }
+    }
+    for (uint32_t s : m_endpointSwitches)
+    {
+        m_nodes.Get(s)->GetObject<RdmaNic>()->SetLoadBalancer(m_lb);
     }
 }
 
@@ -630,9 +679,14 @@ RdmaFabricHelper::GetChannel(uint32_t a, uint32_t b) const
 void
 RdmaFabricHelper::AddFlow(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t size, Time start, uint32_t pg)
 {
-    NS_ABORT_MSG_IF(src >= m_nodes.GetN() || m_isSwitch[src],
+    auto endpoint = [this](uint32_t n) {
+        return n < m_nodes.GetN() && (!m_isSwitch[n] || std::count(m_endpointSwitches.begin(),
+                                                                   m_endpointSwitches.end(),
+                                                                   n) != 0);
+    };
+    NS_ABORT_MSG_IF(!endpoint(src),
                     "RdmaFabricHelper: flow " << flowId << ": source " << src << " is not a host");
-    NS_ABORT_MSG_IF(dst >= m_nodes.GetN() || m_isSwitch[dst],
+    NS_ABORT_MSG_IF(!endpoint(dst),
                     "RdmaFabricHelper: flow " << flowId << ": destination " << dst
                                               << " is not a host");
     Ptr<RdmaNic> nic = GetNic(src);

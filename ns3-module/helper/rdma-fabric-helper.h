@@ -98,7 +98,15 @@ class RdmaFabricHelper
     bool IsSwitch(uint32_t i) const;
     /// \return the host nodes' indices in creation order
     const std::vector<uint32_t>& GetHosts() const;
-    /// \return the NIC of host node \p i
+    /**
+     * Makes switches \p ids RDMA endpoints too (SimAI's NVSwitches under NVLS): each gets an
+     * RdmaNic now (GetNic), which Finish binds to all its ports (RdmaNic::SetupOnSwitch) with a
+     * route to each host it is linked to. Call after CreateNodes, before Links.
+     */
+    void SetEndpointSwitches(const std::vector<uint32_t>& ids);
+    /// \return the nodes with a NIC: the hosts in creation order, then the endpoint switches
+    const std::vector<uint32_t>& GetNicNodes() const;
+    /// \return the NIC of host (or endpoint switch) node \p i
     Ptr<RdmaNic> GetNic(uint32_t i) const;
     /// \return the switch of switch node \p i
     Ptr<RdmaSwitch> GetSwitch(uint32_t i) const;
@@ -177,6 +185,8 @@ class RdmaFabricHelper
     NodeContainer m_nodes;
     std::vector<bool> m_isSwitch;
     std::vector<uint32_t> m_hosts;
+    std::vector<uint32_t> m_endpointSwitches; //!< SetEndpointSwitches
+    std::vector<uint32_t> m_nicNodes;         //!< m_hosts, then m_endpointSwitches
     std::vector<LinkRec> m_links;
     Ptr<LbConfig> m_lb;
     std::optional<std::pair<uint32_t, uint32_t>> m_htsim; //!< UseHtsimSwitches (seed, flows)

@@ -71,6 +71,7 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
     {
         out.portRates.push_back({p.node, p.peer, p.rate_bps, p.queue_scale});
     }
+    out.endpointSwitchIds = Ids(in.endpoint_switch_ids);
     out.flows.clear();
     out.flows.reserve(in.flows.size());
     for (const auto& f : in.flows)
@@ -87,6 +88,7 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
         g.computeNs = f.compute_ns;
         g.latencyNs = f.latency_ns;
         g.afterCompletion = f.after_completion;
+        g.afterSent = Ids(f.after_sent);
         out.flows.push_back(std::move(g));
     }
     out.collectives.clear();

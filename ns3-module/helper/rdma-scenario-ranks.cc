@@ -157,6 +157,10 @@ RdmaScenarioRunner::ValidateRanks(const RdmaScenarioSpec& spec)
     {
         return "link_events: link faults" + why;
     }
+    if (!spec.endpointSwitchIds.empty())
+    {
+        return "topology: switches that end flows (SimAI's NVLS)" + why;
+    }
     if (run.pfcTrace || run.queueTrace || run.rateTraceNs != 0 || run.failedLinkDrops ||
         run.rttHistogramNs != 0 || run.portBytes)
     {

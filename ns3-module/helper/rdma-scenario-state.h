@@ -308,6 +308,8 @@ struct RdmaScenarioRunner::State
     std::vector<std::vector<uint32_t>> dependents; //!< flow -> flows waiting for it
     /// flow -> flows whose sender computes after it (RdmaScenarioFlow::computeAfter)
     std::vector<std::vector<uint32_t>> computeDependents;
+    /// flow -> flows that wait for its last byte's send (RdmaScenarioFlow::afterSent)
+    std::vector<std::vector<uint32_t>> sentDependents;
     std::vector<Time> earliest; //!< flow -> latest dependency delivery (+ compute) so far
     std::vector<uint32_t> pending;                 //!< flow -> predecessors not delivered
     std::vector<uint32_t> ordinary;                //!< flows without deps, by (start, id)
@@ -446,6 +448,21 @@ struct RdmaScenarioRunner::State
         r.deliveredNs = static_cast<uint64_t>(at.GetNanoSeconds());
         ++delivered;
         DependenciesMet(flowId, at, false);
+    }
+
+    /// Flow \p flowId's last byte was sent (its serialisation ends at \p at): its dependents
+    /// by RdmaScenarioFlow::afterSent have one dependency less.
+    void OnSent(uint32_t flowId, Time at)
+    {
+        if (flowId >= sentDependents.size())
+        {
+            return;
+        }
+        for (uint32_t d : sentDependents[flowId])
+        {
+            const RdmaScenarioFlow& f = spec->flows[d];
+            DependencyDelivered(d, at + NanoSeconds(static_cast<int64_t>(f.latencyNs)));
+        }
     }
 
     /// Flow \p flowId was delivered (\p completion false) or completed at its sender (true) at

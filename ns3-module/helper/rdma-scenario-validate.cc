@@ -41,6 +41,16 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
         }
         isSwitch[s] = true;
     }
+    std::vector<bool> endpoint(n, false);
+    for (size_t i = 0; i < spec.endpointSwitchIds.size(); ++i)
+    {
+        const uint32_t s = spec.endpointSwitchIds[i];
+        if (s >= n || !isSwitch[s])
+        {
+            return Fmt("topology.endpoint_switch_ids[%zu]: node %u is not a switch", i, s);
+        }
+        endpoint[s] = true;
+    }
     std::vector<uint32_t> degree(n, 0);
     std::vector<uint64_t> hostRate(n, 0);  // a host's first link's rate
     std::vector<bool> hostToHost(n, false); // a host's first link is to a host
@@ -142,7 +152,7 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
         }
         for (auto [name, node] : {std::make_pair("src", f.src), std::make_pair("dst", f.dst)})
         {
-            if (node >= n || isSwitch[node])
+            if (node >= n || (isSwitch[node] && !endpoint[node]))
             {
                 return Fmt("flows[%zu].%s: node %u is not a host", i, name, node);
             }
@@ -179,6 +189,15 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
             if (a >= f.id)
             {
                 return Fmt("flows[%zu].compute_after: flow %u is not an earlier flow", i, a);
+            }
+        }
+        for (uint32_t a : f.afterSent)
+        {
+            if (a >= f.id || spec.flows[a].src != f.src)
+            {
+                return Fmt("flows[%zu].after_sent: flow %u is not an earlier flow of its sender",
+                           i,
+                           a);
             }
         }
         if (f.computeNs > uint64_t(INT64_MAX) / 4 || f.latencyNs > uint64_t(INT64_MAX) / 4)

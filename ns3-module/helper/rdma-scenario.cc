@@ -334,9 +334,29 @@ RdmaScenarioRunner::Run(std::string* error)
     const RdmaScenarioSpec& spec = m_spec;
     const size_t nFlows = spec.flows.size();
 
-    // Reachability of every flow's pair (the BFS above only goes through switches).
+    // Reachability of every flow's pair (the BFS above only goes through switches). An
+    // endpoint switch's NIC reaches only the hosts linked to it (RdmaFabricHelper::Finish).
+    auto isEndpoint = [&spec](uint32_t n) {
+        return std::count(spec.endpointSwitchIds.begin(), spec.endpointSwitchIds.end(), n) != 0;
+    };
     for (size_t i = 0; i < nFlows; ++i)
     {
+        const RdmaScenarioFlow& f = spec.flows[i];
+        if (isEndpoint(f.src) || isEndpoint(f.dst))
+        {
+            const bool linked = std::any_of(spec.links.begin(), spec.links.end(), [&f](const auto& l) {
+                return (l.a == f.src && l.b == f.dst) || (l.a == f.dst && l.b == f.src);
+            });
+            if (!linked)
+            {
+                return fail(Fmt("flows[%zu]: %u and %u are not linked (an endpoint switch's NIC "
+                                "reaches only the hosts linked to it)",
+                                i,
+                                f.src,
+                                f.dst));
+            }
+            continue;
+        }
         if (GetPairBottleneckBps(spec.flows[i].src, spec.flows[i].dst) == 0)
         {
             return fail(Fmt("flows[%zu]: host %u cannot reach host %u", i, spec.flows[i].src,
@@ -406,7 +426,7 @@ RdmaScenarioRunner::ConfigureUet()
     });
     const RdmaUetDerived d = s.uetFabric->Derive(shape);
     s.uetPairRtt = UetPairRtt{&s.pairs, &s.hostIndex, d.txNs};
-    for (uint32_t h : fabric.GetHosts())
+    for (uint32_t h : fabric.GetNicNodes())
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);
         RdmaUetFabric::ConfigureNic(nic, d);
@@ -415,7 +435,10 @@ RdmaScenarioRunner::ConfigureUet()
             // (The bound types must be the function's exactly: ns-3 casts the callback to them.)
             const UetPairRtt* table = &s.uetPairRtt;
             const uint32_t src = s.hostIndex.at(h);
-            nic->SetUetBaseRttOf(MakeBoundCallback(&UetPairBaseRtt, table, src));
+            if (src != UINT32_MAX) // not an endpoint switch
+            {
+                nic->SetUetBaseRttOf(MakeBoundCallback(&UetPairBaseRtt, table, src));
+            }
         }
     }
     for (uint32_t id : m_spec.switchIds)
@@ -490,6 +513,7 @@ RdmaScenarioRunner::CreateFabric()
                                 static_cast<uint32_t>(spec.flows.size()));
     }
     fabric.CreateNodes(spec.nodeCount, spec.switchIds, s.rankOf);
+    fabric.SetEndpointSwitches(spec.endpointSwitchIds);
 }
 
 /// The NICs' window, base RTT and quirk attributes; the switches' INT and ECN stream.
@@ -515,7 +539,7 @@ RdmaScenarioRunner::ConfigureNodes()
                                                1000000000 / 8);
         maxBdpBytes = std::max(maxBdpBytes, bdp);
     });
-    for (uint32_t h : fabric.GetHosts())
+    for (uint32_t h : fabric.GetNicNodes())
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);
         nic->SetAttribute("Window", UintegerValue(t.hasWin ? maxBdpBytes : 0));
@@ -616,7 +640,7 @@ RdmaScenarioRunner::ApplyTransportTable()
         }
         if (a.typeId == nicType)
         {
-            for (uint32_t h : fabric.GetHosts())
+            for (uint32_t h : fabric.GetNicNodes())
             {
                 fabric.GetNic(h)->SetAttribute(a.name, *v);
             }
@@ -636,7 +660,7 @@ RdmaScenarioRunner::ApplyTransportTable()
             }
         }
     }
-    for (uint32_t h : fabric.GetHosts())
+    for (uint32_t h : fabric.GetNicNodes())
     {
         for (const auto& [attribute, factory] : components)
         {
@@ -787,11 +811,12 @@ RdmaScenarioRunner::ConnectTraces()
     State& s = *m_state;
     const RdmaScenarioSpec& spec = m_spec;
     RdmaFabricHelper& fabric = *s.fabric;
-    for (uint32_t h : fabric.GetHosts())
+    for (uint32_t h : fabric.GetNicNodes())
     {
         Ptr<RdmaNic> nic = fabric.GetNic(h);
         nic->TraceConnectWithoutContext("FlowRecord", MakeCallback(&State::OnRecord, &s));
         nic->TraceConnectWithoutContext("FlowDelivered", MakeCallback(&State::OnDelivered, &s));
+        nic->TraceConnectWithoutContext("FlowSent", MakeCallback(&State::OnSent, &s));
         if (spec.run.partitionInvariant)
         {
             // The receiver's state goes, and its NACK count is read, one message after the
@@ -814,7 +839,7 @@ RdmaScenarioRunner::ConnectTraces()
     }
     if (spec.run.rttHistogramNs != 0)
     {
-        for (uint32_t h : fabric.GetHosts())
+        for (uint32_t h : fabric.GetNicNodes())
         {
             fabric.GetNic(h)->TraceConnectWithoutContext("UetRtt",
                                                          MakeBoundCallback(&State::OnUetRtt, &s));
@@ -823,7 +848,7 @@ RdmaScenarioRunner::ConnectTraces()
     if (spec.run.rateTraceNs != 0)
     {
         std::vector<Ptr<RdmaNic>> nics;
-        for (uint32_t h : fabric.GetHosts())
+        for (uint32_t h : fabric.GetNicNodes())
         {
             nics.push_back(fabric.GetNic(h));
         }
@@ -862,6 +887,7 @@ RdmaScenarioRunner::ScheduleTraffic()
     s.dependents.assign(nFlows, {});
     s.pending.assign(nFlows, 0);
     s.computeDependents.assign(nFlows, {});
+    s.sentDependents.assign(nFlows, {});
     s.earliest.assign(nFlows, Time(0));
     std::map<uint32_t, uint16_t> nextSport;
     std::map<uint32_t, uint16_t> nextDport;
@@ -878,7 +904,13 @@ RdmaScenarioRunner::ScheduleTraffic()
         r.idealNs = GetIdealFctNs(f.src, f.dst, f.sizeBytes);
         std::set<uint32_t> preds(f.after.begin(), f.after.end());
         std::set<uint32_t> computePreds(f.computeAfter.begin(), f.computeAfter.end());
-        s.pending[i] = static_cast<uint32_t>(preds.size() + computePreds.size());
+        std::set<uint32_t> sentPreds(f.afterSent.begin(), f.afterSent.end());
+        s.pending[i] =
+            static_cast<uint32_t>(preds.size() + computePreds.size() + sentPreds.size());
+        for (uint32_t p : sentPreds)
+        {
+            s.sentDependents[p].push_back(static_cast<uint32_t>(i));
+        }
         for (uint32_t p : preds)
         {
             s.dependents[p].push_back(static_cast<uint32_t>(i));
@@ -1042,7 +1074,7 @@ RdmaScenarioRunner::Simulate()
     }
     // Several ranks: each counts its own nodes (the others' copies ran no event).
     auto mine = [&s](uint32_t node) { return s.rankOf.empty() || s.rankOf[node] == s.myRank; };
-    for (uint32_t h : fabric.GetHosts())
+    for (uint32_t h : fabric.GetNicNodes())
     {
         if (mine(h))
         {

@@ -79,6 +79,9 @@ struct RdmaScenarioFlow
     uint64_t computeNs{0}; //!< see computeAfter
     uint64_t latencyNs{0}; //!< after every dependency (after, computeAfter): a send latency
     bool afterCompletion{false}; //!< dependencies count at their sender's completion
+    /// flows (smaller ids, same sender) whose last byte must have been sent first (its first
+    /// serialisation ended; RdmaNic's FlowSent), latencyNs before this one starts
+    std::vector<uint32_t> afterSent;
 };
 
 /// \ingroup rdma-lb
@@ -212,6 +215,9 @@ struct RdmaScenarioSpec
     std::vector<uint32_t> switchIds;              //!< the switches; other ids are hosts
     std::vector<RdmaScenarioLink> links;          //!< in file order
     std::vector<RdmaScenarioPortRate> portRates;  //!< applied after the links
+    /// switches that also end and start flows (SimAI's NVSwitches under NVLS;
+    /// RdmaFabricHelper::SetEndpointSwitches)
+    std::vector<uint32_t> endpointSwitchIds;
     std::vector<RdmaScenarioFlow> flows;          //!< ids 0..n-1
     std::vector<RdmaScenarioCollective> collectives; //!< collective groups
     RdmaScenarioTransport transport;              //!< NIC/switch settings

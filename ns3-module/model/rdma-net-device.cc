@@ -258,6 +258,12 @@ RdmaNetDevice::TransmitNext()
 }
 
 Time
+RdmaNetDevice::GetTxTime(uint32_t bytes) const
+{
+    return RdmaTxTime(m_rate, bytes, m_timeTruncation);
+}
+
+Time
 RdmaNetDevice::TxTime(uint32_t bytes)
 {
     // A link carries a few packet sizes (data, ACK, CNP), so two remembered serialisation

@@ -118,6 +118,9 @@ class RdmaNetDevice : public NetDevice
 
     /// \return the link rate
     DataRate GetDataRate() const;
+    /// \return the serialisation time of a frame of \p bytes at this port (RdmaTxTime with
+    /// its rate and TimeTruncation)
+    Time GetTxTime(uint32_t bytes) const;
     /// \return bytes queued in queue \p q
     uint64_t GetQueueBytes(uint32_t q) const;
     /// \return bytes queued in all queues

@@ -226,6 +226,12 @@ RdmaNic::GetTypeId()
                             "per flow; the flow must have been started with StartFlow)",
                             MakeTraceSourceAccessor(Own(&RdmaNic::m_flowDelivered)),
                             "ns3::RdmaNic::FlowDeliveredTracedCallback")
+            .AddTraceSource("FlowSent",
+                            "Sender: the last byte of a flow left the port for the first time "
+                            "(fires once per flow, at the end of that packet's serialisation; "
+                            "no acknowledgement awaited): flow id, that time",
+                            MakeTraceSourceAccessor(Own(&RdmaNic::m_flowSent)),
+                            "ns3::RdmaNic::FlowSentTracedCallback")
             .AddTraceSource("DataSent",
                             "A data packet left the NIC: flow id, byte offset, entropy",
                             MakeTraceSourceAccessor(Own(&RdmaNic::m_dataSent)),

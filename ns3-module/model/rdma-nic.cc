@@ -4,6 +4,8 @@
  */
 #include "rdma-nic.h"
 
+#include "rdma-switch.h"
+
 #include "rdma-remote.h"
 
 #include "rdma-header.h"
@@ -97,6 +99,34 @@ RdmaNic::AddPort(Ptr<RdmaNetDevice> dev)
     dev->SetFrameReceiveHandler(MakeCallback(&RdmaNic::Receive, this));
     dev->SetDataSource(MakeCallback(&RdmaNic::NextPacket, this));
     return static_cast<uint8_t>(m_ports.size() - 1);
+}
+
+void
+RdmaNic::SetupOnSwitch(Ptr<RdmaSwitch> sw,
+                       const std::vector<Ptr<RdmaNetDevice>>& ports,
+                       uint32_t address)
+{
+    NS_ABORT_MSG_IF(ports.empty(), "RdmaNic::SetupOnSwitch: a switch without ports");
+    m_dev = ports.front();
+    m_address = address;
+    for (size_t i = 1; i < ports.size(); ++i)
+    {
+        NS_ABORT_MSG_IF(ports[i]->GetDataRate() != m_dev->GetDataRate(),
+                        "RdmaNic::SetupOnSwitch: a port of rate "
+                            << ports[i]->GetDataRate() << " beside one of " << m_dev->GetDataRate()
+                            << ": the ports of a NIC have one rate");
+    }
+    NS_ABORT_MSG_IF(ports.size() > 255, "RdmaNic::SetupOnSwitch: more than 255 ports");
+    if (ports.size() > 1)
+    {
+        m_ports = ports;
+        m_portState.resize(ports.size() - 1);
+    }
+    for (const Ptr<RdmaNetDevice>& dev : ports)
+    {
+        dev->SetDataSource(MakeCallback(&RdmaNic::NextPacket, this));
+    }
+    sw->SetEndpoint(MakeCallback(&RdmaNic::Receive, this), address);
 }
 
 void

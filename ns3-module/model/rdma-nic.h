@@ -97,6 +97,7 @@ namespace ns3
 class RdmaNetDevice;
 class RdmaHeader;
 class Packet;
+class RdmaSwitch;
 class RdmaLossRecovery;
 
 /**
@@ -129,6 +130,15 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
      * by the receiver's hash (RdmaRecoveryHost::FeedbackDevice). \return the port's index
      */
     uint8_t AddPort(Ptr<RdmaNetDevice> dev);
+    /**
+     * Binds the NIC to switch \p sw as an RDMA endpoint beside it (SimAI's NVSwitch, which
+     * ends and starts NVLS flows; doc/rdma-lb.rst, "SimAI inputs"): the switch hands it the
+     * frames addressed to \p address (RdmaSwitch::SetEndpoint), and it sends on \p ports (the
+     * switch's own, of one rate; its queued frames go first, as for any port) by SetPortRoutes.
+     */
+    void SetupOnSwitch(Ptr<RdmaSwitch> sw,
+                       const std::vector<Ptr<RdmaNetDevice>>& ports,
+                       uint32_t address);
     /**
      * A NIC of several ports: per destination host id, the indices of its ports on a shortest
      * path to that host, in SimAI's route order (RdmaFabricHelper::Finish). A destination
@@ -240,6 +250,9 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
                                                 uint32_t dip,
                                                 uint64_t size,
                                                 Time delivered);
+    /// Trace signature of FlowSent (sender): flow id, the end of its last byte's first
+    /// serialisation.
+    typedef void (*FlowSentTracedCallback)(uint32_t flowId, Time sent);
     /// Trace signature of DataSent: flow id, byte offset, entropy.
     typedef void (*DataSentTracedCallback)(uint32_t flowId, uint32_t seq, uint16_t entropy);
     /// Trace signature of LbFeedback: flow id, kind (LbFeedbackKind), entropy named.

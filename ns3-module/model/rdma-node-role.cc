@@ -14,7 +14,8 @@ namespace ns3
 bool
 RdmaNodeIsHost(Ptr<const Node> node)
 {
-    return node && node->GetObject<RdmaNic>();
+    // A switch with a NIC (an RDMA endpoint beside it, RdmaNic::SetupOnSwitch) is a switch.
+    return node && node->GetObject<RdmaNic>() && !node->GetObject<RdmaSwitch>();
 }
 
 bool

@@ -11,7 +11,8 @@
 namespace ns3
 {
 
-/// \return whether \p node is a host of the fabric (it carries an RdmaNic); false for null
+/// \return whether \p node is a host of the fabric (it carries an RdmaNic and is no switch);
+/// false for null
 bool RdmaNodeIsHost(Ptr<const Node> node);
 
 /// \return whether \p node is a switch of the fabric that generates PFC pause frames (an

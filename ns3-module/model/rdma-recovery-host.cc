@@ -186,6 +186,7 @@ void
 RdmaRecoveryHost::RecordDataSent(RdmaQueuePair& qp,
                         uint64_t seq,
                         uint32_t payload,
+                        uint32_t wireBytes,
                         uint16_t entropy,
                         bool retransmission)
 {
@@ -193,6 +194,12 @@ RdmaRecoveryHost::RecordDataSent(RdmaQueuePair& qp,
     if (retransmission)
     {
         ++qp.rec.retxPkts;
+    }
+    if (!retransmission && seq + payload == qp.size)
+    {
+        // The flow's last byte, sent now in a packet of wireBytes (SimAI's send-finish, which
+        // its NVLS uploads wait for): reported with its serialisation's end.
+        m_flowSent(qp.flowId, Simulator::Now() + Device(qp)->GetTxTime(wireBytes));
     }
     qp.highSent = std::max(qp.highSent, seq + payload);
     qp.maxSentSeq = std::max(qp.maxSentSeq, seq);

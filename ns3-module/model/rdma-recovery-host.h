@@ -280,10 +280,12 @@ class RdmaRecoveryHost : protected RdmaNicSettings
     /// The header of the data packet at byte offset \p seq, its entropy drawn from the queue
     /// pair's selector for \p cx (both transports).
     RdmaHeader DataHeader(RdmaQueuePair& qp, uint64_t seq, const LbSendContext& cx);
-    /// A data packet was just sent: counters, highest offsets, the entropy window.
+    /// A data packet of \p payload bytes at offset \p seq, \p wireBytes on the wire, was just
+    /// sent: counters, highest offsets, the entropy window, FlowSent after the flow's last byte.
     void RecordDataSent(RdmaQueuePair& qp,
                         uint64_t seq,
                         uint32_t payload,
+                        uint32_t wireBytes,
                         uint16_t entropy,
                         bool retransmission);
     /**
@@ -399,6 +401,7 @@ class RdmaRecoveryHost : protected RdmaNicSettings
     RxMap m_rx;                      //!< receiver states
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_flowDelivered; //!< FlowDelivered
     TracedCallback<uint32_t, uint32_t, uint16_t> m_dataSent;       //!< DataSent
+    TracedCallback<uint32_t, Time> m_flowSent;                     //!< FlowSent
     TracedCallback<uint32_t, uint16_t, uint32_t> m_nackSent;       //!< NackSent
     TracedCallback<uint32_t, uint8_t, uint16_t> m_lbFeedback;      //!< LbFeedback
     TracedCallback<uint32_t, uint64_t, uint64_t> m_uetWindow;      //!< UetWindow

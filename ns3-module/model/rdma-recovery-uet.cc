@@ -441,7 +441,7 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
         ++u.resends[seq];
     }
     u.inflightBytes += wire;
-    m_host->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
+    m_host->RecordDataSent(qp, seq, payload, wire, h.sport, cx.retransmission);
     qp.nextAvail =
         now + RdmaTxTime(m_host->Device(qp)->GetDataRate(), wire, Settings().m_timeTruncation);
     ArmRto(qp);

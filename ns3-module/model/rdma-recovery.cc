@@ -119,7 +119,7 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
     {
         qp.sndNxt += payload;
     }
-    m_host->RecordDataSent(qp, seq, payload, h.sport, cx.retransmission);
+    m_host->RecordDataSent(qp, seq, payload, f->sizeBytes, h.sport, cx.retransmission);
     DataRate pace = Settings().m_rateBound ? DataRate(qp.rate) : m_host->Device(qp)->GetDataRate();
     qp.nextAvail = now + RdmaTxTime(pace, f->sizeBytes, Settings().m_timeTruncation);
     return f;

@@ -246,6 +246,7 @@ RdmaSwitch::DoDispose()
 {
     m_ports.clear();
     m_portOfIf.clear();
+    m_endpoint = RdmaNetDevice::FrameReceiveHandler();
     Simulator::Cancel(m_lbTimer);
     m_agent.reset();
     m_held.clear();
@@ -776,7 +777,19 @@ RdmaSwitch::PushInt(Ptr<RdmaNetDevice> dev, RdmaHeader& h)
 void
 RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, RdmaFramePtr& f)
 {
+    if (!m_endpoint.IsNull() && f->header.dip == m_endpointAddress)
+    {
+        m_endpoint(dev, f); // for this switch's own NIC: not switched, no MMU
+        return;
+    }
     Route(std::move(f), m_portOfIf[dev->GetIfIndex()], false, true);
+}
+
+void
+RdmaSwitch::SetEndpoint(RdmaNetDevice::FrameReceiveHandler nic, uint32_t address)
+{
+    m_endpoint = nic;
+    m_endpointAddress = address;
 }
 
 void

@@ -65,6 +65,7 @@
 
 #include "rdma-frame.h"
 #include "rdma-lb-bridge.h"
+#include "rdma-net-device.h"
 #include "switch-mmu.h"
 
 #include "ns3/object.h"
@@ -116,6 +117,13 @@ class RdmaSwitch : public Object
     Ptr<RdmaNetDevice> GetPort(uint32_t i) const;
     /// \return the number of ports
     uint32_t GetNPorts() const;
+    /**
+     * Makes this switch an RDMA endpoint too (SimAI's NVSwitch, which ends and starts NVLS
+     * flows; doc/rdma-lb.rst, "SimAI inputs"): frames addressed to \p address go to \p nic
+     * (a NIC's receive) instead of being switched. RdmaNic::SetupOnSwitch calls it; that NIC
+     * sends on this switch's ports.
+     */
+    void SetEndpoint(RdmaNetDevice::FrameReceiveHandler nic, uint32_t address);
     /// Adds \p port as an equal-cost next hop towards address \p dip.
     void AddRoute(uint32_t dip, uint32_t port);
     /// Adds every port of \p ports as a next hop towards every address of \p dips (as
@@ -293,6 +301,8 @@ class RdmaSwitch : public Object
     void SetPortWithdrawn(uint32_t port, bool withdrawn);
 
     std::vector<Ptr<RdmaNetDevice>> m_ports;
+    RdmaNetDevice::FrameReceiveHandler m_endpoint; //!< SetEndpoint's NIC, if any
+    uint32_t m_endpointAddress{0};                  //!< its address
     static constexpr uint32_t NO_PORT = UINT32_MAX; //!< m_portOfIf: no port
     std::vector<uint32_t> m_portOfIf; //!< port index by the device's interface index
     /// Routes to host addresses: per host id an index into the distinct sorted port lists (a

@@ -91,7 +91,7 @@ SetPfc(RdmaFabricHelper& f, bool on)
 void
 CollectRecords(RdmaFabricHelper& f, std::map<uint32_t, RdmaFlowRecord>* out)
 {
-    for (uint32_t h : f.GetHosts())
+    for (uint32_t h : f.GetNicNodes())
     {
         f.GetNic(h)->TraceConnectWithoutContext(
             "FlowRecord",
@@ -884,6 +884,80 @@ class DualHomedNicTestCase : public TestCase
     }
 };
 
+/**
+ * A switch that is also an RDMA endpoint (SimAI's NVSwitch under NVLS;
+ * RdmaFabricHelper::SetEndpointSwitches): hosts 0 and 1 on switch 2 (100 Gbps, 1 us). Flow 0
+ * goes from host 0 to the switch's own NIC and flow 1 from that NIC to host 1, both at 0; flow 2
+ * from host 1 to host 0 through the switch at 50 us, once they are done (so that no flow's data
+ * shares a link direction with another's ACKs); 200 packets each. First principles: each flow
+ * alone on its link direction sends its 200 packets back to back at line rate, so its last
+ * byte leaves its sender (FlowSent) 200 x 84 ns (1048 B at 100 Gbps, 83.84 ns, in whole ns)
+ * after its start; flows 0 and 1
+ * complete 1 us later at their receiver plus the last ACK's 1 us back (and its few ns of
+ * serialisation); flow 2 crosses two links (one packet's store-and-forward and 1 us more each
+ * way). The switch's port towards host 1 carries flow 1's data (from the switch's NIC) and
+ * flow 2's ACKs (forwarded), nothing else.
+ */
+class EndpointSwitchTestCase : public TestCase
+{
+  public:
+    EndpointSwitchTestCase()
+        : TestCase("a switch that is an RDMA endpoint: its flows, their sends and completions")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RdmaFabricHelper f;
+        FixSeed();
+        f.SetLoadBalancer("ecmp");
+        f.CreateNodes(3, {2});
+        f.SetEndpointSwitches({2});
+        f.Link(0, 2, G100, MicroSeconds(1));
+        f.Link(1, 2, G100, MicroSeconds(1));
+        f.Finish();
+        f.AssignStreams(0);
+        NS_TEST_ASSERT_MSG_EQ((f.GetNicNodes() == std::vector<uint32_t>{0, 1, 2}), true,
+                              "the hosts, then the endpoint switch");
+        std::map<uint32_t, RdmaFlowRecord> rec;
+        CollectRecords(f, &rec);
+        std::map<uint32_t, Time> sent;
+        for (uint32_t n : f.GetNicNodes())
+        {
+            f.GetNic(n)->TraceConnectWithoutContext(
+                "FlowSent",
+                MakeBoundCallback(+[](std::map<uint32_t, Time>* m, uint32_t id, Time at) {
+                    (*m)[id] = at;
+                },
+                                  &sent));
+        }
+        const uint64_t pkts = 200;
+        f.AddFlow(0, 0, 2, pkts * 1000, Time(0));
+        f.AddFlow(1, 2, 1, pkts * 1000, Time(0));
+        f.AddFlow(2, 1, 0, pkts * 1000, MicroSeconds(50));
+        Simulator::Stop(MilliSeconds(1));
+        Simulator::Run();
+        const uint64_t toHost1 = f.GetSwitch(2)->GetPort(1)->GetTxBytes();
+        Simulator::Destroy();
+        NS_TEST_ASSERT_MSG_EQ(rec.size(), 3u, "every flow completes");
+        const Time pkt = G100.CalculateBytesTxTime(PKT_BYTES);
+        for (uint32_t id = 0; id < 3; ++id)
+        {
+            const Time lastByte = 200 * pkt + (id == 2 ? MicroSeconds(50) : Time(0));
+            NS_TEST_EXPECT_MSG_EQ(sent[id], lastByte, "flow " << id << ": its last byte sent");
+            const Time want = id < 2 ? lastByte + MicroSeconds(2) : lastByte + pkt + MicroSeconds(4);
+            const Time late = rec[id].finish - want;
+            NS_TEST_EXPECT_MSG_EQ((late >= Time(0) && late < NanoSeconds(20)), true,
+                                  "flow " << id << " completes at " << rec[id].finish.As(Time::NS)
+                                          << ", expected " << want.As(Time::NS) << " + ACKs");
+        }
+        // Towards host 1: flow 1's 200 data packets and flow 2's ACKs (at most one per packet).
+        NS_TEST_EXPECT_MSG_GT(toHost1, pkts * PKT_BYTES, "flow 1's data and flow 2's ACKs");
+        NS_TEST_EXPECT_MSG_LT(toHost1, pkts * PKT_BYTES + pkts * 64 + 1, "nothing else");
+    }
+};
+
 // ==== 6. PFC at the NIC; IRN timeouts =========================================================
 
 /// As the reference: a queue pair whose priority group is paused is not scheduled; others are.
@@ -1342,6 +1416,7 @@ class RdmaLbFabricTestSuite : public rdmalbtest::FilteredTestSuite
         AddTestCase(new IrnTimeoutTestCase, TestCase::QUICK);
         AddTestCase(new HostLbSlowSpineTestCase, TestCase::QUICK);
         AddTestCase(new DualHomedNicTestCase, TestCase::QUICK);
+        AddTestCase(new EndpointSwitchTestCase, TestCase::QUICK);
     }
 };
 

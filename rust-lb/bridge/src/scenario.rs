@@ -66,6 +66,8 @@ pub mod ffi {
         compute_ns: u64,
         latency_ns: u64,
         after_completion: bool,
+        /// Flows that must have sent their last byte first (model::Flow::after_sent).
+        after_sent: Vec<u32>,
     }
 
     /// One collective group: CCT = last completion − first start of `flow_ids`.
@@ -168,6 +170,8 @@ pub mod ffi {
         links: Vec<Link>,
         /// Applied after the links (model::PortRate).
         port_rates: Vec<PortRate>,
+        /// Switches that also end flows (model::Topology::endpoint_switch_ids).
+        endpoint_switch_ids: Vec<u32>,
         flows: Vec<Flow>,
         collectives: Vec<Collective>,
         transport: Transport,
@@ -291,6 +295,7 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                 queue_scale: p.queue_scale,
             })
             .collect(),
+        endpoint_switch_ids: s.topology.endpoint_switch_ids.clone(),
         flows: s
             .flows
             .iter()
@@ -306,6 +311,7 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                 compute_ns: f.compute_ns,
                 latency_ns: f.latency_ns,
                 after_completion: f.after_completion,
+                after_sent: f.after_sent.clone(),
             })
             .collect(),
         collectives: s

@@ -168,6 +168,7 @@ pub fn parse_flow_str(name: &str, text: &str, topology: &Topology) -> Result<Vec
             compute_ns: 0,
             latency_ns: 0,
             after_completion: false,
+            after_sent: Vec::new(),
         });
     }
     if flows.len() != count as usize {

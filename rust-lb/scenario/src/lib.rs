@@ -264,6 +264,19 @@ pub fn validate(
             *f = true;
         }
     }
+    if let Some(&id) = s
+        .topology
+        .endpoint_switch_ids
+        .iter()
+        .find(|&&id| is_switch.get(id as usize).copied() != Some(true))
+    {
+        return Err(ScenarioError::file(
+            file,
+            "topology",
+            ErrorKind::Node,
+            format!("endpoint switch {id} is not a switch"),
+        ));
+    }
     for (i, f) in s.flows.iter().enumerate() {
         let bad =
             |msg: String| ScenarioError::file(file, &format!("flow {i}"), ErrorKind::Value, msg);
@@ -271,7 +284,9 @@ pub fn validate(
             return Err(bad(format!("has id {} (ids must be 0..n in order)", f.id)));
         }
         for node in [f.src, f.dst] {
-            if is_switch.get(node as usize).copied() != Some(false) {
+            if is_switch.get(node as usize).copied() != Some(false)
+                && !s.topology.endpoint_switch_ids.contains(&node)
+            {
                 return Err(bad(format!("endpoint {node} is not a host")));
             }
         }
@@ -281,9 +296,24 @@ pub fn validate(
         if f.size_bytes == 0 {
             return Err(bad("size 0".to_owned()));
         }
-        if let Some(a) = f.after.iter().chain(&f.compute_after).find(|&&a| a >= f.id) {
+        if let Some(a) = f
+            .after
+            .iter()
+            .chain(&f.compute_after)
+            .chain(&f.after_sent)
+            .find(|&&a| a >= f.id)
+        {
             return Err(bad(format!(
                 "waits for flow {a}, which is not an earlier flow"
+            )));
+        }
+        if let Some(a) = f
+            .after_sent
+            .iter()
+            .find(|&&a| s.flows.get(a as usize).map(|p| p.src) != Some(f.src))
+        {
+            return Err(bad(format!(
+                "waits for flow {a} to be sent, which another host sends"
             )));
         }
     }

@@ -37,6 +37,10 @@ pub struct Topology {
     /// One direction of a link set apart (`[topology] link_rates` with `one_way` or
     /// `scale_queue`), applied after the links are built.
     pub port_rates: Vec<PortRate>,
+    /// Switches that also end flows, as a host does (SimAI's NVSwitches under NVLS: an RDMA
+    /// endpoint beside the switch, `crate::simai::nvls`); left out of the config echo when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub endpoint_switch_ids: Vec<u32>,
 }
 
 /// The sending end of one link direction: node `node`'s port towards `peer` sends at
@@ -137,6 +141,13 @@ pub struct Flow {
     /// completion. Left out of the config echo when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub after_completion: bool,
+    /// Flows that must have *sent* their last byte (its first transmission has left the
+    /// sender's port; no acknowledgement awaited) before this one starts, `latency_ns` later:
+    /// SimAI's per-pair send queue, in which NVLS' next chunk to the NVSwitch follows the
+    /// previous one's send (`crate::simai::nvls`). Every id is smaller than `id`; each must
+    /// have the same sender. Left out of the config echo when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after_sent: Vec<u32>,
 }
 
 #[allow(

@@ -36,8 +36,9 @@
 //! simai_pxn = true                 # SimAI's AS_PXN_ENABLE=1: all-reduce / reduce-scatter ring
 //!                                  # hops between servers relayed through the sender's peer on
 //!                                  # the destination's rail (crate::simai::pxn; default false)
-//! simai_nvls = false               # SimAI's AS_NVLS_ENABLE; true is refused (not modelled:
-//!                                  # crate::simai::nccl); default false
+//! simai_nvls = true                # SimAI's AS_NVLS_ENABLE=1: a TP all-reduce of 8+ ranks on
+//!                                  # H100 / H800 in one server goes through its NVSwitch
+//!                                  # (crate::simai::nvls; default false)
 //! poisson = { cdf = "AliStorage2019.txt", load = 0.25, duration = "10ms", start = "0ns",
 //!             seed = 7, pg = 3 }   # seed defaults to one derived from [run] seed
 //! [[workload.collective]]
@@ -234,6 +235,9 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
         seed,
         run_start_ns,
     )?;
+    if let Some(fabric) = &simai {
+        topology.endpoint_switch_ids = fabric.endpoint_nvswitches(&workload.flows);
+    }
     let (lb, lb_line) = run::lb(&cx, f.lb.as_ref());
     let run = run::run(
         &cx,

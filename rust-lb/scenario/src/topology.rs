@@ -169,6 +169,7 @@ pub fn parse_topology_str(name: &str, text: &str) -> Result<Topology> {
         switch_ids,
         links,
         port_rates: Vec::new(),
+        endpoint_switch_ids: Vec::new(),
     })
 }
 
@@ -290,6 +291,7 @@ impl LeafSpine {
             switch_ids: (hosts..node_count).collect(),
             links,
             port_rates: Vec::new(),
+            endpoint_switch_ids: Vec::new(),
         })
     }
 }

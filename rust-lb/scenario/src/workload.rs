@@ -100,6 +100,7 @@ pub fn poisson_flows(spec: &PoissonSpec, cdf: &Cdf) -> Vec<Flow> {
                 compute_ns: 0,
                 latency_ns: 0,
                 after_completion: false,
+                after_sent: Vec::new(),
             });
         }
     }
@@ -265,6 +266,7 @@ pub fn expand_collective(
             compute_ns: 0,
             latency_ns: 0,
             after_completion: false,
+            after_sent: Vec::new(),
         });
     };
     let rank = |r: usize| spec.ranks.get(r % n).copied().unwrap_or(0);

@@ -687,3 +687,49 @@ fn the_transport_override_is_checked_on_the_merged_scenario() {
         );
     }
 }
+
+#[test]
+fn send_dependencies_and_endpoint_switches_are_checked() {
+    // A SimAI NVLS flow may wait for its sender's previous flow to be sent, and may start or end
+    // at a switch the topology lists as an endpoint; nothing else.
+    let d = scratch("after-sent");
+    let topo = data("conweave/config/leaf_spine_128_100G_OS2.txt");
+    write(
+        &d,
+        "flow.txt",
+        "3\n0 17 3 1000 2.0\n0 18 3 1000 2.0\n1 19 3 1000 2.0\n",
+    );
+    let toml = write(
+        &d,
+        "t.toml",
+        &format!(
+            "[topology]\nconweave_file = \"{}\"\n[workload]\nflow_file = \"flow.txt\"\n",
+            topo.display()
+        ),
+    );
+    let none = Overrides::default();
+    let s = load_scenario(&toml, &none).unwrap();
+    let file = toml.display().to_string();
+    let switch = s.topology.switch_ids[0];
+    let mut ok = s.clone();
+    ok.flows[1].after_sent = vec![0];
+    ok.flows[2].dst = switch;
+    ok.topology.endpoint_switch_ids = vec![switch];
+    validate(&ok, &file, 0, &none).unwrap();
+    let mut other = ok.clone();
+    other.flows[2].after_sent = vec![0];
+    assert!(msg(validate(&other, &file, 0, &none))
+        .ends_with("flow 2: waits for flow 0 to be sent, which another host sends"));
+    let mut later = ok.clone();
+    later.flows[1].after_sent = vec![1];
+    assert!(msg(validate(&later, &file, 0, &none))
+        .ends_with("flow 1: waits for flow 1, which is not an earlier flow"));
+    let mut unlisted = ok.clone();
+    unlisted.topology.endpoint_switch_ids.clear();
+    assert!(msg(validate(&unlisted, &file, 0, &none))
+        .ends_with(&format!("flow 2: endpoint {switch} is not a host")));
+    let mut host = ok;
+    host.topology.endpoint_switch_ids = vec![0];
+    assert!(msg(validate(&host, &file, 0, &none))
+        .ends_with("topology: endpoint switch 0 is not a switch"));
+}

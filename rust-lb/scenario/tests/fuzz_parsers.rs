@@ -166,6 +166,7 @@ proptest! {
                 compute_ns: 0,
                 latency_ns: 0,
                 after_completion: false,
+                after_sent: Vec::new(),
             })
             .collect();
         let text = rdma_lb_scenario::flows::format_flow_file(&flows);

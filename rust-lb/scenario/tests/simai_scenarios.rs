@@ -198,7 +198,7 @@ fn comm_and_compute_scale_shrink_sizes_and_gaps_as_simai_does() {
 }
 
 #[test]
-fn simai_pxn_relays_case_3_s_cross_server_hops_and_simai_nvls_is_refused() {
+fn simai_pxn_relays_case_3_s_cross_server_hops_and_nvls_leaves_its_tp4_rings() {
     // Case 3 (data/simai/reference/case3_w64_tp4_64g_pxn): TP 4, DP 16 over 8 servers, two DP
     // ranks per server. SimAI with AS_PXN_ENABLE=1 sends 5,760 DP flows instead of 3,840 (8 of
     // each ring step's 16 hops relayed), the 3,072 TP flows unchanged.
@@ -247,9 +247,8 @@ fn simai_pxn_relays_case_3_s_cross_server_hops_and_simai_nvls_is_refused() {
         "half the DP hops change rail without PXN"
     );
     assert_eq!(cross_rail(&pxn.flows), 0);
-    // NVLS is SimAI's and not modelled: refused where asked for; bad values and the keys
-    // without a SimAI workload are named by file, line and field.
-    let e = load_scenario(
+    // NVLS applies to TP groups of 8 or more ranks only: case 3's TP 4 keeps its rings.
+    let nvls = load_scenario(
         &write(
             &d,
             "d.toml",
@@ -257,12 +256,10 @@ fn simai_pxn_relays_case_3_s_cross_server_hops_and_simai_nvls_is_refused() {
         ),
         &Overrides::default(),
     )
-    .unwrap_err()
-    .to_string();
-    assert!(
-        e.contains("d.toml:7: workload.simai_nvls:") && e.contains("not modelled"),
-        "{e}"
-    );
+    .unwrap();
+    assert_eq!(plain.flows, nvls.flows, "no TP group of 8: no NVLS");
+    assert!(nvls.topology.endpoint_switch_ids.is_empty());
+    // Bad values and the keys without a SimAI workload are named by file, line and field.
     let e = load_scenario(
         &write(
             &d,
@@ -433,5 +430,74 @@ fn simai_conf_is_the_transport_s_base() {
         (ev[0].at_ns, ev[0].a, ev[0].b),
         (2_000_005_000, 18, 8),
         "SimAI's 2 s + t us; GPU 0's NVLink link starts at its NVLink side, host 18 + 0"
+    );
+}
+
+#[test]
+fn simai_nvls_sends_case_1_s_all_reduces_through_the_nvswitch_as_simai_does() {
+    // Case 1 with AS_NVLS_ENABLE=1 (data/simai/reference/case1_microAllReduce_8g_nvls): two TP-8
+    // all-reduces of 16 and 64 MiB on one H100 server (GPUs 0-7, NVSwitch 8), each 4 chunks of
+    // size / 4 up to the NVSwitch and back: SimAI's fct.txt lists 128 flows.
+    let d = scratch("simai-nvls");
+    let w = data("simai/workload/microAllReduce.txt");
+    let topo = data("simai/topo/Spectrum-X_8g_8gps_400Gbps_H100");
+    let base = config(&topo.display().to_string(), &w.display().to_string());
+    let s = load_scenario(
+        &write(
+            &d,
+            "a.toml",
+            &base.replace("[transport]", "simai_nvls = true\n[transport]"),
+        ),
+        &Overrides::default(),
+    )
+    .unwrap();
+    assert_eq!(s.topology.endpoint_switch_ids, [8]);
+    // SimAI's (sip, dip, bytes), GPU r as its NVLink side here (host node_count + r).
+    let n = s.topology.node_count - 8;
+    let rank = |h: u32| if h >= n { h - n } else { h };
+    let mut ours: Vec<(u32, u32, u64)> = s
+        .flows
+        .iter()
+        .map(|f| (rank(f.src), rank(f.dst), f.size_bytes))
+        .collect();
+    let reference =
+        std::fs::read_to_string(data("simai/reference/case1_microAllReduce_8g_nvls/fct.txt"))
+            .unwrap();
+    let ip = |t: &str| u32::from_str_radix(&t[2..6], 16).unwrap();
+    let mut theirs: Vec<(u32, u32, u64)> = reference
+        .lines()
+        .map(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            (ip(t[0]), ip(t[1]), t[4].parse().unwrap())
+        })
+        .collect();
+    ours.sort_unstable();
+    theirs.sort_unstable();
+    assert_eq!(ours.len(), 128);
+    assert_eq!(ours, theirs);
+    // Order: a GPU's next upload follows its previous upload's send; a download waits for
+    // every upload of its chunk (their completion), each a send latency + 10 ns later.
+    for f in &s.flows {
+        assert_eq!(f.latency_ns, 6_000_010);
+        if f.dst == 8 {
+            assert!(f.after.is_empty());
+            for &p in &f.after_sent {
+                let p = &s.flows[p as usize];
+                assert_eq!((p.src, p.dst, p.size_bytes), (f.src, 8, f.size_bytes));
+            }
+        } else {
+            assert!(f.after_sent.is_empty() && f.after_completion);
+            assert_eq!(f.after.len(), 8);
+            assert!(f.after.iter().all(|&p| s.flows[p as usize].dst == 8));
+        }
+    }
+    let first_chunks = s
+        .flows
+        .iter()
+        .filter(|f| f.dst == 8 && f.after_sent.is_empty());
+    assert_eq!(
+        first_chunks.count(),
+        16,
+        "chunk 0 of each all-reduce: 8 uploads"
     );
 }

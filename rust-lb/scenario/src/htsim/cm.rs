@@ -91,6 +91,7 @@ impl HtsimCm {
                 compute_ns: 0,
                 latency_ns: 0,
                 after_completion: false,
+                after_sent: Vec::new(),
             })
             .collect()
     }

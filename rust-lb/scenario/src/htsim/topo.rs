@@ -828,6 +828,7 @@ impl HtsimTopo {
                 switch_ids: Vec::new(),
                 links: Vec::new(),
                 port_rates: Vec::new(),
+                endpoint_switch_ids: Vec::new(),
             };
         };
         let t2 = t(2);
@@ -883,6 +884,7 @@ impl HtsimTopo {
             switch_ids: (self.nodes..node_count).collect(),
             links,
             port_rates: Vec::new(),
+            endpoint_switch_ids: Vec::new(),
         }
     }
 }

@@ -34,8 +34,8 @@
 //! SimAI's NVSwitches generate no ECN and no PFC; our switches mark by their port rate's ECN
 //! thresholds (give the NVLink rate a threshold pair that is never reached to keep them silent).
 
-use super::topology::{LinkClass, SimAiTopology};
-use crate::model::{Link, Topology};
+use super::topology::{GpuType, LinkClass, SimAiTopology};
+use crate::model::{Flow, Link, Topology};
 
 /// The fabric built from a SimAI topology and where each rank's two sides are.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +46,11 @@ pub struct SimAiFabric {
     pub gpus: u32,
     /// GPUs per server.
     pub gpus_per_server: u32,
+    /// The GPU type of the topology's header, if SimAI knows it (its NCCL model's choice of
+    /// NVLS, [`super::nvls::applies`]).
+    pub gpu_type: Option<GpuType>,
+    /// The NVSwitches (ids `gpus..gpus + count`, one per server in SimAI's numbering).
+    nvswitches: u32,
     /// Per rank: its NVLink-side host, if it has an NVLink link.
     nvlink_host: Vec<Option<u32>>,
     /// Per rank: its number of NIC links (its NIC's ports).
@@ -145,9 +150,12 @@ impl SimAiFabric {
                 switch_ids,
                 links,
                 port_rates: Vec::new(),
+                endpoint_switch_ids: Vec::new(),
             },
             gpus,
             gpus_per_server: t.gpus_per_server,
+            gpu_type: t.gpu_type,
+            nvswitches: u32::try_from(t.nvswitch_ids.len()).unwrap_or(u32::MAX),
             nvlink_host,
             nic_ports: nic
                 .iter()
@@ -203,15 +211,48 @@ impl SimAiFabric {
 
     /// The (sender, receiver) hosts of a transfer from rank `src` to rank `dst`: their NVLink
     /// sides if both are in one server and have NVLink, else their NIC sides (the rank ids).
+    /// An NVSwitch ([`Self::nvswitch_of`]) is its own end, and the GPU its NVLink side.
     #[must_use]
     pub fn endpoints(&self, src: u32, dst: u32) -> (u32, u32) {
+        let side = |r: u32| self.nvlink_host.get(r as usize).copied().flatten();
+        if self.is_nvswitch(dst) {
+            return (side(src).unwrap_or(src), dst);
+        }
+        if self.is_nvswitch(src) {
+            return (src, side(dst).unwrap_or(dst));
+        }
         let same_server =
             self.gpus_per_server != 0 && src / self.gpus_per_server == dst / self.gpus_per_server;
-        let side = |r: u32| self.nvlink_host.get(r as usize).copied().flatten();
         match (same_server, side(src), side(dst)) {
             (true, Some(a), Some(b)) => (a, b),
             _ => (src, dst),
         }
+    }
+
+    /// The NVSwitch of server `server` (SimAI's numbering: node `gpus + server`), if the
+    /// topology has one.
+    #[must_use]
+    pub fn nvswitch_of(&self, server: u32) -> Option<u32> {
+        (server < self.nvswitches).then(|| self.gpus + server)
+    }
+
+    /// Whether node `id` is an NVSwitch.
+    fn is_nvswitch(&self, id: u32) -> bool {
+        id >= self.gpus && id - self.gpus < self.nvswitches
+    }
+
+    /// The NVSwitches that `flows` start or end at (NVLS), ascending: the fabric's endpoint
+    /// switches ([`Topology::endpoint_switch_ids`]).
+    #[must_use]
+    pub fn endpoint_nvswitches(&self, flows: &[Flow]) -> Vec<u32> {
+        let mut ids: Vec<u32> = flows
+            .iter()
+            .flat_map(|f| [f.src, f.dst])
+            .filter(|&n| self.is_nvswitch(n))
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 }
 

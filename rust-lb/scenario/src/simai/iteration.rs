@@ -39,8 +39,9 @@
 use std::collections::HashMap;
 
 use super::fabric::SimAiFabric;
-use super::groups::Groups;
+use super::groups::{Group, Groups};
 use super::nccl::{self, NcclFlow, NcclOptions};
+use super::nvls;
 use super::report::{EndToEndPlan, LayerReport, PhaseReport, ReportSizes, REPORTED_RANK};
 use super::workload::{CommGroup, CommKind, Phase, PhaseKind, Workload, SIMAI_PHASE_WAIT_NS};
 use crate::model::{Collective, CollectiveKind, Flow};
@@ -235,7 +236,7 @@ impl Cx<'_> {
         };
         let mut done: Vec<(u32, Vec<u32>)> = Vec::new();
         for group in self.groups.of_kind(label.group) {
-            let flows = nccl::decompose_with(label.kind, group, label.bytes, self.o.nccl);
+            let flows = self.decompose(label, group)?;
             if flows.is_empty() {
                 continue;
             }
@@ -288,6 +289,37 @@ impl Cx<'_> {
         Ok(())
     }
 
+    /// `label`'s collective in `group` as SimAI's NCCL model decomposes it: NVLS where SimAI
+    /// picks it ([`nvls::applies`]), else rings.
+    fn decompose(&self, label: &CollectiveLabel, group: &Group) -> Result<Vec<NcclFlow>, String> {
+        let nvls = self.o.nccl.nvls
+            && nvls::applies(
+                label.kind,
+                label.group,
+                group.ranks.len(),
+                self.fabric.gpu_type,
+            );
+        if !nvls {
+            return Ok(nccl::decompose_with(
+                label.kind,
+                group,
+                label.bytes,
+                self.o.nccl,
+            ));
+        }
+        if let Some(why) = nvls::check(group, label.bytes) {
+            return Err(format!("layer {}: {why}", label.layer));
+        }
+        let server = group.servers.first().copied().unwrap_or(0);
+        let nvswitch = self.fabric.nvswitch_of(server).ok_or_else(|| {
+            format!(
+                "layer {}: an NVLS all-reduce in server {server}, which has no NVSwitch",
+                label.layer
+            )
+        })?;
+        Ok(nvls::decompose(group, label.bytes, nvswitch))
+    }
+
     /// The id of the next flow.
     fn next_id(&self) -> Result<u32, String> {
         u32::try_from(self.it.flows.len())
@@ -300,20 +332,30 @@ impl Cx<'_> {
     fn push(&mut self, f: &NcclFlow, base: u32) -> Result<u32, String> {
         let id = self.next_id()?;
         let (src, dst) = self.fabric.endpoints(f.src, f.dst);
-        let r = self.ready.get(f.src as usize).cloned().unwrap_or_default();
-        let after = match f.after {
-            Some(j) => vec![u32::try_from(j)
+        let in_collective = |j: usize| {
+            u32::try_from(j)
                 .ok()
                 .and_then(|j| base.checked_add(j))
-                .ok_or_else(too_many)?],
-            None => Vec::new(),
+                .ok_or_else(too_many)
         };
-        // Before its first blocking collective a rank's compute is an absolute start time.
+        let after = f
+            .after
+            .iter()
+            .map(|&j| in_collective(j))
+            .collect::<Result<Vec<u32>, String>>()?;
+        let after_sent = f
+            .after_sent
+            .map(in_collective)
+            .transpose()?
+            .into_iter()
+            .collect();
         let latency = self.o.send_latency_ns.saturating_add(SIMAI_START_DELAY_NS);
-        let (start_ns, compute_after, compute_ns) = if r.deps.is_empty() {
-            (r.compute_ns.saturating_add(latency), Vec::new(), 0)
-        } else {
-            (0, r.deps, r.compute_ns)
+        let (start_ns, compute_after, compute_ns) = match self.ready.get(f.src as usize) {
+            // Not a rank (an NVSwitch): only its flow's own dependencies.
+            None => (0, Vec::new(), 0),
+            // Before its first blocking collective a rank's compute is an absolute start time.
+            Some(r) if r.deps.is_empty() => (r.compute_ns.saturating_add(latency), Vec::new(), 0),
+            Some(r) => (0, r.deps.clone(), r.compute_ns),
         };
         self.it.flows.push(Flow {
             id,
@@ -327,6 +369,7 @@ impl Cx<'_> {
             compute_ns,
             latency_ns: latency,
             after_completion: true,
+            after_sent,
         });
         Ok(id)
     }

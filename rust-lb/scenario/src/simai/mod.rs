@@ -15,6 +15,7 @@
 //! * [`nccl`]: a collective in a group as the point-to-point flows of its NCCL model (rings);
 //! * [`pxn`]: its PXN option (`AS_PXN_ENABLE=1`), cross-server ring hops relayed on the
 //!   destination's rail;
+//! * [`nvls`]: its NVLS option (`AS_NVLS_ENABLE=1`), a TP all-reduce through the NVSwitch;
 //! * [`fabric`]: a topology as this simulator's fabric (a GPU's NVLink and NIC ports as two
 //!   hosts) and the hosts a transfer between two ranks uses;
 //! * [`iteration`]: one training iteration as flows with their dependencies and compute;
@@ -84,6 +85,7 @@ pub mod fabric;
 pub mod groups;
 pub mod iteration;
 pub mod nccl;
+pub mod nvls;
 pub mod pxn;
 pub mod report;
 pub mod topology;

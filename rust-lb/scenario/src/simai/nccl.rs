@@ -20,12 +20,12 @@
 //!   cross-server hop of an all-reduce or reduce-scatter ring is relayed through the sender's
 //!   same-server peer on the destination's rail ([`super::pxn`]).
 //!
-//! Not modelled here (yet): NVLS (`AS_NVLS_ENABLE=1` on H100/H800 TP groups of 8 or more in
-//! one server: every rank sends each of 4 chunks to the NVSwitch, which sends the reduced chunk
-//! back to every rank, `MockNcclGroup::genAllreduceNVLSFlowModels`; the NVSwitch is a flow
-//! endpoint there, which this simulator's fabric has no host for; its reference run is stored
-//! in `data/simai/reference/case1_microAllReduce_8g_nvls`), the tree algorithms, and SimAI's
-//! splitting of each flow over several queue pairs.
+//! * **NVLS** (`AS_NVLS_ENABLE=1`; off by default, as in SimAI): with [`NcclOptions::nvls`], a
+//!   TP all-reduce of 8 or more ranks on H100 / H800 goes through the server's NVSwitch
+//!   ([`super::nvls`]).
+//!
+//! Not modelled here (yet): the tree algorithms, and SimAI's splitting of each flow over several
+//! queue pairs.
 
 use super::groups::Group;
 use super::pxn;
@@ -38,6 +38,9 @@ pub struct NcclOptions {
     /// `AS_PXN_ENABLE=1`: cross-server ring hops relayed through the peer on the destination's
     /// rail ([`super::pxn`]).
     pub pxn: bool,
+    /// `AS_NVLS_ENABLE=1`: a TP all-reduce of 8 or more ranks on H100 / H800 through the
+    /// server's NVSwitch ([`super::nvls`]; chosen per collective by [`super::iteration`]).
+    pub nvls: bool,
 }
 
 /// What a flow is in its ring step.
@@ -51,10 +54,14 @@ pub enum Hop {
     /// PXN's second half: the relay to the successor, after the first half (SimAI's connection
     /// type `PXN_INIT`).
     PxnFromRelay,
+    /// NVLS: a GPU's chunk to its server's NVSwitch ([`super::nvls`]).
+    NvlsUpload,
+    /// NVLS: the NVSwitch's chunk to a GPU, after every upload of that chunk.
+    NvlsDownload,
 }
 
 /// One point-to-point transfer of a decomposed collective.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NcclFlow {
     /// Sending rank.
     pub src: u32,
@@ -66,8 +73,12 @@ pub struct NcclFlow {
     pub ring: u32,
     /// Step on its ring (0 for all-to-all).
     pub step: u32,
-    /// Index (in the decomposition) of the flow it waits for, if any.
-    pub after: Option<usize>,
+    /// Indices (in the decomposition) of the flows it waits for (their completion at the
+    /// sender): a ring step's one predecessor, or every upload of an NVLS chunk.
+    pub after: Vec<usize>,
+    /// Index of the flow whose last byte must have been sent first, if any (NVLS: the same
+    /// GPU's upload of the previous chunk, [`super::nvls`]).
+    pub after_sent: Option<usize>,
     /// What it is in its ring step.
     pub hop: Hop,
 }
@@ -139,7 +150,8 @@ pub fn decompose_with(
                         bytes: bytes / n64,
                         ring: 0,
                         step: 0,
-                        after: None,
+                        after: Vec::new(),
+                        after_sent: None,
                         hop: Hop::Direct,
                     })
             })
@@ -165,13 +177,14 @@ pub fn decompose_with(
                     for (p, &src) in ring.iter().enumerate() {
                         let next = (p + 1) % n;
                         let dst = ring.get(next).copied().unwrap_or(src);
-                        let flow = |src, dst, after, hop| NcclFlow {
+                        let flow = |src, dst, after: Option<usize>, hop| NcclFlow {
                             src,
                             dst,
                             bytes: chunk,
                             ring: ring_id,
                             step: step_no,
-                            after,
+                            after: after.into_iter().collect(),
+                            after_sent: None,
                             hop,
                         };
                         let after = delivered.get(p).copied().flatten();

@@ -152,18 +152,9 @@ pub(super) fn workload(
             scale(&w.simai_comm_scale, "workload.simai_comm_scale")?,
             scale(&w.simai_compute_scale, "workload.simai_compute_scale")?,
         );
-        if let Some(nvls) = w.simai_nvls.as_ref().filter(|v| *v.get_ref()) {
-            return Err(cx.err(
-                nvls,
-                "workload.simai_nvls",
-                ErrorKind::Unsupported,
-                "SimAI's NVLS all-reduce (AS_NVLS_ENABLE=1) is not modelled: its flows end at \
-                 the NVSwitch, which this fabric has no host for (crate::simai::nccl)"
-                    .to_owned(),
-            ));
-        }
         let nccl = NcclOptions {
             pxn: w.simai_pxn.as_ref().is_some_and(|v| *v.get_ref()),
+            nvls: w.simai_nvls.as_ref().is_some_and(|v| *v.get_ref()),
         };
         let keys = SimAiKeys {
             send_latency_ns: latency,

@@ -7,7 +7,10 @@ use crate::simai::groups::{GroupSizes, Groups};
 use crate::simai::nccl::{decompose, decompose_with, rings, Hop, NcclOptions};
 use crate::simai::workload::CommGroup;
 
-const PXN: NcclOptions = NcclOptions { pxn: true };
+const PXN: NcclOptions = NcclOptions {
+    pxn: true,
+    nvls: false,
+};
 
 fn groups(world: u32, gps: u32, tp: u32) -> Groups {
     Groups::build(GroupSizes::new(world, gps, tp, None).unwrap())
@@ -86,28 +89,29 @@ fn relayed_halves_wait_for_each_other_and_the_successor_for_the_second() {
     let f = decompose_with(CommKind::ReduceScatter, dp, 1 << 20, PXN);
     assert_eq!(f.len(), 24 * 2 * 15);
     for (i, x) in f.iter().enumerate() {
-        match (x.hop, x.after) {
-            (Hop::PxnFromRelay, Some(j)) => {
-                let first = f[j];
+        match (x.hop, x.after.as_slice()) {
+            (Hop::PxnFromRelay, &[j]) => {
+                let first = &f[j];
                 assert_eq!(j + 1, i);
                 assert_eq!(first.hop, Hop::PxnToRelay);
                 assert_eq!((first.dst, first.step, first.ring), (x.src, x.step, x.ring));
             }
-            (Hop::PxnFromRelay, None) => panic!("a relay's half without its first: {x:?}"),
-            (_, None) => assert_eq!(x.step, 0),
-            (_, Some(j)) => {
+            (Hop::PxnFromRelay, &[]) => panic!("a relay's half without its first: {x:?}"),
+            (_, &[]) => assert_eq!(x.step, 0),
+            (_, &[j]) => {
                 // The previous step's flow that delivered to this flow's sender (the relay's
                 // half for a server's first rank).
-                let p = f[j];
+                let p = &f[j];
                 assert!(j < i);
                 assert_ne!(p.hop, Hop::PxnToRelay);
                 assert_eq!((p.ring, p.step + 1), (x.ring, x.step));
                 let sender = match x.hop {
                     Hop::PxnToRelay | Hop::Direct => x.src,
-                    Hop::PxnFromRelay => unreachable!(),
+                    Hop::PxnFromRelay | Hop::NvlsUpload | Hop::NvlsDownload => unreachable!(),
                 };
                 assert_eq!(p.dst, sender, "{p:?} -> {x:?}");
             }
+            (_, _) => panic!("a ring flow waits for more than one: {x:?}"),
         }
     }
     // Bytes: each rank still receives (n - 1) chunks per ring as the ring's member; a relay
