@@ -336,17 +336,26 @@ RdmaScenarioRunner::Run(std::string* error)
 
     // Reachability of every flow's pair (the BFS above only goes through switches). An
     // endpoint switch's NIC reaches only the hosts linked to it (RdmaFabricHelper::Finish).
-    auto isEndpoint = [&spec](uint32_t n) {
-        return std::count(spec.endpointSwitchIds.begin(), spec.endpointSwitchIds.end(), n) != 0;
-    };
+    std::vector<bool> isEndpoint(spec.nodeCount, false);
+    for (uint32_t e : spec.endpointSwitchIds)
+    {
+        isEndpoint[e] = true;
+    }
+    std::set<std::pair<uint32_t, uint32_t>> endpointLinks; // (endpoint switch, peer)
+    for (const RdmaScenarioLink& l : spec.links)
+    {
+        if (isEndpoint[l.a] || isEndpoint[l.b])
+        {
+            endpointLinks.emplace(isEndpoint[l.a] ? l.a : l.b, isEndpoint[l.a] ? l.b : l.a);
+        }
+    }
     for (size_t i = 0; i < nFlows; ++i)
     {
         const RdmaScenarioFlow& f = spec.flows[i];
-        if (isEndpoint(f.src) || isEndpoint(f.dst))
+        if (isEndpoint[f.src] || isEndpoint[f.dst])
         {
-            const bool linked = std::any_of(spec.links.begin(), spec.links.end(), [&f](const auto& l) {
-                return (l.a == f.src && l.b == f.dst) || (l.a == f.dst && l.b == f.src);
-            });
+            const bool linked = isEndpoint[f.src] ? endpointLinks.count({f.src, f.dst}) != 0
+                                                  : endpointLinks.count({f.dst, f.src}) != 0;
             if (!linked)
             {
                 return fail(Fmt("flows[%zu]: %u and %u are not linked (an endpoint switch's NIC "
