@@ -102,7 +102,8 @@ class RdmaLossRecovery;
 
 /**
  * \ingroup rdma-lb
- * Per-host RDMA NIC; aggregate it to a host Node with one RdmaNetDevice.
+ * Per-host RDMA NIC; aggregate it to a host Node with one RdmaNetDevice (or several: AddPort),
+ * or to a switch that is also an endpoint (SetupOnSwitch).
  */
 class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
 {
