@@ -106,6 +106,12 @@ RdmaNic::GetTypeId()
                           *RdmaTransportDefault("ns3::RdmaNic", "PayloadSize"),
                           MakeUintegerAccessor(Own(&RdmaNic::m_payloadBytes)),
                           MakeUintegerChecker<uint32_t>(1, 9000))
+            .AddAttribute("RoceHeaderSize",
+                          "Header bytes of a RoCE data packet on the wire (48: the HPCC lineage's, "
+                          "ConWeave's; 52: SimAI's, whose sequence number is 64-bit)",
+                          *RdmaTransportDefault("ns3::RdmaNic", "RoceHeaderSize"),
+                          MakeUintegerAccessor(Own(&RdmaNic::m_roceHeaderBytes)),
+                          MakeUintegerChecker<uint32_t>(RdmaHeader::DATA_HEADER_BYTES, 512))
             .AddAttribute("LossRecovery",
                           "Factory of the loss recovery, chosen by its TypeId (ns3::RdmaGoBackN: "
                           "Go-Back-N, ENABLE_IRN 0; ns3::RdmaIrn: the reference's IRN, "

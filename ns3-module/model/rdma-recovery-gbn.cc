@@ -77,7 +77,7 @@ RdmaGoBackN::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
 {
     RxState& rx = Rx(h);
     const uint64_t s = h.seq;
-    const uint64_t len = payloadBytes;
+    const uint64_t len = payloadBytes - Settings().RoceHeaderPad();
     const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;
     const uint16_t oooFlag = m_nackCarriesCnp ? RdmaHeader::FLAG_CNP : 0;
     Time now = Simulator::Now();

@@ -158,6 +158,7 @@ struct RdmaRxState
 struct RdmaNicSettings
 {
     uint32_t m_payloadBytes{};      //!< PayloadSize: payload bytes per data packet
+    uint32_t m_roceHeaderBytes{};   //!< RoceHeaderSize: a RoCE data packet's header bytes
     uint32_t m_ackInterval{};       //!< L2AckInterval: ACK milestone in packets
     uint64_t m_window{};            //!< Window: HAS_WIN's bytes (0 = none)
     bool m_varWin{};                //!< VarWin: the window scales with the rate
@@ -171,6 +172,13 @@ struct RdmaNicSettings
     /// uet's base RTT per destination (RdmaNic::SetUetBaseRttOf; null = UetBaseRtt)
     Callback<Time, uint32_t> m_uetBaseRttOf;
     Time m_uetRto;                  //!< UetRto: uet's retransmission timeout
+
+    /// \return the bytes a RoCE data packet carries beyond RdmaHeader's (RoceHeaderSize - 48:
+    /// SimAI's 64-bit sequence number); the sender adds them, the receiver strips them
+    uint32_t RoceHeaderPad() const
+    {
+        return m_roceHeaderBytes - RdmaHeader::DATA_HEADER_BYTES;
+    }
 };
 
 /**

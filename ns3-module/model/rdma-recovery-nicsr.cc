@@ -65,7 +65,7 @@ RdmaNicSr::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
 {
     RxState& rx = Rx(h);
     const uint64_t s = h.seq;
-    const uint64_t len = payloadBytes;
+    const uint64_t len = payloadBytes - Settings().RoceHeaderPad();
     const uint16_t ecnFlag = (h.ecn != 0) ? RdmaHeader::FLAG_CNP : 0;
     if (s == rx.expected)
     {

@@ -108,7 +108,7 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
     cx.everyArrivalAnswered = everyArrivalAnswered;
     RdmaHeader h = m_host->DataHeader(qp, seq, cx);
     h.intMode = m_host->DataIntMode();
-    RdmaFramePtr f = RdmaFrame::Make(h, payload);
+    RdmaFramePtr f = RdmaFrame::Make(h, payload + Settings().RoceHeaderPad());
     qp.lastPktSize = f->sizeBytes;
     m_host->NotifyDataSent(qp.flowId, h.seq, h.sport);
     if (fromSr)

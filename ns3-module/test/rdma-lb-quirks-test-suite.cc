@@ -9,6 +9,8 @@
  *  - irn-sender: a NACK whose SACK block leaves nothing beyond snd_una still goes back;
  *  - ecn-shared-stream: two identical switches make identical marking draws;
  *  - event-order: a flow starting when its NIC's port completes a packet goes after it.
+ * Beside them, SimAI's data headers (RdmaNic::RoceHeaderSize 52, its 64-bit sequence number):
+ * a three-packet flow's packets take 84 ns, not 83, and the receiver counts only the payload.
  *
  * Fabric (unless said otherwise): host 0 -- switch 2 -- host 1, 100 Gbps, 1 us links.
  */
@@ -110,6 +112,37 @@ class TimeTruncationTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(fct[false], 2 * (84 + 1000) + 2 * (5 + 1000), "ns-3.37 times");
         NS_TEST_EXPECT_MSG_EQ(RdmaNs319SecondsToNs(1000 * 8 / 1e11), 79u, "8e-8 s lies above 80 ns");
         NS_TEST_EXPECT_MSG_EQ(RdmaNs319SecondsToNs(2.000000041), 2000000040u, "a flow start");
+    }
+};
+
+/// RoceHeaderSize: SimAI's 52 B of data headers make each packet 4 B longer on the wire only.
+class RoceHeaderSizeTestCase : public TestCase
+{
+  public:
+    RoceHeaderSizeTestCase()
+        : TestCase("RoceHeaderSize 52 (SimAI): a 3-packet flow's FCT 4344 ns against 4340 with 48")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (uint32_t header : {48U, 52U})
+        {
+            Star s(true);
+            s.SetNics("RoceHeaderSize", UintegerValue(header));
+            s.fabric.AddFlow(0, 0, 1, 3000, MicroSeconds(1));
+            const std::map<uint32_t, Time> fct = s.Run();
+            NS_TEST_ASSERT_MSG_EQ(fct.count(0), 1u, "the flow completes");
+            // Truncated times: a packet of 1000 + header B takes 83 ns (1048 B: 83.84) or 84 ns
+            // (1052 B: 84.16); an ACK (60 B) 4 ns. The last of 3 packets leaves 2 packet times
+            // after the first, crosses two hops, and its ACK crosses two back. A receiver that
+            // counted the 4 B as payload would see the next packet out of order: Go-Back-N.
+            const int64_t pkt = header == 48 ? 83 : 84;
+            NS_TEST_EXPECT_MSG_EQ(fct.at(0).GetNanoSeconds(),
+                                  2 * pkt + 2 * (pkt + 1000) + 2 * (4 + 1000),
+                                  "header " << header << " B");
+        }
     }
 };
 
@@ -419,6 +452,7 @@ class RdmaLbQuirksTestSuite : public TestSuite
         AddTestCase(new IrnSenderTestCase, TestCase::QUICK);
         AddTestCase(new EcnSharedStreamTestCase, TestCase::QUICK);
         AddTestCase(new EventOrderTestCase, TestCase::QUICK);
+        AddTestCase(new RoceHeaderSizeTestCase, TestCase::QUICK);
     }
 };
 

@@ -678,10 +678,10 @@ class ScenarioTransportTableTestCase : public TestCase
     void DoRun() override
     {
         RdmaScenarioTransport t;
-        // 42 attribute settings: the 30 summary.json lists, and VarWin, TargetUtil, MiThresh,
+        // 43 attribute settings: the 31 summary.json lists, and VarWin, TargetUtil, MiThresh,
         // FastReact, MultiRate, SampleFeedback, DctcpRateAI, IntMulti (HPCC and switch), the
         // MMU's IngressAlpha (pfc_alpha), IRN's IrnQpPerPath and the switch's AckHighPriority.
-        NS_TEST_ASSERT_MSG_EQ(t.attributes.size(), 42u, "settings of the table");
+        NS_TEST_ASSERT_MSG_EQ(t.attributes.size(), 43u, "settings of the table");
         for (const RdmaTransportSetting& a : t.attributes)
         {
             TypeId tid;

@@ -72,7 +72,10 @@
 //!                                  # list of flow-ports, time-truncation, pacing-wakeup,
 //!                                  # irn-sender, ecn-shared-stream, event-order,
 //!                                  # glibc-rand (ConWeave configs: all; with
-//!                                  # simai_conf: flow-ports, SimAI's ports)
+//!                                  # simai_conf: flow-ports and time-truncation, SimAI's
+//!                                  # ports and times)
+//! roce_header = "48B"              # a RoCE data packet's headers (with simai_conf: 52B,
+//!                                  # SimAI's 64-bit sequence number)
 //!
 //! [transport.uet]                  # only with kind = "uet"; 0 = derived from the fabric
 //!                                  # (with htsim_topo: keys left out take htsim's defaults,

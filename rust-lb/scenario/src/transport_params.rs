@@ -405,6 +405,15 @@ pub(crate) fn payload_range(v: &u32) -> Result<(), String> {
     }
 }
 
+/// A RoCE data header of 48..=512 bytes (48: the model's own headers, no fewer).
+pub(crate) fn roce_header_range(v: &u32) -> Result<(), String> {
+    if (48..=512).contains(v) {
+        Ok(())
+    } else {
+        Err(format!("must be in 48..=512 bytes, got {v}"))
+    }
+}
+
 /// The PFC pause quantum: at least 1 µs (pause frames carry whole microseconds).
 pub(crate) fn pause_time_range(v: &u64) -> Result<(), String> {
     if *v >= 1000 {
@@ -592,6 +601,12 @@ macro_rules! transport_params {
                 toml "payload" as Bytes check payload_range,
                 conweave "PACKET_PAYLOAD_SIZE" => int_u32(),
                 ns3 Nic "PayloadSize" as uint summary;
+            /// Header bytes of a RoCE data packet: 48 is the HPCC lineage's (14 L2 + 20 IPv4 +
+            /// 8 UDP + 6 sequence and priority: ConWeave's), 52 SimAI's (its sequence number is
+            /// 64-bit: `SimpleSeqTsHeader`), the default where `SimAI.conf` is read.
+            roce_header_bytes: u32 = 48,
+                toml "roce_header" as Bytes check roce_header_range,
+                ns3 Nic "RoceHeaderSize" as uint summary;
             /// PFC pause quantum (`PAUSE_TIME`).
             pause_time_ns: u64 = 5_000,
                 toml "pause_time" as Time check pause_time_range,

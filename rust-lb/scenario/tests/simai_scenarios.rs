@@ -352,19 +352,41 @@ fn simai_conf_is_the_transport_s_base() {
         "{:?}",
         s.notes
     );
-    // SimAI's file is SimAI's behaviour: its ports (quirk flow-ports) unless the section says
-    // otherwise; the hand-written transport is ours (no quirk).
+    // SimAI's file is SimAI's behaviour: its 52 B data headers (a 64-bit sequence number), its
+    // ports (quirk flow-ports) and its truncating times (quirk time-truncation) unless the
+    // section says otherwise; the hand-written transport says the same.
     assert_eq!(
         t.quirks
             .iter()
             .map(rdma_lb_scenario::Quirk::name)
             .collect::<Vec<_>>(),
-        vec!["flow-ports"]
+        vec!["flow-ports", "time-truncation"]
     );
-    assert_eq!(h.quirks, rdma_lb_scenario::QuirkSet::NONE);
-    let none = write(&d, "n.toml", &format!("{base}quirks = \"none\"\n"));
+    assert_eq!(h.quirks, t.quirks);
+    assert_eq!((t.roce_header_bytes, h.roce_header_bytes), (52, 52));
+    let none = write(
+        &d,
+        "n.toml",
+        &format!("{base}quirks = \"none\"\nroce_header = \"48B\"\n"),
+    );
     let n = load_scenario(&none, &Overrides::default()).unwrap();
     assert_eq!(n.transport.quirks, rdma_lb_scenario::QuirkSet::NONE);
+    assert_eq!(n.transport.roce_header_bytes, 48);
+    // Without SimAI's file, our own headers; fewer than the model's 48 B are refused.
+    let ours = load_scenario(
+        &repo("configs/demo_leaf_spine_16.toml"),
+        &Overrides::default(),
+    )
+    .unwrap();
+    assert_eq!(ours.transport.roce_header_bytes, 48);
+    let short = write(&d, "s.toml", &format!("{base}roce_header = \"40B\"\n"));
+    let e = load_scenario(&short, &Overrides::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("s.toml:7: transport.roce_header") && e.contains("48..=512"),
+        "{e}"
+    );
     // A key beside it overrides the file's value.
     let cfg = write(
         &d,

@@ -39,8 +39,10 @@
 //! (`crate::toml_config`): [`SimAiConf::transport`] is the base of `[transport]` (its other keys
 //! override it), the link events, error rate and PFC trace apply to the run, the notes are the
 //! run's, each NVLink rate the ECN maps lack gets thresholds at the buffer size (SimAI's
-//! NVSwitch ports mark nothing), and the quirks default to SimAI's behaviour, `flow-ports`
-//! (its UDP ports; `quirks = "none"` for random entropy).
+//! NVSwitch ports mark nothing), a RoCE data packet has SimAI's 52 B of headers (its 64-bit
+//! sequence number; `roce_header` overrides it), and the quirks default to SimAI's behaviour,
+//! `flow-ports` (its UDP ports) and `time-truncation` (its serialization and pacing times
+//! truncate to whole nanoseconds); `quirks = "none"` gives the fixes.
 //!
 //! SimAI-specific settings that are *not* `SimAI.conf` keys: NVLink and NVSwitch bandwidths,
 //! latencies and the GPU type come from the topology file ([`super::topology`]); NVLS/PXN and
@@ -173,6 +175,8 @@ pub fn parse_conf_str(name: &str, text: &str) -> Result<SimAiConf> {
     s.t.fast_react = true;
     s.t.multi_rate = true;
     s.t.buffer_bytes = 16 << 20;
+    // SimAI's data packets carry a 64-bit sequence number: 52 B of headers, not 48.
+    s.t.roce_header_bytes = 52;
     s.has_win = Some(true);
     s.var_win = Some(false);
     let mut seen: HashMap<&str, usize> = HashMap::new();

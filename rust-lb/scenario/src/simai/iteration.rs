@@ -23,7 +23,9 @@
 //! Every flow starts a send latency after what it waits for (SimAI's `AS_SEND_LAT`, applied to
 //! each flow it hands to ns-3): [`SIMAI_SEND_LATENCY_NS`] by default, SimAI's value when the
 //! variable is unset, 6,000 x 1,000 ns = 6 ms (its docs mean 6 us; the code scales the default
-//! by 1,000 into ns-3's ns), plus [`SIMAI_START_DELAY_NS`]. What a flow waits for counts when it
+//! by 1,000 into ns-3's ns), plus [`SIMAI_START_DELAY_NS`], plus SimAI's reduction time for a
+//! send it marks (`nccl::SIMAI_REDUCE_DELAY_NS`, [`NcclFlow::reduced`]). What a flow waits for
+//! counts when it
 //! *completes* at its sender ([`Flow::after_completion`]), as SimAI's next ring step follows a
 //! flow's completion. With these, a ring step of SimAI's micro example takes 6 ms + the flow's
 //! FCT, and its 16 MiB AllReduce 84 ms, as SimAI's own run (`data/simai/reference/`). After a
@@ -349,7 +351,16 @@ impl Cx<'_> {
             .transpose()?
             .into_iter()
             .collect();
-        let latency = self.o.send_latency_ns.saturating_add(SIMAI_START_DELAY_NS);
+        let reduce = if f.reduced {
+            nccl::SIMAI_REDUCE_DELAY_NS
+        } else {
+            0
+        };
+        let latency = self
+            .o
+            .send_latency_ns
+            .saturating_add(SIMAI_START_DELAY_NS)
+            .saturating_add(reduce);
         let (start_ns, compute_after, compute_ns) = match self.ready.get(f.src as usize) {
             // Not a rank (an NVSwitch): only its flow's own dependencies.
             None => (0, Vec::new(), 0),

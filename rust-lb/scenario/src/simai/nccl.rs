@@ -15,6 +15,9 @@
 //! * **All-gather, reduce-scatter**: the same with `n - 1` steps.
 //! * **All-to-all**: every rank sends `size / n` to every other rank of the group, all at once.
 //! * **Broadcast**: SimAI's reader sends nothing for it ([`CommKind::simai_sends`]).
+//! * **Reductions**: some ring sends of an all-reduce or reduce-scatter start
+//!   [`SIMAI_REDUCE_DELAY_NS`] later, SimAI's reduction of what the rank received
+//!   ([`NcclFlow::reduced`], decided by [`mark_reductions`] as SimAI's toggle decides).
 //!
 //! * **PXN** (`AS_PXN_ENABLE=1`; off by default, as in SimAI): with [`NcclOptions::pxn`], the
 //!   cross-server hop of an all-reduce or reduce-scatter ring is relayed through the sender's
@@ -81,6 +84,9 @@ pub struct NcclFlow {
     pub after_sent: Option<usize>,
     /// What it is in its ring step.
     pub hop: Hop,
+    /// SimAI reduces what it received before sending this flow: it starts
+    /// [`SIMAI_REDUCE_DELAY_NS`] later ([`mark_reductions`]).
+    pub reduced: bool,
 }
 
 /// The group's rings, each as its ranks in ring order (module docs).
@@ -153,6 +159,7 @@ pub fn decompose_with(
                         after: Vec::new(),
                         after_sent: None,
                         hop: Hop::Direct,
+                        reduced: false,
                     })
             })
             .collect(),
@@ -186,6 +193,7 @@ pub fn decompose_with(
                             after: after.into_iter().collect(),
                             after_sent: None,
                             hop,
+                            reduced: false,
                         };
                         let after = delivered.get(p).copied().flatten();
                         let relay = if relayed {
@@ -207,9 +215,76 @@ pub fn decompose_with(
                     delivered = delivers;
                 }
             }
+            mark_reductions(kind, n, rings.len(), &mut flows);
             flows
         }
         CommKind::Broadcast => Vec::new(),
+    }
+}
+
+/// SimAI's reduction time, ns: `mem_write + 2 mem_read` of `PacketBundle::call`, 10 ns each
+/// without a memory model (`Sys::mem_read`, `Sys::mem_write`).
+pub const SIMAI_REDUCE_DELAY_NS: u64 = 30;
+
+/// Marks the ring flows SimAI sends after a reduction ([`NcclFlow::reduced`]), as its
+/// `NcclTreeFlowModel::insert_packets` decides, per rank of the collective: each channel (ring)
+/// counts the rank's sends in rounds of `n` (one "zero-latency" send, then `n - 1`), and every
+/// channel's start of a round flips one toggle the rank's channels share. A send after the
+/// first of its round is reduced in a reduce-scatter always, in an all-reduce while the toggle
+/// is set. So with one ring an all-reduce's steps 1 to `n - 1` wait the reduction and the rest
+/// do not; with an even number of rings starting together the toggle is clear again by the
+/// time any of them sends its second flow, and nothing waits. Deviation: the sends are taken
+/// in the order they become ready when send latencies dominate (by the number of flows before
+/// them on their chain of dependencies, then by ring); SimAI takes them in the order they
+/// become ready in its run.
+fn mark_reductions(kind: CommKind, n: usize, rings: usize, flows: &mut [NcclFlow]) {
+    if !matches!(kind, CommKind::AllReduce | CommKind::ReduceScatter) {
+        return;
+    }
+    // A flow's depth: how many flows precede it on its chain of dependencies (each one a send
+    // latency), the order in which flows become ready when latencies dominate.
+    let mut depth: Vec<usize> = Vec::with_capacity(flows.len());
+    for f in flows.iter() {
+        let d = f
+            .after
+            .iter()
+            .filter_map(|&j| depth.get(j))
+            .map(|d| d + 1)
+            .max();
+        depth.push(d.unwrap_or(0));
+    }
+    let mut order: Vec<(u32, usize, u32, usize)> = flows
+        .iter()
+        .zip(&depth)
+        .enumerate()
+        .map(|(i, (f, &d))| (f.src, d, f.ring, i))
+        .collect();
+    order.sort_unstable();
+    let mut rank = None;
+    let mut toggle = false;
+    let mut left: Vec<(usize, usize)> = Vec::new(); // per ring: (zero-latency, others) left
+    for (.., i) in order {
+        let Some(f) = flows.get_mut(i) else {
+            continue;
+        };
+        if rank != Some(f.src) {
+            rank = Some(f.src);
+            toggle = false;
+            left = vec![(0, 0); rings];
+        }
+        let Some(c) = left.get_mut(f.ring as usize) else {
+            continue;
+        };
+        if *c == (0, 0) {
+            *c = (1, n - 1);
+            toggle = !toggle;
+        }
+        if c.0 > 0 {
+            c.0 -= 1;
+        } else {
+            c.1 = c.1.saturating_sub(1);
+            f.reduced = kind == CommKind::ReduceScatter || toggle;
+        }
     }
 }
 

@@ -89,6 +89,7 @@ pub fn decompose(group: &Group, bytes: u64, nvswitch: u32) -> Vec<NcclFlow> {
                 after: Vec::new(),
                 after_sent,
                 hop: Hop::NvlsUpload,
+                reduced: false,
             });
         }
         let uploads: Vec<usize> = (first_upload..first_upload + n).collect();
@@ -102,6 +103,7 @@ pub fn decompose(group: &Group, bytes: u64, nvswitch: u32) -> Vec<NcclFlow> {
                 after: uploads.clone(),
                 after_sent: None,
                 hop: Hop::NvlsDownload,
+                reduced: false,
             });
         }
     }

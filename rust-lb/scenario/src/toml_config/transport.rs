@@ -352,11 +352,14 @@ fn congestion_control(t: &TransportSec, from_simai_conf: bool, out: &mut Transpo
 
 /// `quirks`. Our scenarios model the fabric as it should behave: the reference's quirks are
 /// opt-in. With `simai_conf` (SimAI's own configuration, read unchanged) the reference is SimAI
-/// and the default is SimAI's behaviour: quirk `flow-ports` (its UDP ports, which ECMP hashes;
-/// data/simai/reference/README.md); `quirks = "none"` gives the fix.
+/// and the default is SimAI's behaviour: quirks `flow-ports` (its UDP ports, which ECMP hashes)
+/// and `time-truncation` (its `DataRate::CalculateBytesTxTime` divides integers: serialization
+/// and pacing times truncate; data/simai/reference/README.md); `quirks = "none"` gives the fixes.
 fn quirks(cx: &Cx<'_>, t: &TransportSec, from_simai_conf: bool, out: &mut Transport) -> Result<()> {
     out.quirks = match &t.quirks {
-        None if from_simai_conf => QuirkSet::NONE.with(Quirk::FlowPorts),
+        None if from_simai_conf => QuirkSet::NONE
+            .with(Quirk::FlowPorts)
+            .with(Quirk::TimeTruncation),
         None => QuirkSet::NONE,
         Some(q) => {
             let text = match q.get_ref() {

@@ -139,6 +139,7 @@ fn check_ranges_runs_each_rows_check_on_the_merged_value() {
         (|t| t.rp_timer_ns = 0, "transport.rp_timer"),
         (|t| t.buffer_bytes = 0, "transport.buffer"),
         (|t| t.l2_back_to_zero = true, "transport.l2_back_to_zero"),
+        (|t| t.roce_header_bytes = 40, "transport.roce_header"),
     ] {
         let mut t = Transport::default();
         set(&mut t);
@@ -159,7 +160,8 @@ fn every_attribute_is_set_once_and_the_summary_keeps_its_order() {
             a.name
         );
     }
-    // summary.json's `transport` object as the scenario program has always written it.
+    // summary.json's `transport` object as the scenario program has always written it (plus
+    // `roce_header_bytes` since SimAI's 52 B headers).
     let summary: Vec<&str> = list.iter().filter_map(|a| a.summary_key).collect();
     assert_eq!(
         summary,
@@ -183,6 +185,7 @@ fn every_attribute_is_set_once_and_the_summary_keeps_its_order() {
             "l2_chunk_bytes",
             "rate_bound",
             "payload_bytes",
+            "roce_header_bytes",
             "pause_time_ns",
             "l2_timeout_ns",
             "nack_interval_ns",

@@ -107,3 +107,34 @@ fn broadcast_and_single_rank_groups_send_nothing() {
     };
     assert!(decompose(CommKind::AllReduce, &one, 1 << 20).is_empty());
 }
+
+#[test]
+fn reductions_fall_where_simai_s_toggle_puts_them() {
+    // DP 4 over four servers, one rank each: one ring (channel). SimAI's rounds are 4 sends per
+    // channel; the first round's toggle is set, so an all-reduce's steps 1..=3 wait the 30 ns
+    // reduction and steps 0, 4, 5 do not (data/simai/reference/ case 4: its NIC flows' starts).
+    let g = groups(32, 8, 8, None);
+    let dp = g.group_of(0, CommGroup::Dp).unwrap();
+    assert_eq!(rings(dp).len(), 1);
+    let reduced_steps = |kind| {
+        let f = decompose(kind, dp, 4 << 20);
+        let mut steps: Vec<u32> = f.iter().filter(|x| x.reduced).map(|x| x.step).collect();
+        steps.sort_unstable();
+        steps.dedup();
+        for s in &steps {
+            // every rank's flow of a reduced step is reduced (the rings are symmetric)
+            assert_eq!(f.iter().filter(|x| x.step == *s && x.reduced).count(), 4);
+        }
+        steps
+    };
+    assert_eq!(reduced_steps(CommKind::AllReduce), [1, 2, 3]);
+    // A reduce-scatter reduces every send after the first of a round; an all-gather none.
+    assert_eq!(reduced_steps(CommKind::ReduceScatter), [1, 2]);
+    assert!(reduced_steps(CommKind::AllGather).is_empty());
+    // TP 8 in one server: 8 channels start rounds together, the shared toggle flips 8 times
+    // back to clear: nothing waits (case 1: every NVLink flow's start SimAI's without a delay).
+    let tp = g.group_of(0, CommGroup::Tp).unwrap();
+    assert!(decompose(CommKind::AllReduce, tp, 16 << 20)
+        .iter()
+        .all(|x| !x.reduced));
+}
