@@ -405,14 +405,8 @@ pub(crate) fn payload_range(v: &u32) -> Result<(), String> {
     }
 }
 
-/// A RoCE data header of 48..=512 bytes (48: the model's own headers, no fewer).
-pub(crate) fn roce_header_range(v: &u32) -> Result<(), String> {
-    if (48..=512).contains(v) {
-        Ok(())
-    } else {
-        Err(format!("must be in 48..=512 bytes, got {v}"))
-    }
-}
+/// A data header, RoCE's as uet's: at least the model's 48 B, at most 512 B.
+pub(crate) use uet::header_range;
 
 /// The PFC pause quantum: at least 1 µs (pause frames carry whole microseconds).
 pub(crate) fn pause_time_range(v: &u64) -> Result<(), String> {
@@ -605,7 +599,7 @@ macro_rules! transport_params {
             /// 8 UDP + 6 sequence and priority: ConWeave's), 52 SimAI's (its sequence number is
             /// 64-bit: `SimpleSeqTsHeader`), the default where `SimAI.conf` is read.
             roce_header_bytes: u32 = 48,
-                toml "roce_header" as Bytes check roce_header_range,
+                toml "roce_header" as Bytes check header_range,
                 ns3 Nic "RoceHeaderSize" as uint summary;
             /// PFC pause quantum (`PAUSE_TIME`).
             pause_time_ns: u64 = 5_000,
