@@ -405,8 +405,15 @@ pub(crate) fn payload_range(v: &u32) -> Result<(), String> {
     }
 }
 
-/// A data header, RoCE's as uet's: at least the model's 48 B, at most 512 B.
-pub(crate) use uet::header_range;
+/// A data header, RoCE's (`roce_header`) as uet's (`[transport.uet] header`): at least the
+/// model's 48 B (Ethernet, IPv4, UDP, BTH), at most 512 B.
+pub(crate) fn header_range(v: &u32) -> Result<(), String> {
+    if (48..=512).contains(v) {
+        Ok(())
+    } else {
+        Err(format!("must be in 48..=512 bytes, got {v}"))
+    }
+}
 
 /// The PFC pause quantum: at least 1 µs (pause frames carry whole microseconds).
 pub(crate) fn pause_time_range(v: &u64) -> Result<(), String> {

@@ -17,7 +17,7 @@
 //! * **Broadcast**: SimAI's reader sends nothing for it ([`CommKind::simai_sends`]).
 //! * **Reductions**: some ring sends of an all-reduce or reduce-scatter start
 //!   [`SIMAI_REDUCE_DELAY_NS`] later, SimAI's reduction of what the rank received
-//!   ([`NcclFlow::reduced`], decided by [`mark_reductions`] as SimAI's toggle decides).
+//!   ([`NcclFlow::reduced`], decided by `mark_reductions` as SimAI's toggle decides).
 //!
 //! * **PXN** (`AS_PXN_ENABLE=1`; off by default, as in SimAI): with [`NcclOptions::pxn`], the
 //!   cross-server hop of an all-reduce or reduce-scatter ring is relayed through the sender's
@@ -85,7 +85,7 @@ pub struct NcclFlow {
     /// What it is in its ring step.
     pub hop: Hop,
     /// SimAI reduces what it received before sending this flow: it starts
-    /// [`SIMAI_REDUCE_DELAY_NS`] later ([`mark_reductions`]).
+    /// [`SIMAI_REDUCE_DELAY_NS`] later (`mark_reductions`).
     pub reduced: bool,
 }
 

@@ -195,14 +195,8 @@ pub(crate) use uet_params;
 // The range checks of the rows (`check fn`), on the value as the `UetParams` field holds it;
 // the message reads after the key (`transport.uet.header: must be in 48..=512 bytes, got 40`).
 
-/// The data header: at least the model's 48 B (Ethernet, IPv4, UDP, BTH), at most 512 B.
-pub(crate) fn header_range(v: &u32) -> Result<(), String> {
-    if (48..=512).contains(v) {
-        Ok(())
-    } else {
-        Err(format!("must be in 48..=512 bytes, got {v}"))
-    }
-}
+/// The data header: [`super::header_range`], the check RoCE's header shares.
+pub(crate) use super::header_range;
 
 /// The window cap: (0, 100] base BDPs.
 pub(crate) fn window_bdp_range(v: &f64) -> Result<(), String> {
