@@ -45,7 +45,7 @@ CopyTransport(const rdmalb::scenario::Transport& t, RdmaScenarioTransport& o)
         o.uetAttributes.push_back(RdmaTransportSetting::FromBridge(a));
     }
     o.quirks.flowPorts = t.quirk_flow_ports;
-    o.quirks.simaiPorts = t.quirk_flow_ports_simai;
+    o.quirks.simai = t.quirks_of_simai;
     o.quirks.timeTruncation = t.quirk_time_truncation;
     o.quirks.pacingWakeup = t.quirk_pacing_wakeup;
     o.quirks.irnSender = t.quirk_irn_sender;

@@ -357,7 +357,7 @@ struct RdmaScenarioRunner::State
     std::vector<uint32_t> rankOf; //!< node -> MPI rank (PartitionNodes)
     uint32_t myRank{0};           //!< this process's rank
     std::vector<Ptr<RateErrorModel>> errorModels; //!< the links' (CreateLinks; their streams fixed after the fabric's)
-    //! quirks.simaiPorts: the next sport per (source, destination) host pair (StartFlow)
+    //! quirks.flowPorts with quirks.simai: the next sport per (source, destination) host pair (StartFlow)
     std::map<std::pair<uint32_t, uint32_t>, uint16_t> simaiSport;
 
     void StartFlow(uint32_t id)
@@ -374,7 +374,7 @@ struct RdmaScenarioRunner::State
         Ptr<RdmaNic> nic = fabric->GetNic(f.src);
         if (spec->transport.quirks.flowPorts)
         {
-            if (spec->transport.quirks.simaiPorts)
+            if (spec->transport.quirks.simai)
             {
                 // SimAI's ports (entry.h SendFlow): sport = portNumber[src][dst]++ from 10000,
                 // counted per (source, destination) pair in start order; dport 100.

@@ -557,6 +557,7 @@ RdmaScenarioRunner::ConfigureNodes()
             nic->SetAttribute("BaseRtt", TimeValue(NanoSeconds(static_cast<int64_t>(maxRttNs))));
         }
         nic->SetAttribute("TimeTruncation", BooleanValue(t.quirks.timeTruncation));
+        nic->SetAttribute("IntegerTxTime", BooleanValue(t.quirks.simai));
         nic->SetAttribute("PacingWakeupQuirk", BooleanValue(t.quirks.pacingWakeup));
         nic->SetAttribute("IrnReferenceSender", BooleanValue(t.quirks.irnSender));
         nic->SetAttribute("EventOrderQuirk", BooleanValue(t.quirks.eventOrder));
@@ -694,6 +695,7 @@ RdmaScenarioRunner::CreateLinks()
         {
             ch->GetDevice(d)->SetAttribute("TimeTruncation",
                                            BooleanValue(t.quirks.timeTruncation));
+            ch->GetDevice(d)->SetAttribute("IntegerTxTime", BooleanValue(t.quirks.simai));
         }
         ch->TraceConnectWithoutContext("Loss", MakeBoundCallback(&State::OnLoss, &s));
         if (l.errorRate > 0)

@@ -110,7 +110,8 @@ struct RdmaScenarioEcnEntry
 struct RdmaScenarioQuirks
 {
     bool flowPorts{false};       //!< data carries the reference's ports; ECMP's entropy = the sport
-    bool simaiPorts{false};      //!< with flowPorts, a SimAI workload: SimAI's ports (per pair)
+    bool simai{false};           //!< a SimAI workload: flowPorts gives SimAI's ports (per pair),
+                                 //!< timeTruncation its integer times (IntegerTxTime)
     bool timeTruncation{false};  //!< RdmaNetDevice/RdmaNic::TimeTruncation (ns-3.19 times)
     bool pacingWakeup{false};    //!< RdmaNic::PacingWakeupQuirk
     bool irnSender{false};       //!< RdmaNic::IrnReferenceSender

@@ -22,6 +22,7 @@
 #include "rdma-fifo.h"
 #include "rdma-frame.h"
 #include "rdma-reusable-event.h"
+#include "rdma-time.h"
 
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
@@ -216,8 +217,8 @@ class RdmaNetDevice : public NetDevice
     {
         uint64_t bps{0};        //!< rate it was computed at
         uint32_t bytes{0};      //!< packet size (0: unused entry)
-        bool truncate{false};   //!< m_timeTruncation it was computed with
-        Time time;              //!< RdmaTxTime(bps, bytes, truncate)
+        RdmaTxArithmetic arithmetic{}; //!< how it was computed
+        Time time;                     //!< RdmaTxTime(bps, bytes, arithmetic)
     };
     std::array<TxTimeEntry, 2> m_txTimes; //!< the last two sizes sent
     uint32_t m_txTimeNext{0};             //!< entry to replace next
@@ -228,6 +229,7 @@ class RdmaNetDevice : public NetDevice
     uint16_t m_mtu{1500};
     bool m_pfcEnabled{true};
     bool m_timeTruncation{false};
+    bool m_integerTxTime{false};
     bool m_busy{false};
     /// The transmit-complete event (one pending at most: while m_busy), scheduled per packet.
     Ptr<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>> m_txComplete;

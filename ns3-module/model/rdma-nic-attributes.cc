@@ -140,6 +140,13 @@ RdmaNic::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(Own(&RdmaNic::m_timeTruncation)),
                           MakeBooleanChecker())
+            .AddAttribute("IntegerTxTime",
+                          "With TimeTruncation, SimAI's arithmetic for pacing intervals "
+                          "(time-truncation under a SimAI workload): bytes x 8 x 10^9 / rate in "
+                          "integers, truncated, where ns-3.19 divides doubles",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(Own(&RdmaNic::m_integerTxTime)),
+                          MakeBooleanChecker())
             .AddAttribute("PacingWakeupQuirk",
                           "Reference quirk pacing-wakeup: when no queue pair may "
                           "send, schedule a wake-up at the earliest future next-send time of the "

@@ -594,7 +594,7 @@ RdmaNic::Cc()
         Ptr<RdmaChannel> ch = m_dev->GetRdmaChannel();
         cx.feedbackLead =
             (ch ? ch->GetDelay() : Time(0)) +
-            RdmaTxTime(m_dev->GetDataRate(), RdmaHeader::ACK_BYTES, m_timeTruncation);
+            RdmaTxTime(m_dev->GetDataRate(), RdmaHeader::ACK_BYTES, TxArithmetic());
     }
     cx.baseRttNs = static_cast<uint64_t>(m_baseRtt.GetNanoSeconds());
     cx.windowBytes = m_window;
@@ -635,8 +635,8 @@ RdmaNic::CcSetRate(RdmaQueuePair& qp, uint64_t bps, bool shiftPacing)
         // The reference's ChangeRate: the last packet's gap is re-timed at the new rate, and
         // the port's pending wake-up moves earlier if the queue pair may now send sooner (it
         // does so even when the rate is unchanged).
-        const Time before = RdmaTxTime(DataRate(qp.rate), qp.lastPktSize, m_timeTruncation);
-        const Time after = RdmaTxTime(DataRate(bps), qp.lastPktSize, m_timeTruncation);
+        const Time before = RdmaTxTime(DataRate(qp.rate), qp.lastPktSize, TxArithmetic());
+        const Time after = RdmaTxTime(DataRate(bps), qp.lastPktSize, TxArithmetic());
         qp.nextAvail = qp.nextAvail + after - before;
         AdvancePendingWake(qp.nextAvail, qp.port);
     }

@@ -20,6 +20,7 @@
 #include "rdma-cc.h"
 #include "rdma-frame.h"
 #include "rdma-lb-bridge.h"
+#include "rdma-time.h"
 #include "rdma-uet.h"
 
 #include "ns3/callback.h"
@@ -164,6 +165,7 @@ struct RdmaNicSettings
     bool m_varWin{};                //!< VarWin: the window scales with the rate
     bool m_rateBound{};             //!< RateBound: pace at the queue pair's rate
     bool m_timeTruncation{};        //!< TimeTruncation: quirk time-truncation
+    bool m_integerTxTime{};         //!< IntegerTxTime: its SimAI arithmetic
     bool m_pacingWakeupQuirk{};     //!< PacingWakeupQuirk: quirk pacing-wakeup
     bool m_irnReferenceSender{};    //!< IrnReferenceSender: quirk irn-sender
     bool m_eventOrderQuirk{};       //!< EventOrderQuirk: quirk event-order
@@ -172,6 +174,12 @@ struct RdmaNicSettings
     /// uet's base RTT per destination (RdmaNic::SetUetBaseRttOf; null = UetBaseRtt)
     Callback<Time, uint32_t> m_uetBaseRttOf;
     Time m_uetRto;                  //!< UetRto: uet's retransmission timeout
+
+    /// \return how pacing intervals are computed (TimeTruncation, IntegerTxTime)
+    RdmaTxArithmetic TxArithmetic() const
+    {
+        return RdmaTxArithmeticOf(m_timeTruncation, m_integerTxTime);
+    }
 
     /// \return the bytes a RoCE data packet carries beyond RdmaHeader's (RoceHeaderSize - 48:
     /// SimAI's 64-bit sequence number); the sender adds them, the receiver strips them

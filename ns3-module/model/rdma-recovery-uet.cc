@@ -443,7 +443,7 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     u.inflightBytes += wire;
     m_host->RecordDataSent(qp, seq, payload, wire, h.sport, cx.retransmission);
     qp.nextAvail =
-        now + RdmaTxTime(m_host->Device(qp)->GetDataRate(), wire, Settings().m_timeTruncation);
+        now + RdmaTxTime(m_host->Device(qp)->GetDataRate(), wire, Settings().TxArithmetic());
     ArmRto(qp);
     m_host->ArmLbTimer(qp);
     return f;

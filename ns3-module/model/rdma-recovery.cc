@@ -121,7 +121,7 @@ RdmaRoceRecovery::SendData(RdmaQueuePair& qp, Time now, bool everyArrivalAnswere
     }
     m_host->RecordDataSent(qp, seq, payload, f->sizeBytes, h.sport, cx.retransmission);
     DataRate pace = Settings().m_rateBound ? DataRate(qp.rate) : m_host->Device(qp)->GetDataRate();
-    qp.nextAvail = now + RdmaTxTime(pace, f->sizeBytes, Settings().m_timeTruncation);
+    qp.nextAvail = now + RdmaTxTime(pace, f->sizeBytes, Settings().TxArithmetic());
     return f;
 }
 

@@ -43,12 +43,31 @@ RdmaNs319SecondsToNs(double seconds)
     return FixedPointSecondsToNs(seconds, 0);
 }
 
-Time
-RdmaTxTime(const DataRate& rate, uint32_t bytes, bool truncate)
+RdmaTxArithmetic
+RdmaTxArithmeticOf(bool timeTruncation, bool integerTxTime)
 {
-    const double seconds =
-        static_cast<double>(bytes) * 8 / static_cast<double>(rate.GetBitRate());
-    if (truncate)
+    if (!timeTruncation)
+    {
+        return RdmaTxArithmetic::ROUNDED;
+    }
+    return integerTxTime ? RdmaTxArithmetic::INTEGER : RdmaTxArithmetic::NS319;
+}
+
+Time
+RdmaTxTime(const DataRate& rate, uint32_t bytes, RdmaTxArithmetic arithmetic)
+{
+    const uint64_t bps = rate.GetBitRate();
+    if (arithmetic == RdmaTxArithmetic::INTEGER)
+    {
+        if (bps == 0)
+        {
+            return Time(0); // as the double paths (an infinite time converts to 0)
+        }
+        const unsigned __int128 ns = static_cast<unsigned __int128>(bytes) * 8 * 1000000000U / bps;
+        return NanoSeconds(static_cast<int64_t>(ns));
+    }
+    const double seconds = static_cast<double>(bytes) * 8 / static_cast<double>(bps);
+    if (arithmetic == RdmaTxArithmetic::NS319)
     {
         return NanoSeconds(static_cast<int64_t>(RdmaNs319SecondsToNs(seconds)));
     }

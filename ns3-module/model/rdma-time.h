@@ -9,6 +9,11 @@
  * fraction bits lose), where ns-3.37's DataRate::CalculateBytesTxTime gives 84 and 80 ns. Quirk
  * `time-truncation` (doc/rdma-lb.rst, "Lock-step with the reference simulator"; the Rust twin for
  * flow start times is rdma_lb_scenario::units::ns3_19_seconds_to_ns).
+ *
+ * SimAI's ns-3 (SimAI, NSDI '25; its network backend ns-3-alibabacloud) truncates too, in
+ * integers: DataRate::CalculateBytesTxTime is Seconds(bytes x 8) / bps, a Time divided by an
+ * integer, so 1000 B at 100 Gbps take 80 ns there and 1048 B 83 ns. The quirk under a SimAI
+ * workload (RdmaNetDevice/RdmaNic::IntegerTxTime).
  */
 #ifndef RDMA_TIME_H
 #define RDMA_TIME_H
@@ -30,11 +35,27 @@ uint64_t RdmaNs319SecondsToNs(double seconds);
 
 /**
  * \ingroup rdma-lb
- * Serialization time of \p bytes at \p rate.
- * \param truncate true: as ns-3.19 (whole ns, truncated); false: this ns-3's
- * DataRate::CalculateBytesTxTime
+ * How serialization and pacing times are computed (see above).
  */
-Time RdmaTxTime(const DataRate& rate, uint32_t bytes, bool truncate);
+enum class RdmaTxArithmetic : uint8_t
+{
+    ROUNDED, //!< this ns-3's DataRate::CalculateBytesTxTime (the model's own)
+    NS319,   //!< ns-3.19's: a double of seconds, truncated to whole ns (time-truncation)
+    INTEGER, //!< SimAI's: bytes x 8 x 10^9 / bps in integers, truncated (time-truncation, SimAI)
+};
+
+/**
+ * \ingroup rdma-lb
+ * \return the arithmetic of a device's or NIC's TimeTruncation and IntegerTxTime attributes
+ * (IntegerTxTime matters only with TimeTruncation)
+ */
+RdmaTxArithmetic RdmaTxArithmeticOf(bool timeTruncation, bool integerTxTime);
+
+/**
+ * \ingroup rdma-lb
+ * \return the serialization time of \p bytes at \p rate, computed as \p arithmetic says
+ */
+Time RdmaTxTime(const DataRate& rate, uint32_t bytes, RdmaTxArithmetic arithmetic);
 
 } // namespace ns3
 

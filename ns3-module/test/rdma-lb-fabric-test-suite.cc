@@ -1006,7 +1006,7 @@ class PausedPgNotScheduledTestCase : public TestCase
             return static_cast<uint64_t>(std::lower_bound(v.begin(), v.end(), b) -
                                          std::lower_bound(v.begin(), v.end(), a));
         };
-        const Time pkt = RdmaTxTime(G100, PKT_BYTES, false); // 83.84 ns -> 84 ns
+        const Time pkt = RdmaTxTime(G100, PKT_BYTES, RdmaTxArithmetic::ROUNDED); // 83.84 ns -> 84 ns
         const Time resume = m_pauseAt + MicroSeconds(50);
         const uint64_t before0 = count(0, MicroSeconds(10), m_pauseAt);
         const uint64_t before1 = count(1, MicroSeconds(10), m_pauseAt);

@@ -372,8 +372,8 @@ class DcqcnCnpTestCase : public TestCase
         Time after = gapAfter(cutAt + MicroSeconds(1));
         std::cout << "send gap before the cut " << before.GetNanoSeconds() << " ns, after "
                   << after.GetNanoSeconds() << " ns" << std::endl;
-        NS_TEST_EXPECT_MSG_EQ(before, RdmaTxTime(DataRate(uint64_t(line)), 1048, false), "line rate");
-        NS_TEST_EXPECT_MSG_EQ(after, RdmaTxTime(DataRate(cut), 1048, false), "paced at the cut rate");
+        NS_TEST_EXPECT_MSG_EQ(before, RdmaTxTime(DataRate(uint64_t(line)), 1048, RdmaTxArithmetic::ROUNDED), "line rate");
+        NS_TEST_EXPECT_MSG_EQ(after, RdmaTxTime(DataRate(cut), 1048, RdmaTxArithmetic::ROUNDED), "paced at the cut rate");
     }
 };
 

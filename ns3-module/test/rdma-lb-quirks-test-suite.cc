@@ -3,7 +3,8 @@
  * (rdma_lb_scenario::Quirk; doc/rdma-lb.rst, "Lock-step with the reference simulator") shows its
  * effect with the quirk on and disappears with it off, with numbers derived from first principles:
  *  - time-truncation: a one-packet flow's FCT is 4174 ns (ns-3.19: 83 + 4 ns per hop) against
- *    4178 ns (ns-3.37: 84 + 5 ns);
+ *    4178 ns (ns-3.37: 84 + 5 ns); under a SimAI workload (IntegerTxTime) SimAI's integer
+ *    division: a 1000 B packet 80 ns where ns-3.19's doubles give 79;
  *  - flow-ports: the reference's sport/dport of a host's first three flows on the wire;
  *  - pacing-wakeup: a throttled queue pair stalls behind a slower one's pending wake-up;
  *  - irn-sender: a NACK whose SACK block leaves nothing beyond snd_una still goes back;
@@ -33,7 +34,9 @@ struct Star
 {
     RdmaFabricHelper fabric;
 
-    explicit Star(bool truncate, TypeId recovery = RdmaGoBackN::GetTypeId())
+    explicit Star(bool truncate,
+                  TypeId recovery = RdmaGoBackN::GetTypeId(),
+                  bool integerTimes = false)
     {
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
@@ -45,8 +48,10 @@ struct Star
             for (size_t d = 0; d < ch->GetNDevices(); ++d)
             {
                 ch->GetDevice(d)->SetAttribute("TimeTruncation", BooleanValue(truncate));
+                ch->GetDevice(d)->SetAttribute("IntegerTxTime", BooleanValue(integerTimes));
             }
             fabric.GetNic(h)->SetAttribute("TimeTruncation", BooleanValue(truncate));
+            fabric.GetNic(h)->SetAttribute("IntegerTxTime", BooleanValue(integerTimes));
             fabric.GetNic(h)->SetAttribute("LossRecovery", StringValue(recovery.GetName()));
         }
         fabric.GetSwitch(2)->SetAttribute("PfcEnabled", BooleanValue(recovery != RdmaIrn::GetTypeId()));
@@ -112,6 +117,54 @@ class TimeTruncationTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(fct[false], 2 * (84 + 1000) + 2 * (5 + 1000), "ns-3.37 times");
         NS_TEST_EXPECT_MSG_EQ(RdmaNs319SecondsToNs(1000 * 8 / 1e11), 79u, "8e-8 s lies above 80 ns");
         NS_TEST_EXPECT_MSG_EQ(RdmaNs319SecondsToNs(2.000000041), 2000000040u, "a flow start");
+    }
+};
+
+/// IntegerTxTime: time-truncation under a SimAI workload divides integers, as SimAI's ns-3 does
+/// (Seconds(bytes x 8) / bps); ns-3.19 divides doubles, whose 8e-8 s for 1000 B at 100 Gbps
+/// truncates to 79 ns.
+class IntegerTxTimeTestCase : public TestCase
+{
+  public:
+    IntegerTxTimeTestCase()
+        : TestCase("time-truncation under SimAI: a 1000 B packet takes 80 ns, not ns-3.19's 79")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const DataRate g100("100Gbps");
+        NS_TEST_EXPECT_MSG_EQ(RdmaTxTime(g100, 1000, RdmaTxArithmetic::INTEGER).GetNanoSeconds(),
+                              80,
+                              "8000 x 1e9 / 1e11 exactly");
+        NS_TEST_EXPECT_MSG_EQ(RdmaTxTime(g100, 1000, RdmaTxArithmetic::NS319).GetNanoSeconds(),
+                              79,
+                              "ns-3.19's double");
+        NS_TEST_EXPECT_MSG_EQ(RdmaTxTime(g100, 1000, RdmaTxArithmetic::ROUNDED).GetNanoSeconds(),
+                              80,
+                              "ns-3.37 rounds");
+        for (auto a : {RdmaTxArithmetic::INTEGER, RdmaTxArithmetic::NS319})
+        {
+            NS_TEST_EXPECT_MSG_EQ(RdmaTxTime(g100, 1048, a).GetNanoSeconds(), 83, "83.84 truncated");
+            NS_TEST_EXPECT_MSG_EQ(RdmaTxTime(DataRate("400Gbps"), 9052, a).GetNanoSeconds(),
+                                  181,
+                                  "181.04 truncated");
+        }
+        const bool roundedWithoutTruncation =
+            RdmaTxArithmeticOf(false, true) == RdmaTxArithmetic::ROUNDED;
+        NS_TEST_EXPECT_MSG_EQ(roundedWithoutTruncation, true, "IntegerTxTime only with TimeTruncation");
+        // In the fabric: a 952 B flow is one 1000 B packet (48 B of headers), and its ACK 60 B
+        // (4.8 ns: 4 either way), over two 1 us hops each way.
+        std::map<bool, int64_t> fct;
+        for (bool integer : {true, false})
+        {
+            Star s(true, RdmaGoBackN::GetTypeId(), integer);
+            s.fabric.AddFlow(0, 0, 1, 952, MicroSeconds(1));
+            fct[integer] = s.Run()[0].GetNanoSeconds();
+        }
+        NS_TEST_EXPECT_MSG_EQ(fct[true], 2 * (80 + 1000) + 2 * (4 + 1000), "SimAI's times");
+        NS_TEST_EXPECT_MSG_EQ(fct[false], 2 * (79 + 1000) + 2 * (4 + 1000), "ns-3.19's times");
     }
 };
 
@@ -447,6 +500,7 @@ class RdmaLbQuirksTestSuite : public TestSuite
         : TestSuite("rdma-lb-quirks", UNIT)
     {
         AddTestCase(new TimeTruncationTestCase, TestCase::QUICK);
+        AddTestCase(new IntegerTxTimeTestCase, TestCase::QUICK);
         AddTestCase(new FlowPortsTestCase, TestCase::QUICK);
         AddTestCase(new PacingWakeupTestCase, TestCase::QUICK);
         AddTestCase(new IrnSenderTestCase, TestCase::QUICK);

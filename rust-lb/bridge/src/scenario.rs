@@ -122,9 +122,10 @@ pub mod ffi {
         uet_attributes: Vec<Ns3Setting>,
         /// The reference quirks reproduced (`rdma_lb_scenario::Quirk`, one flag each).
         quirk_flow_ports: bool,
-        /// With `quirk_flow_ports` on a SimAI workload: SimAI's ports (its reference), not
-        /// ConWeave's (`RdmaScenarioQuirks::simaiPorts`).
-        quirk_flow_ports_simai: bool,
+        /// The reference is SimAI (a SimAI workload), not ConWeave's simulator: quirk
+        /// `flow-ports` means SimAI's ports, `time-truncation` its integer arithmetic
+        /// (`RdmaScenarioQuirks::simai`).
+        quirks_of_simai: bool,
         quirk_time_truncation: bool,
         quirk_pacing_wakeup: bool,
         quirk_irn_sender: bool,
@@ -325,8 +326,9 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
             .collect(),
         transport: {
             let mut t = transport(&s.transport);
-            // The reference of a SimAI workload is SimAI: flow-ports means its ports.
-            t.quirk_flow_ports_simai = t.quirk_flow_ports && s.simai_report.is_some();
+            // The reference of a SimAI workload is SimAI: flow-ports means its ports,
+            // time-truncation its integer arithmetic.
+            t.quirks_of_simai = s.simai_report.is_some();
             t
         },
         run: ffi::RunSpec {
@@ -380,7 +382,7 @@ fn transport(t: &sc::Transport) -> ffi::Transport {
         attributes: t.ns3_settings().iter().map(ns3_setting).collect(),
         uet_attributes: t.uet.ns3_settings().iter().map(ns3_setting).collect(),
         quirk_flow_ports: t.quirks.contains(sc::Quirk::FlowPorts),
-        quirk_flow_ports_simai: false,
+        quirks_of_simai: false,
         quirk_time_truncation: t.quirks.contains(sc::Quirk::TimeTruncation),
         quirk_pacing_wakeup: t.quirks.contains(sc::Quirk::PacingWakeup),
         quirk_irn_sender: t.quirks.contains(sc::Quirk::IrnSender),
@@ -512,6 +514,9 @@ mod tests {
     fn a_simai_workload_carries_its_per_layer_report() {
         let l = load_scenario(&repo("configs/simai_micro_allreduce.toml"), "").unwrap();
         assert!(l.simai.has_report());
+        // Its reference is SimAI: flow-ports and time-truncation in SimAI's way.
+        let t = &l.scenario.transport;
+        assert!(t.quirks_of_simai && t.quirk_flow_ports && t.quirk_time_truncation);
         assert_eq!(l.simai.file_name(), "ncclFlowModel_EndToEnd.csv");
         let n = l.scenario.flows.len();
         // Every flow done at 100 ms: two layers' rows, SUM and the totals under the summary.
@@ -532,6 +537,7 @@ mod tests {
         );
         let plain = load_scenario(&repo("configs/leaf_spine_demo.toml"), "").unwrap();
         assert!(!plain.simai.has_report());
+        assert!(!plain.scenario.transport.quirks_of_simai);
     }
 
     #[test]

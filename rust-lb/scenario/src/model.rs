@@ -581,7 +581,10 @@ pub enum Quirk {
     /// ns-3.19 converts a time given in seconds (a double) to whole nanoseconds by
     /// truncation: serialization (1048 B at 100 Gbps: 83 ns, not 84), pacing intervals and
     /// flow start times from flow files; and it halves DCQCN's (rate + target) as two
-    /// truncated halves. Fix: ns-3.37's conversion (rounding) and one division.
+    /// truncated halves. Under a SimAI workload the reference is SimAI, whose serialization
+    /// and pacing times truncate an integer division (`Seconds(bits) / rate`: 1000 B at
+    /// 100 Gbps take 80 ns there, 79 under ns-3.19's doubles). Fix: ns-3.37's conversion
+    /// (rounding) and one division.
     TimeTruncation,
     /// When no queue pair may send, the NIC's port schedules a wake-up at the earliest
     /// next-send time only if none is pending, and never moves a pending one earlier.

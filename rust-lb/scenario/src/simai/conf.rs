@@ -42,7 +42,8 @@
 //! NVSwitch ports mark nothing), a RoCE data packet has SimAI's 52 B of headers (its 64-bit
 //! sequence number; `roce_header` overrides it), and the quirks default to SimAI's behaviour,
 //! `flow-ports` (its UDP ports) and `time-truncation` (its serialization and pacing times
-//! truncate to whole nanoseconds); `quirks = "none"` gives the fixes.
+//! truncate to whole nanoseconds, in integers under a SimAI workload: `Seconds(bits) / rate`);
+//! `quirks = "none"` gives the fixes.
 //!
 //! SimAI-specific settings that are *not* `SimAI.conf` keys: NVLink and NVSwitch bandwidths,
 //! latencies and the GPU type come from the topology file ([`super::topology`]); NVLS/PXN and
