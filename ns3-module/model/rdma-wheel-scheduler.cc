@@ -283,7 +283,7 @@ RdmaWheelScheduler::InsertKeyed(const Event& ev)
     {
         k.order = OrderOf(NewKey());
     }
-    if (m_currentNext < m_current.size())
+    if (CurrentPending())
     {
         if (ev.key.m_ts == m_currentTs)
         {
@@ -351,7 +351,7 @@ RdmaWheelScheduler::MoveInLaterKeyed()
 void
 RdmaWheelScheduler::Activate()
 {
-    if (m_currentNext < m_current.size())
+    if (CurrentPending())
     {
         return;
     }
@@ -447,8 +447,7 @@ RdmaWheelScheduler::EarliestSlot() const
 bool
 RdmaWheelScheduler::IsEmpty() const
 {
-    return m_inRing == 0 && m_later.empty() && m_keyed.empty() &&
-           m_currentNext == m_current.size();
+    return m_inRing == 0 && m_later.empty() && m_keyed.empty() && !CurrentPending();
 }
 
 Scheduler::Event

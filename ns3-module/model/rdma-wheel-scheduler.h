@@ -133,6 +133,11 @@ eturn whether the running simulation's scheduler orders ties partition-invariant
     static bool KeyedLater(const Keyed& a, const Keyed& b);
     /// Sort order of Keyed: true when \p a comes before \p b.
     static bool KeyedBefore(const Keyed& a, const Keyed& b);
+    /// \return whether the current step still holds an event (partition-invariant mode)
+    bool CurrentPending() const
+    {
+        return m_currentNext < m_current.size();
+    }
     /// \return the key of an event scheduled now by the current context (whose count advances)
     TieKey NewKey();
 
