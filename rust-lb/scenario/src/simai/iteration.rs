@@ -30,7 +30,9 @@
 //! flow's completion. With these, a ring step of SimAI's micro example takes 6 ms + the flow's
 //! FCT, and its 16 MiB AllReduce 84 ms, as SimAI's own run (`data/simai/reference/`). After a
 //! blocking collective's update time the rank's next compute starts [`SIMAI_PHASE_WAIT_NS`]
-//! later, as SimAI's loop schedules it.
+//! later, as SimAI's loop schedules it; so does it after a phase without a blocking
+//! collective (none, one SimAI's reader skips such as `BROADCAST`, or a weight-gradient one,
+//! which does not block), once the phase's compute is done, but for the pass's last phase.
 //!
 //! Deviations from SimAI: one iteration (its first pass); SimAI's per-rank stream scheduling
 //! (collectives of a rank queued one behind the other per dimension) is not modelled:
@@ -150,6 +152,7 @@ pub fn expand(
         for r in cx.ready.iter_mut() {
             r.compute_ns = r.compute_ns.saturating_add(phase.compute_ns);
         }
+        let mut waited = vec![false; cx.ready.len()];
         if let Some(c) = phase.comm {
             let bytes = issued_bytes(kind, c.bytes);
             let label = CollectiveLabel {
@@ -159,7 +162,21 @@ pub fn expand(
                 kind: c.kind,
                 bytes,
             };
-            cx.issue(&label, kind != PhaseKind::WeightGrad, layer.update_ns)?;
+            for r in cx.issue(&label, kind != PhaseKind::WeightGrad, layer.update_ns)? {
+                if let Some(w) = waited.get_mut(r as usize) {
+                    *w = true;
+                }
+            }
+        }
+        // SimAI's loop steps one tick to the next phase whatever the phase held: after a
+        // blocking collective's end and update time (set by `issue`), else as soon as the
+        // phase's compute is done and its collective (non-blocking, or none) issued. The last
+        // phase ends the pass (SimAI's "pass finished" time is before that tick).
+        if (i, kind) == (0, PhaseKind::WeightGrad) {
+            continue;
+        }
+        for (r, _) in cx.ready.iter_mut().zip(&waited).filter(|(_, &w)| !w) {
+            r.compute_ns = r.compute_ns.saturating_add(SIMAI_PHASE_WAIT_NS);
         }
     }
     it.trailing_compute_ns = ready.iter().map(|r| r.compute_ns).max().unwrap_or(0);
@@ -222,19 +239,20 @@ struct Cx<'a> {
 
 impl Cx<'_> {
     /// Issues `label`'s collective in every group of its kind; a blocking one makes each rank
-    /// wait for its last-step flows and then `update_ns` (the layer's update time).
+    /// wait for its last-step flows, then `update_ns` (the layer's update time) and SimAI's
+    /// step to the next phase. \return the ranks made to wait so.
     fn issue(
         &mut self,
         label: &CollectiveLabel,
         blocking: bool,
         update_ns: u64,
-    ) -> Result<(), String> {
+    ) -> Result<Vec<u32>, String> {
         let kind = match label.kind {
             CommKind::AllReduce => CollectiveKind::AllreduceRing,
             CommKind::AllGather => CollectiveKind::AllgatherRing,
             CommKind::ReduceScatter => CollectiveKind::ReducescatterRing,
             CommKind::AllToAll => CollectiveKind::Alltoall,
-            CommKind::Broadcast => return Ok(()),
+            CommKind::Broadcast => return Ok(Vec::new()),
         };
         let mut done: Vec<(u32, Vec<u32>)> = Vec::new();
         for group in self.groups.of_kind(label.group) {
@@ -280,15 +298,17 @@ impl Cx<'_> {
                 done.extend(deps);
             }
         }
+        let mut waiting = Vec::with_capacity(done.len());
         for (r, deps) in done {
             if let Some(slot) = self.ready.get_mut(r as usize) {
                 *slot = Ready {
                     deps,
                     compute_ns: update_ns.saturating_add(SIMAI_PHASE_WAIT_NS),
                 };
+                waiting.push(r);
             }
         }
-        Ok(())
+        Ok(waiting)
     }
 
     /// `label`'s collective in `group` as SimAI's NCCL model decomposes it: NVLS where SimAI

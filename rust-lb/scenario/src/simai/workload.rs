@@ -53,7 +53,9 @@ use crate::units::{parse_decimal, scale_exact};
 /// rank's next compute, ns: its workload loop steps by `register_event(this, General, NULL, 1)`
 /// (`Workload::iterate_hybrid_parallel_Transformer_fwd_in_bckwd`), one tick = 1 ns; measured on
 /// `data/simai/reference/case3_w64_tp4_64g*`: the input-gradient collective's flows start 1 ns
-/// and the weight-gradient ones 2 ns after the sums of compute, update and latency.
+/// and the weight-gradient ones 2 ns after the sums of compute, update and latency. The loop
+/// steps so after every phase but the pass's last, with or without a collective
+/// (`case6_llama7b_tp2_128g`: 76 layers).
 pub const SIMAI_PHASE_WAIT_NS: u64 = 1;
 
 /// Largest layer count accepted (guards allocation; SimAI's largest example has 1789).

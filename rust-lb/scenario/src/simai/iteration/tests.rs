@@ -61,9 +61,10 @@ fn simai_micro_all_reduce_on_one_spectrum_x_server() {
             d < 896 && (p.src == x.src || p.dst == x.src)
         }));
     }
-    // Backward: update 1 ns, SimAI's 1 ns wait, compute 1 ns per phase, no collective: 6 ns
-    // after the last flow.
-    assert_eq!(it.trailing_compute_ns, 6);
+    // Backward: update 1 ns and SimAI's 1 ns step after the last forward collective, then per
+    // phase (no collective) 1 ns of compute and SimAI's 1 ns step to the next phase, but after
+    // the pass's last: 2 + 2 + 2 + 2 + 1 ns after the last flow.
+    assert_eq!(it.trailing_compute_ns, 9);
     assert_eq!(it.labels[1].bytes, 67_108_864);
     assert_eq!(it.labels[1].phase, PhaseKind::Forward);
 }
@@ -89,10 +90,10 @@ fn weight_gradient_collectives_do_not_block_the_backward_pass() {
     assert_eq!(it.collectives.len(), 2 + 8 + 2 + 8);
     assert_eq!(it.collectives[0].group, 7);
     assert_eq!(it.flows[0].id, 100);
-    // b.ig: after the forward computes (10 + 10), b's input-gradient compute (20) and the 10 ns
-    // start delay.
+    // b.ig: after the forward computes (10 + 10) and SimAI's 1 ns step after each phase
+    // (without a collective too), b's input-gradient compute (20) and the 10 ns start delay.
     let b_ig = &it.flows[it.collectives[0].flow_ids[0] as usize - 100];
-    assert_eq!((b_ig.start_ns, b_ig.compute_ns), (50, 0));
+    assert_eq!((b_ig.start_ns, b_ig.compute_ns), (52, 0));
     // b.wg (DP, across servers: the NICs) waits for b.ig's flows of its rank, then the update
     // time (100 ns), SimAI's 1 ns wait and 30 ns.
     let b_wg = &it.flows[it.collectives[2].flow_ids[0] as usize - 100];
@@ -100,9 +101,10 @@ fn weight_gradient_collectives_do_not_block_the_backward_pass() {
     assert_eq!(b_wg.compute_ns, 131);
     let in_b_ig = |d: u32| it.collectives[..2].iter().any(|c| c.flow_ids.contains(&d));
     assert!(b_wg.compute_after.iter().all(|&d| in_b_ig(d)));
-    // a.ig waits for b.ig (blocking), not for b.wg (non-blocking): 100 + 1 + 30 (b.wg) + 20.
+    // a.ig waits for b.ig (blocking), not for b.wg (non-blocking): 100 + 1 + 30 (b.wg) + 1
+    // (SimAI's step after b.wg's issue) + 20.
     let a_ig = &it.flows[it.collectives[10].flow_ids[0] as usize - 100];
-    assert_eq!(a_ig.compute_ns, 151);
+    assert_eq!(a_ig.compute_ns, 152);
     assert!(a_ig.compute_after.iter().all(|&d| in_b_ig(d)));
     // Dependencies point backwards.
     for x in &it.flows {
