@@ -152,7 +152,6 @@ pub fn expand(
         for r in cx.ready.iter_mut() {
             r.compute_ns = r.compute_ns.saturating_add(phase.compute_ns);
         }
-        let mut waited = vec![false; cx.ready.len()];
         if let Some(c) = phase.comm {
             let bytes = issued_bytes(kind, c.bytes);
             let label = CollectiveLabel {
@@ -162,20 +161,16 @@ pub fn expand(
                 kind: c.kind,
                 bytes,
             };
-            for r in cx.issue(&label, kind != PhaseKind::WeightGrad, layer.update_ns)? {
-                if let Some(w) = waited.get_mut(r as usize) {
-                    *w = true;
-                }
-            }
+            cx.issue(&label, kind != PhaseKind::WeightGrad, layer.update_ns)?;
         }
         // SimAI's loop steps one tick to the next phase whatever the phase held: after a
-        // blocking collective's end and update time (set by `issue`), else as soon as the
-        // phase's compute is done and its collective (non-blocking, or none) issued. The last
-        // phase ends the pass (SimAI's "pass finished" time is before that tick).
+        // blocking collective's end and update time (as `issue` leaves the rank), else as soon
+        // as the phase's compute is done and its collective (non-blocking, or none) issued.
+        // The last phase ends the pass (SimAI's "pass finished" time is before that tick).
         if (i, kind) == (0, PhaseKind::WeightGrad) {
             continue;
         }
-        for (r, _) in cx.ready.iter_mut().zip(&waited).filter(|(_, &w)| !w) {
+        for r in cx.ready.iter_mut() {
             r.compute_ns = r.compute_ns.saturating_add(SIMAI_PHASE_WAIT_NS);
         }
     }
@@ -239,20 +234,19 @@ struct Cx<'a> {
 
 impl Cx<'_> {
     /// Issues `label`'s collective in every group of its kind; a blocking one makes each rank
-    /// wait for its last-step flows, then `update_ns` (the layer's update time) and SimAI's
-    /// step to the next phase. \return the ranks made to wait so.
+    /// wait for its last-step flows, then `update_ns` (the layer's update time).
     fn issue(
         &mut self,
         label: &CollectiveLabel,
         blocking: bool,
         update_ns: u64,
-    ) -> Result<Vec<u32>, String> {
+    ) -> Result<(), String> {
         let kind = match label.kind {
             CommKind::AllReduce => CollectiveKind::AllreduceRing,
             CommKind::AllGather => CollectiveKind::AllgatherRing,
             CommKind::ReduceScatter => CollectiveKind::ReducescatterRing,
             CommKind::AllToAll => CollectiveKind::Alltoall,
-            CommKind::Broadcast => return Ok(Vec::new()),
+            CommKind::Broadcast => return Ok(()),
         };
         let mut done: Vec<(u32, Vec<u32>)> = Vec::new();
         for group in self.groups.of_kind(label.group) {
@@ -298,17 +292,15 @@ impl Cx<'_> {
                 done.extend(deps);
             }
         }
-        let mut waiting = Vec::with_capacity(done.len());
         for (r, deps) in done {
             if let Some(slot) = self.ready.get_mut(r as usize) {
                 *slot = Ready {
                     deps,
-                    compute_ns: update_ns.saturating_add(SIMAI_PHASE_WAIT_NS),
+                    compute_ns: update_ns,
                 };
-                waiting.push(r);
             }
         }
-        Ok(waiting)
+        Ok(())
     }
 
     /// `label`'s collective in `group` as SimAI's NCCL model decomposes it: NVLS where SimAI
