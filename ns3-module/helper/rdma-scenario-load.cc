@@ -89,6 +89,8 @@ Convert(const rdmalb::scenario::Scenario& in, RdmaScenarioSpec& out)
         g.latencyNs = f.latency_ns;
         g.afterCompletion = f.after_completion;
         g.afterSent = Ids(f.after_sent);
+        g.afterReady = Ids(f.after_ready);
+        g.sendLatencyNs = f.send_latency_ns;
         out.flows.push_back(std::move(g));
     }
     out.collectives.clear();

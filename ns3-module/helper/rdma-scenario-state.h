@@ -310,6 +310,8 @@ struct RdmaScenarioRunner::State
     std::vector<std::vector<uint32_t>> computeDependents;
     /// flow -> flows that wait for its last byte's send (RdmaScenarioFlow::afterSent)
     std::vector<std::vector<uint32_t>> sentDependents;
+    /// flow -> flows that wait for its hand-off (RdmaScenarioFlow::afterReady)
+    std::vector<std::vector<uint32_t>> readyDependents;
     std::vector<Time> earliest; //!< flow -> latest dependency delivery (+ compute) so far
     std::vector<uint32_t> pending;                 //!< flow -> predecessors not delivered
     std::vector<uint32_t> ordinary;                //!< flows without deps, by (start, id)
@@ -370,6 +372,15 @@ struct RdmaScenarioRunner::State
         {
             firstStartNs = r.startNs;
             firstStartWall = WallNow();
+        }
+        // Its hand-off, sendLatencyNs before now: its dependents by afterReady have one
+        // dependency less (their start is at least latencyNs after it).
+        for (uint32_t d : readyDependents[id])
+        {
+            DependencyDelivered(d,
+                                Simulator::Now() -
+                                    NanoSeconds(static_cast<int64_t>(f.sendLatencyNs)) +
+                                    NanoSeconds(static_cast<int64_t>(spec->flows[d].latencyNs)));
         }
         Ptr<RdmaNic> nic = fabric->GetNic(f.src);
         if (spec->transport.quirks.flowPorts)

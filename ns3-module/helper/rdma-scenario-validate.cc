@@ -200,6 +200,19 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
                            a);
             }
         }
+        for (uint32_t a : f.afterReady)
+        {
+            if (a >= f.id || spec.flows[a].src != f.src)
+            {
+                return Fmt("flows[%zu].after_ready: flow %u is not an earlier flow of its sender",
+                           i,
+                           a);
+            }
+        }
+        if (f.sendLatencyNs > f.latencyNs)
+        {
+            return Fmt("flows[%zu].send_latency_ns: more than its latency_ns", i);
+        }
         if (f.computeNs > uint64_t(INT64_MAX) / 4 || f.latencyNs > uint64_t(INT64_MAX) / 4)
         {
             return Fmt("flows[%zu].compute_ns / latency_ns: too large", i);

@@ -899,6 +899,7 @@ RdmaScenarioRunner::ScheduleTraffic()
     s.pending.assign(nFlows, 0);
     s.computeDependents.assign(nFlows, {});
     s.sentDependents.assign(nFlows, {});
+    s.readyDependents.assign(nFlows, {});
     s.earliest.assign(nFlows, Time(0));
     std::map<uint32_t, uint16_t> nextSport;
     std::map<uint32_t, uint16_t> nextDport;
@@ -916,8 +917,13 @@ RdmaScenarioRunner::ScheduleTraffic()
         std::set<uint32_t> preds(f.after.begin(), f.after.end());
         std::set<uint32_t> computePreds(f.computeAfter.begin(), f.computeAfter.end());
         std::set<uint32_t> sentPreds(f.afterSent.begin(), f.afterSent.end());
-        s.pending[i] =
-            static_cast<uint32_t>(preds.size() + computePreds.size() + sentPreds.size());
+        std::set<uint32_t> readyPreds(f.afterReady.begin(), f.afterReady.end());
+        s.pending[i] = static_cast<uint32_t>(preds.size() + computePreds.size() +
+                                             sentPreds.size() + readyPreds.size());
+        for (uint32_t p : readyPreds)
+        {
+            s.readyDependents[p].push_back(static_cast<uint32_t>(i));
+        }
         for (uint32_t p : sentPreds)
         {
             s.sentDependents[p].push_back(static_cast<uint32_t>(i));

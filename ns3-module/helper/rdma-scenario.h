@@ -82,6 +82,10 @@ struct RdmaScenarioFlow
     /// flows (smaller ids, same sender) whose last byte must have been sent first (its first
     /// serialisation ended; RdmaNic's FlowSent), latencyNs before this one starts
     std::vector<uint32_t> afterSent;
+    /// flows (smaller ids, same sender) whose hand-off (start - their sendLatencyNs) must come
+    /// first, latencyNs before this one starts: SimAI's ring steps in order
+    std::vector<uint32_t> afterReady;
+    uint64_t sendLatencyNs{0}; //!< the part of latencyNs after the hand-off (<= latencyNs)
 };
 
 /// \ingroup rdma-lb

@@ -470,8 +470,8 @@ class EventOrderTestCase : public TestCase
         s.nodeCount = 3;
         s.switchIds = {2};
         s.links = {{0, 2, 100000000000ULL, 1000, 0.0}, {1, 2, 100000000000ULL, 1000, 0.0}};
-        s.flows.push_back({0, 0, 1, 3, 20000, 0, {}, {}, 0, 0, false, {}});
-        s.flows.push_back({1, 0, 1, 3, 1000, 840, {}, {}, 0, 0, false, {}});
+        s.flows.push_back({0, 0, 1, 3, 20000, 0, {}, {}, 0, 0, false, {}, {}, 0});
+        s.flows.push_back({1, 0, 1, 3, 1000, 840, {}, {}, 0, 0, false, {}, {}, 0});
         s.transport.quirks.eventOrder = quirk;
         RdmaScenarioRunner runner(s);
         std::string error;

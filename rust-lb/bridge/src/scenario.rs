@@ -68,6 +68,10 @@ pub mod ffi {
         after_completion: bool,
         /// Flows that must have sent their last byte first (model::Flow::after_sent).
         after_sent: Vec<u32>,
+        /// Flows whose hand-off must come first (model::Flow::after_ready).
+        after_ready: Vec<u32>,
+        /// The part of latency_ns after the hand-off (model::Flow::send_latency_ns).
+        send_latency_ns: u64,
     }
 
     /// One collective group: CCT = last completion − first start of `flow_ids`.
@@ -313,6 +317,8 @@ fn convert(s: &sc::Scenario) -> ffi::Scenario {
                 latency_ns: f.latency_ns,
                 after_completion: f.after_completion,
                 after_sent: f.after_sent.clone(),
+                after_ready: f.after_ready.clone(),
+                send_latency_ns: f.send_latency_ns,
             })
             .collect(),
         collectives: s

@@ -169,6 +169,8 @@ pub fn parse_flow_str(name: &str, text: &str, topology: &Topology) -> Result<Vec
             latency_ns: 0,
             after_completion: false,
             after_sent: Vec::new(),
+            after_ready: Vec::new(),
+            send_latency_ns: 0,
         });
     }
     if flows.len() != count as usize {

@@ -301,19 +301,27 @@ pub fn validate(
             .iter()
             .chain(&f.compute_after)
             .chain(&f.after_sent)
+            .chain(&f.after_ready)
             .find(|&&a| a >= f.id)
         {
             return Err(bad(format!(
                 "waits for flow {a}, which is not an earlier flow"
             )));
         }
-        if let Some(a) = f
-            .after_sent
-            .iter()
-            .find(|&&a| s.flows.get(a as usize).map(|p| p.src) != Some(f.src))
-        {
+        for (ids, what) in [(&f.after_sent, "sent"), (&f.after_ready, "handed off")] {
+            if let Some(a) = ids
+                .iter()
+                .find(|&&a| s.flows.get(a as usize).map(|p| p.src) != Some(f.src))
+            {
+                return Err(bad(format!(
+                    "waits for flow {a} to be {what}, which another host sends"
+                )));
+            }
+        }
+        if f.send_latency_ns > f.latency_ns {
             return Err(bad(format!(
-                "waits for flow {a} to be sent, which another host sends"
+                "send latency {} ns exceeds its latency {} ns",
+                f.send_latency_ns, f.latency_ns
             )));
         }
     }

@@ -148,6 +148,19 @@ pub struct Flow {
     /// have the same sender. Left out of the config echo when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub after_sent: Vec<u32>,
+    /// Flows whose hand-off (their start minus their `send_latency_ns`) must come first,
+    /// `latency_ns` before this one starts: SimAI's ring steps in order (a rank posts the
+    /// receive of a step's data only when it sends that step, `NcclFlowModel::ready`, so a
+    /// step's data that overtakes the step before waits for the rank's send of that step;
+    /// `crate::simai::nccl`). Every id is smaller than `id`; each must have the same sender.
+    /// Left out of the config echo when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after_ready: Vec<u32>,
+    /// The part of `latency_ns` between the flow's hand-off to the network and its start
+    /// (SimAI's `AS_SEND_LAT`), ns; what `after_ready` dependents count from. Left out of the
+    /// config echo at 0.
+    #[serde(skip_serializing_if = "is_zero_ns")]
+    pub send_latency_ns: u64,
 }
 
 #[allow(
@@ -158,7 +171,9 @@ fn is_zero_ns(v: &u64) -> bool {
     *v == 0
 }
 
-/// The collective patterns the workload generator expands into flows.
+/// The collective patterns: those the workload generator expands into flows
+/// ([`CollectiveKind::generated`]), and SimAI's NVLS all-reduce, which only a SimAI workload
+/// issues (`simai::nvls`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CollectiveKind {
@@ -178,6 +193,9 @@ pub enum CollectiveKind {
     Permutation,
     /// N:1 incast: ranks 1..N send `size` to rank 0.
     Incast,
+    /// SimAI's NVLS all-reduce inside one server: each GPU sends its data to the NVSwitch, which
+    /// reduces it and sends the result to every GPU (SimAI workloads only).
+    AllreduceNvls,
 }
 
 impl CollectiveKind {
@@ -190,6 +208,7 @@ impl CollectiveKind {
         CollectiveKind::AlltoallPairwise,
         CollectiveKind::Permutation,
         CollectiveKind::Incast,
+        CollectiveKind::AllreduceNvls,
     ];
 
     /// The kind's one name, as configs and outputs spell it.
@@ -203,7 +222,17 @@ impl CollectiveKind {
             CollectiveKind::AlltoallPairwise => "alltoall-pairwise",
             CollectiveKind::Permutation => "permutation",
             CollectiveKind::Incast => "incast",
+            CollectiveKind::AllreduceNvls => "allreduce-nvls",
         }
+    }
+
+    /// Whether the workload generator (`[[workload.collective]]`)
+    /// expands this kind
+    /// ([`crate::workload::expand_collective`]); SimAI's NVLS all-reduce comes only from a SimAI
+    /// workload.
+    #[must_use]
+    pub const fn generated(self) -> bool {
+        !matches!(self, CollectiveKind::AllreduceNvls)
     }
 
     /// Parses a name from [`CollectiveKind::name`].

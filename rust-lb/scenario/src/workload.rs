@@ -101,6 +101,8 @@ pub fn poisson_flows(spec: &PoissonSpec, cdf: &Cdf) -> Vec<Flow> {
                 latency_ns: 0,
                 after_completion: false,
                 after_sent: Vec::new(),
+                after_ready: Vec::new(),
+                send_latency_ns: 0,
             });
         }
     }
@@ -238,7 +240,8 @@ pub struct CollectiveSpec {
 ///   permutation (Sattolo's algorithm: no rank sends to itself, every rank receives once).
 /// * `incast`: ranks 1..N each send `size` bytes to rank 0.
 ///
-/// Returns `None` if there are fewer than 2 ranks.
+/// Returns `None` if there are fewer than 2 ranks or the kind is not
+/// [`CollectiveKind::generated`].
 #[must_use]
 pub fn expand_collective(
     spec: &CollectiveSpec,
@@ -246,7 +249,7 @@ pub fn expand_collective(
     first_id: u32,
 ) -> Option<(Vec<Flow>, Collective)> {
     let n = spec.ranks.len();
-    if n < 2 {
+    if n < 2 || !spec.kind.generated() {
         return None;
     }
     let n64 = n as u64;
@@ -267,6 +270,8 @@ pub fn expand_collective(
             latency_ns: 0,
             after_completion: false,
             after_sent: Vec::new(),
+            after_ready: Vec::new(),
+            send_latency_ns: 0,
         });
     };
     let rank = |r: usize| spec.ranks.get(r % n).copied().unwrap_or(0);
@@ -333,6 +338,7 @@ pub fn expand_collective(
                 push(&mut flows, rank(r), rank(0), spec.size_bytes, Vec::new());
             }
         }
+        CollectiveKind::AllreduceNvls => return None,
     }
     let collective = Collective {
         group,

@@ -720,6 +720,18 @@ fn send_dependencies_and_endpoint_switches_are_checked() {
     other.flows[2].after_sent = vec![0];
     assert!(msg(validate(&other, &file, 0, &none))
         .ends_with("flow 2: waits for flow 0 to be sent, which another host sends"));
+    let mut handed = ok.clone();
+    handed.flows[2].after_ready = vec![0];
+    assert!(msg(validate(&handed, &file, 0, &none))
+        .ends_with("flow 2: waits for flow 0 to be handed off, which another host sends"));
+    let mut ready = ok.clone();
+    ready.flows[1].after_ready = vec![0];
+    ready.flows[1].latency_ns = 6_040;
+    ready.flows[1].send_latency_ns = 6_000;
+    validate(&ready, &file, 0, &none).unwrap();
+    ready.flows[1].send_latency_ns = 6_041;
+    assert!(msg(validate(&ready, &file, 0, &none))
+        .ends_with("flow 1: send latency 6041 ns exceeds its latency 6040 ns"));
     let mut later = ok.clone();
     later.flows[1].after_sent = vec![1];
     assert!(msg(validate(&later, &file, 0, &none))

@@ -167,6 +167,8 @@ proptest! {
                 latency_ns: 0,
                 after_completion: false,
                 after_sent: Vec::new(),
+                after_ready: Vec::new(),
+                send_latency_ns: 0,
             })
             .collect();
         let text = rdma_lb_scenario::flows::format_flow_file(&flows);

@@ -474,6 +474,9 @@ fn simai_nvls_sends_case_1_s_all_reduces_through_the_nvswitch_as_simai_does() {
     )
     .unwrap();
     assert_eq!(s.topology.endpoint_switch_ids, [8]);
+    // Both all-reduces are labelled NVLS in the outputs, not rings.
+    let kinds: Vec<&str> = s.collectives.iter().map(|c| c.kind.name()).collect();
+    assert_eq!(kinds, ["allreduce-nvls", "allreduce-nvls"]);
     // SimAI's (sip, dip, bytes), GPU r as its NVLink side here (host node_count + r).
     let n = s.topology.node_count - 8;
     let rank = |h: u32| if h >= n { h - n } else { h };

@@ -198,6 +198,13 @@ out = "out/x"
             ":11: workload.collective.kind: unknown kind `gather`",
         ),
         (
+            "kind = \"incast\"",
+            "kind = \"allreduce-nvls\"",
+            ":11: workload.collective.kind: unknown kind `allreduce-nvls` (known: \
+             allreduce-ring, allgather-ring, reducescatter-ring, alltoall, alltoall-pairwise, \
+             permutation, incast; allreduce-nvls comes only from a SimAI workload)",
+        ),
+        (
             "ranks = 4",
             "ranks = 5",
             ":10: workload.collective: 1 groups × 5 ranks need 5 hosts, the topology has 4",

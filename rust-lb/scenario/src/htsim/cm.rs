@@ -92,6 +92,8 @@ impl HtsimCm {
                 latency_ns: 0,
                 after_completion: false,
                 after_sent: Vec::new(),
+                after_ready: Vec::new(),
+                send_latency_ns: 0,
             })
             .collect()
     }

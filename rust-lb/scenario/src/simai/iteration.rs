@@ -241,7 +241,7 @@ impl Cx<'_> {
         blocking: bool,
         update_ns: u64,
     ) -> Result<(), String> {
-        let kind = match label.kind {
+        let ring_kind = match label.kind {
             CommKind::AllReduce => CollectiveKind::AllreduceRing,
             CommKind::AllGather => CollectiveKind::AllgatherRing,
             CommKind::ReduceScatter => CollectiveKind::ReducescatterRing,
@@ -250,7 +250,12 @@ impl Cx<'_> {
         };
         let mut done: Vec<(u32, Vec<u32>)> = Vec::new();
         for group in self.groups.of_kind(label.group) {
-            let flows = self.decompose(label, group)?;
+            let (flows, nvls) = self.decompose(label, group)?;
+            let kind = if nvls {
+                CollectiveKind::AllreduceNvls
+            } else {
+                ring_kind
+            };
             if flows.is_empty() {
                 continue;
             }
@@ -304,8 +309,12 @@ impl Cx<'_> {
     }
 
     /// `label`'s collective in `group` as SimAI's NCCL model decomposes it: NVLS where SimAI
-    /// picks it ([`nvls::applies`]), else rings.
-    fn decompose(&self, label: &CollectiveLabel, group: &Group) -> Result<Vec<NcclFlow>, String> {
+    /// picks it ([`nvls::applies`]), else rings; and whether it is NVLS.
+    fn decompose(
+        &self,
+        label: &CollectiveLabel,
+        group: &Group,
+    ) -> Result<(Vec<NcclFlow>, bool), String> {
         let nvls = self.o.nccl.nvls
             && nvls::applies(
                 label.kind,
@@ -314,12 +323,8 @@ impl Cx<'_> {
                 self.fabric.gpu_type,
             );
         if !nvls {
-            return Ok(nccl::decompose_with(
-                label.kind,
-                group,
-                label.bytes,
-                self.o.nccl,
-            ));
+            let flows = nccl::decompose_with(label.kind, group, label.bytes, self.o.nccl);
+            return Ok((flows, false));
         }
         if let Some(why) = nvls::check(group, label.bytes) {
             return Err(format!("layer {}: {why}", label.layer));
@@ -331,7 +336,7 @@ impl Cx<'_> {
                 label.layer
             )
         })?;
-        Ok(nvls::decompose(group, label.bytes, nvswitch))
+        Ok((nvls::decompose(group, label.bytes, nvswitch), true))
     }
 
     /// The id of the next flow.
@@ -359,6 +364,12 @@ impl Cx<'_> {
             .collect::<Result<Vec<u32>, String>>()?;
         let after_sent = f
             .after_sent
+            .map(in_collective)
+            .transpose()?
+            .into_iter()
+            .collect();
+        let after_ready = f
+            .after_ready
             .map(in_collective)
             .transpose()?
             .into_iter()
@@ -393,6 +404,8 @@ impl Cx<'_> {
             latency_ns: latency,
             after_completion: true,
             after_sent,
+            after_ready,
+            send_latency_ns: self.o.send_latency_ns,
         });
         Ok(id)
     }

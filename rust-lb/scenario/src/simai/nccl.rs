@@ -13,6 +13,15 @@
 //!   `size / n / rings` bytes (integer division) to its successor on that ring; a rank's flow
 //!   of step `k > 0` waits for the flow of step `k - 1` that its predecessor sent it.
 //! * **All-gather, reduce-scatter**: the same with `n - 1` steps.
+//! * **In order**: a rank's ring steps run in order. SimAI posts the receive of a step's data
+//!   only when the rank sends that step (`NcclFlowModel::ready` calls `sim_recv` with the
+//!   step's tag), so when the data of step `k` arrives before the rank has sent step `k` (its
+//!   step-`k - 1` data came by a slower path), it waits in SimAI's receive buffer and is taken
+//!   when the rank sends step `k`: the send of step `k + 1` is then issued at the same moment
+//!   as that of step `k` plus its own processing. Here a direct hop's flow of step `k > 0`
+//!   also waits for the hand-off of the same rank's flow of step `k - 1`
+//!   ([`NcclFlow::after_ready`]). With send latencies that dominate (SimAI's default, 6 ms)
+//!   no step overtakes another and this changes nothing.
 //! * **All-to-all**: every rank sends `size / n` to every other rank of the group, all at once.
 //! * **Broadcast**: SimAI's reader sends nothing for it ([`CommKind::simai_sends`]).
 //! * **Reductions**: some ring sends of an all-reduce or reduce-scatter start
@@ -82,6 +91,9 @@ pub struct NcclFlow {
     /// Index of the flow whose last byte must have been sent first, if any (NVLS: the same
     /// GPU's upload of the previous chunk, [`super::nvls`]).
     pub after_sent: Option<usize>,
+    /// Index of the same rank's send of the previous step on its ring, whose hand-off must
+    /// come first (direct ring hops; module docs, "In order").
+    pub after_ready: Option<usize>,
     /// What it is in its ring step.
     pub hop: Hop,
     /// SimAI reduces what it received before sending this flow: it starts
@@ -158,6 +170,7 @@ pub fn decompose_with(
                         step: 0,
                         after: Vec::new(),
                         after_sent: None,
+                        after_ready: None,
                         hop: Hop::Direct,
                         reduced: false,
                     })
@@ -178,6 +191,8 @@ pub fn decompose_with(
                 // Per position, the flow of the previous step that delivered to it: its flow of
                 // this step waits for that one.
                 let mut delivered: Vec<Option<usize>> = vec![None; n];
+                // Per position, its own direct send of the previous step.
+                let mut sent: Vec<Option<usize>> = vec![None; n];
                 for step in 0..steps {
                     let step_no = u32::try_from(step).unwrap_or(u32::MAX);
                     let mut delivers: Vec<Option<usize>> = vec![None; n];
@@ -192,6 +207,7 @@ pub fn decompose_with(
                             step: step_no,
                             after: after.into_iter().collect(),
                             after_sent: None,
+                            after_ready: None,
                             hop,
                             reduced: false,
                         };
@@ -201,12 +217,20 @@ pub fn decompose_with(
                         } else {
                             None
                         };
+                        let own = sent.get_mut(p);
                         if let Some(relay) = relay {
                             flows.push(flow(src, relay, after, Hop::PxnToRelay));
                             let first = flows.len() - 1;
                             flows.push(flow(relay, dst, Some(first), Hop::PxnFromRelay));
+                            if let Some(own) = own {
+                                *own = None;
+                            }
                         } else {
-                            flows.push(flow(src, dst, after, Hop::Direct));
+                            let mut direct = flow(src, dst, after, Hop::Direct);
+                            if let Some(own) = own {
+                                direct.after_ready = own.replace(flows.len());
+                            }
+                            flows.push(direct);
                         }
                         if let Some(d) = delivers.get_mut(next) {
                             *d = Some(flows.len() - 1);

@@ -88,6 +88,7 @@ pub fn decompose(group: &Group, bytes: u64, nvswitch: u32) -> Vec<NcclFlow> {
                 step: 2 * c,
                 after: Vec::new(),
                 after_sent,
+                after_ready: None,
                 hop: Hop::NvlsUpload,
                 reduced: false,
             });
@@ -102,6 +103,7 @@ pub fn decompose(group: &Group, bytes: u64, nvswitch: u32) -> Vec<NcclFlow> {
                 step: 2 * c + 1,
                 after: uploads.clone(),
                 after_sent: None,
+                after_ready: None,
                 hop: Hop::NvlsDownload,
                 reduced: false,
             });

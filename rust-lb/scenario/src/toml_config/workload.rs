@@ -426,17 +426,26 @@ fn collectives(
     let mut group = 0u32;
     for (k, cs) in sections.iter().enumerate() {
         let c = cs.get_ref();
-        let kind = CollectiveKind::from_name(c.kind.get_ref()).ok_or_else(|| {
-            cx.err(
-                &c.kind,
-                "workload.collective.kind",
-                ErrorKind::Value,
-                format!(
-                    "unknown kind `{}` (known: allreduce-ring, alltoall, permutation, incast)",
-                    c.kind.get_ref()
-                ),
-            )
-        })?;
+        let kind = CollectiveKind::from_name(c.kind.get_ref())
+            .filter(|k| k.generated())
+            .ok_or_else(|| {
+                let known: Vec<&str> = CollectiveKind::ALL
+                    .iter()
+                    .filter(|k| k.generated())
+                    .map(|k| k.name())
+                    .collect();
+                cx.err(
+                    &c.kind,
+                    "workload.collective.kind",
+                    ErrorKind::Value,
+                    format!(
+                        "unknown kind `{}` (known: {}; allreduce-nvls comes only from a SimAI \
+                         workload)",
+                        c.kind.get_ref(),
+                        known.join(", ")
+                    ),
+                )
+            })?;
         let placement = match &c.placement {
             None => Placement::Consecutive,
             Some(p) => Placement::from_name(p.get_ref()).ok_or_else(|| {
@@ -468,6 +477,7 @@ fn collectives(
             | CollectiveKind::Alltoall
             | CollectiveKind::AlltoallPairwise => n.saturating_mul(n - 1),
             CollectiveKind::Permutation | CollectiveKind::Incast => n,
+            CollectiveKind::AllreduceNvls => 0, // not generated: refused above
         };
         if per_group
             .saturating_mul(u64::from(groups))

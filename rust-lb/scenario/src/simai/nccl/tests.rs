@@ -66,7 +66,39 @@ fn ring_all_reduce_is_two_n_minus_one_steps_of_size_over_n_rings() {
             }
             _ => panic!("a ring flow waits for more than one: {x:?}"),
         }
+        // In order: step k of p also waits for the hand-off of p's own step k-1 on the ring.
+        match x.after_ready {
+            None => assert_eq!(x.step, 0),
+            Some(j) => {
+                assert!(j < i);
+                let p = &f[j];
+                assert_eq!(
+                    (p.ring, p.step + 1, p.src, p.dst),
+                    (x.ring, x.step, x.src, x.dst)
+                );
+            }
+        }
     }
+}
+
+#[test]
+fn pxn_relayed_hops_and_all_to_all_wait_for_no_hand_off() {
+    // PXN's relayed hops keep SimAI's other receive tags (not modelled: module docs); an
+    // all-to-all has no steps.
+    let g = groups(32, 8, 2, Some(4));
+    let dp = g.group_of(3, CommGroup::Dp).unwrap();
+    let pxn = NcclOptions {
+        pxn: true,
+        nvls: false,
+    };
+    let f = decompose_with(CommKind::ReduceScatter, dp, 1 << 20, pxn);
+    assert!(f.iter().any(|x| x.hop == Hop::PxnToRelay));
+    assert!(f
+        .iter()
+        .filter(|x| x.hop != Hop::Direct)
+        .all(|x| x.after_ready.is_none()));
+    let a = decompose(CommKind::AllToAll, dp, 1 << 20);
+    assert!(a.iter().all(|x| x.after_ready.is_none()));
 }
 
 #[test]
