@@ -191,22 +191,18 @@ RdmaScenarioRunner::Validate(const RdmaScenarioSpec& spec)
                 return Fmt("flows[%zu].compute_after: flow %u is not an earlier flow", i, a);
             }
         }
-        for (uint32_t a : f.afterSent)
+        for (const auto& [ids, key] : {std::make_pair(&f.afterSent, "after_sent"),
+                                       std::make_pair(&f.afterReady, "after_ready")})
         {
-            if (a >= f.id || spec.flows[a].src != f.src)
+            for (uint32_t a : *ids)
             {
-                return Fmt("flows[%zu].after_sent: flow %u is not an earlier flow of its sender",
-                           i,
-                           a);
-            }
-        }
-        for (uint32_t a : f.afterReady)
-        {
-            if (a >= f.id || spec.flows[a].src != f.src)
-            {
-                return Fmt("flows[%zu].after_ready: flow %u is not an earlier flow of its sender",
-                           i,
-                           a);
+                if (a >= f.id || spec.flows[a].src != f.src)
+                {
+                    return Fmt("flows[%zu].%s: flow %u is not an earlier flow of its sender",
+                               i,
+                               key,
+                               a);
+                }
             }
         }
         if (f.sendLatencyNs > f.latencyNs)

@@ -226,10 +226,9 @@ impl CollectiveKind {
         }
     }
 
-    /// Whether the workload generator (`[[workload.collective]]`)
-    /// expands this kind
-    /// ([`crate::workload::expand_collective`]); SimAI's NVLS all-reduce comes only from a SimAI
-    /// workload.
+    /// Whether the workload generator (`[[workload.collective]]`,
+    /// [`crate::workload::expand_collective`]) expands this kind; SimAI's NVLS all-reduce comes
+    /// only from a SimAI workload.
     #[must_use]
     pub const fn generated(self) -> bool {
         !matches!(self, CollectiveKind::AllreduceNvls)

@@ -249,7 +249,7 @@ pub fn expand_collective(
     first_id: u32,
 ) -> Option<(Vec<Flow>, Collective)> {
     let n = spec.ranks.len();
-    if n < 2 || !spec.kind.generated() {
+    if n < 2 {
         return None;
     }
     let n64 = n as u64;
