@@ -128,6 +128,7 @@ def run_row(run, labels, topo, comm_scale):
            "spine_bytes": sum(up), "spine_max_over_mean": up[-1] / (sum(up) / len(up)) if sum(up) else 0,
            "spine_min_over_mean": up[0] / (sum(up) / len(up)) if sum(up) else 0,
            "retx_pkts": c.get("retx_pkts", 0), "pfc_pauses": c["pfc_pauses_sent"], "packet_hops": c["packet_hops"],
+           "timeouts": c.get("timeouts", 0), "trims": c.get("trims", 0),
            "flows_completed": f"{s['flows_completed']}/{s['flows_total']}",
            "cpu_s": s["cpu_time_s"], "peak_mib": s["peak_rss_mib"],
            "comm_scale": comm_scale}
@@ -299,6 +300,8 @@ def main():
                                          lambda v: f"{v:.2f}"),
                 "retx_pkts": spread([int(r["retx_pkts"]) for r in ra], lambda v: f"{v:.0f}"),
                 "pfc_pauses": spread([int(r["pfc_pauses"]) for r in ra], lambda v: f"{v:.0f}"),
+                "timeouts": spread([int(r["timeouts"]) for r in ra], lambda v: f"{v:.0f}"),
+                "trims": spread([int(r["trims"]) for r in ra], lambda v: f"{v:.0f}"),
                 "cpu_s": spread([float(r["cpu_s"]) for r in ra], lambda v: f"{v:.0f}"),
             })
         print(f"== {scenario}")

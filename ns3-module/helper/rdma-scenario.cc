@@ -460,7 +460,8 @@ RdmaScenarioRunner::ConfigureUet()
       << ", \"trimming\": " << (trimming ? "true" : "false") << ", \"base_rtt_ns\": " << d.baseRttNs
       << ", \"base_rtt_per_pair\": " << (d.baseRttPerPair ? "true" : "false")
       << ", \"queue_packets\": " << d.queuePackets << ", \"ecn_kmin_packets\": " << d.ecnKminPackets
-      << ", \"ecn_kmax_packets\": " << d.ecnKmaxPackets << ", \"max_window_bdp\": "
+      << ", \"ecn_kmax_packets\": " << d.ecnKmaxPackets << ", \"sizing_rate_bps\": " << d.sizingBps
+      << ", \"max_window_bdp\": "
       << t.Get("ns3::RdmaUetRecovery", "MaxWindowBdp").real << ", \"initial_window_packets\": "
       << t.Get("ns3::RdmaUetRecovery", "InitialWindowPackets").uint << ", \"rto_ns\": " << d.rtoNs
       << ", \"switch_hash\": \"" << (t.uetHtsimSwitches ? "htsim" : "five-tuple") << "\"}";

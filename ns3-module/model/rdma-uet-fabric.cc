@@ -56,7 +56,13 @@ RdmaUetFabric::GetTypeId()
                           "drain time of one queue at the host rate",
                           *RdmaTransportDefault("ns3::RdmaUetFabric", "Rto"),
                           MakeTimeAccessor(&RdmaUetFabric::m_rto),
-                          MakeTimeChecker(Time(0)));
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("SizingRate",
+                          "The link rate the derived queue, ECN thresholds, base RTT and RTO are "
+                          "sized for; 0 = the largest bottleneck rate of a host pair",
+                          *RdmaTransportDefault("ns3::RdmaUetFabric", "SizingRate"),
+                          MakeDataRateAccessor(&RdmaUetFabric::m_sizingRate),
+                          MakeDataRateChecker());
     return tid;
 }
 
@@ -64,8 +70,10 @@ RdmaUetDerived
 RdmaUetFabric::Derive(const RdmaUetFabricShape& shape) const
 {
     constexpr uint64_t BITS_NS = 8000000000ULL; // bits per byte x ns per second
-    const uint64_t bps = shape.hostBps;
+    const uint64_t bps =
+        m_sizingRate.GetBitRate() != 0 ? m_sizingRate.GetBitRate() : shape.hostBps;
     RdmaUetDerived d;
+    d.sizingBps = bps;
     d.wireBytes = uint64_t(shape.payloadBytes) + shape.headerBytes;
     const uint64_t ackWire = std::max<uint64_t>(RdmaHeader::ACK_BYTES, shape.headerBytes);
     d.txNs = bps == 0 ? 0 : shape.maxHops * (d.wireBytes + ackWire) * BITS_NS / bps;

@@ -25,6 +25,7 @@
 #ifndef RDMA_UET_FABRIC_H
 #define RDMA_UET_FABRIC_H
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/ptr.h"
@@ -45,13 +46,14 @@ struct RdmaUetFabricShape
     uint32_t headerBytes{0};  //!< RdmaNic::UetHeaderSize
     uint64_t maxDelayNs{0};   //!< the largest one-way propagation delay of a host pair
     uint64_t maxHops{0};      //!< the largest hop count of a host pair (the diameter)
-    uint64_t hostBps{0};      //!< the largest host pair bottleneck rate
+    uint64_t hostBps{0};      //!< the largest host pair bottleneck rate (unless SizingRate)
 };
 
 /// \ingroup rdma-lb
 /// The settings in effect: the attributes' values, or where 0 their derived values.
 struct RdmaUetDerived
 {
+    uint64_t sizingBps{0};      //!< the rate the derived values are sized for
     uint64_t wireBytes{0};      //!< a full data packet on the wire
     uint64_t txNs{0};           //!< the serialization part of an unloaded RTT
     uint64_t baseRttNs{0};      //!< BaseRtt in effect
@@ -96,6 +98,7 @@ class RdmaUetFabric : public Object
     uint32_t m_ecnKmaxPackets{0}; //!< EcnKmaxPackets (0 = 3 x queue / 4)
     Time m_baseRtt;               //!< BaseRtt (0 = the fabric's largest unloaded RTT)
     Time m_rto;                   //!< Rto (0 = base RTT + 4 queue drains)
+    DataRate m_sizingRate;        //!< SizingRate (0 = the largest host pair bottleneck)
 };
 
 } // namespace ns3

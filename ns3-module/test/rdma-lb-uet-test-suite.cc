@@ -1997,14 +1997,22 @@ class UetFabricDeriveTestCase : public TestCase
     }
 
   private:
-    void DoRun() override
+    /// A fabric of 4,086 B payloads and 64 B headers with \p delayNs of propagation one way
+    /// over \p hops hops at \p bps.
+    static RdmaUetFabricShape Shape(uint64_t delayNs, uint64_t hops, uint64_t bps)
     {
         RdmaUetFabricShape shape;
         shape.payloadBytes = 4086;
         shape.headerBytes = 64;
-        shape.maxDelayNs = 6000;
-        shape.maxHops = 6;
-        shape.hostBps = 100000000000ULL;
+        shape.maxDelayNs = delayNs;
+        shape.maxHops = hops;
+        shape.hostBps = bps;
+        return shape;
+    }
+
+    void DoRun() override
+    {
+        RdmaUetFabricShape shape = Shape(6000, 6, 100000000000ULL);
         Ptr<RdmaUetFabric> f = CreateObject<RdmaUetFabric>();
         RdmaUetDerived d = f->Derive(shape);
         NS_TEST_EXPECT_MSG_EQ(d.wireBytes, 4150u, "wire");
@@ -2041,6 +2049,28 @@ class UetFabricDeriveTestCase : public TestCase
                               6 * (4134 + RdmaHeader::ACK_BYTES) * 8 / 100,
                               "ACK wire = max(ACK_BYTES, header)");
 
+        // A SimAI fabric: NIC paths of 4 hops and 2,000 ns one way at 400 G, NVLink pairs at
+        // 2,880 G (the largest pair bottleneck). Sized for NVLink: tx 4 x 4,214 B x 8 / 2,880 G
+        // = 46 ns, RTT 4,046 ns, queue 1,456,560 B / 4,150 = 350 packets, RTO 4,046 + 4 x 350
+        // x 4,150 x 8 / 2,880 = 20,184 ns, while 350 packets take 29 us to leave a 400 G port.
+        // SizingRate 400 G: tx 337 ns, RTT 4,337 ns, BDP 216,850 B = 52 packets, ECN 13 / 39,
+        // RTO 4,337 + 4 x 52 x 4,150 x 8 / 400 = 21,601 ns.
+        const RdmaUetFabricShape simai = Shape(2000, 4, 2880000000000ULL);
+        f = CreateObject<RdmaUetFabric>();
+        d = f->Derive(simai);
+        NS_TEST_EXPECT_MSG_EQ(d.sizingBps, 2880000000000ULL, "the largest pair bottleneck");
+        NS_TEST_EXPECT_MSG_EQ(d.queuePackets, 350u, "one BDP at NVLink's rate");
+        NS_TEST_EXPECT_MSG_EQ(d.rtoNs, 20184u, "four drains at NVLink's rate");
+        f->SetAttribute("SizingRate", DataRateValue(DataRate("400Gbps")));
+        d = f->Derive(simai);
+        NS_TEST_EXPECT_MSG_EQ(d.sizingBps, 400000000000ULL, "the given rate");
+        NS_TEST_EXPECT_MSG_EQ(d.txNs, 337u, "serialization at 400 G");
+        NS_TEST_EXPECT_MSG_EQ(d.baseRttNs, 4337u, "base RTT at 400 G");
+        NS_TEST_EXPECT_MSG_EQ(d.queuePackets, 52u, "one BDP at 400 G");
+        NS_TEST_EXPECT_MSG_EQ(d.ecnKminPackets, 13u, "52 / 4");
+        NS_TEST_EXPECT_MSG_EQ(d.ecnKmaxPackets, 39u, "3 x 52 / 4");
+        NS_TEST_EXPECT_MSG_EQ(d.rtoNs, 21601u, "four drains at 400 G");
+
         // The defaults come from the uet table (transport_params/uet.rs).
         UintegerValue u;
         TimeValue t;
@@ -2048,6 +2078,10 @@ class UetFabricDeriveTestCase : public TestCase
         f->GetAttribute("Rto", t);
         NS_TEST_EXPECT_MSG_EQ(u.Get() + static_cast<uint64_t>(t.Get().GetNanoSeconds()), 0u,
                               "0 = derived by default");
+        DataRateValue rate;
+        f = CreateObject<RdmaUetFabric>();
+        f->GetAttribute("SizingRate", rate);
+        NS_TEST_EXPECT_MSG_EQ(rate.Get().GetBitRate(), 0u, "0 = the largest pair bottleneck");
         ObjectFactory uet;
         uet.SetTypeId("ns3::RdmaUetRecovery");
         Ptr<Object> r = uet.Create();

@@ -225,6 +225,9 @@ pub fn load_toml_str(path: &Path, text: &str, o: &Overrides) -> Result<(Scenario
             &mut link_events,
         )?;
     }
+    if let Some(f) = &simai {
+        transport::simai_uet_sizing(f, &mut transport);
+    }
     topology::check_queue_scaling(&cx, &f.topology, &transport)?;
     let run_start_ns = run::start_ns(&f.run);
     let quirks = o.quirks.unwrap_or(transport.quirks);

@@ -46,17 +46,22 @@ fn the_shipped_micro_example_loads_as_two_nvlink_all_reduces() {
     );
 }
 
-#[test]
-fn a_dense_workload_on_a_rail_optimized_fabric_crosses_servers_on_the_nics() {
-    // 32 GPUs, TP 8 inside each server, DP 4 across: the DP all-reduces take the NICs.
-    let d = scratch("simai-rail");
-    let w = write(
-        &d,
+/// A one-layer workload for 32 GPUs: TP 8 inside each server, DP 4 across.
+fn dense_32g_workload(d: &std::path::Path) -> std::path::PathBuf {
+    write(
+        d,
         "w.txt",
         "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 ga: 1 \
          all_gpus: 32 checkpoints: 0 checkpoint_initiates: 0\n1\n\
          l -1 100 ALLREDUCE 1048576 100 ALLREDUCE 1048576 100 ALLREDUCE 4194304 100\n",
-    );
+    )
+}
+
+#[test]
+fn a_dense_workload_on_a_rail_optimized_fabric_crosses_servers_on_the_nics() {
+    // 32 GPUs, TP 8 inside each server, DP 4 across: the DP all-reduces take the NICs.
+    let d = scratch("simai-rail");
+    let w = dense_32g_workload(&d);
     let topo = data("simai/topo/Rail_Opti_SingleToR_32g_8gps_400Gbps_H100");
     let cfg = write(
         &d,
@@ -143,13 +148,7 @@ fn comm_and_compute_scale_shrink_sizes_and_gaps_as_simai_does() {
     // The 32-GPU case above at comm_scale 1/4, compute_scale 1/2: every flow a quarter, the
     // first flows start after half the forward compute (100 -> 50 ns) plus the send latency.
     let d = scratch("simai-scale");
-    let w = write(
-        &d,
-        "w.txt",
-        "HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 8 ep: 1 pp: 1 vpp: 1 ga: 1 \
-         all_gpus: 32 checkpoints: 0 checkpoint_initiates: 0\n1\n\
-         l -1 100 ALLREDUCE 1048576 100 ALLREDUCE 1048576 100 ALLREDUCE 4194304 100\n",
-    );
+    let w = dense_32g_workload(&d);
     let topo = data("simai/topo/Rail_Opti_SingleToR_32g_8gps_400Gbps_H100");
     let base = config(&topo.display().to_string(), &w.display().to_string());
     let full = load_scenario(&write(&d, "a.toml", &base), &Overrides::default()).unwrap();
@@ -525,4 +524,26 @@ fn simai_nvls_sends_case_1_s_all_reduces_through_the_nvswitch_as_simai_does() {
         16,
         "chunk 0 of each all-reduce: 8 uploads"
     );
+}
+
+#[test]
+fn the_uet_transport_on_a_simai_fabric_is_sized_for_its_nics() {
+    // The largest pair bottleneck of a SimAI fabric is NVLink's 2,880 Gbps; the uet transport's
+    // derived queue, ECN thresholds and RTO are sized for the 400 G NICs instead, unless
+    // `sizing_rate` says otherwise.
+    let d = scratch("simai-uet-sizing");
+    let w = dense_32g_workload(&d);
+    let topo = format!(
+        "[topology]\nsimai_file = \"{}\"\n\n[workload]\nsimai_file = \"{}\"\n\n[transport]\n\
+         kind = \"uet\"\n",
+        data("simai/topo/Rail_Opti_SingleToR_32g_8gps_400Gbps_H100").display(),
+        w.display()
+    );
+    let s = load_scenario(&write(&d, "a.toml", &topo), &Overrides::default()).unwrap();
+    assert_eq!(s.transport.uet.sizing_rate_bps, 400_000_000_000);
+    let given = format!("{topo}\n[transport.uet]\nsizing_rate = \"2880Gbps\"\n");
+    let s = load_scenario(&write(&d, "b.toml", &given), &Overrides::default()).unwrap();
+    assert_eq!(s.transport.uet.sizing_rate_bps, 2_880_000_000_000);
+    // Elsewhere the table's 0: the largest pair bottleneck.
+    assert_eq!(rdma_lb_scenario::UetParams::default().sizing_rate_bps, 0);
 }

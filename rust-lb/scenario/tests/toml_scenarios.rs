@@ -495,6 +495,7 @@ flow_file = "f.txt"
             "{base}kind = \"uet\"\n[transport.uet]\ntrimming = true\nqueue_packets = 101\n\
              ecn_kmin_packets = 25\necn_kmax_packets = 76\ninitial_window_packets = 151\n\
              max_window_bdp = 2.0\nbase_rtt = \"8337ns\"\nrto = \"42us\"\npayload = 2000\n\
+             sizing_rate = \"100Gbps\"\n\
              switch_hash = \"htsim\"\nwait_to_decrease = 0.25\nwtd_alpha = 0.1\n\
              cc = \"nscc\"\nnscc_target_delay = \"9us\"\nnscc_qa_gate = 4\nack_bytes = 16384\n\
              ack_request = \"reps\"\nqueue_release = \"end\"\n\
@@ -521,6 +522,7 @@ flow_file = "f.txt"
             max_window_bdp: 2.0,
             base_rtt_ns: 8337,
             rto_ns: 42_000,
+            sizing_rate_bps: 100_000_000_000,
             switch_hash: SwitchHash::Htsim,
             wait_to_decrease: 0.25,
             wtd_alpha: 0.1,
@@ -561,6 +563,7 @@ flow_file = "f.txt"
             (uet, "MaxWindowBdp"),
             (fabric, "BaseRtt"),
             (fabric, "Rto"),
+            (fabric, "SizingRate"),
             (uet, "WaitToDecrease"),
             (uet, "WtdAlpha"),
             (uet, "Cc"),

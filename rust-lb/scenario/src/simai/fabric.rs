@@ -55,6 +55,8 @@ pub struct SimAiFabric {
     nvlink_host: Vec<Option<u32>>,
     /// Per rank: its number of NIC links (its NIC's ports).
     nic_ports: Vec<u32>,
+    /// The largest rate of a GPU's NIC links, bit/s (0 without NIC links).
+    nic_rate_bps: u64,
 }
 
 impl SimAiFabric {
@@ -161,6 +163,7 @@ impl SimAiFabric {
                 .iter()
                 .map(|(_, s)| u32::try_from(s.len()).unwrap_or(u32::MAX))
                 .collect(),
+            nic_rate_bps: nic.iter().map(|(r, _)| *r).max().unwrap_or(0),
         })
     }
 
@@ -169,6 +172,13 @@ impl SimAiFabric {
     #[must_use]
     pub fn nic_ports(&self, r: u32) -> u32 {
         self.nic_ports.get(r as usize).copied().unwrap_or(0)
+    }
+
+    /// The largest rate of a GPU's NIC links (the scale-out network's host rate), bit/s; 0
+    /// when no GPU has one.
+    #[must_use]
+    pub fn nic_rate_bps(&self) -> u64 {
+        self.nic_rate_bps
     }
 
     /// The rates of the NVLink links (a GPU's NVLink side to its NVSwitch), each once, ascending.

@@ -263,6 +263,16 @@ fn kind(
     Ok(())
 }
 
+/// On a SimAI topology the uet transport's derived queue, ECN thresholds, base RTT and RTO are
+/// sized for the NICs' rate unless `[transport.uet] sizing_rate` says otherwise: the largest
+/// bottleneck of a host pair there is NVLink's (2,880 Gbps), whose one-BDP queue would hold
+/// seven BDPs at a 400 G NIC port and outlast the RTO derived from it.
+pub(super) fn simai_uet_sizing(f: &SimAiFabric, out: &mut Transport) {
+    if out.kind == TransportKind::Uet && out.uet.sizing_rate_bps == 0 {
+        out.uet.sizing_rate_bps = f.nic_rate_bps();
+    }
+}
+
 /// What a `simai_conf` sets beyond the transport: `LINK_DOWN` (a link of the topology in
 /// SimAI's ids, a GPU's NVLink link at its NVLink side, at SimAI's 2 s + t), `ERROR_RATE_PER_LINK` (links whose own rate is 0), and, unless
 /// `ecn_thresholds` is given, a never-marking ECN entry (thresholds at the buffer size) for

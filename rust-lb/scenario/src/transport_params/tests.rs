@@ -309,6 +309,11 @@ fn uet_rows_set_their_attributes() {
         Some(Ns3Value::TimeNs(42_000))
     );
     assert_eq!(
+        get(Ns3Object::UetFabric, "SizingRate"),
+        Some(Ns3Value::RateBps(0)),
+        "0 = the largest pair bottleneck crosses as 0"
+    );
+    assert_eq!(
         get(Ns3Object::UetRecovery, "Cc"),
         Some(Ns3Value::Name("nscc+rccc"))
     );
@@ -327,18 +332,18 @@ fn uet_rows_set_their_attributes() {
         Some(Ns3Value::Name("every-ack")),
         "NSCC fed by every ACK, ours by default"
     );
-    // 23 fields: 21 rows with attributes, two of them (header, trimming) with two each.
-    assert_eq!(crate::UetParams::TOML_KEYS.len(), 23);
-    assert_eq!(list.len(), 23);
+    // 24 fields: 22 rows with attributes, two of them (header, trimming) with two each.
+    assert_eq!(crate::UetParams::TOML_KEYS.len(), 24);
+    assert_eq!(list.len(), 24);
     assert!(list.iter().all(|a| a.summary_key.is_none()));
     // RCCC also turns ECN off on the switches' ports to hosts (the settings' last).
     let settings = u.ns3_settings();
-    assert_eq!(settings.len(), 24);
+    assert_eq!(settings.len(), 25);
     assert_eq!(
         settings.last().map(|a| (a.object, a.name, a.value.clone())),
         Some((Ns3Object::Switch, "EcnHostPorts", Ns3Value::Bool(false)))
     );
-    assert_eq!(crate::UetParams::default().ns3_settings().len(), 23);
+    assert_eq!(crate::UetParams::default().ns3_settings().len(), 24);
 }
 
 /// The uet rows' range checks run on the merged values, naming the row's TOML key.

@@ -89,6 +89,15 @@ macro_rules! uet_params {
             rto_ns: u64 = 0,
                 toml "rto" as Time,
                 ns3 UetFabric "Rto" as time_ns;
+            /// The link rate the derived queue, ECN thresholds, base RTT and RTO are sized for
+            /// (0 = the largest bottleneck rate of a host pair: one rate, as htsim's
+            /// `-linkspeed`). A fabric whose pairs differ in rate, such as a SimAI topology's
+            /// NVLink beside its NICs, sizes them for its network: a SimAI topology's NIC rate
+            /// when left out. Left out of the config echo at 0.
+            #[serde(skip_serializing_if = "is_zero")]
+            sizing_rate_bps: u64 = 0,
+                toml "sizing_rate" as Rate,
+                ns3 UetFabric "SizingRate" as rate_bps;
             /// How the switches hash flows onto equal-cost ports (no attribute: the module
             /// doc).
             switch_hash: SwitchHash = SwitchHash::FiveTuple,
