@@ -86,6 +86,9 @@
 //!                                  # ecn_kmin_packets = 25; ecn_kmax_packets = 76;
 //!                                  # initial_window_packets = 151; max_window_bdp = 1.5;
 //!                                  # base_rtt = "8337ns"; rto = "41us";
+//!                                  # sizing_rate = "400Gbps" (the rate the derived values
+//!                                  # are sized for: default the largest pair bottleneck,
+//!                                  # on a SimAI topology its NICs' rate);
 //!                                  # switch_hash = "five-tuple" | "htsim" (the REPS
 //!                                  # authors' switches; host algorithms only);
 //!                                  # queue_release = "start" | "end" (htsim's queue:
