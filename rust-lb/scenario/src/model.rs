@@ -239,6 +239,17 @@ impl CollectiveKind {
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|k| k.name() == name)
     }
+
+    /// Whether the kind runs in ring steps (all-reduce, all-gather, reduce-scatter).
+    #[must_use]
+    pub const fn is_ring(self) -> bool {
+        matches!(
+            self,
+            CollectiveKind::AllreduceRing
+                | CollectiveKind::AllgatherRing
+                | CollectiveKind::ReducescatterRing
+        )
+    }
 }
 
 /// One collective operation of one group; its completion time (CCT) is the last completion

@@ -49,6 +49,8 @@
 //! placement = "one-per-tor"        # | "consecutive" (default)
 //! size = "16MiB"                   # per-rank message size
 //! start = "0ns"
+//! in_order = false                 # ring kinds: a rank's steps leave in order (true), as
+//!                                  # one connection per ring neighbour carries them
 //!
 //! [transport]                      # every key optional; defaults = ConWeave run.py values
 //! simai_conf = "SimAI.conf"        # SimAI's config file as the base (crate::simai::conf: every

@@ -222,6 +222,11 @@ pub struct CollectiveSpec {
     pub pg: u32,
     /// Seed (the permutation draws its cycle from it).
     pub seed: u64,
+    /// Ring kinds: a rank's steps leave in order (its step-`k` flow also waits for the start
+    /// of its own step-`k−1` flow, [`Flow::after_ready`]), as one connection per ring
+    /// neighbour carries them in a collective library; off, a step whose input came early may
+    /// leave before the rank's step before it.
+    pub in_order: bool,
 }
 
 /// Expands a collective into flows with ids `first_id..` and its [`Collective`] record.
@@ -229,6 +234,8 @@ pub struct CollectiveSpec {
 /// * `allreduce-ring`: 2(N−1) steps (reduce-scatter, then all-gather); in each step every rank
 ///   `r` sends `ceil(size/N)` bytes to rank `(r+1) mod N`; the step-`k` flow of rank `r` lists
 ///   the step-`k−1` flow *into* rank `r` (from rank `r−1`) in `after`.
+///   With [`CollectiveSpec::in_order`] it also lists the rank's own step-`k−1` flow in
+///   `after_ready`: its steps leave in order.
 /// * `allgather-ring`, `reducescatter-ring`: the same in N−1 steps.
 /// * `alltoall`: every rank sends `ceil(size/N)` bytes to each of the other N−1 ranks at once.
 /// * `alltoall-pairwise`: the same bytes in N−1 steps; in step `i` (1-based) rank `r` sends to
@@ -284,16 +291,22 @@ pub fn expand_collective(
             } else {
                 n - 1
             };
+            let id_of = |k: usize, r: usize| {
+                first_id.saturating_add(u32::try_from(k * n + r).unwrap_or(u32::MAX))
+            };
             for k in 0..steps {
                 for r in 0..n {
                     let after = if k == 0 {
                         Vec::new()
                     } else {
-                        let from = (r + n - 1) % n;
-                        let id = (k - 1) * n + from;
-                        vec![first_id.saturating_add(u32::try_from(id).unwrap_or(u32::MAX))]
+                        vec![id_of(k - 1, (r + n - 1) % n)]
                     };
                     push(&mut flows, rank(r), rank(r + 1), chunk, after);
+                    if spec.in_order && k > 0 {
+                        if let Some(f) = flows.last_mut() {
+                            f.after_ready = vec![id_of(k - 1, r)];
+                        }
+                    }
                 }
             }
         }

@@ -156,6 +156,7 @@ fn ring_allreduce_structure() {
         start_ns: 5,
         pg: 3,
         seed: 0,
+        in_order: false,
     };
     let (flows, coll) = expand_collective(&s, 4, 10).unwrap();
     let steps = 2 * (n - 1);
@@ -192,6 +193,39 @@ fn ring_allreduce_structure() {
 }
 
 #[test]
+fn ring_steps_in_order_wait_for_the_rank_s_own_step_before() {
+    let n = 4usize;
+    let mut s = CollectiveSpec {
+        kind: CollectiveKind::ReducescatterRing,
+        ranks: (0..n as u32).collect(),
+        size_bytes: 4000,
+        start_ns: 0,
+        pg: 3,
+        seed: 0,
+        in_order: false,
+    };
+    let (free, _) = expand_collective(&s, 0, 20).unwrap();
+    assert!(free.iter().all(|f| f.after_ready.is_empty()));
+    s.in_order = true;
+    let (ordered, _) = expand_collective(&s, 0, 20).unwrap();
+    for (i, f) in ordered.iter().enumerate() {
+        let (k, r) = (i / n, i % n);
+        assert_eq!(f.after, free[i].after, "the data dependency unchanged");
+        if k == 0 {
+            assert!(f.after_ready.is_empty());
+        } else {
+            let own = &ordered[(k - 1) * n + r];
+            assert_eq!(f.after_ready, vec![own.id]);
+            assert_eq!(
+                (own.src, own.dst),
+                (f.src, f.dst),
+                "the same ring neighbour"
+            );
+        }
+    }
+}
+
+#[test]
 fn alltoall_permutation_incast() {
     let ranks: Vec<u32> = (0..6).collect();
     let mk = |kind, seed| CollectiveSpec {
@@ -201,6 +235,7 @@ fn alltoall_permutation_incast() {
         start_ns: 0,
         pg: 3,
         seed,
+        in_order: false,
     };
     let (a2a, _) = expand_collective(&mk(CollectiveKind::Alltoall, 0), 0, 0).unwrap();
     assert_eq!(a2a.len(), 30);

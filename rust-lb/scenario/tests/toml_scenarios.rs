@@ -210,6 +210,11 @@ out = "out/x"
             ":10: workload.collective: 1 groups × 5 ranks need 5 hosts, the topology has 4",
         ),
         (
+            "kind = \"incast\"",
+            "kind = \"incast\"\nin_order = true",
+            ":12: workload.collective.in_order: only for the ring kinds, not incast",
+        ),
+        (
             "load = 0.5",
             "load = 1.5",
             ":9: workload.poisson.load: host load must be in (0, 1], got 1.5",

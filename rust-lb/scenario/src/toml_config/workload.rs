@@ -67,6 +67,7 @@ pub(super) struct CollectiveSec {
     pub(super) start: Option<Time>,
     pub(super) seed: Option<u64>,
     pub(super) pg: Option<u32>,
+    pub(super) in_order: Option<Spanned<bool>>,
 }
 
 /// What `[workload]` generates.
@@ -494,6 +495,18 @@ fn collectives(
         let placed = place_ranks(topology, placement, groups, c.ranks)
             .map_err(|m| cx.err(cs, "workload.collective", ErrorKind::Value, m))?;
         let start_ns = c.start.map_or(run_start_ns, |t| t.0);
+        let in_order = match &c.in_order {
+            Some(v) if *v.get_ref() && !kind.is_ring() => {
+                return Err(cx.err(
+                    v,
+                    "workload.collective.in_order",
+                    ErrorKind::Value,
+                    format!("only for the ring kinds, not {}", kind.name()),
+                ));
+            }
+            Some(v) => *v.get_ref(),
+            None => false,
+        };
         for (g, ranks) in placed.into_iter().enumerate() {
             let spec = CollectiveSpec {
                 kind,
@@ -505,6 +518,7 @@ fn collectives(
                     || derive_seed(seed, 100 + k as u64),
                     |s| derive_seed(s, g as u64),
                 ),
+                in_order,
             };
             let first = u32::try_from(out.flows.len()).unwrap_or(u32::MAX);
             if let Some((fl, coll)) = expand_collective(&spec, group, first) {
