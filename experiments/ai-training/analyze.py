@@ -144,6 +144,8 @@ def size(b):
 
 
 def spread(vals, fmt):
+    if not vals:
+        return ""  # a column the runs predate
     return f"{fmt(sum(vals) / len(vals))} ({fmt(min(vals))}-{fmt(max(vals))})"
 
 
@@ -268,7 +270,8 @@ def main():
             r[k] = f"{r[k]:.3f}"
     fresh = {(r["scenario"], r["algorithm"], str(r["seed"])) for r in rows}
     fresh_scenarios = {r["scenario"] for r in rows}
-    rows += kept(out / "results.csv", fresh)
+    # (rows from before a column was added leave it empty)
+    rows += [{**dict.fromkeys(rows[0], ""), **r} for r in kept(out / "results.csv", fresh)]
     kind_rows += kept(out / "collectives.csv", fresh)
     spine_rows += kept(out / "spines.csv", fresh)
     rank = {a: i for i, a in enumerate(ordered(sorted({r["algorithm"] for r in rows})))}
@@ -300,8 +303,8 @@ def main():
                                          lambda v: f"{v:.2f}"),
                 "retx_pkts": spread([int(r["retx_pkts"]) for r in ra], lambda v: f"{v:.0f}"),
                 "pfc_pauses": spread([int(r["pfc_pauses"]) for r in ra], lambda v: f"{v:.0f}"),
-                "timeouts": spread([int(r["timeouts"]) for r in ra], lambda v: f"{v:.0f}"),
-                "trims": spread([int(r["trims"]) for r in ra], lambda v: f"{v:.0f}"),
+                **{k: spread([int(r[k]) for r in ra if r[k] != ""], lambda v: f"{v:.0f}")
+                   for k in ("timeouts", "trims")},
                 "cpu_s": spread([float(r["cpu_s"]) for r in ra], lambda v: f"{v:.0f}"),
             })
         print(f"== {scenario}")
