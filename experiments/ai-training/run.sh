@@ -8,7 +8,7 @@
 # cases, seed 1 unless said: (3) the slow spine and (4) the failed link, all 17 schemes; PXN,
 # five; (5) the MoE iteration, nine schemes, seeds 2-3 of six; (6) the dual-plane fabric, ECMP;
 # (7) 1,024 GPUs, four schemes (~14 CPU-minutes each); (8) the uet transport, all 17 schemes,
-# and ECMP, spray, REPS and PLTS-Counter seeds 2, 3. JOBS=N runs N points at once (default 2).
+# and seven of them seeds 2, 3. JOBS=N runs N points at once (default 2).
 # About 1 CPU-minute per 256-GPU run (2-3 for the MoE iteration and on uet).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -41,5 +41,5 @@ sweep experiments/ai-training/llama7b_tp2_256g_dualplane.toml ecmp 1
 sweep experiments/ai-training/llama7b_tp2_1024g.toml ecmp,plts-counter,adaptive,drill 1
 uet=experiments/ai-training/llama7b_tp2_256g_uet.toml
 sweep "$uet" "$all" 1
-sweep "$uet" ecmp,spray,reps,plts-counter 2,3
+sweep "$uet" ecmp,spray,reps,whack-a-mole,plts-counter,adaptive,drill 2,3
 "$py" "$here/analyze.py" "$out" "$here"
