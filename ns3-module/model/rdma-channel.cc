@@ -60,7 +60,7 @@ RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
 }
 
 bool
-RdmaChannel::TransmitStart(RdmaFramePtr f, Ptr<RdmaNetDevice> src, Time txTime)
+RdmaChannel::TransmitStart(RdmaFramePtr f, const RdmaNetDevice* src, Time txTime)
 {
     uint32_t dst = (m_dev[0] == src) ? 1 : 0;
     if (m_down || m_dirDown[dst])

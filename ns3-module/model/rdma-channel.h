@@ -53,7 +53,7 @@ class RdmaChannel : public Channel
      * holds the frame while it is in flight and hands it on to the receiver.
      * \return false if the link is down (the packet is lost)
      */
-    bool TransmitStart(RdmaFramePtr f, Ptr<RdmaNetDevice> src, Time txTime);
+    bool TransmitStart(RdmaFramePtr f, const RdmaNetDevice* src, Time txTime);
     /// Takes the link down (true) or up (false).
     void SetDown(bool down);
     /// \return whether the link is down

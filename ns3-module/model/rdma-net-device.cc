@@ -92,8 +92,8 @@ RdmaNetDevice::GetTypeId()
 }
 
 RdmaNetDevice::RdmaNetDevice()
-    : m_address(Mac48Address::Allocate()),
-      m_txComplete(Create<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>>(this))
+    : m_txComplete(Create<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>>(this)),
+      m_address(Mac48Address::Allocate())
 {
 }
 
@@ -114,9 +114,13 @@ RdmaNetDevice::DoDispose()
     m_channel = nullptr;
     m_node = nullptr;
     m_receiveErrorModel = nullptr;
+    m_frameReceive = {};
+    m_dataSource = {};
+    m_dequeue = {};
+    m_transmitEnd = {};
     m_receiveHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, Ptr<Packet>>();
     m_frameReceiveHandler = MakeNullCallback<void, Ptr<RdmaNetDevice>, RdmaFramePtr&>();
-    m_dataSource = MakeNullCallback<RdmaFramePtr, Ptr<RdmaNetDevice>>();
+    m_dataSourceHandler = MakeNullCallback<RdmaFramePtr, Ptr<RdmaNetDevice>>();
     m_dequeueHandler =
         MakeNullCallback<void, Ptr<RdmaNetDevice>, RdmaFrame&, uint32_t, uint32_t>();
     m_transmitEndHandler =
@@ -221,9 +225,9 @@ RdmaNetDevice::Dequeue()
     m_queueLengthTrace(q, m_queueBytes[q]);
     m_lastQueue = q;
     m_lastMeta = meta;
-    if (!m_dequeueHandler.IsNull())
+    if (m_dequeue)
     {
-        m_dequeueHandler(this, *f, q, meta);
+        m_dequeue(*this, *f, q, meta);
     }
     return f;
 }
@@ -233,9 +237,9 @@ RdmaNetDevice::TransmitNext()
 {
     RdmaFramePtr f = Dequeue();
     const bool queued = f != nullptr;
-    if (!f && !m_dataSource.IsNull())
+    if (!f && m_dataSource)
     {
-        f = m_dataSource(this);
+        f = m_dataSource(*this);
     }
     if (!f)
     {
@@ -248,7 +252,7 @@ RdmaNetDevice::TransmitNext()
     Time txTime = TxTime(f->sizeBytes);
     // Transmit-complete first, then the arrival at the peer (the reference's event order).
     m_txComplete->Schedule(txTime);
-    if (queued && !m_transmitEndHandler.IsNull())
+    if (queued && m_transmitEnd)
     {
         // The channel keeps the frame until it arrives, after TransmitComplete (scheduled
         // first); a link between ranks sends it away now, so it cannot be reported later.
@@ -298,9 +302,9 @@ RdmaNetDevice::TransmitComplete()
     {
         const InService done = m_inService;
         m_inService = {};
-        if (!m_transmitEndHandler.IsNull())
+        if (m_transmitEnd)
         {
-            m_transmitEndHandler(this, done.frame, done.sizeBytes, done.queue, done.meta);
+            m_transmitEnd(*this, done.frame, done.sizeBytes, done.queue, done.meta);
         }
     }
     TransmitNext();
@@ -327,9 +331,9 @@ RdmaNetDevice::Receive(RdmaFramePtr f)
         ReceivePfc(f->header.pfcClass, f->header.pauseUs);
         return;
     }
-    if (!m_frameReceiveHandler.IsNull())
+    if (m_frameReceive)
     {
-        m_frameReceiveHandler(this, f);
+        m_frameReceive(*this, f);
     }
     else if (!m_receiveHandler.IsNull())
     {
@@ -429,24 +433,87 @@ void
 RdmaNetDevice::SetFrameReceiveHandler(FrameReceiveHandler h)
 {
     m_frameReceiveHandler = h;
+    m_frameReceive =
+        h.IsNull() ? FrameReceiveHook()
+                   : FrameReceiveHook::Of<RdmaNetDevice, &RdmaNetDevice::CallFrameReceiveHandler>(this);
 }
 
 void
 RdmaNetDevice::SetDataSource(DataSource s)
 {
-    m_dataSource = s;
+    m_dataSourceHandler = s;
+    m_dataSource = s.IsNull() ? DataSourceHook()
+                              : DataSourceHook::Of<RdmaNetDevice, &RdmaNetDevice::CallDataSource>(this);
 }
 
 void
 RdmaNetDevice::SetDequeueHandler(DequeueHandler h)
 {
     m_dequeueHandler = h;
+    m_dequeue = h.IsNull()
+                    ? DequeueHook()
+                    : DequeueHook::Of<RdmaNetDevice, &RdmaNetDevice::CallDequeueHandler>(this);
 }
 
 void
 RdmaNetDevice::SetTransmitEndHandler(TransmitEndHandler h)
 {
     m_transmitEndHandler = h;
+    m_transmitEnd =
+        h.IsNull() ? TransmitEndHook()
+                   : TransmitEndHook::Of<RdmaNetDevice, &RdmaNetDevice::CallTransmitEndHandler>(this);
+}
+
+void
+RdmaNetDevice::SetFrameReceiveHook(FrameReceiveHook h)
+{
+    m_frameReceive = h;
+}
+
+void
+RdmaNetDevice::SetDataSourceHook(DataSourceHook h)
+{
+    m_dataSource = h;
+}
+
+void
+RdmaNetDevice::SetDequeueHook(DequeueHook h)
+{
+    m_dequeue = h;
+}
+
+void
+RdmaNetDevice::SetTransmitEndHook(TransmitEndHook h)
+{
+    m_transmitEnd = h;
+}
+
+void
+RdmaNetDevice::CallFrameReceiveHandler(RdmaNetDevice& dev, RdmaFramePtr& f)
+{
+    m_frameReceiveHandler(&dev, f);
+}
+
+RdmaFramePtr
+RdmaNetDevice::CallDataSource(RdmaNetDevice& dev)
+{
+    return m_dataSourceHandler(&dev);
+}
+
+void
+RdmaNetDevice::CallDequeueHandler(RdmaNetDevice& dev, RdmaFrame& f, uint32_t q, uint32_t meta)
+{
+    m_dequeueHandler(&dev, f, q, meta);
+}
+
+void
+RdmaNetDevice::CallTransmitEndHandler(RdmaNetDevice& dev,
+                                      RdmaFrame* f,
+                                      uint32_t sizeBytes,
+                                      uint32_t q,
+                                      uint32_t meta)
+{
+    m_transmitEndHandler(&dev, f, sizeBytes, q, meta);
 }
 
 DataRate

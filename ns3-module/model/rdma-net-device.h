@@ -21,6 +21,7 @@
 
 #include "rdma-fifo.h"
 #include "rdma-frame.h"
+#include "rdma-hook.h"
 #include "rdma-reusable-event.h"
 #include "rdma-time.h"
 
@@ -46,7 +47,7 @@ class RdmaHeader;
  * \ingroup rdma-lb
  * A point-to-point port with eight priority queues.
  */
-class RdmaNetDevice : public NetDevice
+class alignas(64) RdmaNetDevice : public NetDevice
 {
   public:
     /// Number of priority queues (classes).
@@ -71,6 +72,13 @@ class RdmaNetDevice : public NetDevice
         Callback<void, Ptr<RdmaNetDevice>, RdmaFrame*, uint32_t, uint32_t, uint32_t>;
     /// Enqueue's \p meta when the enqueuer gives none.
     static constexpr uint32_t NO_META = UINT32_MAX;
+    /// The handlers above as hooks (rdma-hook.h), the port passed by reference: how the fabric's
+    /// own switch and NIC bind them, so that a frame's hop reads no state outside the port.
+    using FrameReceiveHook = RdmaHook<void(RdmaNetDevice&, RdmaFramePtr&)>;
+    using DataSourceHook = RdmaHook<RdmaFramePtr(RdmaNetDevice&)>;
+    using DequeueHook = RdmaHook<void(RdmaNetDevice&, RdmaFrame&, uint32_t, uint32_t)>;
+    using TransmitEndHook =
+        RdmaHook<void(RdmaNetDevice&, RdmaFrame*, uint32_t, uint32_t, uint32_t)>;
 
     /// \return the TypeId
     static TypeId GetTypeId();
@@ -116,6 +124,12 @@ class RdmaNetDevice : public NetDevice
      * the DataSource). Links between ranks are not supported (the frame has left the rank).
      */
     void SetTransmitEndHandler(TransmitEndHandler h);
+    /// As SetFrameReceiveHandler, SetDataSource, SetDequeueHandler and SetTransmitEndHandler,
+    /// bound as hooks (an unbound hook removes the handler).
+    void SetFrameReceiveHook(FrameReceiveHook h);
+    void SetDataSourceHook(DataSourceHook h);
+    void SetDequeueHook(DequeueHook h);
+    void SetTransmitEndHook(TransmitEndHook h);
 
     /// \return the link rate
     DataRate GetDataRate() const;
@@ -209,9 +223,18 @@ class RdmaNetDevice : public NetDevice
     void ReceivePfc(uint32_t cls, uint32_t pauseUs);
     void PauseExpired(uint32_t cls);
 
-    DataRate m_rate;
     /// \return the serialisation time of \p bytes at m_rate (RdmaTxTime, remembered)
     Time TxTime(uint32_t bytes);
+    /// The Callback setters' hooks: call the Callback kept below.
+    void CallFrameReceiveHandler(RdmaNetDevice& dev, RdmaFramePtr& f);
+    RdmaFramePtr CallDataSource(RdmaNetDevice& dev);
+    void CallDequeueHandler(RdmaNetDevice& dev, RdmaFrame& f, uint32_t q, uint32_t meta);
+    void CallTransmitEndHandler(RdmaNetDevice& dev,
+                                RdmaFrame* f,
+                                uint32_t sizeBytes,
+                                uint32_t q,
+                                uint32_t meta);
+
     /// A remembered serialisation time.
     struct TxTimeEntry
     {
@@ -220,36 +243,12 @@ class RdmaNetDevice : public NetDevice
         RdmaTxArithmetic arithmetic{}; //!< how it was computed
         Time time;                     //!< RdmaTxTime(bps, bytes, arithmetic)
     };
-    std::array<TxTimeEntry, 2> m_txTimes; //!< the last two sizes sent
-    uint32_t m_txTimeNext{0};             //!< entry to replace next
-    Ptr<RdmaChannel> m_channel;
-    Ptr<Node> m_node;
-    uint32_t m_ifIndex{0};
-    Mac48Address m_address;
-    uint16_t m_mtu{1500};
-    bool m_pfcEnabled{true};
-    bool m_timeTruncation{false};
-    bool m_integerTxTime{false};
-    bool m_busy{false};
-    /// The transmit-complete event (one pending at most: while m_busy), scheduled per packet.
-    Ptr<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>> m_txComplete;
     /// A queued frame and the word its enqueuer gave (Enqueue's meta).
     struct Queued
     {
         RdmaFramePtr frame;
         uint32_t meta{NO_META};
     };
-    std::array<RdmaFifo<Queued>, N_QUEUES> m_queues;
-    std::array<uint64_t, N_QUEUES> m_queueBytes{};
-    uint32_t m_nonEmpty{0}; //!< bit q set: m_queues[q] holds a packet (one word to scan, not 8 queues)
-    uint32_t m_lastRr{0};
-    uint64_t m_txBytes{0};
-    uint64_t m_txPackets{0};
-    ReceiveHandler m_receiveHandler;
-    FrameReceiveHandler m_frameReceiveHandler;
-    DataSource m_dataSource;
-    DequeueHandler m_dequeueHandler;
-    TransmitEndHandler m_transmitEndHandler;
     /// The frame in transmission, for the TransmitEndHandler (set only while one is).
     struct InService
     {
@@ -259,14 +258,50 @@ class RdmaNetDevice : public NetDevice
         uint32_t meta{NO_META};    //!< its enqueuer's word
         bool pending{false};       //!< a queued frame is in transmission
     };
-    InService m_inService;
+
+    // The members a frame's hop touches come first, in the order it touches them, so that a
+    // hop reads a few adjacent cache lines of the port (the class is aligned to a line):
+    // receiving (after NetDevice's own members) ...
+    FrameReceiveHook m_frameReceive;
+    Ptr<ErrorModel> m_receiveErrorModel; //!< loss injection on arrival (optional)
+    uint32_t m_ifIndex{0};
+    bool m_busy{false};
+    bool m_pfcEnabled{true};
+    bool m_timeTruncation{false};
+    bool m_integerTxTime{false};
+    RdmaFrameTrace<> m_rxTrace;
+    RdmaFrameTrace<> m_txTrace;
+    // ... queueing and sending ...
+    DequeueHook m_dequeue;
+    DataSourceHook m_dataSource;
+    Ptr<RdmaChannel> m_channel;
+    /// The transmit-complete event (one pending at most: while m_busy), scheduled per packet.
+    Ptr<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>> m_txComplete;
+    uint32_t m_nonEmpty{0}; //!< bit q set: m_queues[q] holds a packet (one word to scan, not 8 queues)
+    uint32_t m_lastRr{0};
     uint32_t m_lastQueue{0};      //!< Dequeue: the queue of the frame it returned
     uint32_t m_lastMeta{NO_META}; //!< Dequeue: that frame's meta
-    Ptr<ErrorModel> m_receiveErrorModel; //!< loss injection on arrival (optional)
+    std::array<bool, N_QUEUES> m_paused{}; //!< classes paused by the peer
+    uint64_t m_txBytes{0};
+    uint64_t m_txPackets{0};
+    DataRate m_rate;
+    uint32_t m_txTimeNext{0}; //!< entry of m_txTimes to replace next
+    TracedCallback<uint32_t, uint64_t> m_queueLengthTrace;
+    std::array<TxTimeEntry, 2> m_txTimes; //!< the last two sizes sent
+    TransmitEndHook m_transmitEnd;
+    std::array<uint64_t, N_QUEUES> m_queueBytes{};
+    std::array<RdmaFifo<Queued>, N_QUEUES> m_queues;
+    InService m_inService;
+    // ... and the rest.
+    Ptr<Node> m_node;
+    Mac48Address m_address;
+    uint16_t m_mtu{1500};
     RdmaFrameTrace<> m_rxDropTrace;
-    RdmaFrameTrace<> m_txTrace;
-    RdmaFrameTrace<> m_rxTrace;
-    std::array<bool, N_QUEUES> m_paused{};        //!< classes paused by the peer
+    ReceiveHandler m_receiveHandler;
+    FrameReceiveHandler m_frameReceiveHandler;
+    DataSource m_dataSourceHandler;
+    DequeueHandler m_dequeueHandler;
+    TransmitEndHandler m_transmitEndHandler;
     std::array<EventId, N_QUEUES> m_resumeEvent;  //!< automatic resumes
     uint64_t m_pfcPausesSent{0};
     uint64_t m_pfcResumesSent{0};
@@ -274,7 +309,6 @@ class RdmaNetDevice : public NetDevice
     uint64_t m_pfcResumesReceived{0};
     TracedCallback<uint32_t, uint32_t> m_pfcTxTrace;
     TracedCallback<uint32_t, uint32_t> m_pfcRxTrace;
-    TracedCallback<uint32_t, uint64_t> m_queueLengthTrace;
 };
 
 } // namespace ns3

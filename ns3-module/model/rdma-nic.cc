@@ -77,8 +77,8 @@ RdmaNic::Setup(Ptr<RdmaNetDevice> dev, uint32_t address)
 {
     m_dev = dev;
     m_address = address;
-    dev->SetFrameReceiveHandler(MakeCallback(&RdmaNic::Receive, this));
-    dev->SetDataSource(MakeCallback(&RdmaNic::NextPacket, this));
+    dev->SetFrameReceiveHook(RdmaNetDevice::FrameReceiveHook::Of<RdmaNic, &RdmaNic::Receive>(this));
+    dev->SetDataSourceHook(RdmaNetDevice::DataSourceHook::Of<RdmaNic, &RdmaNic::NextPacket>(this));
 }
 
 uint8_t
@@ -96,8 +96,8 @@ RdmaNic::AddPort(Ptr<RdmaNetDevice> dev)
     }
     m_ports.push_back(dev);
     m_portState.emplace_back();
-    dev->SetFrameReceiveHandler(MakeCallback(&RdmaNic::Receive, this));
-    dev->SetDataSource(MakeCallback(&RdmaNic::NextPacket, this));
+    dev->SetFrameReceiveHook(RdmaNetDevice::FrameReceiveHook::Of<RdmaNic, &RdmaNic::Receive>(this));
+    dev->SetDataSourceHook(RdmaNetDevice::DataSourceHook::Of<RdmaNic, &RdmaNic::NextPacket>(this));
     return static_cast<uint8_t>(m_ports.size() - 1);
 }
 
@@ -124,9 +124,9 @@ RdmaNic::SetupOnSwitch(Ptr<RdmaSwitch> sw,
     }
     for (const Ptr<RdmaNetDevice>& dev : ports)
     {
-        dev->SetDataSource(MakeCallback(&RdmaNic::NextPacket, this));
+        dev->SetDataSourceHook(RdmaNetDevice::DataSourceHook::Of<RdmaNic, &RdmaNic::NextPacket>(this));
     }
-    sw->SetEndpoint(MakeCallback(&RdmaNic::Receive, this), address);
+    sw->SetEndpoint(RdmaNetDevice::FrameReceiveHook::Of<RdmaNic, &RdmaNic::Receive>(this), address);
 }
 
 void
@@ -382,7 +382,7 @@ RdmaNic::ReleaseRx(uint32_t sip, uint16_t qpn)
 // ---- Sender: the send opportunity and the components ------------------------------------
 
 RdmaFramePtr
-RdmaNic::NextPacket(Ptr<RdmaNetDevice> dev)
+RdmaNic::NextPacket(RdmaNetDevice& dev)
 {
     if (m_qps.empty())
     {
@@ -392,7 +392,10 @@ RdmaNic::NextPacket(Ptr<RdmaNetDevice> dev)
     {
         // A NIC of several ports: the asking port serves its own queue pairs.
         m_servingPort = static_cast<uint8_t>(
-            std::find(m_ports.begin(), m_ports.end(), dev) - m_ports.begin());
+            std::find_if(m_ports.begin(),
+                         m_ports.end(),
+                         [&dev](const Ptr<RdmaNetDevice>& p) { return PeekPointer(p) == &dev; }) -
+            m_ports.begin());
     }
     return Recovery().NextPacket(Simulator::Now());
 }
@@ -422,7 +425,7 @@ RdmaNic::GetCongestionControl()
 // ---- Receiver --------------------------------------------------------------------------------
 
 void
-RdmaNic::Receive(Ptr<RdmaNetDevice> /*dev*/, RdmaFramePtr& f)
+RdmaNic::Receive(RdmaNetDevice& /*dev*/, RdmaFramePtr& f)
 {
     const RdmaHeader& h = f->header;
     switch (h.type)

@@ -288,7 +288,7 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
                      uint32_t pg,
                      std::optional<uint16_t> sport,
                      std::optional<uint16_t> dport);
-    RdmaFramePtr NextPacket(Ptr<RdmaNetDevice> dev);
+    RdmaFramePtr NextPacket(RdmaNetDevice& dev);
     /// \return the loss recovery (created at its first use by the LossRecovery factory)
     RdmaLossRecovery& Recovery()
     {
@@ -296,7 +296,7 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
     }
     /// Creates the loss recovery with its factory. \return it
     RdmaLossRecovery& CreateRecovery();
-    void Receive(Ptr<RdmaNetDevice> dev, RdmaFramePtr& f);
+    void Receive(RdmaNetDevice& dev, RdmaFramePtr& f);
     void ReceiveData(const RdmaFrame& f);
     void ReceiveAck(const RdmaHeader& h);
     void Complete(QpIterator it) override;

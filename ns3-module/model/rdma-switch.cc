@@ -246,7 +246,7 @@ RdmaSwitch::DoDispose()
 {
     m_ports.clear();
     m_portOfIf.clear();
-    m_endpoint = RdmaNetDevice::FrameReceiveHandler();
+    m_endpoint = RdmaNetDevice::FrameReceiveHook();
     Simulator::Cancel(m_lbTimer);
     m_agent.reset();
     m_held.clear();
@@ -274,11 +274,13 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     m_remotePaused.push_back({});
     m_withdrawn.push_back(false);
     m_hostPort.push_back(false);
-    dev->SetFrameReceiveHandler(MakeCallback(&RdmaSwitch::Receive, this));
-    dev->SetDequeueHandler(MakeCallback(&RdmaSwitch::Dequeued, this));
+    dev->SetFrameReceiveHook(
+        RdmaNetDevice::FrameReceiveHook::Of<RdmaSwitch, &RdmaSwitch::Receive>(this));
+    dev->SetDequeueHook(RdmaNetDevice::DequeueHook::Of<RdmaSwitch, &RdmaSwitch::Dequeued>(this));
     if (m_queueRelease == RELEASE_AT_END)
     {
-        dev->SetTransmitEndHandler(MakeCallback(&RdmaSwitch::TransmitEnded, this));
+        dev->SetTransmitEndHook(
+            RdmaNetDevice::TransmitEndHook::Of<RdmaSwitch, &RdmaSwitch::TransmitEnded>(this));
     }
     return i;
 }
@@ -295,11 +297,10 @@ RdmaSwitch::SetQueueRelease(uint32_t release)
     m_queueRelease = release;
     for (const auto& dev : m_ports)
     {
-        dev->SetTransmitEndHandler(
+        dev->SetTransmitEndHook(
             release == RELEASE_AT_END
-                ? MakeCallback(&RdmaSwitch::TransmitEnded, this)
-                : MakeNullCallback<void, Ptr<RdmaNetDevice>, RdmaFrame*, uint32_t, uint32_t,
-                                   uint32_t>());
+                ? RdmaNetDevice::TransmitEndHook::Of<RdmaSwitch, &RdmaSwitch::TransmitEnded>(this)
+                : RdmaNetDevice::TransmitEndHook());
     }
 }
 
@@ -660,7 +661,7 @@ RdmaSwitch::CheckResume(uint32_t in, uint32_t k)
 }
 
 void
-RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t in)
+RdmaSwitch::Dequeued(RdmaNetDevice& dev, RdmaFrame& f, uint32_t q, uint32_t in)
 {
     ++m_forwarded;
     if (q == 0)
@@ -675,7 +676,7 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t 
         }
         return; // not admitted by this switch's MMU
     }
-    const uint32_t out = m_portOfIf[dev->GetIfIndex()];
+    const uint32_t out = m_portOfIf[dev.GetIfIndex()];
     const uint32_t size = f.sizeBytes;
     const bool atEnd = m_queueRelease == RELEASE_AT_END;
     if (!atEnd)
@@ -707,7 +708,7 @@ RdmaSwitch::Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t 
 }
 
 void
-RdmaSwitch::TransmitEnded(Ptr<RdmaNetDevice> dev,
+RdmaSwitch::TransmitEnded(RdmaNetDevice& dev,
                           RdmaFrame* f,
                           uint32_t sizeBytes,
                           uint32_t q,
@@ -717,7 +718,7 @@ RdmaSwitch::TransmitEnded(Ptr<RdmaNetDevice> dev,
     {
         return; // control traffic and packets this MMU did not admit: done at the start
     }
-    const uint32_t out = m_portOfIf[dev->GetIfIndex()];
+    const uint32_t out = m_portOfIf[dev.GetIfIndex()];
     NS_LOG_LOGIC("switch " << m_switchId << ": port " << out << " queue " << q << " sent "
                            << sizeBytes << " B" << (f ? "" : " (lost on the link)"));
     m_mmu->RemoveFromIngressAdmission(in, q, sizeBytes);
@@ -759,7 +760,7 @@ RdmaSwitch::MarkEcn(uint32_t out, RdmaFrame* f, uint32_t q)
 }
 
 void
-RdmaSwitch::PushInt(Ptr<RdmaNetDevice> dev, RdmaHeader& h)
+RdmaSwitch::PushInt(const RdmaNetDevice& dev, RdmaHeader& h)
 {
     if (h.type != RdmaHeader::DATA || h.intMode != RdmaHeader::INT_HPCC)
     {
@@ -769,24 +770,24 @@ RdmaSwitch::PushInt(Ptr<RdmaNetDevice> dev, RdmaHeader& h)
     // the bytes still queued over every class after it left.
     h.intHop[h.intNHop % RdmaIntHop::MAX_HOPS] =
         RdmaIntHop::Pack(static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()),
-                         dev->GetTxBytes(), dev->GetTotalQueueBytes(),
-                         dev->GetDataRate().GetBitRate(), m_intMulti);
+                         dev.GetTxBytes(), dev.GetTotalQueueBytes(),
+                         dev.GetDataRate().GetBitRate(), m_intMulti);
     ++h.intNHop;
 }
 
 void
-RdmaSwitch::Receive(Ptr<RdmaNetDevice> dev, RdmaFramePtr& f)
+RdmaSwitch::Receive(RdmaNetDevice& dev, RdmaFramePtr& f)
 {
-    if (!m_endpoint.IsNull() && f->header.dip == m_endpointAddress)
+    if (m_endpoint && f->header.dip == m_endpointAddress)
     {
         m_endpoint(dev, f); // for this switch's own NIC: not switched, no MMU
         return;
     }
-    Route(std::move(f), m_portOfIf[dev->GetIfIndex()], false, true);
+    Route(std::move(f), m_portOfIf[dev.GetIfIndex()], false, true);
 }
 
 void
-RdmaSwitch::SetEndpoint(RdmaNetDevice::FrameReceiveHandler nic, uint32_t address)
+RdmaSwitch::SetEndpoint(RdmaNetDevice::FrameReceiveHook nic, uint32_t address)
 {
     m_endpoint = nic;
     m_endpointAddress = address;

@@ -123,7 +123,7 @@ class RdmaSwitch : public Object
      * (a NIC's receive) instead of being switched. RdmaNic::SetupOnSwitch calls it; that NIC
      * sends on this switch's ports.
      */
-    void SetEndpoint(RdmaNetDevice::FrameReceiveHandler nic, uint32_t address);
+    void SetEndpoint(RdmaNetDevice::FrameReceiveHook nic, uint32_t address);
     /// Adds \p port as an equal-cost next hop towards address \p dip.
     void AddRoute(uint32_t dip, uint32_t port);
     /// Adds every port of \p ports as a next hop towards every address of \p dips (as
@@ -245,7 +245,7 @@ class RdmaSwitch : public Object
 
   private:
     /// A frame arrived at port \p dev.
-    void Receive(Ptr<RdmaNetDevice> dev, RdmaFramePtr& f);
+    void Receive(RdmaNetDevice& dev, RdmaFramePtr& f);
     /// Routes \p f that entered through port \p in (\p local: made by this switch's agent);
     /// \p useAgent false routes past the load balancer (packets it released).
     void Route(RdmaFramePtr f, uint32_t in, bool local, bool useAgent = true);
@@ -279,11 +279,11 @@ class RdmaSwitch : public Object
     void ApplyLbLinkState(uint32_t port, bool remote, bool down);
     /// \p p left queue \p q of port \p dev; \p in is its ingress port if this switch's MMU
     /// admitted it (RdmaNetDevice::NO_META if not).
-    void Dequeued(Ptr<RdmaNetDevice> dev, RdmaFrame& f, uint32_t q, uint32_t in);
+    void Dequeued(RdmaNetDevice& dev, RdmaFrame& f, uint32_t q, uint32_t in);
     /// QueueRelease "end": the last bit of a packet of \p sizeBytes from queue \p q left port
     /// \p dev (\p f the frame on the link, null if the link lost it; \p in as in Dequeued):
     /// releases its MMU charge, marks it and checks PFC resume.
-    void TransmitEnded(Ptr<RdmaNetDevice> dev,
+    void TransmitEnded(RdmaNetDevice& dev,
                        RdmaFrame* f,
                        uint32_t sizeBytes,
                        uint32_t q,
@@ -295,13 +295,13 @@ class RdmaSwitch : public Object
     /// \return QueueRelease
     uint32_t GetQueueRelease() const;
     /// Appends this egress port's INT record to a data packet that carries HPCC INT.
-    void PushInt(Ptr<RdmaNetDevice> dev, RdmaHeader& h);
+    void PushInt(const RdmaNetDevice& dev, RdmaHeader& h);
     void CheckPfc(uint32_t in, uint32_t arrivingCls);
     void CheckResume(uint32_t in, uint32_t k);
     void SetPortWithdrawn(uint32_t port, bool withdrawn);
 
     std::vector<Ptr<RdmaNetDevice>> m_ports;
-    RdmaNetDevice::FrameReceiveHandler m_endpoint; //!< SetEndpoint's NIC, if any
+    RdmaNetDevice::FrameReceiveHook m_endpoint; //!< SetEndpoint's NIC, if any
     uint32_t m_endpointAddress{0};                  //!< its address
     static constexpr uint32_t NO_PORT = UINT32_MAX; //!< m_portOfIf: no port
     std::vector<uint32_t> m_portOfIf; //!< port index by the device's interface index
