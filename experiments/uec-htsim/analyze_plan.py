@@ -41,18 +41,35 @@ POINTS = [
      ["400g_nscc.txt", "400g_nscc_2.txt"], "perm8192_ls400_2MB_nscc"),
     (("full", "1MB", "rccc"), [32, 64, 128], "perm8192_ls400_1MB_mixed_rccc",
      ["400g_rccc.txt"], "perm8192_ls400_1MB_rccc"),
-    (("-failed 1", "1MB", "nscc"), [128], "perm8192_ls400_failed1_1MB_mixed",
+    (("full", "4MB", "nscc"), [32, 64, 128], "perm8192_ls400_4MB_mixed",
+     ["400g_nscc.txt", "400g_nscc_2.txt"], "perm8192_ls400_4MB_nscc"),
+    (("full", "2MB", "rccc"), [32, 64, 128], "perm8192_ls400_2MB_mixed_rccc",
+     ["400g_rccc.txt"], "perm8192_ls400_2MB_rccc"),
+    (("full", "4MB", "rccc"), [32, 64, 128], "perm8192_ls400_4MB_mixed_rccc",
+     ["400g_rccc.txt"], "perm8192_ls400_4MB_rccc"),
+    (("-failed 1", "1MB", "nscc"), [32, 64, 128], "perm8192_ls400_failed1_1MB_mixed",
      ["400g_nscc_fail1.txt", "400g_nscc_fail1_2.txt"], "perm8192_ls400_failed1_1MB_nscc"),
-    (("4:1", "1MB", "nscc"), [128], "perm8192_ls400_4to1_1MB_mixed",
+    (("4:1", "1MB", "nscc"), [32, 64, 128], "perm8192_ls400_4to1_1MB_mixed",
      ["400g_nscc_4_to_1.txt", "400g_nscc_4_to_1_2.txt"], "perm8192_ls400_4to1_1MB_nscc"),
-    (("8:1", "1MB", "nscc"), [128], "perm8192_ls400_8to1_1MB_mixed",
+    (("8:1", "1MB", "nscc"), [32, 64, 128], "perm8192_ls400_8to1_1MB_mixed",
      ["400g_nscc_8_to_1.txt", "400g_nscc_8_to_1_2.txt"], "perm8192_ls400_8to1_1MB_nscc"),
+    # The plan at 200 G and 800 G (its experiment1_200g_* / _800g_* files), 1 MB.
+    (("full 200G", "1MB", "nscc"), [32, 128], "perm8192_ls200_1MB_mixed",
+     ["200g_nscc.txt", "200g_nscc_2.txt"], "perm8192_ls200_1MB_nscc"),
+    (("full 200G", "1MB", "rccc"), [128], "perm8192_ls200_1MB_mixed_rccc",
+     ["200g_rccc.txt"], "perm8192_ls200_1MB_rccc"),
+    (("full 800G", "1MB", "nscc"), [32, 128], "perm8192_ls800_1MB_mixed",
+     ["800g_nscc.txt", "800g_nscc_2.txt"], "perm8192_ls800_1MB_nscc"),
+    (("full 800G", "1MB", "rccc"), [128], "perm8192_ls800_1MB_mixed_rccc",
+     ["800g_rccc.txt"], "perm8192_ls800_1MB_rccc"),
 ]
 SEED = 13
-# The oversubscribed fabrics' points again over more seeds (both sides): their mean FCT differs
-# by more than the full-bisection points', so the seed-to-seed spread is measured there.
-SEED_POINTS = [("4:1", "perm8192_ls400_4to1_1MB_mixed", "perm8192_ls400_4to1_1MB_nscc"),
-               ("8:1", "perm8192_ls400_8to1_1MB_mixed", "perm8192_ls400_8to1_1MB_nscc")]
+# Points run again over more seeds (both sides): the oversubscribed fabrics, whose mean FCT
+# differs by more than the full-bisection points', and the 4 MB permutation at 32 paths, whose
+# trims differ most: (label, our config stem, htsim's kept stem, -paths).
+SEED_POINTS = [("4:1", "perm8192_ls400_4to1_1MB_mixed", "perm8192_ls400_4to1_1MB_nscc", 128),
+               ("8:1", "perm8192_ls400_8to1_1MB_mixed", "perm8192_ls400_8to1_1MB_nscc", 128),
+               ("full 4MB 32 paths", "perm8192_ls400_4MB_mixed", "perm8192_ls400_4MB_nscc", 32)]
 SEEDS = [13, 1, 2]
 SEED_FIELDS = ["fabric", "seed", "htsim_mean_us", "htsim_tail_us", "htsim_trims",
                "ours_mean_us", "ours_tail_us", "ours_trims", "ours_cpu_s"]
@@ -162,10 +179,10 @@ def seeds_table(out_root, exp):
     """results_plan_seeds.csv: the oversubscribed points per seed, and their means."""
     old = kept(exp, "results_plan_seeds.csv", ("fabric", "seed"))
     rows = []
-    for fabric, stem, ref in SEED_POINTS:
+    for fabric, stem, ref, paths in SEED_POINTS:
         for seed in SEEDS:
-            h = htsim(ref, 128, seed)
-            o = ours(out_root, stem, 128, seed)
+            h = htsim(ref, paths, seed)
+            o = ours(out_root, stem, paths, seed)
             row = {"fabric": fabric, "seed": seed,
                    **both_sides(h, o, old.get((fabric, str(seed))))}
             if not h or "ours_mean_us" not in row:
@@ -176,7 +193,7 @@ def seeds_table(out_root, exp):
     print("| fabric | seeds | mean FCT, us: htsim 40ccb05 / ours | diff | tail FCT, us: htsim / "
           "ours | diff | trims: htsim / ours | diff |")
     print("|---|---|---|---|---|---|---|---|")
-    for fabric, _, _ in SEED_POINTS:
+    for fabric, _, _, _ in SEED_POINTS:
         rs = [r for r in rows if r["fabric"] == fabric]
         if not rs:
             continue

@@ -47,13 +47,25 @@ py=${PYTHON:-$HOME/.cache/rdma-lb/venv/bin/python}
 "$cli" sweep --config "$exp/perm128_ls400_nscc_failed1_mixed.toml,$exp/perm128_ls400_nscc_failed1_bitmap.toml" \
   --seed 4,5,6,7,8,9,10,11 -j "${JOBS:-1}" --out-root "$out"
 # The shipped 8,192-host plan (data/uec-htsim/shipped/) with htsim's default load balancer:
-# 1 MB (NSCC and RCCC) and 2 MB (NSCC) at -paths 128 / 64 / 32, seed 13 (1-2 min of CPU each).
+# 1, 2 and 4 MB, NSCC and RCCC, at -paths 128 / 64 / 32, seed 13 (1-7 min of CPU each).
 for p in 128 64 32; do
-  "$cli" sweep --config "$exp/perm8192_ls400_1MB_mixed.toml,$exp/perm8192_ls400_1MB_mixed_rccc.toml,$exp/perm8192_ls400_2MB_mixed.toml" \
+  "$cli" sweep --config "$exp/perm8192_ls400_1MB_mixed.toml,$exp/perm8192_ls400_1MB_mixed_rccc.toml,$exp/perm8192_ls400_2MB_mixed.toml,$exp/perm8192_ls400_2MB_mixed_rccc.toml,$exp/perm8192_ls400_4MB_mixed.toml,$exp/perm8192_ls400_4MB_mixed_rccc.toml" \
     --seed 13 --lb-params "num_entropies = $p" -j "${JOBS:-1}" --out-root "$out"
 done
-# The plan's -failed 1 and 4:1 / 8:1 oversubscribed fabrics, 1 MB, NSCC, -paths 128.
-"$cli" sweep --config "$exp/perm8192_ls400_failed1_1MB_mixed.toml,$exp/perm8192_ls400_4to1_1MB_mixed.toml,$exp/perm8192_ls400_8to1_1MB_mixed.toml" \
+# The 4 MB point at 32 paths again (its trims differ most), seed 1.
+"$cli" sweep --config "$exp/perm8192_ls400_4MB_mixed.toml" --seed 1 --lb-params "num_entropies = 32" \
+  -j "${JOBS:-1}" --out-root "$out"
+# The plan's -failed 1 and 4:1 / 8:1 oversubscribed fabrics, 1 MB, NSCC, -paths 128 / 64 / 32.
+for p in 128 64 32; do
+  "$cli" sweep --config "$exp/perm8192_ls400_failed1_1MB_mixed.toml,$exp/perm8192_ls400_4to1_1MB_mixed.toml,$exp/perm8192_ls400_8to1_1MB_mixed.toml" \
+    --seed 13 --lb-params "num_entropies = $p" -j "${JOBS:-1}" --out-root "$out"
+done
+# The plan at 200 G and 800 G, 1 MB: NSCC at -paths 128 / 32, RCCC at 128.
+for p in 128 32; do
+  "$cli" sweep --config "$exp/perm8192_ls200_1MB_mixed.toml,$exp/perm8192_ls800_1MB_mixed.toml" \
+    --seed 13 --lb-params "num_entropies = $p" -j "${JOBS:-1}" --out-root "$out"
+done
+"$cli" sweep --config "$exp/perm8192_ls200_1MB_mixed_rccc.toml,$exp/perm8192_ls800_1MB_mixed_rccc.toml" \
   --seed 13 --lb-params "num_entropies = 128" -j "${JOBS:-1}" --out-root "$out"
 # The 4:1 / 8:1 points' seed-to-seed spread (htsim's seed 1 is kept in data/ too).
 "$cli" sweep --config "$exp/perm8192_ls400_4to1_1MB_mixed.toml,$exp/perm8192_ls400_8to1_1MB_mixed.toml" \
