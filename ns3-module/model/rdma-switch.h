@@ -28,7 +28,7 @@
  * above when a packet's transmission starts -- it leaves the MMU's accounting (so also the
  * DataQueueLimit's occupancy) and is marked then. "end" keeps an MMU-admitted packet of queues
  * 1-7 charged while it is sent and does both when its last bit has left
- * (RdmaNetDevice::SetTransmitEndHandler): its own mark is decided from the packets waiting
+ * (RdmaNetDevice::SetTransmitEndHook): its own mark is decided from the packets waiting
  * behind it then, and until then it counts against DataQueueLimit (one packet less room for
  * those arriving meanwhile), as the UEC htsim's CompositeQueue (receivePacket, completeService).
  *
