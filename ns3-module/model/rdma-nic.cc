@@ -73,12 +73,22 @@ RdmaNic::DoDispose()
 }
 
 void
+RdmaNic::BindPort(const Ptr<RdmaNetDevice>& dev, bool receives)
+{
+    if (receives)
+    {
+        dev->SetFrameReceiveHook(
+            RdmaNetDevice::FrameReceiveHook::Of<RdmaNic, &RdmaNic::Receive>(this));
+    }
+    dev->SetDataSourceHook(RdmaNetDevice::DataSourceHook::Of<RdmaNic, &RdmaNic::NextPacket>(this));
+}
+
+void
 RdmaNic::Setup(Ptr<RdmaNetDevice> dev, uint32_t address)
 {
     m_dev = dev;
     m_address = address;
-    dev->SetFrameReceiveHook(RdmaNetDevice::FrameReceiveHook::Of<RdmaNic, &RdmaNic::Receive>(this));
-    dev->SetDataSourceHook(RdmaNetDevice::DataSourceHook::Of<RdmaNic, &RdmaNic::NextPacket>(this));
+    BindPort(dev, true);
 }
 
 uint8_t
@@ -96,8 +106,7 @@ RdmaNic::AddPort(Ptr<RdmaNetDevice> dev)
     }
     m_ports.push_back(dev);
     m_portState.emplace_back();
-    dev->SetFrameReceiveHook(RdmaNetDevice::FrameReceiveHook::Of<RdmaNic, &RdmaNic::Receive>(this));
-    dev->SetDataSourceHook(RdmaNetDevice::DataSourceHook::Of<RdmaNic, &RdmaNic::NextPacket>(this));
+    BindPort(dev, true);
     return static_cast<uint8_t>(m_ports.size() - 1);
 }
 
@@ -124,7 +133,7 @@ RdmaNic::SetupOnSwitch(Ptr<RdmaSwitch> sw,
     }
     for (const Ptr<RdmaNetDevice>& dev : ports)
     {
-        dev->SetDataSourceHook(RdmaNetDevice::DataSourceHook::Of<RdmaNic, &RdmaNic::NextPacket>(this));
+        BindPort(dev, false); // the switch receives; it hands this NIC its frames
     }
     sw->SetEndpoint(RdmaNetDevice::FrameReceiveHook::Of<RdmaNic, &RdmaNic::Receive>(this), address);
 }

@@ -272,6 +272,9 @@ class RdmaNic : public Object, private RdmaCcHost, private RdmaRecoveryHost
     void DoDispose() override;
 
   private:
+    /// Binds this NIC's hooks on port \p dev: it takes its packets from NextPacket, and, if
+    /// \p receives, its frames go to Receive (a NIC on a switch gets them from the switch)
+    void BindPort(const Ptr<RdmaNetDevice>& dev, bool receives);
     /// Attribute LossRecovery: a factory of an RdmaLossRecovery, set before the NIC's first
     /// flow (else a fatal error)
     void SetRecoveryFactory(ObjectFactory factory);

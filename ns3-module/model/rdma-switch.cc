@@ -277,12 +277,16 @@ RdmaSwitch::AddPort(Ptr<RdmaNetDevice> dev)
     dev->SetFrameReceiveHook(
         RdmaNetDevice::FrameReceiveHook::Of<RdmaSwitch, &RdmaSwitch::Receive>(this));
     dev->SetDequeueHook(RdmaNetDevice::DequeueHook::Of<RdmaSwitch, &RdmaSwitch::Dequeued>(this));
-    if (m_queueRelease == RELEASE_AT_END)
-    {
-        dev->SetTransmitEndHook(
-            RdmaNetDevice::TransmitEndHook::Of<RdmaSwitch, &RdmaSwitch::TransmitEnded>(this));
-    }
+    dev->SetTransmitEndHook(TransmitEndHookFor(m_queueRelease));
     return i;
+}
+
+RdmaNetDevice::TransmitEndHook
+RdmaSwitch::TransmitEndHookFor(uint32_t release)
+{
+    return release == RELEASE_AT_END
+               ? RdmaNetDevice::TransmitEndHook::Of<RdmaSwitch, &RdmaSwitch::TransmitEnded>(this)
+               : RdmaNetDevice::TransmitEndHook();
 }
 
 uint32_t
@@ -297,10 +301,7 @@ RdmaSwitch::SetQueueRelease(uint32_t release)
     m_queueRelease = release;
     for (const auto& dev : m_ports)
     {
-        dev->SetTransmitEndHook(
-            release == RELEASE_AT_END
-                ? RdmaNetDevice::TransmitEndHook::Of<RdmaSwitch, &RdmaSwitch::TransmitEnded>(this)
-                : RdmaNetDevice::TransmitEndHook());
+        dev->SetTransmitEndHook(TransmitEndHookFor(release));
     }
 }
 

@@ -290,6 +290,9 @@ class RdmaSwitch : public Object
                        uint32_t in);
     /// The ECN decision for a packet leaving queue \p q of port \p out now (EcnEnabled).
     void MarkEcn(uint32_t out, RdmaFrame* f, uint32_t q);
+    /// \return the hook a port calls at the end of a transmission under \p release (TransmitEnded
+    /// under RELEASE_AT_END, none under RELEASE_AT_START)
+    RdmaNetDevice::TransmitEndHook TransmitEndHookFor(uint32_t release);
     /// Sets QueueRelease and (un)registers TransmitEnded on every port.
     void SetQueueRelease(uint32_t release);
     /// \return QueueRelease
