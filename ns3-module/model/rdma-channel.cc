@@ -37,7 +37,7 @@ RdmaChannel::GetTypeId()
             .AddAttribute("Delay",
                           "One-way propagation delay of the link",
                           TimeValue(MicroSeconds(1)),
-                          MakeTimeAccessor(&RdmaChannel::m_delay),
+                          MakeTimeAccessor(&RdmaChannel::SetDelay, &RdmaChannel::GetDelay),
                           MakeTimeChecker())
             .AddTraceSource("Loss",
                             "A packet was lost because the link was (or went) down",
@@ -46,9 +46,62 @@ RdmaChannel::GetTypeId()
     return tid;
 }
 
+RdmaLinkDirection::RdmaLinkDirection(RdmaChannel* channel, uint32_t dstIndex)
+    : m_channel(channel),
+      m_dstIndex(dstIndex)
+{
+}
+
+bool
+RdmaLinkDirection::TransmitStart(RdmaFramePtr f, Time txTime)
+{
+    if (m_blocked)
+    {
+        m_channel->m_lossTrace(*f);
+        return false;
+    }
+    if (m_remote)
+    {
+        return m_channel->SendRemote(std::move(f), m_dstIndex, txTime);
+    }
+    Launch(std::move(f), txTime + m_delay);
+    return true;
+}
+
+void
+RdmaLinkDirection::Launch(RdmaFramePtr f, const Time& delay)
+{
+    m_inFlight.push_back({std::move(f), m_epoch});
+    if (m_context == UINT32_MAX)
+    {
+        m_context = m_dst->GetNode()->GetId();
+    }
+    Ref(); // the scheduler's reference, released after the arrival
+    Simulator::ScheduleWithContext(m_context, delay, this);
+}
+
+void
+RdmaLinkDirection::Notify()
+{
+    InFlight& head = m_inFlight.front();
+    RdmaFramePtr f = std::move(head.frame);
+    const uint32_t epoch = head.epoch;
+    m_inFlight.pop_front();
+    if (!m_inFlight.empty())
+    {
+        RdmaFramePrefetch(m_inFlight.front().frame.get());
+    }
+    // Sends stop while blocked, and going down starts a new epoch: the epoch decides.
+    if (epoch != m_epoch)
+    {
+        m_channel->m_lossTrace(*f);
+        return;
+    }
+    m_dst->Receive(std::move(f));
+}
+
 RdmaChannel::RdmaChannel()
-    : m_deliverTo0(Create<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo0>>(this)),
-      m_deliverTo1(Create<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo1>>(this))
+    : m_dir{Create<RdmaLinkDirection>(this, 0), Create<RdmaLinkDirection>(this, 1)}
 {
 }
 
@@ -56,68 +109,20 @@ void
 RdmaChannel::Attach(Ptr<RdmaNetDevice> device)
 {
     NS_ABORT_MSG_IF(m_nDevices >= 2, "RdmaChannel: a link has exactly two ends");
+    m_dir[m_nDevices]->m_dst = PeekPointer(device);
     m_dev[m_nDevices++] = device;
+}
+
+RdmaLinkDirection*
+RdmaChannel::GetDirectionFrom(const RdmaNetDevice* src) const
+{
+    return PeekPointer(m_dir[(m_dev[0] == src) ? 1 : 0]);
 }
 
 bool
 RdmaChannel::TransmitStart(RdmaFramePtr f, const RdmaNetDevice* src, Time txTime)
 {
-    uint32_t dst = (m_dev[0] == src) ? 1 : 0;
-    if (m_down || m_dirDown[dst])
-    {
-        m_lossTrace(*f);
-        return false;
-    }
-    if (m_remote[dst])
-    {
-        return SendRemote(std::move(f), dst, txTime);
-    }
-    m_inFlight[dst].push_back({std::move(f), Epoch(dst)});
-    if (m_context[dst] == UINT32_MAX)
-    {
-        m_context[dst] = m_dev[dst]->GetNode()->GetId();
-    }
-    const uint32_t context = m_context[dst];
-    if (dst == 0)
-    {
-        m_deliverTo0->ScheduleWithContext(context, txTime + m_delay);
-    }
-    else
-    {
-        m_deliverTo1->ScheduleWithContext(context, txTime + m_delay);
-    }
-    return true;
-}
-
-void
-RdmaChannel::DeliverTo0()
-{
-    Deliver(0);
-}
-
-void
-RdmaChannel::DeliverTo1()
-{
-    Deliver(1);
-}
-
-void
-RdmaChannel::Deliver(uint32_t dstIndex)
-{
-    InFlight& head = m_inFlight[dstIndex].front();
-    RdmaFramePtr f = std::move(head.frame);
-    const uint64_t epoch = head.epoch;
-    m_inFlight[dstIndex].pop_front();
-    if (!m_inFlight[dstIndex].empty())
-    {
-        RdmaFramePrefetch(m_inFlight[dstIndex].front().frame.get());
-    }
-    if (m_down || m_dirDown[dstIndex] || epoch != Epoch(dstIndex))
-    {
-        m_lossTrace(*f);
-        return;
-    }
-    m_dev[dstIndex]->Receive(std::move(f));
+    return GetDirectionFrom(src)->TransmitStart(std::move(f), txTime);
 }
 
 void
@@ -126,22 +131,26 @@ RdmaChannel::SetDown(bool down)
     NS_LOG_FUNCTION(this << down);
     if (down && !m_down)
     {
-        ++m_epoch;
+        ++m_dir[0]->m_epoch;
+        ++m_dir[1]->m_epoch;
     }
     m_down = down;
+    UpdateBlocked();
+}
+
+void
+RdmaChannel::UpdateBlocked()
+{
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        m_dir[i]->m_blocked = m_down || m_dirDown[i];
+    }
 }
 
 bool
 RdmaChannel::IsDown() const
 {
     return m_down;
-}
-
-uint64_t
-RdmaChannel::Epoch(uint32_t dstIndex) const
-{
-    // Both counters only grow, so their sum changes whenever either does.
-    return m_epoch + m_dirEpoch[dstIndex];
 }
 
 void
@@ -153,9 +162,10 @@ RdmaChannel::SetDirectionDown(Ptr<const RdmaNetDevice> sender, bool down)
     uint32_t dst = (m_dev[0] == sender) ? 1 : 0;
     if (down && !m_dirDown[dst])
     {
-        ++m_dirEpoch[dst];
+        ++m_dir[dst]->m_epoch;
     }
     m_dirDown[dst] = down;
+    UpdateBlocked();
 }
 
 bool
@@ -169,6 +179,14 @@ Time
 RdmaChannel::GetDelay() const
 {
     return m_delay;
+}
+
+void
+RdmaChannel::SetDelay(Time delay)
+{
+    m_delay = delay;
+    m_dir[0]->m_delay = delay;
+    m_dir[1]->m_delay = delay;
 }
 
 Ptr<RdmaNetDevice>
@@ -211,7 +229,7 @@ RdmaChannel::EnableRemote()
     for (uint32_t i = 0; i < 2; ++i)
     {
         const bool mine = m_dev[i]->GetNode()->GetSystemId() == me;
-        m_remote[i] = !mine;
+        m_dir[i]->m_remote = !mine;
         if (mine)
         {
             RdmaRemoteAttach(m_dev[i]);
@@ -247,27 +265,13 @@ RdmaChannel::ReceiveRemoteFrame(Ptr<const RdmaNetDevice> dst, const RdmaRemoteFr
     f->header = m.header; // every field as the sender had it (Make keeps the wire's only)
     f->sizeBytes = m.sizeBytes;
     f->lbTag = m.lbTag;
-    // In arrival order: one direction's frames come in their sending order, and arrive in it.
-    m_inFlight[dstIndex].push_back({std::move(f), Epoch(dstIndex)});
-    if (m_context[dstIndex] == UINT32_MAX)
-    {
-        m_context[dstIndex] = m_dev[dstIndex]->GetNode()->GetId();
-    }
-    // The arrival itself, ordered among its time's events as the sender's schedule would have
-    // been on one rank.
+    // The arrival, in arrival order (one direction's frames come in their sending order), and
+    // ordered among its time's events as the sender's schedule would have been on one rank.
     if (m.hasKey)
     {
         RdmaWheelScheduler::SetNextTieKey(m.key);
     }
-    const Time delay = arrival - Simulator::Now();
-    if (dstIndex == 0)
-    {
-        m_deliverTo0->ScheduleWithContext(m_context[0], delay);
-    }
-    else
-    {
-        m_deliverTo1->ScheduleWithContext(m_context[1], delay);
-    }
+    m_dir[dstIndex]->Launch(std::move(f), arrival - Simulator::Now());
 }
 
 bool

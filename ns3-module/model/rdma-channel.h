@@ -20,9 +20,9 @@
 
 #include "rdma-fifo.h"
 #include "rdma-frame.h"
-#include "rdma-reusable-event.h"
 
 #include "ns3/channel.h"
+#include "ns3/event-impl.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/traced-callback.h"
@@ -34,6 +34,67 @@ namespace ns3
 class RdmaNetDevice;
 class Packet;
 struct RdmaRemoteFrame;
+
+class RdmaChannel;
+
+/**
+ * \ingroup rdma-lb
+ * One direction of an RdmaChannel: the frames in flight towards one end, in sending order (a
+ * link delivers in sending order: the sender serialises and the delay is constant), and the
+ * event of their arrivals. The object is that event itself, scheduled once per frame (the
+ * scheduler keeps one reference per pending arrival, as RdmaReusableEvent; never cancelled),
+ * and what a send and an arrival read lies in its first cache line: an arrival reads the
+ * object the scheduler fetches ahead of it (RdmaWheelScheduler) and not the channel
+ * (doc/performance.md, "Sixth round").
+ */
+class alignas(64) RdmaLinkDirection : public EventImpl
+{
+  public:
+    /// \param channel the link; \param dstIndex the end it delivers to (0 or 1)
+    RdmaLinkDirection(RdmaChannel* channel, uint32_t dstIndex);
+
+    /**
+     * Sends \p f; it reaches the end after \p txTime + the link's delay.
+     * \return false if the link or this direction is down (the frame is lost)
+     */
+    bool TransmitStart(RdmaFramePtr f, Time txTime);
+
+    /// \return whether the end is on another rank (RdmaChannel::EnableRemote made it remote;
+    /// the per-packet form of RdmaChannel::IsCrossRank, which reads both nodes)
+    bool IsRemote() const
+    {
+        return m_remote;
+    }
+
+  private:
+    friend class RdmaChannel;
+
+    /// The oldest frame in flight arrives.
+    void Notify() override;
+    /// Puts \p f in flight and schedules its arrival \p delay from now.
+    void Launch(RdmaFramePtr f, const Time& delay);
+
+    /// A frame in flight and the epoch of the direction when it was sent.
+    struct InFlight
+    {
+        RdmaFramePtr frame;
+        uint32_t epoch{0};
+    };
+
+    // First line: the EventImpl (16 bytes; these two flags fill its tail) and what a hop reads.
+    bool m_blocked{false}; //!< the link or this direction is down: sends are lost
+    bool m_remote{false};  //!< the end is on another rank (RdmaChannel::EnableRemote)
+    RdmaFifo<InFlight> m_inFlight;
+    RdmaNetDevice* m_dst{nullptr}; //!< the end (the channel holds its Ptr)
+    Time m_delay;                  //!< the link's propagation delay
+    /// Incremented when the link or this direction goes down: frames in flight from an older
+    /// epoch are lost on arrival.
+    uint32_t m_epoch{0};
+    uint32_t m_context{UINT32_MAX}; //!< the end's node id (its arrivals' context), at first use
+    // Second line: the rest.
+    RdmaChannel* m_channel; //!< the link (it outlives every arrival)
+    uint32_t m_dstIndex;    //!< the end's index on the link
+};
 
 /**
  * \ingroup rdma-lb
@@ -48,6 +109,8 @@ class RdmaChannel : public Channel
 
     /// Connects \p device as one of the two ends.
     void Attach(Ptr<RdmaNetDevice> device);
+    /// \return the direction in which \p src (an end) sends; the device sends through it
+    RdmaLinkDirection* GetDirectionFrom(const RdmaNetDevice* src) const;
     /**
      * Sends \p f from \p src; it reaches the other end after \p txTime + delay. The channel
      * holds the frame while it is in flight and hands it on to the receiver.
@@ -68,6 +131,8 @@ class RdmaChannel : public Channel
     bool IsDirectionDown(Ptr<const RdmaNetDevice> sender) const;
     /// \return the propagation delay
     Time GetDelay() const;
+    /// Sets the propagation delay (attribute Delay).
+    void SetDelay(Time delay);
     /// \return the device at the other end from \p d
     Ptr<RdmaNetDevice> GetPeer(Ptr<const RdmaNetDevice> d) const;
 
@@ -93,40 +158,20 @@ class RdmaChannel : public Channel
 #endif
 
   private:
+    friend class RdmaLinkDirection;
+
     /// Sends \p f towards end \p dst, owned by another rank, through MPI.
     bool SendRemote(RdmaFramePtr f, uint32_t dst, Time txTime);
-
-    /// The packet at the head of m_inFlight[dstIndex] arrives.
-    void Deliver(uint32_t dstIndex);
-    /// Deliver(0) and Deliver(1), as the two directions' reusable events call them.
-    void DeliverTo0();
-    void DeliverTo1();
-    /// \return the epoch of the direction towards end \p dstIndex: changes when the link or
-    /// that direction goes down (in-flight packets of older epochs are lost)
-    uint64_t Epoch(uint32_t dstIndex) const;
+    /// Recomputes each direction's m_blocked (after an up/down change).
+    void UpdateBlocked();
 
     Time m_delay;
     Ptr<RdmaNetDevice> m_dev[2];
-    /// The node id of end i (the context of its arrival events), read at its first arrival.
-    uint32_t m_context[2]{UINT32_MAX, UINT32_MAX};
     uint32_t m_nDevices{0};
     bool m_down{false};
-    bool m_remote[2]{false, false}; //!< end i is on another rank (EnableRemote)
-    uint64_t m_epoch{0}; //!< incremented when the link goes down: in-flight packets are lost
-    bool m_dirDown[2]{false, false};  //!< the direction towards end i is down (SetDirectionDown)
-    uint64_t m_dirEpoch[2]{0, 0};     //!< incremented when the direction towards end i goes down
-    /// A packet in flight and the epoch of its direction when it was sent.
-    struct InFlight
-    {
-        RdmaFramePtr frame;
-        uint64_t epoch{0};
-    };
-    /// Packets in flight towards end i, in arrival order (a link delivers in sending order: the
-    /// sender serialises and the delay is constant), so an arrival event needs no argument.
-    RdmaFifo<InFlight> m_inFlight[2];
-    /// The arrival events towards end 0 and end 1, one object each, scheduled once per packet.
-    Ptr<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo0>> m_deliverTo0;
-    Ptr<RdmaReusableEvent<RdmaChannel, &RdmaChannel::DeliverTo1>> m_deliverTo1;
+    bool m_dirDown[2]{false, false}; //!< the direction towards end i is down (SetDirectionDown)
+    /// The directions towards end 0 and end 1.
+    Ptr<RdmaLinkDirection> m_dir[2];
     RdmaFrameTrace<> m_lossTrace;
 };
 

@@ -3,14 +3,17 @@
  * in flight. One contiguous ring, allocated at the first push and doubled when full. A
  * std::deque allocates a 512-byte block and its map when it is constructed: with eight
  * queues per port and two directions per link, that was 16 MiB of empty queues on the REPS
- * paper's 1,024-host fabric (ns3-module/doc/performance.md, "Memory").
+ * paper's 1,024-host fabric (ns3-module/doc/performance.md, "Memory"). The FIFO itself is 24
+ * bytes (a pointer and three 32-bit counters), so that a port's queue and its byte count share
+ * a cache line (performance.md, "Sixth round").
  */
 #ifndef RDMA_FIFO_H
 #define RDMA_FIFO_H
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <utility>
-#include <vector>
 
 namespace ns3
 {
@@ -60,14 +63,14 @@ class RdmaFifo
     void pop_front()
     {
         m_ring[m_head] = T{};
-        m_head = (m_head + 1) & (m_ring.size() - 1);
+        m_head = (m_head + 1) & (m_capacity - 1);
         --m_size;
     }
 
     /// \return the newest element (the FIFO must not be empty)
     T& back()
     {
-        return m_ring[(m_head + m_size - 1) & (m_ring.size() - 1)];
+        return m_ring[(m_head + m_size - 1) & (m_capacity - 1)];
     }
 
     /// Removes the newest element (the FIFO must not be empty).
@@ -80,7 +83,8 @@ class RdmaFifo
     /// Removes every element and frees the ring.
     void clear()
     {
-        std::vector<T>().swap(m_ring);
+        m_ring.reset();
+        m_capacity = 0;
         m_head = 0;
         m_size = 0;
     }
@@ -91,9 +95,9 @@ class RdmaFifo
     void PrefetchNextSlot() const
     {
 #if defined(__GNUC__)
-        if (m_size < m_ring.size())
+        if (m_size < m_capacity)
         {
-            __builtin_prefetch(&m_ring[(m_head + m_size) & (m_ring.size() - 1)], 1);
+            __builtin_prefetch(&m_ring[(m_head + m_size) & (m_capacity - 1)], 1);
         }
 #endif
     }
@@ -101,28 +105,31 @@ class RdmaFifo
     /// \return the slot after the newest element, growing the ring when it is full
     T& Slot()
     {
-        if (m_size == m_ring.size())
+        if (m_size == m_capacity)
         {
             Grow();
         }
-        return m_ring[(m_head + m_size) & (m_ring.size() - 1)];
+        return m_ring[(m_head + m_size) & (m_capacity - 1)];
     }
 
     /// Doubles the ring (4 slots at the first push), the oldest element first.
     void Grow()
     {
-        std::vector<T> bigger(m_ring.empty() ? 4 : 2 * m_ring.size());
-        for (std::size_t i = 0; i < m_size; ++i)
+        const uint32_t capacity = m_capacity == 0 ? 4 : 2 * m_capacity;
+        std::unique_ptr<T[]> bigger(new T[capacity]());
+        for (uint32_t i = 0; i < m_size; ++i)
         {
-            bigger[i] = std::move(m_ring[(m_head + i) & (m_ring.size() - 1)]);
+            bigger[i] = std::move(m_ring[(m_head + i) & (m_capacity - 1)]);
         }
-        m_ring.swap(bigger);
+        m_ring = std::move(bigger);
+        m_capacity = capacity;
         m_head = 0;
     }
 
-    std::vector<T> m_ring; //!< capacity: 0 or a power of two
-    std::size_t m_head{0}; //!< index of the oldest element
-    std::size_t m_size{0}; //!< elements queued
+    std::unique_ptr<T[]> m_ring; //!< m_capacity slots
+    uint32_t m_head{0};          //!< index of the oldest element
+    uint32_t m_size{0};          //!< elements queued
+    uint32_t m_capacity{0};      //!< 0 or a power of two
 };
 
 } // namespace ns3

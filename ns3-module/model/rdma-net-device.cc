@@ -104,7 +104,8 @@ RdmaNetDevice::DoDispose()
 {
     for (auto& q : m_queues)
     {
-        q.clear();
+        q.frames.clear();
+        q.bytes = 0;
     }
     m_nonEmpty = 0;
     for (auto& e : m_resumeEvent)
@@ -112,6 +113,7 @@ RdmaNetDevice::DoDispose()
         e.Cancel();
     }
     m_channel = nullptr;
+    m_txLink = nullptr;
     m_node = nullptr;
     m_receiveErrorModel = nullptr;
     m_frameReceive = {};
@@ -133,6 +135,7 @@ RdmaNetDevice::Attach(Ptr<RdmaChannel> channel)
 {
     m_channel = channel;
     channel->Attach(this);
+    m_txLink = channel->GetDirectionFrom(this);
 }
 
 void
@@ -145,10 +148,10 @@ void
 RdmaNetDevice::Enqueue(RdmaFramePtr f, uint32_t q, uint32_t meta)
 {
     NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
-    m_queueBytes[q] += f->sizeBytes;
-    m_queues[q].push_back({std::move(f), meta});
+    m_queues[q].bytes += f->sizeBytes;
+    m_queues[q].frames.push_back({std::move(f), meta});
     m_nonEmpty |= 1U << q;
-    m_queueLengthTrace(q, m_queueBytes[q]);
+    m_queueLengthTrace(q, m_queues[q].bytes);
     TriggerTransmit();
 }
 
@@ -156,20 +159,20 @@ RdmaFramePtr
 RdmaNetDevice::PopNewest(uint32_t q, uint32_t& meta)
 {
     NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
-    if (m_queues[q].empty())
+    if (m_queues[q].frames.empty())
     {
         return nullptr;
     }
-    Queued& tail = m_queues[q].back();
+    Queued& tail = m_queues[q].frames.back();
     RdmaFramePtr f = std::move(tail.frame);
     meta = tail.meta;
-    m_queues[q].pop_back();
-    if (m_queues[q].empty())
+    m_queues[q].frames.pop_back();
+    if (m_queues[q].frames.empty())
     {
         m_nonEmpty &= ~(1U << q);
     }
-    m_queueBytes[q] -= f->sizeBytes;
-    m_queueLengthTrace(q, m_queueBytes[q]);
+    m_queues[q].bytes -= f->sizeBytes;
+    m_queueLengthTrace(q, m_queues[q].bytes);
     return f;
 }
 
@@ -209,20 +212,20 @@ RdmaNetDevice::Dequeue()
     {
         return nullptr;
     }
-    Queued& head = m_queues[q].front();
+    Queued& head = m_queues[q].frames.front();
     RdmaFramePtr f = std::move(head.frame);
     const uint32_t meta = head.meta;
-    m_queues[q].pop_front();
-    if (m_queues[q].empty())
+    m_queues[q].frames.pop_front();
+    if (m_queues[q].frames.empty())
     {
         m_nonEmpty &= ~(1U << q);
     }
     else
     {
-        RdmaFramePrefetch(m_queues[q].front().frame.get());
+        RdmaFramePrefetch(m_queues[q].frames.front().frame.get());
     }
-    m_queueBytes[q] -= f->sizeBytes;
-    m_queueLengthTrace(q, m_queueBytes[q]);
+    m_queues[q].bytes -= f->sizeBytes;
+    m_queueLengthTrace(q, m_queues[q].bytes);
     m_lastQueue = q;
     m_lastMeta = meta;
     if (m_dequeue)
@@ -256,16 +259,16 @@ RdmaNetDevice::TransmitNext()
     {
         // The channel keeps the frame until it arrives, after TransmitComplete (scheduled
         // first); a link between ranks sends it away now, so it cannot be reported later.
-        NS_ABORT_MSG_IF(m_channel->IsCrossRank(),
+        NS_ABORT_MSG_IF(m_txLink->IsRemote(),
                         "RdmaNetDevice: a transmit-end handler (RdmaSwitch::QueueRelease end) "
                         "on a link between ranks is not supported");
         RdmaFrame* onLink = f.get();
         const uint32_t size = f->sizeBytes;
-        const bool sent = m_channel->TransmitStart(std::move(f), this, txTime);
+        const bool sent = m_txLink->TransmitStart(std::move(f), txTime);
         m_inService = {sent ? onLink : nullptr, size, m_lastQueue, m_lastMeta, true};
         return;
     }
-    m_channel->TransmitStart(std::move(f), this, txTime);
+    m_txLink->TransmitStart(std::move(f), txTime);
 }
 
 Time
@@ -525,16 +528,16 @@ RdmaNetDevice::GetDataRate() const
 uint64_t
 RdmaNetDevice::GetQueueBytes(uint32_t q) const
 {
-    return q < N_QUEUES ? m_queueBytes[q] : 0;
+    return q < N_QUEUES ? m_queues[q].bytes : 0;
 }
 
 uint64_t
 RdmaNetDevice::GetTotalQueueBytes() const
 {
     uint64_t s = 0;
-    for (uint64_t b : m_queueBytes)
+    for (const PortQueue& q : m_queues)
     {
-        s += b;
+        s += q.bytes;
     }
     return s;
 }

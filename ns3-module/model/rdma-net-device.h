@@ -41,6 +41,7 @@ namespace ns3
 {
 
 class RdmaChannel;
+class RdmaLinkDirection;
 class RdmaHeader;
 
 /**
@@ -249,6 +250,12 @@ class alignas(64) RdmaNetDevice : public NetDevice
         RdmaFramePtr frame;
         uint32_t meta{NO_META};
     };
+    /// A priority queue: its frames and their bytes, on one half of a cache line.
+    struct alignas(32) PortQueue
+    {
+        RdmaFifo<Queued> frames;
+        uint64_t bytes{0};
+    };
     /// The frame in transmission, for the TransmitEndHandler (set only while one is).
     struct InService
     {
@@ -274,10 +281,11 @@ class alignas(64) RdmaNetDevice : public NetDevice
     // ... queueing and sending ...
     DequeueHook m_dequeue;
     DataSourceHook m_dataSource;
-    Ptr<RdmaChannel> m_channel;
+    RdmaLinkDirection* m_txLink{nullptr}; //!< the direction of m_channel this port sends in
     /// The transmit-complete event (one pending at most: while m_busy), scheduled per packet.
     Ptr<RdmaReusableEvent<RdmaNetDevice, &RdmaNetDevice::TransmitComplete>> m_txComplete;
-    uint32_t m_nonEmpty{0}; //!< bit q set: m_queues[q] holds a packet (one word to scan, not 8 queues)
+    /// bit q set: m_queues[q] holds a frame (one word to scan, not 8 queues)
+    uint32_t m_nonEmpty{0};
     uint32_t m_lastRr{0};
     uint32_t m_lastQueue{0};      //!< Dequeue: the queue of the frame it returned
     uint32_t m_lastMeta{NO_META}; //!< Dequeue: that frame's meta
@@ -289,10 +297,10 @@ class alignas(64) RdmaNetDevice : public NetDevice
     TracedCallback<uint32_t, uint64_t> m_queueLengthTrace;
     std::array<TxTimeEntry, 2> m_txTimes; //!< the last two sizes sent
     TransmitEndHook m_transmitEnd;
-    std::array<uint64_t, N_QUEUES> m_queueBytes{};
-    std::array<RdmaFifo<Queued>, N_QUEUES> m_queues;
+    std::array<PortQueue, N_QUEUES> m_queues;
     InService m_inService;
     // ... and the rest.
+    Ptr<RdmaChannel> m_channel;
     Ptr<Node> m_node;
     Mac48Address m_address;
     uint16_t m_mtu{1500};

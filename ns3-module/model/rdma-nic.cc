@@ -54,6 +54,7 @@ RdmaNic::DoDispose()
             m_cc->Stop(qp);
         }
         qp.rtoEvent.Cancel();
+        qp.rtoArmed = false;
         qp.lbEvent.Cancel();
     }
     m_wakeEvent.Cancel();
@@ -538,6 +539,7 @@ RdmaNic::Complete(QpIterator it)
     RdmaQueuePair& qp = it->second;
     m_cc->Stop(qp);
     qp.rtoEvent.Cancel();
+    qp.rtoArmed = false;
     qp.lbEvent.Cancel();
     qp.rec.finish = Simulator::Now();
     // The receiver's counters; its RX state is deleted, as the reference's completion does.

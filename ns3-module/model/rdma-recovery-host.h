@@ -107,6 +107,9 @@ struct RdmaQueuePair
     // Loss recovery.
     Time rtoDeadline;            //!< retransmission deadline (Time::Max() = none)
     EventId rtoEvent;            //!< the event checking rtoDeadline
+    /// rtoEvent is pending: rtoEvent.IsRunning() without reading the event object (a cache
+    /// miss per ACK); set where it is scheduled, cleared when it runs
+    bool rtoArmed{false};
     std::map<uint64_t, uint64_t> sack; //!< IRN: SACKed blocks, start -> end
     bool irnRecovery{false};     //!< IRN: in recovery
     uint64_t irnRecoverySeq{0};  //!< IRN: leave recovery when sndUna reaches this

@@ -899,7 +899,7 @@ RdmaUetRecovery::ArmRto(RdmaQueuePair& qp)
     }
     qp.rtoDeadline = u.outstanding.Oldest().first + Settings().m_uetRto;
     // One event per queue pair; it re-checks the deadline when it fires (moved lazily later).
-    if (!qp.rtoEvent.IsRunning() ||
+    if (!qp.rtoArmed ||
         qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
     {
         qp.rtoEvent.Cancel();
@@ -908,6 +908,7 @@ RdmaUetRecovery::ArmRto(RdmaQueuePair& qp)
                                           &RdmaUetRecovery::RtoCheck,
                                           this,
                                           qp.qpn);
+        qp.rtoArmed = true;
     }
 }
 
@@ -920,6 +921,7 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
         return;
     }
     RdmaQueuePair& qp = it->second;
+    qp.rtoArmed = false;
     if (!qp.uet || qp.uet->outstanding.Empty())
     {
         return;
@@ -930,6 +932,7 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
     if (now < deadline)
     {
         qp.rtoEvent = Simulator::Schedule(deadline - now, &RdmaUetRecovery::RtoCheck, this, qpn);
+        qp.rtoArmed = true;
         return;
     }
     // The oldest outstanding packet timed out: resend it, blame its entropy.

@@ -131,11 +131,12 @@ RdmaRoceRecovery::ArmRtoIn(RdmaQueuePair& qp, Time rto)
     Time now = Simulator::Now();
     qp.rtoDeadline = now + rto;
     // One event per queue pair; it re-checks the (lazily moved) deadline when it fires.
-    if (!qp.rtoEvent.IsRunning() ||
+    if (!qp.rtoArmed ||
         qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
     {
         qp.rtoEvent.Cancel();
         qp.rtoEvent = Simulator::Schedule(rto, &RdmaRoceRecovery::RtoCheck, this, qp.qpn);
+        qp.rtoArmed = true;
     }
 }
 
@@ -148,11 +149,13 @@ RdmaRoceRecovery::RtoCheck(uint16_t qpn)
         return;
     }
     RdmaQueuePair& qp = it->second;
+    qp.rtoArmed = false;
     Time now = Simulator::Now();
     if (now < qp.rtoDeadline)
     {
         qp.rtoEvent =
             Simulator::Schedule(qp.rtoDeadline - now, &RdmaRoceRecovery::RtoCheck, this, qpn);
+        qp.rtoArmed = true;
         return;
     }
     qp.rtoDeadline = Time::Max();

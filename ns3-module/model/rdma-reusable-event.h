@@ -1,6 +1,7 @@
 /*
- * rdma-lb: one event object scheduled over and over for the per-packet-hop events (a link's
- * delivery, a port's transmit-complete).
+ * rdma-lb: one event object scheduled over and over for a per-packet-hop event (a port's
+ * transmit-complete; a link direction's arrivals, RdmaLinkDirection, work the same way with
+ * the direction's state in the event object itself).
  *
  * ns-3's Simulator::Schedule(delay, &T::Method, obj) allocates an EventMemberImpl for every
  * call and frees it after the call: two allocations and frees per packet-hop, and the first

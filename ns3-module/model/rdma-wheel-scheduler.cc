@@ -499,8 +499,15 @@ RdmaWheelScheduler::RemoveNext()
         else
         {
             // The next event of this time step is the next removed unless one is scheduled
-            // for it first: read its node (written microseconds ago) while this one runs.
-            __builtin_prefetch(&m_nodes[s.head]);
+            // for it first. Its node was fetched while this one ran (below, one event ago):
+            // fetch the event object it names, which the simulator reads first, and the node
+            // after it, while this event runs.
+            const Node& next = m_nodes[s.head];
+            __builtin_prefetch(next.ev.impl);
+            if (next.next != NIL)
+            {
+                __builtin_prefetch(&m_nodes[next.next]);
+            }
         }
     }
     m_base = ev.key.m_ts;
