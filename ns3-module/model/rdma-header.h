@@ -107,6 +107,11 @@ class RdmaHeader : public Header
     /// ACK with FLAG_ACK_REQUEST (UET, coalesced ACKs): bit i = the packet at sackSeq + i
     /// payloads was received (htsim's 64-packet SACK bitmap)
     uint64_t sackBitmap{0};
+    /// ACK/NACK (uet): the receiver's count of the wire bytes of the new, untrimmed data
+    /// packets of the flow, modulo 2^32 (htsim's recvd_bytes; RdmaUetRecovery Inflight
+    /// received-bytes). Model metadata beside the header, as htsim's is beside its ACK's 64
+    /// bytes: neither serialised nor kept by OnTheWire (RdmaUetRecovery::SendHeader copies it).
+    uint32_t recvdBytes{0};
     /// Data: the sender's queue-pair number (model metadata in the UDP checksum, which the
     /// reference leaves zero); ACK/NACK: echoed (in the padding). The NICs key a flow by it,
     /// so the UDP ports are free to be the reference's (quirk flow-ports) or the entropy.

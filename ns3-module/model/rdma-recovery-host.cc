@@ -296,6 +296,7 @@ RdmaRecoveryHost::ReplyHeader(const RdmaHeader& h, const RdmaRxState& rx, RdmaHe
     a.echoSeq = h.seq;
     a.flags = h.ecn != 0 ? FLAG_ECN_ECHO : 0;
     a.seq = static_cast<uint32_t>(rx.expected);
+    a.recvdBytes = rx.uetRecvdBytes;
     return a;
 }
 

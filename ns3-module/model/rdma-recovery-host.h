@@ -147,6 +147,7 @@ struct RdmaRxState
     uint64_t size{0};          //!< the flow's bytes (0 = not announced)
     bool delivered{false};     //!< FlowDelivered has fired
     uint32_t uetAccepted{0};   //!< UET coalesced ACKs: wire bytes accepted since the last ACK
+    uint32_t uetRecvdBytes{0}; //!< UET: wire bytes of the new data received (mod 2^32)
     bool uetAckRequest{false}; //!< UET: an AR packet arrived; ACK again once in order
     /// A NIC of several ports: the port of this flow's ACKs/NACKs (RdmaNic::ExpectFlow), -1 =
     /// the port the reply's own fields hash to (RdmaRecoveryHost::FeedbackDevice)

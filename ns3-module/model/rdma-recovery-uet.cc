@@ -100,6 +100,18 @@ RdmaUetRecovery::GetTypeId()
                                           "every-ack",
                                           RdmaUetRecovery::NSCC_FEEDBACK_HTSIM,
                                           "htsim"))
+            .AddAttribute("Inflight",
+                          "What takes bytes out of flight: named-packets, each packet an "
+                          "acknowledgement names (ours); received-bytes, the growth of the "
+                          "receiver's count of new data bytes that every ACK carries, a NACK "
+                          "taking out only its trimmed packet (the UEC htsim's "
+                          "UecSrc::processAck)",
+                          EnumValue(RdmaUetRecovery::INFLIGHT_NAMED_PACKETS),
+                          MakeEnumAccessor(&RdmaUetRecovery::m_inflight),
+                          MakeEnumChecker(RdmaUetRecovery::INFLIGHT_NAMED_PACKETS,
+                                          "named-packets",
+                                          RdmaUetRecovery::INFLIGHT_RECEIVED_BYTES,
+                                          "received-bytes"))
             .AddAttribute("Cc",
                           "The congestion control: mprdma (htsim's window, the REPS "
                           "artifact's; rdma-uet.h), nscc (the Ultra Ethernet transport's NSCC "
@@ -207,8 +219,11 @@ RdmaUetAckRequest(uint64_t inflightBytes,
                   bool last,
                   bool repsRule)
 {
-    const uint64_t after = inflightBytes + wireBytes; // in flight once this packet is sent
-    return resend || last || (repsRule ? after : after + wireBytes) >= windowBytes;
+    // In flight once this packet is sent, signed (Inflight received-bytes may dip below zero).
+    const auto after = static_cast<int64_t>(inflightBytes + wireBytes);
+    const auto wire = static_cast<int64_t>(wireBytes);
+    return resend || last ||
+           (repsRule ? after : after + wire) >= static_cast<int64_t>(windowBytes);
 }
 
 uint64_t
@@ -354,7 +369,9 @@ RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         return m_host->TimeToSend(qp, now, wake); // no window
     }
-    if (u.windowBytes <= u.inflightBytes)
+    // In flight read as signed: under Inflight received-bytes it may dip below zero, as htsim's.
+    const int64_t inflight = static_cast<int64_t>(u.inflightBytes);
+    if (static_cast<int64_t>(u.windowBytes) <= inflight)
     {
         return false; // window-bound: an ACK, NACK or timeout kicks the port
     }
@@ -363,7 +380,7 @@ RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
         // NSCC sends a packet only if it fits (htsim can_send_NSCC: cwnd >= in flight + size).
         const uint64_t seq = u.rtx.empty() ? qp.sndNxt : *u.rtx.begin();
         const uint64_t wire = PayloadAt(qp, seq) + Settings().m_uetHeaderBytes;
-        if (u.windowBytes < u.inflightBytes + wire)
+        if (static_cast<int64_t>(u.windowBytes) < inflight + static_cast<int64_t>(wire))
         {
             return false;
         }
@@ -497,7 +514,9 @@ RdmaUetRecovery::SendHeader(const RdmaHeader& a)
 {
     const uint32_t size = a.GetSerializedSize();
     const uint32_t header = Settings().m_uetHeaderBytes;
-    m_host->FeedbackDevice(a)->Enqueue(RdmaFrame::Make(a, header > size ? header - size : 0), 0);
+    RdmaFramePtr f = RdmaFrame::Make(a, header > size ? header - size : 0);
+    f->header.recvdBytes = a.recvdBytes; // metadata beside the header (RdmaHeader::recvdBytes)
+    m_host->FeedbackDevice(a)->Enqueue(std::move(f), 0);
 }
 
 void
@@ -567,6 +586,11 @@ RdmaUetRecovery::ReceiveData(const RdmaHeader& h, uint32_t payloadBytes)
     }
     const uint64_t len =
         payloadBytes - (Settings().m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+    if (!held)
+    {
+        // New data: its wire bytes join the count every ACK carries (htsim's recvd_bytes).
+        rx.uetRecvdBytes += static_cast<uint32_t>(len + Settings().m_uetHeaderBytes);
+    }
     if (h.ecn != 0)
     {
         ++rx.cnpsSent; // ECN-echoing feedback (the RoCE counters' "CNP-flagged")
@@ -782,13 +806,37 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
             sent != nullptr ? static_cast<uint64_t>(sent->sent.GetNanoSeconds()) : 0,
             h.tsNs);
     }
+    // Inflight received-bytes: what the receiver got since the last ACK leaves flight, named
+    // or not (a NACK's count is not read: htsim's processNack).
+    const bool byCount = m_inflight == INFLIGHT_RECEIVED_BYTES;
+    if (byCount && !nack)
+    {
+        const uint32_t grown = h.recvdBytes - u.recvdSeen; // modulo 2^32
+        if (grown != 0 && grown < (uint32_t{1} << 31))
+        {
+            u.inflightBytes -= grown;
+            u.recvdSeen = h.recvdBytes;
+        }
+    }
     // Acknowledged: everything below the cumulative ACK, and the packet it SACKs.
     uint64_t acked = 0;
     auto ack = [&](uint64_t seq) {
         const uint32_t wire = u.outstanding.Find(seq)->wireBytes;
         acked += wire;
-        u.inflightBytes -= wire;
+        if (!byCount)
+        {
+            u.inflightBytes -= wire;
+        }
         u.outstanding.Erase(seq);
+    };
+    // A packet waiting to be resent left flight when it was found lost; acknowledged, the
+    // receiver's count covers it, so under received-bytes it comes back in first.
+    auto unqueue = [&](std::set<uint64_t>::iterator r) {
+        if (byCount)
+        {
+            u.inflightBytes += PayloadAt(qp, *r) + Settings().m_uetHeaderBytes;
+        }
+        u.rtx.erase(r);
     };
     while (!u.outstanding.Empty() && u.outstanding.Lowest() < h.seq)
     {
@@ -796,7 +844,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     }
     while (!u.rtx.empty() && *u.rtx.begin() < h.seq)
     {
-        u.rtx.erase(u.rtx.begin());
+        unqueue(u.rtx.begin());
     }
     u.resends.erase(u.resends.begin(), u.resends.lower_bound(h.seq));
     if ((h.flags & RdmaHeader::FLAG_ACK_REQUEST) != 0)
@@ -810,7 +858,10 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
             {
                 ack(seq);
             }
-            u.rtx.erase(seq);
+            if (const auto r = u.rtx.find(seq); r != u.rtx.end())
+            {
+                unqueue(r);
+            }
         }
     }
     else if (h.sackLen != 0)
@@ -819,7 +870,10 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
         {
             ack(h.sackSeq);
         }
-        u.rtx.erase(h.sackSeq);
+        if (const auto r = u.rtx.find(h.sackSeq); r != u.rtx.end())
+        {
+            unqueue(r);
+        }
     }
     qp.sndUna = std::max<uint64_t>(qp.sndUna, h.seq);
     qp.highestAck = qp.sndUna;

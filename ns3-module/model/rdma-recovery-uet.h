@@ -61,6 +61,20 @@ class RdmaUetRecovery final : public RdmaLossRecovery
         NSCC_FEEDBACK_HTSIM,
     };
 
+    /// What takes bytes out of flight (attribute Inflight).
+    enum Inflight
+    {
+        /// "named-packets": each packet an ACK or NACK acknowledges, cumulatively or by its
+        /// SACK (ours, the default)
+        INFLIGHT_NAMED_PACKETS,
+        /// "received-bytes": the growth of the receiver's count of new data bytes, which
+        /// every ACK carries (RdmaHeader::recvdBytes): packets received out of order leave
+        /// with the next ACK, named or not; a NACK takes out only its trimmed packet, and a
+        /// packet waiting to be resent that an acknowledgement names comes back in (it left
+        /// when it was found lost). The UEC htsim's UecSrc::processAck and handleAckno.
+        INFLIGHT_RECEIVED_BYTES,
+    };
+
     /// \return the TypeId: the window and its rule's options (the settings the NIC reads too,
     /// Uet*, are the NIC's; the fabric-derived ones RdmaUetFabric's)
     static TypeId GetTypeId();
@@ -161,6 +175,7 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     uint32_t m_ackBytes{0};     //!< AckBytes: ACK coalescing (0 = every packet)
     AckRequest m_ackRequest{ACK_REQUEST_UEC}; //!< AckRequest: the AR bit's rule
     NsccFeedback m_nsccFeedback{NSCC_FEEDBACK_EVERY_ACK}; //!< NsccFeedback
+    Inflight m_inflight{INFLIGHT_NAMED_PACKETS};            //!< Inflight
     Cc m_cc{MPRDMA};            //!< Cc: the window rule
     double m_waitToDecrease{0}; //!< WaitToDecrease: threshold of the ECN average (0 = off)
     double m_wtdAlpha{0.05};    //!< WtdAlpha: gain of the ECN average per ACK

@@ -43,6 +43,7 @@ ForEachFrameField(Frame& m, Visit&& visit)
     visit(h.sackSeq);
     visit(h.sackLen);
     visit(h.sackBitmap);
+    visit(h.recvdBytes);
     visit(h.qpn);
     visit(h.pauseUs);
     visit(h.pfcQlen);

@@ -208,7 +208,10 @@ struct RdmaUetSender
     uint64_t windowBytes{0};   //!< the congestion window (wire bytes)
     uint64_t capBytes{0};      //!< the window's cap
     uint64_t mtuBytes{0};      //!< one full data packet on the wire (the window's floor)
-    uint64_t inflightBytes{0}; //!< wire bytes of the outstanding packets
+    /// wire bytes in flight: the outstanding packets' (Inflight named-packets), or sent less
+    /// the receiver's count (received-bytes; may dip below zero: read it as signed, as htsim's)
+    uint64_t inflightBytes{0};
+    uint32_t recvdSeen{0}; //!< Inflight received-bytes: the highest receiver count seen
     RdmaUetOutstanding outstanding; //!< by byte offset, and in send-time order for the timer
     std::set<uint64_t> rtx;   //!< offsets to send again (NACKed or timed out), lowest first
     /// NsccFeedback htsim: times each offset above the cumulative ACK was sent again

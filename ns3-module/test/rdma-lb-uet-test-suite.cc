@@ -333,7 +333,10 @@ class UetNsccTestCase : public TestCase
  *    an older send time); resent twice, none; nor does a packet a cumulative ACK already took;
  *  - NSCC without a sample (RTT 0) keeps its delay average, where a sample moves it;
  *  - wired: a trimming 3-to-1 incast under NSCC (16-packet queue) completes under both rules and
- *    ends differently (resends are answered there, so the rule decides samples).
+ *    ends differently (resends are answered there, so the rule decides samples);
+ *  - and with bytes in flight counted as htsim counts them (Inflight "received-bytes": the
+ *    receiver's byte count in each ACK; a NACK takes out only its trimmed packet) it completes
+ *    too (UetScenarioDeterminismTestCase has the sprayed case, where the two counts differ).
  */
 class UetHtsimFeedbackTestCase : public TestCase
 {
@@ -351,7 +354,7 @@ class UetHtsimFeedbackTestCase : public TestCase
         std::vector<int64_t> fctNs;
     };
 
-    static Run Incast(const std::string& feedback)
+    static Run Incast(const std::string& feedback, const std::string& inflight = "named-packets")
     {
         Run r;
         RdmaFabricHelper f;
@@ -366,6 +369,10 @@ class UetHtsimFeedbackTestCase : public TestCase
                                      "ns3::RdmaUetRecovery",
                                      "NsccFeedback",
                                      StringValue(feedback));
+            rdmalbtest::SetComponent(f.GetNic(h),
+                                     "ns3::RdmaUetRecovery",
+                                     "Inflight",
+                                     StringValue(inflight));
             f.GetNic(h)->TraceConnectWithoutContext(
                 "FlowRecord",
                 MakeBoundCallback(+[](Run* run, const RdmaFlowRecord& rec) {
@@ -401,6 +408,10 @@ class UetHtsimFeedbackTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(htsim.completed, 3u, "htsim: every flow completes");
         NS_TEST_EXPECT_MSG_GT(ours.trimmed, 10u, "the incast trims (resends happen)");
         NS_TEST_EXPECT_MSG_EQ((ours.fctNs != htsim.fctNs), true, "the attribute reaches the sender");
+        // In order on one path, with trims: both ways of counting bytes in flight agree here.
+        const Run counted = Incast("htsim", "received-bytes");
+        NS_TEST_ASSERT_MSG_EQ(counted.completed, 3u, "received-bytes: every flow completes");
+        NS_TEST_EXPECT_MSG_GT(counted.trimmed, 10u, "received-bytes: the incast trims");
     }
 };
 
@@ -1465,6 +1476,32 @@ class UetScenarioDeterminismTestCase : public TestCase
                 csv[i] = runner.FlowsCsv();
             }
             NS_TEST_EXPECT_MSG_EQ(fct[0], fct[1], "same seed: identical fct.txt, htsim " << htsim);
+            if (htsim)
+            {
+                // Sprayed over two spines of unequal rates under NSCC with coalesced ACKs,
+                // packets arrive out of order and an ECN-marked one is ACKed at once, naming
+                // only itself: with the receiver's byte count (Inflight received-bytes, htsim's
+                // UecSrc::processAck) the others received leave flight then too, so the
+                // senders run otherwise; every flow still completes.
+                std::string runs[2];
+                for (const char* inflight : {"named-packets", "received-bytes"})
+                {
+                    RdmaScenarioSpec spec = Spec();
+                    // The second spine's links at 25 Gbps both ways: its packets come late.
+                    spec.links[spec.links.size() - 3].rateBps = 25000000000ULL;
+                    spec.links.back().rateBps = 25000000000ULL;
+                    spec.transport.uetHtsimSwitches = true;
+                    spec.transport.Get("ns3::RdmaUetRecovery", "Cc").text = "nscc";
+                    spec.transport.Get("ns3::RdmaUetRecovery", "AckBytes").uint = 16384;
+                    spec.transport.Get("ns3::RdmaUetRecovery", "Inflight").text = inflight;
+                    RdmaScenarioRunner runner(spec);
+                    std::string error;
+                    NS_TEST_ASSERT_MSG_EQ(runner.Run(&error), true, error);
+                    NS_TEST_ASSERT_MSG_EQ(runner.GetCompletedFlows(), 8u, inflight);
+                    runs[inflight[0] == 'r'] = runner.FctText();
+                }
+                NS_TEST_EXPECT_MSG_NE(runs[1], runs[0], "Inflight reaches the senders");
+            }
             NS_TEST_EXPECT_MSG_EQ(csv[0], csv[1], "same seed: identical flows.csv, htsim " << htsim);
             NS_TEST_EXPECT_MSG_NE(fct[0].find(" "), std::string::npos, "fct.txt has lines");
         }

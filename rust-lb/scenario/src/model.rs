@@ -415,6 +415,34 @@ impl UetNsccFeedback {
     }
 }
 
+/// What takes bytes out of a uet sender's flight (`[transport.uet] inflight`; attribute
+/// `ns3::RdmaUetRecovery::Inflight`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UetInflight {
+    /// Each packet an ACK or NACK acknowledges, cumulatively or by its SACK (ours).
+    NamedPackets,
+    /// The growth of the receiver's count of new data bytes, which every ACK carries: packets
+    /// received out of order leave with the next ACK, named or not; a NACK takes out only its
+    /// trimmed packet (the UEC htsim's `UecSrc::processAck`).
+    ReceivedBytes,
+}
+
+impl UetInflight {
+    /// The name configs and the ns-3 attribute `Inflight` use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            UetInflight::NamedPackets => "named-packets",
+            UetInflight::ReceivedBytes => "received-bytes",
+        }
+    }
+
+    fn is_named_packets(&self) -> bool {
+        *self == UetInflight::NamedPackets
+    }
+}
+
 /// When a uet switch port lets go of the data packet it sends (`[transport.uet]
 /// queue_release`; attribute `ns3::RdmaSwitch::QueueRelease`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -513,6 +541,12 @@ impl Ns3Name for UetAckRequest {
 }
 
 impl Ns3Name for UetNsccFeedback {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
+}
+
+impl Ns3Name for UetInflight {
     fn ns3_name(self) -> &'static str {
         self.name()
     }

@@ -83,7 +83,8 @@
 //!                                  # (with htsim_topo: keys left out take htsim's defaults,
 //!                                  # crate::htsim: nscc, trimming, queue, ECN, base_rtt, rto,
 //!                                  # switch_hash = "htsim", queue_release = "end",
-//!                                  # trim_newest_probability = 0.5, nscc_feedback = "htsim")
+//!                                  # trim_newest_probability = 0.5, nscc_feedback = "htsim",
+//!                                  # inflight = "received-bytes")
 //! payload = 4086                   # header = 64; trimming = false; queue_packets = 101;
 //!                                  # ecn_kmin_packets = 25; ecn_kmax_packets = 76;
 //!                                  # initial_window_packets = 151; max_window_bdp = 1.5;
@@ -101,6 +102,8 @@
 //!                                  # nscc_target_delay = "0ns" (derived); nscc_qa_gate = 3;
 //!                                  # nscc_feedback = "every-ack" | "htsim" (its
 //!                                  # processAck's RTT samples and NACK bytes);
+//!                                  # inflight = "named-packets" | "received-bytes"
+//!                                  # (htsim's: the receiver's byte count in each ACK);
 //!                                  # rccc_pull_rate = 0.99; rccc_credit_per_pull = 16384
 //!
 //! [lb]

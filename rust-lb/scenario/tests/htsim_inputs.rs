@@ -12,7 +12,7 @@ mod common;
 
 use common::{data, scratch, write};
 use rdma_lb_scenario::{
-    load_scenario, Overrides, PortRate, Scenario, SwitchHash, TransportKind, UetCc,
+    load_scenario, Overrides, PortRate, Scenario, SwitchHash, TransportKind, UetCc, UetInflight,
     UetNsccFeedback, UetParams, UetQueueRelease,
 };
 
@@ -74,6 +74,7 @@ fn fat_tree_incast_loads_with_htsim_defaults() {
             queue_release: UetQueueRelease::End,
             trim_newest_probability: 0.5,
             nscc_feedback: UetNsccFeedback::Htsim,
+            inflight: UetInflight::ReceivedBytes,
             ..UetParams::default()
         }
     );

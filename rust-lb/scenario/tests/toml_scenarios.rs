@@ -11,7 +11,7 @@ mod common;
 use common::{data, repo, scratch, write};
 use rdma_lb_scenario::{
     load_scenario, Cc, CollectiveKind, Overrides, PortRate, Quirk, QuirkSet, Recovery, SwitchHash,
-    TransportKind, UetAckRequest, UetCc, UetNsccFeedback, UetParams, UetQueueRelease,
+    TransportKind, UetAckRequest, UetCc, UetInflight, UetNsccFeedback, UetParams, UetQueueRelease,
 };
 
 #[test]
@@ -504,7 +504,8 @@ flow_file = "f.txt"
              switch_hash = \"htsim\"\nwait_to_decrease = 0.25\nwtd_alpha = 0.1\n\
              cc = \"nscc\"\nnscc_target_delay = \"9us\"\nnscc_qa_gate = 4\nack_bytes = 16384\n\
              ack_request = \"reps\"\nqueue_release = \"end\"\n\
-             trim_newest_probability = 0.25\nnscc_feedback = \"htsim\"\n"
+             trim_newest_probability = 0.25\nnscc_feedback = \"htsim\"\n\
+             inflight = \"received-bytes\"\n"
         ),
     );
     let t = load_scenario(&cfg, &Overrides::default())
@@ -541,6 +542,7 @@ flow_file = "f.txt"
             queue_release: UetQueueRelease::End,
             trim_newest_probability: 0.25,
             nscc_feedback: UetNsccFeedback::Htsim,
+            inflight: UetInflight::ReceivedBytes,
         }
     );
     // Each uet key reaches the attributes of the objects that read it (the rows of
@@ -579,6 +581,7 @@ flow_file = "f.txt"
             (uet, "RcccPullRate"),
             (uet, "RcccCreditPerPull"),
             (uet, "NsccFeedback"),
+            (uet, "Inflight"),
             (switch, "QueueRelease"),
             (switch, "TrimNewestProbability"),
         ]

@@ -35,6 +35,7 @@
 //! | `queue_release` | `"end"`: the packet being sent counts in its queue until it has left, ECN decided then (`CompositeQueue`; ours: `"start"`) | end |
 //! | `trim_newest_probability` | 0.5: a full queue trims its newest packet instead of the arrival on a coin of 0.5, and queues the arrival (`CompositeQueue::receivePacket`; ours: 0, the arrival) | 0.5 |
 //! | `nscc_feedback` | `"htsim"`: an ACK gives NSCC an RTT sample only for a still-outstanding packet's first or (resent once) second transmission, else the delay average with nothing updated (`UecSrc::validateSendTs`); a NACK's cumulatively acknowledged bytes reach NSCC with the next ACK (`processAck` counts the receiver's byte total, which NACKs do not carry) (ours: `"every-ack"`) | htsim |
+//! | `inflight` | `"received-bytes"`: an ACK takes out of flight the growth of the receiver's count of new data bytes it carries, so packets received out of order leave with the next ACK whether it names them or not; a NACK takes out only its trimmed packet; a packet waiting to be resent that an acknowledgement names comes back in (`UecSrc::processAck`, `handleAckno`) (ours: `"named-packets"`) | received-bytes |
 //!
 //! * The network BDP is the network RTT x host rate; the MTU is `payload + header` (as htsim's
 //!   `-mtu`); the ACK is htsim's 64 B (`UecBasePacket::ACKSIZE`).

@@ -14,7 +14,7 @@ use crate::error::{ErrorKind, Result, ScenarioError};
 use crate::htsim::{uet_defaults, HtsimTopo};
 use crate::model::{
     Cc, EcnEntry, LinkEvent, Quirk, QuirkSet, Recovery, SwitchHash, Topology, Transport,
-    TransportKind, UetAckRequest, UetCc, UetNsccFeedback, UetParams, UetQueueRelease,
+    TransportKind, UetAckRequest, UetCc, UetInflight, UetNsccFeedback, UetParams, UetQueueRelease,
 };
 use crate::simai::{parse_conf_file, SimAiConf, SimAiFabric};
 use crate::transport_params::uet::define_uet_toml_keys;
@@ -84,6 +84,23 @@ impl IntoField<UetNsccFeedback> for UetNsccFeedbackSec {
         Ok(match self {
             UetNsccFeedbackSec::EveryAck => UetNsccFeedback::EveryAck,
             UetNsccFeedbackSec::Htsim => UetNsccFeedback::Htsim,
+        })
+    }
+}
+
+/// `[transport.uet] inflight`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) enum UetInflightSec {
+    NamedPackets,
+    ReceivedBytes,
+}
+
+impl IntoField<UetInflight> for UetInflightSec {
+    fn into_field(self) -> std::result::Result<UetInflight, String> {
+        Ok(match self {
+            UetInflightSec::NamedPackets => UetInflight::NamedPackets,
+            UetInflightSec::ReceivedBytes => UetInflight::ReceivedBytes,
         })
     }
 }
@@ -427,8 +444,9 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
 /// salts are drawn from the run's seed (`switch_hash = "htsim"`) and queues that count the
 /// packet being sent until it has left (`queue_release = "end"`, its `CompositeQueue`) and,
 /// full, trim their newest packet instead of the arrival on a coin of 0.5
-/// (`trim_newest_probability`, `CompositeQueue::receivePacket`), and NSCC fed as its
-/// `UecSrc::processAck` feeds it (`nscc_feedback = "htsim"`); the rest as ours.
+/// (`trim_newest_probability`, `CompositeQueue::receivePacket`), NSCC fed as its
+/// `UecSrc::processAck` feeds it (`nscc_feedback = "htsim"`) and bytes in flight counted as
+/// it counts them (`inflight = "received-bytes"`); the rest as ours.
 fn htsim_base() -> UetParams {
     UetParams {
         cc: UetCc::Nscc,
@@ -440,6 +458,7 @@ fn htsim_base() -> UetParams {
         queue_release: UetQueueRelease::End,
         trim_newest_probability: 0.5,
         nscc_feedback: UetNsccFeedback::Htsim,
+        inflight: UetInflight::ReceivedBytes,
         ..UetParams::default()
     }
 }

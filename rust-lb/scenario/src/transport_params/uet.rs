@@ -176,6 +176,16 @@ macro_rules! uet_params {
             nscc_feedback: UetNsccFeedback = UetNsccFeedback::EveryAck,
                 toml "nscc_feedback" as UetNsccFeedbackSec,
                 ns3 UetRecovery "NsccFeedback" as named;
+            /// What takes bytes out of the sender's flight: `named-packets`, each packet an
+            /// ACK or NACK acknowledges (ours, the default); `received-bytes`, the growth of
+            /// the receiver's count of new data bytes that every ACK carries, so packets
+            /// received out of order leave with the next ACK, named or not, and a NACK takes
+            /// out only its trimmed packet (the UEC htsim's `UecSrc::processAck`). Left out of
+            /// the config echo at `named-packets`.
+            #[serde(skip_serializing_if = "UetInflight::is_named_packets")]
+            inflight: UetInflight = UetInflight::NamedPackets,
+                toml "inflight" as UetInflightSec,
+                ns3 UetRecovery "Inflight" as named;
             /// When a switch port lets go of the data packet it sends: `start`, when its
             /// transmission starts (it leaves the queue's occupancy and is ECN-marked then, from
             /// the packets behind it; the model's switch, the default); `end`, when its last bit
