@@ -54,7 +54,6 @@ RdmaNic::DoDispose()
             m_cc->Stop(qp);
         }
         qp.rtoEvent.Cancel();
-        qp.rtoArmed = false;
         qp.lbEvent.Cancel();
     }
     m_wakeEvent.Cancel();
@@ -539,7 +538,6 @@ RdmaNic::Complete(QpIterator it)
     RdmaQueuePair& qp = it->second;
     m_cc->Stop(qp);
     qp.rtoEvent.Cancel();
-    qp.rtoArmed = false;
     qp.lbEvent.Cancel();
     qp.rec.finish = Simulator::Now();
     // The receiver's counters; its RX state is deleted, as the reference's completion does.

@@ -27,6 +27,7 @@
 #include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
+#include "ns3/simulator.h"
 #include "ns3/traced-callback.h"
 
 #include <array>
@@ -69,6 +70,45 @@ struct RdmaFlowRecord
 
 /**
  * \ingroup rdma-lb
+ * A queue pair's retransmission-timer event and whether it is pending, kept beside its id so
+ * that re-arming reads no event object (EventId::IsRunning does: a cache miss per ACK). The
+ * loss recovery calls Fired first thing when the event runs.
+ */
+struct RdmaRtoTimer
+{
+    EventId event;        //!< the last scheduled check
+    bool pending{false};  //!< it has neither run nor been cancelled
+
+    /// Schedules the check: Simulator::Schedule(\p delay, \p args...).
+    template <typename... Args>
+    void Schedule(const Time& delay, Args&&... args)
+    {
+        event = Simulator::Schedule(delay, std::forward<Args>(args)...);
+        pending = true;
+    }
+
+    /// Cancels a pending check.
+    void Cancel()
+    {
+        event.Cancel();
+        pending = false;
+    }
+
+    /// The check runs now.
+    void Fired()
+    {
+        pending = false;
+    }
+
+    /// \return the pending check's time step
+    uint64_t GetTs() const
+    {
+        return event.GetTs();
+    }
+};
+
+/**
+ * \ingroup rdma-lb
  * A sender-side queue pair: one flow.
  */
 struct RdmaQueuePair
@@ -106,10 +146,7 @@ struct RdmaQueuePair
     std::unique_ptr<RdmaCcState> cc; //!< the congestion control's state
     // Loss recovery.
     Time rtoDeadline;            //!< retransmission deadline (Time::Max() = none)
-    EventId rtoEvent;            //!< the event checking rtoDeadline
-    /// rtoEvent is pending: rtoEvent.IsRunning() without reading the event object (a cache
-    /// miss per ACK); set where it is scheduled, cleared when it runs
-    bool rtoArmed{false};
+    RdmaRtoTimer rtoEvent;       //!< the event checking rtoDeadline
     std::map<uint64_t, uint64_t> sack; //!< IRN: SACKed blocks, start -> end
     bool irnRecovery{false};     //!< IRN: in recovery
     uint64_t irnRecoverySeq{0};  //!< IRN: leave recovery when sndUna reaches this

@@ -953,16 +953,15 @@ RdmaUetRecovery::ArmRto(RdmaQueuePair& qp)
     }
     qp.rtoDeadline = u.outstanding.Oldest().first + Settings().m_uetRto;
     // One event per queue pair; it re-checks the deadline when it fires (moved lazily later).
-    if (!qp.rtoArmed ||
+    if (!qp.rtoEvent.pending ||
         qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
     {
         qp.rtoEvent.Cancel();
         const Time now = Simulator::Now();
-        qp.rtoEvent = Simulator::Schedule(std::max(qp.rtoDeadline - now, Time(0)),
-                                          &RdmaUetRecovery::RtoCheck,
-                                          this,
-                                          qp.qpn);
-        qp.rtoArmed = true;
+        qp.rtoEvent.Schedule(std::max(qp.rtoDeadline - now, Time(0)),
+                             &RdmaUetRecovery::RtoCheck,
+                             this,
+                             qp.qpn);
     }
 }
 
@@ -975,7 +974,7 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
         return;
     }
     RdmaQueuePair& qp = it->second;
-    qp.rtoArmed = false;
+    qp.rtoEvent.Fired();
     if (!qp.uet || qp.uet->outstanding.Empty())
     {
         return;
@@ -985,8 +984,7 @@ RdmaUetRecovery::RtoCheck(uint16_t qpn)
     const Time deadline = u.outstanding.Oldest().first + Settings().m_uetRto;
     if (now < deadline)
     {
-        qp.rtoEvent = Simulator::Schedule(deadline - now, &RdmaUetRecovery::RtoCheck, this, qpn);
-        qp.rtoArmed = true;
+        qp.rtoEvent.Schedule(deadline - now, &RdmaUetRecovery::RtoCheck, this, qpn);
         return;
     }
     // The oldest outstanding packet timed out: resend it, blame its entropy.

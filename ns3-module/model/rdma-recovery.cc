@@ -131,12 +131,11 @@ RdmaRoceRecovery::ArmRtoIn(RdmaQueuePair& qp, Time rto)
     Time now = Simulator::Now();
     qp.rtoDeadline = now + rto;
     // One event per queue pair; it re-checks the (lazily moved) deadline when it fires.
-    if (!qp.rtoArmed ||
+    if (!qp.rtoEvent.pending ||
         qp.rtoEvent.GetTs() > static_cast<uint64_t>(qp.rtoDeadline.GetTimeStep()))
     {
         qp.rtoEvent.Cancel();
-        qp.rtoEvent = Simulator::Schedule(rto, &RdmaRoceRecovery::RtoCheck, this, qp.qpn);
-        qp.rtoArmed = true;
+        qp.rtoEvent.Schedule(rto, &RdmaRoceRecovery::RtoCheck, this, qp.qpn);
     }
 }
 
@@ -149,13 +148,11 @@ RdmaRoceRecovery::RtoCheck(uint16_t qpn)
         return;
     }
     RdmaQueuePair& qp = it->second;
-    qp.rtoArmed = false;
+    qp.rtoEvent.Fired();
     Time now = Simulator::Now();
     if (now < qp.rtoDeadline)
     {
-        qp.rtoEvent =
-            Simulator::Schedule(qp.rtoDeadline - now, &RdmaRoceRecovery::RtoCheck, this, qpn);
-        qp.rtoArmed = true;
+        qp.rtoEvent.Schedule(qp.rtoDeadline - now, &RdmaRoceRecovery::RtoCheck, this, qpn);
         return;
     }
     qp.rtoDeadline = Time::Max();
