@@ -178,13 +178,12 @@ RdmaChannel::IsDirectionDown(Ptr<const RdmaNetDevice> sender) const
 Time
 RdmaChannel::GetDelay() const
 {
-    return m_delay;
+    return m_dir[0]->m_delay; // both directions keep the link's
 }
 
 void
 RdmaChannel::SetDelay(Time delay)
 {
-    m_delay = delay;
     m_dir[0]->m_delay = delay;
     m_dir[1]->m_delay = delay;
 }
@@ -235,7 +234,7 @@ RdmaChannel::EnableRemote()
             RdmaRemoteAttach(m_dev[i]);
         }
     }
-    RdmaRemoteNoteDelay(m_delay);
+    RdmaRemoteNoteDelay(GetDelay());
     // ns-3's receive path schedules MpiReceiver::Receive events; the scheduler puts them first
     // in their timestamp (partition-invariant ties). The type of that event is the one
     // MakeEvent gives for these argument types, as GrantedTimeWindowMpiInterface calls it.
@@ -287,7 +286,7 @@ RdmaChannel::SendRemote(RdmaFramePtr f, uint32_t dst, Time txTime)
     m.sizeBytes = f->sizeBytes;
     m.lbTag = f->lbTag;
     m.header = f->header;
-    RdmaRemoteSendFrame(m_dev[dst], m, Simulator::Now() + txTime + m_delay);
+    RdmaRemoteSendFrame(m_dev[dst], m, Simulator::Now() + txTime + m_dir[dst]->m_delay);
     return true;
 }
 

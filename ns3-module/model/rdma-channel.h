@@ -165,7 +165,6 @@ class RdmaChannel : public Channel
     /// Recomputes each direction's m_blocked (after an up/down change).
     void UpdateBlocked();
 
-    Time m_delay;
     Ptr<RdmaNetDevice> m_dev[2];
     uint32_t m_nDevices{0};
     bool m_down{false};

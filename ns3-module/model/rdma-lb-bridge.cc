@@ -338,7 +338,8 @@ LbConfig::CreateSwitchAgent(uint32_t switchId, uint64_t seed) const
 }
 
 QpPathSelector::QpPathSelector(std::unique_ptr<Impl> impl)
-    : m_impl(std::move(impl))
+    : m_impl(std::move(impl)),
+      m_fixedEntropy(m_impl->lb->fixed_entropy())
 {
 }
 
@@ -347,6 +348,11 @@ QpPathSelector::~QpPathSelector() = default;
 bool
 QpPathSelector::TryNextEntropy(const LbSendContext& cx, uint16_t* entropy)
 {
+    if (m_fixedEntropy >= 0)
+    {
+        *entropy = static_cast<uint16_t>(m_fixedEntropy);
+        return true;
+    }
     rb::SendContext c{ToNs(cx.now),
                       cx.psn,
                       cx.retransmission,
@@ -375,6 +381,10 @@ QpPathSelector::NextEntropy(const LbSendContext& cx)
 void
 QpPathSelector::OnFeedback(const LbFeedback& fb)
 {
+    if (m_fixedEntropy >= 0)
+    {
+        return;
+    }
     rb::FeedbackKind kind = rb::FeedbackKind::Ack;
     switch (fb.kind)
     {
@@ -411,6 +421,10 @@ QpPathSelector::OnFeedback(const LbFeedback& fb)
 Time
 QpPathSelector::PollAt() const
 {
+    if (m_fixedEntropy >= 0)
+    {
+        return Time::Max();
+    }
     uint64_t ns = m_impl->lb->poll_at_ns();
     return ns == UINT64_MAX ? Time::Max() : FromNs(ns);
 }
@@ -418,6 +432,10 @@ QpPathSelector::PollAt() const
 void
 QpPathSelector::OnTimer(Time now)
 {
+    if (m_fixedEntropy >= 0)
+    {
+        return;
+    }
     if (!m_impl->lb->on_timer(ToNs(now)))
     {
         NS_FATAL_ERROR("rdma-lb: " << GetLastError());
@@ -427,12 +445,20 @@ QpPathSelector::OnTimer(Time now)
 Time
 QpPathSelector::GetSendAfter() const
 {
+    if (m_fixedEntropy >= 0)
+    {
+        return Time(0);
+    }
     return FromNs(m_impl->lb->send_after_ns());
 }
 
 bool
 QpPathSelector::TakeProbe(Time now, uint16_t* entropy)
 {
+    if (m_fixedEntropy >= 0)
+    {
+        return false;
+    }
     int32_t e = m_impl->lb->take_probe(ToNs(now));
     if (!m_impl->lb->last_error().empty())
     {
@@ -449,6 +475,10 @@ QpPathSelector::TakeProbe(Time now, uint16_t* entropy)
 uint64_t
 QpPathSelector::GetPathSwitches() const
 {
+    if (m_fixedEntropy >= 0)
+    {
+        return 0;
+    }
     return m_impl->lb->path_switches();
 }
 
@@ -461,6 +491,7 @@ QpPathSelector::GetLastError() const
 void
 QpPathSelector::ArmTestPanic()
 {
+    m_fixedEntropy = -1;
     m_impl->lb->arm_test_panic();
 }
 

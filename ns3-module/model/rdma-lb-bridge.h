@@ -374,6 +374,10 @@ class HostLbGroup : public SimpleRefCount<HostLbGroup>
 /**
  * \ingroup rdma-lb
  * One queue pair's path selector (Rust object): chooses each data packet's entropy.
+ *
+ * A selector that keeps one entropy for the flow's life (ECMP's NIC side and every switch
+ * scheme's) answers every call with a constant; it says so when created, and its answers are
+ * then given here without a call into Rust.
  */
 class QpPathSelector
 {
@@ -406,11 +410,14 @@ class QpPathSelector
     uint64_t GetPathSwitches() const;
     /// \return the message of the caught failure, or an empty string
     std::string GetLastError() const;
-    /// Makes the next call panic inside the Rust guard (tests only).
+    /// Makes the next call panic inside the Rust guard (tests only; it ends the constant
+    /// answers of a fixed-entropy selector, so that the next call reaches Rust).
     void ArmTestPanic();
 
   private:
     std::unique_ptr<Impl> m_impl;
+    /// The flow's entropy when the selector keeps one for its life, else -1
+    int32_t m_fixedEntropy;
 };
 
 /**

@@ -315,7 +315,7 @@ RdmaUetRecovery::RtxBytes(const RdmaQueuePair& qp) const
     int64_t bytes = 0;
     for (uint64_t seq : qp.uet->rtx)
     {
-        bytes += PayloadAt(qp, seq) + Settings().m_uetHeaderBytes;
+        bytes += static_cast<int64_t>(WireAt(qp, seq));
     }
     return bytes;
 }
@@ -353,6 +353,12 @@ RdmaUetRecovery::PayloadAt(const RdmaQueuePair& qp, uint64_t seq) const
     return static_cast<uint32_t>(std::min<uint64_t>(Settings().m_payloadBytes, qp.size - seq));
 }
 
+uint64_t
+RdmaUetRecovery::WireAt(const RdmaQueuePair& qp, uint64_t seq) const
+{
+    return PayloadAt(qp, seq) + Settings().m_uetHeaderBytes;
+}
+
 bool
 RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
 {
@@ -379,7 +385,7 @@ RdmaUetRecovery::Eligible(RdmaQueuePair& qp, Time now, Time* wake)
     {
         // NSCC sends a packet only if it fits (htsim can_send_NSCC: cwnd >= in flight + size).
         const uint64_t seq = u.rtx.empty() ? qp.sndNxt : *u.rtx.begin();
-        const uint64_t wire = PayloadAt(qp, seq) + Settings().m_uetHeaderBytes;
+        const uint64_t wire = WireAt(qp, seq);
         if (static_cast<int64_t>(u.windowBytes) < inflight + static_cast<int64_t>(wire))
         {
             return false;
@@ -395,6 +401,7 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     const bool fromRtx = !u.rtx.empty();
     const uint64_t seq = fromRtx ? *u.rtx.begin() : qp.sndNxt;
     const uint32_t payload = PayloadAt(qp, seq);
+    const uint64_t wireBytes = WireAt(qp, seq);
     LbSendContext cx;
     cx.now = now;
     cx.psn = static_cast<uint32_t>(seq / Settings().m_payloadBytes);
@@ -406,9 +413,8 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
     {
         // Spend the credit, then carry the pull target of what is left (htsim
         // sendNewPacket / sendRtxPacket: computePullTarget after the backlogs moved on).
-        u.rccc->Spend(payload + Settings().m_uetHeaderBytes);
-        const int64_t rtxLeft =
-            RtxBytes(qp) - (fromRtx ? payload + Settings().m_uetHeaderBytes : 0);
+        u.rccc->Spend(static_cast<int64_t>(wireBytes));
+        const int64_t rtxLeft = RtxBytes(qp) - (fromRtx ? static_cast<int64_t>(wireBytes) : 0);
         h.echoSeq = static_cast<uint32_t>(
             u.rccc->PullTarget(Rccc(),
                                BacklogBytes(qp, fromRtx ? qp.sndNxt : qp.sndNxt + payload),
@@ -421,11 +427,10 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
         // The AR bit (htsim UecSrc::sendNewPacket / sendRtxPacket): a resend, the last new
         // packet, one that leaves the window full (AckRequest: UEC's or the REPS
         // artifact's "full", RdmaUetAckRequest), or one that leaves no credit.
-        const uint64_t wire = payload + Settings().m_uetHeaderBytes;
         const bool last = !fromRtx && seq + payload >= qp.size;
         const bool ar = m_cc == RCCC ? fromRtx || last
                                      : RdmaUetAckRequest(u.inflightBytes,
-                                                         wire,
+                                                         wireBytes,
                                                          u.windowBytes,
                                                          fromRtx,
                                                          last,
@@ -436,7 +441,7 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
         }
     }
     RdmaFramePtr f =
-        RdmaFrame::Make(h, payload + Settings().m_uetHeaderBytes - RdmaHeader::DATA_HEADER_BYTES);
+        RdmaFrame::Make(h, static_cast<uint32_t>(wireBytes - RdmaHeader::DATA_HEADER_BYTES));
     const uint32_t wire = f->sizeBytes;
     m_host->NotifyDataSent(qp.flowId, h.seq, h.sport);
     if (fromRtx)
@@ -834,7 +839,7 @@ RdmaUetRecovery::ReceiveAck(std::map<uint16_t, RdmaQueuePair>::iterator it, cons
     auto unqueue = [&](std::set<uint64_t>::iterator r) {
         if (byCount)
         {
-            u.inflightBytes += PayloadAt(qp, *r) + Settings().m_uetHeaderBytes;
+            u.inflightBytes += WireAt(qp, *r);
         }
         u.rtx.erase(r);
     };

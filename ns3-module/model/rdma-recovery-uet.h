@@ -132,6 +132,9 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     static void MirrorNscc(RdmaUetSender& u);
     /// \return the payload of \p qp's packet at byte offset \p seq (a full one, or the rest)
     uint32_t PayloadAt(const RdmaQueuePair& qp, uint64_t seq) const;
+    /// \return the wire bytes of \p qp's packet at byte offset \p seq (its payload and the uet
+    /// headers): what it counts in flight
+    uint64_t WireAt(const RdmaQueuePair& qp, uint64_t seq) const;
     /// NSCC's settings (derived at the first queue pair from the NIC's; they are per fabric).
     const RdmaUetNsccParams& Nscc();
     /// RCCC's settings (derived at first use from the NIC's rate, base RTT and window cap).

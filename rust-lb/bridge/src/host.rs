@@ -175,6 +175,13 @@ impl HostLb {
         self.lb.path_switches()
     }
 
+    pub(crate) fn fixed_entropy(&self) -> i32 {
+        match (&self.failure, self.lb.fixed_entropy()) {
+            (None, Some(e)) => i32::from(e.0),
+            _ => -1,
+        }
+    }
+
     pub(crate) fn arm_test_panic(&mut self) {
         self.armed = true;
     }

@@ -184,6 +184,10 @@ mod ffi {
         fn take_probe(self: &mut HostLb, now_ns: u64) -> i32;
         /// Path switches so far.
         fn path_switches(self: &HostLb) -> u64;
+        /// The flow's one entropy if the selector keeps one for its life (ECMP's NIC side and
+        /// every switch scheme's; `rdma_lb_core::host::HostLb::fixed_entropy`: every other
+        /// answer is then constant), else -1.
+        fn fixed_entropy(self: &HostLb) -> i32;
         /// Makes the next call panic inside the guard (for the test that proves the guard).
         fn arm_test_panic(self: &mut HostLb);
 

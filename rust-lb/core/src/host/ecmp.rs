@@ -22,6 +22,12 @@ impl FixedEntropy {
     pub const fn with(entropy: Entropy) -> Self {
         FixedEntropy { entropy }
     }
+
+    /// The flow's entropy.
+    #[must_use]
+    pub const fn entropy(&self) -> Entropy {
+        self.entropy
+    }
 }
 
 impl PathSelector for FixedEntropy {
@@ -63,5 +69,58 @@ mod tests {
         distinct.dedup();
         // 64 draws from 65536 values: a collision has probability ~3%; this seed set has none.
         assert_eq!(distinct.len(), flows.len());
+    }
+
+    /// `HostLb::fixed_entropy`'s promise, on which the NIC skips its per-packet calls: the
+    /// fixed selector's answers stay constant through every kind of feedback and timer; any
+    /// other scheme's selector makes no such promise.
+    #[test]
+    fn fixed_entropy_is_every_answer_of_a_fixed_selector() {
+        use crate::host::{Feedback, FeedbackKind};
+        use crate::time::SimDuration;
+        let mut lb = HostLb::for_flow(&HostLbConfig::FixedPerFlow, 7, Some(Entropy(4242)));
+        assert_eq!(lb.fixed_entropy(), Some(Entropy(4242)));
+        let kinds = [
+            FeedbackKind::Ack,
+            FeedbackKind::Nack,
+            FeedbackKind::Cnp,
+            FeedbackKind::Timeout,
+            FeedbackKind::ProbeAck,
+        ];
+        for (i, kind) in kinds.into_iter().cycle().take(50).enumerate() {
+            let psn = u32::try_from(i).unwrap();
+            lb.on_feedback(&Feedback {
+                kind,
+                now: SimTime::from_ns(u64::from(psn) * 1000),
+                entropy: Entropy(4242),
+                psn: Psn(psn),
+                rtt: Some(SimDuration::from_ns(9000)),
+                ecn: i % 2 == 0,
+                last_hop: i % 3 == 0,
+            });
+            lb.on_timer(SimTime::from_ns(u64::from(psn) * 1000 + 1));
+            assert_eq!(lb.next_entropy(&cx(psn)), Entropy(4242));
+            assert_eq!(lb.poll_at(), None);
+            assert_eq!(lb.send_after(), SimTime::ZERO);
+            assert_eq!(
+                lb.take_probe(SimTime::from_ns(u64::from(psn) * 1000 + 2)),
+                None
+            );
+            assert_eq!(lb.path_switches(), 0);
+            assert_eq!(lb.fixed_entropy(), Some(Entropy(4242)));
+        }
+        let drawn = HostLb::new(&HostLbConfig::FixedPerFlow, 7);
+        assert!(drawn.fixed_entropy().is_some());
+        for algorithm in crate::Algorithm::ALL.iter().copied() {
+            let (host, _) = crate::registry::configure(algorithm, crate::params::Table::new())
+                .expect("every scheme has defaults");
+            let lb = HostLb::new(&host, 7);
+            assert_eq!(
+                lb.fixed_entropy().is_some(),
+                host == HostLbConfig::FixedPerFlow,
+                "{}",
+                algorithm.name()
+            );
+        }
     }
 }

@@ -96,6 +96,19 @@ impl HostLb {
     pub fn path_switches(&self) -> u64 {
         self.selector.path_switches()
     }
+
+    /// The flow's one entropy when this is a fixed-entropy selector (ECMP's NIC side and every
+    /// switch scheme's, [`HostLbConfig::FixedPerFlow`]): then every answer is constant for the
+    /// queue pair's life -- `next_entropy` gives this entropy, feedback and timers change
+    /// nothing, `poll_at` is `None`, `send_after` zero, `take_probe` `None`, `path_switches` 0
+    /// -- and the NIC may keep the entropy instead of asking per packet.
+    #[must_use]
+    pub fn fixed_entropy(&self) -> Option<Entropy> {
+        match &self.selector {
+            HostSelector::Ecmp(s) => Some(s.entropy()),
+            _ => None,
+        }
+    }
 }
 
 /// The load-balancing state one sender NIC keeps across its queue pairs: the per-destination
