@@ -65,11 +65,13 @@ POINTS = [
 ]
 SEED = 13
 # Points run again over more seeds (both sides): the oversubscribed fabrics, whose mean FCT
-# differs by more than the full-bisection points', and the 4 MB permutation at 32 paths, whose
-# trims differ most: (label, our config stem, htsim's kept stem, -paths).
+# differs by more than the full-bisection points', and the 4 MB permutation at 32 paths under
+# NSCC and RCCC, whose trims differ most: (label, our config stem, htsim's kept stem, -paths).
 SEED_POINTS = [("4:1", "perm8192_ls400_4to1_1MB_mixed", "perm8192_ls400_4to1_1MB_nscc", 128),
                ("8:1", "perm8192_ls400_8to1_1MB_mixed", "perm8192_ls400_8to1_1MB_nscc", 128),
-               ("full 4MB 32 paths", "perm8192_ls400_4MB_mixed", "perm8192_ls400_4MB_nscc", 32)]
+               ("full 4MB 32 paths", "perm8192_ls400_4MB_mixed", "perm8192_ls400_4MB_nscc", 32),
+               ("full 4MB RCCC 32 paths", "perm8192_ls400_4MB_mixed_rccc",
+                "perm8192_ls400_4MB_rccc", 32)]
 SEEDS = [13, 1, 2]
 SEED_FIELDS = ["fabric", "seed", "htsim_mean_us", "htsim_tail_us", "htsim_trims",
                "ours_mean_us", "ours_tail_us", "ours_trims", "ours_cpu_s"]

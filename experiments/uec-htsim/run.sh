@@ -52,9 +52,9 @@ for p in 128 64 32; do
   "$cli" sweep --config "$exp/perm8192_ls400_1MB_mixed.toml,$exp/perm8192_ls400_1MB_mixed_rccc.toml,$exp/perm8192_ls400_2MB_mixed.toml,$exp/perm8192_ls400_2MB_mixed_rccc.toml,$exp/perm8192_ls400_4MB_mixed.toml,$exp/perm8192_ls400_4MB_mixed_rccc.toml" \
     --seed 13 --lb-params "num_entropies = $p" -j "${JOBS:-1}" --out-root "$out"
 done
-# The 4 MB point at 32 paths again (its trims differ most), seed 1.
-"$cli" sweep --config "$exp/perm8192_ls400_4MB_mixed.toml" --seed 1 --lb-params "num_entropies = 32" \
-  -j "${JOBS:-1}" --out-root "$out"
+# The 4 MB point at 32 paths again (its trims differ most), seed 1, NSCC and RCCC.
+"$cli" sweep --config "$exp/perm8192_ls400_4MB_mixed.toml,$exp/perm8192_ls400_4MB_mixed_rccc.toml" \
+  --seed 1 --lb-params "num_entropies = 32" -j "${JOBS:-1}" --out-root "$out"
 # The plan's -failed 1 and 4:1 / 8:1 oversubscribed fabrics, 1 MB, NSCC, -paths 128 / 64 / 32.
 for p in 128 64 32; do
   "$cli" sweep --config "$exp/perm8192_ls400_failed1_1MB_mixed.toml,$exp/perm8192_ls400_4to1_1MB_mixed.toml,$exp/perm8192_ls400_8to1_1MB_mixed.toml" \
