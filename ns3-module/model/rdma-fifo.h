@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <utility>
 
 namespace ns3
@@ -20,13 +21,46 @@ namespace ns3
 
 /**
  * \ingroup rdma-lb
- * A FIFO of default-constructible \p T on a power-of-two ring. pop_front resets the slot to
- * T{}, so a Ptr held in it is released when it leaves, as a std::deque's would be.
+ * A FIFO of \p T on a power-of-two ring. Only the queued elements are live objects: a push
+ * constructs its element in a free slot (a store that reads nothing there: a slot's line is
+ * cold by the time the ring comes back to it, at a port packets visit now and then), a pop
+ * destroys it, so a Ptr held in it is released when it leaves, as a std::deque's would be.
  */
 template <typename T>
 class RdmaFifo
 {
   public:
+    RdmaFifo() = default;
+
+    RdmaFifo(RdmaFifo&& other) noexcept
+        : m_ring(std::move(other.m_ring)),
+          m_head(std::exchange(other.m_head, 0)),
+          m_size(std::exchange(other.m_size, 0)),
+          m_capacity(std::exchange(other.m_capacity, 0))
+    {
+    }
+
+    RdmaFifo& operator=(RdmaFifo&& other) noexcept
+    {
+        if (this != &other)
+        {
+            clear();
+            m_ring = std::move(other.m_ring);
+            m_head = std::exchange(other.m_head, 0);
+            m_size = std::exchange(other.m_size, 0);
+            m_capacity = std::exchange(other.m_capacity, 0);
+        }
+        return *this;
+    }
+
+    RdmaFifo(const RdmaFifo&) = delete;
+    RdmaFifo& operator=(const RdmaFifo&) = delete;
+
+    ~RdmaFifo()
+    {
+        clear();
+    }
+
     /// \return whether nothing is queued
     bool empty() const
     {
@@ -42,15 +76,18 @@ class RdmaFifo
     /// \return the oldest element (the FIFO must not be empty)
     T& front()
     {
-        return m_ring[m_head];
+        return At(m_head);
     }
 
     /// Appends \p v, growing the ring when it is full.
     void push_back(T&& v)
     {
-        Slot() = std::move(v);
+        if (m_size == m_capacity)
+        {
+            Grow();
+        }
+        ::new (static_cast<void*>(&m_ring[(m_head + m_size) & (m_capacity - 1)])) T(std::move(v));
         ++m_size;
-        PrefetchNextSlot();
     }
 
     /// Appends a copy of \p v.
@@ -62,7 +99,7 @@ class RdmaFifo
     /// Removes the oldest element (the FIFO must not be empty).
     void pop_front()
     {
-        m_ring[m_head] = T{};
+        At(m_head).~T();
         m_head = (m_head + 1) & (m_capacity - 1);
         --m_size;
     }
@@ -70,66 +107,61 @@ class RdmaFifo
     /// \return the newest element (the FIFO must not be empty)
     T& back()
     {
-        return m_ring[(m_head + m_size - 1) & (m_capacity - 1)];
+        return At((m_head + m_size - 1) & (m_capacity - 1));
     }
 
     /// Removes the newest element (the FIFO must not be empty).
     void pop_back()
     {
-        back() = T{};
+        back().~T();
         --m_size;
     }
 
     /// Removes every element and frees the ring.
     void clear()
     {
+        while (m_size > 0)
+        {
+            pop_front();
+        }
         m_ring.reset();
         m_capacity = 0;
         m_head = 0;
-        m_size = 0;
     }
 
   private:
-    /// Asks the cache for the slot the next push writes (its line went cold since the ring
-    /// last passed it; the next push comes a serialisation time later at the earliest).
-    void PrefetchNextSlot() const
+    /// Room for one element; a live one only while it is queued.
+    struct alignas(T) Cell
     {
-#if defined(__GNUC__)
-        if (m_size < m_capacity)
-        {
-            __builtin_prefetch(&m_ring[(m_head + m_size) & (m_capacity - 1)], 1);
-        }
-#endif
-    }
+        unsigned char bytes[sizeof(T)];
+    };
 
-    /// \return the slot after the newest element, growing the ring when it is full
-    T& Slot()
+    /// \return the live element in slot \p i
+    T& At(uint32_t i)
     {
-        if (m_size == m_capacity)
-        {
-            Grow();
-        }
-        return m_ring[(m_head + m_size) & (m_capacity - 1)];
+        return *std::launder(reinterpret_cast<T*>(&m_ring[i]));
     }
 
     /// Doubles the ring (4 slots at the first push), the oldest element first.
     void Grow()
     {
         const uint32_t capacity = m_capacity == 0 ? 4 : 2 * m_capacity;
-        std::unique_ptr<T[]> bigger(new T[capacity]());
+        std::unique_ptr<Cell[]> bigger(new Cell[capacity]);
         for (uint32_t i = 0; i < m_size; ++i)
         {
-            bigger[i] = std::move(m_ring[(m_head + i) & (m_capacity - 1)]);
+            T& old = At((m_head + i) & (m_capacity - 1));
+            ::new (static_cast<void*>(&bigger[i])) T(std::move(old));
+            old.~T();
         }
         m_ring = std::move(bigger);
         m_capacity = capacity;
         m_head = 0;
     }
 
-    std::unique_ptr<T[]> m_ring; //!< m_capacity slots
-    uint32_t m_head{0};          //!< index of the oldest element
-    uint32_t m_size{0};          //!< elements queued
-    uint32_t m_capacity{0};      //!< 0 or a power of two
+    std::unique_ptr<Cell[]> m_ring; //!< m_capacity slots
+    uint32_t m_head{0};             //!< index of the oldest element
+    uint32_t m_size{0};             //!< elements queued
+    uint32_t m_capacity{0};         //!< 0 or a power of two
 };
 
 } // namespace ns3

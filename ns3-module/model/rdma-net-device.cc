@@ -149,6 +149,20 @@ RdmaNetDevice::Enqueue(RdmaFramePtr f, uint32_t q, uint32_t meta)
 {
     NS_ABORT_MSG_IF(q >= N_QUEUES, "RdmaNetDevice: queue " << q << " out of range");
     m_queues[q].bytes += f->sizeBytes;
+    if (!m_busy && m_nonEmpty == 0 && (q == 0 || !m_paused[q]))
+    {
+        // An idle port with nothing queued: Dequeue would pick this frame at once, so it
+        // leaves without passing through the ring (whose slot is cold memory at a port that
+        // packets visit now and then), with the same traces, hook and round-robin turn.
+        m_queueLengthTrace(q, m_queues[q].bytes);
+        if (q != 0)
+        {
+            m_lastRr = q;
+        }
+        Served(*f, q, meta);
+        Transmit(std::move(f), true);
+        return;
+    }
     m_queues[q].frames.push_back({std::move(f), meta});
     m_nonEmpty |= 1U << q;
     m_queueLengthTrace(q, m_queues[q].bytes);
@@ -224,15 +238,21 @@ RdmaNetDevice::Dequeue()
     {
         RdmaFramePrefetch(m_queues[q].frames.front().frame.get());
     }
-    m_queues[q].bytes -= f->sizeBytes;
+    Served(*f, q, meta);
+    return f;
+}
+
+void
+RdmaNetDevice::Served(RdmaFrame& f, uint32_t q, uint32_t meta)
+{
+    m_queues[q].bytes -= f.sizeBytes;
     m_queueLengthTrace(q, m_queues[q].bytes);
     m_lastQueue = q;
     m_lastMeta = meta;
     if (m_dequeue)
     {
-        m_dequeue(*this, *f, q, meta);
+        m_dequeue(*this, f, q, meta);
     }
-    return f;
 }
 
 void
@@ -244,10 +264,15 @@ RdmaNetDevice::TransmitNext()
     {
         f = m_dataSource(*this);
     }
-    if (!f)
+    if (f)
     {
-        return;
+        Transmit(std::move(f), queued);
     }
+}
+
+void
+RdmaNetDevice::Transmit(RdmaFramePtr f, bool queued)
+{
     m_busy = true;
     m_txBytes += f->sizeBytes;
     ++m_txPackets;

@@ -218,9 +218,14 @@ class alignas(64) RdmaNetDevice : public NetDevice
 
   private:
     void TransmitNext();
+    /// Starts sending \p f (\p queued: it came from a queue, not from the data source).
+    void Transmit(RdmaFramePtr f, bool queued);
     void TransmitComplete();
     /// \return the next queued frame, null if none may be sent
     RdmaFramePtr Dequeue();
+    /// Accounts frame \p f of queue \p q as it leaves its queue (its bytes, the trace, the
+    /// dequeue hook); Dequeue's part after it picked the frame.
+    void Served(RdmaFrame& f, uint32_t q, uint32_t meta);
     void ReceivePfc(uint32_t cls, uint32_t pauseUs);
     void PauseExpired(uint32_t cls);
 

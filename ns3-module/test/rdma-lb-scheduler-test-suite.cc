@@ -537,6 +537,30 @@ class FifoTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(p->GetReferenceCount(), 2U, "held by the FIFO");
         packets.pop_front();
         NS_TEST_ASSERT_MSG_EQ(p->GetReferenceCount(), 1U, "released when popped");
+
+        // Only queued elements are alive: growth moves them (one reference each, none left in
+        // the old ring), pop_back, clear and the FIFO's end release them, a move hands them on.
+        {
+            RdmaFifo<Ptr<Packet>> held;
+            for (int i = 0; i < 9; ++i)
+            {
+                held.push_back(p); // the ring grows 4 -> 8 -> 16
+            }
+            NS_TEST_ASSERT_MSG_EQ(p->GetReferenceCount(), 10U, "nine queued after two growths");
+            held.pop_back();
+            NS_TEST_ASSERT_MSG_EQ(p->GetReferenceCount(), 9U, "pop_back releases");
+            RdmaFifo<Ptr<Packet>> moved(std::move(held));
+            NS_TEST_ASSERT_MSG_EQ(p->GetReferenceCount(), 9U, "a move hands them on");
+            NS_TEST_ASSERT_MSG_EQ(held.size(), 0U, "the moved-from FIFO is empty");
+            moved.pop_front();
+            moved.clear();
+            NS_TEST_ASSERT_MSG_EQ(p->GetReferenceCount(), 1U, "clear releases the rest");
+            for (int i = 0; i < 5; ++i)
+            {
+                moved.push_back(p);
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(p->GetReferenceCount(), 1U, "the FIFO's end releases its elements");
     }
 };
 
