@@ -303,6 +303,8 @@ struct RdmaScenarioRunner::State
     UetPairRtt uetPairRtt;  //!< transport uet: what the NICs' per-pair base RTT reads
     /// transport uet: its fabric-wide settings (the table's RdmaUetFabric attributes)
     Ptr<RdmaUetFabric> uetFabric;
+    /// the table's ns3::RdmaNetDevice settings, set on every port as its link is created
+    std::vector<const RdmaTransportSetting*> deviceSettings;
     std::vector<RdmaScenarioFlowResult> results;
     std::vector<RdmaScenarioCollectiveResult> collectives;
     std::vector<std::vector<uint32_t>> dependents; //!< flow -> flows waiting for it

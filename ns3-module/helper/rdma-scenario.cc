@@ -620,11 +620,17 @@ RdmaScenarioRunner::ApplyTransportTable()
         }
     }
     const std::string uetFabricType = RdmaUetFabric::GetTypeId().GetName();
+    const std::string deviceType = RdmaNetDevice::GetTypeId().GetName();
     for (const RdmaTransportSetting* setting : settings)
     {
         const RdmaTransportSetting& a = *setting;
         if (a.kind == RdmaTransportSetting::COMPONENT)
         {
+            continue;
+        }
+        if (a.typeId == deviceType)
+        {
+            s.deviceSettings.push_back(&a); // the ports exist once CreateLinks made them
             continue;
         }
         const Ptr<AttributeValue> v = a.Value();
@@ -697,6 +703,10 @@ RdmaScenarioRunner::CreateLinks()
             ch->GetDevice(d)->SetAttribute("TimeTruncation",
                                            BooleanValue(t.quirks.timeTruncation));
             ch->GetDevice(d)->SetAttribute("IntegerTxTime", BooleanValue(t.quirks.simai));
+            for (const RdmaTransportSetting* a : s.deviceSettings)
+            {
+                ch->GetDevice(d)->SetAttribute(a->name, *a->Value());
+            }
         }
         ch->TraceConnectWithoutContext("Loss", MakeBoundCallback(&State::OnLoss, &s));
         if (l.errorRate > 0)

@@ -9,6 +9,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -48,6 +49,22 @@ RdmaNetDevice::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&RdmaNetDevice::m_integerTxTime),
                           MakeBooleanChecker())
+            .AddAttribute("TxTime",
+                          "The clock of serialization times: ns, whole ns as TimeTruncation / "
+                          "IntegerTxTime compute them; ps, htsim's bytes x 8 x 10^12 / rate in "
+                          "whole ps, the port carrying the fraction of a ns to the next frame it "
+                          "sends back to back, so that its rate is exact (rdma-time.h)",
+                          EnumValue(TX_CLOCK_NS),
+                          MakeEnumAccessor(&RdmaNetDevice::m_txClock),
+                          MakeEnumChecker(TX_CLOCK_NS, "ns", TX_CLOCK_PS, "ps"))
+            .AddAttribute("ControlTurns",
+                          "A port with a data source (a NIC's) and control frames queued: 0, "
+                          "the control frames first always; N, the data source gets every "
+                          "(N + 1)th such turn (the UEC htsim's UecNIC: 10). A data turn "
+                          "without data sends the control frame and does not count",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaNetDevice::m_controlTurns),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("PfcEnabled",
                           "Obey received PFC pause/resume frames (the reference's QbbEnabled / "
                           "ENABLE_PFC). Off, frames are counted and traced but ignored. A host "
@@ -258,6 +275,22 @@ RdmaNetDevice::Served(RdmaFrame& f, uint32_t q, uint32_t meta)
 void
 RdmaNetDevice::TransmitNext()
 {
+    if (m_controlTurns > 0 && m_nonEmpty != 0 && m_dataSource)
+    {
+        // Control and data both waiting (htsim UecNIC::doNextEvent): data every
+        // (ControlTurns + 1)th turn.
+        const uint32_t turn = m_turn >= m_controlTurns ? 0 : m_turn + 1;
+        if (turn != 0)
+        {
+            m_turn = turn;
+        }
+        else if (RdmaFramePtr d = m_dataSource(*this))
+        {
+            m_turn = 0;
+            Transmit(std::move(d), false);
+            return;
+        }
+    }
     RdmaFramePtr f = Dequeue();
     const bool queued = f != nullptr;
     if (!f && m_dataSource)
@@ -277,7 +310,7 @@ RdmaNetDevice::Transmit(RdmaFramePtr f, bool queued)
     m_txBytes += f->sizeBytes;
     ++m_txPackets;
     m_txTrace(*f);
-    Time txTime = TxTime(f->sizeBytes);
+    const Time txTime = m_txClock == TX_CLOCK_PS ? CarriedTxTime(f->sizeBytes) : TxTime(f->sizeBytes);
     // Transmit-complete first, then the arrival at the peer (the reference's event order).
     m_txComplete->Schedule(txTime);
     if (queued && m_transmitEnd)
@@ -299,7 +332,22 @@ RdmaNetDevice::Transmit(RdmaFramePtr f, bool queued)
 Time
 RdmaNetDevice::GetTxTime(uint32_t bytes) const
 {
-    return RdmaTxTime(m_rate, bytes, RdmaTxArithmeticOf(m_timeTruncation, m_integerTxTime));
+    return RdmaTxTime(m_rate,
+                      bytes,
+                      RdmaTxArithmeticOf(m_timeTruncation, m_integerTxTime, m_txClock));
+}
+
+Time
+RdmaNetDevice::CarriedTxTime(uint32_t bytes)
+{
+    // Back to back (sent at the instant the last frame's whole ns ended): that frame's
+    // fraction of a ns is still on the wire, ahead of this one.
+    const Time now = Simulator::Now();
+    const uint64_t ps = (now == m_txEnd ? m_txCarryPs : 0) + RdmaTxPicoseconds(m_rate, bytes);
+    m_txCarryPs = static_cast<uint32_t>(ps % 1000);
+    const Time t = NanoSeconds(static_cast<int64_t>(ps / 1000));
+    m_txEnd = now + t;
+    return t;
 }
 
 Time
@@ -308,7 +356,8 @@ RdmaNetDevice::TxTime(uint32_t bytes)
     // A link carries a few packet sizes (data, ACK, CNP), so two remembered serialisation
     // times spare most packets DataRate's 128-bit division; keyed by everything they depend on.
     const uint64_t bps = m_rate.GetBitRate();
-    const RdmaTxArithmetic arithmetic = RdmaTxArithmeticOf(m_timeTruncation, m_integerTxTime);
+    const RdmaTxArithmetic arithmetic =
+        RdmaTxArithmeticOf(m_timeTruncation, m_integerTxTime, m_txClock);
     for (const TxTimeEntry& e : m_txTimes)
     {
         if (e.bytes == bytes && e.bps == bps && e.arithmetic == arithmetic)

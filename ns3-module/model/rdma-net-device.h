@@ -231,6 +231,10 @@ class alignas(64) RdmaNetDevice : public NetDevice
 
     /// \return the serialisation time of \p bytes at m_rate (RdmaTxTime, remembered)
     Time TxTime(uint32_t bytes);
+    /// \return under the ps clock, the whole ns of the frame of \p bytes sent now, htsim's
+    /// ps plus the fraction of a ns the last frame left if this one follows it back to back;
+    /// keeps this frame's fraction and end
+    Time CarriedTxTime(uint32_t bytes);
     /// The Callback setters' hooks: call the Callback kept below.
     void CallFrameReceiveHandler(RdmaNetDevice& dev, RdmaFramePtr& f);
     RdmaFramePtr CallDataSource(RdmaNetDevice& dev);
@@ -281,6 +285,11 @@ class alignas(64) RdmaNetDevice : public NetDevice
     bool m_pfcEnabled{true};
     bool m_timeTruncation{false};
     bool m_integerTxTime{false};
+    RdmaTxClock m_txClock{TX_CLOCK_NS}; //!< TxTime
+    uint32_t m_txCarryPs{0};            //!< ps clock: the last frame's fraction of a ns
+    Time m_txEnd{-1};                   //!< ps clock: when the last frame's whole ns ended
+    uint32_t m_controlTurns{0};         //!< ControlTurns
+    uint32_t m_turn{0};                 //!< ControlTurns: the turns since data's last
     RdmaFrameTrace<> m_rxTrace;
     RdmaFrameTrace<> m_txTrace;
     // ... queueing and sending ...

@@ -15,6 +15,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/trace-source-accessor.h"
 #include "ns3/uinteger.h"
 
@@ -147,6 +148,14 @@ RdmaNic::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(Own(&RdmaNic::m_integerTxTime)),
                           MakeBooleanChecker())
+            .AddAttribute("TxTime",
+                          "The clock of pacing intervals: ns, whole ns as TimeTruncation / "
+                          "IntegerTxTime compute them; ps, htsim's bytes x 8 x 10^12 / rate in "
+                          "whole ps, truncated to the ns (the ports carry the fraction: "
+                          "RdmaNetDevice::TxTime)",
+                          EnumValue(TX_CLOCK_NS),
+                          MakeEnumAccessor(Own(&RdmaNic::m_txClock)),
+                          MakeEnumChecker(TX_CLOCK_NS, "ns", TX_CLOCK_PS, "ps"))
             .AddAttribute("PacingWakeupQuirk",
                           "Reference quirk pacing-wakeup: when no queue pair may "
                           "send, schedule a wake-up at the earliest future next-send time of the "

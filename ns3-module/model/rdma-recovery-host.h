@@ -207,6 +207,7 @@ struct RdmaNicSettings
     bool m_rateBound{};             //!< RateBound: pace at the queue pair's rate
     bool m_timeTruncation{};        //!< TimeTruncation: quirk time-truncation
     bool m_integerTxTime{};         //!< IntegerTxTime: its SimAI arithmetic
+    RdmaTxClock m_txClock{};        //!< TxTime: ns, or htsim's ps
     bool m_pacingWakeupQuirk{};     //!< PacingWakeupQuirk: quirk pacing-wakeup
     bool m_irnReferenceSender{};    //!< IrnReferenceSender: quirk irn-sender
     bool m_eventOrderQuirk{};       //!< EventOrderQuirk: quirk event-order
@@ -216,10 +217,10 @@ struct RdmaNicSettings
     Callback<Time, uint32_t> m_uetBaseRttOf;
     Time m_uetRto;                  //!< UetRto: uet's retransmission timeout
 
-    /// \return how pacing intervals are computed (TimeTruncation, IntegerTxTime)
+    /// \return how pacing intervals are computed (TimeTruncation, IntegerTxTime, TxTime)
     RdmaTxArithmetic TxArithmetic() const
     {
-        return RdmaTxArithmeticOf(m_timeTruncation, m_integerTxTime);
+        return RdmaTxArithmeticOf(m_timeTruncation, m_integerTxTime, m_txClock);
     }
 
     /// \return the bytes a RoCE data packet carries beyond RdmaHeader's (RoceHeaderSize - 48:

@@ -44,8 +44,12 @@ RdmaNs319SecondsToNs(double seconds)
 }
 
 RdmaTxArithmetic
-RdmaTxArithmeticOf(bool timeTruncation, bool integerTxTime)
+RdmaTxArithmeticOf(bool timeTruncation, bool integerTxTime, RdmaTxClock clock)
 {
+    if (clock == TX_CLOCK_PS)
+    {
+        return RdmaTxArithmetic::PICOSECOND;
+    }
     if (!timeTruncation)
     {
         return RdmaTxArithmetic::ROUNDED;
@@ -53,10 +57,26 @@ RdmaTxArithmeticOf(bool timeTruncation, bool integerTxTime)
     return integerTxTime ? RdmaTxArithmetic::INTEGER : RdmaTxArithmetic::NS319;
 }
 
+uint64_t
+RdmaTxPicoseconds(const DataRate& rate, uint32_t bytes)
+{
+    const uint64_t bps = rate.GetBitRate();
+    if (bps == 0)
+    {
+        return 0;
+    }
+    return static_cast<uint64_t>(static_cast<unsigned __int128>(bytes) * 8 * 1000000000000ULL /
+                                 bps);
+}
+
 Time
 RdmaTxTime(const DataRate& rate, uint32_t bytes, RdmaTxArithmetic arithmetic)
 {
     const uint64_t bps = rate.GetBitRate();
+    if (arithmetic == RdmaTxArithmetic::PICOSECOND)
+    {
+        return NanoSeconds(static_cast<int64_t>(RdmaTxPicoseconds(rate, bytes) / 1000));
+    }
     if (arithmetic == RdmaTxArithmetic::INTEGER)
     {
         if (bps == 0)

@@ -14,6 +14,15 @@
  * integers: DataRate::CalculateBytesTxTime is Seconds(bytes x 8) / bps, a Time divided by an
  * integer, so 1000 B at 100 Gbps take 80 ns there and 1048 B 83 ns. The quirk under a SimAI
  * workload (RdmaNetDevice/RdmaNic::IntegerTxTime).
+ *
+ * htsim (the UEC's and the REPS authors') keeps time in picoseconds: a packet of B bytes takes
+ * B x 8 x 10^12 / bps ps, truncated (network.cpp / uec.cpp), so 64 B at 400 Gb/s take 1.28 ns
+ * where a Time of whole ns gives 1 (rounded). On a host link that carries 4,150 B data and
+ * 64 B control packets that is 0.3 % more room for data, which decides whether RCCC's senders
+ * outrun their 0.99 x line-rate credit. The ps clock (attribute TxTime "ps" of
+ * RdmaNetDevice and RdmaNic; `[transport.uet] tx_time`, the default under htsim inputs)
+ * computes htsim's ps and lets a port carry the fraction of a ns to the next frame it sends
+ * back to back, so that its rate is exact while events stay on whole ns.
  */
 #ifndef RDMA_TIME_H
 #define RDMA_TIME_H
@@ -42,14 +51,34 @@ enum class RdmaTxArithmetic : uint8_t
     ROUNDED, //!< this ns-3's DataRate::CalculateBytesTxTime (the model's own)
     NS319,   //!< ns-3.19's: a double of seconds, truncated to whole ns (time-truncation)
     INTEGER, //!< SimAI's: bytes x 8 x 10^9 / bps in integers, truncated (time-truncation, SimAI)
+    PICOSECOND, //!< htsim's ps, truncated to whole ns (a port carries the fraction: TxTime ps)
 };
 
 /**
  * \ingroup rdma-lb
- * \return the arithmetic of a device's or NIC's TimeTruncation and IntegerTxTime attributes
- * (IntegerTxTime matters only with TimeTruncation)
+ * The clock of a port's serialization times (attribute TxTime of RdmaNetDevice and RdmaNic).
  */
-RdmaTxArithmetic RdmaTxArithmeticOf(bool timeTruncation, bool integerTxTime);
+enum RdmaTxClock
+{
+    TX_CLOCK_NS = 0, //!< whole ns, as the arithmetic of TimeTruncation / IntegerTxTime gives
+    TX_CLOCK_PS = 1, //!< htsim's whole ps; a port carries the fraction of a ns (see above)
+};
+
+/**
+ * \ingroup rdma-lb
+ * \return the arithmetic of a device's or NIC's TimeTruncation, IntegerTxTime and TxTime
+ * attributes (IntegerTxTime matters only with TimeTruncation; the ps clock wins over both)
+ */
+RdmaTxArithmetic RdmaTxArithmeticOf(bool timeTruncation,
+                                    bool integerTxTime,
+                                    RdmaTxClock clock = TX_CLOCK_NS);
+
+/**
+ * \ingroup rdma-lb
+ * \return htsim's serialization time of \p bytes at \p rate in ps: bytes x 8 x 10^12 / bps,
+ * truncated (0 at rate 0)
+ */
+uint64_t RdmaTxPicoseconds(const DataRate& rate, uint32_t bytes);
 
 /**
  * \ingroup rdma-lb

@@ -47,7 +47,7 @@ pub use error::{ErrorKind, Result, ScenarioError};
 pub use model::{
     Cc, Collective, CollectiveKind, EcnEntry, Flow, LbSpec, Link, LinkEvent, PortRate, Quirk,
     QuirkSet, Recovery, RunSpec, Scenario, SwitchHash, Topology, Transport, TransportKind,
-    UetAckRequest, UetCc, UetInflight, UetNsccFeedback, UetParams, UetQueueRelease,
+    UetAckRequest, UetCc, UetInflight, UetNsccFeedback, UetParams, UetQueueRelease, UetTxTime,
 };
 pub use overrides::Overrides;
 pub use text::resolve_relative;

@@ -478,6 +478,40 @@ impl Ns3Name for UetQueueRelease {
     }
 }
 
+/// The clock of serialization times on every port and of the NICs' pacing (`[transport.uet]
+/// tx_time`; attribute `TxTime` of `ns3::RdmaNetDevice` and `ns3::RdmaNic`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UetTxTime {
+    /// Whole ns, rounded (the model's ns-3 time): 64 B at 400 Gb/s take 1 ns.
+    Ns,
+    /// htsim's: bytes x 8 x 10^12 / rate in whole ps, each port carrying the fraction of a ns
+    /// to the next frame it sends back to back, so that its rate is exact (64 B at 400 Gb/s
+    /// take 1.28 ns; `ns3-module/model/rdma-time.h`).
+    Ps,
+}
+
+impl UetTxTime {
+    /// The name configs and the ns-3 attribute `TxTime` use.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            UetTxTime::Ns => "ns",
+            UetTxTime::Ps => "ps",
+        }
+    }
+
+    fn is_ns(&self) -> bool {
+        *self == UetTxTime::Ns
+    }
+}
+
+impl Ns3Name for UetTxTime {
+    fn ns3_name(self) -> &'static str {
+        self.name()
+    }
+}
+
 /// The uet transport's congestion control (`[transport.uet] cc`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UetCc {

@@ -84,7 +84,8 @@
 //!                                  # crate::htsim: nscc, trimming, queue, ECN, base_rtt, rto,
 //!                                  # switch_hash = "htsim", queue_release = "end",
 //!                                  # trim_newest_probability = 0.5, nscc_feedback = "htsim",
-//!                                  # inflight = "received-bytes")
+//!                                  # inflight = "received-bytes", tx_time = "ps",
+//!                                  # control_turns = 10)
 //! payload = 4086                   # header = 64; trimming = false; queue_packets = 101;
 //!                                  # ecn_kmin_packets = 25; ecn_kmax_packets = 76;
 //!                                  # initial_window_packets = 151; max_window_bdp = 1.5;
@@ -97,7 +98,10 @@
 //!                                  # queue_release = "start" | "end" (htsim's queue:
 //!                                  # the packet in service counts, ECN at its end);
 //!                                  # trim_newest_probability = 0.5 (htsim's queue:
-//!                                  # full, it trims its newest packet on that coin)
+//!                                  # full, it trims its newest packet on that coin);
+//!                                  # tx_time = "ns" | "ps" (htsim's ps serialization,
+//!                                  # the fraction carried); control_turns = 10 (htsim's
+//!                                  # NIC: data every 11th turn when control waits too)
 //! cc = "mprdma"                    # | "nscc" | "rccc" | "nscc+rccc" (model::UetCc);
 //!                                  # nscc_target_delay = "0ns" (derived); nscc_qa_gate = 3;
 //!                                  # nscc_feedback = "every-ack" | "htsim" (its

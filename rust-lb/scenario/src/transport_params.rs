@@ -95,6 +95,8 @@ pub enum Ns3Object {
     /// from the fabric" (queue, ECN thresholds, base RTT, RTO); the scenario program derives
     /// them there and sets the result on the switches and NICs.
     UetFabric,
+    /// `ns3::RdmaNetDevice`: every port of every node (set as its link is created).
+    Device,
 }
 
 impl Ns3Object {
@@ -114,6 +116,7 @@ impl Ns3Object {
             Ns3Object::Dctcp => "ns3::RdmaDctcp",
             Ns3Object::UetRecovery => "ns3::RdmaUetRecovery",
             Ns3Object::UetFabric => "ns3::RdmaUetFabric",
+            Ns3Object::Device => "ns3::RdmaNetDevice",
         }
     }
 }

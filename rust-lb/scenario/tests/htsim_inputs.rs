@@ -13,7 +13,7 @@ mod common;
 use common::{data, scratch, write};
 use rdma_lb_scenario::{
     load_scenario, Overrides, PortRate, Scenario, SwitchHash, TransportKind, UetCc, UetInflight,
-    UetNsccFeedback, UetParams, UetQueueRelease,
+    UetNsccFeedback, UetParams, UetQueueRelease, UetTxTime,
 };
 
 fn topo(case: &str, file: &str) -> String {
@@ -75,6 +75,8 @@ fn fat_tree_incast_loads_with_htsim_defaults() {
             trim_newest_probability: 0.5,
             nscc_feedback: UetNsccFeedback::Htsim,
             inflight: UetInflight::ReceivedBytes,
+            tx_time: UetTxTime::Ps,
+            control_turns: 10,
             ..UetParams::default()
         }
     );

@@ -12,6 +12,7 @@ use common::{data, repo, scratch, write};
 use rdma_lb_scenario::{
     load_scenario, Cc, CollectiveKind, Overrides, PortRate, Quirk, QuirkSet, Recovery, SwitchHash,
     TransportKind, UetAckRequest, UetCc, UetInflight, UetNsccFeedback, UetParams, UetQueueRelease,
+    UetTxTime,
 };
 
 #[test]
@@ -505,7 +506,7 @@ flow_file = "f.txt"
              cc = \"nscc\"\nnscc_target_delay = \"9us\"\nnscc_qa_gate = 4\nack_bytes = 16384\n\
              ack_request = \"reps\"\nqueue_release = \"end\"\n\
              trim_newest_probability = 0.25\nnscc_feedback = \"htsim\"\n\
-             inflight = \"received-bytes\"\n"
+             inflight = \"received-bytes\"\ntx_time = \"ps\"\ncontrol_turns = 10\n"
         ),
     );
     let t = load_scenario(&cfg, &Overrides::default())
@@ -543,6 +544,8 @@ flow_file = "f.txt"
             trim_newest_probability: 0.25,
             nscc_feedback: UetNsccFeedback::Htsim,
             inflight: UetInflight::ReceivedBytes,
+            tx_time: UetTxTime::Ps,
+            control_turns: 10,
         }
     );
     // Each uet key reaches the attributes of the objects that read it (the rows of
@@ -584,6 +587,9 @@ flow_file = "f.txt"
             (uet, "Inflight"),
             (switch, "QueueRelease"),
             (switch, "TrimNewestProbability"),
+            ("ns3::RdmaNetDevice", "TxTime"),
+            (nic, "TxTime"),
+            ("ns3::RdmaNetDevice", "ControlTurns"),
         ]
     );
     // link_rates: one direction set apart, its queue scaled with its rate (htsim's -failed).

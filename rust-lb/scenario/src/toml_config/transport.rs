@@ -15,6 +15,7 @@ use crate::htsim::{uet_defaults, HtsimTopo};
 use crate::model::{
     Cc, EcnEntry, LinkEvent, Quirk, QuirkSet, Recovery, SwitchHash, Topology, Transport,
     TransportKind, UetAckRequest, UetCc, UetInflight, UetNsccFeedback, UetParams, UetQueueRelease,
+    UetTxTime,
 };
 use crate::simai::{parse_conf_file, SimAiConf, SimAiFabric};
 use crate::transport_params::uet::define_uet_toml_keys;
@@ -118,6 +119,23 @@ impl IntoField<UetQueueRelease> for UetQueueReleaseSec {
         Ok(match self {
             UetQueueReleaseSec::Start => UetQueueRelease::Start,
             UetQueueReleaseSec::End => UetQueueRelease::End,
+        })
+    }
+}
+
+/// `[transport.uet] tx_time`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub(super) enum UetTxTimeSec {
+    Ns,
+    Ps,
+}
+
+impl IntoField<UetTxTime> for UetTxTimeSec {
+    fn into_field(self) -> std::result::Result<UetTxTime, String> {
+        Ok(match self {
+            UetTxTimeSec::Ns => UetTxTime::Ns,
+            UetTxTimeSec::Ps => UetTxTime::Ps,
         })
     }
 }
@@ -445,8 +463,10 @@ fn uet_params(cx: &Cx<'_>, sec: &Spanned<UetSec>, out: &mut Transport) -> Result
 /// packet being sent until it has left (`queue_release = "end"`, its `CompositeQueue`) and,
 /// full, trim their newest packet instead of the arrival on a coin of 0.5
 /// (`trim_newest_probability`, `CompositeQueue::receivePacket`), NSCC fed as its
-/// `UecSrc::processAck` feeds it (`nscc_feedback = "htsim"`) and bytes in flight counted as
-/// it counts them (`inflight = "received-bytes"`); the rest as ours.
+/// `UecSrc::processAck` feeds it (`nscc_feedback = "htsim"`), bytes in flight counted as
+/// it counts them (`inflight = "received-bytes"`), serialization times in its whole ps
+/// (`tx_time = "ps"`) and host ports that give data one turn in 11 when control waits too
+/// (`control_turns = 10`, its `UecNIC`); the rest as ours.
 fn htsim_base() -> UetParams {
     UetParams {
         cc: UetCc::Nscc,
@@ -459,6 +479,8 @@ fn htsim_base() -> UetParams {
         trim_newest_probability: 0.5,
         nscc_feedback: UetNsccFeedback::Htsim,
         inflight: UetInflight::ReceivedBytes,
+        tx_time: UetTxTime::Ps,
+        control_turns: 10,
         ..UetParams::default()
     }
 }

@@ -337,18 +337,30 @@ fn uet_rows_set_their_attributes() {
         Some(Ns3Value::Name("named-packets")),
         "bytes leave flight as acknowledgements name them, ours by default"
     );
-    // 25 fields: 23 rows with attributes, two of them (header, trimming) with two each.
-    assert_eq!(crate::UetParams::TOML_KEYS.len(), 25);
-    assert_eq!(list.len(), 25);
+    assert_eq!(
+        get(Ns3Object::Device, "TxTime"),
+        Some(Ns3Value::Name("ns")),
+        "whole-ns serialization times, ours by default"
+    );
+    assert_eq!(get(Ns3Object::Nic, "TxTime"), Some(Ns3Value::Name("ns")));
+    assert_eq!(
+        get(Ns3Object::Device, "ControlTurns"),
+        Some(Ns3Value::Uint(0)),
+        "a NIC's control packets first, ours by default"
+    );
+    // 27 fields: 25 rows with attributes, three of them (header, trimming, tx_time) with two
+    // each.
+    assert_eq!(crate::UetParams::TOML_KEYS.len(), 27);
+    assert_eq!(list.len(), 28);
     assert!(list.iter().all(|a| a.summary_key.is_none()));
     // RCCC also turns ECN off on the switches' ports to hosts (the settings' last).
     let settings = u.ns3_settings();
-    assert_eq!(settings.len(), 26);
+    assert_eq!(settings.len(), 29);
     assert_eq!(
         settings.last().map(|a| (a.object, a.name, a.value.clone())),
         Some((Ns3Object::Switch, "EcnHostPorts", Ns3Value::Bool(false)))
     );
-    assert_eq!(crate::UetParams::default().ns3_settings().len(), 25);
+    assert_eq!(crate::UetParams::default().ns3_settings().len(), 28);
 }
 
 /// The uet rows' range checks run on the merged values, naming the row's TOML key.

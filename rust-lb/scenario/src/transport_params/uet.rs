@@ -206,6 +206,25 @@ macro_rules! uet_params {
             trim_newest_probability: f64 = 0.0,
                 toml "trim_newest_probability" as f64 check probability_range,
                 ns3 Switch "TrimNewestProbability" as real;
+            /// The clock of serialization times on every port and of the NICs' pacing: `ns`,
+            /// whole ns, rounded (the model's ns-3 time, the default: 64 B at 400 Gb/s take
+            /// 1 ns); `ps`, htsim's bytes x 8 x 10^12 / rate in whole ps, each port carrying
+            /// the fraction of a ns to the next frame it sends back to back (64 B at 400 Gb/s
+            /// take 1.28 ns), so that a link's share of control packets is htsim's. Left out
+            /// of the config echo at `ns`.
+            #[serde(skip_serializing_if = "UetTxTime::is_ns")]
+            tx_time: UetTxTime = UetTxTime::Ns,
+                toml "tx_time" as UetTxTimeSec,
+                ns3 Device "TxTime" as named,
+                ns3 Nic "TxTime" as named;
+            /// When a host port has both control packets (ACKs, NACKs, pulls) and data
+            /// waiting: 0, control first always (the model's NIC, the default); N, data gets
+            /// every (N + 1)th such turn (the UEC htsim's `UecNIC::doNextEvent`: 10, its
+            /// control-to-data ratio of 10 to 1). Left out of the config echo at 0.
+            #[serde(skip_serializing_if = "is_zero_u32")]
+            control_turns: u32 = 0,
+                toml "control_turns" as u32 check control_turns_range,
+                ns3 Device "ControlTurns" as uint;
         }
     };
 }
@@ -238,6 +257,17 @@ pub(crate) fn wtd_range(v: &f64) -> Result<(), String> {
 /// A moving average's gain: (0, 1].
 pub(crate) fn wtd_alpha_range(v: &f64) -> Result<(), String> {
     super::unit_fraction(v)
+}
+
+/// The NIC's control turns per data turn: 0..=1000.
+pub(crate) fn control_turns_range(v: &u32) -> Result<(), String> {
+    if *v <= 1000 {
+        Ok(())
+    } else {
+        Err(format!(
+            "must be in 0..=1000 (0 = control first always), got {v}"
+        ))
+    }
 }
 
 /// NSCC's quick-adapt gate: 0..=30 (a shift of the cap).
