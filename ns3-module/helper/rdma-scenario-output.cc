@@ -596,6 +596,9 @@ RdmaScenarioRunner::SummaryJson() const
     if (sp.transport.Uet())
     {
         kv("trims", u(c.trims)); // (absent under RoCE: its outputs stay as they were)
+        kv("ack_requests", u(c.ackRequests));
+        kv("acks_sent", u(c.uetAcks));
+        kv("pulls_sent", u(c.pulls));
     }
     kv("pfc_pauses_sent", u(c.pfcPausesSent));
     kv("pfc_pauses_received", u(c.pfcPausesRx));

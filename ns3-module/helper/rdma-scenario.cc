@@ -27,6 +27,7 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/rdma-recovery-gbn.h"
 #include "ns3/rdma-recovery-nicsr.h"
+#include "ns3/rdma-recovery-uet.h"
 #include "ns3/rdma-switch.h"
 #include "ns3/rdma-wheel-scheduler.h"
 #include "ns3/rng-seed-manager.h"
@@ -1107,6 +1108,17 @@ RdmaScenarioRunner::Simulate()
         if (mine(h))
         {
             s.counters.cnpsSent += fabric.GetNic(h)->GetCnpsSent();
+            if (spec.transport.Uet())
+            {
+                const Ptr<RdmaUetRecovery> uet =
+                    DynamicCast<RdmaUetRecovery>(fabric.GetNic(h)->GetLossRecovery());
+                if (uet)
+                {
+                    s.counters.ackRequests += uet->GetCounts().ackRequests;
+                    s.counters.uetAcks += uet->GetCounts().acks;
+                    s.counters.pulls += uet->GetCounts().pulls;
+                }
+            }
         }
     }
     for (uint32_t id : spec.switchIds)

@@ -288,6 +288,9 @@ struct RdmaScenarioCounters
     /// over): the unit of a simulator's work that bench-scenario divides CPU time by
     uint64_t packetHops{0};
     uint64_t trims{0};         //!< data packets trimmed by switches (uet with trimming)
+    uint64_t ackRequests{0};   //!< uet: data packets sent asking for an ACK at once (AR)
+    uint64_t uetAcks{0};       //!< uet: ACKs sent by receivers
+    uint64_t pulls{0};         //!< uet: RCCC pulls sent by receivers
     uint64_t pfcPausesSent{0}; //!< PFC pauses sent by the switches
     uint64_t cnpsSent{0}; //!< CNP-flagged feedback sent by receivers (ConWeave's cnp.txt count)
     uint64_t pfcPausesRx{0};   //!< PFC pauses received, every port

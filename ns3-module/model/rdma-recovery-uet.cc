@@ -438,6 +438,7 @@ RdmaUetRecovery::Send(RdmaQueuePair& qp, Time now)
         if (ar || (u.rccc && !u.rccc->CanSend()))
         {
             h.flags |= RdmaHeader::FLAG_ACK_REQUEST;
+            ++m_counts.ackRequests;
         }
     }
     RdmaFramePtr f =
@@ -517,6 +518,10 @@ RdmaUetRecovery::SendCoalescedAck(const RdmaHeader& h, RxState& rx, bool toTrigg
 void
 RdmaUetRecovery::SendHeader(const RdmaHeader& a)
 {
+    if (a.type == RdmaHeader::ACK)
+    {
+        ++((a.flags & RdmaHeader::FLAG_PULL) != 0 ? m_counts.pulls : m_counts.acks);
+    }
     const uint32_t size = a.GetSerializedSize();
     const uint32_t header = Settings().m_uetHeaderBytes;
     RdmaFramePtr f = RdmaFrame::Make(a, header > size ? header - size : 0);

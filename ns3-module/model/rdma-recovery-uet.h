@@ -91,6 +91,20 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     /// RdmaRecoveryHost::ServeQueuePairs
     RdmaFramePtr Send(RdmaQueuePair& qp, Time now);
 
+    /// What this NIC's transport sent (summary.json counters; ns-3's GetTotalTrims style).
+    struct Counts
+    {
+        uint64_t ackRequests{0}; //!< data packets asking for an ACK at once (the AR bit)
+        uint64_t acks{0};        //!< ACKs sent by its receiver
+        uint64_t pulls{0};       //!< RCCC pulls sent by its receiver's pacer
+    };
+
+    /// \return what this NIC's transport sent so far
+    const Counts& GetCounts() const
+    {
+        return m_counts;
+    }
+
     /// Trace signature of Rts: flow id, the pull target carried (quanta).
     typedef void (*RtsTracedCallback)(uint32_t flowId, uint64_t pullTarget);
     /// Trace signature of Pull: sender address, queue pair, pull number (quanta), slow pull.
@@ -194,6 +208,7 @@ class RdmaUetRecovery final : public RdmaLossRecovery
     std::map<std::pair<uint32_t, uint16_t>, RcccFlow> m_rcccFlows; //!< by (sip, qpn)
     RdmaUetPullPacer<std::pair<uint32_t, uint16_t>> m_pacer;      //!< this NIC's pull pacer
     uint64_t m_pacerAtPs{0};             //!< the pacer event's ideal time (no rounding drift)
+    Counts m_counts;                     //!< GetCounts
     TracedCallback<uint32_t, uint64_t> m_rtsTrace;                 //!< Rts
     TracedCallback<uint32_t, uint16_t, uint64_t, bool> m_pullTrace; //!< Pull
 };

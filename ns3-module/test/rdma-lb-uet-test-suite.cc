@@ -1914,6 +1914,8 @@ class UetRcccWiringTestCase : public TestCase
         uint64_t trims{0};
         uint64_t lastHopTrims{0}; //!< trimmed headers carrying FLAG_LAST_HOP
         uint64_t hostMarks{0};
+        RdmaUetRecovery::Counts receiver; //!< the receiver's counters (summary.json's)
+        uint64_t ackRequests{0};          //!< the senders' AR packets (summary.json's)
     };
 
     static Run Incast(const std::string& cc)
@@ -1971,6 +1973,12 @@ class UetRcccWiringTestCase : public TestCase
         });
         r.trims = f.GetSwitch(n)->GetTotalTrims();
         r.hostMarks = f.GetSwitch(n)->GetTotalEcnMarks();
+        r.receiver = rx->GetCounts();
+        for (uint32_t h = 0; h + 1 < n; ++h)
+        {
+            r.ackRequests +=
+                DynamicCast<RdmaUetRecovery>(f.GetNic(h)->GetLossRecovery())->GetCounts().ackRequests;
+        }
         Simulator::Destroy();
         return r;
     }
@@ -1980,6 +1988,10 @@ class UetRcccWiringTestCase : public TestCase
         const Run r = Incast("rccc");
         NS_TEST_ASSERT_MSG_EQ(r.completed, 8u, "every flow completes");
         NS_TEST_EXPECT_MSG_GT(r.pulls, 8u * 1024 * 1024 / 16384 / 2, "the receiver pulls");
+        NS_TEST_EXPECT_MSG_EQ(r.receiver.pulls, r.pulls, "the counter counts each pull traced");
+        NS_TEST_EXPECT_MSG_GT(r.receiver.acks, 0u, "the receiver ACKs");
+        // Each flow's last packet asks for an ACK, as does each resend of a trimmed one.
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(r.ackRequests, 8u + r.trims, "AR: last packets, resends");
         // The cap: 1.5 x BDP of the star's base RTT at 400 Gbps.
         const double cap = 1.5 * StarBaseRtt().GetSeconds() * 400e9 / 8;
         for (const auto& [sip, sent] : r.sent)
